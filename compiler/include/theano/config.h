@@ -1,0 +1,41 @@
+/// \file
+/// Process-wide configuration, read once from `THEANO_FLAGS` (comma-separated
+/// `key=value`, as in Theano) and overridable in code. Only the keys that some
+/// part of theano-cpp reads are typed fields; every key given is kept in `flags`
+/// so later layers (mode, linker, compiledir, ...) read their own.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "theano/runtime/dtype.h"
+
+namespace theano {
+
+struct Config {
+  /// dtype of `matrix()`-style makers and of float constants: float64 or float32.
+  DType floatX = DType::Float64;
+  /// Every `key=value` pair of THEANO_FLAGS, in the order of the map.
+  std::map<std::string, std::string> flags;
+
+  /// Parses `THEANO_FLAGS` text; throws ValueError naming a malformed entry or
+  /// a bad value of a typed key.
+  static Config from_flags(const std::string& text);
+};
+
+/// The process configuration (parsed from the environment on first use).
+Config& config();
+
+/// Sets `config()` to `c` for the lifetime of the guard (tests, scoped options).
+class ConfigGuard {
+ public:
+  explicit ConfigGuard(Config c) : saved_(config()) { config() = std::move(c); }
+  ~ConfigGuard() { config() = std::move(saved_); }
+  ConfigGuard(const ConfigGuard&) = delete;
+  ConfigGuard& operator=(const ConfigGuard&) = delete;
+
+ private:
+  Config saved_;
+};
+
+}  // namespace theano

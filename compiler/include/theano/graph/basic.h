@@ -1,0 +1,173 @@
+/// \file
+/// The graph's nodes: `Variable` (a value of some Type, maybe computed by an
+/// Apply), `Constant` (a Variable with immutable data), `Apply` (an Op applied to
+/// input Variables, owning its output Variables) and `Var`, the value handle users
+/// hold.
+///
+/// Ownership (DESIGN.md 3.1): an Apply holds its inputs strongly and owns its
+/// outputs; an output's reference count forwards to its Apply, so holding any
+/// output keeps the node (and everything upstream) alive and no cycle exists.
+/// `Variable::owner()` is a back-pointer. Outside a FunctionGraph nodes are never
+/// mutated, apart from a Variable's name; inside one only FunctionGraph's API
+/// changes an Apply's inputs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "theano/graph/intrusive.h"
+#include "theano/graph/op.h"
+#include "theano/graph/type.h"
+#include "theano/runtime/ndarray.h"
+
+namespace theano {
+
+class Apply;
+class Constant;
+class FunctionGraph;
+
+/// A symbolic value. Created owner-less by `Type::make_variable`; adopted by the
+/// Apply that computes it (which sets `owner` and `index`).
+class Variable : public GraphNode {
+ public:
+  Variable(TypePtr type, std::string name = {});
+  ~Variable() override;
+
+  const TypePtr& type() const noexcept { return type_; }
+  Apply* owner() const noexcept { return owner_; }
+  /// Position among `owner()->outputs()`; nullopt when there is no owner.
+  std::optional<int> index() const noexcept { return owner_ ? std::optional<int>(index_) : std::nullopt; }
+  const std::string& name() const noexcept { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  /// A new owner-less Variable with the same type and name (Constants keep
+  /// their data).
+  virtual Var clone() const;
+  /// Theano's `str(variable)`: the name, else `op.out` / `op.i`, else `<Type>`.
+  virtual std::string str() const;
+
+  void retain() const noexcept;
+  void release() const noexcept;
+
+ private:
+  friend class Apply;
+  TypePtr type_;
+  Apply* owner_ = nullptr;
+  int index_ = 0;
+  std::string name_;
+};
+
+/// A Variable whose value is fixed. The data is filtered into the type at
+/// construction and never changes, so a Constant may be shared between graphs.
+class Constant : public Variable {
+ public:
+  Constant(TypePtr type, NDArray data, std::string name = {});
+  const NDArray& data() const noexcept { return data_; }
+  /// Hash of type and value: equal constants have equal signatures (merge uses it).
+  std::size_t signature() const noexcept { return signature_; }
+  /// Same type and equal values.
+  bool equals(const Constant& other) const;
+  Var clone() const override;
+  /// The name, else `Constant{value}` (long values elided in the middle).
+  std::string str() const override;
+
+ private:
+  NDArray data_;
+  std::size_t signature_;
+};
+
+/// The handle users hold: a strong reference to a Variable. Comparison and
+/// hashing are by identity, so Vars work as keys of standard containers (use
+/// `tensor::eq` for the symbolic comparison).
+class Var {
+ public:
+  Var() noexcept = default;
+  Var(std::nullptr_t) noexcept {}
+  explicit Var(Variable* v) noexcept : p_(v) {}
+  explicit Var(IntrusivePtr<Variable> v) noexcept : p_(std::move(v)) {}
+
+  Variable* get() const noexcept { return p_.get(); }
+  Variable* operator->() const noexcept { return p_.get(); }
+  Variable& operator*() const noexcept { return *p_; }
+  explicit operator bool() const noexcept { return bool(p_); }
+
+  const TypePtr& type() const noexcept { return p_->type(); }
+  Apply* owner() const noexcept { return p_->owner(); }
+  std::optional<int> index() const noexcept { return p_->index(); }
+  const std::string& name() const noexcept { return p_->name(); }
+  std::uint64_t id() const noexcept { return p_->id(); }
+  /// The Constant behind this handle, or nullptr.
+  const Constant* as_constant() const noexcept;
+  bool is_constant() const noexcept { return as_constant() != nullptr; }
+  std::string str() const { return p_ ? p_->str() : std::string("<null Var>"); }
+
+  friend bool operator==(const Var& a, const Var& b) noexcept { return a.get() == b.get(); }
+  friend bool operator<(const Var& a, const Var& b) noexcept { return std::less<>()(a.get(), b.get()); }
+
+ private:
+  IntrusivePtr<Variable> p_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Var& v);
+
+/// An Op applied to inputs, producing outputs that it owns.
+class Apply : public GraphNode {
+ public:
+  /// Builds the node and adopts `outputs`: each must be owner-less (else
+  /// ValueError, as in Theano: a Variable has one owner) and becomes
+  /// `owner() == node`, `index() == i`.
+  static ApplyPtr create(OpPtr op, std::vector<Var> inputs, std::vector<Var> outputs);
+  ~Apply() override;
+
+  const OpPtr& op() const noexcept { return op_; }
+  const std::vector<Var>& inputs() const noexcept { return inputs_; }
+  const Var& input(int i) const { return inputs_.at(static_cast<std::size_t>(i)); }
+  std::vector<Var> outputs() const;
+  Var output(int i) const;
+  int nin() const noexcept { return static_cast<int>(inputs_.size()); }
+  int nout() const noexcept { return static_cast<int>(outputs_.size()); }
+  /// The op's default output, or the only output; ValueError when ambiguous.
+  Var out() const;
+  /// Default output index (nullopt when the node has several outputs and the
+  /// op names none).
+  std::optional<int> default_output() const;
+  /// Owners of the inputs (each once, in input order).
+  std::vector<Apply*> get_parents() const;
+
+  /// Same op and inputs, fresh output Variables of the same types and names.
+  ApplyPtr clone() const;
+  /// A node of the same op over `new_inputs`. With `strict`, each new input must
+  /// have the old input's type (or convert to it, else TypeError naming both
+  /// types); without, differing types rebuild through `op().make_node`.
+  ApplyPtr clone_with_new_inputs(std::vector<Var> new_inputs, bool strict = true) const;
+
+  void retain() const noexcept { node_retain(); }
+  void release() const noexcept { node_release(); }
+  int use_count() const noexcept { return node_use_count(); }
+
+ private:
+  Apply(OpPtr op, std::vector<Var> inputs);
+  friend class FunctionGraph;
+  /// Rewires input `i`; only FunctionGraph calls it, so Features hear of it.
+  void set_input(int i, Var v) { inputs_[static_cast<std::size_t>(i)] = std::move(v); }
+
+  OpPtr op_;
+  std::vector<Var> inputs_;
+  std::vector<Variable*> outputs_;  // owned
+};
+
+std::ostream& operator<<(std::ostream& os, const Apply& node);
+
+}  // namespace theano
+
+template <>
+struct std::hash<theano::Var> {
+  std::size_t operator()(const theano::Var& v) const noexcept { return std::hash<const void*>()(v.get()); }
+};
+template <>
+struct std::hash<theano::ApplyPtr> {
+  std::size_t operator()(const theano::ApplyPtr& a) const noexcept { return std::hash<const void*>()(a.get()); }
+};

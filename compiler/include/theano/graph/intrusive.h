@@ -1,0 +1,100 @@
+/// \file
+/// Intrusive reference counting for graph objects (Types, Ops, Variables, Applies).
+///
+/// Why: DESIGN.md 3.1 asks for value handles over ref-counted nodes with no
+/// ownership cycles. `RefCounted` is the plain base for immutable values (Types,
+/// Ops). Graph nodes (Variables, Applies) derive from `GraphNode`, whose release
+/// is *deferred*: when a node's count drops to zero it is queued and deleted by a
+/// loop instead of recursively, so dropping the last handle to a chain of 10^6
+/// nodes cannot overflow the stack.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+namespace theano {
+
+/// Base for immutable shared values. Counts are atomic: graphs may be built on
+/// one thread and compiled functions run on others.
+class RefCounted {
+ public:
+  RefCounted() = default;
+  RefCounted(const RefCounted&) : refs_(0) {}
+  RefCounted& operator=(const RefCounted&) { return *this; }
+  virtual ~RefCounted() = default;
+
+  void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() const noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  int use_count() const noexcept { return refs_.load(std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<int> refs_{0};
+};
+
+/// Smart pointer over any class with `retain()` / `release()`.
+template <class T>
+class IntrusivePtr {
+ public:
+  IntrusivePtr() noexcept = default;
+  IntrusivePtr(std::nullptr_t) noexcept {}
+  IntrusivePtr(T* p) noexcept : p_(p) {  // NOLINT: implicit from raw is the point of intrusive counts
+    if (p_) p_->retain();
+  }
+  IntrusivePtr(const IntrusivePtr& o) noexcept : IntrusivePtr(o.p_) {}
+  IntrusivePtr(IntrusivePtr&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  template <class U>
+  IntrusivePtr(const IntrusivePtr<U>& o) noexcept : IntrusivePtr(o.get()) {}
+  ~IntrusivePtr() {
+    if (p_) p_->release();
+  }
+  IntrusivePtr& operator=(IntrusivePtr o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+
+  T* get() const noexcept { return p_; }
+  T* operator->() const noexcept { return p_; }
+  T& operator*() const noexcept { return *p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  void reset() noexcept { IntrusivePtr().swap(*this); }
+  void swap(IntrusivePtr& o) noexcept { std::swap(p_, o.p_); }
+
+  friend bool operator==(const IntrusivePtr& a, const IntrusivePtr& b) noexcept { return a.p_ == b.p_; }
+  friend bool operator==(const IntrusivePtr& a, std::nullptr_t) noexcept { return a.p_ == nullptr; }
+
+ private:
+  T* p_ = nullptr;
+};
+
+class Apply;
+
+/// Base of Variable and Apply: a creation id and a count whose zero-crossing
+/// queues the node for iterative deletion. The counting policy (a Variable owned
+/// by an Apply forwards to it) lives in the subclasses.
+class GraphNode {
+ public:
+  GraphNode();
+  GraphNode(const GraphNode&) = delete;
+  GraphNode& operator=(const GraphNode&) = delete;
+  virtual ~GraphNode() = default;
+
+  /// Monotonically increasing across all nodes of the process; used for
+  /// deterministic tie-breaks and never reused.
+  std::uint64_t id() const noexcept { return id_; }
+
+ protected:
+  void node_retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void node_release() const noexcept;
+  int node_use_count() const noexcept { return refs_.load(std::memory_order_relaxed); }
+  mutable std::atomic<int> refs_{0};
+
+ private:
+  std::uint64_t id_;
+};
+
+}  // namespace theano

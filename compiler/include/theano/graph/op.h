@@ -1,0 +1,89 @@
+/// \file
+/// `Op`: the operation of an Apply node. An Op is a small immutable value: its
+/// `props()` give equality, hashing, its printed name and (later) its cache-key
+/// fragment, so two Ops with equal props are interchangeable (merge relies on it).
+///
+/// Declaring an Op touches one place (DESIGN.md 3.4): `make_node` (type inference,
+/// user-facing type errors), `perform` (reference implementation on NDArray),
+/// `infer_shape`, `grad`, `view_map` / `destroy_map`, and the code hooks added by
+/// codegen/. Optional methods throw MethodNotDefined naming the Op when absent.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "theano/graph/intrusive.h"
+#include "theano/runtime/ndarray.h"
+
+namespace theano {
+
+class Apply;
+class Var;
+using ApplyPtr = IntrusivePtr<Apply>;
+
+/// One parameter of an Op. The alternatives cover what Theano ops use as
+/// `__props__`: flags, integers, floats, names, axis lists, dtypes.
+using PropValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>, DType>;
+struct Prop {
+  std::string name;
+  PropValue value;
+  friend bool operator==(const Prop&, const Prop&) = default;
+};
+using Props = std::vector<Prop>;
+std::string to_string(const PropValue& v);
+
+/// Output index -> input indices it aliases (view_map) or overwrites (destroy_map).
+using ViewMap = std::map<int, std::vector<int>>;
+
+class Op : public RefCounted {
+ public:
+  /// The Op's class name as Theano spells it, e.g. "Elemwise", "DimShuffle".
+  virtual std::string_view type_name() const = 0;
+  /// The parameters that make two Ops of one class different.
+  virtual Props props() const { return {}; }
+  /// Printed name: `type_name{p1,p2}` with prop values, or just `type_name`.
+  virtual std::string name() const;
+  /// Same class and same props.
+  virtual bool equals(const Op& other) const;
+  virtual std::size_t hash() const;
+
+  /// Builds an Apply for these inputs, checking their types. User errors raise
+  /// TypeError naming the Op and the offending input.
+  virtual ApplyPtr make_node(std::vector<Var> inputs) const = 0;
+  /// `make_node(inputs)->outputs()`.
+  std::vector<Var> operator()(std::vector<Var> inputs) const;
+  /// The single (or default) output of `make_node(inputs)`.
+  Var apply1(std::vector<Var> inputs) const;
+  /// Which output `Apply::out()` returns when the node has several.
+  virtual std::optional<int> default_output() const { return std::nullopt; }
+
+  /// Whether `perform` is implemented (a test requires every Op to have one or
+  /// to say explicitly that it has none).
+  virtual bool has_perform() const { return false; }
+  /// Reference implementation. `outputs[i]` may hold a previous result that the
+  /// Op is free to reuse when its shape and dtype fit.
+  virtual void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const;
+  /// Symbolic output shapes (one vector of scalar int64 Vars per output) from the
+  /// input shapes.
+  virtual std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                                    const std::vector<std::vector<Var>>& input_shapes) const;
+  /// Reverse-mode gradient: one Var per input given one per output.
+  virtual std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const;
+  /// `[input][output]`: whether the input influences the output. Default: all.
+  virtual std::vector<std::vector<bool>> connection_pattern(const Apply& node) const;
+
+  virtual ViewMap view_map() const { return {}; }
+  virtual ViewMap destroy_map() const { return {}; }
+};
+using OpPtr = IntrusivePtr<const Op>;
+
+inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }
+inline bool operator!=(const Op& a, const Op& b) { return !(a == b); }
+
+}  // namespace theano

@@ -1,0 +1,296 @@
+// NDArray core: allocation, factories, element access, layout queries, and the
+// converting copy loops (copy, astype, assign, fill).
+#include "theano/runtime/ndarray.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <ostream>
+#include <sstream>
+
+#include "strided_loop.h"
+
+namespace theano {
+namespace {
+
+// Product of `shape`, checking that entries are >= 0 and the product fits in int64.
+int64_t checked_size(const std::vector<int64_t>& shape, std::size_t itemsize) {
+  int64_t n = 1;
+  bool zero = false;
+  for (int64_t s : shape) {
+    THEANO_USER_CHECK(s >= 0, ValueError)
+        << "negative dimensions are not allowed: shape " << shape_to_string(shape);
+    if (s == 0) zero = true;
+  }
+  if (zero) return 0;
+  const int64_t limit = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(itemsize);
+  for (int64_t s : shape) {
+    THEANO_USER_CHECK(n <= limit / s, ValueError)
+        << "array is too big: shape " << shape_to_string(shape) << " overflows int64 bytes";
+    n *= s;
+  }
+  return n;
+}
+
+std::shared_ptr<void> allocate(std::size_t bytes) {
+  const std::size_t n = std::max<std::size_t>(bytes, kBufferAlignment);
+  void* p = ::operator new(n, std::align_val_t{kBufferAlignment});
+  return std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t{kBufferAlignment}); });
+}
+
+// Converts every element of src (strided) into dst (same shape, strided).
+void convert_into(std::byte* dst, DType dst_dtype, const std::vector<int64_t>& dst_strides,
+                  const std::byte* src, DType src_dtype, const std::vector<int64_t>& src_strides,
+                  const std::vector<int64_t>& shape) {
+  visit_dtype(dst_dtype, [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    visit_dtype(src_dtype, [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      detail::for_each_pair(shape, dst, dst_strides, src, src_strides,
+                            [](const std::byte* d, const std::byte* s) {
+                              S v;
+                              std::memcpy(&v, s, sizeof(S));
+                              const D r = scalar_cast<D>(v);
+                              std::memcpy(const_cast<std::byte*>(d), &r, sizeof(D));
+                            });
+    });
+  });
+}
+
+}  // namespace
+
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) os << ',';
+  os << ')';
+  return os.str();
+}
+
+int64_t NDArray::size() const {
+  int64_t n = 1;
+  for (int64_t s : shape_) n *= s;
+  return n;
+}
+
+std::vector<int64_t> NDArray::c_strides(const std::vector<int64_t>& shape, std::size_t itemsize) {
+  std::vector<int64_t> st(shape.size());
+  int64_t s = static_cast<int64_t>(itemsize);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    st[i] = s;
+    s *= std::max<int64_t>(shape[i], 1);
+  }
+  return st;
+}
+
+std::vector<int64_t> NDArray::f_strides(const std::vector<int64_t>& shape, std::size_t itemsize) {
+  std::vector<int64_t> st(shape.size());
+  int64_t s = static_cast<int64_t>(itemsize);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    st[i] = s;
+    s *= std::max<int64_t>(shape[i], 1);
+  }
+  return st;
+}
+
+void NDArray::check_defined(const char* what) const {
+  THEANO_USER_CHECK(defined_, ValueError) << what << "() called on a null NDArray handle";
+}
+
+void NDArray::check_element_type(DType requested) const {
+  check_defined("data_as/at");
+  THEANO_USER_CHECK(requested == dtype_, TypeError)
+      << "element type mismatch: the array has dtype " << dtype_name(dtype_)
+      << " but was accessed as " << dtype_name(requested);
+}
+
+void NDArray::check_value_count(int64_t count, const std::vector<int64_t>& shape) {
+  const int64_t n = checked_size(shape, 1);
+  THEANO_USER_CHECK(n == count, ShapeError)
+      << "cannot make an array of shape " << shape_to_string(shape) << " (" << n
+      << " elements) from " << count << " values";
+}
+
+std::byte* NDArray::element_ptr(std::span<const int64_t> index) const {
+  check_defined("element_ptr");
+  THEANO_USER_CHECK(index.size() == shape_.size(), IndexError)
+      << "expected " << shape_.size() << " indices for an array of shape "
+      << shape_to_string(shape_) << ", got " << index.size();
+  std::byte* p = data_;
+  for (std::size_t ax = 0; ax < index.size(); ++ax) {
+    int64_t i = index[ax];
+    const int64_t n = shape_[ax];
+    THEANO_USER_CHECK(i >= -n && i < n, IndexError)
+        << "index " << i << " is out of bounds for axis " << ax << " with size " << n;
+    if (i < 0) i += n;
+    p += i * strides_[ax];
+  }
+  return p;
+}
+
+const void* NDArray::single_element_ptr() const {
+  check_defined("item");
+  THEANO_USER_CHECK(size() == 1, ValueError)
+      << "item() needs an array of size 1, got shape " << shape_to_string(shape_) << " (size "
+      << size() << ")";
+  return data_;
+}
+
+bool NDArray::is_c_contiguous() const {
+  if (!defined_) return false;
+  int64_t expected = static_cast<int64_t>(itemsize());
+  for (std::size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+bool NDArray::is_f_contiguous() const {
+  if (!defined_) return false;
+  int64_t expected = static_cast<int64_t>(itemsize());
+  for (std::size_t i = 0; i < shape_.size(); ++i) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+bool NDArray::shares_buffer(const NDArray& other) const {
+  if (!defined_ || !other.defined_) return false;
+  if (owner_ && other.owner_ && !owner_.owner_before(other.owner_) &&
+      !other.owner_.owner_before(owner_))
+    return true;
+  // Otherwise compare the byte ranges the two arrays touch.
+  auto extent = [](const NDArray& a, const std::byte*& lo, const std::byte*& hi) {
+    if (a.size() == 0) return false;
+    int64_t l = 0, h = 0;
+    for (std::size_t i = 0; i < a.shape_.size(); ++i) {
+      const int64_t span = a.strides_[i] * (a.shape_[i] - 1);
+      (span < 0 ? l : h) += span;
+    }
+    lo = a.data_ + l;
+    hi = a.data_ + h + static_cast<int64_t>(a.itemsize());
+    return true;
+  };
+  const std::byte *alo, *ahi, *blo, *bhi;
+  if (!extent(*this, alo, ahi) || !extent(other, blo, bhi)) return false;
+  return std::less<const std::byte*>()(alo, bhi) && std::less<const std::byte*>()(blo, ahi);
+}
+
+NDArray NDArray::view(std::byte* data, std::vector<int64_t> shape, std::vector<int64_t> strides) const {
+  NDArray v = *this;
+  v.data_ = data;
+  v.shape_ = std::move(shape);
+  v.strides_ = std::move(strides);
+  return v;
+}
+
+// ---- factories ------------------------------------------------------------------------
+
+NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype) {
+  const int64_t n = checked_size(shape, dtype_size(dtype));
+  NDArray a;
+  a.owner_ = allocate(static_cast<std::size_t>(n) * dtype_size(dtype));
+  a.base_ = a.data_ = static_cast<std::byte*>(a.owner_.get());
+  a.dtype_ = dtype;
+  a.strides_ = c_strides(shape, dtype_size(dtype));
+  a.shape_ = std::move(shape);
+  a.defined_ = true;
+  return a;
+}
+
+NDArray NDArray::zeros(std::vector<int64_t> shape, DType dtype) {
+  NDArray a = empty(std::move(shape), dtype);
+  std::memset(a.data_, 0, static_cast<std::size_t>(a.nbytes()));  // all-zero bits is 0 for every dtype
+  return a;
+}
+
+NDArray NDArray::ones(std::vector<int64_t> shape, DType dtype) { return full(std::move(shape), 1.0, dtype); }
+
+NDArray NDArray::full(std::vector<int64_t> shape, double value, DType dtype) {
+  NDArray a = empty(std::move(shape), dtype);
+  a.fill(value);
+  return a;
+}
+
+NDArray NDArray::arange(double start, double stop, double step, DType dtype) {
+  THEANO_USER_CHECK(step != 0 && std::isfinite(step), ValueError)
+      << "arange: step must be finite and non-zero, got " << step;
+  THEANO_USER_CHECK(std::isfinite(start) && std::isfinite(stop), ValueError)
+      << "arange: start and stop must be finite, got " << start << " and " << stop;
+  const double len = std::ceil((stop - start) / step);
+  THEANO_USER_CHECK(len < 9e18, ValueError) << "arange: too many elements (" << len << ")";
+  const int64_t n = len > 0 ? static_cast<int64_t>(len) : 0;
+  NDArray a = empty({n}, dtype);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = reinterpret_cast<T*>(a.data_);
+    for (int64_t i = 0; i < n; ++i) p[i] = scalar_cast<T>(start + static_cast<double>(i) * step);
+  });
+  return a;
+}
+
+NDArray NDArray::from_strided(std::shared_ptr<void> buffer_owner, void* data, DType dtype,
+                              std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  THEANO_USER_CHECK(shape.size() == strides.size(), ShapeError)
+      << "from_strided: shape " << shape_to_string(shape) << " has " << shape.size()
+      << " dimensions but " << strides.size() << " strides were given";
+  const int64_t n = checked_size(shape, dtype_size(dtype));
+  THEANO_USER_CHECK(data != nullptr || n == 0, ValueError)
+      << "from_strided: null data pointer for a non-empty array of shape " << shape_to_string(shape);
+  NDArray a;
+  a.owner_ = std::move(buffer_owner);
+  a.base_ = a.data_ = static_cast<std::byte*>(data);
+  a.dtype_ = dtype;
+  a.shape_ = std::move(shape);
+  a.strides_ = std::move(strides);
+  a.defined_ = true;
+  return a;
+}
+
+// ---- copies -----------------------------------------------------------------------------
+
+NDArray NDArray::copy() const { return astype(dtype_); }
+
+NDArray NDArray::contiguous() const {
+  check_defined("contiguous");
+  return is_c_contiguous() ? *this : copy();
+}
+
+NDArray NDArray::astype(DType dtype) const {
+  check_defined("astype");
+  NDArray out = empty(shape_, dtype);
+  if (dtype == dtype_ && is_c_contiguous()) {
+    std::memcpy(out.data_, data_, static_cast<std::size_t>(nbytes()));
+  } else {
+    convert_into(out.data_, dtype, out.strides_, data_, dtype_, strides_, shape_);
+  }
+  return out;
+}
+
+void NDArray::assign(const NDArray& src) {
+  check_defined("assign");
+  THEANO_USER_CHECK(src.defined(), ValueError) << "assign: the source is a null NDArray handle";
+  for (std::size_t i = 0; i < shape_.size(); ++i)
+    THEANO_USER_CHECK(strides_[i] != 0 || shape_[i] <= 1, ValueError)
+        << "assign: cannot write into a broadcast view (axis " << i << " has stride 0 and size "
+        << shape_[i] << ")";
+  // Overlapping source: read from a snapshot so writes cannot feed back into reads.
+  const NDArray s = (src.shares_buffer(*this) ? src.copy() : src).broadcast_to(shape_);
+  convert_into(data_, dtype_, strides_, s.data_, s.dtype_, s.strides_, shape_);
+}
+
+void NDArray::fill(double value) {
+  check_defined("fill");
+  assign(scalar(value));
+}
+
+std::ostream& operator<<(std::ostream& os, const NDArray& a) { return os << a.str(); }
+
+}  // namespace theano

@@ -1,0 +1,246 @@
+// NDArray views: slicing, indexing, transposition, reshape, broadcasting. None of
+// these copies elements (except reshaped(), when it must); all validate their
+// arguments with user errors that say what was expected and what was got.
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "theano/runtime/ndarray.h"
+
+namespace theano {
+namespace {
+
+int normalize_axis(int axis, int ndim, const char* what) {
+  THEANO_USER_CHECK(axis >= -ndim && axis < ndim, IndexError)
+      << what << ": axis " << axis << " is out of bounds for array of dimension " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+std::string perm_to_string(const std::vector<int>& p) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
+  return s + (p.size() == 1 ? ",)" : ")");
+}
+
+// numpy's _attempt_nocopy_reshape: strides for `newshape` viewing the same elements in
+// C order, or nullopt when no such strides exist. Size-1 axes are ignored.
+std::optional<std::vector<int64_t>> nocopy_strides(const std::vector<int64_t>& oshape_in,
+                                                   const std::vector<int64_t>& ostrides_in,
+                                                   const std::vector<int64_t>& nshape) {
+  std::vector<int64_t> oshape, ostrides;
+  for (std::size_t i = 0; i < oshape_in.size(); ++i)
+    if (oshape_in[i] != 1) {
+      oshape.push_back(oshape_in[i]);
+      ostrides.push_back(ostrides_in[i]);
+    }
+  const std::size_t oldnd = oshape.size(), newnd = nshape.size();
+  std::vector<int64_t> nstrides(newnd, 0);
+  std::size_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < newnd && oi < oldnd) {
+    int64_t np = nshape[ni], op = oshape[oi];
+    while (np != op) {
+      if (np < op) np *= nshape[nj++];
+      else op *= oshape[oj++];
+    }
+    for (std::size_t ok = oi; ok + 1 < oj; ++ok)
+      if (ostrides[ok] != oshape[ok + 1] * ostrides[ok + 1]) return std::nullopt;
+    nstrides[nj - 1] = ostrides[oj - 1];
+    for (std::size_t nk = nj - 1; nk > ni; --nk) nstrides[nk - 1] = nstrides[nk] * nshape[nk];
+    ni = nj++;
+    oi = oj++;
+  }
+  // Trailing size-1 axes: any stride works; use the item-compatible last one.
+  const int64_t last = ni > 0 ? nstrides[ni - 1] : (ostrides.empty() ? 0 : ostrides.back());
+  for (std::size_t nk = ni; nk < newnd; ++nk) nstrides[nk] = last;
+  return nstrides;
+}
+
+}  // namespace
+
+std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    THEANO_USER_CHECK(x == y || x == 1 || y == 1, ShapeError)
+        << "shapes " << shape_to_string(a) << " and " << shape_to_string(b)
+        << " cannot be broadcast together (dimension " << i << ": " << x << " vs " << y << ")";
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+NDArray NDArray::slice(int axis, std::optional<int64_t> start, std::optional<int64_t> stop,
+                       int64_t step) const {
+  check_defined("slice");
+  axis = normalize_axis(axis, ndim(), "slice");
+  THEANO_USER_CHECK(step != 0, ValueError) << "slice step cannot be zero";
+  THEANO_USER_CHECK(step != std::numeric_limits<int64_t>::min(), ValueError)
+      << "slice step " << step << " is out of range";
+  const int64_t n = shape_[static_cast<std::size_t>(axis)];
+  // CPython's PySlice_AdjustIndices.
+  int64_t b, e;
+  if (step > 0) {
+    b = start.value_or(0);
+    e = stop.value_or(n);
+    if (b < 0) b = std::max<int64_t>(b + n, 0);
+    else b = std::min(b, n);
+    if (e < 0) e = std::max<int64_t>(e + n, 0);
+    else e = std::min(e, n);
+  } else {
+    b = start.value_or(n - 1);
+    e = stop.value_or(-1);
+    if (start) b = b < 0 ? std::max<int64_t>(b + n, -1) : std::min(b, n - 1);
+    if (stop) e = e < 0 ? std::max<int64_t>(e + n, -1) : std::min(e, n - 1);
+  }
+  int64_t len = 0;
+  if (step > 0 && e > b) len = (e - b - 1) / step + 1;
+  if (step < 0 && b > e) len = (b - e - 1) / (-step) + 1;
+  std::vector<int64_t> shape = shape_, strides = strides_;
+  const auto ax = static_cast<std::size_t>(axis);
+  shape[ax] = len;
+  strides[ax] = strides_[ax] * step;
+  std::byte* d = len > 0 ? data_ + b * strides_[ax] : data_;
+  return view(d, std::move(shape), std::move(strides));
+}
+
+NDArray NDArray::index(int axis, int64_t i) const {
+  check_defined("index");
+  axis = normalize_axis(axis, ndim(), "index");
+  const auto ax = static_cast<std::size_t>(axis);
+  const int64_t n = shape_[ax];
+  THEANO_USER_CHECK(i >= -n && i < n, IndexError)
+      << "index " << i << " is out of bounds for axis " << axis << " with size " << n;
+  if (i < 0) i += n;
+  std::vector<int64_t> shape = shape_, strides = strides_;
+  shape.erase(shape.begin() + axis);
+  strides.erase(strides.begin() + axis);
+  return view(data_ + i * strides_[ax], std::move(shape), std::move(strides));
+}
+
+NDArray NDArray::transpose() const {
+  std::vector<int> perm(static_cast<std::size_t>(ndim()));
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  return transpose(std::move(perm));
+}
+
+NDArray NDArray::transpose(std::vector<int> perm) const {
+  check_defined("transpose");
+  const int nd = ndim();
+  THEANO_USER_CHECK(static_cast<int>(perm.size()) == nd, ValueError)
+      << "transpose: axes " << perm_to_string(perm) << " don't match array of dimension " << nd;
+  std::vector<bool> seen(static_cast<std::size_t>(nd), false);
+  std::vector<int64_t> shape(perm.size()), strides(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const int p = perm[i];
+    THEANO_USER_CHECK(p >= -nd && p < nd, ValueError)
+        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1
+        << " (axis " << p << " is out of bounds)";
+    const auto a = static_cast<std::size_t>(p < 0 ? p + nd : p);
+    THEANO_USER_CHECK(!seen[a], ValueError)
+        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1
+        << " (axis " << a << " repeated)";
+    seen[a] = true;
+    shape[i] = shape_[a];
+    strides[i] = strides_[a];
+  }
+  return view(data_, std::move(shape), std::move(strides));
+}
+
+static std::vector<int64_t> resolve_shape(std::vector<int64_t> shape, int64_t size,
+                                          const std::vector<int64_t>& from) {
+  int infer = -1;
+  int64_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      THEANO_USER_CHECK(infer < 0, ShapeError)
+          << "reshape: can only specify one unknown dimension (-1), got " << shape_to_string(shape);
+      infer = static_cast<int>(i);
+    } else {
+      THEANO_USER_CHECK(shape[i] >= 0, ShapeError)
+          << "reshape: negative dimension " << shape[i] << " in " << shape_to_string(shape);
+      THEANO_USER_CHECK(shape[i] == 0 || known <= std::numeric_limits<int64_t>::max() / shape[i],
+                        ShapeError)
+          << "reshape: shape " << shape_to_string(shape) << " is too big";
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    THEANO_USER_CHECK(known != 0 && size % known == 0, ShapeError)
+        << "cannot reshape array of size " << size << " (shape " << shape_to_string(from)
+        << ") into shape " << shape_to_string(shape);
+    shape[static_cast<std::size_t>(infer)] = size / known;
+    known = size;
+  }
+  THEANO_USER_CHECK(known == size, ShapeError)
+      << "cannot reshape array of size " << size << " (shape " << shape_to_string(from)
+      << ") into shape " << shape_to_string(shape);
+  return shape;
+}
+
+NDArray NDArray::reshape(std::vector<int64_t> shape) const {
+  check_defined("reshape");
+  shape = resolve_shape(std::move(shape), size(), shape_);
+  if (size() == 0 || is_c_contiguous())
+    return view(data_, shape, c_strides(shape, itemsize()));
+  auto strides = nocopy_strides(shape_, strides_, shape);
+  THEANO_USER_CHECK(strides.has_value(), ShapeError)
+      << "cannot reshape a non-contiguous array of shape " << shape_to_string(shape_)
+      << " (strides " << shape_to_string(strides_) << ") into shape " << shape_to_string(shape)
+      << " without copying; use reshaped() to allow a copy";
+  return view(data_, std::move(shape), std::move(*strides));
+}
+
+NDArray NDArray::reshaped(std::vector<int64_t> shape) const {
+  check_defined("reshaped");
+  shape = resolve_shape(std::move(shape), size(), shape_);
+  if (size() == 0 || is_c_contiguous() || nocopy_strides(shape_, strides_, shape))
+    return reshape(std::move(shape));
+  return copy().reshape(std::move(shape));
+}
+
+NDArray NDArray::broadcast_to(std::vector<int64_t> shape) const {
+  check_defined("broadcast_to");
+  const std::size_t nd = shape.size(), od = shape_.size();
+  const std::string what = "cannot broadcast array of shape " + shape_to_string(shape_) +
+                           " to shape " + shape_to_string(shape);
+  THEANO_USER_CHECK(nd >= od, ShapeError) << what << " (target has fewer dimensions)";
+  std::vector<int64_t> strides(nd, 0);
+  for (std::size_t i = 0; i < nd; ++i) {
+    THEANO_USER_CHECK(shape[i] >= 0, ShapeError)
+        << "broadcast_to: negative dimension in shape " << shape_to_string(shape);
+    if (i < nd - od) continue;
+    const std::size_t j = i - (nd - od);
+    THEANO_USER_CHECK(shape_[j] == shape[i] || shape_[j] == 1, ShapeError)
+        << what << " (dimension " << i << ": " << shape_[j] << " vs " << shape[i] << ")";
+    if (shape_[j] == shape[i]) strides[i] = strides_[j];
+  }
+  return view(data_, std::move(shape), std::move(strides));
+}
+
+NDArray NDArray::expand_dims(int axis) const {
+  check_defined("expand_dims");
+  const int nd = ndim() + 1;
+  axis = normalize_axis(axis, nd, "expand_dims");
+  std::vector<int64_t> shape = shape_, strides = strides_;
+  const auto a = static_cast<std::size_t>(axis);
+  const int64_t st = a < strides_.size() ? strides_[a] * std::max<int64_t>(shape_[a], 1)
+                                         : static_cast<int64_t>(itemsize());
+  shape.insert(shape.begin() + axis, 1);
+  strides.insert(strides.begin() + axis, st);
+  return view(data_, std::move(shape), std::move(strides));
+}
+
+NDArray NDArray::squeeze(int axis) const {
+  check_defined("squeeze");
+  axis = normalize_axis(axis, ndim(), "squeeze");
+  THEANO_USER_CHECK(shape_[static_cast<std::size_t>(axis)] == 1, ValueError)
+      << "squeeze: cannot select an axis to squeeze out which has size not equal to one (axis "
+      << axis << " has size " << shape_[static_cast<std::size_t>(axis)] << ")";
+  return index(axis, 0);
+}
+
+}  // namespace theano

@@ -81,7 +81,10 @@ class GraphNode {
   GraphNode();
   GraphNode(const GraphNode&) = delete;
   GraphNode& operator=(const GraphNode&) = delete;
-  virtual ~GraphNode() = default;
+  virtual ~GraphNode();
+
+  /// Number of Variables and Applies alive in the process (leak checks, stats).
+  static std::int64_t live_nodes() noexcept;
 
   /// Monotonically increasing across all nodes of the process; used for
   /// deterministic tie-breaks and never reused.

@@ -1,0 +1,98 @@
+// The foundation demo: builds the seed's example graph e = x + y * z exactly as
+// Theano's "Graph Structures" page does (explicit Variables and Applies), then
+// prints it and walks it with the graph algorithms. Tensor arithmetic ops come
+// with the tensor layer; here two small ops defined below stand in for add and
+// mul, since the graph layer is op-agnostic.
+#include <iostream>
+
+#include <theano/theano.hpp>
+
+namespace {
+
+using namespace theano;
+
+// A binary op on two tensors of one type. It has no perform: this demo builds
+// and inspects graphs, it does not run them.
+class BinaryOp : public Op {
+ public:
+  explicit BinaryOp(std::string name) : name_(std::move(name)) {}
+  std::string_view type_name() const override { return name_; }
+  ApplyPtr make_node(std::vector<Var> in) const override {
+    THEANO_USER_CHECK(in.size() == 2 && *in[0].type() == *in[1].type(), TypeError)
+        << name_ << " expects two inputs of one type";
+    Var out = in[0].type()->make_variable();
+    return Apply::create(OpPtr(this), std::move(in), {out});
+  }
+
+ private:
+  std::string name_;
+};
+
+void section(const char* title) { std::cout << "\n== " << title << "\n"; }
+
+std::string join(const std::vector<Var>& vs) {
+  std::string r;
+  for (const Var& v : vs) r += (r.empty() ? "" : ", ") + v.str();
+  return "[" + r + "]";
+}
+
+}  // namespace
+
+int main() {
+  namespace T = theano::tensor;
+  const OpPtr add(new BinaryOp("add")), mul(new BinaryOp("mul"));
+
+  section("explicit construction (Theano's Graph Structures example)");
+  TypePtr float64_matrix = T::TensorType::from_broadcastable(DType::Float64, {false, false});
+  Var x = float64_matrix->make_variable("x");
+  Var y = float64_matrix->make_variable("y");
+  Var z = float64_matrix->make_variable("z");
+  Var mul_variable = float64_matrix->make_variable();
+  ApplyPtr node_mul = Apply::create(mul, {y, z}, {mul_variable});
+  Var add_variable = float64_matrix->make_variable();
+  ApplyPtr node_add = Apply::create(add, {x, mul_variable}, {add_variable});
+  Var e = add_variable;
+  std::cout << "type of x:          " << x.type()->str() << "\n"
+            << "e.owner:            " << *e.owner() << "\n"
+            << "e.owner.inputs[1]:  " << e.owner()->input(1).str() << " (owner " << *e.owner()->input(1).owner()
+            << ")\n"
+            << "mul_variable.index: " << *mul_variable.index() << "\n";
+
+  section("graph algorithms");
+  std::cout << "as_string:   " << as_string({x, y, z}, {e})[0] << "\n"
+            << "ancestors:   " << join(ancestors({e})) << "\n"
+            << "inputs:      " << join(inputs({e})) << "\n"
+            << "variables:   " << join(variables({x, y, z}, {e})) << "\n"
+            << "io_toposort:";
+  for (Apply* n : io_toposort({x, y, z}, {e})) std::cout << " " << *n << ";";
+  std::cout << "\n";
+
+  section("cloning and structural equality");
+  auto [ins, outs] = clone({x, y, z}, {e});
+  std::cout << "clone:                          " << as_string(ins, outs)[0] << "\n"
+            << "equal_computations(e, clone):   " << std::boolalpha
+            << equal_computations({e}, outs, {x, y, z}, ins) << "\n";
+  Var other = add->apply1({mul->apply1({x, y}), z});
+  std::cout << "is_same_graph(x+y*z, x*y+z):    " << is_same_graph(e, other) << "\n";
+  Var w = T::dmatrix("w");
+  std::cout << "is_same_graph(w+y*z, e | w=x):  " << is_same_graph(add->apply1({w, mul->apply1({y, z})}), e, {{w, x}})
+            << "\n";
+
+  section("a shared subexpression");
+  Var yz = mul->apply1({y, z});
+  Var twice = add->apply1({yz, yz});
+  std::cout << as_string({y, z}, {twice})[0] << "\n";
+
+  section("values: the runtime's NDArray");
+  NDArray a = NDArray::arange(0, 6).reshape({2, 3});
+  std::cout << "a   = " << a << "\n"
+            << "a.T = " << a.transpose() << "\n"
+            << "filter(int32 array) into " << float64_matrix->str() << " -> dtype "
+            << dtype_name(float64_matrix->filter(NDArray::ones({2, 2}, DType::Int32)).dtype()) << "\n";
+  try {
+    float64_matrix->filter(NDArray::ones({2}));
+  } catch (const TypeError& err) {
+    std::cout << "a bad value is refused: " << err.what() << "\n";
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# README's test command (and what CI runs): a Release build with the whole
+# suite, then an AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer)
+# build with the whole suite again.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+jobs="$(nproc)"
+
+"$root/tools/dev/setup.sh" "$root/build/release" -DCMAKE_BUILD_TYPE=Release
+echo "== Release tests"
+ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs"
+
+"$root/tools/dev/setup.sh" "$root/build/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTHEANO_SANITIZE=ON
+echo "== ASan + UBSan + LSan tests"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "$root/build/asan" --output-on-failure -j "$jobs"

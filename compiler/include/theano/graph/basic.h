@@ -105,13 +105,19 @@ class Var {
   std::string str() const { return p_ ? p_->str() : std::string("<null Var>"); }
 
   friend bool operator==(const Var& a, const Var& b) noexcept { return a.get() == b.get(); }
-  friend bool operator<(const Var& a, const Var& b) noexcept { return std::less<>()(a.get(), b.get()); }
+  // No operator<: `<`, `>`, `<=`, `>=` are symbolic comparisons in the tensor
+  // layer. Ordered containers use VarLess.
 
  private:
   IntrusivePtr<Variable> p_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Var& v);
+
+/// Orders Vars by creation id (deterministic across runs), for std::map / std::set.
+struct VarLess {
+  bool operator()(const Var& a, const Var& b) const noexcept { return a.id() < b.id(); }
+};
 
 /// An Op applied to inputs, producing outputs that it owns.
 class Apply : public GraphNode {

@@ -34,6 +34,7 @@ std::vector<std::string> as_string(const std::vector<Var>& i, const std::vector<
     }
 
   std::unordered_map<const Apply*, int> label;  // assigned in order of first print
+  int next_label = 1;
   struct Frame {
     const Apply* node;
     std::size_t next = 0;
@@ -57,8 +58,7 @@ std::vector<std::string> as_string(const std::vector<Var>& i, const std::vector<
         value = "*" + std::to_string(it->second) + suffix(r);
         return false;
       }
-      if (multi.count(node)) label.emplace(node, static_cast<int>(label.size()) + 1);
-      else label.emplace(node, 0);
+      label.emplace(node, multi.count(node) ? next_label++ : 0);
       stack.push_back(Frame{node, 0, {}});
       return true;
     };

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "fake_ops.h"
+#include "test_util.h"
 #include "theano/graph/traversal.h"
 
 using namespace theano;

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "fake_ops.h"
+#include "test_util.h"
 #include "theano/config.h"
 #include "theano/tensor/type.h"
 

@@ -24,13 +24,15 @@ int64_t checked_size(const std::vector<int64_t>& shape, std::size_t itemsize) {
         << "negative dimensions are not allowed: shape " << shape_to_string(shape);
     if (s == 0) zero = true;
   }
-  if (zero) return 0;
+  // Check the product of the non-zero dimensions too, so strides never overflow.
   const int64_t limit = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(itemsize);
   for (int64_t s : shape) {
+    if (s == 0) continue;
     THEANO_USER_CHECK(n <= limit / s, ValueError)
         << "array is too big: shape " << shape_to_string(shape) << " overflows int64 bytes";
     n *= s;
   }
+  if (zero) return 0;
   return n;
 }
 

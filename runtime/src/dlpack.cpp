@@ -1,0 +1,133 @@
+// DLPack export/import (zero-copy). Export keeps an NDArray handle alive inside the
+// DLManagedTensor's manager_ctx; import wraps the producer's tensor in a shared_ptr
+// whose deleter calls the producer's deleter, so it runs once, when the last view dies.
+#include "theano/runtime/dlpack.h"
+
+#include <memory>
+
+namespace theano {
+namespace {
+
+struct ExportContext {
+  NDArray array;  // keeps the buffer alive
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // in elements, as DLPack wants
+  DLManagedTensor managed{};
+};
+
+void delete_export(DLManagedTensor* t) {
+  if (t != nullptr) delete static_cast<ExportContext*>(t->manager_ctx);
+}
+
+void call_deleter(DLManagedTensor* t) {
+  if (t != nullptr && t->deleter != nullptr) t->deleter(t);
+}
+
+}  // namespace
+
+DLDataType to_dlpack_dtype(DType dtype) {
+  DLDataType t;
+  t.bits = static_cast<uint8_t>(dtype_size(dtype) * 8);
+  t.lanes = 1;
+  switch (dtype_kind(dtype)) {
+    case 'b': t.code = kDLPackBoolCode; break;
+    case 'i': t.code = kDLInt; break;
+    case 'u': t.code = kDLUInt; break;
+    case 'f': t.code = kDLFloat; break;
+    default: t.code = kDLComplex; break;
+  }
+  return t;
+}
+
+DType from_dlpack_dtype(DLDataType t) {
+  THEANO_USER_CHECK(t.lanes == 1, ValueError)
+      << "DLPack: vector types are not supported (expected lanes == 1, got " << t.lanes << ")";
+  const int bits = t.bits;
+  auto bad = [&]() {
+    THEANO_USER_CHECK(false, ValueError)
+        << "DLPack: unsupported data type (code " << int(t.code) << ", bits " << bits
+        << "); expected bool (code 6, 8 bits), int/uint 8..64, float 16/32/64 or complex 64/128";
+  };
+  switch (t.code) {
+    case kDLPackBoolCode:
+      if (bits == 8) return DType::Bool;
+      break;
+    case kDLInt:
+      if (bits == 8) return DType::Int8;
+      if (bits == 16) return DType::Int16;
+      if (bits == 32) return DType::Int32;
+      if (bits == 64) return DType::Int64;
+      break;
+    case kDLUInt:
+      if (bits == 8) return DType::UInt8;
+      if (bits == 16) return DType::UInt16;
+      if (bits == 32) return DType::UInt32;
+      if (bits == 64) return DType::UInt64;
+      break;
+    case kDLFloat:
+      if (bits == 16) return DType::Float16;
+      if (bits == 32) return DType::Float32;
+      if (bits == 64) return DType::Float64;
+      break;
+    case kDLComplex:
+      if (bits == 64) return DType::Complex64;
+      if (bits == 128) return DType::Complex128;
+      break;
+    default: break;
+  }
+  bad();
+  return DType::Float64;
+}
+
+DLManagedTensor* to_dlpack(const NDArray& a) {
+  THEANO_USER_CHECK(a.defined(), ValueError) << "to_dlpack: null NDArray handle";
+  auto ctx = std::make_unique<ExportContext>();
+  ctx->array = a;
+  ctx->shape = a.shape();
+  const auto item = static_cast<int64_t>(a.itemsize());
+  for (std::size_t i = 0; i < a.shape().size(); ++i) {
+    const int64_t s = a.strides()[i];
+    THEANO_USER_CHECK(s % item == 0, ValueError)
+        << "to_dlpack: stride " << s << " bytes on axis " << i << " is not a multiple of the item size "
+        << item << "; DLPack strides count elements";
+    ctx->strides.push_back(s / item);
+  }
+  DLTensor& t = ctx->managed.dl_tensor;
+  t.data = const_cast<void*>(a.data());
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = a.ndim();
+  t.dtype = to_dlpack_dtype(a.dtype());
+  t.shape = ctx->shape.empty() ? nullptr : ctx->shape.data();
+  t.strides = ctx->strides.empty() ? nullptr : ctx->strides.data();
+  t.byte_offset = 0;
+  ctx->managed.manager_ctx = ctx.get();
+  ctx->managed.deleter = &delete_export;
+  return &ctx.release()->managed;
+}
+
+NDArray from_dlpack(DLManagedTensor* tensor) {
+  THEANO_USER_CHECK(tensor != nullptr, ValueError) << "from_dlpack: null DLManagedTensor";
+  // Own the tensor first, so the deleter runs exactly once even if validation throws.
+  std::shared_ptr<void> owner(tensor, [](void* p) { call_deleter(static_cast<DLManagedTensor*>(p)); });
+  const DLTensor& t = tensor->dl_tensor;
+  THEANO_USER_CHECK(t.device.device_type == kDLCPU, ValueError)
+      << "from_dlpack: only CPU tensors are supported (expected device type kDLCPU = 1, got "
+      << static_cast<int>(t.device.device_type) << ")";
+  const DType dtype = from_dlpack_dtype(t.dtype);
+  THEANO_USER_CHECK(t.ndim >= 0 && (t.ndim == 0 || t.shape != nullptr), ValueError)
+      << "from_dlpack: invalid ndim " << t.ndim << " or null shape";
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+  std::vector<int64_t> strides;
+  const auto item = static_cast<int64_t>(dtype_size(dtype));
+  if (t.strides == nullptr) {
+    for (int64_t s : shape)
+      THEANO_USER_CHECK(s >= 0, ValueError) << "from_dlpack: negative dimension in shape " << shape_to_string(shape);
+    strides = NDArray::c_strides(shape, static_cast<std::size_t>(item));
+  } else {
+    for (int i = 0; i < t.ndim; ++i) strides.push_back(t.strides[i] * item);
+  }
+  auto* data = static_cast<std::byte*>(t.data) + t.byte_offset;
+  return NDArray::from_strided(std::move(owner), data, dtype, std::move(shape), std::move(strides));
+}
+
+}  // namespace theano

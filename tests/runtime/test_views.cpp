@@ -1,0 +1,185 @@
+// NDArray views: they share the buffer and see writes; slicing follows Python (negative
+// steps included), transpose/reshape/broadcast_to/expand_dims/squeeze produce the
+// strides numpy produces, and bad arguments give errors naming what was expected.
+#include <doctest/doctest.h>
+
+#include "theano/runtime/ndarray.h"
+
+using namespace theano;
+using Shape = std::vector<int64_t>;
+
+namespace {
+NDArray iota(Shape shape) { return NDArray::arange(0, static_cast<double>(NDArray::zeros(shape).size())).reshape(shape); }
+}  // namespace
+
+TEST_CASE("slice shares the buffer and sees writes") {
+  NDArray a = iota({4, 5});
+  NDArray s = a.slice(1, 1, 4);
+  CHECK(s.shape() == Shape{4, 3});
+  CHECK(s.strides() == Shape{40, 8});
+  CHECK(s.offset() == 8);
+  CHECK(s.shares_buffer(a));
+  CHECK_FALSE(s.is_c_contiguous());
+  s.at<double>({0, 0}) = -1;
+  CHECK(a.at<double>({0, 1}) == -1);
+  a.at<double>({3, 3}) = 99;
+  CHECK(s.at<double>({3, 2}) == 99);
+}
+
+TEST_CASE("slice follows Python semantics, negative steps included") {
+  NDArray v = NDArray::arange(0, 10, 1, DType::Int32);
+  auto vals = [](const NDArray& x) {
+    std::vector<int32_t> out;
+    for (int64_t i = 0; i < x.shape()[0]; ++i) out.push_back(x.at<int32_t>({i}));
+    return out;
+  };
+  using V = std::vector<int32_t>;
+  CHECK(vals(v.slice(0, 2, 8, 3)) == V{2, 5});
+  CHECK(vals(v.slice(0, std::nullopt, std::nullopt, -1)) == V{9, 8, 7, 6, 5, 4, 3, 2, 1, 0});
+  CHECK(vals(v.slice(0, 8, 2, -2)) == V{8, 6, 4});
+  CHECK(vals(v.slice(0, -3, std::nullopt)) == V{7, 8, 9});
+  CHECK(vals(v.slice(0, std::nullopt, -8, -3)) == V{9, 6, 3});
+  CHECK(vals(v.slice(0, 100, -100, -4)) == V{9, 5, 1});
+  CHECK(vals(v.slice(0, 5, 5)).empty());
+  CHECK(vals(v.slice(0, 7, 3)).empty());
+  CHECK(vals(v.slice(0, -100, 2)) == V{0, 1});
+  NDArray r = v.slice(0, std::nullopt, std::nullopt, -1);
+  CHECK(r.strides() == Shape{-4});
+  // Reversed twice gives the original order back.
+  CHECK(array_equal(r.slice(0, std::nullopt, std::nullopt, -1), v));
+  r.at<int32_t>({0}) = 42;
+  CHECK(v.at<int32_t>({9}) == 42);
+  CHECK(r.copy().is_c_contiguous());
+  CHECK(r.copy().at<int32_t>({0}) == 42);
+  CHECK_THROWS_WITH_AS(v.slice(0, 0, 5, 0), "slice step cannot be zero", ValueError);
+  CHECK_THROWS_WITH_AS(v.slice(1, 0, 5), "slice: axis 1 is out of bounds for array of dimension 1", IndexError);
+  // 2-d, axis -1.
+  NDArray m = iota({3, 4});
+  NDArray mr = m.slice(-1, std::nullopt, std::nullopt, -2);
+  CHECK(mr.shape() == Shape{3, 2});
+  CHECK(mr.at<double>({1, 0}) == 7);
+  CHECK(mr.at<double>({1, 1}) == 5);
+}
+
+TEST_CASE("index drops the axis") {
+  NDArray a = iota({2, 3, 4});
+  NDArray r = a.index(1, -1);
+  CHECK(r.shape() == Shape{2, 4});
+  CHECK(r.strides() == Shape{96, 8});
+  CHECK(r.at<double>({1, 2}) == 22);
+  r.at<double>({0, 0}) = -5;
+  CHECK(a.at<double>({0, 2, 0}) == -5);
+  CHECK(a.index(0, 1).index(0, 2).index(0, 3).at<double>({}) == 23);
+  CHECK_THROWS_WITH_AS(a.index(2, 4), "index 4 is out of bounds for axis 2 with size 4", IndexError);
+  CHECK_THROWS_WITH_AS(a.index(3, 0), "index: axis 3 is out of bounds for array of dimension 3", IndexError);
+}
+
+TEST_CASE("transpose") {
+  NDArray a = iota({2, 3, 4});
+  NDArray t = a.transpose();
+  CHECK(t.shape() == Shape{4, 3, 2});
+  CHECK(t.strides() == Shape{8, 32, 96});
+  CHECK(t.is_f_contiguous());
+  CHECK(t.at<double>({3, 2, 1}) == a.at<double>({1, 2, 3}));
+  CHECK(t.shares_buffer(a));
+  NDArray tt = t.transpose();
+  CHECK(tt.shape() == a.shape());
+  CHECK(tt.strides() == a.strides());
+  CHECK(tt.data() == a.data());
+  NDArray p = a.transpose({1, 0, 2});
+  CHECK(p.shape() == Shape{3, 2, 4});
+  CHECK(p.at<double>({2, 1, 3}) == 23);
+  CHECK(a.transpose({-1, 0, 1}).shape() == Shape{4, 2, 3});
+  CHECK_THROWS_WITH_AS(a.transpose({0, 1}), "transpose: axes (0, 1) don't match array of dimension 3", ValueError);
+  CHECK_THROWS_WITH_AS(a.transpose({0, 1, 1}),
+                       "transpose: axes (0, 1, 1) is not a permutation of 0..2 (axis 1 repeated)", ValueError);
+  CHECK_THROWS_WITH_AS(a.transpose({0, 1, 3}),
+                       "transpose: axes (0, 1, 3) is not a permutation of 0..2 (axis 3 is out of bounds)", ValueError);
+  NDArray s = NDArray::scalar(1.0);
+  CHECK(s.transpose().ndim() == 0);
+}
+
+TEST_CASE("reshape: view when strides allow, error or copy otherwise") {
+  NDArray a = iota({2, 3, 4});
+  NDArray r = a.reshape({6, -1});
+  CHECK(r.shape() == Shape{6, 4});
+  CHECK(r.shares_buffer(a));
+  CHECK(r.at<double>({5, 3}) == 23);
+  CHECK(a.reshape({24}).strides() == Shape{8});
+  CHECK_THROWS_AS(a.reshape({}), ShapeError);  // size 24 cannot become 0-d
+  // Non-contiguous but mergeable: a[:, :, ::2] reshaped (2, 3, 2) -> (6, 2) is a view.
+  NDArray s = a.slice(2, std::nullopt, std::nullopt, 2);
+  NDArray sv = s.reshape({6, 2});
+  CHECK(sv.strides() == Shape{32, 16});
+  CHECK(sv.shares_buffer(a));
+  CHECK(sv.at<double>({4, 1}) == 18);
+  // Transposed: (4, 3, 2) -> (4, 6) merges axes with strides 32 and 96: impossible as a view.
+  NDArray t = a.transpose();
+  CHECK_THROWS_WITH_AS(t.reshape({4, 6}),
+                       "cannot reshape a non-contiguous array of shape (4, 3, 2) (strides (8, 32, 96)) into shape "
+                       "(4, 6) without copying; use reshaped() to allow a copy",
+                       ShapeError);
+  NDArray tc = t.reshaped({4, 6});
+  CHECK_FALSE(tc.shares_buffer(a));
+  CHECK(tc.at<double>({1, 1}) == t.at<double>({1, 0, 1}));
+  // reshaped() keeps views when it can.
+  CHECK(t.reshaped({4, 3, 2, 1}).shares_buffer(a));
+  CHECK(t.reshape({4, 1, 3, 2}).strides()[2] == 32);
+  // Splitting a transposed axis is a view.
+  NDArray t2 = iota({6, 4}).transpose();  // (4, 6) strides (8, 32)
+  CHECK(t2.reshape({4, 2, 3}).strides() == Shape{8, 96, 32});
+  CHECK_THROWS_WITH_AS(a.reshape({5, -1}), "cannot reshape array of size 24 (shape (2, 3, 4)) into shape (5, -1)",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(a.reshape({7, 3}), "cannot reshape array of size 24 (shape (2, 3, 4)) into shape (7, 3)",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(a.reshape({-1, -1}), "reshape: can only specify one unknown dimension (-1), got (-1, -1)",
+                       ShapeError);
+  NDArray e = NDArray::zeros({0, 3});
+  CHECK(e.reshape({3, 0}).shape() == Shape{3, 0});
+}
+
+TEST_CASE("broadcast_to gives zero strides") {
+  NDArray v = NDArray::from_list({1.0, 2.0, 3.0});
+  NDArray b = v.broadcast_to({4, 3});
+  CHECK(b.shape() == Shape{4, 3});
+  CHECK(b.strides() == Shape{0, 8});
+  CHECK(b.at<double>({3, 2}) == 3.0);
+  CHECK(b.shares_buffer(v));
+  NDArray col = v.reshape({3, 1}).broadcast_to({2, 3, 5});
+  CHECK(col.strides() == Shape{0, 8, 0});
+  CHECK(col.at<double>({1, 2, 4}) == 3.0);
+  CHECK(NDArray::scalar(7).broadcast_to({2, 2}).strides() == Shape{0, 0});
+  CHECK_THROWS_WITH_AS(v.broadcast_to({3, 4}),
+                       "cannot broadcast array of shape (3,) to shape (3, 4) (dimension 1: 3 vs 4)", ShapeError);
+  CHECK_THROWS_WITH_AS(NDArray::zeros({2, 3}).broadcast_to({3}),
+                       "cannot broadcast array of shape (2, 3) to shape (3,) (target has fewer dimensions)",
+                       ShapeError);
+  CHECK(broadcast_shapes({5, 1, 3}, {4, 1}) == Shape{5, 4, 3});
+  CHECK(array_equal(b.copy(), NDArray::from_vector<double>({1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3}, {4, 3})));
+}
+
+TEST_CASE("expand_dims and squeeze") {
+  NDArray a = iota({2, 3});
+  CHECK(a.expand_dims(0).shape() == Shape{1, 2, 3});
+  CHECK(a.expand_dims(-1).shape() == Shape{2, 3, 1});
+  CHECK(a.expand_dims(1).shape() == Shape{2, 1, 3});
+  CHECK(a.expand_dims(1).is_c_contiguous());
+  CHECK(a.expand_dims(1).squeeze(1).strides() == a.strides());
+  CHECK_THROWS_WITH_AS(a.squeeze(0),
+                       "squeeze: cannot select an axis to squeeze out which has size not equal to one (axis 0 has "
+                       "size 2)",
+                       ValueError);
+}
+
+TEST_CASE("shares_buffer") {
+  NDArray a = iota({4});
+  NDArray b = iota({4});
+  CHECK_FALSE(a.shares_buffer(b));
+  CHECK(a.slice(0, 0, 2).shares_buffer(a.slice(0, 2, 4)));  // same buffer
+  // Memory overlap also counts for arrays wrapping the same memory with another owner.
+  NDArray w = NDArray::from_strided(nullptr, static_cast<double*>(a.data()) + 1, DType::Float64, {2}, {8});
+  CHECK(w.shares_buffer(a));
+  NDArray w2 = NDArray::from_strided(nullptr, static_cast<double*>(b.data()), DType::Float64, {2}, {8});
+  CHECK_FALSE(w.shares_buffer(w2));
+  CHECK(w.at<double>({1}) == 2.0);
+}

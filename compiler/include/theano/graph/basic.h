@@ -28,6 +28,10 @@ namespace theano {
 class Apply;
 class Constant;
 class FunctionGraph;
+namespace tensor {
+struct Axes;
+class Index;
+}  // namespace tensor
 
 /// A symbolic value. Created owner-less by `Type::make_variable`; adopted by the
 /// Apply that computes it (which sets `owner` and `index`).
@@ -85,7 +89,6 @@ class Constant : public Variable {
 class Var {
  public:
   Var() noexcept = default;
-  Var(std::nullptr_t) noexcept {}
   explicit Var(Variable* v) noexcept : p_(v) {}
   explicit Var(IntrusivePtr<Variable> v) noexcept : p_(std::move(v)) {}
 
@@ -103,6 +106,29 @@ class Var {
   const Constant* as_constant() const noexcept;
   bool is_constant() const noexcept { return as_constant() != nullptr; }
   std::string str() const { return p_ ? p_->str() : std::string("<null Var>"); }
+
+  // Tensor sugar, as on Theano's TensorVariable (defined with the tensor ops in
+  // compiler/src/tensor/var_methods.cpp; include theano/theano.hpp to use them).
+  int ndim() const;                              ///< static rank (TypeError if not a tensor)
+  Var T() const;                                 ///< transpose
+  Var transpose(std::vector<int> axes) const;
+  Var dimshuffle(std::vector<int> order) const;  ///< tensor::kNewAxis ('x') adds an axis
+  Var sum() const;
+  Var sum(const tensor::Axes& axis, bool keepdims = false) const;
+  Var prod(const tensor::Axes& axis, bool keepdims = false) const;
+  Var max(const tensor::Axes& axis, bool keepdims = false) const;
+  Var min(const tensor::Axes& axis, bool keepdims = false) const;
+  Var mean() const;
+  Var mean(const tensor::Axes& axis, bool keepdims = false) const;
+  Var reshape(std::vector<std::int64_t> shape) const;
+  Var flatten(int ndim = 1) const;
+  Var astype(DType dtype) const;
+  Var shape() const;                             ///< symbolic int64 vector
+  Var operator[](const tensor::Index& index) const;
+  Var operator[](const std::vector<tensor::Index>& indices) const;
+  /// Compiles (once, cached on the variable's graph) and evaluates this
+  /// variable with `inputs` bound to values.
+  NDArray eval(const std::vector<std::pair<Var, NDArray>>& inputs = {}) const;
 
   friend bool operator==(const Var& a, const Var& b) noexcept { return a.get() == b.get(); }
   // No operator<: `<`, `>`, `<=`, `>=` are symbolic comparisons in the tensor

@@ -1,0 +1,92 @@
+/// \file
+/// `Elemwise` lifts a ScalarOp to tensors with NumPy broadcasting under the
+/// static-shape rule of DESIGN.md 3.3 (a dimension broadcasts at run time only
+/// if its type says size 1); `DimShuffle` transposes, adds broadcastable ('x')
+/// dimensions and drops size-1 dimensions, as a view.
+#pragma once
+
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/tensor/scalar.h"
+
+namespace theano::tensor {
+
+class Elemwise final : public Op {
+ public:
+  /// `inplace_pattern`: output index -> input index whose buffer it overwrites
+  /// (set by the inplace rewrites; empty for user graphs).
+  explicit Elemwise(ScalarOpPtr scalar_op, std::map<int, int> inplace_pattern = {});
+  std::string_view type_name() const override { return "Elemwise"; }
+  Props props() const override;
+  /// `Elemwise{add,no_inplace}` as Theano prints it.
+  std::string name() const override;
+  const ScalarOpPtr& scalar_op() const { return scalar_op_; }
+  const std::map<int, int>& inplace_pattern() const { return inplace_; }
+
+  /// Inputs of lower rank are left-padded with broadcastable dimensions
+  /// (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  ViewMap destroy_map() const override;
+
+ private:
+  ScalarOpPtr scalar_op_;
+  std::map<int, int> inplace_;
+};
+
+/// `Elemwise(scalar_op(name))(inputs)`, e.g. `elemwise("add", {x, y})`.
+Var elemwise(std::string_view scalar_name, std::vector<Var> inputs);
+Var elemwise(const ScalarOpPtr& op, std::vector<Var> inputs);
+
+/// The scalar op of `node` when it is an Elemwise, else nullptr.
+const ScalarOp* elemwise_scalar_op(const Apply* node);
+/// True when `node` is an Elemwise whose scalar op is the table row `name`.
+bool is_elemwise(const Apply* node, std::string_view name);
+
+/// Entries of a DimShuffle order: an input axis, or kNewAxis ('x').
+inline constexpr int kNewAxis = -1;
+
+class DimShuffle final : public Op {
+ public:
+  /// `input_ndim`: rank of the input; `new_order`: for each output axis, an
+  /// input axis or kNewAxis. Input axes left out must be broadcastable (size 1).
+  DimShuffle(int input_ndim, std::vector<int> new_order);
+  std::string_view type_name() const override { return "DimShuffle"; }
+  Props props() const override;
+  /// `DimShuffle{1,0}`, `DimShuffle{x,0}` as Theano prints it.
+  std::string name() const override;
+  int input_ndim() const { return input_ndim_; }
+  const std::vector<int>& new_order() const { return new_order_; }
+  /// True when it only transposes (no axes added or dropped).
+  bool is_transpose() const;
+
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  ViewMap view_map() const override { return {{0, {0}}}; }
+
+ private:
+  int input_ndim_;
+  std::vector<int> new_order_;
+};
+
+/// `x.dimshuffle(order)`; kNewAxis ('x') adds a broadcastable axis.
+Var dimshuffle(const Var& x, std::vector<int> new_order);
+/// Reverses (or permutes by `axes`) the dimensions.
+Var transpose(const Var& x, std::vector<int> axes = {});
+/// Adds `n` broadcastable dimensions on the left / right.
+Var shape_padleft(const Var& x, int n = 1);
+Var shape_padright(const Var& x, int n = 1);
+
+}  // namespace theano::tensor

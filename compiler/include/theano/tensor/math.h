@@ -1,0 +1,125 @@
+/// \file
+/// The elementwise tensor functions users call: one per row of the scalar op
+/// table (add ... cast), with NumPy broadcasting and autocast of literals, and
+/// the C++ operators on Var that map to them.
+///
+/// `==` on Var stays identity (Vars are container keys); use `eq` / `neq` for
+/// the symbolic comparison. `<`, `<=`, `>`, `>=` are symbolic.
+#pragma once
+
+#include "theano/graph/basic.h"
+#include "theano/runtime/dtype.h"
+#include "theano/tensor/as_tensor.h"
+
+namespace theano::tensor {
+
+using TL = const TensorLike&;
+
+// Arithmetic
+Var add(TL a, TL b);
+Var add(const std::vector<Var>& terms);  ///< n-ary
+Var sub(TL a, TL b);
+Var mul(TL a, TL b);
+Var mul(const std::vector<Var>& factors);  ///< n-ary
+Var true_div(TL a, TL b);
+Var int_div(TL a, TL b);  ///< floor division, Python's //
+Var mod(TL a, TL b);      ///< Python's % (sign of the divisor)
+Var pow(TL a, TL b);
+Var neg(TL a);
+Var reciprocal(TL a);
+Var sqr(TL a);
+Var sqrt(TL a);
+Var abs(TL a);
+Var sign(TL a);
+Var maximum(TL a, TL b);
+Var minimum(TL a, TL b);
+// Exponentials and logarithms
+Var exp(TL a);
+Var exp2(TL a);
+Var expm1(TL a);
+Var log(TL a);
+Var log2(TL a);
+Var log10(TL a);
+Var log1p(TL a);
+// Trigonometric and hyperbolic
+Var sin(TL a);
+Var cos(TL a);
+Var tan(TL a);
+Var arcsin(TL a);
+Var arccos(TL a);
+Var arctan(TL a);
+Var arctan2(TL a, TL b);
+Var sinh(TL a);
+Var cosh(TL a);
+Var tanh(TL a);
+Var arcsinh(TL a);
+Var arccosh(TL a);
+Var arctanh(TL a);
+// Special functions
+Var sigmoid(TL a);
+Var softplus(TL a);
+Var erf(TL a);
+Var erfc(TL a);
+Var gammaln(TL a);
+// Rounding
+Var floor(TL a);
+Var ceil(TL a);
+Var round(TL a);  ///< half to even, as numpy.round
+Var trunc(TL a);
+// Selection
+Var clip(TL x, TL lo, TL hi);
+Var switch_(TL cond, TL if_true, TL if_false);  ///< eager elementwise select
+Var where(TL cond, TL if_true, TL if_false);    ///< same as switch_
+// Comparisons (bool results)
+Var lt(TL a, TL b);
+Var gt(TL a, TL b);
+Var le(TL a, TL b);
+Var ge(TL a, TL b);
+Var eq(TL a, TL b);
+Var neq(TL a, TL b);
+Var isnan(TL a);
+Var isinf(TL a);
+// Logical / bitwise (bool and integer dtypes only)
+Var and_(TL a, TL b);
+Var or_(TL a, TL b);
+Var xor_(TL a, TL b);
+Var invert(TL a);
+// Conversion and filling
+Var cast(TL a, DType dtype);
+/// `second(a, b)`: b broadcast to the shape of a (Theano's fill with the args swapped).
+Var second(TL a, TL b);
+/// `fill(a, value)`: an array shaped like `a` filled with `value`.
+Var fill(TL a, TL value);
+Var zeros_like(TL a, std::optional<DType> dtype = {});
+Var ones_like(TL a, std::optional<DType> dtype = {});
+/// Identity (a copy), used by gradients and rewrites.
+Var identity(TL a);
+
+}  // namespace theano::tensor
+
+namespace theano {
+
+// Operators on Var, with a Var, a literal or an NDArray on the other side. They
+// live in namespace theano, Var's namespace, so argument-dependent lookup finds
+// them; at least one side must be a Var.
+#define THEANO_DECLARE_BINARY_OPERATOR(op)                         \
+  Var operator op(const Var& a, const Var& b);                     \
+  Var operator op(const Var& a, const tensor::TensorLike& b);      \
+  Var operator op(const tensor::TensorLike& a, const Var& b);
+THEANO_DECLARE_BINARY_OPERATOR(+)
+THEANO_DECLARE_BINARY_OPERATOR(-)
+THEANO_DECLARE_BINARY_OPERATOR(*)
+THEANO_DECLARE_BINARY_OPERATOR(/)
+THEANO_DECLARE_BINARY_OPERATOR(%)
+THEANO_DECLARE_BINARY_OPERATOR(<)
+THEANO_DECLARE_BINARY_OPERATOR(>)
+THEANO_DECLARE_BINARY_OPERATOR(<=)
+THEANO_DECLARE_BINARY_OPERATOR(>=)
+THEANO_DECLARE_BINARY_OPERATOR(&)
+THEANO_DECLARE_BINARY_OPERATOR(|)
+THEANO_DECLARE_BINARY_OPERATOR(^)
+#undef THEANO_DECLARE_BINARY_OPERATOR
+Var operator-(const Var& a);
+Var operator~(const Var& a);
+
+}  // namespace theano

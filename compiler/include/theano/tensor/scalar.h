@@ -1,0 +1,139 @@
+/// \file
+/// The scalar op table and the scalar sub-language used inside Elemwise and
+/// Composite (Theano's `theano.scalar`).
+///
+/// Every elementwise function is one row of `scalar_table.cpp`: its name, arity,
+/// output-dtype rule, C expression template (for code generation), a reference
+/// implementation in double precision and, where exactness needs it, in int64,
+/// and its gradient written with tensor ops. `Elemwise` lifts a ScalarOp to
+/// tensors with broadcasting; `Composite` is a graph of ScalarOps over
+/// `ScalarType` variables treated as one ScalarOp (what fusion produces).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/runtime/dtype.h"
+
+namespace theano::tensor {
+
+/// How a scalar op's output dtype follows from its input dtypes.
+enum class OutRule {
+  Upcast,          ///< numpy promotion of all inputs (add, mul, maximum, ...)
+  UpcastFrom1,     ///< promotion of inputs 1.. (switch: the condition does not count)
+  Float,           ///< promotion, then ints -> float (int8/16, uint8/16, bool -> float32; wider -> float64)
+  Bool,            ///< bool (comparisons, isnan, logical results)
+  IntOnly,         ///< promotion; floats refused (bitwise ops)
+  SecondInput,     ///< the dtype of input 1 (second / fill)
+  Fixed,           ///< a dtype given by the op's props (cast)
+};
+
+/// Gradient of one scalar op, written with tensor ops: given the node's inputs,
+/// its output and the output gradient `gz`, one gradient per input (a null Var
+/// means "no gradient flows", e.g. for integer inputs).
+using ScalarGradFn = std::function<std::vector<Var>(const std::vector<Var>& inputs, const Var& output, const Var& gz)>;
+
+/// One row of the scalar op table.
+struct ScalarOpInfo {
+  std::string name;      ///< Theano's name: "add", "true_div", "sigmoid", ...
+  int arity;             ///< number of inputs; -1 for n-ary (add, mul: at least 1)
+  OutRule rule;
+  std::string c_expr;    ///< C expression template with {0}, {1}, ... for the inputs
+  /// Reference implementation on doubles (floats, and ints when no int_impl).
+  double (*impl)(const double* args);
+  /// Exact implementation for integer/bool compute dtypes, or nullptr.
+  std::int64_t (*int_impl)(const std::int64_t* args) = nullptr;
+  ScalarGradFn grad;     ///< empty: not differentiable (MethodNotDefined if needed)
+  bool commutative = false;
+  bool associative = false;
+};
+
+/// The row named `name` (ValueError listing similar names when unknown).
+const ScalarOpInfo& scalar_op_info(std::string_view name);
+/// Every row, in table order.
+std::span<const ScalarOpInfo> scalar_op_table();
+
+/// Output dtype of `rule` for these inputs; TypeError naming `op_name` when the
+/// inputs are not acceptable (e.g. bitwise on floats, complex anywhere).
+DType scalar_out_dtype(std::string_view op_name, OutRule rule, std::span<const DType> inputs,
+                       std::optional<DType> fixed = {});
+
+/// int -> float promotion used by OutRule::Float.
+DType upgrade_to_float(DType d);
+
+/// A scalar operation: a table row, a cast, or a Composite. It is also an Op
+/// over ScalarType variables, so Composite graphs can be built with it.
+class ScalarOp : public Op {
+ public:
+  virtual int nin() const = 0;  ///< -1: n-ary
+  virtual DType out_dtype(std::span<const DType> inputs) const = 0;
+  /// Evaluates one element. `compute` is the dtype whose domain to use: for
+  /// integer/bool compute dtypes `iargs` are valid, else `dargs`.
+  virtual double eval(const double* dargs) const = 0;
+  virtual std::optional<std::int64_t> eval_int(const std::int64_t* iargs) const = 0;
+  /// C expression template ({0}, {1}, ...), for code generation.
+  virtual std::string c_expr() const = 0;
+  /// Tensor-level gradient (see ScalarGradFn).
+  virtual std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var& output, const Var& gz) const = 0;
+  virtual bool commutative() const { return false; }
+  virtual bool associative() const { return false; }
+
+  /// Op interface over ScalarType variables (used to build Composite graphs).
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+};
+using ScalarOpPtr = IntrusivePtr<const ScalarOp>;
+
+/// The ScalarOp of a table row, e.g. `scalar_op("add")`.
+ScalarOpPtr scalar_op(std::string_view name);
+/// Conversion to `dtype` (the `cast` row with its target as a prop).
+ScalarOpPtr scalar_cast_op(DType dtype);
+
+/// A scalar Variable type (values are 0-d NDArrays), used inside Composite.
+class ScalarType final : public Type {
+ public:
+  static IntrusivePtr<const ScalarType> make(DType dtype);
+  DType dtype() const { return dtype_; }
+  std::string str() const override;
+  bool equals(const Type& other) const override;
+  std::size_t hash() const override;
+  NDArray filter(const NDArray& value, bool strict = false, bool allow_downcast = false) const override;
+
+ private:
+  explicit ScalarType(DType d) : dtype_(d) {}
+  DType dtype_;
+};
+
+/// A scalar graph (ScalarType inputs -> one output) acting as one ScalarOp.
+/// Evaluation walks the inner graph; its C expression nests the inner ones.
+class Composite final : public ScalarOp {
+ public:
+  Composite(std::vector<Var> inputs, Var output);
+  std::string_view type_name() const override { return "Composite"; }
+  Props props() const override;
+  std::string name() const override;
+  bool equals(const Op& other) const override;
+  std::size_t hash() const override;
+  int nin() const override { return static_cast<int>(inputs_.size()); }
+  DType out_dtype(std::span<const DType> inputs) const override;
+  double eval(const double* dargs) const override;
+  std::optional<std::int64_t> eval_int(const std::int64_t* iargs) const override;
+  std::string c_expr() const override;
+  std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var& output, const Var& gz) const override;
+  const std::vector<Var>& inner_inputs() const { return inputs_; }
+  const Var& inner_output() const { return output_; }
+
+ private:
+  std::vector<Var> inputs_;
+  Var output_;
+  std::vector<Apply*> order_;  // inner toposort
+  std::string text_;           // canonical text of the inner graph (props)
+};
+
+}  // namespace theano::tensor

@@ -1,0 +1,42 @@
+// The process-wide node -> FunctionGraph registry (see membership.h).
+#include "membership.h"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace theano::fgraph_membership {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<const void*, const FunctionGraph*> owners;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: graphs may die during static destruction
+  return *r;
+}
+
+}  // namespace
+
+const FunctionGraph* owner(const void* key) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto it = r.owners.find(key);
+  return it == r.owners.end() ? nullptr : it->second;
+}
+
+void claim(const void* key, const FunctionGraph* fg) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.owners[key] = fg;
+}
+
+void release(const void* key, const FunctionGraph* fg) noexcept {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto it = r.owners.find(key);
+  if (it != r.owners.end() && it->second == fg) r.owners.erase(it);
+}
+
+}  // namespace theano::fgraph_membership

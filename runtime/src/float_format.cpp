@@ -73,8 +73,9 @@ void positional(double v, DType type, int precision, std::string& ip, std::strin
     ip = digits.substr(0, static_cast<std::size_t>(d.e + 1));
     fp = digits.substr(static_cast<std::size_t>(d.e + 1));
   } else {
-    ip = "0";
-    fp = std::string(static_cast<std::size_t>(-d.e - 1), '0') + d.d;
+    ip.assign(1, '0');  // (not ip = "0": GCC 12 -Wrestrict false positive)
+    fp.assign(static_cast<std::size_t>(-d.e - 1), '0');
+    fp.append(d.d);  // (append, not operator+: GCC 12 -Wrestrict false positive)
   }
 }
 

@@ -186,11 +186,13 @@ Formatter make_formatter(const NDArray& a, const std::vector<const std::byte*>& 
   im->fill(iv);
   return [re, im, read](const std::byte* p) {
     const std::complex<double> c = read(p);
-    std::string i = im->format(c.imag());
+    // 'j' goes before the imaginary part's right padding.
+    const std::string i = im->format(c.imag());
     std::size_t sp = i.size();
     while (sp > 0 && i[sp - 1] == ' ') --sp;
-    i.insert(sp, "j");
-    return re->format(c.real()) + i;
+    std::string out = re->format(c.real());
+    out.append(i, 0, sp).append(1, 'j').append(i, sp, std::string::npos);
+    return out;
   };
 }
 

@@ -1,0 +1,293 @@
+// Elemwise: type inference with static-shape broadcasting, the reference
+// broadcasting loop, shape inference and the gradient (the scalar rows'
+// gradients summed over broadcast dimensions).
+#include "theano/tensor/elemwise.h"
+
+#include <sstream>
+
+#include "theano/runtime/error.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& s) { return shape_to_string(s); }
+
+std::string static_text(const TensorType& t) {
+  std::string r = "(";
+  for (std::size_t i = 0; i < t.shape().size(); ++i)
+    r += (i ? ", " : "") + (t.shape()[i] ? std::to_string(*t.shape()[i]) : std::string("?"));
+  return r + (t.shape().size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+Elemwise::Elemwise(ScalarOpPtr scalar_op, std::map<int, int> inplace_pattern)
+    : scalar_op_(std::move(scalar_op)), inplace_(std::move(inplace_pattern)) {
+  THEANO_INTERNAL_CHECK(scalar_op_) << "Elemwise without a scalar op";
+}
+
+Props Elemwise::props() const {
+  std::vector<std::int64_t> pattern;
+  for (auto [o, i] : inplace_) {
+    pattern.push_back(o);
+    pattern.push_back(i);
+  }
+  return {{"scalar_op", scalar_op_->name()}, {"inplace_pattern", pattern}};
+}
+
+std::string Elemwise::name() const {
+  if (inplace_.empty()) return "Elemwise{" + scalar_op_->name() + ",no_inplace}";
+  std::string r = "Elemwise{" + scalar_op_->name() + ",inplace}";
+  if (inplace_.size() != 1 || inplace_.begin()->first != 0 || inplace_.begin()->second != 0) {
+    r += "[";
+    for (auto [o, i] : inplace_) r += "(" + std::to_string(o) + ", " + std::to_string(i) + ")";
+    r += "]";
+  }
+  return r;
+}
+
+ViewMap Elemwise::destroy_map() const {
+  ViewMap m;
+  for (auto [o, i] : inplace_) m[o] = {i};
+  return m;
+}
+
+ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
+  const std::string op_name = name();
+  THEANO_USER_CHECK(!inputs.empty(), TypeError) << op_name << " needs at least one input";
+  int ndim = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    THEANO_USER_CHECK(inputs[i] && tensor_type(inputs[i]), TypeError)
+        << op_name << ": input " << i << " must be a tensor, got "
+        << (inputs[i] ? inputs[i].str() + " of type " + inputs[i].type()->str() : std::string("a null Var"));
+    ndim = std::max(ndim, tensor_type(inputs[i])->ndim());
+  }
+  // Lower-rank inputs get broadcastable dimensions on the left, as in Theano.
+  for (Var& in : inputs)
+    if (const int nd = tensor_type(in)->ndim(); nd < ndim) in = shape_padleft(in, ndim - nd);
+
+  std::vector<DType> dtypes;
+  for (const Var& in : inputs) dtypes.push_back(tensor_type(in)->dtype());
+  const DType out_dtype = scalar_op_->out_dtype(dtypes);
+
+  StaticShape out_shape(static_cast<std::size_t>(ndim));
+  for (int d = 0; d < ndim; ++d) {
+    Dim known;          // a known size other than 1
+    bool all_one = true;
+    int known_from = -1;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const Dim& s = tensor_type(inputs[i])->shape()[static_cast<std::size_t>(d)];
+      if (!s || *s != 1) all_one = false;
+      if (s && *s != 1) {
+        THEANO_USER_CHECK(!known || *known == *s, ShapeError)
+            << op_name << ": dimension " << d << " of input " << i << " (" << inputs[i].str() << ", static shape "
+            << static_text(*tensor_type(inputs[i])) << ") is " << *s << " but input " << known_from << " ("
+            << inputs[static_cast<std::size_t>(known_from)].str() << ", static shape "
+            << static_text(*tensor_type(inputs[static_cast<std::size_t>(known_from)])) << ") has " << *known
+            << "; only dimensions of size 1 broadcast";
+        known = s;
+        known_from = static_cast<int>(i);
+      }
+    }
+    out_shape[static_cast<std::size_t>(d)] = known ? known : (all_one ? Dim(1) : Dim());
+  }
+  const auto out_type = TensorType::make(out_dtype, out_shape);
+  for (auto [o, i] : inplace_) {
+    THEANO_USER_CHECK(o == 0 && i >= 0 && i < static_cast<int>(inputs.size()), ValueError)
+        << op_name << ": bad inplace pattern (" << o << ", " << i << ")";
+    THEANO_USER_CHECK(*inputs[static_cast<std::size_t>(i)].type() == *out_type, TypeError)
+        << op_name << ": input " << i << " cannot be overwritten in place: its type "
+        << inputs[static_cast<std::size_t>(i)].type()->str() << " differs from the output type " << out_type->str();
+  }
+  return Apply::create(OpPtr(this), std::move(inputs), {out_type->make_variable()});
+}
+
+void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const int ndim = tensor_type(node.output(0))->ndim();
+  // Output shape: a dimension broadcasts only where the input's type says 1.
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(ndim), 1);
+  std::vector<int> decided(static_cast<std::size_t>(ndim), -1);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorType& t = *tensor_type(node.input(static_cast<int>(i)));
+    THEANO_USER_CHECK(inputs[i].ndim() == ndim, ShapeError)
+        << name() << ": input " << i << " (" << node.input(static_cast<int>(i)).str() << ") has " << inputs[i].ndim()
+        << " dimensions, expected " << ndim;
+    for (int d = 0; d < ndim; ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      const Dim& s = t.shape()[du];
+      if (s && *s == 1) continue;  // declared broadcastable
+      const std::int64_t n = inputs[i].shape()[du];
+      if (decided[du] < 0) {
+        shape[du] = n;
+        decided[du] = static_cast<int>(i);
+        continue;
+      }
+      if (n == shape[du]) continue;
+      const auto j = static_cast<std::size_t>(decided[du]);
+      std::ostringstream msg;
+      msg << name() << ": shape mismatch at dimension " << d << ": input " << j << " ("
+          << node.input(decided[du]).str() << ") has shape " << shape_text(inputs[j].shape()) << " and input " << i
+          << " (" << node.input(static_cast<int>(i)).str() << ") has shape " << shape_text(inputs[i].shape())
+          << "; their broadcastable patterns are " << static_text(*tensor_type(node.input(decided[du]))) << " and "
+          << static_text(t) << " (only dimensions whose type says size 1 broadcast; use specify_shape or a 1-sized "
+          << "type to broadcast)";
+      throw ShapeError(msg.str());
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorType& t = *tensor_type(node.input(static_cast<int>(i)));
+    for (int d = 0; d < ndim; ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      if (t.shape()[du] && *t.shape()[du] == 1)
+        THEANO_USER_CHECK(inputs[i].shape()[du] == 1, ShapeError)
+            << name() << ": input " << i << " (" << node.input(static_cast<int>(i)).str()
+            << ") is declared broadcastable (size 1) in dimension " << d << " but has shape "
+            << shape_text(inputs[i].shape());
+    }
+  }
+
+  const DType out_dtype = tensor_type(node.output(0))->dtype();
+  const std::int64_t n = [&] {
+    std::int64_t k = 1;
+    for (std::int64_t s : shape) k *= s;
+    return k;
+  }();
+  const std::size_t nin = inputs.size();
+  bool int_domain = true;
+  for (const NDArray& in : inputs) int_domain = int_domain && (is_integer(in.dtype()) || is_bool(in.dtype()));
+  if (int_domain && !is_integer(out_dtype) && !is_bool(out_dtype)) int_domain = false;
+
+  // Reference loop: every input broadcast to the output shape and converted to
+  // the compute domain (int64 or double), then one scalar call per element.
+  NDArray result;
+  const std::string scalar_name = scalar_op_->name();
+  const bool logical_not = scalar_name == "invert" && out_dtype == DType::Bool;
+  if (int_domain) {
+    std::vector<NDArray> args;
+    for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(DType::Int64));
+    result = NDArray::empty(shape, DType::Int64);
+    auto* out = result.data_as<std::int64_t>();
+    std::vector<const std::int64_t*> ptrs;
+    for (const NDArray& a : args) ptrs.push_back(a.data_as<std::int64_t>());
+    std::vector<std::int64_t> buf(nin);
+    for (std::int64_t k = 0; k < n; ++k) {
+      for (std::size_t i = 0; i < nin; ++i) buf[i] = ptrs[i][k];
+      std::int64_t v = 0;
+      if (logical_not) {
+        v = buf[0] == 0;
+      } else if (scalar_op_->nin() < 0 && nin > 2) {  // n-ary: fold left
+        v = buf[0];
+        for (std::size_t i = 1; i < nin; ++i) {
+          const std::int64_t pair[2] = {v, buf[i]};
+          v = *scalar_op_->eval_int(pair);
+        }
+      } else {
+        std::optional<std::int64_t> r = scalar_op_->eval_int(buf.data());
+        if (!r) {  // no exact integer form: evaluate in double
+          std::vector<double> d(buf.begin(), buf.end());
+          v = static_cast<std::int64_t>(scalar_op_->eval(d.data()));
+        } else {
+          v = *r;
+        }
+      }
+      out[k] = v;
+    }
+  } else {
+    std::vector<NDArray> args;
+    for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(DType::Float64));
+    result = NDArray::empty(shape, DType::Float64);
+    auto* out = result.data_as<double>();
+    std::vector<const double*> ptrs;
+    for (const NDArray& a : args) ptrs.push_back(a.data_as<double>());
+    std::vector<double> buf(nin);
+    for (std::int64_t k = 0; k < n; ++k) {
+      for (std::size_t i = 0; i < nin; ++i) buf[i] = ptrs[i][k];
+      double v;
+      if (scalar_op_->nin() < 0 && nin > 2) {
+        v = buf[0];
+        for (std::size_t i = 1; i < nin; ++i) {
+          const double pair[2] = {v, buf[i]};
+          v = scalar_op_->eval(pair);
+        }
+      } else {
+        v = scalar_op_->eval(buf.data());
+      }
+      out[k] = v;
+    }
+  }
+  if (auto it = inplace_.find(0); it != inplace_.end()) {
+    NDArray target = inputs[static_cast<std::size_t>(it->second)];
+    target.assign(result);
+    outputs[0] = target;
+  } else {
+    outputs[0] = result.astype(out_dtype);
+  }
+}
+
+std::vector<std::vector<Var>> Elemwise::infer_shape(const Apply& node,
+                                                    const std::vector<std::vector<Var>>& input_shapes) const {
+  const int ndim = tensor_type(node.output(0))->ndim();
+  std::vector<Var> out;
+  for (int d = 0; d < ndim; ++d) {
+    const auto du = static_cast<std::size_t>(d);
+    if (const Dim& s = tensor_type(node.output(0))->shape()[du]) {
+      out.push_back(constant(NDArray::scalar<std::int64_t>(*s)));
+      continue;
+    }
+    // The first input that is not declared broadcastable in this dimension.
+    Var pick;
+    for (int i = 0; i < node.nin() && !pick; ++i) {
+      const Dim& s = tensor_type(node.input(i))->shape()[du];
+      if (!(s && *s == 1)) pick = input_shapes[static_cast<std::size_t>(i)][du];
+    }
+    out.push_back(pick ? pick : constant(NDArray::scalar<std::int64_t>(1)));
+  }
+  return {out};
+}
+
+std::vector<Var> Elemwise::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  const std::vector<Var> inputs = node.inputs();
+  std::vector<Var> g = scalar_op_->tensor_grad(inputs, node.output(0), output_grads.at(0));
+  THEANO_INTERNAL_CHECK(g.size() == inputs.size())
+      << name() << ": the scalar gradient returned " << g.size() << " terms for " << inputs.size() << " inputs";
+  const TensorType& out_t = *tensor_type(node.output(0));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!g[i]) continue;
+    const TensorType& in_t = *tensor_type(inputs[i]);
+    // Sum over the dimensions along which this input was broadcast.
+    std::vector<int> axes;
+    for (int d = 0; d < in_t.ndim(); ++d) {
+      const auto du = static_cast<std::size_t>(d);
+      const bool in_one = in_t.shape()[du] && *in_t.shape()[du] == 1;
+      const bool out_one = out_t.shape()[du] && *out_t.shape()[du] == 1;
+      if (in_one && !out_one) axes.push_back(d);
+    }
+    if (!axes.empty()) g[i] = sum(g[i], Axes(axes), true);
+    if (is_float(in_t.dtype()) && tensor_type(g[i])->dtype() != in_t.dtype()) g[i] = cast(g[i], in_t.dtype());
+  }
+  return g;
+}
+
+Var elemwise(const ScalarOpPtr& op, std::vector<Var> inputs) {
+  return OpPtr(new Elemwise(op))->make_node(std::move(inputs))->output(0);
+}
+
+Var elemwise(std::string_view scalar_name, std::vector<Var> inputs) {
+  return elemwise(scalar_op(scalar_name), std::move(inputs));
+}
+
+const ScalarOp* elemwise_scalar_op(const Apply* node) {
+  if (!node) return nullptr;
+  const auto* e = dynamic_cast<const Elemwise*>(node->op().get());
+  return e ? e->scalar_op().get() : nullptr;
+}
+
+bool is_elemwise(const Apply* node, std::string_view name) {
+  const ScalarOp* s = elemwise_scalar_op(node);
+  return s && s->name() == name;
+}
+
+}  // namespace theano::tensor

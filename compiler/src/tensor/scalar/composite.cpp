@@ -1,0 +1,195 @@
+// Composite: a scalar graph evaluated as one ScalarOp (what elemwise fusion
+// produces). Its props are the canonical text of the inner graph, so two
+// Composites over the same computation are equal.
+#include <unordered_map>
+
+#include "theano/graph/as_string.h"
+#include "theano/graph/toposort.h"
+#include "theano/graph/traversal.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/scalar.h"
+
+namespace theano::tensor {
+namespace {
+
+const ScalarOp& scalar_of(const Apply* node) {
+  const auto* s = dynamic_cast<const ScalarOp*>(node->op().get());
+  THEANO_INTERNAL_CHECK(s) << "Composite inner node " << *node << " is not a scalar op";
+  return *s;
+}
+
+double constant_value(const Var& v) { return v.as_constant()->data().item<double>(); }
+
+}  // namespace
+
+Composite::Composite(std::vector<Var> inputs, Var output) : inputs_(std::move(inputs)), output_(std::move(output)) {
+  for (const Var& in : inputs_)
+    THEANO_USER_CHECK(in && dynamic_cast<const ScalarType*>(in.type().get()) && !in.owner(), TypeError)
+        << "Composite inputs must be owner-less ScalarType variables, got " << in.str();
+  THEANO_USER_CHECK(output_ && dynamic_cast<const ScalarType*>(output_.type().get()), TypeError)
+      << "Composite output must be a ScalarType variable";
+  order_ = io_toposort(inputs_, {output_});
+  for (const Var& leaf : orphans(inputs_, {output_}))
+    THEANO_USER_CHECK(leaf.is_constant(), MissingInputError)
+        << "Composite: the inner graph uses " << leaf.str() << ", which is neither an input nor a constant";
+  // Canonical text: inputs renamed i0, i1, ... so equal graphs print equally.
+  std::unordered_map<Var, int> pos;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) pos.emplace(inputs_[i], static_cast<int>(i));
+  auto leaf = [&](const Var& v) {
+    if (auto it = pos.find(v); it != pos.end()) return "i" + std::to_string(it->second);
+    return v.str();
+  };
+  text_ = as_string(inputs_, {output_}, leaf)[0];
+}
+
+Props Composite::props() const { return {{"graph", text_}}; }
+std::string Composite::name() const { return "Composite{" + text_ + "}"; }
+bool Composite::equals(const Op& other) const {
+  const auto* o = dynamic_cast<const Composite*>(&other);
+  return o && o->text_ == text_ && o->nin() == nin() && *o->output_.type() == *output_.type();
+}
+std::size_t Composite::hash() const { return std::hash<std::string>()(text_); }
+
+DType Composite::out_dtype(std::span<const DType> inputs) const {
+  THEANO_USER_CHECK(static_cast<int>(inputs.size()) == nin(), TypeError)
+      << name() << " takes " << nin() << " inputs, got " << inputs.size();
+  return dynamic_cast<const ScalarType*>(output_.type().get())->dtype();
+}
+
+double Composite::eval(const double* dargs) const {
+  std::unordered_map<const Variable*, double> value;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = dargs[i];
+  std::vector<double> buf;
+  for (const Apply* node : order_) {
+    buf.clear();
+    for (const Var& in : node->inputs()) {
+      auto it = value.find(in.get());
+      buf.push_back(it != value.end() ? it->second : constant_value(in));
+    }
+    const ScalarOp& op = scalar_of(node);
+    double v = buf[0];
+    if (op.nin() < 0 && buf.size() > 2) {
+      for (std::size_t k = 1; k < buf.size(); ++k) {
+        const double pair[2] = {v, buf[k]};
+        v = op.eval(pair);
+      }
+    } else {
+      v = op.eval(buf.data());
+    }
+    value[node->output(0).get()] = v;
+  }
+  auto it = value.find(output_.get());
+  return it != value.end() ? it->second : constant_value(output_);
+}
+
+std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const {
+  std::unordered_map<const Variable*, std::int64_t> value;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = iargs[i];
+  std::vector<std::int64_t> buf;
+  for (const Apply* node : order_) {
+    buf.clear();
+    for (const Var& in : node->inputs()) {
+      auto it = value.find(in.get());
+      if (it != value.end()) {
+        buf.push_back(it->second);
+      } else {
+        const NDArray& d = in.as_constant()->data();
+        if (!is_integer(d.dtype()) && !is_bool(d.dtype())) return std::nullopt;
+        buf.push_back(d.item<std::int64_t>());
+      }
+    }
+    const ScalarOp& op = scalar_of(node);
+    std::optional<std::int64_t> v = buf[0];
+    if (op.nin() < 0 && buf.size() > 2) {
+      for (std::size_t k = 1; k < buf.size() && v; ++k) {
+        const std::int64_t pair[2] = {*v, buf[k]};
+        v = op.eval_int(pair);
+      }
+    } else {
+      v = op.eval_int(buf.data());
+    }
+    if (!v) return std::nullopt;
+    value[node->output(0).get()] = *v;
+  }
+  auto it = value.find(output_.get());
+  if (it != value.end()) return it->second;
+  return output_.as_constant()->data().item<std::int64_t>();
+}
+
+std::string Composite::c_expr() const {
+  std::unordered_map<const Variable*, std::string> expr;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) expr[inputs_[i].get()] = "{" + std::to_string(i) + "}";
+  auto text_of = [&](const Var& v) {
+    auto it = expr.find(v.get());
+    return it != expr.end() ? it->second : "(" + std::to_string(constant_value(v)) + ")";
+  };
+  for (const Apply* node : order_) {
+    const ScalarOp& op = scalar_of(node);
+    std::vector<std::string> args;
+    for (const Var& in : node->inputs()) args.push_back(text_of(in));
+    // Fold n-ary ops pairwise through the binary template.
+    std::string acc = args[0];
+    const std::size_t steps = (op.nin() < 0 && args.size() > 2) ? args.size() - 1 : 1;
+    for (std::size_t k = 0; k < steps; ++k) {
+      std::string t = op.c_expr();
+      std::vector<std::string> a = steps > 1 ? std::vector<std::string>{acc, args[k + 1]} : args;
+      std::string out;
+      for (std::size_t p = 0; p < t.size(); ++p) {
+        if (t[p] == '{' && p + 2 < t.size() + 1) {
+          const std::size_t close = t.find('}', p);
+          const int idx = std::stoi(t.substr(p + 1, close - p - 1));
+          out += a[static_cast<std::size_t>(idx)];
+          p = close;
+        } else {
+          out += t[p];
+        }
+      }
+      acc = out;
+    }
+    expr[node->output(0).get()] = acc;
+  }
+  return text_of(output_);
+}
+
+std::vector<Var> Composite::tensor_grad(const std::vector<Var>& inputs, const Var&, const Var& gz) const {
+  // Rebuild the inner graph with tensor ops, then run reverse mode over it with
+  // each inner scalar op's tensor gradient.
+  std::unordered_map<const Variable*, Var> t;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) t[inputs_[i].get()] = inputs[i];
+  auto tensor_of = [&](const Var& v) {
+    auto it = t.find(v.get());
+    if (it != t.end()) return it->second;
+    return t[v.get()] = constant(v.as_constant()->data());
+  };
+  for (const Apply* node : order_) {
+    std::vector<Var> args;
+    for (const Var& in : node->inputs()) args.push_back(tensor_of(in));
+    t[node->output(0).get()] = elemwise(ScalarOpPtr(&scalar_of(node)), std::move(args));
+  }
+  std::unordered_map<const Variable*, Var> g;
+  g[output_.get()] = gz;
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const Apply* node = *it;
+    auto go = g.find(node->output(0).get());
+    if (go == g.end()) continue;
+    std::vector<Var> args;
+    for (const Var& in : node->inputs()) args.push_back(tensor_of(in));
+    const std::vector<Var> gi = scalar_of(node).tensor_grad(args, t[node->output(0).get()], go->second);
+    for (int k = 0; k < node->nin(); ++k) {
+      if (!gi[static_cast<std::size_t>(k)] || node->input(k).is_constant()) continue;
+      auto [slot, fresh] = g.try_emplace(node->input(k).get(), gi[static_cast<std::size_t>(k)]);
+      if (!fresh) slot->second = slot->second + gi[static_cast<std::size_t>(k)];
+    }
+  }
+  std::vector<Var> r;
+  for (const Var& in : inputs_) {
+    auto it = g.find(in.get());
+    r.push_back(it != g.end() ? it->second : Var());
+  }
+  return r;
+}
+
+}  // namespace theano::tensor

@@ -23,10 +23,12 @@ const std::vector<Client>& no_clients() {
   return empty;
 }
 
-void check_not_elsewhere(const void* key, const FunctionGraph* self, const std::string& what) {
+// Refuses `key` when another graph holds it; `what()` names it (built only on failure).
+template <class What>
+void check_not_elsewhere(const void* key, const FunctionGraph* self, What&& what) {
   const FunctionGraph* other = fgraph_membership::owner(key);
   THEANO_USER_CHECK(other == nullptr || other == self, ValueError)
-      << what << " already belongs to another FunctionGraph; a graph built with clone=false takes its nodes, "
+      << what() << " already belongs to another FunctionGraph; a graph built with clone=false takes its nodes, "
       << "so build this one with clone=true or call disown() on the other one first";
 }
 
@@ -136,7 +138,7 @@ void FunctionGraph::add_input(const Var& var, bool check) {
       << "add_input: " << var.str() << " is the output of a node (" << var.owner()->op()->name()
       << "); an input must be owner-less";
   if (check && is_input(var)) return;
-  if (registers(var)) check_not_elsewhere(var.get(), this, "variable " + var.str());
+  if (registers(var)) check_not_elsewhere(var.get(), this, [&] { return "variable " + var.str(); });
   inputs_.push_back(var);
   input_set_.insert(var.get());
   setup_var(var);
@@ -179,11 +181,11 @@ void FunctionGraph::import_node(Apply& node, bool check, std::string_view reason
   // graph as it was.
   std::vector<Var> missing;
   for (Apply* n : new_nodes) {
-    check_not_elsewhere(n, this, "node " + describe(n));
+    check_not_elsewhere(n, this, [&] { return "node " + describe(n); });
     for (int i = 0; i < n->nin(); ++i) {
       const Var& in = n->input(i);
       if (!registers(in)) continue;
-      check_not_elsewhere(in.get(), this, "variable " + in.str());
+      check_not_elsewhere(in.get(), this, [&] { return "variable " + in.str(); });
       if (!check || is_input(in)) continue;
       if (!import_missing) {
         std::ostringstream os;

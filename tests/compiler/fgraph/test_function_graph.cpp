@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <unordered_set>
 
 #include "fake_ops.h"
 #include "theano/fgraph/function_graph.h"
@@ -194,12 +195,12 @@ TEST_CASE("check_integrity holds after many random replacements") {
   std::mt19937 rng(1234);
   Var x = var("x"), y = var("y"), z = var("z");
   std::vector<Var> leaves{x, y, z};
-  auto ops = std::vector<OpPtr>{my_op("u1", 1), my_op("b1", 2), my_op("b2", 2), my_op("t1", 3)};
+  const std::vector<std::pair<OpPtr, int>> ops{
+      {my_op("u1", 1), 1}, {my_op("b1", 2), 2}, {my_op("b2", 2), 2}, {my_op("t1", 3), 3}};
   auto random_expr = [&](int depth, const std::vector<Var>& pool) {
     std::vector<Var> built = pool;
     for (int k = 0; k < depth; ++k) {
-      const OpPtr& op = ops[rng() % ops.size()];
-      const int n = static_cast<int>(op->props()[1].value.index() == 1 ? std::get<std::int64_t>(op->props()[1].value) : 1);
+      const auto& [op, n] = ops[rng() % ops.size()];
       std::vector<Var> ins;
       for (int j = 0; j < n; ++j) ins.push_back(built[rng() % built.size()]);
       built.push_back(ap(op, ins));
@@ -216,9 +217,24 @@ TEST_CASE("check_integrity holds after many random replacements") {
       if (v.owner()) owned.push_back(v);
     if (owned.empty()) break;
     const Var target = owned[rng() % owned.size()];
-    // Replacement built from variables that do not depend on target: the inputs
-    // and fresh nodes over them, so no cycle can form.
-    const Var replacement = random_expr(1 + static_cast<int>(rng() % 3), leaves);
+    // The replacement must not depend on target (no cycle): either a fresh
+    // expression over the inputs, or an existing variable outside target's
+    // descendants (sharing subgraphs that are already there).
+    std::unordered_set<Var> downstream{target};
+    std::vector<Var> todo{target};
+    while (!todo.empty()) {
+      const Var v = todo.back();
+      todo.pop_back();
+      for (const Client& c : fg.clients(v))
+        if (!c.is_output())
+          for (const Var& o : c.node->outputs())
+            if (downstream.insert(o).second) todo.push_back(o);
+    }
+    std::vector<Var> candidates;
+    for (const Var& v : vars)
+      if (!downstream.count(v)) candidates.push_back(v);
+    const Var replacement = (rng() % 2 && !candidates.empty()) ? candidates[rng() % candidates.size()]
+                                                               : random_expr(1 + static_cast<int>(rng() % 3), leaves);
     fg.replace(target, replacement, "random");
     fg.check_integrity();
     if (step % 50 == 49) fg.add_output(random_expr(6, fg.variables()), "grow");

@@ -1,9 +1,18 @@
 /// \file
 /// The public umbrella header of theano-cpp: everything a user needs to build
-/// graphs (`namespace theano`, tensors in `theano::tensor`).
+/// graphs, compile and call functions, and take gradients (`namespace theano`,
+/// tensors in `theano::tensor`).
 #pragma once
 
 #include "theano/config.h"
+#include "theano/compile/function.h"
+#include "theano/compile/shared.h"
+#include "theano/fgraph/destroy_handler.h"
+#include "theano/fgraph/feature.h"
+#include "theano/fgraph/function_graph.h"
+#include "theano/fgraph/history.h"
+#include "theano/fgraph/replace_validate.h"
+#include "theano/gradient.h"
 #include "theano/graph/as_string.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/clone.h"
@@ -13,8 +22,23 @@
 #include "theano/graph/traversal.h"
 #include "theano/graph/type.h"
 #include "theano/graph/views.h"
+#include "theano/printing.h"
+#include "theano/runtime/dlpack.h"
 #include "theano/runtime/dtype.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/npy.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/axes.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/blas.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/index.h"
+#include "theano/tensor/join.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/scalar.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
 #include "theano/tensor/type.h"
+#include "theano/testing.h"

@@ -1,6 +1,8 @@
 // Composite: a scalar graph evaluated as one ScalarOp (what elemwise fusion
 // produces). Its props are the canonical text of the inner graph, so two
 // Composites over the same computation are equal.
+#include <charconv>
+#include <cmath>
 #include <unordered_map>
 
 #include "theano/graph/as_string.h"
@@ -22,6 +24,17 @@ const ScalarOp& scalar_of(const Apply* node) {
 }
 
 double constant_value(const Var& v) { return v.as_constant()->data().item<double>(); }
+
+// A C literal that reads back to exactly `d`.
+std::string c_literal(double d) {
+  if (std::isnan(d)) return "__builtin_nan(\"\")";
+  if (std::isinf(d)) return d > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
 
 }  // namespace
 
@@ -124,7 +137,7 @@ std::string Composite::c_expr() const {
   for (std::size_t i = 0; i < inputs_.size(); ++i) expr[inputs_[i].get()] = "{" + std::to_string(i) + "}";
   auto text_of = [&](const Var& v) {
     auto it = expr.find(v.get());
-    return it != expr.end() ? it->second : "(" + std::to_string(constant_value(v)) + ")";
+    return it != expr.end() ? it->second : "(" + c_literal(constant_value(v)) + ")";
   };
   for (const Apply* node : order_) {
     const ScalarOp& op = scalar_of(node);

@@ -83,6 +83,21 @@ int main() {
   Var twice = add->apply1({yz, yz});
   std::cout << as_string({y, z}, {twice})[0] << "\n";
 
+  section("FunctionGraph: a private copy with clients, changed only through its API");
+  FunctionGraph fg({x, y, z}, {e});
+  const Var fx = fg.inputs()[0], fy = fg.inputs()[1];
+  std::cout << "fgraph:            " << fg.str() << "\n"
+            << "clients of y:      ";
+  for (const Client& c : fg.clients(fy)) std::cout << *c.node << " (input " << c.index << ") ";
+  std::cout << "\nclients of output: ";
+  for (const Client& c : fg.clients(fg.outputs()[0])) std::cout << (c.is_output() ? "(\"output\", " : "(") << c.index << ") ";
+  // Replace y*z by x*y inside the fgraph: the user's graph is untouched.
+  Var xy = mul->apply1({fx, fy});
+  fg.replace(fg.outputs()[0].owner()->input(1), xy, "demo");
+  std::cout << "\nafter replace:     " << fg.str() << "\n"
+            << "user graph still:  " << as_string({x, y, z}, {e})[0] << "\n"
+            << "nodes in fgraph:   " << fg.num_apply_nodes() << " (the old mul was pruned)\n";
+
   section("values: the runtime's NDArray");
   NDArray a = NDArray::arange(0, 6).reshape({2, 3});
   std::cout << "a   = " << a << "\n"

@@ -150,7 +150,8 @@ class FunctionGraph {
   }
 
   /// `(feature.*callback)(*this, args...)` for every feature, in attachment
-  /// order. A feature attached by a callback is called too.
+  /// order. A feature attached by a callback is called too; removing features
+  /// from inside a callback may skip the one after the removed one.
   template <class M, class... A>
   void execute_callbacks(M Feature::*callback, A&&... args) {
     for (std::size_t k = 0; k < features_.size(); ++k) {

@@ -1,0 +1,232 @@
+/// \file
+/// debugprint (see printing.h): Theano 1.0's `theano.printing.debugprint` and
+/// `theano.compile.debugmode.debugprint`, line for line.
+///
+/// Why a port and not a re-design: users compare this text with what Theano
+/// printed, and golden tests of rewrites read it. So ids are handed out exactly
+/// as Theano does (in order of first reference, one table for all outputs,
+/// clients' ids included, even the `'output'` sentinel taking a slot), a node
+/// seen again is printed as one line without its inputs, and the toposort index
+/// of a FunctionGraph node ends its line. The walk is iterative so a long chain
+/// does not exhaust the stack.
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "printing_internal.h"
+#include "theano/fgraph/function_graph.h"
+#include "theano/printing.h"
+#include "theano/tensor/type.h"
+
+namespace theano {
+
+namespace printing_detail {
+
+std::string rstrip(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  return s;
+}
+
+std::string view_map_text(const ViewMap& m) {
+  std::string r = "{";
+  bool first = true;
+  for (const auto& [out, ins] : m) {
+    if (!first) r += ", ";
+    first = false;
+    r += std::to_string(out) + ": [";
+    for (std::size_t k = 0; k < ins.size(); ++k) r += (k ? ", " : "") + std::to_string(ins[k]);
+    r += "]";
+  }
+  return r + "}";
+}
+
+}  // namespace printing_detail
+
+using printing_detail::rstrip;
+
+std::string char_from_number(std::size_t number) {
+  if (number == 0) return "A";
+  std::string r;
+  while (number != 0) {
+    r.insert(r.begin(), static_cast<char>('A' + number % 26));
+    number /= 26;
+  }
+  return r;
+}
+
+std::string leaf_text(const Var& v) {
+  if (!v) return "<null Var>";
+  if (v.name().empty())
+    if (const Constant* c = v.as_constant(); c && tensor::tensor_type(v)) {
+      // Theano's TensorConstant{...}; the graph core writes Constant{...}.
+      std::string s = c->str();
+      return s.rfind("Constant{", 0) == 0 ? "Tensor" + s : s;
+    }
+  return v.str();
+}
+
+namespace {
+
+/// Key of the id table: an Apply, a Variable, or Theano's 'output' sentinel.
+using IdKey = const void*;
+const char kOutputSentinel = 0;
+
+class DebugPrinter {
+ public:
+  DebugPrinter(std::ostream& os, const DebugPrintOptions& options) : os_(os), opt_(options) {}
+
+  /// Prints the graph above `r`; `topo`, when given, adds toposort indices and
+  /// `fg` the clients.
+  void print(const Var& r, const std::vector<Apply*>* topo = nullptr, const FunctionGraph* fg = nullptr) {
+    order_.clear();
+    if (topo)
+      for (std::size_t k = 0; k < topo->size(); ++k) order_.emplace((*topo)[k], k);
+    fg_ = fg;
+    struct Task {
+      Var r;
+      std::string prefix, prefix_child;
+      int depth;
+    };
+    std::vector<Task> stack{{r, "", "", opt_.depth}};
+    while (!stack.empty()) {
+      Task t = std::move(stack.back());
+      stack.pop_back();
+      if (t.depth == 0) continue;
+      Apply* a = t.r.owner();
+      if (!a) {
+        print_leaf(t.r, t.prefix);
+        continue;
+      }
+      const bool already_printed = done_.count(a) != 0;
+      print_apply(t.r, *a, t.prefix);
+      if (already_printed || (opt_.stop_on_name && !t.r.name().empty())) continue;
+      const int n = a->nin();
+      for (int k = n - 1; k >= 0; --k)
+        stack.push_back(Task{a->input(k), t.prefix_child + " |", t.prefix_child + (k == n - 1 ? "  " : " |"),
+                             t.depth - 1});
+    }
+  }
+
+ private:
+  std::string get_id_str(IdKey obj, std::uint64_t creation_id, bool mark_printed = true) {
+    std::string id;
+    if (auto it = used_ids_.find(obj); it != used_ids_.end()) {
+      id = it->second;
+    } else if (obj == &kOutputSentinel) {
+      id = "output";
+    } else {
+      switch (opt_.ids) {
+        case IdStyle::Char: id = "[id " + char_from_number(used_ids_.size()) + "]"; break;
+        case IdStyle::Int: id = "[id " + std::to_string(used_ids_.size()) + "]"; break;
+        case IdStyle::Id: id = "[id " + std::to_string(creation_id) + "]"; break;
+        case IdStyle::None: break;
+      }
+    }
+    if (mark_printed) done_.insert(obj);
+    used_ids_[obj] = id;
+    return id;
+  }
+
+  std::string type_str(const Var& r) const { return opt_.print_type ? " <" + r.type()->str() + ">" : ""; }
+
+  void print_leaf(const Var& r, const std::string& prefix) {
+    std::string line = prefix + leaf_text(r) + " " + get_id_str(r.get(), r.id()) + type_str(r);
+    if (opt_.mark_shared && printing_detail::is_shared(r)) line += " (shared)";
+    os_ << rstrip(std::move(line)) << '\n';
+  }
+
+  void print_apply(const Var& r, const Apply& a, const std::string& prefix) {
+    std::string dmap, vmap;
+    if (opt_.print_destroy_map)
+      if (ViewMap m = a.op()->destroy_map(); !m.empty()) dmap = "d=" + printing_detail::view_map_text(m);
+    if (opt_.print_view_map)
+      if (ViewMap m = a.op()->view_map(); !m.empty()) vmap = "v=" + printing_detail::view_map_text(m);
+    std::string o;
+    if (!order_.empty())
+      if (auto it = order_.find(&a); it != order_.end()) o = std::to_string(it->second);
+    const std::string id = get_id_str(&a, a.id());
+    const std::string idx = a.nout() == 1 ? "" : "." + std::to_string(*r.index());
+    std::string clients;
+    if (opt_.print_clients && fg_ && fg_->contains(r)) {
+      const std::vector<Client>& cs = fg_->clients(r);
+      if (cs.size() > 1) {
+        clients = " clients:[";
+        for (std::size_t k = 0; k < cs.size(); ++k) {
+          std::string cid, cidx;
+          if (cs[k].is_output()) {
+            cid = get_id_str(&kOutputSentinel, 0, false);
+            cidx = "''";
+          } else {
+            cid = get_id_str(cs[k].node, cs[k].node->id(), false);
+            auto it = order_.find(cs[k].node);
+            cidx = it == order_.end() ? "''" : std::to_string(it->second);
+          }
+          clients += (k ? ", ('" : "('") + cid + "', " + cidx + ")";
+        }
+        clients += "]";
+      }
+    }
+    std::string line = prefix + a.op()->name() + idx + " " + id + type_str(r) + " '" + r.name() + "' " + dmap + " " +
+                       vmap + " " + o + clients;
+    os_ << rstrip(std::move(line)) << '\n';
+  }
+
+  std::ostream& os_;
+  const DebugPrintOptions& opt_;
+  std::unordered_map<IdKey, std::string> used_ids_;
+  std::unordered_set<IdKey> done_;
+  std::unordered_map<const Apply*, std::size_t> order_;
+  const FunctionGraph* fg_ = nullptr;
+};
+
+void check_options(const DebugPrintOptions& options) {
+  THEANO_USER_CHECK(options.depth >= -1, ValueError)
+      << "debugprint: depth must be -1 (unlimited) or a number of levels >= 0, got " << options.depth;
+}
+
+}  // namespace
+
+std::ostream& debugprint(std::ostream& os, const std::vector<Var>& outputs, const DebugPrintOptions& options) {
+  check_options(options);
+  DebugPrinter p(os, options);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    THEANO_USER_CHECK(outputs[k], ValueError) << "debugprint: output " << k << " is a null Var";
+    p.print(outputs[k]);
+  }
+  return os;
+}
+
+std::ostream& debugprint(std::ostream& os, const Var& v, const DebugPrintOptions& options) {
+  return debugprint(os, std::vector<Var>{v}, options);
+}
+
+std::ostream& debugprint(std::ostream& os, const FunctionGraph& fg, const DebugPrintOptions& options) {
+  check_options(options);
+  const std::vector<Apply*> topo = fg.toposort();
+  DebugPrinter p(os, options);
+  for (const Var& out : fg.outputs()) p.print(out, &topo, &fg);
+  return os;
+}
+
+std::string debugprint(const Var& v, const DebugPrintOptions& options) {
+  std::ostringstream os;
+  debugprint(os, v, options);
+  return os.str();
+}
+
+std::string debugprint(const std::vector<Var>& outputs, const DebugPrintOptions& options) {
+  std::ostringstream os;
+  debugprint(os, outputs, options);
+  return os.str();
+}
+
+std::string debugprint(const Apply& node, const DebugPrintOptions& options) { return debugprint(node.outputs(), options); }
+
+std::string debugprint(const FunctionGraph& fg, const DebugPrintOptions& options) {
+  std::ostringstream os;
+  debugprint(os, fg, options);
+  return os.str();
+}
+
+}  // namespace theano

@@ -1,0 +1,142 @@
+/// \file
+/// Creation ops: `Alloc` (a value broadcast to a possibly symbolic shape, what
+/// zeros/ones/fill lower to), `ARange` (numpy.arange with Theano's dtype rule),
+/// `Eye` (numpy.eye), and `Assert` (passes a value through after checking
+/// scalar conditions at run time, what shape-unsafe rewrites leave behind).
+///
+/// Why together: they are Theano's tensor/basic.py "allocation" family and share
+/// the handling of integer-scalar size inputs (any integer dtype, read as int64,
+/// constants folded into the static shape of the output).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano {
+/// Raised by `Assert` when a condition is false at run time; the message is the
+/// one given to `assert_op`.
+class AssertionError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+}  // namespace theano
+
+namespace theano::tensor {
+
+/// `Alloc`: inputs value, then one integer scalar per output dimension. The
+/// output (value's dtype) is value broadcast to that shape; value's rank may be
+/// lower (left-padded). Sizes that are constants give the output static shape.
+class Alloc final : public Op {
+ public:
+  std::string_view type_name() const override { return "Alloc"; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// The output gradient summed over the broadcast dimensions; nothing for sizes.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+};
+
+/// `ARange{dtype}`: inputs start, stop, step (0-d); numpy.arange values.
+class ARange final : public Op {
+ public:
+  explicit ARange(DType dtype) : dtype_(dtype) {}
+  std::string_view type_name() const override { return "ARange"; }
+  Props props() const override { return {{"dtype", dtype_}}; }
+  std::string name() const override;  ///< `ARange{dtype='int64'}`
+  DType dtype() const { return dtype_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// Float ranges: d/dstart = sum(gz), d/dstep = sum(gz * arange(n)); stop only
+  /// changes the length (disconnected). Integer ranges: no gradient.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  DType dtype_;
+};
+
+/// `Eye{dtype}`: inputs n, m, k (integer scalars); ones on diagonal k of an n x m
+/// matrix.
+class Eye final : public Op {
+ public:
+  explicit Eye(DType dtype) : dtype_(dtype) {}
+  std::string_view type_name() const override { return "Eye"; }
+  Props props() const override { return {{"dtype", dtype_}}; }
+  std::string name() const override;  ///< `Eye{dtype='float64'}`
+  DType dtype() const { return dtype_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// No gradient (all inputs are integers).
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  DType dtype_;
+};
+
+/// `Assert{msg}`: inputs value, then 0-d conditions; the output is value (a view)
+/// when every condition is true (nonzero), else AssertionError(msg).
+class Assert final : public Op {
+ public:
+  explicit Assert(std::string msg) : msg_(std::move(msg)) {}
+  std::string_view type_name() const override { return "Assert"; }
+  Props props() const override { return {{"msg", msg_}}; }
+  std::string name() const override;  ///< `Assert{msg='...'}`
+  const std::string& msg() const { return msg_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// Identity for value; conditions are disconnected.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+  ViewMap view_map() const override { return {{0, {0}}}; }
+
+ private:
+  std::string msg_;
+};
+
+/// `value` broadcast to `shape` (integer scalars: literals, constants or symbolic).
+Var alloc(const TensorLike& value, const std::vector<TensorLike>& shape);
+/// Same, with the shape as a symbolic integer vector of static length.
+Var alloc(const TensorLike& value, const Var& shape_vector);
+/// Zeros / ones of `shape`; dtype defaults to config().floatX.
+Var zeros(const std::vector<TensorLike>& shape, std::optional<DType> dtype = {});
+Var zeros(const Var& shape_vector, std::optional<DType> dtype = {});
+Var ones(const std::vector<TensorLike>& shape, std::optional<DType> dtype = {});
+Var ones(const Var& shape_vector, std::optional<DType> dtype = {});
+
+/// numpy.arange(stop) / arange(start, stop, step). Default dtype (Theano's rule):
+/// the promotion of the arguments' dtypes, widened to int64 for signed integers
+/// and uint64 for unsigned ones; floats keep the promoted float dtype.
+Var arange(const TensorLike& stop);
+Var arange(const TensorLike& stop, DType dtype);
+Var arange(const TensorLike& start, const TensorLike& stop, const TensorLike& step = 1,
+           std::optional<DType> dtype = {});
+
+/// numpy.eye(n, m (default n), k); dtype defaults to config().floatX.
+Var eye(const TensorLike& n, std::optional<TensorLike> m = {}, const TensorLike& k = 0,
+        std::optional<DType> dtype = {});
+
+/// `x` after checking that every condition (0-d, nonzero = true) holds.
+Var assert_op(const Var& x, const std::vector<Var>& conditions, std::string message = "Theano Assert failed!");
+
+}  // namespace theano::tensor

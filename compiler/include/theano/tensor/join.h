@@ -1,0 +1,77 @@
+/// \file
+/// Joining and splitting along an axis: `Join` (numpy.concatenate; stack and
+/// concatenate are built on it) and `Split` (one input, several outputs, sizes
+/// from an integer vector).
+///
+/// Why: they are each other's gradient (Join's is Subtensor pieces of the
+/// output gradient, Split's is a Join of the output gradients), and both need
+/// the same static-shape bookkeeping along the axis.
+///
+/// Choice (differs from Theano, like PyTensor): the axis is a prop, not an input,
+/// so the output's static shape is always known to make_node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+
+namespace theano::tensor {
+
+/// `Join{axis}`: inputs of one rank (>= 1), sizes equal except along `axis`
+/// (checked statically where known, and at run time). Output dtype: the
+/// promotion of the inputs' dtypes.
+class Join final : public Op {
+ public:
+  explicit Join(int axis);
+  std::string_view type_name() const override { return "Join"; }
+  Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
+  int axis() const { return axis_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// Slices of the output gradient (float outputs); integer joins: no gradient.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+
+ private:
+  int axis_;  // non-negative
+};
+
+/// `Split{len_splits, axis}`: inputs x and an integer vector of `len_splits`
+/// non-negative sizes summing to x.shape[axis]; outputs are views of x.
+class Split final : public Op {
+ public:
+  Split(int len_splits, int axis);
+  std::string_view type_name() const override { return "Split"; }
+  Props props() const override { return {{"len_splits", std::int64_t{len_splits_}}, {"axis", std::int64_t{axis_}}}; }
+  int len_splits() const { return len_splits_; }
+  int axis() const { return axis_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// Join of the output gradients (zeros for disconnected ones); nothing for splits.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+  ViewMap view_map() const override;
+
+ private:
+  int len_splits_;
+  int axis_;  // non-negative
+};
+
+/// numpy.concatenate along `axis` (negative counts from the end). One tensor is
+/// returned as is.
+Var join(int axis, const std::vector<Var>& tensors);
+Var concatenate(const std::vector<Var>& tensors, int axis = 0);
+/// numpy.stack: a new axis `axis` (0-d inputs on axis 0: a MakeVector).
+Var stack(const std::vector<Var>& tensors, int axis = 0);
+/// `n_splits` pieces of x along `axis`, sizes from the integer vector `splits`.
+std::vector<Var> split(const Var& x, const Var& splits, int n_splits, int axis = 0);
+std::vector<Var> split(const Var& x, const std::vector<std::int64_t>& splits, int axis = 0);
+
+}  // namespace theano::tensor

@@ -1,0 +1,193 @@
+/// \file
+/// `ARange` (numpy.arange with Theano's dtype rule) and `Eye` (numpy.eye): the
+/// creation ops whose sizes come from scalar inputs.
+#include <cmath>
+#include <sstream>
+
+#include "shape_util.h"
+#include "theano/config.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
+
+namespace theano::tensor {
+
+using detail::SymInt;
+
+namespace {
+
+bool is_int_like(DType d) { return is_integer(d) || is_bool(d); }
+
+/// numpy's element count of arange(start, stop, step).
+std::int64_t arange_length(const NDArray& start, const NDArray& stop, const NDArray& step) {
+  if (is_int_like(start.dtype()) && is_int_like(stop.dtype()) && is_int_like(step.dtype())) {
+    const std::int64_t a = start.item<std::int64_t>(), b = stop.item<std::int64_t>(), s = step.item<std::int64_t>();
+    THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
+    // ceil((b - a) / s) == -floor((a - b) / s)
+    const std::int64_t num = a - b;
+    std::int64_t q = num / s;
+    if ((num % s != 0) && ((num < 0) != (s < 0))) --q;
+    return std::max<std::int64_t>(0, -q);
+  }
+  const double a = start.item<double>(), b = stop.item<double>(), s = step.item<double>();
+  THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
+  const double n = std::ceil((b - a) / s);
+  THEANO_USER_CHECK(std::isfinite(n), ValueError)
+      << "ARange: arange(" << a << ", " << b << ", " << s << ") has no finite length";
+  return n > 0 ? static_cast<std::int64_t>(n) : 0;
+}
+
+}  // namespace
+
+std::string ARange::name() const { return "ARange{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
+
+ApplyPtr ARange::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (start, stop, step), got "
+                                                   << inputs.size();
+  static const char* names[] = {"start", "stop", "step"};
+  std::vector<Var> ins;
+  bool all_const = true;
+  for (std::size_t i = 0; i < 3; ++i) {
+    Var v = as_tensor_variable(inputs[i]);
+    const TensorType* t = tensor_type(v);
+    THEANO_USER_CHECK(t->ndim() == 0 && !is_complex(t->dtype()), TypeError)
+        << name() << ": " << names[i] << " must be a real scalar (0-d), got " << v.str() << " of type "
+        << v.type()->str();
+    all_const = all_const && v.is_constant();
+    ins.push_back(v);
+  }
+  Dim len;
+  if (all_const) len = arange_length(ins[0].as_constant()->data(), ins[1].as_constant()->data(), ins[2].as_constant()->data());
+  Var o = TensorType::make(dtype_, {len})->make_variable();
+  return Apply::create(OpPtr(this), std::move(ins), {o});
+}
+
+void ARange::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const std::int64_t n = arange_length(inputs[0], inputs[1], inputs[2]);
+  NDArray out = NDArray::empty({n}, dtype_);
+  if (is_int_like(inputs[0].dtype()) && is_int_like(inputs[2].dtype())) {
+    const std::int64_t a = inputs[0].item<std::int64_t>(), s = inputs[2].item<std::int64_t>();
+    visit_dtype(dtype_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = out.data_as<T>();
+      for (std::int64_t i = 0; i < n; ++i) p[i] = scalar_cast<T>(a + i * s);
+    });
+  } else {
+    // numpy fills start, start + delta, then start + i * delta in the output dtype.
+    const double a = inputs[0].item<double>(), s = inputs[2].item<double>();
+    visit_dtype(dtype_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = out.data_as<T>();
+      if (n == 0) return;
+      p[0] = scalar_cast<T>(a);
+      if (n == 1) return;
+      p[1] = scalar_cast<T>(a + s);
+      if constexpr (std::is_floating_point_v<T>) {
+        const T first = p[0], delta = static_cast<T>(p[1] - p[0]);
+        for (std::int64_t i = 2; i < n; ++i) p[i] = static_cast<T>(first + static_cast<T>(i) * delta);
+      } else {
+        for (std::int64_t i = 2; i < n; ++i) p[i] = scalar_cast<T>(a + static_cast<double>(i) * s);
+      }
+    });
+  }
+  outputs[0] = out;
+}
+
+std::vector<std::vector<Var>> ARange::infer_shape(const Apply& node, const std::vector<std::vector<Var>>&) const {
+  const Var &start = node.input(0), &stop = node.input(1), &step = node.input(2);
+  const bool ints = is_int_like(tensor_type(start)->dtype()) && is_int_like(tensor_type(stop)->dtype()) &&
+                    is_int_like(tensor_type(step)->dtype());
+  if (ints) {
+    const SymInt a = SymInt::of(start), b = SymInt::of(stop), s = SymInt::of(step);
+    return {{max(SymInt(0), SymInt(0) - floordiv(a - b, s)).var()}};
+  }
+  auto f64 = [](const Var& v) { return tensor_type(v)->dtype() == DType::Float64 ? v : cast(v, DType::Float64); };
+  Var n = cast(ceil(true_div(sub(f64(stop), f64(start)), f64(step))), DType::Int64);
+  return {{maximum(n, detail::int64_const(0))}};
+}
+
+std::vector<Var> ARange::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  std::vector<Var> r(3);
+  const Var& gz = output_grads[0];
+  if (!gz || !(is_float(dtype_) || is_complex(dtype_))) return r;
+  auto fit = [](const Var& g, const Var& like) {
+    const DType d = tensor_type(like)->dtype();
+    return tensor_type(g)->dtype() == d ? g : cast(g, d);
+  };
+  const Var& start = node.input(0);
+  const Var& step = node.input(2);
+  if (is_float(tensor_type(start)->dtype())) r[0] = fit(sum(gz), start);
+  if (is_float(tensor_type(step)->dtype())) {
+    Var n = shape_i(node.output(0), 0);
+    r[2] = fit(sum(mul(gz, arange(detail::int64_const(0), n, detail::int64_const(1), dtype_))), step);
+  }
+  return r;
+}
+
+std::vector<std::vector<bool>> ARange::connection_pattern(const Apply&) const { return {{true}, {false}, {true}}; }
+
+// ---- Eye -------------------------------------------------------------------------------
+
+std::string Eye::name() const { return "Eye{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
+
+ApplyPtr Eye::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (n, m, k), got " << inputs.size();
+  static const char* names[] = {"n", "m", "k"};
+  StaticShape out(2);
+  for (std::size_t i = 0; i < 3; ++i) {
+    detail::check_int_scalar(inputs[i], "Eye", names[i]);
+    if (i == 2) continue;
+    if (auto c = detail::constant_int(inputs[i])) {
+      THEANO_USER_CHECK(*c >= 0, ValueError) << name() << ": " << names[i] << " must be >= 0, got " << *c;
+      out[i] = *c;
+    }
+  }
+  Var o = TensorType::make(dtype_, std::move(out))->make_variable();
+  return Apply::create(OpPtr(this), std::move(inputs), {o});
+}
+
+void Eye::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const std::int64_t n = inputs[0].item<std::int64_t>(), m = inputs[1].item<std::int64_t>(),
+                     k = inputs[2].item<std::int64_t>();
+  THEANO_USER_CHECK(n >= 0 && m >= 0, ValueError) << name() << ": negative dimensions are not allowed (n=" << n
+                                                  << ", m=" << m << ")";
+  NDArray out = NDArray::zeros({n, m}, dtype_);
+  for (std::int64_t i = 0; i < n; ++i)
+    if (i + k >= 0 && i + k < m) out.index(0, i).index(0, i + k).fill(1);
+  outputs[0] = out;
+}
+
+std::vector<std::vector<Var>> Eye::infer_shape(const Apply& node, const std::vector<std::vector<Var>>&) const {
+  return {{detail::as_int64(node.input(0)), detail::as_int64(node.input(1))}};
+}
+
+std::vector<Var> Eye::grad(const Apply&, const std::vector<Var>&) const { return {Var(), Var(), Var()}; }
+
+std::vector<std::vector<bool>> Eye::connection_pattern(const Apply&) const { return {{false}, {false}, {false}}; }
+
+// ---- functions -------------------------------------------------------------------------
+
+Var arange(const TensorLike& stop) { return arange(0, stop, 1); }
+
+Var arange(const TensorLike& stop, DType dtype) { return arange(0, stop, 1, dtype); }
+
+Var arange(const TensorLike& start, const TensorLike& stop, const TensorLike& step, std::optional<DType> dtype) {
+  if (!dtype) {
+    DType d = promote_types(promote_types(tensor_type(start)->dtype(), tensor_type(stop)->dtype()),
+                            tensor_type(step)->dtype());
+    if (is_unsigned(d))
+      d = DType::UInt64;
+    else if (is_integer(d) || is_bool(d))
+      d = DType::Int64;
+    dtype = d;
+  }
+  return OpPtr(new ARange(*dtype))->apply1({start.var(), stop.var(), step.var()});
+}
+
+Var eye(const TensorLike& n, std::optional<TensorLike> m, const TensorLike& k, std::optional<DType> dtype) {
+  const Var mv = m ? m->var() : n.var();
+  return OpPtr(new Eye(dtype.value_or(config().floatX)))->apply1({n.var(), mv, k.var()});
+}
+
+}  // namespace theano::tensor

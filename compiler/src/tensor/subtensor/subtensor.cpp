@@ -1,0 +1,105 @@
+/// \file
+/// `Subtensor` (basic indexing, a view of x) and `subtensor`, the entry point of
+/// `x[...]`, which dispatches integer-vector indices to AdvancedSubtensor1.
+#include "../shape/shape_util.h"
+#include "idx_util.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/subtensor.h"
+
+namespace theano::tensor {
+
+Subtensor::Subtensor(IdxList idx_list) : idx_(std::move(idx_list)) {
+  for (const IdxEntry& e : idx_) {
+    THEANO_USER_CHECK(e.is_slice || !e.index.is_none(), ValueError) << "Subtensor: an integer index cannot be None";
+    THEANO_USER_CHECK(!(e.is_slice && e.step.is_constant() && e.step.value == 0), ValueError)
+        << "Subtensor: slice step cannot be zero";
+  }
+}
+
+ApplyPtr Subtensor::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << " needs an input";
+  Var x = as_tensor_variable(inputs[0]);
+  std::span<const Var> sym(inputs.data() + 1, inputs.size() - 1);
+  detail::check_idx_inputs(idx_, x, sym, name());
+  StaticShape out = detail::idx_static_shape(x, idx_, name());
+  std::vector<Var> ins{x};
+  ins.insert(ins.end(), sym.begin(), sym.end());
+  Var o = TensorType::make(tensor_type(x)->dtype(), std::move(out))->make_variable();
+  return Apply::create(OpPtr(this), std::move(ins), {o});
+}
+
+void Subtensor::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  outputs[0] = detail::apply_idx(inputs[0], idx_, inputs.subspan(1), name(), node.input(0).str());
+}
+
+std::vector<std::vector<Var>> Subtensor::infer_shape(const Apply& node,
+                                                     const std::vector<std::vector<Var>>& input_shapes) const {
+  const auto& ins = node.inputs();
+  return {detail::idx_infer_shape(input_shapes[0], idx_, std::span<const Var>(ins.data() + 1, ins.size() - 1))};
+}
+
+std::vector<Var> Subtensor::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  std::vector<Var> r(static_cast<std::size_t>(node.nin()));
+  const Var& x = node.input(0);
+  const DType dx = tensor_type(x)->dtype();
+  const Var& gz = output_grads[0];
+  if (!gz || !(is_float(dx) || is_complex(dx))) return r;
+  std::vector<Var> ins{zeros_like(x), gz};
+  for (int i = 1; i < node.nin(); ++i) ins.push_back(node.input(i));
+  r[0] = OpPtr(new IncSubtensor(idx_))->apply1(std::move(ins));
+  return r;
+}
+
+std::vector<std::vector<bool>> Subtensor::connection_pattern(const Apply& node) const {
+  std::vector<std::vector<bool>> r(static_cast<std::size_t>(node.nin()), {false});
+  r[0] = {true};
+  return r;
+}
+
+// ---- x[...] -------------------------------------------------------------------------------
+
+namespace {
+
+bool is_full_slice(const Index& ix) {
+  if (!ix.is_slice()) return false;
+  const Slice& s = ix.as_slice();
+  return s.start.is_none() && s.stop.is_none() && s.step.is_none();
+}
+
+}  // namespace
+
+Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
+  Var x = as_tensor_variable(x_in);
+  const TensorType* tx = tensor_type(x);
+  THEANO_USER_CHECK(indices.size() <= static_cast<std::size_t>(tx->ndim()), IndexError)
+      << "x[...]: too many indices (" << indices.size() << ") for " << x.str() << ", which has " << tx->ndim()
+      << " dimensions (type " << tx->str() << ")";
+  int advanced_axis = -1;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i].is_variable()) continue;
+    const Var& v = indices[i].variable();
+    const TensorType* tv = tensor_type(v);
+    THEANO_USER_CHECK(tv && (is_integer(tv->dtype())) && tv->ndim() <= 1, TypeError)
+        << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
+        << ") must be an integer scalar or an integer vector, got type " << (v ? v.type()->str() : "<null>");
+    if (tv->ndim() == 1) {
+      THEANO_USER_CHECK(advanced_axis < 0, ValueError)
+          << "x[...] on " << x.str() << ": only one integer-vector index is supported (AdvancedSubtensor1)";
+      advanced_axis = static_cast<int>(i);
+    }
+  }
+  if (advanced_axis >= 0) {
+    for (std::size_t i = 0; i < indices.size(); ++i)
+      THEANO_USER_CHECK(static_cast<int>(i) == advanced_axis || is_full_slice(indices[i]), ValueError)
+          << "x[...] on " << x.str() << ": an integer-vector index (advanced indexing, AdvancedSubtensor1) can only "
+          << "be combined with full slices (all) on the other axes; index " << i << " is not one";
+    return take(x, indices[static_cast<std::size_t>(advanced_axis)].variable(), advanced_axis);
+  }
+  detail::ParsedIdx p = detail::parse_basic_indices(x, indices);
+  std::vector<Var> ins{x};
+  ins.insert(ins.end(), p.inputs.begin(), p.inputs.end());
+  return OpPtr(new Subtensor(std::move(p.idx)))->apply1(std::move(ins));
+}
+
+}  // namespace theano::tensor

@@ -1,0 +1,172 @@
+/// \file
+/// Random numbers: the Philox4x32-10 counter-based generator, the
+/// `RandomFunction` op that draws from it, and `RandomStream` (Theano's
+/// `RandomStreams`, PyTensor's `RandomStream`) that makes random variables
+/// whose state advances on every call of a compiled function.
+///
+/// Why counter-based: a draw is a pure function of (key, counter), so element
+/// i of a sample can be computed by any thread on any device without a
+/// sequential state; the CPU reference here and a later GPU back end give the
+/// same numbers for the same seed (uniform/integers/binomial bit for bit; normal
+/// up to the last-ulp behaviour of log/sin/cos).
+///
+/// The stream, fixed here so other back ends can reproduce it:
+/// * state: a uint64 vector `{seed, counter}` held by a shared variable;
+///   one call of a random op reads it and outputs `{seed, counter + 1}`.
+/// * call key: `K = philox4x32({lo(counter), hi(counter), 0, 0},
+///   {lo(seed), hi(seed)})`, words 0 and 1. Every call has its own key, so the
+///   whole 128-bit Philox counter space is free within a call.
+/// * dense layout (uniform, normal): 32-bit word w of the call is word `w % 4`
+///   of `philox4x32({lo(w / 4), hi(w / 4), 0, 0}, K)`. Element i of a float32
+///   uniform uses word i, of a float64 uniform words 2i, 2i+1; normal pair j
+///   (elements 2j, 2j+1, Box-Muller) uses the two uniforms 2j, 2j+1.
+/// * substream layout (binomial, integers: rejection methods that use a
+///   varying number of words): element i's draws come from
+///   `philox4x32({j, lo(i), hi(i), 1}, K)` for j = 0, 1, ...; each block gives
+///   two 64-bit values `(w0 << 32) | w1`, `(w2 << 32) | w3`.
+/// * uniform [0, 1): float32 `(w >> 8) * 2^-24`; float64 `(x >> 11) * 2^-53`
+///   with x the 64-bit value `(w0 << 32) | w1`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/tensor/as_tensor.h"
+
+namespace theano::tensor {
+
+// ============================================================== Philox
+
+using PhiloxCounter = std::array<std::uint32_t, 4>;
+using PhiloxKey = std::array<std::uint32_t, 2>;
+
+/// Philox4x32 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as
+/// 1, 2, 3", SC 2011) with `rounds` rounds (10 is the standard Philox4x32-10).
+/// Matches Random123's known-answer vectors.
+PhiloxCounter philox4x32(PhiloxCounter counter, PhiloxKey key, int rounds = 10) noexcept;
+
+/// The per-call key of the stream `{seed, counter}` (see \file).
+PhiloxKey philox_call_key(std::uint64_t seed, std::uint64_t counter) noexcept;
+
+// ============================================================== RandomFunction
+
+enum class Distribution { Uniform, Normal, Binomial, Integers };
+std::string_view distribution_name(Distribution d);
+
+/// Theano's RandomFunction: inputs `(state, size, params...)`, outputs
+/// `(new_state, sample)`; the sample is the default output.
+///
+/// * state: uint64 vector `{seed, counter}` (length 2 at run time);
+/// * size: int64 vector of statically known length (the sample's rank); with
+///   `size_from_params` it is an empty vector and the sample has the
+///   broadcast shape of the parameters;
+/// * params, broadcast against the sample shape (NumPy rules): uniform
+///   (low, high) real; normal (avg, std) real; binomial (n, p) with integer n;
+///   integers (low, high), integers, high exclusive.
+///
+/// No gradient flows through a draw: `grad` raises (Theano's grad_undefined),
+/// and the connection pattern says the state reaches both outputs, size and
+/// parameters only the sample.
+class RandomFunction final : public Op {
+ public:
+  RandomFunction(Distribution dist, DType dtype, bool size_from_params = false);
+  std::string_view type_name() const override { return "RandomFunction"; }
+  Props props() const override;
+  /// `RandomFunction{uniform}` as Theano prints it.
+  std::string name() const override;
+  Distribution distribution() const { return dist_; }
+  DType dtype() const { return dtype_; }
+  bool size_from_params() const { return size_from_params_; }
+  int nparams() const { return 2; }
+
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  std::optional<int> default_output() const override { return 1; }
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  Distribution dist_;
+  DType dtype_;
+  bool size_from_params_;
+};
+
+/// A sample size: none (the parameters' broadcast shape), a static shape, or a
+/// symbolic int64 vector whose length is known statically.
+class RandomSize {
+ public:
+  RandomSize() = default;  ///< none: the shape comes from the parameters
+  RandomSize(std::vector<std::int64_t> shape) : shape_(std::move(shape)) {}        // NOLINT: implicit by design
+  RandomSize(std::initializer_list<std::int64_t> shape) : shape_(std::vector<std::int64_t>(shape)) {}  // NOLINT
+  RandomSize(const Var& shape) : var_(shape) {}                                    // NOLINT
+  bool is_none() const { return !shape_ && !var_; }
+  /// The size input of a RandomFunction node (an int64 vector; empty when none).
+  Var as_variable() const;
+
+ private:
+  std::optional<std::vector<std::int64_t>> shape_;
+  Var var_;
+};
+
+/// Builds the node of `RandomFunction(dist, dtype, size.is_none())` and returns
+/// (new_state, sample).
+std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size, const TensorLike& p0,
+                                    const TensorLike& p1, DType dtype);
+
+// ============================================================== RandomStream
+
+/// Theano's RandomStreams: a factory of random variables. Each call makes a
+/// new shared state variable (uint64 `{seed_i, 0}` with seed_i derived from
+/// the stream's seed and the call's position) whose default update is the
+/// op's new state, so every compiled function using the variable draws fresh
+/// numbers on each call, and a stream built with the same seed repeats them.
+///
+/// `updates()` lists (state, new_state) for functions compiled with
+/// `no_default_updates`.
+class RandomStream {
+ public:
+  explicit RandomStream(std::uint64_t seed = 12345);
+
+  /// Uniform on [low, high). dtype: default the upcast of floatX, low and high.
+  Var uniform(const RandomSize& size = {}, const TensorLike& low = 0.0, const TensorLike& high = 1.0,
+              std::optional<DType> dtype = {});
+  /// Normal with mean `avg` and standard deviation `std` (Box-Muller).
+  Var normal(const RandomSize& size = {}, const TensorLike& avg = 0.0, const TensorLike& std = 1.0,
+             std::optional<DType> dtype = {});
+  /// Number of successes in `n` trials of probability `p` (inversion for
+  /// n*min(p,1-p) < 10, Hörmann's BTRS rejection otherwise). Any real dtype
+  /// (int64 by default; Theano users often ask for floatX masks).
+  Var binomial(const RandomSize& size = {}, const TensorLike& n = 1, const TensorLike& p = 0.5,
+               DType dtype = DType::Int64);
+  /// Integers uniform on [low, high) (NumPy Generator.integers; Lemire's
+  /// unbiased method). dtype must be an integer type holding the range.
+  Var integers(const RandomSize& size, const TensorLike& low, const TensorLike& high, DType dtype = DType::Int64);
+
+  /// Re-seeds: every state made so far becomes `{seed_i(seed), 0}`, so the
+  /// stream restarts as if freshly built with `seed`.
+  void seed(std::uint64_t seed);
+  std::uint64_t current_seed() const { return seed_; }
+  /// (state shared variable, new state) for each random variable made.
+  const std::vector<std::pair<Var, Var>>& updates() const { return updates_; }
+
+  /// The state seed of the i-th random variable of a stream seeded `seed`.
+  static std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t i) noexcept;
+
+ private:
+  Var make(Distribution dist, const RandomSize& size, const TensorLike& p0, const TensorLike& p1, DType dtype);
+  std::uint64_t seed_;
+  std::vector<std::pair<Var, Var>> updates_;
+};
+
+}  // namespace theano::tensor

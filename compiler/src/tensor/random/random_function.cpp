@@ -1,0 +1,314 @@
+/// \file
+/// `RandomFunction` (see theano/tensor/random.h): the op behind every random
+/// variable. It reads the stream state `{seed, counter}`, draws its sample
+/// from the call key `philox_call_key(seed, counter)` and outputs the advanced
+/// state `{seed, counter + 1}`; it never writes its input state, so the old
+/// value stays valid for other readers and updates are ordinary outputs.
+#include <algorithm>
+#include <limits>
+
+#include "random_kernels.h"
+#include "theano/tensor/index.h"
+#include "theano/tensor/random.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor {
+
+std::string_view distribution_name(Distribution d) {
+  switch (d) {
+    case Distribution::Uniform: return "uniform";
+    case Distribution::Normal: return "normal";
+    case Distribution::Binomial: return "binomial";
+    case Distribution::Integers: return "integers";
+  }
+  return "?";
+}
+
+namespace {
+
+const char* const kParamNames[4][2] = {{"low", "high"}, {"avg", "std"}, {"n", "p"}, {"low", "high"}};
+
+const char* param_name(Distribution d, int k) { return kParamNames[static_cast<int>(d)][k]; }
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::string r = "(";
+  for (std::size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+std::string static_text(const StaticShape& s) {
+  std::string r = "(";
+  for (std::size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + (s[k] ? std::to_string(*s[k]) : std::string("?"));
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_params)
+    : dist_(dist), dtype_(dtype), size_from_params_(size_from_params) {
+  const std::string op = "RandomFunction{" + std::string(distribution_name(dist)) + "}";
+  switch (dist) {
+    case Distribution::Uniform:
+    case Distribution::Normal:
+      THEANO_USER_CHECK(is_float(dtype), TypeError)
+          << op << ": dtype " << dtype_name(dtype) << " is not a floating-point type (use float16, float32 or float64)";
+      break;
+    case Distribution::Binomial:
+      THEANO_USER_CHECK(!is_complex(dtype), TypeError)
+          << op << ": dtype " << dtype_name(dtype) << " cannot hold a count (use an integer or float dtype)";
+      break;
+    case Distribution::Integers:
+      THEANO_USER_CHECK(is_integer(dtype) && !is_bool(dtype), TypeError)
+          << op << ": dtype " << dtype_name(dtype) << " is not an integer type";
+      break;
+  }
+}
+
+Props RandomFunction::props() const {
+  return {{"distribution", std::string(distribution_name(dist_))}, {"dtype", dtype_}, {"size_from_params", size_from_params_}};
+}
+
+std::string RandomFunction::name() const { return "RandomFunction{" + std::string(distribution_name(dist_)) + "}"; }
+
+ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
+  const std::string op = name();
+  THEANO_USER_CHECK(inputs.size() == 4, TypeError)
+      << op << " takes 4 inputs (state, size, " << param_name(dist_, 0) << ", " << param_name(dist_, 1) << "), got "
+      << inputs.size();
+  for (std::size_t k = 0; k < inputs.size(); ++k) THEANO_USER_CHECK(inputs[k], ValueError) << op << ": input " << k << " is a null Var";
+  const TensorType* st = tensor_type(inputs[0]);
+  THEANO_USER_CHECK(st && st->dtype() == DType::UInt64 && st->ndim() == 1, TypeError)
+      << op << ": the state " << inputs[0].str() << " must be a uint64 vector {seed, counter} (a RandomStream state), got "
+      << inputs[0].type()->str();
+  const TensorType* zt = tensor_type(inputs[1]);
+  THEANO_USER_CHECK(zt && is_integer(zt->dtype()) && !is_bool(zt->dtype()) && zt->ndim() == 1, TypeError)
+      << op << ": the size " << inputs[1].str() << " must be an integer vector, got " << inputs[1].type()->str();
+  THEANO_USER_CHECK(zt->shape()[0].has_value(), ValueError)
+      << op << ": the size " << inputs[1].str() << " must have a statically known length (it fixes the rank of the "
+      << "sample); got " << zt->str() << ". Use specify_shape on it or give a static size";
+  if (size_from_params_) {
+    THEANO_USER_CHECK(*zt->shape()[0] == 0, ValueError)
+        << op << ": with size_from_params the size input must be an empty vector, got " << zt->str();
+  }
+
+  const TensorType* pt[2];
+  for (int k = 0; k < 2; ++k) {
+    const Var& p = inputs[static_cast<std::size_t>(2 + k)];
+    pt[k] = tensor_type(p);
+    THEANO_USER_CHECK(pt[k], TypeError) << op << ": parameter " << param_name(dist_, k) << " (" << p.str()
+                                        << ") must be a tensor, got " << p.type()->str();
+    const DType d = pt[k]->dtype();
+    const bool int_param = dist_ == Distribution::Integers || (dist_ == Distribution::Binomial && k == 0);
+    if (int_param)
+      THEANO_USER_CHECK(is_integer(d) && !is_bool(d), TypeError)
+          << op << ": parameter " << param_name(dist_, k) << " (" << p.str() << ") must be an integer tensor, got "
+          << dtype_name(d);
+    else
+      THEANO_USER_CHECK(!is_complex(d), TypeError) << op << ": parameter " << param_name(dist_, k) << " (" << p.str()
+                                                   << ") must be real, got " << dtype_name(d);
+  }
+
+  // The sample's static shape.
+  StaticShape out;
+  if (size_from_params_) {
+    const std::size_t nd = static_cast<std::size_t>(std::max(pt[0]->ndim(), pt[1]->ndim()));
+    out.assign(nd, Dim(1));
+    std::vector<bool> any_unknown(nd, false);
+    for (int k = 0; k < 2; ++k) {
+      const StaticShape& s = pt[k]->shape();
+      for (std::size_t d = 0; d < s.size(); ++d) {
+        const std::size_t od = nd - s.size() + d;
+        if (!s[d]) {
+          any_unknown[od] = true;
+        } else if (*s[d] != 1) {
+          THEANO_USER_CHECK(!out[od] || *out[od] == 1 || *out[od] == *s[d], ShapeError)
+              << op << ": parameters " << param_name(dist_, 0) << " " << static_text(pt[0]->shape()) << " and "
+              << param_name(dist_, 1) << " " << static_text(pt[1]->shape()) << " do not broadcast together";
+          out[od] = s[d];
+        }
+      }
+    }
+    for (std::size_t d = 0; d < nd; ++d)
+      if (any_unknown[d] && out[d] == Dim(1)) out[d] = std::nullopt;
+  } else {
+    const std::size_t nd = static_cast<std::size_t>(*zt->shape()[0]);
+    out.assign(nd, std::nullopt);
+    if (const Constant* c = inputs[1].as_constant()) {
+      const NDArray data = c->data().astype(DType::Int64).contiguous();
+      for (std::size_t d = 0; d < nd; ++d) {
+        const std::int64_t v = data.data_as<std::int64_t>()[d];
+        THEANO_USER_CHECK(v >= 0, ValueError) << op << ": the size " << c->str() << " has a negative entry " << v;
+        out[d] = v;
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      const StaticShape& s = pt[k]->shape();
+      THEANO_USER_CHECK(s.size() <= nd, ShapeError)
+          << op << ": parameter " << param_name(dist_, k) << " (" << inputs[static_cast<std::size_t>(2 + k)].str()
+          << ") has rank " << s.size() << ", more than the sample's " << nd << "; give a size of rank >= " << s.size();
+      for (std::size_t d = 0; d < s.size(); ++d) {
+        const Dim& od = out[nd - s.size() + d];
+        THEANO_USER_CHECK(!s[d] || !od || *s[d] == 1 || *s[d] == *od, ShapeError)
+            << op << ": parameter " << param_name(dist_, k) << " of static shape " << static_text(s)
+            << " does not broadcast to the size " << static_text(out);
+      }
+    }
+  }
+  std::vector<Var> outputs{inputs[0].type()->make_variable(), TensorType::make(dtype_, out)->make_variable()};
+  return Apply::create(OpPtr(this), std::move(inputs), std::move(outputs));
+}
+
+void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const std::string op = name();
+  const NDArray& state = inputs[0];
+  THEANO_USER_CHECK(state.dtype() == DType::UInt64 && state.ndim() == 1 && state.shape()[0] == 2, ValueError)
+      << op << ": the state " << node.input(0).str() << " must hold {seed, counter} (2 uint64 values), got shape "
+      << shape_text(state.shape());
+  const auto seed = state.at<std::uint64_t>({0});
+  const auto counter = state.at<std::uint64_t>({1});
+
+  // The sample shape.
+  std::vector<std::int64_t> shape;
+  if (size_from_params_) {
+    const std::size_t nd = static_cast<std::size_t>(std::max(inputs[2].ndim(), inputs[3].ndim()));
+    shape.assign(nd, 1);
+    for (int k = 2; k < 4; ++k)
+      for (std::size_t d = 0; d < static_cast<std::size_t>(inputs[k].ndim()); ++d) {
+        const std::int64_t v = inputs[k].shape()[d];
+        const std::size_t od = nd - static_cast<std::size_t>(inputs[k].ndim()) + d;
+        if (v != 1) {
+          THEANO_USER_CHECK(shape[od] == 1 || shape[od] == v, ShapeError)
+              << op << ": parameters " << param_name(dist_, 0) << " of shape " << shape_text(inputs[2].shape()) << " and "
+              << param_name(dist_, 1) << " of shape " << shape_text(inputs[3].shape()) << " do not broadcast together";
+          shape[od] = v;
+        }
+      }
+  } else {
+    const NDArray size = inputs[1].astype(DType::Int64).contiguous();
+    shape.assign(size.data_as<std::int64_t>(), size.data_as<std::int64_t>() + size.size());
+    for (std::int64_t v : shape)
+      THEANO_USER_CHECK(v >= 0, ValueError) << op << ": the size " << shape_text(shape) << " has a negative entry";
+  }
+  std::int64_t n = 1;
+  for (std::int64_t v : shape) n *= v;
+
+  // Parameters, broadcast to the sample shape (one value per element).
+  auto param = [&](int k, DType as) {
+    const NDArray& p = inputs[static_cast<std::size_t>(2 + k)];
+    bool ok = p.ndim() <= static_cast<int>(shape.size());
+    for (int d = 0; ok && d < p.ndim(); ++d) {
+      const std::int64_t v = p.shape()[static_cast<std::size_t>(d)];
+      ok = v == 1 || v == shape[shape.size() - static_cast<std::size_t>(p.ndim()) + static_cast<std::size_t>(d)];
+    }
+    THEANO_USER_CHECK(ok, ShapeError) << op << ": parameter " << param_name(dist_, k) << " (" << node.input(2 + k).str()
+                                      << ") of shape " << shape_text(p.shape()) << " does not broadcast to the size "
+                                      << shape_text(shape);
+    return p.broadcast_to(shape).astype(as).contiguous();
+  };
+
+  const PhiloxKey key = philox_call_key(seed, counter);
+  const bool single = dtype_ != DType::Float64;
+  NDArray sample;
+  switch (dist_) {
+    case Distribution::Uniform:
+    case Distribution::Normal: {
+      const NDArray a = param(0, DType::Float64), b = param(1, DType::Float64);
+      const double* pa = a.data_as<double>();
+      const double* pb = b.data_as<double>();
+      if (dist_ == Distribution::Normal) {
+        for (std::int64_t i = 0; i < n; ++i)
+          THEANO_USER_CHECK(pb[i] >= 0, ValueError)
+              << op << ": std (" << node.input(3).str() << ") must be >= 0, got " << pb[i] << " at element " << i;
+      }
+      std::vector<double> v = dist_ == Distribution::Uniform ? random_detail::sample_uniform(key, n, single, pa, pb)
+                                                             : random_detail::sample_normal(key, n, single, pa, pb);
+      sample = NDArray::from_vector(v, shape).astype(dtype_);
+      break;
+    }
+    case Distribution::Binomial: {
+      const NDArray a = param(0, DType::Int64), b = param(1, DType::Float64);
+      const std::int64_t* trials = a.data_as<std::int64_t>();
+      const double* p = b.data_as<double>();
+      for (std::int64_t i = 0; i < n; ++i) {
+        THEANO_USER_CHECK(trials[i] >= 0, ValueError)
+            << op << ": n (" << node.input(2).str() << ") must be >= 0, got " << trials[i] << " at element " << i;
+        THEANO_USER_CHECK(p[i] >= 0 && p[i] <= 1, ValueError)
+            << op << ": p (" << node.input(3).str() << ") must be in [0, 1], got " << p[i] << " at element " << i;
+      }
+      sample = NDArray::from_vector(random_detail::sample_binomial(key, n, trials, p), shape).astype(dtype_);
+      break;
+    }
+    case Distribution::Integers: {
+      const NDArray a = param(0, DType::Int64), b = param(1, DType::Int64);
+      const std::int64_t* lo = a.data_as<std::int64_t>();
+      const std::int64_t* hi = b.data_as<std::int64_t>();
+      // The largest and smallest values the output dtype holds.
+      const auto [dmin, dmax] = visit_dtype(dtype_, [](auto tag) -> std::pair<double, double> {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_integral_v<T>)
+          return {static_cast<double>(std::numeric_limits<T>::min()), static_cast<double>(std::numeric_limits<T>::max())};
+        else
+          return {0.0, 0.0};
+      });
+      for (std::int64_t i = 0; i < n; ++i) {
+        THEANO_USER_CHECK(lo[i] < hi[i], ValueError)
+            << op << ": low (" << node.input(2).str() << ") must be < high (" << node.input(3).str() << "), got low = "
+            << lo[i] << ", high = " << hi[i] << " at element " << i;
+        THEANO_USER_CHECK(static_cast<double>(lo[i]) >= dmin && static_cast<double>(hi[i]) - 1 <= dmax, ValueError)
+            << op << ": the range [" << lo[i] << ", " << hi[i] << ") does not fit dtype " << dtype_name(dtype_);
+      }
+      sample = NDArray::from_vector(random_detail::sample_integers(key, n, lo, hi), shape).astype(dtype_);
+      break;
+    }
+  }
+  outputs[0] = NDArray::from_vector(std::vector<std::uint64_t>{seed, counter + 1}, {2});
+  outputs[1] = std::move(sample);
+}
+
+std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
+                                                          const std::vector<std::vector<Var>>& input_shapes) const {
+  std::vector<Var> out;
+  const auto* tt = tensor_type(node.output(1));
+  const std::size_t nd = static_cast<std::size_t>(tt->ndim());
+  if (size_from_params_) {
+    // Per dimension: a parameter whose static size there is not 1 gives it
+    // (a dimension broadcasts only when its type says size 1).
+    for (std::size_t d = 0; d < nd; ++d) {
+      Var dim;
+      for (int k = 2; k < 4 && !dim; ++k) {
+        const auto* pt = tensor_type(node.input(k));
+        const std::size_t pn = static_cast<std::size_t>(pt->ndim());
+        if (d + pn < nd) continue;
+        const std::size_t pd = d + pn - nd;
+        if (pt->shape()[pd] != Dim(1)) dim = input_shapes[static_cast<std::size_t>(k)][pd];
+      }
+      out.push_back(dim ? dim : constant(NDArray::scalar<std::int64_t>(1)));
+    }
+  } else {
+    for (std::size_t d = 0; d < nd; ++d) {
+      if (tt->shape()[d])
+        out.push_back(constant(NDArray::scalar<std::int64_t>(*tt->shape()[d])));
+      else
+        out.push_back(node.input(1)[Index(static_cast<std::int64_t>(d))].astype(DType::Int64));
+    }
+  }
+  return {input_shapes[0], out};
+}
+
+std::vector<Var> RandomFunction::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  (void)output_grads;
+  throw TypeError("grad: the gradient through " + name() + " (" + node.output(1).str() + ") with respect to its " +
+                  "parameters " + param_name(dist_, 0) + " (" + node.input(2).str() + ") and " + param_name(dist_, 1) +
+                  " (" + node.input(3).str() + ") is undefined: no gradient is defined through raw random numbers "
+                  "(Theano's grad_undefined). Reparameterise instead, e.g. low + (high - low) * uniform(size, 0, 1) "
+                  "or avg + std * normal(size, 0, 1), or mark the sample with consider_constant");
+}
+
+std::vector<std::vector<bool>> RandomFunction::connection_pattern(const Apply& node) const {
+  (void)node;
+  // [input][output]: the state feeds both outputs; size (integers) and the
+  // parameters only the sample, and no gradient flows from size.
+  return {{true, true}, {false, false}, {false, true}, {false, true}};
+}
+
+}  // namespace theano::tensor

@@ -1,0 +1,23 @@
+// Reference sampling kernels of RandomFunction (see theano/tensor/random.h for
+// the stream layout they implement); not installed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "theano/tensor/random.h"
+
+namespace theano::tensor::random_detail {
+
+/// `n` draws in C order; the parameter arrays hold one value per element
+/// (already broadcast). `single` selects the float32 path (24-bit uniforms).
+std::vector<double> sample_uniform(PhiloxKey key, std::int64_t n, bool single, const double* low, const double* high);
+std::vector<double> sample_normal(PhiloxKey key, std::int64_t n, bool single, const double* avg, const double* std);
+std::vector<std::int64_t> sample_binomial(PhiloxKey key, std::int64_t n, const std::int64_t* trials, const double* p);
+std::vector<std::int64_t> sample_integers(PhiloxKey key, std::int64_t n, const std::int64_t* low,
+                                         const std::int64_t* high);
+
+/// Hörmann's Stirling tail correction fc(k) = log k! - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2].
+double stirling_tail(double k);
+
+}  // namespace theano::tensor::random_detail

@@ -1,0 +1,75 @@
+/// \file
+/// RandomStream (see theano/tensor/random.h): one shared state per random
+/// variable, seeded from the stream's seed and the variable's position, whose
+/// default update is the op's advanced state (Theano's RandomStreams).
+#include "theano/compile/shared.h"
+#include "theano/config.h"
+#include "theano/tensor/random.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor {
+
+Var RandomSize::as_variable() const {
+  if (var_) return as_tensor_variable(var_);
+  const std::vector<std::int64_t> s = shape_ ? *shape_ : std::vector<std::int64_t>{};
+  return constant(NDArray::from_vector(s, {static_cast<std::int64_t>(s.size())}));
+}
+
+std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size, const TensorLike& p0,
+                                    const TensorLike& p1, DType dtype) {
+  const OpPtr op(new RandomFunction(dist, dtype, size.is_none()));
+  const ApplyPtr node = op->make_node({state, size.as_variable(), p0.var(), p1.var()});
+  return {node->output(0), node->output(1)};
+}
+
+RandomStream::RandomStream(std::uint64_t seed) : seed_(seed) {}
+
+std::uint64_t RandomStream::derive_seed(std::uint64_t seed, std::uint64_t i) noexcept {
+  const PhiloxCounter r = philox4x32({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32), 0x5EED, 0},
+                                     {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)});
+  return (static_cast<std::uint64_t>(r[0]) << 32) | r[1];
+}
+
+Var RandomStream::make(Distribution dist, const RandomSize& size, const TensorLike& p0, const TensorLike& p1,
+                       DType dtype) {
+  const std::uint64_t i = updates_.size();
+  const Var state = shared(NDArray::from_vector(std::vector<std::uint64_t>{derive_seed(seed_, i), 0}, {2}));
+  auto [new_state, sample] = random_function(dist, state, size, p0, p1, dtype);
+  set_default_update(state, new_state);
+  updates_.emplace_back(state, new_state);
+  return sample;
+}
+
+namespace {
+
+DType float_default(const TensorLike& a, const TensorLike& b) {
+  return promote_types(config().floatX, promote_types(tensor_type(a.var())->dtype(), tensor_type(b.var())->dtype()));
+}
+
+}  // namespace
+
+Var RandomStream::uniform(const RandomSize& size, const TensorLike& low, const TensorLike& high,
+                          std::optional<DType> dtype) {
+  return make(Distribution::Uniform, size, low, high, dtype.value_or(float_default(low, high)));
+}
+
+Var RandomStream::normal(const RandomSize& size, const TensorLike& avg, const TensorLike& std,
+                         std::optional<DType> dtype) {
+  return make(Distribution::Normal, size, avg, std, dtype.value_or(float_default(avg, std)));
+}
+
+Var RandomStream::binomial(const RandomSize& size, const TensorLike& n, const TensorLike& p, DType dtype) {
+  return make(Distribution::Binomial, size, n, p, dtype);
+}
+
+Var RandomStream::integers(const RandomSize& size, const TensorLike& low, const TensorLike& high, DType dtype) {
+  return make(Distribution::Integers, size, low, high, dtype);
+}
+
+void RandomStream::seed(std::uint64_t seed) {
+  seed_ = seed;
+  for (std::size_t i = 0; i < updates_.size(); ++i)
+    set_value(updates_[i].first, NDArray::from_vector(std::vector<std::uint64_t>{derive_seed(seed, i), 0}, {2}));
+}
+
+}  // namespace theano::tensor

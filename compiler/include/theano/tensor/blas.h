@@ -1,0 +1,152 @@
+/// \file
+/// Linear algebra: the user-level `Dot` (every vector/matrix combination) and the
+/// BLAS-shaped ops the rewrites lower it to — `Dot22` (matrix x matrix),
+/// `Gemm` (Z <- beta*Z + alpha*X.Y), `Gemv` (y <- beta*y + alpha*A.x), `Ger`
+/// (A <- A + alpha*outer(x, y)) — plus `outer`, `tensordot` and `batched_dot`
+/// built as graphs of dimshuffle / reshape / dot / elementwise ops.
+///
+/// Why: as in Theano, users write `dot` and the optimizer turns
+/// `a*dot(x, y) + b*z` into Gemm (GemmOptimizer) and makes it inplace later, so
+/// these ops carry both a non-inplace form (the default) and an inplace form
+/// (`destroy_map {0: [0]}`) selected by a prop.
+///
+/// perform calls OpenBLAS through CBLAS for float32/float64, passing transpose
+/// flags for transposed (Fortran-ordered) views and copying other layouts
+/// (negative, zero or non-unit inner strides); integer, bool, float16 and
+/// complex dtypes use a plain, exact loop in the output dtype. A dimension
+/// mismatch is a ShapeError naming both shapes (at make_node when static shapes
+/// know it, else at run time).
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/tensor/as_tensor.h"
+
+namespace theano::tensor {
+
+/// Inner product of vectors and matrices with NumPy's rules: (n)x(n) -> (),
+/// (m,n)x(n) -> (m), (n)x(n,p) -> (p), (m,n)x(n,p) -> (m,p). Output dtype:
+/// NumPy promotion of the inputs.
+class Dot final : public Op {
+ public:
+  std::string_view type_name() const override { return "Dot"; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// Matrix x matrix for float32 / float64 inputs of one dtype (Theano's Dot22):
+/// what `dot` becomes after the specialize rewrites.
+class Dot22 final : public Op {
+ public:
+  std::string_view type_name() const override { return "Dot22"; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// Inputs (Z, alpha, X, Y, beta) -> beta*Z + alpha*dot(X, Y). Z, X, Y: matrices
+/// of one float32/float64 dtype; alpha, beta: real 0-d tensors, converted to
+/// Z's dtype at run time. When beta == 0, Z's values are not read (BLAS rule).
+/// `inplace`: the output overwrites Z (`destroy_map {0: [0]}`).
+class Gemm final : public Op {
+ public:
+  explicit Gemm(bool inplace = false) : inplace_(inplace) {}
+  std::string_view type_name() const override { return "Gemm"; }
+  Props props() const override { return {{"inplace", inplace_}}; }
+  /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
+  std::string name() const override;
+  bool inplace() const { return inplace_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  ViewMap destroy_map() const override;
+
+ private:
+  bool inplace_;
+};
+
+/// Inputs (y, alpha, A, x, beta) -> beta*y + alpha*dot(A, x); y, x vectors, A a
+/// matrix, one float32/float64 dtype; alpha, beta as for Gemm.
+class Gemv final : public Op {
+ public:
+  explicit Gemv(bool inplace = false) : inplace_(inplace) {}
+  std::string_view type_name() const override { return "Gemv"; }
+  Props props() const override { return {{"inplace", inplace_}}; }
+  std::string name() const override;
+  bool inplace() const { return inplace_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  ViewMap destroy_map() const override;
+
+ private:
+  bool inplace_;
+};
+
+/// Inputs (A, alpha, x, y) -> A + alpha*outer(x, y); one float32/float64 dtype.
+/// `destructive`: the output overwrites A.
+class Ger final : public Op {
+ public:
+  explicit Ger(bool destructive = false) : destructive_(destructive) {}
+  std::string_view type_name() const override { return "Ger"; }
+  Props props() const override { return {{"destructive", destructive_}}; }
+  /// `Ger{destructive}` / `Ger{non-destructive}`.
+  std::string name() const override;
+  bool destructive() const { return destructive_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  ViewMap destroy_map() const override;
+
+ private:
+  bool destructive_;
+};
+
+/// numpy.dot: a 0-d operand multiplies elementwise; vectors and matrices use
+/// Dot; higher ranks contract the last axis of `a` with the second-to-last of
+/// `b` (through tensordot).
+Var dot(const TensorLike& a, const TensorLike& b);
+Var dot22(const TensorLike& a, const TensorLike& b);
+Var gemm(const TensorLike& z, const TensorLike& alpha, const TensorLike& x, const TensorLike& y,
+         const TensorLike& beta);
+Var gemv(const TensorLike& y, const TensorLike& alpha, const TensorLike& a, const TensorLike& x,
+         const TensorLike& beta);
+Var ger(const TensorLike& a, const TensorLike& alpha, const TensorLike& x, const TensorLike& y);
+/// Outer product of two vectors (an (m) x (n) -> (m, n) Dot of a column and a row).
+Var outer(const TensorLike& x, const TensorLike& y);
+
+/// numpy.tensordot's `axes`: an int n (the last n axes of a with the first n of
+/// b) or two equal-length axis lists.
+using TensordotAxes = std::variant<int, std::pair<std::vector<int>, std::vector<int>>>;
+/// Sums products over the given axes: transposes the summed axes together,
+/// reshapes both operands to matrices, uses dot, and reshapes the result to
+/// a's free axes followed by b's. ValueError for bad axes, ShapeError when
+/// known summed sizes differ.
+Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axes = 2);
+/// Theano's batched_dot: dot over the leading (batch) axis, i.e.
+/// out[i] = dot(a[i], b[i]) for a, b of rank 2 or 3 (and higher, contracting
+/// the last axis of a with axis 1 of b[i]); built from dimshuffle, mul and sum.
+Var batched_dot(const TensorLike& a, const TensorLike& b);
+
+}  // namespace theano::tensor

@@ -1,0 +1,131 @@
+/// \file
+/// Reductions: the `CAReduce` family (sum, prod, max, min, all, any and the
+/// ProdWithoutZeros helper of prod's gradient), `Argmax` / `Argmin`, and
+/// mean / var / std built as graphs of those primitives.
+///
+/// Why one Op for the family: Theano's CAReduce is "a commutative-associative
+/// scalar op folded over some axes"; rewrites and code generation treat sum,
+/// prod, max, ... uniformly, told apart by `scalar_op()` ("add", "mul",
+/// "maximum", "minimum", "and", "or", "mul_without_zeros").
+///
+/// Invariants: a CAReduce node's axes are sorted, unique and in range for its
+/// input; its output drops those axes (keepdims is a DimShuffle added after
+/// the reduction, as Theano and PyTensor do, so rewrites see one form). The
+/// output dtype follows NumPy: sum/prod of bool and signed ints narrower than
+/// int64 give int64, of unsigned ints uint64, floats and complex keep their
+/// dtype; the accumulator is the output dtype except float16, which
+/// accumulates in float32. max/min keep the input dtype, all/any give bool.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/runtime/dtype.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/axes.h"
+
+namespace theano::tensor {
+
+class CAReduce final : public Op {
+ public:
+  /// `scalar_op`: one of "add", "mul", "maximum", "minimum", "and", "or",
+  /// "mul_without_zeros" (ValueError otherwise). `axes`: the axes to reduce
+  /// (checked against the input in make_node). `dtype` / `acc_dtype`: output and
+  /// accumulator dtypes; unset means the NumPy defaults described above.
+  CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype = {},
+           std::optional<DType> acc_dtype = {});
+  std::string_view type_name() const override { return "CAReduce"; }
+  Props props() const override;
+  /// `Sum{axes=(0,)}`, `Max{axes=(0, 1)}`, `Sum{axes=(1,), acc_dtype=float64}`.
+  std::string name() const override;
+
+  const std::string& scalar_op() const { return scalar_op_; }
+  const std::vector<int>& axes() const { return axes_; }
+  /// Output dtype for an input of dtype `in`.
+  DType out_dtype(DType in) const;
+  /// Accumulator dtype for an input of dtype `in`.
+  DType acc_dtype(DType in) const;
+
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// sum: gz broadcast back; prod: Theano's zero-aware rule; max/min: gz routed
+  /// to the positions equal to the result; all/any, mul_without_zeros and
+  /// integer inputs: no gradient (null Var).
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+
+ private:
+  std::string scalar_op_;
+  std::vector<int> axes_;
+  std::optional<DType> dtype_;
+  std::optional<DType> acc_dtype_;
+};
+
+/// Index of the largest (Argmax) or smallest (Argmin) element along `axes`
+/// (several axes are flattened in C order, as numpy does for axis=None); int64
+/// output. The first occurrence wins, and NaN counts as the extreme value.
+class ArgReduce final : public Op {
+ public:
+  /// `is_max`: Argmax, else Argmin.
+  ArgReduce(bool is_max, std::vector<int> axes);
+  std::string_view type_name() const override { return is_max_ ? "Argmax" : "Argmin"; }
+  Props props() const override;
+  bool is_max() const { return is_max_; }
+  const std::vector<int>& axes() const { return axes_; }
+
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  /// Indices are piecewise constant: the input gets no gradient (null Var).
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  bool is_max_;
+  std::vector<int> axes_;
+};
+
+/// NumPy's default dtype of sum/prod for input dtype `in` (see the file comment).
+DType sum_default_dtype(DType in);
+
+/// `x.sum(axes)`; `acc_dtype` sets the accumulator, `dtype` the output (both
+/// default as NumPy does).
+Var sum(const TensorLike& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> acc_dtype = {},
+        std::optional<DType> dtype = {});
+Var prod(const TensorLike& x, const Axes& axes = {}, bool keepdims = false, std::optional<DType> acc_dtype = {},
+         std::optional<DType> dtype = {});
+Var max(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+Var min(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+/// Logical reductions (bool output). Spelled with a trailing underscore because
+/// `tensor::all` is the `:` slice of index.h.
+Var all_(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+Var any_(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+/// Theano's ProdWithoutZeros (product of the non-zero elements), used by prod's gradient.
+Var prod_without_zeros(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+
+/// `axis` unset: over the flattened array (numpy's axis=None).
+Var argmax(const TensorLike& x, std::optional<int> axis = {}, bool keepdims = false);
+Var argmin(const TensorLike& x, std::optional<int> axis = {}, bool keepdims = false);
+
+/// sum / count. Integer inputs give float64; float32, float16 and complex64 keep
+/// their dtype (float16 sums in float32).
+Var mean(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+/// mean((x - mean(x))^2) with `ddof` subtracted from the count (numpy.var).
+Var var(const TensorLike& x, const Axes& axes = {}, int ddof = 0, bool keepdims = false);
+/// sqrt(var(...)) (numpy.std).
+Var std(const TensorLike& x, const Axes& axes = {}, int ddof = 0, bool keepdims = false);
+
+/// The number of elements reduced when `x` is reduced over `axes`, as a scalar
+/// of `dtype`: a constant when the static shape knows those sizes, else a
+/// product of Shape_i.
+Var reduced_count(const Var& x, const std::vector<int>& axes, DType dtype);
+
+}  // namespace theano::tensor

@@ -1,0 +1,163 @@
+// tensordot and batched_dot as graphs. tensordot follows Theano's
+// _tensordot_as_dot: move the summed axes together (DimShuffle), reshape both
+// operands to matrices, one Dot, reshape back — so the BLAS rewrites see a
+// plain dot. batched_dot multiplies broadcast operands and sums the contracted
+// axis (Theano's fallback form), which needs no reshape at all.
+#include <algorithm>
+#include <numeric>
+
+#include "../reduction/kernel_util.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/blas.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor {
+namespace {
+
+std::vector<int> normalize_axes(const std::vector<int>& axes, int ndim, const Var& v, const char* which) {
+  std::vector<int> r;
+  for (int a : axes) {
+    THEANO_USER_CHECK(a >= -ndim && a < ndim, ValueError)
+        << "tensordot: axis " << a << " is out of range for " << which << " " << v.str() << " ("
+        << ndim << " dimensions)";
+    const int n = a < 0 ? a + ndim : a;
+    THEANO_USER_CHECK(std::find(r.begin(), r.end(), n) == r.end(), ValueError)
+        << "tensordot: axis " << a << " of " << which << " " << v.str() << " is repeated";
+    r.push_back(n);
+  }
+  return r;
+}
+
+// A product of dimensions: a constant when all are known, else int64 scalars.
+struct DimProduct {
+  bool known = true;
+  int64_t value = 1;
+  Var sym;
+  void times(const Var& v, int axis) {
+    const Dim& d = tensor_type(v)->shape()[static_cast<std::size_t>(axis)];
+    if (d) value *= *d;
+    else known = false;
+    Var s = shape_i(v, axis);
+    sym = sym ? mul(sym, s) : s;
+  }
+  Var var() const { return known ? constant(NDArray::scalar<int64_t>(value)) : sym; }
+};
+
+// Reshape `v` to one entry per element of `dims` (static when all are known).
+Var reshape_to(const Var& v, const std::vector<DimProduct>& dims) {
+  if (std::all_of(dims.begin(), dims.end(), [](const DimProduct& d) { return d.known; })) {
+    std::vector<int64_t> s;
+    for (const DimProduct& d : dims) s.push_back(d.value);
+    return reshape(v, s);
+  }
+  std::vector<Var> entries;
+  for (const DimProduct& d : dims) entries.push_back(d.var());
+  return reshape(v, make_vector(entries, DType::Int64), static_cast<int>(dims.size()));
+}
+
+}  // namespace
+
+Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axes) {
+  const Var &x = a.var(), &y = b.var();
+  const TensorType& tx = *tensor_type(x);
+  const TensorType& ty = *tensor_type(y);
+  const int xn = tx.ndim(), yn = ty.ndim();
+  std::vector<int> ax, ay;
+  if (const int* n = std::get_if<int>(&axes)) {
+    THEANO_USER_CHECK(*n >= 0 && *n <= xn && *n <= yn, ValueError)
+        << "tensordot: axes=" << *n << " needs 0 <= axes <= the ranks of both operands, got " << x.str() << " ("
+        << xn << " dimensions) and " << y.str() << " (" << yn << " dimensions)";
+    for (int i = 0; i < *n; ++i) {
+      ax.push_back(xn - *n + i);
+      ay.push_back(i);
+    }
+  } else {
+    const auto& p = std::get<std::pair<std::vector<int>, std::vector<int>>>(axes);
+    THEANO_USER_CHECK(p.first.size() == p.second.size(), ValueError)
+        << "tensordot: the two axis lists must have the same length, got " << detail::axes_text(p.first) << " and "
+        << detail::axes_text(p.second);
+    ax = normalize_axes(p.first, xn, x, "the first operand");
+    ay = normalize_axes(p.second, yn, y, "the second operand");
+  }
+  for (std::size_t i = 0; i < ax.size(); ++i) {
+    const Dim &dx = tx.shape()[static_cast<std::size_t>(ax[i])], &dy = ty.shape()[static_cast<std::size_t>(ay[i])];
+    THEANO_USER_CHECK(!dx || !dy || *dx == *dy, ShapeError)
+        << "tensordot: shape mismatch for summed axes: " << x.str() << " has static shape "
+        << detail::static_shape_text(tx.shape()) << " (axis " << ax[i] << ") and " << y.str()
+        << " has static shape " << detail::static_shape_text(ty.shape()) << " (axis " << ay[i] << ")";
+  }
+  std::vector<int> fx, fy;
+  for (int i = 0; i < xn; ++i)
+    if (std::find(ax.begin(), ax.end(), i) == ax.end()) fx.push_back(i);
+  for (int i = 0; i < yn; ++i)
+    if (std::find(ay.begin(), ay.end(), i) == ay.end()) fy.push_back(i);
+
+  DimProduct free_x, free_y, summed;
+  std::vector<DimProduct> out_dims;
+  for (int i : fx) {
+    free_x.times(x, i);
+    out_dims.emplace_back().times(x, i);
+  }
+  for (int i : fy) {
+    free_y.times(y, i);
+    out_dims.emplace_back().times(y, i);
+  }
+  // Each summed size from whichever operand knows it statically.
+  for (std::size_t i = 0; i < ax.size(); ++i) {
+    if (tx.shape()[static_cast<std::size_t>(ax[i])]) summed.times(x, ax[i]);
+    else summed.times(y, ay[i]);
+  }
+  std::vector<int> ox = fx, oy = ay;
+  ox.insert(ox.end(), ax.begin(), ax.end());
+  oy.insert(oy.end(), fy.begin(), fy.end());
+  const Var x2 = reshape_to(dimshuffle(x, ox), {free_x, summed});
+  const Var y2 = reshape_to(dimshuffle(y, oy), {summed, free_y});
+  return reshape_to(dot(x2, y2), out_dims);
+}
+
+Var batched_dot(const TensorLike& a, const TensorLike& b) {
+  const Var &x = a.var(), &y = b.var();
+  const TensorType& tx = *tensor_type(x);
+  const TensorType& ty = *tensor_type(y);
+  const int xn = tx.ndim(), yn = ty.ndim();
+  THEANO_USER_CHECK(xn >= 2 && yn >= 2, TypeError)
+      << "batched_dot: both operands need a batch axis and at least one more, got " << x.str() << " of type "
+      << tx.str() << " and " << y.str() << " of type " << ty.str();
+  const Dim &bx = tx.shape()[0], &by = ty.shape()[0];
+  THEANO_USER_CHECK(!bx || !by || *bx == *by, ShapeError)
+      << "batched_dot: batch sizes differ: " << x.str() << " has static shape " << detail::static_shape_text(tx.shape())
+      << " and " << y.str() << " has static shape " << detail::static_shape_text(ty.shape());
+  // Per batch element: dot(x[i], y[i]) contracts x's last axis with y[i]'s
+  // second-to-last (its first when y[i] is a vector).
+  const int ky = std::max(1, yn - 2);
+  const Dim &kx_d = tx.shape().back(), &ky_d = ty.shape()[static_cast<std::size_t>(ky)];
+  THEANO_USER_CHECK(!kx_d || !ky_d || *kx_d == *ky_d, ShapeError)
+      << "batched_dot: shapes " << detail::static_shape_text(tx.shape()) << " and "
+      << detail::static_shape_text(ty.shape()) << " are not aligned: " << x.str() << " has " << *kx_d
+      << " along its last axis but " << y.str() << " has " << *ky_d << " along axis " << ky;
+  const int na = xn - 2;       // x's free axes (after the batch)
+  const int np = ky - 1;       // y's free axes before the contracted one
+  const int nq = yn - ky - 1;  // y's free axes after it
+  // Product layout: (batch, x free..., y free before..., k, y free after...).
+  std::vector<int> ox{0}, oy{0};
+  for (int i = 0; i < na; ++i) ox.push_back(1 + i);
+  for (int i = 0; i < na; ++i) oy.push_back(kNewAxis);
+  for (int i = 0; i < np; ++i) {
+    ox.push_back(kNewAxis);
+    oy.push_back(1 + i);
+  }
+  ox.push_back(xn - 1);
+  oy.push_back(ky);
+  for (int i = 0; i < nq; ++i) {
+    ox.push_back(kNewAxis);
+    oy.push_back(ky + 1 + i);
+  }
+  // The output dtype is Dot's (promotion), not sum's widened integer default.
+  return sum(mul(dimshuffle(x, ox), dimshuffle(y, oy)), 1 + na + np, false, {}, promote_types(tx.dtype(), ty.dtype()));
+}
+
+}  // namespace theano::tensor

@@ -1,0 +1,146 @@
+/// \file
+/// `function(inputs, outputs, options)`: Theano's `theano.function`, compiling a
+/// symbolic graph into a callable `Function`.
+///
+/// Pipeline: validate the inputs (root variables, no Constants, no shared
+/// variables, each once) -> apply `givens` (clone_replace, the user graph is
+/// untouched) -> collect updates (explicit ones, then shared variables'
+/// default updates) and check their types -> check for missing and unused
+/// inputs -> FunctionGraph(explicit inputs + shared variables used, outputs +
+/// update expressions, clone=true) -> (optimizer: none yet) -> the mode's
+/// Linker makes a Thunk.
+///
+/// Call semantics (Theano's): arguments are filtered into each input's type
+/// (`strict` refuses any conversion, `allow_downcast` permits lossy casts;
+/// errors name the input); missing trailing arguments take their `In` default
+/// value; every update is computed from the *old* values and written back only
+/// after the whole graph ran; an output without `Out::borrow` is a fresh array
+/// that aliases neither an argument, nor a shared value, nor a constant, nor
+/// any internal storage.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "theano/compile/linker.h"
+#include "theano/compile/shared.h"
+#include "theano/fgraph/function_graph.h"
+#include "theano/graph/basic.h"
+#include "theano/runtime/error.h"
+
+namespace theano {
+
+class FunctionGraph;
+
+/// Raised when an input is not needed to compute the outputs (on_unused_input=raise).
+class UnusedInputError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
+/// An explicit input of a function.
+struct In {
+  In(const Var& v) : variable(v) {}  // NOLINT: implicit, as Theano accepts plain variables
+  In(const Var& v, NDArray default_value) : variable(v), value(std::move(default_value)) {}
+  Var variable;
+  /// Name for named calls; defaults to the variable's name.
+  std::string name;
+  /// Default value used when the argument is left out (trailing arguments).
+  std::optional<NDArray> value;
+  /// The function may keep a reference to the caller's array after the call
+  /// (e.g. as a shared variable's new value) instead of copying it.
+  bool borrow = false;
+  /// Ops may overwrite this argument's array in place.
+  bool mutable_ = false;
+  /// The argument must already have the input's exact type (no conversion).
+  bool strict = false;
+  /// Permit lossy casts of the argument (unset: FunctionOptions::allow_input_downcast).
+  std::optional<bool> allow_downcast;
+};
+
+/// An output of a function.
+struct Out {
+  Out(const Var& v) : variable(v) {}  // NOLINT: implicit
+  Out(const Var& v, bool borrow_) : variable(v), borrow(borrow_) {}
+  Var variable;
+  /// Return the value without copying, even when it aliases internal storage,
+  /// an argument or a shared value.
+  bool borrow = false;
+};
+
+enum class OnUnusedInput { Raise, Warn, Ignore };
+
+struct FunctionOptions {
+  /// (shared variable, new value expression); all read the old values.
+  std::vector<std::pair<Var, Var>> updates;
+  /// (variable, replacement) substituted in the outputs and updates.
+  std::vector<std::pair<Var, Var>> givens;
+  /// Compilation mode (see get_mode); empty: THEANO_FLAGS mode, else fast_run.
+  std::string mode;
+  OnUnusedInput on_unused_input = OnUnusedInput::Raise;
+  /// Default for In::allow_downcast.
+  std::optional<bool> allow_input_downcast;
+  /// Do not apply shared variables' default updates.
+  bool no_default_updates = false;
+  /// Name used in error messages and printing.
+  std::string name;
+};
+
+namespace detail {
+struct FunctionImpl;
+}
+
+/// A compiled function. Copying the C++ object makes another handle on the same
+/// compiled program *and* the same value containers; `copy()` is Theano's copy.
+class Function {
+ public:
+  /// Positional call: one argument per input, trailing ones may be left out
+  /// when they have defaults. Returns one array per output.
+  std::vector<NDArray> operator()(const std::vector<NDArray>& args) const;
+  /// Named call: arguments by In name (or variable name); the others take
+  /// their defaults.
+  std::vector<NDArray> call(const std::vector<std::pair<std::string, NDArray>>& named_args) const;
+
+  /// A new Function over the same compiled program. `share_memory`: use the
+  /// same shared-variable containers (updates are seen by both); otherwise the
+  /// copy gets its own copies of every shared value and default value.
+  Function copy(bool share_memory = false) const;
+
+  /// The user's explicit input variables, in call order.
+  const std::vector<Var>& inputs() const;
+  /// The user's output variables.
+  const std::vector<Var>& outputs() const;
+  /// The user's (shared variable, update expression) pairs, default updates included.
+  const std::vector<std::pair<Var, Var>>& updates() const;
+  /// The compiled graph: inputs are the explicit inputs then the shared
+  /// variables used (clones sharing their containers); outputs are the
+  /// outputs then one expression per update.
+  const FunctionGraph& fgraph() const;
+  std::size_t n_explicit_inputs() const;
+  const std::string& name() const;
+  const Mode& mode() const;
+
+  /// The value this function sees for shared variable `v` (differs from
+  /// `get_value(v)` in a `copy(false)`); TypeError when `v` is not shared,
+  /// ValueError when this function does not use it.
+  NDArray shared_value(const Var& v, bool borrow = false) const;
+
+ private:
+  friend Function function(const std::vector<In>&, const std::vector<Out>&, const FunctionOptions&);
+  std::shared_ptr<const detail::FunctionImpl> impl_;
+  std::vector<std::shared_ptr<SharedStorage>> defaults_;  // per explicit input (null: no default)
+  std::vector<std::shared_ptr<SharedStorage>> shared_;    // per shared graph input
+};
+
+/// Compiles `outputs` as functions of `inputs`.
+Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options = {});
+
+/// Drops every Function cached by `Var::eval`.
+void clear_eval_cache();
+/// Number of Functions cached by `Var::eval` (tests).
+std::size_t eval_cache_size();
+
+}  // namespace theano

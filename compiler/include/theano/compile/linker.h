@@ -1,0 +1,93 @@
+/// \file
+/// The `Linker` interface and its registry (DESIGN.md 2: compiler/ defines the
+/// interface, codegen/ registers its JIT linkers), plus the modes that pick a
+/// linker.
+///
+/// Why: `function()` must not know how a FunctionGraph becomes something that
+/// runs. A Linker turns a (finished) FunctionGraph into a `Thunk`: a callable
+/// that reads one value per graph input and writes one value per graph output.
+/// The reference linker, `PerformLinker` ("py", also "perform"), walks the
+/// toposort and calls each op's `perform`; the CLinker of a later issue emits
+/// one translation unit instead. Linkers are created by name through
+/// `make_linker`, so codegen/ can register "c" / "cvm" at start-up without
+/// compiler/ depending on it.
+///
+/// Invariants: a Thunk never mutates the FunctionGraph; `run` is const and
+/// keeps no per-call state in the Thunk, so one Thunk may serve several
+/// Function copies and threads at once. A Thunk never writes into an input
+/// value unless its `LinkOptions::mutable_inputs` flag allows it (an op with a
+/// destroy_map on a protected input receives a copy).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "theano/runtime/ndarray.h"
+
+namespace theano {
+
+class FunctionGraph;
+
+/// A compiled program for one FunctionGraph.
+class Thunk {
+ public:
+  virtual ~Thunk() = default;
+  /// `inputs[i]` is the value of `fgraph.inputs()[i]` (already filtered into its
+  /// type); `outputs` (sized like `fgraph.outputs()`) receives the results.
+  /// Errors raised by an op are rethrown with the same exception type and a
+  /// message naming the Apply node, its toposort index and its input
+  /// types/shapes.
+  virtual void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const = 0;
+};
+
+struct LinkOptions {
+  /// One flag per graph input: true when ops may overwrite that input's value
+  /// in place (In::mutable_). Missing entries mean "protected".
+  std::vector<bool> mutable_inputs;
+};
+
+class Linker {
+ public:
+  virtual ~Linker() = default;
+  /// The registered name, e.g. "py".
+  virtual std::string_view name() const = 0;
+  /// Prepares `fgraph` for execution. The Thunk keeps `fgraph` alive.
+  virtual std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
+                                            const LinkOptions& options = {}) const = 0;
+};
+
+using LinkerFactory = std::function<std::unique_ptr<Linker>()>;
+
+/// Registers (or replaces) the linker `name`. Thread-safe.
+void register_linker(std::string name, LinkerFactory factory);
+/// A new linker by name; ValueError listing the registered names when unknown.
+std::unique_ptr<Linker> make_linker(std::string_view name);
+/// The registered linker names, sorted.
+std::vector<std::string> registered_linkers();
+
+/// The reference VM: calls each op's `perform` in toposort order, with
+/// Constants preloaded and every intermediate value released as soon as its
+/// last client has run. Registered as "py" and "perform".
+std::unique_ptr<Linker> make_perform_linker();
+
+/// A compilation mode: the optimizer query (none yet) and the linker to use.
+struct Mode {
+  std::string name;    ///< canonical lower-case name, e.g. "fast_run"
+  std::string linker;  ///< registered linker name
+};
+
+/// The modes `function()` accepts (case-insensitive): fast_run (= o4),
+/// fast_compile (= o1), o1, o2, o3, o4, stabilize, unsafe. Until the optimizer
+/// and the JIT linkers land, every mode runs the unoptimized graph on the
+/// PerformLinker.
+std::vector<std::string> valid_modes();
+/// Resolves `name` (empty: THEANO_FLAGS `mode`, else fast_run) and the linker
+/// (THEANO_FLAGS `linker` overrides the mode's). ValueError listing the valid
+/// modes (or linkers) when unknown.
+Mode get_mode(std::string_view name = {});
+
+}  // namespace theano

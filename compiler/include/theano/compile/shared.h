@@ -1,0 +1,90 @@
+/// \file
+/// Shared variables (Theano's `theano.shared`): a Variable that carries a value
+/// container, so its value persists across calls of every function that uses
+/// it and can be changed by `updates`.
+///
+/// Why: training loops keep their parameters in shared variables; functions use
+/// them as implicit inputs and write their updates back into the container
+/// after each call. Cloning a SharedVariable (as compilation does) gives a new
+/// SharedVariable over the *same* container, as in Theano.
+///
+/// Value semantics: `shared(value)` stores a copy; `get_value` returns a copy
+/// unless `borrow`; `set_value` filters the new value through the variable's
+/// type (with the `strict` / `allow_downcast` given at creation) and stores a
+/// copy unless `borrow`. A stored value is never written in place by a
+/// compiled function (the PerformLinker protects it), so a borrowed value only
+/// changes when it is replaced.
+///
+/// Default updates (used by RandomStream): `set_default_update(sv, expr)` makes
+/// every function that uses `sv` also apply `sv <- expr`, unless the function
+/// gives an explicit update for `sv` or is compiled with `no_default_updates`.
+/// The stored expression does not hold `sv` itself (it is kept with `sv`
+/// replaced by a private placeholder), so an update that reads its own shared
+/// variable forms no reference cycle.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "theano/graph/basic.h"
+
+namespace theano {
+
+/// The value cell a SharedVariable (and its clones) point to.
+struct SharedStorage {
+  NDArray value;
+};
+
+class SharedVariable final : public Variable {
+ public:
+  /// A new shared variable of `type` holding `type->filter(value.copy())`.
+  SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict, bool allow_downcast);
+  /// A shared variable over an existing container (clones).
+  SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> storage, std::string name, bool strict,
+                 bool allow_downcast);
+
+  NDArray get_value(bool borrow = false) const;
+  /// Filters `value` through the type (TypeError naming this variable when it
+  /// does not fit) and stores it (a copy unless `borrow`).
+  void set_value(const NDArray& value, bool borrow = false);
+  const std::shared_ptr<SharedStorage>& storage() const noexcept { return storage_; }
+  bool strict() const noexcept { return strict_; }
+  bool allow_downcast() const noexcept { return allow_downcast_; }
+
+  /// The default update expression (reading this variable), or a null Var.
+  Var default_update() const;
+  /// Sets (a null Var: clears) the default update; TypeError when its type does
+  /// not match this variable's type.
+  void set_default_update(const Var& update);
+
+  /// A SharedVariable over the same container, with the same default update.
+  Var clone() const override;
+
+ private:
+  struct DefaultUpdate {
+    Var placeholder;  // stands for this variable inside `expr`
+    Var expr;
+  };
+  std::shared_ptr<SharedStorage> storage_;
+  std::shared_ptr<const DefaultUpdate> default_update_;
+  bool strict_;
+  bool allow_downcast_;
+};
+
+/// The SharedVariable behind `v`, or nullptr.
+SharedVariable* as_shared(const Var& v) noexcept;
+inline bool is_shared(const Var& v) noexcept { return as_shared(v) != nullptr; }
+
+/// Theano's `shared(value, name, strict, allow_downcast)`: a tensor shared
+/// variable whose type has `value`'s dtype and rank with every dimension of
+/// unknown size. The value is copied.
+Var shared(const NDArray& value, std::string name = {}, bool strict = false, bool allow_downcast = false);
+
+/// `as_shared(v)->get_value(borrow)`; TypeError when `v` is not shared.
+NDArray get_value(const Var& shared_var, bool borrow = false);
+/// `as_shared(v)->set_value(value, borrow)`; TypeError when `v` is not shared.
+void set_value(const Var& shared_var, const NDArray& value, bool borrow = false);
+/// `as_shared(v)->set_default_update(update)`; TypeError when `v` is not shared.
+void set_default_update(const Var& shared_var, const Var& update);
+
+}  // namespace theano

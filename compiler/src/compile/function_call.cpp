@@ -1,0 +1,159 @@
+/// \file
+/// Calling a Function: argument count and filtering, defaults, named
+/// arguments, running the Thunk, the no-aliasing guarantee of non-borrowed
+/// outputs, and writing updates back after the whole graph ran.
+#include <sstream>
+
+#include "function_impl.h"
+#include "theano/compile/function.h"
+
+namespace theano {
+namespace {
+
+using detail::FunctionImpl;
+
+bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
+  if (!v.defined()) return false;
+  for (const NDArray& o : others)
+    if (o.defined() && v.shares_buffer(o)) return true;
+  return false;
+}
+
+std::vector<NDArray> run(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
+                         std::vector<NDArray> args) {
+  // args: one (unfiltered) value per explicit input.
+  std::vector<NDArray> in_values;
+  in_values.reserve(args.size() + shared.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    try {
+      in_values.push_back(f.ins[i].variable.type()->filter(args[i], f.strict[i], f.allow_downcast[i]));
+    } catch (const TypeError& e) {
+      std::ostringstream os;
+      os << "Bad input argument with name \"" << f.ins[i].name << "\" to " << f.what() << " at index " << i
+         << " (0-based): " << e.what();
+      throw TypeError(os.str());
+    }
+  }
+  for (const auto& s : shared) in_values.push_back(s->value);
+
+  const std::size_t n_out = f.outputs.size();
+  std::vector<NDArray> results(f.fgraph->outputs().size());
+  f.thunk->run(in_values, results);
+
+  // Update values must not keep a caller's array (unless In::borrow) or a
+  // constant's buffer.
+  std::vector<NDArray> not_ours = f.constants;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (!f.ins[i].borrow) not_ours.push_back(in_values[i]), not_ours.push_back(args[i]);
+  std::vector<NDArray> new_values;
+  for (std::size_t k = 0; k < f.updates.size(); ++k) {
+    NDArray v = results[n_out + k];
+    if (aliases_any(v, not_ours)) v = v.copy();
+    new_values.push_back(v);
+  }
+
+  // Outputs: fresh arrays unless borrowed.
+  std::vector<NDArray> protect = in_values;
+  protect.insert(protect.end(), args.begin(), args.end());
+  protect.insert(protect.end(), f.constants.begin(), f.constants.end());
+  protect.insert(protect.end(), new_values.begin(), new_values.end());
+  std::vector<NDArray> outputs;
+  outputs.reserve(n_out);
+  for (std::size_t i = 0; i < n_out; ++i) {
+    NDArray v = results[i];
+    if (!f.out_borrow[i] && (aliases_any(v, protect) || aliases_any(v, outputs))) v = v.copy();
+    outputs.push_back(v);
+  }
+
+  // Every update read the old values; write them all now.
+  for (std::size_t k = 0; k < f.updates.size(); ++k)
+    shared[static_cast<std::size_t>(f.update_target[k])]->value = new_values[k];
+  return outputs;
+}
+
+}  // namespace
+
+std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) const {
+  const FunctionImpl& f = *impl_;
+  const std::size_t n = f.ins.size();
+  std::size_t required = n;
+  while (required > 0 && defaults_[required - 1]) --required;
+  if (args.size() > n || args.size() < required) {
+    std::ostringstream os;
+    os << f.what() << ": expected ";
+    if (required == n)
+      os << n;
+    else
+      os << required << " to " << n;
+    os << " argument" << (n == 1 && required == n ? "" : "s") << ", got " << args.size();
+    if (args.size() < required) {
+      os << " (missing input" << (required - args.size() > 1 ? "s" : "");
+      for (std::size_t i = args.size(); i < required; ++i)
+        os << (i == args.size() ? " " : ", ") << '"' << f.ins[i].name << '"';
+      os << ")";
+    }
+    throw TypeError(os.str());
+  }
+  std::vector<NDArray> full(args);
+  for (std::size_t i = args.size(); i < n; ++i) full.push_back(defaults_[i]->value);
+  return run(f, shared_, std::move(full));
+}
+
+std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
+  const FunctionImpl& f = *impl_;
+  std::vector<NDArray> full(f.ins.size());
+  auto names = [&] {
+    std::string r;
+    for (const In& in : f.ins) r += (r.empty() ? "" : ", ") + (in.name.empty() ? std::string("<unnamed>") : in.name);
+    return r;
+  };
+  for (const auto& [name, value] : named_args) {
+    int found = -1;
+    for (std::size_t i = 0; i < f.ins.size(); ++i)
+      if (f.ins[i].name == name) {
+        THEANO_USER_CHECK(found < 0, TypeError)
+            << f.what() << ": input name \"" << name << "\" is ambiguous (inputs " << found << " and " << i << ")";
+        found = static_cast<int>(i);
+      }
+    THEANO_USER_CHECK(found >= 0, TypeError)
+        << f.what() << ": unknown input name \"" << name << "\"; the inputs are: " << names();
+    THEANO_USER_CHECK(!full[static_cast<std::size_t>(found)].defined(), TypeError)
+        << f.what() << ": input \"" << name << "\" is given twice";
+    full[static_cast<std::size_t>(found)] = value;
+  }
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (full[i].defined()) continue;
+    THEANO_USER_CHECK(defaults_[i], TypeError)
+        << f.what() << ": missing required input \"" << f.ins[i].name << "\" (position " << i << ")";
+    full[i] = defaults_[i]->value;
+  }
+  return run(f, shared_, std::move(full));
+}
+
+Function Function::copy(bool share_memory) const {
+  Function r = *this;
+  for (auto& d : r.defaults_)
+    if (d) d = std::make_shared<SharedStorage>(SharedStorage{d->value.copy()});
+  if (!share_memory)
+    for (auto& s : r.shared_) s = std::make_shared<SharedStorage>(SharedStorage{s->value.copy()});
+  return r;
+}
+
+const std::vector<Var>& Function::inputs() const { return impl_->input_vars; }
+const std::vector<Var>& Function::outputs() const { return impl_->outputs; }
+const std::vector<std::pair<Var, Var>>& Function::updates() const { return impl_->updates; }
+const FunctionGraph& Function::fgraph() const { return *impl_->fgraph; }
+std::size_t Function::n_explicit_inputs() const { return impl_->ins.size(); }
+const std::string& Function::name() const { return impl_->name; }
+const Mode& Function::mode() const { return impl_->mode; }
+
+NDArray Function::shared_value(const Var& v, bool borrow) const {
+  THEANO_USER_CHECK(is_shared(v), TypeError) << impl_->what() << ": " << v.str() << " is not a shared variable";
+  for (std::size_t k = 0; k < impl_->shared_vars.size(); ++k)
+    if (impl_->shared_vars[k] == v || impl_->shared_vars[k]->id() == v.id() ||
+        as_shared(impl_->shared_vars[k])->storage() == as_shared(v)->storage())
+      return borrow ? shared_[k]->value : shared_[k]->value.copy();
+  throw ValueError(impl_->what() + ": shared variable " + v.str() + " is not used by this function");
+}
+
+}  // namespace theano

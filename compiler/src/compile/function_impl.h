@@ -1,0 +1,35 @@
+/// \file
+/// The compiled, immutable part of a Function, shared by its copies (private
+/// to compiler/src/compile).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "theano/compile/function.h"
+#include "theano/fgraph/function_graph.h"
+
+namespace theano::detail {
+
+struct FunctionImpl {
+  std::string name;
+  Mode mode;
+  std::vector<In> ins;                       // as given (user variables)
+  std::vector<Var> input_vars;               // ins[i].variable
+  std::vector<Var> outputs;                  // user output variables
+  std::vector<bool> out_borrow;
+  std::vector<std::pair<Var, Var>> updates;  // (user shared variable, expression), defaults included
+  std::vector<Var> shared_vars;              // user shared variables, in graph-input order
+  std::vector<int> update_target;            // per update: index into shared_vars
+  std::vector<bool> strict, allow_downcast;  // per explicit input
+  std::vector<NDArray> constants;            // constant values inside the graph (aliasing checks)
+  std::shared_ptr<const FunctionGraph> fgraph;
+  std::unique_ptr<Thunk> thunk;
+
+  /// `function "name"` or `function` for messages.
+  std::string what() const { return name.empty() ? std::string("function") : "function \"" + name + "\""; }
+};
+
+}  // namespace theano::detail

@@ -1,0 +1,104 @@
+/// \file
+/// SharedVariable and `shared()`: value containers, filtering on set_value, and
+/// default updates stored without a reference cycle (see shared.h).
+#include "theano/compile/shared.h"
+
+#include "theano/graph/clone.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/type.h"
+
+namespace theano {
+namespace {
+
+NDArray filtered(const Type& type, const NDArray& value, bool strict, bool allow_downcast, const std::string& who) {
+  try {
+    return type.filter(value, strict, allow_downcast);
+  } catch (const TypeError& e) {
+    throw TypeError("shared variable " + who + ": cannot store the value: " + e.what());
+  }
+}
+
+}  // namespace
+
+SharedVariable::SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict,
+                               bool allow_downcast)
+    : Variable(std::move(type), std::move(name)), strict_(strict), allow_downcast_(allow_downcast) {
+  THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the initial value of " << str() << " is undefined";
+  NDArray v = filtered(*this->type(), value, strict, allow_downcast, str());
+  storage_ = std::make_shared<SharedStorage>(SharedStorage{v.shares_buffer(value) ? v.copy() : v});
+}
+
+SharedVariable::SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> storage, std::string name, bool strict,
+                               bool allow_downcast)
+    : Variable(std::move(type), std::move(name)),
+      storage_(std::move(storage)),
+      strict_(strict),
+      allow_downcast_(allow_downcast) {
+  THEANO_INTERNAL_CHECK(storage_) << "SharedVariable without storage";
+}
+
+NDArray SharedVariable::get_value(bool borrow) const { return borrow ? storage_->value : storage_->value.copy(); }
+
+void SharedVariable::set_value(const NDArray& value, bool borrow) {
+  THEANO_USER_CHECK(value.defined(), ValueError) << "set_value: the new value of shared variable " << str()
+                                                 << " is undefined";
+  NDArray v = filtered(*type(), value, strict_, allow_downcast_, str());
+  storage_->value = (!borrow && v.shares_buffer(value)) ? v.copy() : v;
+}
+
+Var SharedVariable::default_update() const {
+  if (!default_update_) return Var();
+  Var self(const_cast<SharedVariable*>(this));
+  return clone_replace({default_update_->expr}, {{default_update_->placeholder, self}})[0];
+}
+
+void SharedVariable::set_default_update(const Var& update) {
+  if (!update) {
+    default_update_.reset();
+    return;
+  }
+  THEANO_USER_CHECK(type()->convert_variable(update), TypeError)
+      << "default update of shared variable " << str() << ": the update " << update.str() << " has type "
+      << update.type()->str() << " but the shared variable has type " << type()->str()
+      << "; an update must have the same type as its shared variable (cast it)";
+  // Keep the expression with this variable replaced by a placeholder, so the
+  // stored graph does not own this variable (no reference cycle).
+  Var self(this);
+  Var placeholder = type()->make_variable(name());
+  Var expr = clone_replace({update}, {{self, placeholder}})[0];
+  default_update_ = std::make_shared<const DefaultUpdate>(DefaultUpdate{placeholder, expr});
+}
+
+Var SharedVariable::clone() const {
+  auto* copy = new SharedVariable(type(), storage_, name(), strict_, allow_downcast_);
+  copy->default_update_ = default_update_;
+  return Var(copy);
+}
+
+SharedVariable* as_shared(const Var& v) noexcept { return v ? dynamic_cast<SharedVariable*>(v.get()) : nullptr; }
+
+namespace {
+SharedVariable& require_shared(const Var& v, const char* what) {
+  SharedVariable* s = as_shared(v);
+  THEANO_USER_CHECK(s, TypeError) << what << ": " << v.str() << " is not a shared variable (make it with shared())";
+  return *s;
+}
+}  // namespace
+
+Var shared(const NDArray& value, std::string name, bool strict, bool allow_downcast) {
+  THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << name << "' is undefined";
+  TypePtr type = tensor::TensorType::make(value.dtype(), tensor::StaticShape(static_cast<std::size_t>(value.ndim())));
+  return Var(new SharedVariable(std::move(type), value, std::move(name), strict, allow_downcast));
+}
+
+NDArray get_value(const Var& shared_var, bool borrow) { return require_shared(shared_var, "get_value").get_value(borrow); }
+
+void set_value(const Var& shared_var, const NDArray& value, bool borrow) {
+  require_shared(shared_var, "set_value").set_value(value, borrow);
+}
+
+void set_default_update(const Var& shared_var, const Var& update) {
+  require_shared(shared_var, "set_default_update").set_default_update(update);
+}
+
+}  // namespace theano

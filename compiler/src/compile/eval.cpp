@@ -10,8 +10,10 @@
 /// dead graphs are therefore harmless and are evicted by the LRU bound;
 /// `clear_eval_cache()` drops everything. Shared variables are read through
 /// their containers at every call, so cached functions always see current
-/// values. As in Theano, default updates apply and an input that the
-/// expression does not use is an error.
+/// values. As in Theano, default updates apply. Unlike Theano (and like
+/// PyTensor's usual call `eval(..., on_unused_input="ignore")`), a bound
+/// variable that the expression does not need is ignored: one binding can then
+/// evaluate several derived expressions (e.g. gradients that lose a variable).
 #include <algorithm>
 #include <list>
 #include <map>
@@ -65,7 +67,9 @@ NDArray Var::eval(const std::vector<std::pair<Var, NDArray>>& inputs) const {
   if (!found) {
     std::vector<In> ins;
     for (const auto& [v, value] : bound) ins.emplace_back(v);
-    fn = function(ins, {Out(*this)});
+    FunctionOptions options;
+    options.on_unused_input = OnUnusedInput::Ignore;
+    fn = function(ins, {Out(*this)}, options);
     std::lock_guard<std::mutex> lock(cache.mu);
     if (!cache.index.count(key)) {
       cache.lru.emplace_front(key, fn);

@@ -196,6 +196,8 @@ TEST_SUITE("compile_tests") {
     CHECK(eval_cache_size() <= 64);
     clear_eval_cache();
     CHECK(eval_cache_size() == 0);
+    // A bound variable that the expression does not need is ignored.
+    CHECK(array_equal(e.eval({{x, vec({1})}, {y, vec({7})}}), vec({2})));
     // Missing input.
     CHECK_THROWS_AS(e2.eval({{x, vec({1})}}), MissingInputError);
   }

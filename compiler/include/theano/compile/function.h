@@ -138,6 +138,10 @@ class Function {
 /// Compiles `outputs` as functions of `inputs`.
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options = {});
 
+/// `Var::eval(bindings)` compiles `function(bound variables, {self},
+/// on_unused_input = Ignore)` once and caches it in a bounded (64-entry) LRU
+/// table keyed by the creation ids of the variables (ids are never reused, and
+/// the table holds no reference to the user's output graph).
 /// Drops every Function cached by `Var::eval`.
 void clear_eval_cache();
 /// Number of Functions cached by `Var::eval` (tests).

@@ -6,6 +6,9 @@
 
 #include "fake_ops.h"
 #include "test_util.h"
+#include "theano/graph/as_string.h"
+#include "theano/graph/clone.h"
+#include "theano/graph/equality.h"
 #include "theano/graph/toposort.h"
 #include "theano/graph/traversal.h"
 
@@ -128,6 +131,10 @@ TEST_CASE("a chain of 10^6 nodes walks, sorts, clones and dies without deep recu
     REQUIRE(topo.size() == kN);
     CHECK(topo.front()->input(0) == x);
     CHECK(topo.back() == v.owner());
+    auto [ins, outs] = clone({x}, {v});
+    CHECK(equal_computations({v}, outs, {x}, ins));
+    CHECK(is_same_graph(v, outs[0], {{x, ins[0]}}));
+    CHECK(as_string({x}, {v})[0].size() == 5 * kN + 1);  // "inc(" * n + "x" + ")" * n
   }
   CHECK(GraphNode::live_nodes() == live_before);
 }

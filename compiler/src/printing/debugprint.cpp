@@ -9,6 +9,7 @@
 /// seen again is printed as one line without its inputs, and the toposort index
 /// of a FunctionGraph node ends its line. The walk is iterative so a long chain
 /// does not exhaust the stack.
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
@@ -41,6 +42,42 @@ std::string view_map_text(const ViewMap& m) {
   return r + "}";
 }
 
+std::string numpy_str(const NDArray& a) {
+  std::string r = a.str();
+  if (r.rfind("array(", 0) != 0) return r;  // 0-d values print bare
+  r = r.substr(6);
+  if (auto d = r.rfind(", dtype="); d != std::string::npos && r.find(']', d) == std::string::npos) r = r.substr(0, d);
+  else if (!r.empty() && r.back() == ')') r.pop_back();
+  std::string out;
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    if (r[k] == ',' && k + 1 < r.size() && (r[k + 1] == ' ' || r[k + 1] == '\n')) {
+      if (r[k + 1] == ' ') {
+        out += ' ';
+        ++k;
+      }
+      continue;
+    }
+    out += r[k];
+    if (r[k] == '\n') {
+      // repr aligns continuation lines under "array(": six more spaces than str.
+      std::size_t spaces = 0;
+      while (k + 1 + spaces < r.size() && r[k + 1 + spaces] == ' ') ++spaces;
+      k += std::min<std::size_t>(spaces, 6);
+    }
+  }
+  return out;
+}
+
+std::string constant_value_text(const Constant& c) {
+  if (c.data().ndim() > 0) return numpy_str(c.data());
+  // A 0-d value: the graph core's text (`Constant{2.0}`), computed on an
+  // unnamed copy so a name does not hide it.
+  const Var unnamed = c.name().empty() ? Var() : c.clone();
+  if (unnamed) unnamed->set_name("");
+  const std::string s = unnamed ? unnamed.str() : c.str();
+  return s.rfind("Constant{", 0) == 0 ? s.substr(9, s.size() - 10) : s;
+}
+
 }  // namespace printing_detail
 
 using printing_detail::rstrip;
@@ -59,9 +96,11 @@ std::string leaf_text(const Var& v) {
   if (!v) return "<null Var>";
   if (v.name().empty())
     if (const Constant* c = v.as_constant(); c && tensor::tensor_type(v)) {
-      // Theano's TensorConstant{...}; the graph core writes Constant{...}.
-      std::string s = c->str();
-      return s.rfind("Constant{", 0) == 0 ? "Tensor" + s : s;
+      // Theano's TensorConstant.__str__: numpy's str of the value, long ones
+      // cut in the middle.
+      std::string s = printing_detail::constant_value_text(*c);
+      if (s.size() > 20) s = s.substr(0, 10) + ".." + s.substr(s.size() - 10);
+      return "TensorConstant{" + s + "}";
     }
   return v.str();
 }

@@ -103,7 +103,7 @@ class DotWriter {
     if (!var.name().empty()) {
       s = opt_.var_with_name_simple ? var.name() : "name=" + var.name() + " " + var.type()->str();
     } else if (const Constant* c = var.as_constant()) {
-      std::string d = "val=" + c->data().str();
+      std::string d = "val=" + printing_detail::constant_value_text(*c);
       if (auto nl = d.find('\n'); nl != std::string::npos) d = d.substr(0, nl);
       s = d + " " + var.type()->str();
     } else if (auto it = input_update_.find(var.get()); it != input_update_.end() && !it->second.name().empty()) {

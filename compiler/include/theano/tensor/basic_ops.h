@@ -116,7 +116,8 @@ class Assert final : public Op {
 
 /// `value` broadcast to `shape` (integer scalars: literals, constants or symbolic).
 Var alloc(const TensorLike& value, const std::vector<TensorLike>& shape);
-/// Same, with the shape as a symbolic integer vector of static length.
+/// Same, with the shape as a symbolic integer vector of static length (or one
+/// integer scalar: a 1-d result, so `zeros({n})` works with a Var n).
 Var alloc(const TensorLike& value, const Var& shape_vector);
 /// Zeros / ones of `shape`; dtype defaults to config().floatX.
 Var zeros(const std::vector<TensorLike>& shape, std::optional<DType> dtype = {});

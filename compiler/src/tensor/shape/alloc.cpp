@@ -97,6 +97,7 @@ Var alloc(const TensorLike& value, const std::vector<TensorLike>& shape) {
 Var alloc(const TensorLike& value, const Var& shape_vector) {
   Var sv = as_tensor_variable(shape_vector);
   const TensorType* t = tensor_type(sv);
+  if (t->ndim() == 0 && is_integer(t->dtype())) return alloc(value, std::vector<TensorLike>{sv});  // zeros(n)
   THEANO_USER_CHECK(t->ndim() == 1 && is_integer(t->dtype()), TypeError)
       << "alloc: the shape must be an integer vector, got " << sv.str() << " of type " << sv.type()->str();
   auto known = detail::partial_int_vector(sv);

@@ -1,0 +1,48 @@
+/// \file
+/// The errors of the JIT back end: a C++ or CUDA source that does not compile
+/// (CompileError) and an object that cannot be loaded or linked (LoadError).
+///
+/// Why: a compile failure is almost always a bug in generated code, and the person
+/// debugging it needs the compiler's diagnostics with line numbers *and* the exact
+/// source those line numbers refer to. CompileError therefore keeps the failing
+/// source on disk (under `$TMPDIR/theano-cpp-failed/<hash>.<ext>`) and names that
+/// path in its message (DESIGN.md 3.9, issue 4).
+#pragma once
+
+#include <theano/runtime/error.h>
+
+#include <string>
+#include <string_view>
+
+namespace theano::codegen {
+
+/// A C++ (Clang) or CUDA (NVRTC) source failed to compile.
+class CompileError : public Error {
+ public:
+  /// `what` = a headline, the kept source path and the diagnostics.
+  CompileError(const std::string& headline, std::string diagnostics, std::string source_path);
+
+  /// The compiler's diagnostics text (clang's `file:line:col: error: ...` lines or
+  /// the NVRTC log).
+  const std::string& diagnostics() const noexcept { return diagnostics_; }
+  /// Where the failing source was written; empty when it could not be written.
+  const std::string& source_path() const noexcept { return source_path_; }
+
+ private:
+  std::string diagnostics_;
+  std::string source_path_;
+};
+
+/// An object could not be added to the JIT, a symbol it needs is missing, or an
+/// entry symbol was not found.
+class LoadError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Writes `source` to `$TMPDIR/theano-cpp-failed/<hash><extension>` (the hash is
+/// over the source text, so the same failing source maps to the same file) and
+/// returns the path, or "" when the directory or file cannot be written.
+std::string keep_failed_source(std::string_view source, std::string_view extension);
+
+}  // namespace theano::codegen

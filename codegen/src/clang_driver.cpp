@@ -1,0 +1,153 @@
+/// \file
+/// The driver step of the in-process compile (JIT-NOTES.md section 1, step 2) and
+/// the normalized compiler identity built from its result.
+///
+/// Why here and once: `clang::createInvocation` with argv[0] = the llvm-19 clang++
+/// lets clang itself find the resource directory and the libstdc++ include paths,
+/// which is robust where hard-coded paths are not. The result depends only on the
+/// flag set, so it is cached per flag vector behind a mutex.
+#include "clang_driver.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#ifndef THEANO_CLANG_DRIVER_DEFAULT
+#define THEANO_CLANG_DRIVER_DEFAULT "/usr/lib/llvm-19/bin/clang++"
+#endif
+
+namespace theano::codegen {
+
+std::vector<std::string> CompileOptions::driver_flags() const {
+  std::vector<std::string> f = {"-c", "-x", "c++", "-std=" + std, "-fno-exceptions", "-fno-rtti",
+                                "-O" + std::to_string(static_cast<int>(opt))};
+  if (!march.empty()) f.push_back("-march=" + march);
+  if (no_math_errno) f.push_back("-fno-math-errno");
+  if (!veclib.empty()) f.push_back("-fveclib=" + veclib);
+  if (fast_math) f.push_back("-ffast-math");
+  if (pic) f.push_back("-fPIC");
+  if (!warnings) f.push_back("-w");
+  f.insert(f.end(), cxxflags.begin(), cxxflags.end());
+  return f;
+}
+
+std::string clang_version() { return clang::getClangFullVersion(); }
+
+std::string clang_driver_path() {
+  const char* env = std::getenv("THEANO_CLANG_DRIVER");
+  return env && *env ? env : THEANO_CLANG_DRIVER_DEFAULT;
+}
+
+namespace detail {
+
+void init_native_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+namespace {
+
+std::shared_ptr<const DriverResult> run_driver(const std::vector<std::string>& flags) {
+  for (const auto& f : flags)
+    THEANO_USER_CHECK(f != "-mllvm" && f.rfind("-mllvm=", 0) != 0, ValueError)
+        << "cxxflags: '-mllvm' options are not supported by the in-process compiler (they change "
+           "LLVM's process-wide state); got flags: " << f;
+
+  std::vector<std::string> args;
+  args.push_back(clang_driver_path());
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.push_back(kDriverInput);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+
+  // The driver checks that the input exists: give it an (empty) in-memory file.
+  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  mem->addFile(kDriverInput, 0, llvm::MemoryBuffer::getMemBuffer(""));
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::createPhysicalFileSystem());
+  overlay->pushOverlay(mem);
+
+  std::string diag_text;
+  llvm::raw_string_ostream diag_os(diag_text);
+  auto diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  auto diags = clang::CompilerInstance::createDiagnostics(
+      diag_opts.get(), new clang::TextDiagnosticPrinter(diag_os, diag_opts.get()), true);
+
+  auto result = std::make_shared<DriverResult>();
+  clang::CreateInvocationOptions cio;
+  cio.Diags = diags;
+  cio.VFS = overlay;
+  cio.CC1Args = &result->cc1;
+  std::unique_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, cio);
+  diag_os.flush();
+  std::string joined;
+  for (const auto& f : flags) joined += " " + f;
+  THEANO_USER_CHECK(inv && !diags->hasErrorOccurred() && !result->cc1.empty() && result->cc1[0] == "-cc1", ValueError)
+      << "the clang driver (" << args[0] << ") rejected the compile flags" << joined << "\n"
+      << diag_text;
+
+  const auto& cc1 = result->cc1;
+  for (std::size_t i = 0; i + 1 < cc1.size(); ++i) {
+    if (cc1[i] == "-triple") result->triple = cc1[i + 1];
+    else if (cc1[i] == "-target-cpu") result->cpu = cc1[i + 1];
+    else if (cc1[i] == "-target-feature") result->features.push_back(cc1[i + 1]);
+  }
+  result->driver_flags = flags;
+  return result;
+}
+
+}  // namespace
+
+std::shared_ptr<const DriverResult> driver_result(const CompileOptions& options, double* driver_ms) {
+  static std::mutex mu;
+  static std::map<std::vector<std::string>, std::shared_ptr<const DriverResult>> cache;
+  std::vector<std::string> flags = options.driver_flags();
+  std::lock_guard lock(mu);
+  if (auto it = cache.find(flags); it != cache.end()) {
+    if (driver_ms) *driver_ms = 0;
+    return it->second;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_driver(flags);
+  if (driver_ms)
+    *driver_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  cache.emplace(std::move(flags), r);
+  return r;
+}
+
+}  // namespace detail
+
+std::vector<std::string> ClangCompiler::cc1_args() const {
+  return detail::driver_result(options_, nullptr)->cc1;
+}
+
+std::string ClangCompiler::identity() const {
+  auto r = detail::driver_result(options_, nullptr);
+  std::string id = "clang=" + clang_version() + "\ntriple=" + r->triple + "\ncpu=" + r->cpu +
+                   "\nfeatures=";
+  for (std::size_t i = 0; i < r->features.size(); ++i) id += (i ? "," : "") + r->features[i];
+  id += "\nflags=";
+  for (std::size_t i = 0; i < r->driver_flags.size(); ++i) id += (i ? " " : "") + r->driver_flags[i];
+  return id;
+}
+
+std::string compiler_identity() { return ClangCompiler().identity(); }
+
+}  // namespace theano::codegen

@@ -1,0 +1,203 @@
+/// \file
+/// The process-wide ORC LLJIT: one JITDylib per loaded object, removed with its
+/// last handle; runtime libraries (OpenBLAS, libmvec) dlopened explicitly and
+/// searched by a dedicated JITDylib that every module links against
+/// (JIT-NOTES.md section 2).
+///
+/// Why a dedicated "runtime libs" JITDylib: the executable's as-needed linking
+/// drops libopenblas/libmvec when host code never calls them, so searching only
+/// the process would miss `cblas_dgemm` and `_ZGVdN4v_exp`.
+#include <theano/codegen/jit_loader.h>
+
+#include "clang_driver.h"  // detail::init_native_target
+
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+namespace theano::codegen {
+
+namespace {
+
+/// Errors ORC cannot return to a caller (e.g. "Symbols not found" while linking
+/// during a lookup) go to the session's error reporter. Materialization runs on the
+/// looking-up thread (in-place dispatch), so a thread-local buffer pairs them with
+/// the failed lookup.
+thread_local std::string t_session_errors;
+
+std::string take_session_errors() {
+  std::string s;
+  s.swap(t_session_errors);
+  return s;
+}
+
+}  // namespace
+
+struct JitLoader::Impl {
+  mutable std::mutex mu;
+  std::unique_ptr<llvm::orc::LLJIT> jit;  // created once under mu, then immutable
+  llvm::orc::JITDylib* runtime_libs = nullptr;
+  std::vector<std::string> libraries = {"libopenblas.so.0", "libmvec.so.1"};
+  std::vector<std::string> library_errors;
+  std::atomic<std::uint64_t> counter{0};
+  std::atomic<std::size_t> live{0};
+  double creation_ms = 0;
+
+  llvm::orc::LLJIT& get() {
+    std::lock_guard lock(mu);
+    if (jit) return *jit;
+    auto t0 = std::chrono::steady_clock::now();
+    detail::init_native_target();
+    auto j = llvm::orc::LLJITBuilder().create();
+    if (!j) throw LoadError("cannot create the ORC JIT: " + llvm::toString(j.takeError()));
+    auto& es = (*j)->getExecutionSession();
+    es.setErrorReporter([](llvm::Error e) {
+      if (!t_session_errors.empty()) t_session_errors += "\n";
+      t_session_errors += llvm::toString(std::move(e));
+    });
+    auto libs = (*j)->createJITDylib("theano_runtime_libs");
+    if (!libs) throw LoadError("cannot create the runtime-library JITDylib: " + llvm::toString(libs.takeError()));
+    const char prefix = (*j)->getDataLayout().getGlobalPrefix();
+    for (const auto& name : libraries) {
+      auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(name.c_str(), prefix);
+      if (!gen) {
+        library_errors.push_back(name + ": " + llvm::toString(gen.takeError()));
+        continue;
+      }
+      libs->addGenerator(std::move(*gen));
+    }
+    runtime_libs = &*libs;
+    jit = std::move(*j);
+    creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return *jit;
+  }
+
+  std::string library_note() const {
+    std::lock_guard lock(mu);
+    std::string s;
+    for (const auto& e : library_errors) s += "\n(runtime library not loaded: " + e + ")";
+    return s;
+  }
+};
+
+namespace detail {
+
+struct ModuleState {
+  JitLoader::Impl* impl = nullptr;
+  llvm::orc::JITDylib* jd = nullptr;
+  std::string name;
+  double load_ms = 0;
+
+  ~ModuleState() {
+    if (!jd) return;
+    if (auto err = impl->jit->getExecutionSession().removeJITDylib(*jd))
+      llvm::consumeError(std::move(err));  // nothing useful to do in a destructor
+    impl->live.fetch_sub(1);
+  }
+};
+
+}  // namespace detail
+
+void* LoadedModule::symbol(std::string_view name) const {
+  THEANO_USER_CHECK(state_, ValueError) << "LoadedModule::symbol('" << name << "') on an empty handle";
+  auto& jit = *state_->impl->jit;
+  auto addr = jit.lookup(*state_->jd, llvm::StringRef(name.data(), name.size()));
+  if (!addr) {
+    std::string msg = llvm::toString(addr.takeError());
+    std::string extra = take_session_errors();
+    throw LoadError("JIT module '" + state_->name + "': cannot resolve symbol '" + std::string(name) +
+                    "': " + msg + (extra.empty() ? "" : "\n" + extra) + state_->impl->library_note());
+  }
+  return addr->toPtr<void*>();
+}
+
+const std::string& LoadedModule::name() const {
+  static const std::string empty;
+  return state_ ? state_->name : empty;
+}
+
+double LoadedModule::load_ms() const { return state_ ? state_->load_ms : 0; }
+
+JitLoader& JitLoader::instance() {
+  // Never destroyed: LoadedModule handles in static objects may die after main().
+  static JitLoader* loader = new JitLoader();
+  return *loader;
+}
+
+JitLoader::JitLoader() : impl_(std::make_unique<Impl>()) {}
+JitLoader::~JitLoader() = default;
+
+bool JitLoader::set_runtime_libraries(std::vector<std::string> libraries) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->jit) return false;
+  impl_->libraries = std::move(libraries);
+  return true;
+}
+
+std::vector<std::string> JitLoader::runtime_libraries() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->libraries;
+}
+
+std::vector<std::string> JitLoader::runtime_library_errors() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->library_errors;
+}
+
+LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto& jit = impl_->get();
+  std::string name = "theano_" + std::string(name_hint) + "_" + std::to_string(impl_->counter.fetch_add(1));
+  auto jd = jit.createJITDylib(name);
+  if (!jd) throw LoadError("cannot create JITDylib '" + name + "': " + llvm::toString(jd.takeError()));
+  jd->addToLinkOrder(*impl_->runtime_libs);
+
+  auto state = std::make_shared<detail::ModuleState>();
+  state->impl = impl_.get();
+  state->jd = &*jd;
+  state->name = name;
+  impl_->live.fetch_add(1);  // from here on ~ModuleState removes the JITDylib
+
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), name);
+  if (auto err = jit.addObjectFile(*jd, std::move(buffer))) {
+    std::string extra = take_session_errors();
+    throw LoadError("cannot add the object to JIT module '" + name + "': " + llvm::toString(std::move(err)) +
+                    (extra.empty() ? "" : "\n" + extra));
+  }
+  state->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return LoadedModule(std::move(state));
+}
+
+void* JitLoader::find_symbol(std::string_view module_name, std::string_view symbol) {
+  auto& jit = impl_->get();
+  llvm::orc::JITDylibSP jd = jit.getExecutionSession().getJITDylibByName(
+      llvm::StringRef(module_name.data(), module_name.size()));
+  if (!jd || jd.get() == impl_->runtime_libs) return nullptr;
+  auto addr = jit.lookup(*jd, llvm::StringRef(symbol.data(), symbol.size()));
+  if (!addr) {
+    llvm::consumeError(addr.takeError());
+    take_session_errors();
+    return nullptr;
+  }
+  return addr->toPtr<void*>();
+}
+
+std::size_t JitLoader::live_modules() const { return impl_->live.load(); }
+
+double JitLoader::jit_creation_ms() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->creation_ms;
+}
+
+std::string JitLoader::target_triple() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->jit ? impl_->jit->getTargetTriple().str() : std::string();
+}
+
+}  // namespace theano::codegen

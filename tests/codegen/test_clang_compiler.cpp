@@ -1,0 +1,166 @@
+/// \file
+/// ClangCompiler: flags -> cc1 args, identity normalization, objects at -O0/-O2,
+/// assembly/IR output, compile errors (diagnostics + kept source), refused options,
+/// and compiles from several threads at once.
+#include <theano/codegen/clang_compiler.h>
+
+#include "codegen/jit_test_util.h"
+#include "test_util.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace theano::codegen;
+
+namespace {
+bool is_elf_relocatable(const std::string& b) {
+  return b.size() > 20 && b.compare(0, 4, "\x7f" "ELF") == 0 && b[16] == 1 /*ET_REL*/;
+}
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+}  // namespace
+
+TEST_CASE("CompileOptions: default driver flags follow DESIGN 3.8/3.9") {
+  auto f = CompileOptions{}.driver_flags();
+  for (const char* want : {"-O2", "-march=native", "-fno-math-errno", "-fveclib=libmvec",
+                           "-fno-exceptions", "-fno-rtti", "-std=c++17"})
+    CHECK_MESSAGE(contains(f, want), want);
+  CHECK_FALSE(contains(f, "-ffast-math"));
+  CompileOptions o;
+  o.opt = OptLevel::O0;
+  o.cxxflags = {"-DFOO=1"};
+  auto g = o.driver_flags();
+  CHECK(contains(g, "-O0"));
+  CHECK(g.back() == "-DFOO=1");
+}
+
+TEST_CASE("ClangCompiler: cc1 args and identity are normalized") {
+  ClangCompiler cc;
+  auto cc1 = cc.cc1_args();
+  REQUIRE_FALSE(cc1.empty());
+  CHECK(cc1[0] == "-cc1");
+  CHECK(contains(cc1, "-target-cpu"));  // -march=native resolved by the driver
+
+  std::string id = cc.identity();
+  CHECK(id.find("clang=") == 0);
+  CHECK(id.find(clang_version()) != std::string::npos);
+  CHECK(id.find("triple=x86_64") != std::string::npos);
+  CHECK(id.find("\ncpu=") != std::string::npos);
+  CHECK(id.find("features=+") != std::string::npos);
+  CHECK(id.find("-march=native") != std::string::npos);
+  // Independent of the working directory.
+  auto cwd = std::filesystem::current_path();
+  CHECK(id.find(cwd.string()) == std::string::npos);
+  CHECK(id == compiler_identity());
+  CompileOptions o0;
+  o0.opt = OptLevel::O0;
+  CHECK(ClangCompiler(o0).identity() != id);
+}
+
+TEST_CASE("ClangCompiler: -O0 and -O2 both give ELF relocatable objects") {
+  const std::string src = theano_test::elemwise_source();
+  for (OptLevel level : {OptLevel::O0, OptLevel::O2, OptLevel::O3}) {
+    CompileOptions o;
+    o.opt = level;
+    CompiledObject obj = ClangCompiler(o).compile(src);
+    CHECK(is_elf_relocatable(obj.bytes));
+    CHECK(obj.compile_ms > 0);
+  }
+}
+
+TEST_CASE("ClangCompiler: assembly and LLVM IR for debugging") {
+  ClangCompiler cc;
+  auto asm_text = cc.emit_assembly(theano_test::elemwise_source()).bytes;
+  CHECK(asm_text.find("jit_entry:") != std::string::npos);
+  auto ir = cc.emit_llvm_ir(theano_test::elemwise_source()).bytes;
+  CHECK(ir.find("define") != std::string::npos);
+  CHECK(ir.find("@jit_entry") != std::string::npos);
+}
+
+TEST_CASE("ClangCompiler: exp loops vectorize through libmvec") {
+  auto asm_text = ClangCompiler().emit_assembly(theano_test::exp_source()).bytes;
+  // _ZGVdN4v_exp with AVX2 (-march=native on this class of machine), _ZGVbN2v_exp on SSE2.
+  bool vectorized = asm_text.find("_ZGVdN4v_exp") != std::string::npos ||
+                    asm_text.find("_ZGVbN2v_exp") != std::string::npos;
+  CHECK_MESSAGE(vectorized, "no libmvec call in:\n" << asm_text.substr(0, 4000));
+  CompileOptions generic;
+  generic.march.clear();
+  auto generic_asm = ClangCompiler(generic).emit_assembly(theano_test::exp_source()).bytes;
+  CHECK(generic_asm.find("_ZGVbN2v_exp") != std::string::npos);
+}
+
+TEST_CASE("ClangCompiler: a compile error throws CompileError with diagnostics and the kept source") {
+  const std::string src = "extern \"C\" int jit_entry() {\n  return undeclared_variable_x + 1;\n}\n";
+  try {
+    ClangCompiler().compile(src, "broken.cpp");
+    FAIL("expected CompileError");
+  } catch (const CompileError& e) {
+    std::string what = e.what();
+    CHECK(what.find("C++ compile failed") != std::string::npos);
+    CHECK(e.diagnostics().find("use of undeclared identifier 'undeclared_variable_x'") != std::string::npos);
+    CHECK(e.diagnostics().find(":2:10: error") != std::string::npos);  // line and column
+    REQUIRE_FALSE(e.source_path().empty());
+    CHECK(what.find(e.source_path()) != std::string::npos);
+    CHECK(e.diagnostics().find(e.source_path() + ":2:") != std::string::npos);
+    std::ifstream in(e.source_path());
+    std::stringstream kept;
+    kept << in.rdbuf();
+    CHECK(kept.str() == src);
+    CHECK(dynamic_cast<const theano::Error*>(&e) != nullptr);
+  }
+}
+
+TEST_CASE("ClangCompiler: unusable options are refused") {
+  CompileOptions o;
+  o.cxxflags = {"-mllvm", "-debug-pass=Structure"};
+  CHECK_THROWS_AS(ClangCompiler(o).compile(theano_test::elemwise_source()), theano::ValueError);
+  CompileOptions bad;
+  bad.cxxflags = {"-fthis-flag-does-not-exist"};
+  CHECK_THROWS_AS(ClangCompiler(bad).compile(theano_test::elemwise_source()), theano::ValueError);
+  CHECK_THROWS_AS(ClangCompiler().compile("int x;", "dir/name.cpp"), theano::ValueError);
+}
+
+TEST_CASE("ClangCompiler: warnings are kept only when asked for") {
+  const char* src = "extern \"C\" int f(int a) { int unused = 3; return a; }\n";
+  CHECK(ClangCompiler().compile(src).diagnostics.empty());
+  CompileOptions o;
+  o.warnings = true;
+  o.cxxflags = {"-Wunused-variable"};
+  CHECK(ClangCompiler(o).compile(src).diagnostics.find("unused variable 'unused'") != std::string::npos);
+}
+
+TEST_CASE("ClangCompiler: several threads compile at once") {
+  constexpr int kThreads = 4, kPerThread = 3;
+  std::vector<std::string> failures(kThreads);
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        CompileOptions o;
+        o.opt = t % 2 ? OptLevel::O2 : OptLevel::O0;
+        for (int i = 0; i < kPerThread; ++i) {
+          auto obj = ClangCompiler(o).compile(theano_test::elemwise_source(t * 10 + i));
+          if (is_elf_relocatable(obj.bytes)) ++ok[t];
+        }
+        // A failing compile on one thread must not disturb the others.
+        try {
+          ClangCompiler(o).compile("int broken(", "broken.cpp");
+        } catch (const CompileError&) {
+          ++ok[t];
+        }
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    CHECK_MESSAGE(failures[t].empty(), failures[t]);
+    CHECK(ok[t] == kPerThread + 1);
+  }
+}

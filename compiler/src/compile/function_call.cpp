@@ -74,6 +74,7 @@ std::vector<NDArray> run(const FunctionImpl& f, const std::vector<std::shared_pt
 }  // namespace
 
 std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) const {
+  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
   const FunctionImpl& f = *impl_;
   const std::size_t n = f.ins.size();
   std::size_t required = n;
@@ -100,6 +101,7 @@ std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) cons
 }
 
 std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
+  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
   const FunctionImpl& f = *impl_;
   std::vector<NDArray> full(f.ins.size());
   auto names = [&] {

@@ -97,6 +97,8 @@ struct FunctionImpl;
 /// compiled program *and* the same value containers; `copy()` is Theano's copy.
 class Function {
  public:
+  /// An empty Function (calling it is a ValueError); assign one from function().
+  Function() = default;
   /// Positional call: one argument per input, trailing ones may be left out
   /// when they have defaults. Returns one array per output.
   std::vector<NDArray> operator()(const std::vector<NDArray>& args) const;

@@ -164,7 +164,8 @@ TEST_CASE("reduction dtypes follow NumPy") {
   // Explicit accumulator / output dtypes.
   CHECK(dt(sum(fvector(), Axes(), false, DType::Float64)) == DType::Float32);
   CHECK(dt(sum(fvector(), Axes(), false, {}, DType::Float64)) == DType::Float64);
-  const auto* op = dynamic_cast<const CAReduce*>(sum(tensor::tensor(DType::Float16, {std::nullopt})).owner()->op().get());
+  const Var hs = sum(tensor::tensor(DType::Float16, {std::nullopt}));
+  const auto* op = dynamic_cast<const CAReduce*>(hs.owner()->op().get());
   REQUIRE(op);
   CHECK(op->acc_dtype(DType::Float16) == DType::Float32);
 }

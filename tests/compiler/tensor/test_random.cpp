@@ -165,6 +165,15 @@ TEST_CASE("the stream layout is the one documented in random.h") {
     const std::uint64_t x = (static_cast<std::uint64_t>(s[0]) << 32) | s[1];
     CHECK(ints.at<std::int64_t>({i}) == static_cast<std::int64_t>((static_cast<unsigned __int128>(x) * 10) >> 64));
   }
+  // A range near 2^63 exercises the full 64x64-bit product.
+  const std::int64_t lo = -(std::int64_t{1} << 62), hi = (std::int64_t{1} << 62) + 12345;
+  const NDArray wide = draw(Distribution::Integers, {1}, lo, hi, DType::Int64, seed, counter);
+  const PhiloxCounter s0 = philox4x32({0, 0, 0, 1}, key);
+  const std::uint64_t x0 = (static_cast<std::uint64_t>(s0[0]) << 32) | s0[1];
+  const auto range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  CHECK(wide.at<std::int64_t>({0}) ==
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
+                                  static_cast<std::uint64_t>((static_cast<unsigned __int128>(x0) * range) >> 64)));
 }
 
 TEST_CASE("RandomFunction: state, reproducibility and static types") {

@@ -67,6 +67,15 @@ class SubStream {
   int pos_ = 2;
 };
 
+/// The 128-bit product a * b as (high, low) words, portably (CUDA: __umul64hi).
+inline void mul_64x64(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
+  const std::uint64_t a0 = lo32(a), a1 = hi32(a), b0 = lo32(b), b1 = hi32(b);
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t mid = (p00 >> 32) + lo32(p01) + lo32(p10);
+  hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  lo = (mid << 32) | lo32(p00);
+}
+
 /// Inversion (numpy's random_binomial_inversion), for n p < 10, p <= 1/2.
 std::int64_t binomial_inversion(SubStream& s, std::int64_t n, double p) {
   const double q = 1.0 - p;
@@ -175,17 +184,13 @@ std::vector<std::int64_t> sample_integers(PhiloxKey key, std::int64_t n, const s
     SubStream s(key, static_cast<std::uint64_t>(i));
     // Lemire's multiply-shift with rejection: unbiased on [0, range).
     const std::uint64_t range = static_cast<std::uint64_t>(high[i]) - static_cast<std::uint64_t>(low[i]);
-    unsigned __int128 m = static_cast<unsigned __int128>(s.next64()) * range;
-    auto l = static_cast<std::uint64_t>(m);
+    std::uint64_t h, l;
+    mul_64x64(s.next64(), range, h, l);
     if (l < range) {
       const std::uint64_t t = (0 - range) % range;
-      while (l < t) {
-        m = static_cast<unsigned __int128>(s.next64()) * range;
-        l = static_cast<std::uint64_t>(m);
-      }
+      while (l < t) mul_64x64(s.next64(), range, h, l);
     }
-    out[static_cast<std::size_t>(i)] =
-        static_cast<std::int64_t>(static_cast<std::uint64_t>(low[i]) + static_cast<std::uint64_t>(m >> 64));
+    out[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(static_cast<std::uint64_t>(low[i]) + h);
   }
   return out;
 }

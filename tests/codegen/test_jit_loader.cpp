@@ -93,8 +93,18 @@ TEST_CASE("JitLoader: vectorized exp resolves libmvec and matches libm") {
   for (int i = 0; i < n; ++i) x[i] = -20.0 + 40.0 * i / n;
   REQUIRE(f(x.data(), y.data(), n) == 0);
   for (int i = 0; i < n; ++i) CHECK(y[i] == doctest::Approx(std::exp(x[i])).epsilon(1e-14));
-  // The vector variant the object calls is resolvable in the loader's libraries.
-  CHECK(::dlsym(RTLD_DEFAULT, "_ZGVdN4v_exp") != nullptr);
+  // The vector variants resolve into glibc's libmvec through the loader.
+  auto probe = ClangCompiler().compile(
+      "extern \"C\" void _ZGVdN4v_exp(); extern \"C\" void _ZGVbN2v_exp();\n"
+      "extern \"C\" void* mvec4() { return (void*)&_ZGVdN4v_exp; }\n"
+      "extern \"C\" void* mvec2() { return (void*)&_ZGVbN2v_exp; }\n");
+  LoadedModule pm = JitLoader::instance().load(probe.bytes, "mvec_probe");
+  for (const char* fn : {"mvec4", "mvec2"}) {
+    Dl_info info{};
+    REQUIRE(::dladdr(pm.function<void* (*)()>(fn)(), &info) != 0);
+    REQUIRE(info.dli_fname != nullptr);
+    CHECK_MESSAGE(std::string(info.dli_fname).find("libmvec") != std::string::npos, info.dli_fname);
+  }
 }
 
 TEST_CASE("JitLoader: the module goes away with its last handle") {

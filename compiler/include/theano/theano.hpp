@@ -36,6 +36,8 @@
 #include "theano/tensor/index.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/nnet.h"
+#include "theano/tensor/random.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/scalar.h"
 #include "theano/tensor/shape.h"

@@ -31,22 +31,6 @@ std::string shape_str(const NDArray& a) {
   return shape_to_string(a.shape());
 }
 
-/// Rethrows `e` as the same theano exception type with `context` appended.
-[[noreturn]] void rethrow_with_context(const std::exception& e, const std::string& context) {
-  const std::string msg = std::string(e.what()) + "\n" + context;
-  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError(msg);
-  if (dynamic_cast<const TypeError*>(&e)) throw TypeError(msg);
-  if (dynamic_cast<const ValueError*>(&e)) throw ValueError(msg);
-  if (dynamic_cast<const IndexError*>(&e)) throw IndexError(msg);
-  if (dynamic_cast<const MissingInputError*>(&e)) throw MissingInputError(msg);
-  if (dynamic_cast<const MethodNotDefined*>(&e)) throw MethodNotDefined(msg);
-  if (dynamic_cast<const InconsistencyError*>(&e)) throw InconsistencyError(msg);
-  if (dynamic_cast<const IOError*>(&e)) throw IOError(msg);
-  if (dynamic_cast<const InternalError*>(&e)) throw InternalError(msg);
-  if (dynamic_cast<const Error*>(&e)) throw Error(msg);
-  throw std::runtime_error(msg);
-}
-
 class PerformThunk final : public Thunk {
  public:
   PerformThunk(std::shared_ptr<const FunctionGraph> fg, const LinkOptions& options) : fg_(std::move(fg)) {
@@ -130,8 +114,12 @@ class PerformThunk final : public Thunk {
               << "op " << s.node->op()->name() << " did not produce output " << j << " (this is a bug in the op)";
           out_values[j] = s.node->output(static_cast<int>(j)).type()->filter(out_values[j], /*strict=*/true);
         }
+      } catch (Error& e) {
+        e.add_context(context(k, in_values));  // same exception type, more context
+        throw;
       } catch (const std::exception& e) {
-        rethrow_with_context(e, context(k, in_values));
+        throw InternalError(std::string("op raised a non-theano exception: ") + e.what() + "\n" +
+                            context(k, in_values));
       }
       for (std::size_t j = 0; j < s.out_slots.size(); ++j)
         storage[static_cast<std::size_t>(s.out_slots[j])] = std::move(out_values[j]);

@@ -71,7 +71,7 @@ TEST_CASE("Composite evaluates its inner graph as one scalar op") {
   OpPtr comp(new Composite({a, b}, inner));
   const auto& c = dynamic_cast<const Composite&>(*comp);
   CHECK(c.name() == "Composite{add(mul(i0, Constant{2.0}), exp(i1))}");
-  CHECK(c.c_expr() == "((({0} * (2.0)) + exp({1})))");
+  CHECK(c.c_expr() == "(({0} * (2.0)) + exp({1}))");
   Var x = dmatrix("x"), y = drow("y");
   Var e = elemwise(ScalarOpPtr(&c), {x, y});
   const NDArray xv = point(-1, 1), yv = point(-1, 1, {1, 3});

@@ -148,3 +148,9 @@ TEST_CASE("Subtensor infer_shape and gradient") {
   CHECK(array_equal(g.eval({{m, range({3, 2})}, {i, i64(1)}}), NDArray::from_list<double>({0, 0, 1, 1, 1, 1}, {3, 2})));
   CHECK(g.owner()->op()->name() == "IncSubtensor{Inc;int64::}");
 }
+
+TEST_CASE("a braced index list of one element picks the list overload") {
+  Var x = theano::tensor::dmatrix("x");
+  CHECK(x[{slice(1, 3)}].owner()->op()->name() == "Subtensor{1:3:}");
+  CHECK(x[{0, slice(none, none, -1)}].ndim() == 1);
+}

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,6 +127,8 @@ class Var {
   Var shape() const;                             ///< symbolic int64 vector
   Var operator[](const tensor::Index& index) const;
   Var operator[](const std::vector<tensor::Index>& indices) const;
+  /// `x[{slice(1, 3)}]`, `x[{0, slice(none, none, -1)}]` (a braced list picks this overload).
+  Var operator[](std::initializer_list<tensor::Index> indices) const;
   /// Compiles (once, cached on the variable's graph) and evaluates this
   /// variable with `inputs` bound to values.
   NDArray eval(const std::vector<std::pair<Var, NDArray>>& inputs = {}) const;

@@ -17,4 +17,8 @@ Var Var::operator[](const tensor::Index& index) const { return tensor::subtensor
 
 Var Var::operator[](const std::vector<tensor::Index>& indices) const { return tensor::subtensor(*this, indices); }
 
+Var Var::operator[](std::initializer_list<tensor::Index> indices) const {
+  return tensor::subtensor(*this, std::vector<tensor::Index>(indices));
+}
+
 }  // namespace theano

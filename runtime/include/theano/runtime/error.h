@@ -17,9 +17,19 @@
 namespace theano {
 
 /// Base of every exception theano-cpp throws on purpose.
-class Error : public std::runtime_error {
+class Error : public std::exception {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  /// Appends a paragraph of context (e.g. the Apply node that failed) while
+  /// keeping the exception's dynamic type: catch by reference, add, `throw;`.
+  void add_context(const std::string& context) {
+    message_ += "\n";
+    message_ += context;
+  }
+
+ private:
+  std::string message_;
 };
 
 /// A value or variable has the wrong type (dtype, ndim, Type class).
@@ -94,14 +104,12 @@ class Thrower {
 }  // namespace theano
 
 /// `THEANO_USER_CHECK(cond, TypeError) << "expected ...";` throws TypeError with the
-/// streamed message when `cond` is false.
+/// streamed message when `cond` is false. (A `while` rather than `if/else`, so
+/// the macro nests under an unbraced `if` without a dangling else: the body
+/// runs at most once, since the Thrower's destructor throws.)
 #define THEANO_USER_CHECK(cond, ErrorType) \
-  if (cond) {                              \
-  } else                                   \
-    ::theano::detail::Thrower<::theano::ErrorType>(nullptr)
+  while (!(cond)) ::theano::detail::Thrower<::theano::ErrorType>(nullptr)
 
 /// `THEANO_INTERNAL_CHECK(cond) << "..."` throws InternalError marked as a bug.
 #define THEANO_INTERNAL_CHECK(cond) \
-  if (cond) {                       \
-  } else                            \
-    ::theano::detail::Thrower<::theano::InternalError>("internal error (this is a bug in theano-cpp): ")
+  while (!(cond)) ::theano::detail::Thrower<::theano::InternalError>("internal error (this is a bug in theano-cpp): ")

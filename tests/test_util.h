@@ -28,3 +28,33 @@ struct StringMaker<std::vector<T>> {
   }
 };
 }  // namespace doctest
+
+#include <functional>
+#include <initializer_list>
+
+#include "theano/runtime/ndarray.h"
+
+// Small value builders and an error catcher shared by the suites.
+namespace theano::test {
+
+/// A float64 vector.
+inline NDArray vec(std::initializer_list<double> v) { return NDArray::from_list<double>(v); }
+/// 0, 1, 2, ... laid out in `shape`.
+inline NDArray range(std::vector<std::int64_t> shape, DType dtype = DType::Float64) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return NDArray::arange(0, static_cast<double>(n), 1, dtype).reshape(std::move(shape));
+}
+/// A 0-d int64 value.
+inline NDArray i64(std::int64_t v) { return NDArray::scalar<std::int64_t>(v); }
+/// The message of the exception `f` throws, or "<no error>".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace theano::test

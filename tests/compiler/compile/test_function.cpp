@@ -10,19 +10,9 @@
 #include "theano/tensor/type.h"
 
 using namespace theano;
+using namespace theano::test;
 namespace T = theano::tensor;
 
-namespace {
-NDArray vec(std::initializer_list<double> v) { return NDArray::from_list<double>(v); }
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-}  // namespace
 
 TEST_SUITE("compile_tests") {
   TEST_CASE("function: several inputs and outputs") {

@@ -14,19 +14,11 @@
 #include "theano/tensor/type.h"
 
 using namespace theano;
+using namespace theano::test;
 namespace T = theano::tensor;
 
 namespace {
 
-NDArray vec(std::initializer_list<double> v) { return NDArray::from_list<double>(v); }
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 /// A configurable unary op on float64 tensors for the linker tests.
 class ProbeOp final : public Op {

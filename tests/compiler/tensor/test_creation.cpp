@@ -8,17 +8,10 @@
 #include "theano/theano.hpp"
 
 using namespace theano;
+using namespace theano::test;
 using namespace theano::tensor;
 using Shp = std::vector<std::int64_t>;
 
-namespace {
-NDArray range(std::vector<std::int64_t> shape, DType dtype = DType::Float64) {
-  std::int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return NDArray::arange(0, static_cast<double>(n), 1, dtype).reshape(std::move(shape));
-}
-NDArray i64(std::int64_t v) { return NDArray::scalar<std::int64_t>(v); }
-}  // namespace
 
 TEST_CASE("Alloc: types, values and broadcasting") {
   Var v = dvector("v");

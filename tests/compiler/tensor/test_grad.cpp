@@ -14,19 +14,11 @@
 #include "theano/testing.h"
 
 using namespace theano;
+using namespace theano::test;
 namespace T = theano::tensor;
 
 namespace {
 
-NDArray vec(std::initializer_list<double> v) { return NDArray::from_list<double>(v); }
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 /// y = 2 * x elementwise, with a gradient that is off by a factor (`factor` = 2
 /// is right) and an infer_shape that can lie.

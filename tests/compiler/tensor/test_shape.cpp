@@ -10,15 +10,11 @@
 #include "theano/theano.hpp"
 
 using namespace theano;
+using namespace theano::test;
 using namespace theano::tensor;
 using Shp = std::vector<std::int64_t>;
 
 namespace {
-NDArray range(std::vector<std::int64_t> shape, DType dtype = DType::Float64) {
-  std::int64_t n = 1;
-  for (auto s : shape) n *= s;
-  return NDArray::arange(0, static_cast<double>(n), 1, dtype).reshape(std::move(shape));
-}
 std::vector<std::int64_t> ivec(const NDArray& a) {
   std::vector<std::int64_t> r;
   for (std::int64_t i = 0; i < a.shape()[0]; ++i) r.push_back(a.index(0, i).item<std::int64_t>());

@@ -42,21 +42,7 @@ ApplyPtr ArgReduce::make_node(std::vector<Var> inputs) const {
 
 void ArgReduce::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   const NDArray& x0 = inputs[0];
-  const int nd = x0.ndim();
-  std::vector<int> perm;
-  std::vector<int64_t> out_shape;
-  int64_t group = 1;
-  for (int i = 0; i < nd; ++i)
-    if (!std::binary_search(axes_.begin(), axes_.end(), i)) {
-      perm.push_back(i);
-      out_shape.push_back(x0.shape()[static_cast<std::size_t>(i)]);
-    }
-  for (int a : axes_) {
-    THEANO_USER_CHECK(a < nd, ValueError) << name() << ": axis " << a << " is out of range for a value of shape "
-                                          << shape_to_string(x0.shape());
-    perm.push_back(a);
-    group *= x0.shape()[static_cast<std::size_t>(a)];
-  }
+  const auto [perm, out_shape, group] = detail::reduction_layout(x0, axes_, name());
   NDArray out = NDArray::empty(out_shape, DType::Int64);
   THEANO_USER_CHECK(group > 0 || out.size() == 0, ValueError)
       << "attempt to get " << (is_max_ ? "argmax" : "argmin") << " of an empty sequence (axes "

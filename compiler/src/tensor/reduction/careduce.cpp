@@ -207,21 +207,7 @@ ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
 void CAReduce::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   const Kind k = kind_of(scalar_op_);
   const NDArray& x = inputs[0];
-  const int nd = x.ndim();
-  std::vector<int> perm;
-  std::vector<int64_t> out_shape;
-  int64_t group = 1;
-  for (int i = 0; i < nd; ++i)
-    if (!std::binary_search(axes_.begin(), axes_.end(), i)) {
-      perm.push_back(i);
-      out_shape.push_back(x.shape()[static_cast<std::size_t>(i)]);
-    }
-  for (int a : axes_) {
-    THEANO_USER_CHECK(a < nd, ValueError) << name() << ": axis " << a << " is out of range for a value of shape "
-                                          << shape_to_string(x.shape());
-    perm.push_back(a);
-    group *= x.shape()[static_cast<std::size_t>(a)];
-  }
+  const auto [perm, out_shape, group] = detail::reduction_layout(x, axes_, name());
   int64_t n_out = 1;
   for (int64_t s : out_shape) n_out *= s;
   if (k == Kind::Max || k == Kind::Min) {

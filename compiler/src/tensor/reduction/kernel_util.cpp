@@ -34,4 +34,21 @@ std::string axes_text(const std::vector<int>& axes) {
   return r + (axes.size() == 1 ? ",)" : ")");
 }
 
+ReductionLayout reduction_layout(const NDArray& x, const std::vector<int>& axes, const std::string& op_name) {
+  ReductionLayout l;
+  const int nd = x.ndim();
+  for (int i = 0; i < nd; ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i)) {
+      l.perm.push_back(i);
+      l.out_shape.push_back(x.shape()[static_cast<std::size_t>(i)]);
+    }
+  for (int a : axes) {
+    THEANO_USER_CHECK(a < nd, ValueError) << op_name << ": axis " << a << " is out of range for a value of shape "
+                                          << shape_to_string(x.shape());
+    l.perm.push_back(a);
+    l.group *= x.shape()[static_cast<std::size_t>(a)];
+  }
+  return l;
+}
+
 }  // namespace theano::tensor::detail

@@ -82,4 +82,15 @@ Var restore_reduced_axes(const Var& r, int ndim, const std::vector<int>& axes);
 /// "(0, 2)" for an axis list.
 std::string axes_text(const std::vector<int>& axes);
 
+/// How a reduction over `axes` walks `x`: the permutation that moves the
+/// reduced axes last, the shape of what is kept, and the number of elements
+/// reduced into each output. ValueError naming `op_name` for an axis the value
+/// does not have.
+struct ReductionLayout {
+  std::vector<int> perm;
+  std::vector<int64_t> out_shape;
+  int64_t group = 1;
+};
+ReductionLayout reduction_layout(const NDArray& x, const std::vector<int>& axes, const std::string& op_name);
+
 }  // namespace theano::tensor::detail

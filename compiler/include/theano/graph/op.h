@@ -7,6 +7,9 @@
 /// user-facing type errors), `perform` (reference implementation on NDArray),
 /// `infer_shape`, `grad`, `view_map` / `destroy_map`, and the code hooks added by
 /// codegen/. Optional methods throw MethodNotDefined naming the Op when absent.
+///
+/// Ops are always heap-allocated and shared through OpPtr (`OpPtr(new MyOp(...))`):
+/// `make_node` hands `OpPtr(this)` to the Apply it builds.
 #pragma once
 
 #include <cstdint>

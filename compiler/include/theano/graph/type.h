@@ -3,6 +3,8 @@
 /// `equals`/`hash` (subclasses intern instances so pointer equality is the fast
 /// path). A Type filters run-time values into itself (`filter`, with Theano's
 /// `strict` and `allow_downcast` switches) and makes Variables and Constants.
+/// Types are heap-allocated and shared through TypePtr: the Variables a Type
+/// makes hold a reference to it.
 #pragma once
 
 #include <cstddef>

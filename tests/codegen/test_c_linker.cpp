@@ -1,0 +1,251 @@
+// CLinker (linker "cpp"): generated whole-graph C++ against the PerformLinker.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/c_linker.h>
+#include <theano/codegen/code_writer.h>
+#include <theano/compile/function.h>
+#include <theano/config.h>
+#include <theano/fgraph/function_graph.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/as_tensor.h>
+#include <theano/tensor/elemwise.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/scalar.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using theano::codegen::CLinker;
+
+namespace {
+
+/// Random values in [lo, hi) (integers: rounded) of `shape` and `dtype`.
+NDArray random_array(std::mt19937_64& rng, std::vector<std::int64_t> shape, DType dtype, double lo, double hi) {
+  NDArray a = NDArray::empty(shape, DType::Float64);
+  std::uniform_real_distribution<double> u(lo, hi);
+  double* p = a.data_as<double>();
+  for (std::int64_t k = 0; k < a.size(); ++k) p[k] = is_float(dtype) ? u(rng) : static_cast<double>(static_cast<std::int64_t>(u(rng)));
+  return a.astype(dtype);
+}
+
+std::shared_ptr<FunctionGraph> graph(std::vector<Var> ins, std::vector<Var> outs) {
+  return std::make_shared<FunctionGraph>(std::move(ins), std::move(outs));
+}
+
+/// Runs `fg` with the PerformLinker and the cpp linker on `values`; checks they agree.
+void compare(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
+             const std::vector<std::string>& labels = {}) {
+  auto ref = make_perform_linker()->make_thunk(fg);
+  std::vector<NDArray> want(fg->outputs().size()), got(fg->outputs().size());
+  ref->run(values, want);
+  cpp.run(values, got);
+  for (std::size_t o = 0; o < want.size(); ++o) {
+    CAPTURE(o);
+    if (o < labels.size()) CAPTURE(labels[o]);
+    INFO("want " << want[o] << "\ngot  " << got[o]);
+    REQUIRE(got[o].defined());
+    CHECK(got[o].dtype() == want[o].dtype());
+    CHECK(got[o].shape() == want[o].shape());
+    if (is_float(want[o].dtype())) {
+      const double rtol = want[o].dtype() == DType::Float32 ? 1e-6 : 1e-10;
+      CHECK(allclose(got[o], want[o], rtol, 1e-12, true));
+    } else {
+      CHECK(array_equal(got[o], want[o]));
+    }
+  }
+}
+
+codegen::CompileOptions quick() {
+  codegen::CompileOptions o;
+  o.opt = codegen::OptLevel::O1;
+  return o;
+}
+
+}  // namespace
+
+TEST_SUITE("c_linker") {
+  TEST_CASE("CodeWriter indents blocks and assembles node fragments") {
+    codegen::CodeWriter w;
+    w.open("int f()", "f").line("return 0;").close();
+    CHECK(w.str() == "int f() {\n  return 0;\n}  // f\n");
+    std::vector<codegen::NodeCode> nodes(2);
+    nodes[0].name = "a";
+    nodes[0].init.line("int a;");
+    nodes[0].compute.line("a = 1;");
+    nodes[0].cleanup.line("(void)a;");
+    nodes[1].name = "b";
+    nodes[1].compute.line("b();");
+    nodes[1].cleanup.line("end_b();");
+    codegen::CodeWriter out;
+    out.open("void g()");
+    codegen::assemble(out, nodes);
+    out.close();
+    CHECK(out.str() ==
+          "void g() {\n  // init: a\n  int a;\n  // compute: a\n  a = 1;\n  // compute: b\n  b();\n"
+          "  // cleanup: b\n  end_b();\n  // cleanup: a\n  (void)a;\n}\n");
+  }
+
+  TEST_CASE("every scalar-table op: generated code matches perform") {
+    std::mt19937_64 rng(42);
+    for (DType dt : {DType::Float64, DType::Float32, DType::Int32}) {
+      CAPTURE(dtype_name(dt));
+      // x: matrix, y: row (broadcasts over rows), z: matrix.
+      Var x = tensor::tensor(dt, {std::nullopt, std::nullopt}, "x");
+      Var y = tensor::tensor(dt, {1, std::nullopt}, "y");
+      Var z = tensor::tensor(dt, {std::nullopt, std::nullopt}, "z");
+      std::vector<Var> outs;
+      std::vector<std::string> labels;
+      for (const ScalarOpInfo& info : scalar_op_table()) {
+        if (info.c_expr.empty()) continue;
+        const int arity = info.arity < 0 ? 3 : info.arity;
+        std::vector<Var> args = arity == 1 ? std::vector<Var>{x} : arity == 2 ? std::vector<Var>{x, y} : std::vector<Var>{x, y, z};
+        try {
+          outs.push_back(elemwise(info.name, args));
+          labels.push_back(info.name);
+        } catch (const TypeError&) {  // e.g. bitwise ops on floats
+        }
+      }
+      REQUIRE(outs.size() > 20);
+      auto fg = graph({x, y, z}, outs);
+      auto cpp = CLinker(quick()).make_thunk(fg);
+      const bool fl = is_float(dt);
+      for (std::vector<std::int64_t> shape : std::vector<std::vector<std::int64_t>>{{3, 4}, {1, 1}, {5, 1}, {0, 3}, {7, 33}}) {
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        NDArray xv = random_array(rng, shape, dt, fl ? 0.05 : -6, fl ? 0.95 : 6);
+        NDArray yv = random_array(rng, {1, shape[1]}, dt, fl ? 0.05 : 1, fl ? 0.95 : 4);  // int: positive exponents for pow
+        NDArray zv = random_array(rng, shape, dt, fl ? 0.5 : 0, fl ? 0.9 : 5);
+        compare(fg, *cpp, {xv, yv, zv}, labels);
+        // Non-contiguous x (a transposed copy) and z (a sliced view).
+        NDArray xt = random_array(rng, {shape[1], shape[0]}, dt, fl ? 0.05 : -6, fl ? 0.95 : 6).transpose();
+        NDArray zbig = random_array(rng, {shape[0], shape[1] * 2}, dt, fl ? 0.5 : 0, fl ? 0.9 : 5);
+        NDArray zs = zbig.slice(1, 0, shape[1] * 2, 2);
+        if (shape[0] > 1 && shape[1] > 1) REQUIRE_FALSE(xt.is_c_contiguous());
+        compare(fg, *cpp, {xt, yv, zs}, labels);
+      }
+    }
+  }
+
+  TEST_CASE("a Composite and a DimShuffle + Elemwise chain") {
+    auto st = ScalarType::make(DType::Float64);
+    Var a = st->make_variable("a"), b = st->make_variable("b");
+    Var inner = scalar_op("add")->apply1({scalar_op("mul")->apply1({a, st->make_constant(NDArray::scalar(2.0))}),
+                                          scalar_op("tanh")->apply1({b})});
+    ScalarOpPtr comp(new Composite({a, b}, inner));
+    Var x = dmatrix("x"), v = dvector("v");
+    Var e = elemwise(comp, {x, v});                     // v is padded on the left (a DimShuffle)
+    Var chain = exp(transpose(e)) * dimshuffle(v, {0, kNewAxis}) + constant(NDArray::scalar(1.5));
+    auto fg = graph({x, v}, {e, chain, transpose(x)});
+    auto cpp = CLinker(quick()).make_thunk(fg);
+    std::mt19937_64 rng(7);
+    compare(fg, *cpp, {random_array(rng, {4, 3}, DType::Float64, -2, 2), random_array(rng, {3}, DType::Float64, -2, 2)});
+    compare(fg, *cpp, {random_array(rng, {1, 5}, DType::Float64, -2, 2), random_array(rng, {5}, DType::Float64, -2, 2)});
+  }
+
+  TEST_CASE("the same graph gives byte-identical source") {
+    auto build = [] {
+      Var x = dmatrix("x"), y = drow("y");
+      Var out = sigmoid(x * y + 2.0) - transpose(x) * 0.5;
+      return graph({x, y}, {out, x + 1.0});
+    };
+    const std::string a = CLinker::generate_source(*build()), b = CLinker::generate_source(*build());
+    CHECK(a == b);
+    CHECK(a.find("extern \"C\" int theano_entry(TheanoContext* ctx)") != std::string::npos);
+    CHECK(a.find("#include") == std::string::npos);
+    CHECK(a.rfind(std::string(CLinker::prelude()), 0) == 0);
+  }
+
+  TEST_CASE("a shape mismatch at call time is a ShapeError naming node, op and shapes") {
+    Var x = dmatrix("x"), y = dmatrix("y");
+    auto fg = graph({x, y}, {exp(x) + y});
+    auto cpp = CLinker(quick()).make_thunk(fg);
+    std::vector<NDArray> out(1);
+    const std::vector<NDArray> in{NDArray::zeros({2, 3}), NDArray::zeros({4, 3})};
+    CHECK_THROWS_AS(cpp->run(in, out), ShapeError);
+    const std::string msg = test::error_of([&] { cpp->run(in, out); });
+    CHECK(msg.find("node 1 (Elemwise{add,no_inplace})") != std::string::npos);
+    CHECK(msg.find("shape mismatch at dimension 0") != std::string::npos);
+    CHECK(msg.find("(2, 3), (4, 3)") != std::string::npos);
+    // A declared-broadcastable dimension with another size.
+    Var r = drow("r");
+    auto fg2 = graph({x, r}, {x * r});
+    auto cpp2 = CLinker(quick()).make_thunk(fg2);
+    const std::vector<NDArray> in2{NDArray::zeros({2, 3}), NDArray::zeros({2, 3})};
+    CHECK_THROWS_AS(cpp2->run(in2, out), ShapeError);
+    // The call still works afterwards.
+    std::vector<NDArray> ok(1);
+    const std::vector<NDArray> ones{NDArray::ones({2, 3}), NDArray::ones({2, 3})};
+    cpp->run(ones, ok);
+    CHECK(ok[0].at<double>({1, 2}) == doctest::Approx(std::exp(1.0) + 1));
+  }
+
+  TEST_CASE("ops the linker cannot lower are refused by name") {
+    Var x = dmatrix("x");
+    auto fg = graph({x}, {exp(x).sum()});
+    CHECK_THROWS_AS(CLinker().make_thunk(fg), MethodNotDefined);
+    const std::string msg = test::error_of([&] { CLinker().make_thunk(fg); });
+    CHECK(msg.find("the cpp linker cannot compile op") != std::string::npos);
+    CHECK(msg.find("use linker=py") != std::string::npos);
+  }
+
+  TEST_CASE("registered as linker cpp and c; THEANO_FLAGS linker=cpp selects it") {
+    codegen::register_linkers();
+    const auto names = registered_linkers();
+    CHECK(std::find(names.begin(), names.end(), "cpp") != names.end());
+    CHECK(std::find(names.begin(), names.end(), "c") != names.end());
+    Config c = config();
+    c.flags["linker"] = "cpp";
+    ConfigGuard guard(c);
+    Var x = dvector("x");
+    Function f = function({x}, {x * 2.0 + 1.0});
+    CHECK(f.mode().linker == "cpp");
+    CHECK(array_equal(f({test::vec({1, 2})})[0], test::vec({3, 5})));
+  }
+
+  TEST_CASE("random elementwise graphs: cpp linker vs perform") {
+    const int n_graphs = 200;
+    const char* unary[] = {"exp", "tanh", "sigmoid", "softplus", "neg", "sqr", "abs", "sin", "cos", "floor", "sign", "expm1", "arctan", "log1p"};
+    const char* binary[] = {"add", "sub", "mul", "maximum", "minimum", "arctan2", "lt", "ge"};
+    std::mt19937_64 rng(2024);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    for (int g = 0; g < n_graphs; ++g) {
+      CAPTURE(g);
+      // Inputs: a matrix, a row, a column and a vector (padded by make_node).
+      std::vector<Var> ins{dmatrix("m"), drow("r"), dcol("c"), dvector("v")};
+      std::vector<Var> pool = ins;
+      const int n_ops = 1 + pick(6);
+      for (int k = 0; k < n_ops; ++k) {
+        const Var a = pool[static_cast<std::size_t>(pick(static_cast<int>(pool.size())))];
+        if (pick(3) == 0) {
+          pool.push_back(elemwise(unary[pick(static_cast<int>(std::size(unary)))], {a}));
+        } else if (pick(4) == 0) {
+          pool.push_back(transpose(a));
+        } else {
+          const Var b = pool[static_cast<std::size_t>(pick(static_cast<int>(pool.size())))];
+          pool.push_back(elemwise(binary[pick(static_cast<int>(std::size(binary)))], {a, b}));
+        }
+      }
+      std::vector<Var> outs{pool.back()};
+      if (pool.size() > 5) outs.push_back(pool[pool.size() - 2]);
+      auto fg = graph(ins, outs);
+      auto cpp = CLinker(quick()).make_thunk(fg);
+      const std::int64_t n = 1 + pick(5);
+      std::vector<NDArray> values{random_array(rng, {n, n}, DType::Float64, -3, 3),
+                                  random_array(rng, {1, n}, DType::Float64, -3, 3),
+                                  random_array(rng, {n, 1}, DType::Float64, -3, 3),
+                                  random_array(rng, {n}, DType::Float64, -3, 3)};
+      compare(fg, *cpp, values);
+    }
+  }
+}

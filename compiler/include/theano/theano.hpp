@@ -23,6 +23,8 @@
 #include "theano/graph/type.h"
 #include "theano/graph/views.h"
 #include "theano/printing.h"
+#include "theano/rewrite/optdb.h"
+#include "theano/rewrite/rewriter.h"
 #include "theano/runtime/dlpack.h"
 #include "theano/runtime/dtype.h"
 #include "theano/runtime/error.h"

@@ -11,6 +11,7 @@
 #include "function_impl.h"
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
+#include "theano/rewrite/optdb.h"
 
 namespace theano {
 namespace {
@@ -201,7 +202,11 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   std::vector<Var> fg_inputs = roots;
   fg_inputs.insert(fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
   auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
-  // (The optimizer of f.mode runs here once optdb lands.)
+  // The mode's optimizer rewrites the graph before the constants are
+  // collected and the linker runs.
+  f.rewrite_stats = rewrite::optimize(*fg, rewrite::mode_query(f.mode.name)
+                                               .including(options.optimizer_including)
+                                               .excluding(options.optimizer_excluding));
   for (Apply* node : fg->apply_nodes())
     for (const Var& in : node->inputs())
       if (const Constant* c = in.as_constant()) f.constants.push_back(c->data());

@@ -149,6 +149,8 @@ std::size_t Function::n_explicit_inputs() const { return impl_->ins.size(); }
 const std::string& Function::name() const { return impl_->name; }
 const Mode& Function::mode() const { return impl_->mode; }
 
+const rewrite::RewriteStats& Function::rewrite_stats() const { return impl_->rewrite_stats; }
+
 NDArray Function::shared_value(const Var& v, bool borrow) const {
   THEANO_USER_CHECK(is_shared(v), TypeError) << impl_->what() << ": " << v.str() << " is not a shared variable";
   for (std::size_t k = 0; k < impl_->shared_vars.size(); ++k)

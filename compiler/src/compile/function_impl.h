@@ -27,6 +27,7 @@ struct FunctionImpl {
   std::vector<NDArray> constants;            // constant values inside the graph (aliasing checks)
   std::shared_ptr<const FunctionGraph> fgraph;
   std::unique_ptr<Thunk> thunk;
+  rewrite::RewriteStats rewrite_stats;     // what the optimizer did
 
   /// `function "name"` or `function` for messages.
   std::string what() const { return name.empty() ? std::string("function") : "function \"" + name + "\""; }

@@ -49,6 +49,7 @@ const std::map<std::string, std::string, std::less<>>& mode_aliases() {
   static const std::map<std::string, std::string, std::less<>> m = {
       {"fast_run", "fast_run"}, {"o4", "fast_run"}, {"fast_compile", "fast_compile"}, {"o1", "fast_compile"},
       {"o2", "o2"},             {"o3", "o3"},       {"stabilize", "stabilize"},       {"unsafe", "unsafe"},
+      {"unoptimized", "unoptimized"},  // no rewrites (tests, debugging the raw graph)
   };
   return m;
 }

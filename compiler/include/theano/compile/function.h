@@ -7,7 +7,7 @@
 /// untouched) -> collect updates (explicit ones, then shared variables'
 /// default updates) and check their types -> check for missing and unused
 /// inputs -> FunctionGraph(explicit inputs + shared variables used, outputs +
-/// update expressions, clone=true) -> (optimizer: none yet) -> the mode's
+/// update expressions, clone=true) -> the mode's optimizer (rewrite::mode_query, optdb_layout.cpp) -> the mode's
 /// Linker makes a Thunk.
 ///
 /// Call semantics (Theano's): arguments are filtered into each input's type
@@ -29,6 +29,7 @@
 #include "theano/compile/shared.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/basic.h"
+#include "theano/rewrite/rewriter.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
@@ -80,6 +81,10 @@ struct FunctionOptions {
   std::vector<std::pair<Var, Var>> givens;
   /// Compilation mode (see get_mode); empty: THEANO_FLAGS mode, else fast_run.
   std::string mode;
+  /// Tags or rewrite names added to / removed from the mode's optimizer query
+  /// (on top of THEANO_FLAGS optimizer_including / optimizer_excluding).
+  std::vector<std::string> optimizer_including;
+  std::vector<std::string> optimizer_excluding;
   OnUnusedInput on_unused_input = OnUnusedInput::Raise;
   /// Default for In::allow_downcast.
   std::optional<bool> allow_input_downcast;
@@ -124,6 +129,9 @@ class Function {
   std::size_t n_explicit_inputs() const;
   const std::string& name() const;
   const Mode& mode() const;
+  /// What the optimizer did while compiling this function: per rewrite, how
+  /// often it fired and how long it took (`rewrite_stats().summary()`).
+  const rewrite::RewriteStats& rewrite_stats() const;
 
   /// The value this function sees for shared variable `v` (differs from
   /// `get_value(v)` in a `copy(false)`); TypeError when `v` is not shared,

@@ -74,16 +74,17 @@ std::vector<std::string> registered_linkers();
 /// last client has run. Registered as "py" and "perform".
 std::unique_ptr<Linker> make_perform_linker();
 
-/// A compilation mode: the optimizer query (none yet) and the linker to use.
+/// A compilation mode: the optimizer query (named by the mode, see
+/// rewrite::mode_query) and the linker to use.
 struct Mode {
   std::string name;    ///< canonical lower-case name, e.g. "fast_run"
   std::string linker;  ///< registered linker name
 };
 
 /// The modes `function()` accepts (case-insensitive): fast_run (= o4),
-/// fast_compile (= o1), o1, o2, o3, o4, stabilize, unsafe. Until the optimizer
-/// and the JIT linkers land, every mode runs the unoptimized graph on the
-/// PerformLinker.
+/// fast_compile (= o1), o1, o2, o3, o4, stabilize, unsafe, and unoptimized
+/// (no rewrites). Each runs its optimizer query (optdb_layout.cpp); until the
+/// JIT linkers land, every mode links with the PerformLinker.
 std::vector<std::string> valid_modes();
 /// Resolves `name` (empty: THEANO_FLAGS `mode`, else fast_run) and the linker
 /// (THEANO_FLAGS `linker` overrides the mode's). ValueError listing the valid

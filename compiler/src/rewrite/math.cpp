@@ -1,0 +1,202 @@
+/// \file
+/// Elementwise algebra rewrites: neg_neg, mul / add / pow specialization,
+/// useless elemwise and dimshuffle, log1p and softplus stabilization.
+#include <cmath>
+
+#include "rewrites.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/type.h"
+
+namespace theano::rewrite::detail {
+
+namespace T = theano::tensor;
+
+std::optional<double> scalar_constant_value(const Var& v) {
+  Var cur = v;
+  while (cur.owner() && dynamic_cast<const T::DimShuffle*>(cur.owner()->op().get())) cur = cur.owner()->input(0);
+  const Constant* c = cur.as_constant();
+  if (!c || !T::tensor_type(cur) || c->data().size() == 0) return std::nullopt;
+  NDArray d = c->data().astype(DType::Float64).contiguous();
+  const double* p = d.data_as<double>();
+  for (std::int64_t i = 1; i < d.size(); ++i)
+    if (!(p[i] == p[0])) return std::nullopt;
+  return p[0];
+}
+
+Var fit_type(Var v, const Var& out, const std::vector<Var>& shape_refs) {
+  const T::TensorType* ot = T::tensor_type(out);
+  if (!ot || !T::tensor_type(v)) return {};
+  auto fits = [&](const Var& x) { return *x.type() == *out.type() || out.type()->is_super(*x.type()); };
+  if (T::tensor_type(v)->dtype() != ot->dtype()) v = T::cast(v, ot->dtype());
+  for (const Var& ref : shape_refs) {
+    if (fits(v)) break;
+    if (ref == v) continue;
+    v = T::second(ref, v);
+  }
+  return fits(v) ? v : Var();
+}
+
+namespace {
+
+RewriteResult fitted(const Var& v, Apply& node, const std::vector<Var>& refs) {
+  Var f = fit_type(v, node.output(0), refs);
+  if (!f) return RewriteResult::fail("the replacement cannot keep the output type " + node.output(0).type()->str());
+  return f;
+}
+
+Var scalar_of(double value, const Var& like) {
+  return T::constant(T::autocast_scalar(value).astype(T::tensor_type(like)->dtype()));
+}
+
+}  // namespace
+
+// neg(neg(x)) -> x
+NodeRewriterPtr local_neg_neg() {
+  static const NodeRewriterPtr r =
+      make_node_rewriter("local_neg_neg", {"Elemwise:neg"}, "neg(neg(x)) -> x", [](FunctionGraph&, Apply& node) {
+        const Var& x = node.input(0);
+        if (!x.owner() || !T::is_elemwise(x.owner(), "neg")) return RewriteResult::fail("input is not a neg");
+        return fitted(x.owner()->input(0), node, {x});
+      });
+  return r;
+}
+
+// mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x)
+NodeRewriterPtr local_mul_specialize() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_mul_specialize", {"Elemwise:mul"}, "mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var out = node.output(0);
+        std::vector<Var> keep;
+        bool negate = false, dropped = false;
+        for (const Var& in : node.inputs()) {
+          std::optional<double> c = scalar_constant_value(in);
+          if (c && *c == 0) return fitted(scalar_of(0, out), node, node.inputs());
+          if (c && (*c == 1 || *c == -1)) {
+            negate ^= (*c == -1);
+            dropped = true;
+            continue;
+          }
+          keep.push_back(in);
+        }
+        if (!dropped) return RewriteResult::fail("no factor is the constant 1, -1 or 0");
+        Var v = keep.empty() ? scalar_of(1, out) : keep.size() == 1 ? keep[0] : T::mul(keep);
+        if (negate) v = T::neg(v);
+        return fitted(v, node, node.inputs());
+      });
+  return r;
+}
+
+// add(x, 0) -> x
+NodeRewriterPtr local_add_specialize() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_add_specialize", {"Elemwise:add"}, "add(x, 0) -> x", [](FunctionGraph&, Apply& node) -> RewriteResult {
+        std::vector<Var> keep;
+        for (const Var& in : node.inputs()) {
+          std::optional<double> c = scalar_constant_value(in);
+          if (!(c && *c == 0)) keep.push_back(in);
+        }
+        if (keep.size() == node.inputs().size()) return RewriteResult::fail("no term is the constant 0");
+        Var v = keep.empty() ? scalar_of(0, node.output(0)) : keep.size() == 1 ? keep[0] : T::add(keep);
+        return fitted(v, node, node.inputs());
+      });
+  return r;
+}
+
+// pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x);
+// pow(x, 0) -> ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x))
+NodeRewriterPtr local_pow_specialize() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_pow_specialize", {"Elemwise:pow"},
+      "pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x); pow(x, 0) -> "
+      "ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x))",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var x = node.input(0), e = node.input(1), out = node.output(0);
+        std::optional<double> c = scalar_constant_value(e);
+        if (!c) return RewriteResult::fail("the exponent is not a constant scalar");
+        Var v;
+        if (*c == 2) v = T::sqr(x);
+        else if (*c == 0.5) v = T::sqrt(x);
+        else if (*c == 1) v = x;
+        else if (*c == -1) v = T::reciprocal(x);
+        else if (*c == 0) v = scalar_of(1, out);
+        else if (*c == -2) v = T::reciprocal(T::sqr(x));
+        else if (*c == -0.5) v = T::reciprocal(T::sqrt(x));
+        else return RewriteResult::fail("no special form for this exponent");
+        return fitted(v, node, {x, e});
+      });
+  return r;
+}
+
+// identity(x) -> x
+NodeRewriterPtr local_useless_elemwise() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_useless_elemwise", {"Elemwise:identity"}, "identity(x) -> x",
+      [](FunctionGraph&, Apply& node) { return fitted(node.input(0), node, {}); });
+  return r;
+}
+
+// DimShuffle{0,1,...,n-1}(x) -> x
+NodeRewriterPtr local_useless_dimshuffle() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_useless_dimshuffle", {"DimShuffle"}, "DimShuffle{0,1,...,n-1}(x) -> x",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const auto& ds = static_cast<const T::DimShuffle&>(*node.op());
+        const auto& order = ds.new_order();
+        if (static_cast<int>(order.size()) != ds.input_ndim()) return RewriteResult::fail("changes the rank");
+        for (std::size_t i = 0; i < order.size(); ++i)
+          if (order[i] != static_cast<int>(i)) return RewriteResult::fail("not the identity order");
+        return fitted(node.input(0), node, {});
+      });
+  return r;
+}
+
+// log(add(1, x)) -> log1p(x)
+NodeRewriterPtr local_log1p() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log1p", {"Elemwise:log"}, "log(add(1, x)) -> log1p(x)", [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& a = node.input(0);
+        if (!a.owner() || !T::is_elemwise(a.owner(), "add")) return RewriteResult::fail("input is not an add");
+        std::vector<Var> rest;
+        bool one = false;
+        for (const Var& in : a.owner()->inputs()) {
+          std::optional<double> c = scalar_constant_value(in);
+          if (!one && c && *c == 1) one = true;
+          else rest.push_back(in);
+        }
+        if (!one || rest.empty()) return RewriteResult::fail("no term is the constant 1");
+        return fitted(T::log1p(rest.size() == 1 ? rest[0] : T::add(rest)), node, a.owner()->inputs());
+      });
+  return r;
+}
+
+// log(add(1, exp(x))) -> softplus(x); log1p(exp(x)) -> softplus(x)
+NodeRewriterPtr local_softplus() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_softplus", {"Elemwise:log", "Elemwise:log1p"}, "log(1 + exp(x)) -> softplus(x); log1p(exp(x)) -> softplus(x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& a = node.input(0);
+        Var e;
+        std::vector<Var> refs;
+        if (T::is_elemwise(&node, "log1p")) {
+          e = a;
+        } else {
+          if (!a.owner() || !T::is_elemwise(a.owner(), "add") || a.owner()->nin() != 2)
+            return RewriteResult::fail("input is not a binary add");
+          const Var& l = a.owner()->input(0);
+          const Var& rr = a.owner()->input(1);
+          std::optional<double> cl = scalar_constant_value(l), cr = scalar_constant_value(rr);
+          if (cl && *cl == 1) e = rr;
+          else if (cr && *cr == 1) e = l;
+          else return RewriteResult::fail("no term is the constant 1");
+          refs = a.owner()->inputs();
+        }
+        if (!e.owner() || !T::is_elemwise(e.owner(), "exp")) return RewriteResult::fail("no exp(x) term");
+        return fitted(T::softplus(e.owner()->input(0)), node, refs);
+      });
+  return r;
+}
+
+}  // namespace theano::rewrite::detail

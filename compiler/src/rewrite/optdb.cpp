@@ -1,0 +1,144 @@
+/// \file
+/// Query selection, EquilibriumDB, SequenceDB, optimize().
+#include "theano/rewrite/optdb.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace theano::rewrite {
+
+namespace {
+std::string join_tags(const std::set<std::string>& tags) {
+  std::string s;
+  for (const std::string& t : tags) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+}  // namespace
+
+Query Query::including(const std::vector<std::string>& tags) const {
+  Query q = *this;
+  q.include.insert(tags.begin(), tags.end());
+  return q;
+}
+Query Query::excluding(const std::vector<std::string>& tags) const {
+  Query q = *this;
+  q.exclude.insert(tags.begin(), tags.end());
+  return q;
+}
+Query Query::requiring(const std::vector<std::string>& tags) const {
+  Query q = *this;
+  q.require.insert(tags.begin(), tags.end());
+  return q;
+}
+
+bool Query::selects(const std::string& name, const std::set<std::string>& tags) const {
+  auto has = [&](const std::string& t) { return t == name || tags.count(t) != 0; };
+  if (std::none_of(include.begin(), include.end(), has)) return false;
+  if (!std::all_of(require.begin(), require.end(), [&](const std::string& t) { return tags.count(t) != 0; }))
+    return false;
+  return std::none_of(exclude.begin(), exclude.end(), has);
+}
+
+void EquilibriumDB::check_new(const std::string& name) const {
+  for (const Entry& e : entries_)
+    THEANO_USER_CHECK(e.name != name, ValueError)
+        << "EquilibriumDB " << name_ << ": a rewrite named '" << name << "' is already registered";
+}
+
+void EquilibriumDB::register_rewrite(NodeRewriterPtr rewriter, std::vector<std::string> tags) {
+  std::string name(rewriter->name());
+  check_new(name);
+  entries_.push_back({name, {tags.begin(), tags.end()}, std::move(rewriter), nullptr});
+}
+
+void EquilibriumDB::register_global(GraphRewriterPtr rewriter, std::vector<std::string> tags) {
+  std::string name(rewriter->name());
+  check_new(name);
+  entries_.push_back({name, {tags.begin(), tags.end()}, nullptr, std::move(rewriter)});
+}
+
+std::shared_ptr<EquilibriumRewriter> EquilibriumDB::query(const Query& q, CapPolicy cap) const {
+  std::vector<NodeRewriterPtr> nodes;
+  std::vector<GraphRewriterPtr> globals;
+  for (const Entry& e : entries_) {
+    if (!q.selects(e.name, e.tags)) continue;
+    if (e.node) nodes.push_back(e.node);
+    if (e.graph) globals.push_back(e.graph);
+  }
+  return std::make_shared<EquilibriumRewriter>(name_, std::move(nodes), std::move(globals), 8.0, cap);
+}
+
+void EquilibriumDB::summary(std::ostream& os, const Query& q, const std::string& indent) const {
+  for (const Entry& e : entries_) {
+    if (!q.selects(e.name, e.tags)) continue;
+    os << indent << e.name << " [" << join_tags(e.tags) << "]";
+    if (e.node && !e.node->algebra().empty()) os << " : " << e.node->algebra();
+    os << "\n";
+  }
+}
+
+std::vector<std::string> EquilibriumDB::names() const {
+  std::vector<std::string> out;
+  for (const Entry& e : entries_) out.push_back(e.name);
+  return out;
+}
+
+void SequenceDB::register_stage(std::string name, double position, Stage stage, std::vector<std::string> tags) {
+  for (const Entry& e : entries_)
+    THEANO_USER_CHECK(e.name != name, ValueError) << "SequenceDB: a stage named '" << name << "' is already registered";
+  entries_.push_back({std::move(name), position, {tags.begin(), tags.end()}, std::move(stage)});
+}
+
+std::vector<const SequenceDB::Entry*> SequenceDB::ordered(const Query* q) const {
+  std::vector<const Entry*> out;
+  for (const Entry& e : entries_) {
+    if (q && (!q->selects(e.name, e.tags) || (q->position_cutoff && e.position >= *q->position_cutoff))) continue;
+    out.push_back(&e);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return a->position < b->position; });
+  return out;
+}
+
+GraphRewriterPtr SequenceDB::query(const Query& q) const {
+  std::vector<GraphRewriterPtr> stages;
+  for (const Entry* e : ordered(&q)) {
+    if (const auto* g = std::get_if<GraphRewriterPtr>(&e->stage)) stages.push_back(*g);
+    else stages.push_back(std::get<EquilibriumDBPtr>(e->stage)->query(q));
+  }
+  return std::make_shared<SequenceRewriter>("optdb", std::move(stages));
+}
+
+std::string SequenceDB::summary(const Query& q) const {
+  std::ostringstream os;
+  for (const Entry* e : ordered(&q)) {
+    os << std::setw(5) << e->position << "  " << e->name << " [" << join_tags(e->tags) << "]\n";
+    if (const auto* db = std::get_if<EquilibriumDBPtr>(&e->stage)) (*db)->summary(os, q, "         ");
+  }
+  return os.str();
+}
+
+EquilibriumDB& SequenceDB::equilibrium(const std::string& name) const {
+  for (const Entry& e : entries_)
+    if (e.name == name)
+      if (const auto* db = std::get_if<EquilibriumDBPtr>(&e.stage)) return **db;
+  throw ValueError("optdb has no equilibrium stage named '" + name + "'");
+}
+
+std::vector<std::string> SequenceDB::stage_names() const {
+  std::vector<std::string> out;
+  for (const Entry* e : ordered(nullptr)) out.push_back(e->name);
+  return out;
+}
+
+RewriteStats optimize(FunctionGraph& fg, const Query& query) {
+  RewriteStats stats;
+  optdb().query(query)->apply(fg, stats);
+  return stats;
+}
+
+std::string print_summary(const std::string& mode) {
+  return "mode " + mode + ":\n" + optdb().summary(mode_query(mode));
+}
+
+}  // namespace theano::rewrite

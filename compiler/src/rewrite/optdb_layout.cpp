@@ -1,0 +1,125 @@
+/// \file
+/// The whole optimization pipeline, top to bottom (DESIGN.md 3.5-3.6; the
+/// positions and tags are PyTensor's `compile/mode.py` and `tensor/rewriting`).
+/// Rows marked "not yet present" keep their place for the work that adds them.
+///
+///   position  stage                      tags
+///   0         merge1                     fast_run, fast_compile, merge
+///   1         canonicalize (equilibrium) fast_run, fast_compile, canonicalize_db
+///   1.5       stabilize (equilibrium)    fast_run
+///   2         specialize (equilibrium)   fast_run, specialize_db
+///   3         uncanonicalize (eq.)       fast_run
+///   49        merge2                     fast_run, merge
+///   49.5      add_destroy_handler        not yet present (comes with the inplace rewrites)
+///   >= 50     inplace rewrites           not yet present (inplace_elemwise 75, gemm inplace 70, ...)
+///   100       merge3                     fast_run, merge
+///
+/// Also not yet present: shape promotion (ShapeFeature) 0.1, specialize_device 48.6, elemwise fusion
+/// 49 (fusion tag), gemm/dot22 (BlasOpt 1.7), sparse_dot, GPU transfer, canonicalizer (Canonizer)
+/// and the other rows of Theano's optimization table.
+#include <algorithm>
+#include <cctype>
+
+#include "rewrites.h"
+#include "theano/config.h"
+#include "theano/rewrite/optdb.h"
+
+namespace theano::rewrite {
+
+using namespace detail;
+
+namespace {
+
+SequenceDB build_optdb() {
+  SequenceDB db;
+  auto canonicalize = std::make_shared<EquilibriumDB>("canonicalize");
+  auto stabilize = std::make_shared<EquilibriumDB>("stabilize");
+  auto specialize = std::make_shared<EquilibriumDB>("specialize");
+  auto uncanonicalize = std::make_shared<EquilibriumDB>("uncanonicalize");
+
+  db.register_stage("merge1", 0, merge_optimizer(), {"fast_run", "fast_compile", "merge"});
+  db.register_stage("canonicalize", 1, canonicalize, {"fast_run", "fast_compile", "canonicalize_db"});
+  db.register_stage("stabilize", 1.5, stabilize, {"fast_run"});
+  db.register_stage("specialize", 2, specialize, {"fast_run", "specialize_db"});
+  db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
+  db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
+  // 49.5 add_destroy_handler, >= 50 inplace: not yet present.
+  db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});
+
+  // canonicalize: put the graph in a normal form (fast_compile runs only merge + folding).
+  canonicalize->register_global(merge_optimizer(), {"fast_run", "fast_compile", "merge"});
+  canonicalize->register_rewrite(constant_folding(), {"fast_run", "fast_compile", "constant_folding"});
+  canonicalize->register_rewrite(local_neg_neg(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_useless_elemwise(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+
+  // stabilize: numerically safer forms.
+  stabilize->register_global(merge_optimizer(), {"fast_run", "merge"});
+  stabilize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
+  stabilize->register_rewrite(local_log_softmax(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_softplus(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_log1p(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+
+  // specialize: cheaper forms of what canonicalize left.
+  specialize->register_global(merge_optimizer(), {"fast_run", "merge"});
+  specialize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
+  specialize->register_rewrite(local_neg_neg(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_mul_specialize(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_add_specialize(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_pow_specialize(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_useless_elemwise(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+  return db;
+}
+
+std::vector<std::string> split_colon(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ":") {
+    if (c == ':' || c == ' ') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const SequenceDB& optdb() {
+  static const SequenceDB db = build_optdb();
+  return db;
+}
+
+// The modes, exactly as the seed's table:
+//   o1 = fast_compile: merge + constant folding
+//   o2 = fast_compile + fusion (fusion is not yet present, so o2 runs what o1 runs)
+//   o3 = fast_run - inplace
+//   o4 = fast_run: everything tagged fast_run
+//   stabilize = fast_run cut at 1.5 (PyTensor's position_cutoff 1.51 keeps the stabilize stage)
+//   unsafe = o3 + unsafe (local_remove_all_assert, ...)
+//   unoptimized: nothing (for tests and debugging of the raw graph)
+Query mode_query(const std::string& mode) {
+  std::string m = mode;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  Query q;
+  if (m == "o1" || m == "fast_compile") q.include = {"fast_compile"};
+  else if (m == "o2") q.include = {"fast_compile", "fusion"};
+  else if (m == "o3") q = Query{{"fast_run"}, {"inplace"}, {}, {}};
+  else if (m == "o4" || m == "fast_run") q.include = {"fast_run"};
+  else if (m == "stabilize") q = Query{{"fast_run"}, {}, {}, 1.51};
+  else if (m == "unsafe") q = Query{{"fast_run", "unsafe"}, {"inplace"}, {}, {}};
+  else if (m == "unoptimized") return q;
+  else throw ValueError("unknown optimizer mode '" + mode + "'; valid: o1, o2, o3, o4, fast_compile, fast_run, stabilize, unsafe, unoptimized");
+  const auto& flags = config().flags;
+  if (auto it = flags.find("optimizer_including"); it != flags.end()) q = q.including(split_colon(it->second));
+  if (auto it = flags.find("optimizer_excluding"); it != flags.end()) q = q.excluding(split_colon(it->second));
+  return q;
+}
+
+}  // namespace theano::rewrite

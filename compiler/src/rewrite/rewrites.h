@@ -1,0 +1,38 @@
+/// \file
+/// The rewrites defined in compiler/src/rewrite/*.cpp, registered (database,
+/// tags, position) by optdb_layout.cpp. Private to compiler/src/rewrite.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "theano/rewrite/rewriter.h"
+
+namespace theano::rewrite::detail {
+
+// merge.cpp
+GraphRewriterPtr merge_optimizer();
+// constant_folding.cpp
+NodeRewriterPtr constant_folding();
+// math.cpp
+NodeRewriterPtr local_neg_neg();
+NodeRewriterPtr local_mul_specialize();
+NodeRewriterPtr local_add_specialize();
+NodeRewriterPtr local_pow_specialize();
+NodeRewriterPtr local_useless_elemwise();
+NodeRewriterPtr local_useless_dimshuffle();
+NodeRewriterPtr local_log1p();
+NodeRewriterPtr local_softplus();
+// nnet.cpp
+NodeRewriterPtr local_log_softmax();
+NodeRewriterPtr local_remove_all_assert();
+
+/// The value of `v` when it is a constant (possibly under DimShuffles) whose
+/// elements are all equal; nullopt otherwise.
+std::optional<double> scalar_constant_value(const Var& v);
+/// `v` made to have `out`'s type: cast to its dtype, then broadcast against
+/// `shape_refs` (through `second`) until the type fits. A null Var when it
+/// cannot be done (the rewrite must then not apply).
+Var fit_type(Var v, const Var& out, const std::vector<Var>& shape_refs);
+
+}  // namespace theano::rewrite::detail

@@ -1,0 +1,204 @@
+// The first rewrites of optdb: each one's graph before/after under a mode
+// (compared with equal_computations against a graph built by hand, both
+// printed on failure) and a numeric check that the optimized function computes
+// what the unoptimized one does.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "test_util.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+namespace N = theano::tensor::nnet;
+
+namespace {
+
+Var c(double v) { return T::constant(vec({v})); }  // shape (1,): no DimShuffle needed against vectors
+
+/// A deterministic positive test value for `v` (known dims, 3 for unknown).
+NDArray value_for(const Var& v, int salt) {
+  const T::TensorType* t = T::tensor_type(v);
+  std::vector<std::int64_t> shape;
+  for (const T::Dim& d : t->shape()) shape.push_back(d.value_or(3));
+  NDArray a = range(shape);
+  double* p = a.data_as<double>();
+  for (std::int64_t i = 0; i < a.size(); ++i) p[i] = 0.25 + 0.5 * static_cast<double>((i * 7 + salt) % 5);
+  return a;
+}
+
+bool close_enough(const NDArray& a, const NDArray& b) {
+  if (a.shape() != b.shape()) return false;
+  NDArray x = a.astype(DType::Float64).contiguous(), y = b.astype(DType::Float64).contiguous();
+  for (std::int64_t i = 0; i < x.size(); ++i) {
+    double u = x.data_as<double>()[i], w = y.data_as<double>()[i];
+    if (!(std::abs(u - w) <= 1e-9 + 1e-7 * std::abs(w)) && !(std::isnan(u) && std::isnan(w))) return false;
+  }
+  return true;
+}
+
+/// Optimizes `outs` under `mode`, checks the result equals `expected` (as
+/// functions of `ins`) and that the optimized function computes the
+/// unoptimized one's values.
+void check_rewrite(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<Var>& expected,
+                   const std::string& mode = "fast_run") {
+  FunctionGraph fg(ins, outs);
+  rewrite::optimize(fg, rewrite::mode_query(mode));
+  const bool same = equal_computations(fg.outputs(), expected, fg.inputs(), ins);
+  if (!same)
+    std::cerr << "Input:\n" << debugprint(outs) << "Output (" << mode << "):\n" << debugprint(fg) << "Expected:\n"
+              << debugprint(expected);
+  CHECK(same);
+  std::vector<NDArray> args;
+  for (std::size_t i = 0; i < ins.size(); ++i) args.push_back(value_for(ins[i], static_cast<int>(i)));
+  FunctionOptions raw, opt;
+  raw.mode = "unoptimized";
+  opt.mode = mode;
+  const auto want = function({ins.begin(), ins.end()}, {outs.begin(), outs.end()}, raw)(args);
+  const auto got = function({ins.begin(), ins.end()}, {outs.begin(), outs.end()}, opt)(args);
+  REQUIRE(want.size() == got.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CHECK(got[i].dtype() == want[i].dtype());
+    CHECK(close_enough(got[i], want[i]));
+  }
+}
+
+int count_nodes(const FunctionGraph& fg, std::string_view scalar) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += T::is_elemwise(node, scalar) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("merge: (x+y)*2, (x+y)*3 computes x+y once") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    std::vector<Var> outs{(x + y) * 2, (x + y) * 3};
+    FunctionGraph fg({x, y}, outs);
+    CHECK(count_nodes(fg, "add") == 2);
+    rewrite::RewriteStats stats = rewrite::optimize(fg, rewrite::mode_query("fast_compile"));
+    CHECK(count_nodes(fg, "add") == 1);
+    CHECK(stats.applied("merge") >= 1);
+    FunctionOptions raw;
+    raw.mode = "unoptimized";
+    const auto want = function({x, y}, {outs.begin(), outs.end()}, raw)({vec({1, 2}), vec({3, 5})});
+    const auto got = function({x, y}, {outs.begin(), outs.end()})({vec({1, 2}), vec({3, 5})});
+    CHECK(close_enough(got[0], want[0]));
+    CHECK(close_enough(got[1], want[1]));
+  }
+
+  TEST_CASE("merge: equal constants become one") {
+    Var x = T::dvector("x");
+    FunctionGraph fg({x}, {x + c(2), x * c(2)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_compile"));
+    std::set<const Variable*> consts;
+    for (Apply* n : fg.apply_nodes())
+      for (const Var& in : n->inputs())
+        if (in.is_constant()) consts.insert(in.get());
+    CHECK(consts.size() == 1);
+  }
+
+  TEST_CASE("constant_folding: exp(c) + x -> Constant(exp(c)) + x") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {x + T::exp(c(1.5))}, {x + c(std::exp(1.5))}, "fast_compile");
+    check_rewrite({x}, {x + T::exp(c(1.5))}, {x + c(std::exp(1.5))});
+  }
+
+  TEST_CASE("constant_folding: Alloc and failing Asserts are not folded") {
+    Var x = T::dscalar("x");
+    Var a = T::alloc(T::constant(NDArray::scalar<double>(1.0)), std::vector<T::TensorLike>{4});
+    FunctionGraph fg({x}, {a * x});
+    rewrite::optimize(fg, rewrite::mode_query("fast_compile"));
+    bool has_alloc = false;
+    for (Apply* n : fg.apply_nodes()) has_alloc |= n->op()->type_name() == "Alloc";
+    CHECK(has_alloc);
+    Var bad = T::assert_op(x, {T::constant(NDArray::scalar<bool>(false))}, "never");
+    Function f = function({x}, {bad});
+    CHECK(error_of([&] { f({NDArray::scalar<double>(1)}); }).find("never") != std::string::npos);
+  }
+
+  TEST_CASE("local_neg_neg: neg(neg(x)) -> x") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::exp(-(-x))}, {T::exp(x)});
+  }
+
+  TEST_CASE("local_mul_specialize: x*1 -> x, x*-1 -> -x, x*0 -> zeros") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    check_rewrite({x}, {T::exp(x * c(1))}, {T::exp(x)});
+    check_rewrite({x}, {T::exp(x * c(-1))}, {T::exp(-x)});
+    check_rewrite({x, y}, {T::exp(T::mul({x, c(-1), y}))}, {T::exp(-(x * y))});
+    check_rewrite({x}, {x * c(0)}, {T::second(x, c(0))});
+  }
+
+  TEST_CASE("local_add_specialize: x+0 -> x") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::exp(x + c(0))}, {T::exp(x)});
+  }
+
+  TEST_CASE("local_pow_specialize: x**2, x**0.5, x**1, x**-1, x**0, x**-2, x**-0.5") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::pow(x, c(2))}, {T::sqr(x)});
+    check_rewrite({x}, {T::pow(x, c(0.5))}, {T::sqrt(x)});
+    check_rewrite({x}, {T::exp(T::pow(x, c(1)))}, {T::exp(x)});
+    check_rewrite({x}, {T::pow(x, c(-1))}, {T::reciprocal(x)});
+    check_rewrite({x}, {T::pow(x, c(0))}, {T::second(x, c(1))});
+    check_rewrite({x}, {T::pow(x, c(-2))}, {T::reciprocal(T::sqr(x))});
+    check_rewrite({x}, {T::pow(x, c(-0.5))}, {T::reciprocal(T::sqrt(x))});
+    check_rewrite({x}, {T::pow(x, c(3))}, {T::pow(x, c(3))});  // no special form
+  }
+
+  TEST_CASE("local_useless_elemwise and local_useless_dimshuffle") {
+    Var m = T::dmatrix("m");
+    check_rewrite({m}, {T::exp(T::identity(m))}, {T::exp(m)});
+    check_rewrite({m}, {T::exp(m.dimshuffle({0, 1}))}, {T::exp(m)});
+    check_rewrite({m}, {T::exp(m.dimshuffle({1, 0}))}, {T::exp(m.dimshuffle({1, 0}))});
+  }
+
+  TEST_CASE("local_log_softmax: log(softmax(x)) -> log_softmax(x)") {
+    Var m = T::dmatrix("m");
+    check_rewrite({m}, {T::log(N::softmax(m))}, {N::log_softmax(m)});
+    check_rewrite({m}, {T::log(N::softmax(m, 0))}, {N::log_softmax(m, 0)});
+  }
+
+  TEST_CASE("local_log1p and local_softplus") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::log(c(1) + x)}, {T::log1p(x)});
+    check_rewrite({x}, {T::log(x + c(1))}, {T::log1p(x)});
+    check_rewrite({x}, {T::log(c(1) + T::exp(x))}, {T::softplus(x)});
+    check_rewrite({x}, {T::log1p(T::exp(x))}, {T::softplus(x)});
+    check_rewrite({x}, {T::log(c(1) + T::exp(x))}, {T::log(c(1) + T::exp(x))}, "fast_compile");
+    check_rewrite({x}, {T::log(c(1) + T::exp(x))}, {T::softplus(x)}, "stabilize");
+  }
+
+  TEST_CASE("local_remove_all_assert: only in unsafe") {
+    Var x = T::dvector("x"), s = T::dscalar("s");
+    Var a = T::assert_op(x, {T::gt(s, 0.0)}, "s must be positive");
+    check_rewrite({x, s}, {T::exp(a)}, {T::exp(x)}, "unsafe");
+    check_rewrite({x, s}, {T::exp(a)}, {T::exp(T::assert_op(x, {T::gt(s, 0.0)}, "s must be positive"))});
+    CHECK(error_of([&] { function({x, s}, {a})({vec({1}), NDArray::scalar<double>(-1)}); }).find("positive") !=
+          std::string::npos);
+    FunctionOptions unsafe;
+    unsafe.mode = "unsafe";
+    CHECK(function({x, s}, {a}, unsafe)({vec({1}), NDArray::scalar<double>(-1)}).size() == 1);
+  }
+
+  TEST_CASE("rewrites keep types and copy the user's name") {
+    Var x = T::fvector("x");
+    Var y = T::exp(x * T::constant(NDArray::from_list<float>({1.0f})));
+    y->set_name("y");
+    Var z = T::exp(x * c(1));  // float64 constant: the result is float64 and must stay so
+    FunctionGraph fg({x}, {y, z});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+    CHECK(fg.outputs()[0].name() == "y");
+    CHECK(*fg.outputs()[0].type() == *y.type());
+    CHECK(*fg.outputs()[1].type() == *z.type());
+    Function f = function({x}, {y, z});
+    auto r = f({NDArray::from_list<float>({1.0f, 2.0f})});
+    CHECK(r[0].dtype() == DType::Float32);
+    CHECK(r[1].dtype() == DType::Float64);
+  }
+}

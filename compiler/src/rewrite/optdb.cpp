@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
+
+#include "theano/config.h"
+#include "theano/printing.h"
 
 namespace theano::rewrite {
 
@@ -102,11 +106,13 @@ std::vector<const SequenceDB::Entry*> SequenceDB::ordered(const Query* q) const 
 
 GraphRewriterPtr SequenceDB::query(const Query& q) const {
   std::vector<GraphRewriterPtr> stages;
+  std::vector<std::string> names;
   for (const Entry* e : ordered(&q)) {
+    names.push_back(e->name);
     if (const auto* g = std::get_if<GraphRewriterPtr>(&e->stage)) stages.push_back(*g);
     else stages.push_back(std::get<EquilibriumDBPtr>(e->stage)->query(q));
   }
-  return std::make_shared<SequenceRewriter>("optdb", std::move(stages));
+  return std::make_shared<SequenceRewriter>("optdb", std::move(stages), std::move(names));
 }
 
 std::string SequenceDB::summary(const Query& q) const {
@@ -131,9 +137,22 @@ std::vector<std::string> SequenceDB::stage_names() const {
   return out;
 }
 
-RewriteStats optimize(FunctionGraph& fg, const Query& query) {
+RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::string> print_after,
+                      std::ostream* dump) {
+  if (!print_after) {
+    const auto& flags = config().flags;
+    if (auto it = flags.find("optimizer_print_after"); it != flags.end() && !it->second.empty())
+      print_after = it->second;
+  }
+  if (!dump) dump = &std::cerr;
   RewriteStats stats;
-  optdb().query(query)->apply(fg, stats);
+  auto seq = std::static_pointer_cast<const SequenceRewriter>(optdb().query(query));
+  for (std::size_t i = 0; i < seq->rewriters().size(); ++i) {
+    seq->rewriters()[i]->apply(fg, stats);
+    const std::string stage = seq->stage_name(i);
+    if (print_after && (*print_after == "all" || *print_after == stage))
+      *dump << "=== after " << stage << " ===\n" << debugprint(fg);
+  }
   return stats;
 }
 

@@ -150,4 +150,19 @@ TEST_SUITE("rewrite_tests") {
       CHECK_FALSE(has_mul(function({x}, {y}, o).fgraph()));
     }
   }
+
+  TEST_CASE("optimize: dump the graph after a stage on request") {
+    Var x = T::dvector("x");
+    FunctionGraph fg({x}, {T::log(T::constant(vec({1})) + T::exp(x))});
+    std::ostringstream os;
+    R::optimize(fg, R::mode_query("fast_run"), "stabilize", &os);
+    CHECK(os.str().rfind("=== after stabilize ===\n", 0) == 0);
+    CHECK(os.str().find("softplus") != std::string::npos);
+    CHECK(os.str().find("=== after specialize") == std::string::npos);
+    std::ostringstream all;
+    FunctionGraph fg2({x}, {T::exp(x)});
+    R::optimize(fg2, R::mode_query("fast_compile"), "all", &all);
+    CHECK(all.str().find("=== after merge1 ===") != std::string::npos);
+    CHECK(all.str().find("=== after canonicalize ===") != std::string::npos);
+  }
 }

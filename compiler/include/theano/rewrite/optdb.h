@@ -12,6 +12,7 @@
 /// strictly below it.
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <set>
@@ -101,6 +102,9 @@ Query mode_query(const std::string& mode);
 std::string print_summary(const std::string& mode);
 
 /// Runs `query` from optdb on `fg`; returns the statistics of the run.
-RewriteStats optimize(FunctionGraph& fg, const Query& query);
+/// `print_after`: a stage name, or "all", after which `debugprint(fg)` is
+/// written to `dump` (default: THEANO_FLAGS `optimizer_print_after`, to stderr).
+RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::string> print_after = {},
+                      std::ostream* dump = nullptr);
 
 }  // namespace theano::rewrite

@@ -139,14 +139,20 @@ class EquilibriumRewriter final : public GraphRewriter {
 /// Runs `rewriters` in order, once each.
 class SequenceRewriter final : public GraphRewriter {
  public:
-  SequenceRewriter(std::string name, std::vector<GraphRewriterPtr> rewriters)
-      : name_(std::move(name)), rewriters_(std::move(rewriters)) {}
+  /// `stage_names`: the name of each step in its database (default: the rewriter's own name).
+  SequenceRewriter(std::string name, std::vector<GraphRewriterPtr> rewriters, std::vector<std::string> stage_names = {})
+      : name_(std::move(name)), rewriters_(std::move(rewriters)), stage_names_(std::move(stage_names)) {}
   std::string_view name() const override { return name_; }
   bool apply(FunctionGraph& fg, RewriteStats& stats) const override;
+  const std::vector<GraphRewriterPtr>& rewriters() const noexcept { return rewriters_; }
+  std::string stage_name(std::size_t i) const {
+    return i < stage_names_.size() ? stage_names_[i] : std::string(rewriters_.at(i)->name());
+  }
 
  private:
   std::string name_;
   std::vector<GraphRewriterPtr> rewriters_;
+  std::vector<std::string> stage_names_;
 };
 
 /// A GraphRewriter from a function.

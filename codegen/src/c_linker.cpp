@@ -4,14 +4,17 @@
 
 #include <theano/codegen/code_writer.h>
 #include <theano/codegen/jit_loader.h>
+
+#include "lower/lowering.h"
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
-#include <theano/tensor/elemwise.h>
-#include <theano/tensor/scalar.h>
 #include <theano/tensor/type.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <new>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -23,7 +26,9 @@
 namespace theano::codegen {
 namespace {
 
-using tensor::Dim;
+using lower::NodeLowering;
+using lower::str;
+using lower::ttype;
 using tensor::TensorType;
 
 constexpr int kMaxNdim = 16;
@@ -42,482 +47,193 @@ struct TheanoContext {
   TheanoArray* outputs;
   const TheanoArray* constants;
   void* host;
-  int (*alloc)(void* host, TheanoArray* a);
+  int (*alloc)(void* host, TheanoArray* a, std::int64_t slot);
   char* error;
   std::int64_t error_size;
 };
 
-constexpr std::string_view kPrelude = R"PRELUDE(// theano-cpp generated code: prelude (thunk ABI, libm prototypes, helpers)
-typedef signed char int8_t;
-typedef short int16_t;
-typedef int int32_t;
-typedef long int64_t;
-typedef unsigned char uint8_t;
-typedef unsigned short uint16_t;
-typedef unsigned int uint32_t;
-typedef unsigned long uint64_t;
-#define THEANO_MAX_NDIM 16
-struct TheanoArray {
-  char* data;
-  int64_t ndim;
-  int64_t dtype;
-  int64_t owner;
-  int64_t shape[THEANO_MAX_NDIM];
-  int64_t strides[THEANO_MAX_NDIM];  // bytes
-};
-struct TheanoContext {
-  const TheanoArray* inputs;
-  TheanoArray* outputs;
-  const TheanoArray* constants;
-  void* host;
-  int (*alloc)(void* host, TheanoArray* a);  // in: ndim, dtype, shape; out: data, strides, owner
-  char* error;
-  int64_t error_size;
-};
-extern "C" {
-double exp(double); double exp2(double); double expm1(double);
-double log(double); double log2(double); double log10(double); double log1p(double);
-double sin(double); double cos(double); double tan(double);
-double asin(double); double acos(double); double atan(double); double atan2(double, double);
-double sinh(double); double cosh(double); double tanh(double);
-double asinh(double); double acosh(double); double atanh(double);
-double erf(double); double erfc(double); double lgamma(double);
-double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
-double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
-}
-static void theano_put(TheanoContext* c, int64_t* p, const char* s) {
-  while (*s && *p + 1 < c->error_size) c->error[(*p)++] = *s++;
-  c->error[*p] = 0;
-}
-static void theano_put_int(TheanoContext* c, int64_t* p, int64_t v) {
-  char rev[24];
-  char s[24];
-  int n = 0;
-  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do { rev[n++] = (char)('0' + (int)(u % 10)); u /= 10; } while (u != 0);
-  int k = 0;
-  if (v < 0) s[k++] = '-';
-  while (n > 0) s[k++] = rev[--n];
-  s[k] = 0;
-  theano_put(c, p, s);
-}
-static void theano_put_shape(TheanoContext* c, int64_t* p, const TheanoArray* a) {
-  theano_put(c, p, "(");
-  for (int64_t d = 0; d < a->ndim; ++d) {
-    if (d) theano_put(c, p, ", ");
-    theano_put_int(c, p, a->shape[d]);
-  }
-  if (a->ndim == 1) theano_put(c, p, ",");
-  theano_put(c, p, ")");
-}
-// Writes `msg` and the input shapes into the error buffer; returns `code`.
-static int theano_fail(TheanoContext* c, int code, const char* msg, const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
-  return code;
-}
-// Helpers for the double compute domain (the scalar table's C expressions).
-namespace theano_f {
-static inline double theano_floor_div(double a, double b) { return floor(a / b); }
-static inline double theano_mod(double a, double b) {
-  double r = fmod(a, b);
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-static inline double theano_sign(double x) { return x != x ? x : (double)((x > 0) - (x < 0)); }
-static inline double theano_maximum(double a, double b) { return (a != a || a >= b) ? a : b; }
-static inline double theano_minimum(double a, double b) { return (a != a || a <= b) ? a : b; }
-static inline double theano_clip(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
-static inline double theano_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + exp(-x));
-  double e = exp(x);
-  return e / (1.0 + e);
-}
-static inline double theano_softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
-static inline bool isnan(double x) { return x != x; }
-static inline bool isinf(double x) { return x == __builtin_inf() || x == -__builtin_inf(); }
-static inline double theano_digamma(double x) {
-  if (x != x || x == -__builtin_inf()) return __builtin_nan("");
-  if (x <= 0 && floor(x) == x) return __builtin_nan("");
-  const double pi = 3.14159265358979323846;
-  double r = 0;
-  if (x < 0) {
-    r = -pi / tan(pi * x);
-    x = 1 - x;
-  }
-  while (x < 6) {
-    r -= 1 / x;
-    x += 1;
-  }
-  double f = 1 / (x * x);
-  return r + log(x) - 0.5 / x -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
-}  // namespace theano_f
-// Helpers for the int64 compute domain (NumPy integer semantics; -fwrapv).
-namespace theano_i {
-static inline int64_t theano_floor_div(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return (int64_t)((uint64_t)0 - (uint64_t)a);
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-static inline int64_t theano_mod(int64_t a, int64_t b) {
-  if (b == 0 || b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-static inline int64_t pow(int64_t base, int64_t e) {
-  uint64_t result = 1, b = (uint64_t)base;
-  while (e > 0) {
-    if (e & 1) result *= b;
-    b *= b;
-    e >>= 1;
-  }
-  return (int64_t)result;
-}
-static inline int64_t fabs(int64_t x) { return x < 0 ? (int64_t)((uint64_t)0 - (uint64_t)x) : x; }
-static inline int64_t theano_sign(int64_t x) { return (x > 0) - (x < 0); }
-static inline int64_t theano_maximum(int64_t a, int64_t b) { return a < b ? b : a; }
-static inline int64_t theano_minimum(int64_t a, int64_t b) { return b < a ? b : a; }
-static inline int64_t theano_clip(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
-static inline bool isnan(int64_t) { return false; }
-static inline bool isinf(int64_t) { return false; }
-}  // namespace theano_i
-// ---- end of prelude
-)PRELUDE";
-
-const char* c_type(DType d) {
-  switch (d) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "int8_t";
-    case DType::Int16: return "int16_t";
-    case DType::Int32: return "int32_t";
-    case DType::Int64: return "int64_t";
-    case DType::UInt8: return "uint8_t";
-    case DType::UInt16: return "uint16_t";
-    case DType::UInt32: return "uint32_t";
-    case DType::UInt64: return "uint64_t";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    default: return nullptr;
-  }
-}
-
-bool int_like(DType d) { return is_integer(d) || is_bool(d); }
-
-/// A C string literal for `s`.
-std::string c_string(std::string_view s) {
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      r += '\\';
-      r += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      r += "\\x";
-      r += hex[(static_cast<unsigned char>(ch) >> 4) & 15];
-      r += hex[static_cast<unsigned char>(ch) & 15];
-      r += "\"\"";  // end the hex escape
-    } else {
-      r += ch;
-    }
-  }
-  return r + "\"";
-}
-
-/// Substitutes {0}, {1}, ... in `t` with `args`.
-std::string expand(const std::string& t, const std::vector<std::string>& args) {
-  std::string out;
-  for (std::size_t p = 0; p < t.size(); ++p) {
-    if (t[p] == '{') {
-      const std::size_t close = t.find('}', p);
-      THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
-      const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
-      THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
-      out += args[idx];
-      p = close;
-    } else {
-      out += t[p];
-    }
-  }
-  return out;
-}
-
-const TensorType& ttype(const Var& v) {
-  const TensorType* t = tensor::tensor_type(v);
-  THEANO_INTERNAL_CHECK(t != nullptr) << "the cpp linker expects tensor variables";
-  return *t;
-}
-
-[[noreturn]] void refuse(const Apply& node, const std::string& why) {
-  throw MethodNotDefined("the cpp linker cannot compile op " + node.op()->name() + " yet" + why +
-                         "; use linker=py");
-}
-
 void check_type(const Apply& node, const Var& v) {
   const TensorType* t = tensor::tensor_type(v);
-  if (!t) refuse(node, " (a non-tensor variable)");
-  if (!c_type(t->dtype())) refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
-  if (t->ndim() > kMaxNdim) refuse(node, " (more than 16 dimensions)");
+  if (!t) lower::refuse(node, " (a non-tensor variable)");
+  if (!lower::c_type(t->dtype()))
+    lower::refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
+  if (t->ndim() > kMaxNdim) lower::refuse(node, " (more than 16 dimensions)");
 }
 
-/// The compute domain of an Elemwise node, following Elemwise::perform.
-enum class Domain { Int, IntViaDouble, Double };
+/// The memory plan (DESIGN.md 3.8): every buffer an op allocates for an
+/// intermediate gets a slot; buffers whose lives do not overlap share a slot,
+/// which the host keeps between calls and grows when a call needs more.
+/// A buffer lives from its producer to the last reader of any view of it
+/// (views and destroyed-in-place inputs are followed through view_map and
+/// destroy_map), so a view never outlives its base. Buffers that reach a graph
+/// output are fresh each call, unless the output is borrowed (Out::borrow),
+/// in which case they get a slot of their own that is recycled on the next
+/// call (Theano's no_recycling rule).
+struct MemoryPlan {
+  std::unordered_map<const Variable*, std::int64_t> slot;  // allocated variable -> slot (absent: fresh)
+  std::int64_t nslots = 0;
+  std::unordered_map<const Variable*, const Variable*> root;  // variable -> buffer it lives in
+  std::vector<std::size_t> destroyed_inputs;                 // graph inputs some op overwrites
+};
 
-Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
-  bool all_int = int_like(ttype(node.output(0)).dtype());
-  for (const Var& in : node.inputs()) all_int = all_int && int_like(ttype(in).dtype());
-  if (!all_int) return Domain::Double;
-  std::vector<std::int64_t> probe(static_cast<std::size_t>(std::max(node.nin(), 2)), 1);
-  try {
-    if (!op.eval_int(probe.data())) return Domain::IntViaDouble;
-  } catch (const Error&) {
+const Variable* alias_of(const Apply& node, int k) {
+  for (const ViewMap& m : {node.op()->view_map(), node.op()->destroy_map()}) {
+    auto it = m.find(k);
+    if (it != m.end() && !it->second.empty()) return node.input(it->second.front()).get();
   }
-  return Domain::Int;
+  return nullptr;
+}
+
+MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order, const LinkOptions& options) {
+  MemoryPlan plan;
+  auto root_of = [&](const Variable* v) {
+    auto it = plan.root.find(v);
+    return it == plan.root.end() ? v : it->second;
+  };
+  for (Apply* node : order)
+    for (int k = 0; k < node->nout(); ++k)
+      if (const Variable* a = alias_of(*node, k)) plan.root[node->output(k).get()] = root_of(a);
+  // Graph inputs overwritten in place (the host passes a copy unless mutable).
+  for (Apply* node : order)
+    for (const auto& [k, ins] : node->op()->destroy_map())
+      for (int i : ins) {
+        const Variable* r = root_of(node->input(i).get());
+        for (std::size_t j = 0; j < fg.inputs().size(); ++j)
+          if (fg.inputs()[j].get() == r &&
+              std::find(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end(), j) == plan.destroyed_inputs.end())
+            plan.destroyed_inputs.push_back(j);
+      }
+  std::sort(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end());
+  // Last use of each buffer (toposort index); graph outputs live past the end.
+  std::unordered_map<const Variable*, std::size_t> last;
+  for (std::size_t t = 0; t < order.size(); ++t) {
+    for (const Var& in : order[t]->inputs()) last[root_of(in.get())] = t;
+    for (int k = 0; k < order[t]->nout(); ++k) {
+      const Variable* r = root_of(order[t]->output(k).get());
+      last[r] = std::max(last[r], t);
+    }
+  }
+  std::unordered_map<const Variable*, bool> borrowed;  // buffers reaching an output: borrowed by all?
+  for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
+    const Variable* r = root_of(fg.outputs()[o].get());
+    const bool b = o < options.borrow_outputs.size() && options.borrow_outputs[o];
+    auto [it, fresh] = borrowed.emplace(r, b);
+    if (!fresh) it->second = it->second && b;
+  }
+  std::vector<std::int64_t> free_slots;  // kept sorted descending: back() is the smallest
+  std::vector<std::vector<std::int64_t>> release(order.size());
+  for (std::size_t t = 0; t < order.size(); ++t) {
+    const Apply& node = *order[t];
+    for (int k = 0; k < node.nout(); ++k) {
+      const Variable* v = node.output(k).get();
+      if (root_of(v) != v) continue;  // a view or an in-place result
+      auto b = borrowed.find(v);
+      if (b != borrowed.end()) {
+        if (b->second) plan.slot[v] = plan.nslots++;  // recycled between calls, never shared
+        continue;
+      }
+      std::int64_t s;
+      if (!free_slots.empty()) {
+        s = free_slots.back();
+        free_slots.pop_back();
+      } else {
+        s = plan.nslots++;
+      }
+      plan.slot[v] = s;
+      release[last[v]].push_back(s);
+    }
+    for (std::int64_t s : release[t]) free_slots.push_back(s);
+    std::sort(free_slots.begin(), free_slots.end(), std::greater<>());
+  }
+  return plan;
 }
 
 struct Generator {
   const FunctionGraph& fg;
+  LinkOptions options;
   std::unordered_map<const Variable*, std::string> names;  // variable -> `const TheanoArray*` expression
   std::vector<const Constant*> constants;
+  std::vector<std::string> support_keys;
+  CodeWriter support;    // shared helpers requested by lowerings
   CodeWriter functions;  // per-node functions
   std::vector<NodeCode> blocks;
+  MemoryPlan plan;
 
   std::string name_of(const Var& v) {
     auto it = names.find(v.get());
     if (it != names.end()) return it->second;
     const Constant* c = v.as_constant();
     THEANO_INTERNAL_CHECK(c != nullptr) << "variable " << v.str() << " has no producer in the graph";
-    const std::string n = "&ctx->constants[" + std::to_string(constants.size()) + "]";
+    const std::string n = "&ctx->constants[" + str(static_cast<std::int64_t>(constants.size())) + "]";
     constants.push_back(c);
     names[v.get()] = n;
     return n;
   }
 
-  void elemwise(std::size_t t, const Apply& node, const tensor::Elemwise& op) {
-    const tensor::ScalarOp& sop = *op.scalar_op();
-    const std::string expr_t = sop.c_expr();
-    const TensorType& out_t = ttype(node.output(0));
-    const int nd = out_t.ndim();
-    const int nin = node.nin();
-    const DType out_dt = out_t.dtype();
-    const Domain dom = domain_of(node, sop);
-    const std::string ct = dom == Domain::Int ? "int64_t" : "double";
-    const std::string fn = "node" + std::to_string(t);
-    const std::string label = "node " + std::to_string(t) + " (" + node.op()->name() + ")";
-
-    // The scalar expression over a0, a1, ... (n-ary ops fold left, as perform does).
-    std::vector<std::string> args;
-    for (int i = 0; i < nin; ++i) args.push_back("a" + std::to_string(i));
-    std::string expr;
-    if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
-      expr = "(!" + args[0] + ")";
-    } else if (sop.nin() < 0 && nin > 2) {
-      expr = args[0];
-      for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
-    } else {
-      expr = expand(expr_t, args);
+  void lower_node(std::size_t t, const Apply& node) {
+    const lower::LowerFn fn = lower::find_lowering(*node.op());
+    if (!fn) lower::refuse(node, " yet");
+    std::vector<std::int64_t> slots;
+    for (int k = 0; k < node.nout(); ++k) {
+      auto it = plan.slot.find(node.output(k).get());
+      slots.push_back(it == plan.slot.end() ? -1 : it->second);
     }
-    std::string store = std::string("(") + c_type(out_dt) + ")" +
-                        (dom == Domain::IntViaDouble ? "(int64_t)" : "") + "(" + expr + ")";
-
+    CodeWriter body, file;
+    NodeLowering L(node, t, body, file, support_keys, support, std::move(slots));
+    fn(L);
+    const int nin = node.nin(), nout = node.nout();
     CodeWriter& w = functions;
-    w.line("namespace " + std::string(dom == Domain::Int ? "theano_i" : "theano_f") + " {");
-    std::string sig = "static int " + fn + "(TheanoContext* ctx";
-    for (int i = 0; i < nin; ++i) sig += ", const TheanoArray* x" + std::to_string(i);
-    sig += ", TheanoArray* out)";
-    w.open(sig, fn);
-    w.line("const TheanoArray* all[" + std::to_string(std::max(nin, 1)) + "] = {" +
-           [&] {
-             std::string s;
-             for (int i = 0; i < nin; ++i) s += (i ? ", x" : "x") + std::to_string(i);
-             return nin ? s : std::string("0");
-           }() +
-           "};");
-    w.line("int64_t shape[" + std::to_string(std::max(nd, 1)) + "];");
-    // Shape rule: a dimension broadcasts only where the input's type says size 1.
-    for (int d = 0; d < nd; ++d) {
-      const std::string ds = std::to_string(d);
-      int decided = -1;
-      for (int i = 0; i < nin; ++i) {
-        const std::string xi = "x" + std::to_string(i);
-        const Dim& s = ttype(node.input(i)).shape()[static_cast<std::size_t>(d)];
-        if (s && *s == 1) {
-          w.line("if (" + xi + "->shape[" + ds + "] != 1) return theano_fail(ctx, 1, " +
-                 c_string(label + ": input " + std::to_string(i) + " is declared broadcastable (size 1) in dimension " +
-                          ds + " but has another size") +
-                 ", all, " + std::to_string(nin) + ");");
-          continue;
-        }
-        if (decided < 0) {
-          w.line("shape[" + ds + "] = " + xi + "->shape[" + ds + "];");
-          decided = i;
-          continue;
-        }
-        w.line("if (" + xi + "->shape[" + ds + "] != shape[" + ds + "]) return theano_fail(ctx, 1, " +
-               c_string(label + ": shape mismatch at dimension " + ds + " between input " + std::to_string(decided) +
-                        " and input " + std::to_string(i) +
-                        " (only dimensions whose type says size 1 broadcast)") +
-               ", all, " + std::to_string(nin) + ");");
-      }
-      if (decided < 0) w.line("shape[" + ds + "] = 1;");
+    if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
+    w.append(file);
+    std::string sig = "static int " + L.fn + "(TheanoContext* ctx";
+    for (int i = 0; i < nin; ++i) sig += ", const TheanoArray* x" + str(i);
+    for (int k = 0; k < nout; ++k) sig += ", TheanoArray* o" + str(k);
+    w.open(sig + ")", L.fn);
+    std::string all;
+    for (int i = 0; i < nin; ++i) all += (i ? ", x" : "x") + str(i);
+    w.line("const TheanoArray* all[" + str(std::max(nin, 1)) + "] = {" + (nin ? all : std::string("0")) + "};");
+    w.line("(void)all;");
+    for (int k = 0; k < nout; ++k) {
+      const TensorType& ot = ttype(node.output(k));
+      w.line("o" + str(k) + "->ndim = " + str(ot.ndim()) + "; o" + str(k) +
+             "->dtype = " + str(static_cast<int>(ot.dtype())) + "; o" + str(k) + "->owner = -1;");
     }
-    // Output allocation through the host.
-    w.line("out->ndim = " + std::to_string(nd) + ";");
-    w.line("out->dtype = " + std::to_string(static_cast<int>(out_dt)) + ";");
-    w.line("int64_t n = 1;");
-    for (int d = 0; d < nd; ++d) {
-      const std::string ds = std::to_string(d);
-      w.line("out->shape[" + ds + "] = shape[" + ds + "];");
-      w.line("n *= shape[" + ds + "];");
-    }
-    w.line("if (ctx->alloc(ctx->host, out) != 0) return theano_fail(ctx, 2, " +
-           c_string(label + ": could not allocate the output") + ", all, " + std::to_string(nin) + ");");
-    w.line("if (n == 0) return 0;");
-    // Contiguous fast path: every input C-contiguous with the output's shape.
-    std::string contiguous = "1";
-    for (int i = 0; i < nin; ++i) {
-      const std::string xi = "x" + std::to_string(i);
-      const std::string isz = std::to_string(dtype_size(ttype(node.input(i)).dtype()));
-      std::string expect = isz;
-      for (int d = nd - 1; d >= 0; --d) {
-        const std::string ds = std::to_string(d);
-        contiguous += " && (shape[" + ds + "] == 1 || (" + xi + "->shape[" + ds + "] == shape[" + ds + "] && " + xi +
-                      "->strides[" + ds + "] == " + expect + "))";
-        expect += " * shape[" + ds + "]";
-      }
-    }
-    const std::string ot = c_type(out_dt);
-    w.open("if (" + contiguous + ")");
-    for (int i = 0; i < nin; ++i) {
-      const std::string is = std::to_string(i);
-      w.line(std::string("const ") + c_type(ttype(node.input(i)).dtype()) + "* __restrict p" + is + " = (const " +
-             c_type(ttype(node.input(i)).dtype()) + "*)x" + is + "->data;");
-    }
-    w.line(ot + "* __restrict po = (" + ot + "*)out->data;");
-    w.open("for (int64_t k = 0; k < n; ++k)");
-    for (int i = 0; i < nin; ++i) {
-      const std::string is = std::to_string(i);
-      w.line(ct + " a" + is + " = (" + ct + ")p" + is + "[k];");
-    }
-    w.line("po[k] = " + store + ";");
+    w.append(body);
     w.close();
-    w.line("return 0;");
-    w.close();
-    // Strided / broadcast path: nested loops with byte strides (0 where broadcast).
-    for (int i = 0; i < nin; ++i) {
-      const std::string is = std::to_string(i);
-      for (int d = 0; d < nd; ++d) {
-        const std::string ds = std::to_string(d);
-        const Dim& s = ttype(node.input(i)).shape()[static_cast<std::size_t>(d)];
-        w.line("const int64_t s" + is + "_" + ds + " = " +
-               ((s && *s == 1) ? std::string("0") : "x" + is + "->strides[" + ds + "]") + ";");
-      }
-    }
-    for (int d = 0; d < nd; ++d) {
-      const std::string ds = std::to_string(d);
-      w.line("const int64_t so_" + ds + " = out->strides[" + ds + "];");
-    }
-    for (int d = 0; d < nd; ++d) {
-      const std::string ds = std::to_string(d);
-      w.open("for (int64_t i" + ds + " = 0; i" + ds + " < shape[" + ds + "]; ++i" + ds + ")");
-    }
-    auto offset = [&](const std::string& prefix) {
-      std::string o;
-      for (int d = 0; d < nd; ++d) o += " + i" + std::to_string(d) + " * " + prefix + std::to_string(d);
-      return o;
-    };
-    for (int i = 0; i < nin; ++i) {
-      const std::string is = std::to_string(i);
-      const char* it = c_type(ttype(node.input(i)).dtype());
-      w.line(ct + " a" + is + " = (" + ct + ")*(const " + it + "*)(x" + is + "->data" + offset("s" + is + "_") + ");");
-    }
-    w.line("*(" + ot + "*)(out->data" + offset("so_") + ") = " + store + ";");
-    for (int d = 0; d < nd; ++d) w.close();
-    w.line("return 0;");
-    w.close();
-    w.line("}  // namespace");
+    if (!L.ns.empty()) w.line("}  // namespace " + L.ns);
     w.line("");
 
     NodeCode nc;
-    nc.name = label;
-    const std::string out = "n" + std::to_string(t) + "_0";
-    nc.init.line("TheanoArray " + out + ";");
-    std::string call = "if (int e = " + std::string(dom == Domain::Int ? "theano_i::" : "theano_f::") + fn + "(ctx";
+    nc.name = L.label;
+    std::string call = "if (int e = " + (L.ns.empty() ? std::string() : L.ns + "::") + L.fn + "(ctx";
     for (int i = 0; i < nin; ++i) call += ", " + name_of(node.input(i));
-    call += ", &" + out + ")) return e;";
-    nc.compute.line(call);
-    names[node.output(0).get()] = "&" + out;
-    blocks.push_back(std::move(nc));
-  }
-
-  void dimshuffle(std::size_t t, const Apply& node, const tensor::DimShuffle& op) {
-    const std::string fn = "node" + std::to_string(t);
-    const std::string label = "node " + std::to_string(t) + " (" + node.op()->name() + ")";
-    const int ind = op.input_ndim();
-    const std::vector<int>& order = op.new_order();
-    CodeWriter& w = functions;
-    w.open("static int " + fn + "(TheanoContext* ctx, const TheanoArray* x0, TheanoArray* out)", fn);
-    w.line("const TheanoArray* all[1] = {x0};");
-    for (int a = 0; a < ind; ++a) {
-      if (std::find(order.begin(), order.end(), a) != order.end()) continue;
-      w.line("if (x0->shape[" + std::to_string(a) + "] != 1) return theano_fail(ctx, 1, " +
-             c_string(label + ": dimension " + std::to_string(a) + " must have size 1 to be dropped") + ", all, 1);");
+    for (int k = 0; k < nout; ++k) {
+      const std::string out = "n" + str(static_cast<std::int64_t>(t)) + "_" + str(k);
+      nc.init.line("TheanoArray " + out + ";");
+      call += ", &" + out;
+      names[node.output(k).get()] = "&" + out;
     }
-    w.line("out->data = x0->data;");
-    w.line("out->dtype = x0->dtype;");
-    w.line("out->owner = x0->owner;");
-    w.line("out->ndim = " + std::to_string(order.size()) + ";");
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const std::string is = std::to_string(i);
-      if (order[i] == tensor::kNewAxis) {
-        w.line("out->shape[" + is + "] = 1;");
-        w.line("out->strides[" + is + "] = 0;");
-      } else {
-        const std::string as = std::to_string(order[i]);
-        w.line("out->shape[" + is + "] = x0->shape[" + as + "];");
-        w.line("out->strides[" + is + "] = x0->strides[" + as + "];");
-      }
-    }
-    w.line("return 0;");
-    w.close();
-    w.line("");
-    NodeCode nc;
-    nc.name = label;
-    const std::string out = "n" + std::to_string(t) + "_0";
-    nc.init.line("TheanoArray " + out + ";");
-    nc.compute.line("if (int e = " + fn + "(ctx, " + name_of(node.input(0)) + ", &" + out + ")) return e;");
-    names[node.output(0).get()] = "&" + out;
+    nc.compute.line(call + ")) return e;");
     blocks.push_back(std::move(nc));
   }
 
   std::string run() {
     for (std::size_t i = 0; i < fg.inputs().size(); ++i)
-      names[fg.inputs()[i].get()] = "&ctx->inputs[" + std::to_string(i) + "]";
+      names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
     const std::vector<Apply*> order = fg.toposort();
-    for (std::size_t t = 0; t < order.size(); ++t) {
-      const Apply& node = *order[t];
-      for (const Var& v : node.inputs()) check_type(node, v);
-      for (int k = 0; k < node.nout(); ++k) check_type(node, node.output(k));
-      if (const auto* e = dynamic_cast<const tensor::Elemwise*>(node.op().get())) {
-        elemwise(t, node, *e);
-      } else if (const auto* d = dynamic_cast<const tensor::DimShuffle*>(node.op().get())) {
-        dimshuffle(t, node, *d);
-      } else {
-        refuse(node, "");
-      }
+    for (const Apply* node : order) {
+      for (const Var& v : node->inputs()) check_type(*node, v);
+      for (int k = 0; k < node->nout(); ++k) check_type(*node, node->output(k));
     }
+    plan = plan_memory(fg, order, options);
+    for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
     CodeWriter src;
-    src.raw(kPrelude);
+    src.raw(lower::prelude());
     src.line("");
+    if (!support.empty()) {
+      src.line("// ---- support code");
+      src.append(support);
+    }
     src.line("// ---- per-node functions");
     src.append(functions);
     src.line("// ---- entry");
@@ -525,7 +241,7 @@ struct Generator {
     assemble(src, blocks);
     for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
       const Var& v = fg.outputs()[o];
-      src.line("ctx->outputs[" + std::to_string(o) + "] = *" + name_of(v) + ";");
+      src.line("ctx->outputs[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(v) + ";");
     }
     src.line("return 0;");
     src.close();
@@ -548,19 +264,50 @@ TheanoArray describe(const NDArray& a, std::int64_t owner) {
   return d;
 }
 
-struct CallState {
-  std::vector<NDArray> table;  // inputs, constants, then allocations
+/// What one call needs besides the inputs: the planned slot buffers (kept
+/// between calls), the table of arrays the generated code refers to by
+/// `owner`, and the descriptor arrays. A thunk keeps a few of these in a pool,
+/// so concurrent calls (of copies of a Function) never share one.
+struct Workspace {
+  std::vector<std::shared_ptr<std::byte[]>> slot_buffers;
+  std::vector<std::size_t> slot_bytes;
+  std::vector<NDArray> table;  // inputs, constants, then allocations (by owner index)
+  std::vector<TheanoArray> in_desc, out_desc;
 };
 
-int host_alloc(void* host, TheanoArray* a) noexcept {
+int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
   try {
-    auto* st = static_cast<CallState*>(host);
+    auto* ws = static_cast<Workspace*>(host);
     std::vector<std::int64_t> shape(a->shape, a->shape + a->ndim);
-    NDArray arr = NDArray::empty(shape, static_cast<DType>(a->dtype));
+    const DType dt = static_cast<DType>(a->dtype);
+    NDArray arr;
+    if (slot < 0) {
+      arr = NDArray::empty(std::move(shape), dt);
+    } else {
+      const auto s = static_cast<std::size_t>(slot);
+      std::size_t bytes = dtype_size(dt);
+      for (std::int64_t d : shape) bytes *= static_cast<std::size_t>(d);
+      if (ws->slot_bytes[s] < bytes || !ws->slot_buffers[s]) {
+        // 64-byte aligned like NDArray::empty; at least one element.
+        const std::size_t want = std::max<std::size_t>(bytes, 64);
+        ws->slot_buffers[s] = std::shared_ptr<std::byte[]>(
+            static_cast<std::byte*>(::operator new[](want, std::align_val_t{64})),
+            [](std::byte* p) { ::operator delete[](p, std::align_val_t{64}); });
+        ws->slot_bytes[s] = want;
+      }
+      std::vector<std::int64_t> strides(shape.size());
+      std::int64_t st = static_cast<std::int64_t>(dtype_size(dt));
+      for (std::size_t d = shape.size(); d-- > 0;) {
+        strides[d] = st;
+        st *= std::max<std::int64_t>(shape[d], 1);
+      }
+      arr = NDArray::from_strided(std::shared_ptr<void>(ws->slot_buffers[s], ws->slot_buffers[s].get()),
+                                  ws->slot_buffers[s].get(), dt, std::move(shape), std::move(strides));
+    }
     a->data = static_cast<char*>(arr.data());
     for (int i = 0; i < a->ndim; ++i) a->strides[i] = arr.strides()[static_cast<std::size_t>(i)];
-    a->owner = static_cast<std::int64_t>(st->table.size());
-    st->table.push_back(std::move(arr));
+    a->owner = static_cast<std::int64_t>(ws->table.size());
+    ws->table.push_back(std::move(arr));
     return 0;
   } catch (...) {
     return 1;
@@ -569,8 +316,13 @@ int host_alloc(void* host, TheanoArray* a) noexcept {
 
 class CThunk final : public Thunk {
  public:
-  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, std::vector<NDArray> constants)
-      : fg_(std::move(fg)), module_(std::move(module)), constants_(std::move(constants)) {
+  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, std::vector<NDArray> constants,
+         std::int64_t nslots, std::vector<std::size_t> copy_inputs)
+      : fg_(std::move(fg)),
+        module_(std::move(module)),
+        constants_(std::move(constants)),
+        nslots_(static_cast<std::size_t>(nslots)),
+        copy_inputs_(std::move(copy_inputs)) {
     entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
     for (const Var& v : fg_->inputs()) in_types_.push_back(&ttype(v));
     const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
@@ -583,50 +335,94 @@ class CThunk final : public Thunk {
         << "the compiled function takes " << in_types_.size() << " inputs, got " << inputs.size();
     THEANO_USER_CHECK(outputs.size() == fg_->outputs().size(), ValueError)
         << "the compiled function has " << fg_->outputs().size() << " outputs, got room for " << outputs.size();
-    CallState st;
-    st.table.reserve(inputs.size() + constants_.size() + 8);
-    std::vector<TheanoArray> in_desc(inputs.size());
+    std::unique_ptr<Workspace> ws = acquire();
+    struct Release {
+      const CThunk* self;
+      std::unique_ptr<Workspace>& ws;
+      ~Release() { self->release(std::move(ws)); }
+    } release{this, ws};
+    ws->table.clear();
+    ws->in_desc.resize(inputs.size());
+    ws->out_desc.resize(outputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const TensorType& t = *in_types_[i];
       THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
                         TypeError)
           << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a " << t.str() << " value";
-      in_desc[i] = describe(inputs[i], static_cast<std::int64_t>(i));
-      st.table.push_back(inputs[i]);
+      ws->table.push_back(inputs[i]);
     }
-    for (const NDArray& c : constants_) st.table.push_back(c);
-    std::vector<TheanoArray> out_desc(outputs.size());
+    for (std::size_t i : copy_inputs_) ws->table[i] = ws->table[i].copy();  // protected, overwritten in place
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      ws->in_desc[i] = describe(ws->table[i], static_cast<std::int64_t>(i));
+    for (const NDArray& c : constants_) ws->table.push_back(c);
     char error[2048];
     error[0] = 0;
-    TheanoContext ctx{in_desc.data(), out_desc.data(), const_desc_.data(), &st, &host_alloc, error, sizeof error};
+    TheanoContext ctx{ws->in_desc.data(), ws->out_desc.data(), const_desc_.data(), ws.get(), &host_alloc,
+                      error, sizeof error};
     const int rc = entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
-      if (rc == 1) throw ShapeError(msg);
-      if (rc == 2) throw ValueError(msg);
-      throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
+      ws->table.clear();
+      switch (rc) {
+        case lower::kErrShape: throw ShapeError(msg);
+        case lower::kErrIndex: throw IndexError(msg);
+        case lower::kErrValue:
+        case lower::kErrAssert: throw ValueError(msg);
+        default: throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
+      }
     }
     for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const TheanoArray& d = out_desc[o];
-      THEANO_INTERNAL_CHECK(d.owner >= 0 && static_cast<std::size_t>(d.owner) < st.table.size())
+      const TheanoArray& d = ws->out_desc[o];
+      THEANO_INTERNAL_CHECK(d.owner >= 0 && static_cast<std::size_t>(d.owner) < ws->table.size())
           << "generated code returned output " << o << " with no owner";
-      const NDArray& base = st.table[static_cast<std::size_t>(d.owner)];
-      std::vector<std::int64_t> shape(d.shape, d.shape + d.ndim), strides(d.strides, d.strides + d.ndim);
-      if (d.data == static_cast<const char*>(base.data()) && shape == base.shape() && strides == base.strides() &&
-          static_cast<DType>(d.dtype) == base.dtype())
+      const NDArray& base = ws->table[static_cast<std::size_t>(d.owner)];
+      const auto nd = static_cast<std::size_t>(d.ndim);
+      if (d.data == static_cast<const char*>(base.data()) && static_cast<DType>(d.dtype) == base.dtype() &&
+          std::equal(d.shape, d.shape + nd, base.shape().begin(), base.shape().end()) &&
+          std::equal(d.strides, d.strides + nd, base.strides().begin(), base.strides().end()))
         outputs[o] = base;
       else
-        outputs[o] = NDArray::from_strided(base.owner(), d.data, static_cast<DType>(d.dtype), shape, strides);
+        outputs[o] = NDArray::from_strided(base.owner(), d.data, static_cast<DType>(d.dtype),
+                                           std::vector<std::int64_t>(d.shape, d.shape + nd),
+                                           std::vector<std::int64_t>(d.strides, d.strides + nd));
     }
+    ws->table.clear();
   }
 
  private:
+  std::unique_ptr<Workspace> acquire() const {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (!pool_.empty()) {
+        std::unique_ptr<Workspace> ws = std::move(pool_.back());
+        pool_.pop_back();
+        return ws;
+      }
+    }
+    auto ws = std::make_unique<Workspace>();
+    ws->slot_buffers.resize(nslots_);
+    ws->slot_bytes.assign(nslots_, 0);
+    ws->table.reserve(in_types_.size() + constants_.size() + 16);
+    return ws;
+  }
+  void release(std::unique_ptr<Workspace> ws) const noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (pool_.size() < 4) pool_.push_back(std::move(ws));
+    } catch (...) {
+    }
+  }
+
   std::shared_ptr<const FunctionGraph> fg_;
   LoadedModule module_;
   std::vector<NDArray> constants_;
   std::vector<TheanoArray> const_desc_;
   std::vector<const TensorType*> in_types_;
+  std::size_t nslots_;
+  std::vector<std::size_t> copy_inputs_;
   int (*entry_)(TheanoContext*) = nullptr;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
 
 }  // namespace
@@ -635,22 +431,27 @@ CLinker::CLinker(CompileOptions options, std::string name) : options_(std::move(
   options_.cxxflags.push_back("-fwrapv");
 }
 
-std::string_view CLinker::prelude() { return kPrelude; }
+std::string_view CLinker::prelude() { return lower::prelude(); }
 
-std::string CLinker::generate_source(const FunctionGraph& fgraph) {
-  Generator g{fgraph, {}, {}, {}, {}};
+std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options) {
+  Generator g{fgraph, options};
   return g.run();
 }
 
-std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph, const LinkOptions&) const {
+std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
+                                           const LinkOptions& options) const {
   THEANO_INTERNAL_CHECK(fgraph != nullptr) << "CLinker::make_thunk: null FunctionGraph";
-  Generator g{*fgraph, {}, {}, {}, {}};
+  Generator g{*fgraph, options};
   const std::string source = g.run();
   std::vector<NDArray> constants;
   for (const Constant* c : g.constants) constants.push_back(c->data());
+  std::vector<std::size_t> copy_inputs;
+  for (std::size_t i : g.plan.destroyed_inputs)
+    if (i >= options.mutable_inputs.size() || !options.mutable_inputs[i]) copy_inputs.push_back(i);
   const CompiledObject obj = ClangCompiler(options_).compile(source, "theano_graph.cpp");
   LoadedModule module = JitLoader::instance().load(obj.bytes, "cpp");
-  return std::make_unique<CThunk>(std::move(fgraph), std::move(module), std::move(constants));
+  return std::make_unique<CThunk>(std::move(fgraph), std::move(module), std::move(constants), g.plan.nslots,
+                                  std::move(copy_inputs));
 }
 
 void register_linkers() {

@@ -191,11 +191,25 @@ TEST_SUITE("c_linker") {
   }
 
   TEST_CASE("ops the linker cannot lower are refused by name") {
+    // An op with a perform but no lowering.
+    class NoCodeOp final : public Op {
+     public:
+      std::string_view type_name() const override { return "NoCodeOp"; }
+      ApplyPtr make_node(std::vector<Var> inputs) const override {
+        Var out = inputs.at(0).type()->make_variable();
+        return Apply::create(OpPtr(this), std::move(inputs), {out});
+      }
+      bool has_perform() const override { return true; }
+      void perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const override {
+        out[0] = in[0].copy();
+      }
+    };
     Var x = dmatrix("x");
-    auto fg = graph({x}, {exp(x).sum()});
+    Var y = OpPtr(new NoCodeOp())->make_node({exp(x)})->output(0);
+    auto fg = graph({x}, {y});
     CHECK_THROWS_AS(CLinker().make_thunk(fg), MethodNotDefined);
     const std::string msg = test::error_of([&] { CLinker().make_thunk(fg); });
-    CHECK(msg.find("the cpp linker cannot compile op") != std::string::npos);
+    CHECK(msg.find("the cpp linker cannot compile op NoCodeOp") != std::string::npos);
     CHECK(msg.find("use linker=py") != std::string::npos);
   }
 

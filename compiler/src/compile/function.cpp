@@ -221,6 +221,7 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   }
   LinkOptions link;
   for (const In& in : f.ins) link.mutable_inputs.push_back(in.mutable_);
+  link.borrow_outputs = f.out_borrow;
   f.thunk = make_linker(f.mode.linker)->make_thunk(fg, link);
 
   Function result;

@@ -63,7 +63,7 @@ class CLinker final : public Linker {
                                     const LinkOptions& options = {}) const override;
   /// The complete translation unit (prelude included) for `fgraph`; the same
   /// graph gives the same bytes. Throws MethodNotDefined like make_thunk.
-  static std::string generate_source(const FunctionGraph& fgraph);
+  static std::string generate_source(const FunctionGraph& fgraph, const LinkOptions& options = {});
   /// The embedded prelude (ABI structs, prototypes, helpers).
   static std::string_view prelude();
 

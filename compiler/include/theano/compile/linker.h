@@ -13,8 +13,9 @@
 /// compiler/ depending on it.
 ///
 /// Invariants: a Thunk never mutates the FunctionGraph; `run` is const and
-/// keeps no per-call state in the Thunk, so one Thunk may serve several
-/// Function copies and threads at once. A Thunk never writes into an input
+/// may be called from several threads at once, so one Thunk serves every
+/// copy of a Function (a thunk that keeps buffers between calls keeps one set
+/// per concurrent call). A Thunk never writes into an input
 /// value unless its `LinkOptions::mutable_inputs` flag allows it (an op with a
 /// destroy_map on a protected input receives a copy).
 #pragma once
@@ -48,6 +49,9 @@ struct LinkOptions {
   /// One flag per graph input: true when ops may overwrite that input's value
   /// in place (In::mutable_). Missing entries mean "protected".
   std::vector<bool> mutable_inputs;
+  /// One flag per graph output: true when the caller accepts that the returned
+  /// array is recycled by the next call (Out::borrow). Missing entries: false.
+  std::vector<bool> borrow_outputs;
 };
 
 class Linker {

@@ -1,0 +1,202 @@
+// Lowerings of Elemwise (any ScalarOp with a C expression, Composite included)
+// and DimShuffle (a view). See lowering.h for the node function protocol.
+//
+// Elemwise computes in int64 when perform does (integer inputs and output) and
+// in double otherwise, then converts to the output dtype, so results match
+// perform within floating-point tolerance. Shape rule: a dimension broadcasts
+// only where the input's type says size 1 (Theano's rule), checked at run time.
+// A contiguous fast path (one flat loop the vectorizer sees) and a strided /
+// broadcast path (nested loops, stride 0 where broadcast).
+#include "lowering.h"
+
+#include <theano/runtime/error.h>
+#include <theano/tensor/elemwise.h>
+#include <theano/tensor/scalar.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+
+namespace theano::codegen::lower {
+namespace {
+
+using tensor::Dim;
+
+/// The compute domain of an Elemwise node, following Elemwise::perform.
+enum class Domain { Int, IntViaDouble, Double };
+
+Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
+  bool all_int = int_like(ttype(node.output(0)).dtype());
+  for (const Var& in : node.inputs()) all_int = all_int && int_like(ttype(in).dtype());
+  if (!all_int) return Domain::Double;
+  std::vector<std::int64_t> probe(static_cast<std::size_t>(std::max(node.nin(), 2)), 1);
+  try {
+    if (!op.eval_int(probe.data())) return Domain::IntViaDouble;
+  } catch (const Error&) {
+  }
+  return Domain::Int;
+}
+
+void lower_elemwise(NodeLowering& L) {
+  const Apply& node = L.node;
+  const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
+  const tensor::ScalarOp& sop = *op.scalar_op();
+  const std::string expr_t = sop.c_expr();
+  if (expr_t.empty()) refuse(node, " (its scalar op has no C expression)");
+  if (node.nout() != 1) refuse(node, " (multi-output Elemwise)");
+  const int nd = L.out(0).ndim();
+  const int nin = node.nin();
+  const DType out_dt = L.out(0).dtype();
+  const Domain dom = domain_of(node, sop);
+  const std::string ct = dom == Domain::Int ? "int64_t" : "double";
+  L.ns = dom == Domain::Int ? "theano_i" : "theano_f";
+
+  // The scalar expression over a0, a1, ... (n-ary ops fold left, as perform does).
+  std::vector<std::string> args;
+  for (int i = 0; i < nin; ++i) args.push_back("a" + str(i));
+  std::string expr;
+  if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
+    expr = "(!" + args[0] + ")";
+  } else if (sop.nin() < 0 && nin > 2) {
+    expr = args[0];
+    for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
+  } else {
+    expr = expand(expr_t, args);
+  }
+  const std::string store = std::string("(") + c_type(out_dt) + ")" +
+                            (dom == Domain::IntViaDouble ? "(int64_t)" : "") + "(" + expr + ")";
+
+  CodeWriter& w = L.body;
+  w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");
+  for (int d = 0; d < nd; ++d) {
+    const std::string ds = str(d);
+    int decided = -1;
+    for (int i = 0; i < nin; ++i) {
+      const std::string xi = L.x(i);
+      const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
+      if (s && *s == 1) {
+        w.line("if (" + xi + "->shape[" + ds + "] != 1) " +
+               L.fail(kErrShape, "input " + str(i) + " is declared broadcastable (size 1) in dimension " + ds +
+                                     " but has another size"));
+        continue;
+      }
+      if (decided < 0) {
+        w.line("shape[" + ds + "] = " + xi + "->shape[" + ds + "];");
+        decided = i;
+        continue;
+      }
+      w.line("if (" + xi + "->shape[" + ds + "] != shape[" + ds + "]) " +
+             L.fail(kErrShape, "shape mismatch at dimension " + ds + " between input " + str(decided) +
+                                   " and input " + str(i) + " (only dimensions whose type says size 1 broadcast)"));
+    }
+    if (decided < 0) w.line("shape[" + ds + "] = 1;");
+  }
+  w.line("int64_t n = 1;");
+  for (int d = 0; d < nd; ++d) {
+    const std::string ds = str(d);
+    w.line("o0->shape[" + ds + "] = shape[" + ds + "];");
+    w.line("n *= shape[" + ds + "];");
+  }
+  const bool inplace = op.inplace_pattern().count(0) != 0;
+  // No __restrict when the output overwrites an input (they alias).
+  const std::string restrict_kw = inplace ? "" : " __restrict";
+  if (auto it = op.inplace_pattern().find(0); it != op.inplace_pattern().end()) {
+    // Inplace: the output is the destroyed input's buffer (same shape: the
+    // inplace rewrite only picks an input that is not broadcast).
+    const std::string xd = L.x(it->second);
+    for (int d = 0; d < nd; ++d)
+      w.line("if (" + xd + "->shape[" + str(d) + "] != shape[" + str(d) + "]) " +
+             L.fail(kErrShape, "the input overwritten in place is broadcast in dimension " + str(d)));
+    w.line("o0->data = " + xd + "->data;");
+    w.line("o0->owner = " + xd + "->owner;");
+    for (int d = 0; d < nd; ++d) w.line("o0->strides[" + str(d) + "] = " + xd + "->strides[" + str(d) + "];");
+  } else {
+    w.line(L.alloc(0));
+  }
+  w.line("if (n == 0) return 0;");
+  // Contiguous fast path: every input C-contiguous with the output's shape.
+  std::string contiguous = "1";
+  for (int i = 0; i < nin; ++i) {
+    const std::string xi = L.x(i);
+    std::string expect = str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype())));
+    for (int d = nd - 1; d >= 0; --d) {
+      const std::string ds = str(d);
+      contiguous += " && (shape[" + ds + "] == 1 || (" + xi + "->shape[" + ds + "] == shape[" + ds + "] && " + xi +
+                    "->strides[" + ds + "] == " + expect + "))";
+      expect += " * shape[" + ds + "]";
+    }
+  }
+  const std::string ot = c_type(out_dt);
+  w.open("if (" + contiguous + ")");
+  for (int i = 0; i < nin; ++i) {
+    const std::string is = str(i);
+    w.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is + "->data;");
+  }
+  w.line(ot + "*" + restrict_kw + " po = (" + ot + "*)o0->data;");
+  w.open("for (int64_t k = 0; k < n; ++k)");
+  for (int i = 0; i < nin; ++i) w.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
+  w.line("po[k] = " + store + ";");
+  w.close();
+  w.line("return 0;");
+  w.close();
+  // Strided / broadcast path: nested loops with byte strides (0 where broadcast).
+  for (int i = 0; i < nin; ++i) {
+    for (int d = 0; d < nd; ++d) {
+      const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
+      w.line("const int64_t s" + str(i) + "_" + str(d) + " = " +
+             ((s && *s == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]") + ";");
+    }
+  }
+  for (int d = 0; d < nd; ++d) w.line("const int64_t so_" + str(d) + " = o0->strides[" + str(d) + "];");
+  for (int d = 0; d < nd; ++d) {
+    const std::string ds = str(d);
+    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < shape[" + ds + "]; ++i" + ds + ")");
+  }
+  auto offset = [&](const std::string& prefix) {
+    std::string o;
+    for (int d = 0; d < nd; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
+    return o;
+  };
+  for (int i = 0; i < nin; ++i) {
+    const std::string is = str(i);
+    w.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
+           offset("s" + is + "_") + ");");
+  }
+  w.line("*(" + ot + "*)(o0->data" + offset("so_") + ") = " + store + ";");
+  for (int d = 0; d < nd; ++d) w.close();
+  w.line("return 0;");
+}
+
+void lower_dimshuffle(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::DimShuffle&>(*L.node.op());
+  const int ind = op.input_ndim();
+  const std::vector<int>& order = op.new_order();
+  CodeWriter& w = L.body;
+  for (int a = 0; a < ind; ++a) {
+    if (std::find(order.begin(), order.end(), a) != order.end()) continue;
+    w.line("if (x0->shape[" + str(a) + "] != 1) " +
+           L.fail(kErrShape, "dimension " + str(a) + " must have size 1 to be dropped"));
+  }
+  w.line("o0->data = x0->data;");
+  w.line("o0->owner = x0->owner;");
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::string is = str(static_cast<std::int64_t>(i));
+    if (order[i] == tensor::kNewAxis) {
+      w.line("o0->shape[" + is + "] = 1;");
+      w.line("o0->strides[" + is + "] = 0;");
+    } else {
+      const std::string as = str(order[i]);
+      w.line("o0->shape[" + is + "] = x0->shape[" + as + "];");
+      w.line("o0->strides[" + is + "] = x0->strides[" + as + "];");
+    }
+  }
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_elemwise_lowerings(LoweringTable& t) {
+  t[typeid(tensor::Elemwise)] = &lower_elemwise;
+  t[typeid(tensor::DimShuffle)] = &lower_dimshuffle;
+}
+
+}  // namespace theano::codegen::lower

@@ -1,0 +1,151 @@
+// Shared helpers of the op lowerings and the lowering table (see lowering.h).
+#include "lowering.h"
+
+#include <theano/runtime/error.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace theano::codegen::lower {
+
+const char* c_type(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int8: return "int8_t";
+    case DType::Int16: return "int16_t";
+    case DType::Int32: return "int32_t";
+    case DType::Int64: return "int64_t";
+    case DType::UInt8: return "uint8_t";
+    case DType::UInt16: return "uint16_t";
+    case DType::UInt32: return "uint32_t";
+    case DType::UInt64: return "uint64_t";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    default: return nullptr;
+  }
+}
+
+bool int_like(DType d) { return is_integer(d) || is_bool(d); }
+
+std::string c_string(std::string_view s) {
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      r += '\\';
+      r += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      r += "\\x";
+      r += hex[(static_cast<unsigned char>(ch) >> 4) & 15];
+      r += hex[static_cast<unsigned char>(ch) & 15];
+      r += "\"\"";  // end the hex escape
+    } else {
+      r += ch;
+    }
+  }
+  return r + "\"";
+}
+
+std::string expand(const std::string& t, const std::vector<std::string>& args) {
+  std::string out;
+  for (std::size_t p = 0; p < t.size(); ++p) {
+    if (t[p] == '{') {
+      const std::size_t close = t.find('}', p);
+      THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
+      const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
+      THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
+      out += args[idx];
+      p = close;
+    } else {
+      out += t[p];
+    }
+  }
+  return out;
+}
+
+const tensor::TensorType& ttype(const Var& v) {
+  const tensor::TensorType* t = tensor::tensor_type(v);
+  THEANO_INTERNAL_CHECK(t != nullptr) << "the cpp linker expects tensor variables";
+  return *t;
+}
+
+void refuse(const Apply& node, const std::string& why) {
+  throw MethodNotDefined("the cpp linker cannot compile op " + node.op()->name() + why + "; use linker=py");
+}
+
+namespace {
+std::string make_label(const Apply& node, std::size_t index) {
+  std::string l = "node " + std::to_string(index) + " (" + node.op()->name() + ")";
+  std::string names;
+  for (int k = 0; k < node.nout(); ++k) {
+    const std::string& n = node.output(k).name();
+    if (n.empty()) continue;
+    names += (names.empty() ? "'" : ", '") + n + "'";
+  }
+  if (!names.empty()) l += " computing " + names;
+  return l;
+}
+}  // namespace
+
+NodeLowering::NodeLowering(const Apply& n, std::size_t i, CodeWriter& b, CodeWriter& f,
+                           std::vector<std::string>& support_keys, CodeWriter& support,
+                           std::vector<std::int64_t> slots)
+    : node(n),
+      index(i),
+      fn("node" + std::to_string(i)),
+      label(make_label(n, i)),
+      body(b),
+      file(f),
+      support_keys_(support_keys),
+      support_(support),
+      slots_(std::move(slots)) {}
+
+const tensor::TensorType& NodeLowering::in(int i) const { return ttype(node.input(i)); }
+const tensor::TensorType& NodeLowering::out(int k) const { return ttype(node.output(k)); }
+std::string NodeLowering::in_ctype(int i) const { return c_type(in(i).dtype()); }
+std::string NodeLowering::out_ctype(int k) const { return c_type(out(k).dtype()); }
+
+std::string NodeLowering::fail(ErrorCode code, std::string_view msg) const {
+  return "return theano_fail(ctx, " + std::to_string(code) + ", " + c_string(label + ": " + std::string(msg)) +
+         ", all, " + std::to_string(nin()) + ");";
+}
+
+std::string NodeLowering::fail_int(ErrorCode code, std::string_view msg, std::string_view value_expr,
+                                   std::string_view tail) const {
+  return "return theano_fail_int(ctx, " + std::to_string(code) + ", " + c_string(label + ": " + std::string(msg)) +
+         ", (int64_t)(" + std::string(value_expr) + "), " + c_string(tail) + ", all, " + std::to_string(nin()) + ");";
+}
+
+std::string NodeLowering::alloc(int k) const {
+  const std::int64_t slot = static_cast<std::size_t>(k) < slots_.size() ? slots_[static_cast<std::size_t>(k)] : -1;
+  return "if (ctx->alloc(ctx->host, " + o(k) + ", " + std::to_string(slot) + ") != 0) " +
+         fail(kErrValue, "could not allocate output " + std::to_string(k));
+}
+
+void NodeLowering::need(std::string_view key, std::string_view code) {
+  if (std::find(support_keys_.begin(), support_keys_.end(), key) != support_keys_.end()) return;
+  support_keys_.emplace_back(key);
+  support_.line("// support: " + std::string(key));
+  support_.lines(code);
+  support_.line("");
+}
+
+LowerFn find_lowering(const Op& op) {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    add_elemwise_lowerings(t);
+    add_shape_lowerings(t);
+    add_join_lowerings(t);
+    add_subtensor_lowerings(t);
+    add_reduction_lowerings(t);
+    add_nnet_lowerings(t);
+    add_blas_lowerings(t);
+    add_random_lowerings(t);
+    return t;
+  }();
+  auto it = table.find(std::type_index(typeid(op)));
+  return it == table.end() ? nullptr : it->second;
+}
+
+}  // namespace theano::codegen::lower

@@ -1,0 +1,134 @@
+/// \file
+/// The op -> C++ lowering interface of the CLinker (internal to codegen/).
+///
+/// Why a table here and not a virtual on Op: the ops live in compiler/, which
+/// must not know about code generation (DESIGN.md layering); the C++ fragment of
+/// each op kind lives in codegen/src/lower/<family>.cpp, registered by type in one
+/// table, the way MLIR keeps lowering patterns beside the target and not in the
+/// dialect. Each lowering writes only its node's fragment; the linker writes the
+/// function around it, plans memory and calls the nodes in toposort order.
+///
+/// The generated function of node t is
+///
+///     static int node<t>(TheanoContext* ctx, const TheanoArray* x0, ...,
+///                        TheanoArray* o0, ...) {
+///       const TheanoArray* all[] = {x0, ...};   // for error messages
+///       o0->ndim = <static ndim>; o0->dtype = <dtype code>; o0->owner = -1;
+///       <the lowering's body>
+///     }
+///
+/// and returns 0 or an error code (`fail`). A lowering either allocates each
+/// output (set `o<k>->shape[...]`, then emit `alloc(k)`, which sets data,
+/// strides and owner) or makes it a view of an input (set data, shape, strides
+/// and `o<k>->owner = x<i>->owner`); a view must be declared in the op's
+/// view_map (or destroy_map when the input is overwritten), because the memory
+/// planner keeps a viewed buffer alive while the view is.
+#pragma once
+
+#include <theano/codegen/code_writer.h>
+#include <theano/graph/basic.h>
+#include <theano/runtime/dtype.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <unordered_map>
+#include <vector>
+
+namespace theano::tensor {
+class TensorType;
+}
+
+namespace theano::codegen::lower {
+
+/// Error codes of generated code (mirrored as THEANO_ERR_* in the prelude); the
+/// thunk rethrows them as the matching theano::Error.
+enum ErrorCode : int {
+  kErrShape = 1,   ///< ShapeError
+  kErrValue = 2,   ///< ValueError (includes failed allocation)
+  kErrIndex = 3,   ///< IndexError
+  kErrAssert = 4,  ///< ValueError from a failed Assert
+};
+
+/// The C type of a dtype in generated code; nullptr for float16 and complex.
+const char* c_type(DType d);
+/// Integer or bool.
+bool int_like(DType d);
+/// A C string literal for `s`.
+std::string c_string(std::string_view s);
+/// Substitutes {0}, {1}, ... in `t` with `args`.
+std::string expand(const std::string& t, const std::vector<std::string>& args);
+/// The TensorType of `v` (InternalError if it is not a tensor).
+const tensor::TensorType& ttype(const Var& v);
+/// "3" -> std::to_string, for building code text.
+inline std::string str(std::int64_t v) { return std::to_string(v); }
+/// The embedded prelude text (ABI structs, libm and cblas prototypes, helpers).
+std::string_view prelude();
+
+/// Throws MethodNotDefined: the cpp linker cannot compile `node` (`why` is
+/// appended, e.g. " (dtype complex128)").
+[[noreturn]] void refuse(const Apply& node, const std::string& why);
+
+/// What the lowering of one node gets and writes.
+class NodeLowering {
+ public:
+  NodeLowering(const Apply& node, std::size_t index, CodeWriter& body, CodeWriter& file,
+               std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots);
+
+  const Apply& node;
+  const std::size_t index;  ///< toposort position
+  const std::string fn;     ///< "node<index>": the node function's name, a prefix for helper names
+  const std::string label;  ///< "node 3 (Elemwise{add}) computing 'loss'": starts every error message
+  CodeWriter& body;         ///< the node function's body
+  CodeWriter& file;         ///< file scope just before the node function (helpers named <fn>_*)
+  /// Namespace the node function is put in ("" = global); Elemwise uses
+  /// theano_i / theano_f to pick the prelude's integer or double helpers.
+  std::string ns;
+
+  int nin() const { return node.nin(); }
+  int nout() const { return node.nout(); }
+  const tensor::TensorType& in(int i) const;
+  const tensor::TensorType& out(int k) const;
+  static std::string x(int i) { return "x" + std::to_string(i); }
+  static std::string o(int k) { return "o" + std::to_string(k); }
+  /// `const double*`-style pointer cast to input i's / output k's element type.
+  std::string in_ctype(int i) const;
+  std::string out_ctype(int k) const;
+
+  /// A statement that fails the call: `return theano_fail(ctx, code, "<label>: msg", all, nin);`.
+  std::string fail(ErrorCode code, std::string_view msg) const;
+  /// Like `fail` but the message continues with a run-time integer and text:
+  /// "<label>: <msg><value><tail>".
+  std::string fail_int(ErrorCode code, std::string_view msg, std::string_view value_expr,
+                       std::string_view tail = {}) const;
+  /// A statement that allocates output k (its shape must be set): C-contiguous
+  /// strides, a fresh or a planned buffer.
+  std::string alloc(int k) const;
+  /// Emits once per translation unit, before the node functions, a support
+  /// snippet (shared helpers such as Philox) identified by `key`.
+  void need(std::string_view key, std::string_view code);
+
+ private:
+  std::vector<std::string>& support_keys_;
+  CodeWriter& support_;
+  std::vector<std::int64_t> slots_;
+};
+
+using LowerFn = void (*)(NodeLowering&);
+using LoweringTable = std::unordered_map<std::type_index, LowerFn>;
+
+/// The lowering registered for `op`'s dynamic type, or nullptr.
+LowerFn find_lowering(const Op& op);
+
+// One registration function per family file (lower/<family>.cpp).
+void add_elemwise_lowerings(LoweringTable& t);
+void add_shape_lowerings(LoweringTable& t);
+void add_join_lowerings(LoweringTable& t);
+void add_subtensor_lowerings(LoweringTable& t);
+void add_reduction_lowerings(LoweringTable& t);
+void add_nnet_lowerings(LoweringTable& t);
+void add_blas_lowerings(LoweringTable& t);
+void add_random_lowerings(LoweringTable& t);
+
+}  // namespace theano::codegen::lower

@@ -3,19 +3,24 @@
 #include <theano/codegen/c_linker.h>
 
 #include <theano/codegen/code_writer.h>
+#include <theano/codegen/errors.h>
 #include <theano/codegen/jit_loader.h>
 
 #include "lower/lowering.h"
+#include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <new>
 #include <cstring>
+#include <exception>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -50,6 +55,8 @@ struct TheanoContext {
   int (*alloc)(void* host, TheanoArray* a, std::int64_t slot);
   char* error;
   std::int64_t error_size;
+  int (*perform)(void* host, std::int64_t node, const TheanoArray* const* in, TheanoArray* const* out);
+  TheanoArray* vars;
 };
 
 void check_type(const Apply& node, const Var& v) {
@@ -151,6 +158,13 @@ MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order
 struct Generator {
   const FunctionGraph& fg;
   LinkOptions options;
+  bool allow_fallback = true;
+  /// OpWise: every node output lives in ctx->vars and `theano_step(ctx, t)`
+  /// runs node t alone, so the host can call (and time) the nodes one by one.
+  bool opwise = false;
+  std::vector<const Apply*> fallback;  // nodes that run their perform through the host
+  std::vector<std::string> labels;     // per node, for profiles
+  std::int64_t nvars = 0;              // OpWise: size of ctx->vars
   std::unordered_map<const Variable*, std::string> names;  // variable -> `const TheanoArray*` expression
   std::vector<const Constant*> constants;
   std::vector<std::string> support_keys;
@@ -170,9 +184,29 @@ struct Generator {
     return n;
   }
 
+  /// A node whose op has no lowering (or refused this node's types) calls
+  /// the op's `perform` through the host, when the linker allows it.
+  void perform_fallback(NodeLowering& L, const std::string& why) {
+    if (!allow_fallback) lower::refuse(L.node, why);
+    for (const Var& v : L.node.inputs())
+      if (!tensor::tensor_type(v)) lower::refuse(L.node, " (a non-tensor input)");
+    for (int k = 0; k < L.nout(); ++k)
+      if (!tensor::tensor_type(L.node.output(k))) lower::refuse(L.node, " (a non-tensor output)");
+    L.ns.clear();
+    L.file = CodeWriter();
+    L.body = CodeWriter();
+    std::string in = "const TheanoArray* in[" + str(std::max(L.nin(), 1)) + "] = {";
+    for (int i = 0; i < L.nin(); ++i) in += (i ? ", x" : "x") + str(i);
+    L.body.line(in + (L.nin() ? "};" : "0};"));
+    std::string out = "TheanoArray* out[" + str(std::max(L.nout(), 1)) + "] = {";
+    for (int k = 0; k < L.nout(); ++k) out += (k ? ", o" : "o") + str(k);
+    L.body.line(out + (L.nout() ? "};" : "0};"));
+    L.body.line("// no lowering" + why + ": the op's perform runs on the host");
+    L.body.line("return ctx->perform(ctx->host, " + str(static_cast<std::int64_t>(fallback.size())) + ", in, out);");
+    fallback.push_back(&L.node);
+  }
+
   void lower_node(std::size_t t, const Apply& node) {
-    const lower::LowerFn fn = lower::find_lowering(*node.op());
-    if (!fn) lower::refuse(node, " yet");
     std::vector<std::int64_t> slots;
     for (int k = 0; k < node.nout(); ++k) {
       auto it = plan.slot.find(node.output(k).get());
@@ -180,7 +214,23 @@ struct Generator {
     }
     CodeWriter body, file;
     NodeLowering L(node, t, body, file, support_keys, support, std::move(slots));
-    fn(L);
+    const lower::LowerFn fn = lower::find_lowering(*node.op());
+    if (!fn) {
+      perform_fallback(L, " yet");
+    } else {
+      try {
+        for (const Var& v : node.inputs()) check_type(node, v);
+        for (int k = 0; k < node.nout(); ++k) check_type(node, node.output(k));
+        fn(L);
+      } catch (const MethodNotDefined& e) {
+        std::string why = e.what();
+        const auto open = why.find(" (");
+        const auto end = why.find(';');
+        why = open != std::string::npos && end != std::string::npos && end > open ? why.substr(open, end - open)
+                                                                               : std::string();
+        perform_fallback(L, why);
+      }
+    }
     const int nin = node.nin(), nout = node.nout();
     CodeWriter& w = functions;
     if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
@@ -208,11 +258,18 @@ struct Generator {
     std::string call = "if (int e = " + (L.ns.empty() ? std::string() : L.ns + "::") + L.fn + "(ctx";
     for (int i = 0; i < nin; ++i) call += ", " + name_of(node.input(i));
     for (int k = 0; k < nout; ++k) {
-      const std::string out = "n" + str(static_cast<std::int64_t>(t)) + "_" + str(k);
-      nc.init.line("TheanoArray " + out + ";");
-      call += ", &" + out;
-      names[node.output(k).get()] = "&" + out;
+      std::string ref;
+      if (opwise) {
+        ref = "&ctx->vars[" + str(nvars++) + "]";
+      } else {
+        const std::string out = "n" + str(static_cast<std::int64_t>(t)) + "_" + str(k);
+        nc.init.line("TheanoArray " + out + ";");
+        ref = "&" + out;
+      }
+      call += ", " + ref;
+      names[node.output(k).get()] = ref;
     }
+    labels.push_back(L.label);
     nc.compute.line(call + ")) return e;");
     blocks.push_back(std::move(nc));
   }
@@ -221,10 +278,6 @@ struct Generator {
     for (std::size_t i = 0; i < fg.inputs().size(); ++i)
       names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
     const std::vector<Apply*> order = fg.toposort();
-    for (const Apply* node : order) {
-      for (const Var& v : node->inputs()) check_type(*node, v);
-      for (int k = 0; k < node->nout(); ++k) check_type(*node, node->output(k));
-    }
     plan = plan_memory(fg, order, options);
     for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
     CodeWriter src;
@@ -237,8 +290,22 @@ struct Generator {
     src.line("// ---- per-node functions");
     src.append(functions);
     src.line("// ---- entry");
-    src.open("extern \"C\" int theano_entry(TheanoContext* ctx)", "theano_entry");
-    assemble(src, blocks);
+    if (opwise) {
+      src.open("extern \"C\" int theano_step(TheanoContext* ctx, int64_t t)", "theano_step");
+      src.open("switch (t)");
+      for (std::size_t t = 0; t < blocks.size(); ++t) {
+        src.line("case " + str(static_cast<std::int64_t>(t)) + ":  // " + blocks[t].name);
+        src.append(blocks[t].compute);
+        src.line("  return 0;");
+      }
+      src.close();
+      src.line("return 0;");
+      src.close();
+      src.open("extern \"C\" int theano_finish(TheanoContext* ctx)", "theano_finish");
+    } else {
+      src.open("extern \"C\" int theano_entry(TheanoContext* ctx)", "theano_entry");
+      assemble(src, blocks);
+    }
     for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
       const Var& v = fg.outputs()[o];
       src.line("ctx->outputs[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(v) + ";");
@@ -273,7 +340,53 @@ struct Workspace {
   std::vector<std::size_t> slot_bytes;
   std::vector<NDArray> table;  // inputs, constants, then allocations (by owner index)
   std::vector<TheanoArray> in_desc, out_desc;
+  std::vector<TheanoArray> vars;  // OpWise: node outputs
+  const std::vector<const Apply*>* fallback = nullptr;  // the thunk's perform-fallback nodes
+  std::exception_ptr host_error;                        // what a fallback perform threw
 };
+
+/// The NDArray a generated-code array stands for (a view into its owner's buffer).
+NDArray as_ndarray(const Workspace& ws, const TheanoArray& a) {
+  THEANO_INTERNAL_CHECK(a.owner >= 0 && static_cast<std::size_t>(a.owner) < ws.table.size())
+      << "generated code passed an array with no owner";
+  const NDArray& base = ws.table[static_cast<std::size_t>(a.owner)];
+  const auto nd = static_cast<std::size_t>(a.ndim);
+  if (a.data == static_cast<const char*>(base.data()) && static_cast<DType>(a.dtype) == base.dtype() &&
+      std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
+      std::equal(a.strides, a.strides + nd, base.strides().begin(), base.strides().end()))
+    return base;
+  return NDArray::from_strided(base.owner(), a.data, static_cast<DType>(a.dtype),
+                               std::vector<std::int64_t>(a.shape, a.shape + nd),
+                               std::vector<std::int64_t>(a.strides, a.strides + nd));
+}
+
+int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, TheanoArray* const* out) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    const Apply& node = *(*ws->fallback)[static_cast<std::size_t>(index)];
+    std::vector<NDArray> inputs, outputs(static_cast<std::size_t>(node.nout()));
+    for (int i = 0; i < node.nin(); ++i) inputs.push_back(as_ndarray(*ws, *in[i]));
+    node.op()->perform(node, inputs, outputs);
+    for (int k = 0; k < node.nout(); ++k) {
+      NDArray& v = outputs[static_cast<std::size_t>(k)];
+      TheanoArray& d = *out[k];
+      const auto* t = tensor::tensor_type(node.output(k));
+      THEANO_INTERNAL_CHECK(v.defined() && v.dtype() == t->dtype() && v.ndim() == t->ndim())
+          << node.op()->name() << ".perform returned a value that does not match output " << k << "'s type "
+          << t->str();
+      const TheanoArray desc = describe(v, static_cast<std::int64_t>(ws->table.size()));
+      std::copy(std::begin(desc.shape), std::end(desc.shape), d.shape);
+      std::copy(std::begin(desc.strides), std::end(desc.strides), d.strides);
+      d.data = desc.data;
+      d.owner = desc.owner;
+      ws->table.push_back(std::move(v));
+    }
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
 
 int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
   try {
@@ -314,20 +427,52 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
   }
 }
 
+/// What make_thunk hands the thunk besides the loaded module.
+struct ThunkParts {
+  std::vector<NDArray> constants;
+  std::int64_t nslots = 0;
+  std::vector<std::size_t> copy_inputs;  // protected inputs some op overwrites
+  std::vector<const Apply*> fallback;    // perform-fallback nodes
+  bool opwise = false;
+  bool profile = false;                  // OpWise: time every node
+  std::int64_t nvars = 0;
+  std::vector<std::string> labels;
+  ThunkStats stats;                      // build times
+};
+
 class CThunk final : public Thunk {
  public:
-  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, std::vector<NDArray> constants,
-         std::int64_t nslots, std::vector<std::size_t> copy_inputs)
+  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts)
       : fg_(std::move(fg)),
         module_(std::move(module)),
-        constants_(std::move(constants)),
-        nslots_(static_cast<std::size_t>(nslots)),
-        copy_inputs_(std::move(copy_inputs)) {
-    entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
+        constants_(std::move(parts.constants)),
+        nslots_(static_cast<std::size_t>(parts.nslots)),
+        copy_inputs_(std::move(parts.copy_inputs)),
+        fallback_(std::move(parts.fallback)),
+        opwise_(parts.opwise),
+        profile_(parts.profile),
+        nvars_(static_cast<std::size_t>(parts.nvars)),
+        stats_(std::move(parts.stats)) {
+    if (opwise_) {
+      step_ = module_.function<int (*)(TheanoContext*, std::int64_t)>("theano_step");
+      finish_ = module_.function<int (*)(TheanoContext*)>("theano_finish");
+      for (std::string& l : parts.labels) stats_.nodes.push_back({std::move(l), 0.0, 0});
+    } else {
+      entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
+    }
     for (const Var& v : fg_->inputs()) in_types_.push_back(&ttype(v));
     const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
     for (std::size_t j = 0; j < constants_.size(); ++j)
       const_desc_.push_back(describe(constants_[j], base + static_cast<std::int64_t>(j)));
+  }
+
+  ThunkStats stats() const override {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    return stats_;
+  }
+  void set_load_ms(double ms) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.load_ms = ms;
   }
 
   void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const override {
@@ -358,11 +503,15 @@ class CThunk final : public Thunk {
     char error[2048];
     error[0] = 0;
     TheanoContext ctx{ws->in_desc.data(), ws->out_desc.data(), const_desc_.data(), ws.get(), &host_alloc,
-                      error, sizeof error};
-    const int rc = entry_(&ctx);
+                      error, sizeof error, &host_perform, nullptr};
+    const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
       ws->table.clear();
+      if (rc == lower::kErrHost && ws->host_error) {
+        std::exception_ptr e = std::exchange(ws->host_error, nullptr);
+        std::rethrow_exception(e);
+      }
       switch (rc) {
         case lower::kErrShape: throw ShapeError(msg);
         case lower::kErrIndex: throw IndexError(msg);
@@ -371,25 +520,38 @@ class CThunk final : public Thunk {
         default: throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
       }
     }
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const TheanoArray& d = ws->out_desc[o];
-      THEANO_INTERNAL_CHECK(d.owner >= 0 && static_cast<std::size_t>(d.owner) < ws->table.size())
-          << "generated code returned output " << o << " with no owner";
-      const NDArray& base = ws->table[static_cast<std::size_t>(d.owner)];
-      const auto nd = static_cast<std::size_t>(d.ndim);
-      if (d.data == static_cast<const char*>(base.data()) && static_cast<DType>(d.dtype) == base.dtype() &&
-          std::equal(d.shape, d.shape + nd, base.shape().begin(), base.shape().end()) &&
-          std::equal(d.strides, d.strides + nd, base.strides().begin(), base.strides().end()))
-        outputs[o] = base;
-      else
-        outputs[o] = NDArray::from_strided(base.owner(), d.data, static_cast<DType>(d.dtype),
-                                           std::vector<std::int64_t>(d.shape, d.shape + nd),
-                                           std::vector<std::int64_t>(d.strides, d.strides + nd));
-    }
+    for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
     ws->table.clear();
   }
 
  private:
+  /// Runs the nodes one by one (timing each when profiling), then the outputs.
+  int run_opwise(TheanoContext& ctx, Workspace& ws) const {
+    ws.vars.assign(nvars_, TheanoArray{});
+    ctx.vars = ws.vars.data();
+    const std::size_t n = stats_.nodes.size();
+    std::vector<double> seconds(profile_ ? n : 0);
+    int rc = 0;
+    std::size_t t = 0;
+    for (; t < n && rc == 0; ++t) {
+      if (!profile_) {
+        rc = step_(&ctx, static_cast<std::int64_t>(t));
+        continue;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      rc = step_(&ctx, static_cast<std::int64_t>(t));
+      seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    if (profile_) {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      for (std::size_t k = 0; k < t; ++k) {
+        stats_.nodes[k].seconds += seconds[k];
+        ++stats_.nodes[k].calls;
+      }
+    }
+    return rc != 0 ? rc : finish_(&ctx);
+  }
+
   std::unique_ptr<Workspace> acquire() const {
     {
       std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -403,6 +565,7 @@ class CThunk final : public Thunk {
     ws->slot_buffers.resize(nslots_);
     ws->slot_bytes.assign(nslots_, 0);
     ws->table.reserve(in_types_.size() + constants_.size() + 16);
+    ws->fallback = &fallback_;
     return ws;
   }
   void release(std::unique_ptr<Workspace> ws) const noexcept {
@@ -420,38 +583,70 @@ class CThunk final : public Thunk {
   std::vector<const TensorType*> in_types_;
   std::size_t nslots_;
   std::vector<std::size_t> copy_inputs_;
+  std::vector<const Apply*> fallback_;
+  bool opwise_;
+  bool profile_;
+  std::size_t nvars_;
+  mutable std::mutex stats_mutex_;
+  mutable ThunkStats stats_;
   int (*entry_)(TheanoContext*) = nullptr;
+  int (*step_)(TheanoContext*, std::int64_t) = nullptr;
+  int (*finish_)(TheanoContext*) = nullptr;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
 
 }  // namespace
 
-CLinker::CLinker(CompileOptions options, std::string name) : options_(std::move(options)), name_(std::move(name)) {
+CLinker::CLinker(CompileOptions options, std::string name)
+    : options_(std::move(options)), name_(std::move(name)), opwise_(name_ == "opwise") {
   options_.cxxflags.push_back("-fwrapv");
 }
 
 std::string_view CLinker::prelude() { return lower::prelude(); }
 
-std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options) {
-  Generator g{fgraph, options};
+std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options,
+                                     bool perform_fallback, bool opwise) {
+  Generator g{fgraph, options, perform_fallback, opwise};
   return g.run();
 }
 
 std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                            const LinkOptions& options) const {
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
   THEANO_INTERNAL_CHECK(fgraph != nullptr) << "CLinker::make_thunk: null FunctionGraph";
-  Generator g{*fgraph, options};
+  const auto t0 = Clock::now();
+  Generator g{*fgraph, options, perform_fallback_, opwise_};
   const std::string source = g.run();
-  std::vector<NDArray> constants;
-  for (const Constant* c : g.constants) constants.push_back(c->data());
-  std::vector<std::size_t> copy_inputs;
+  ThunkParts parts;
+  for (const Constant* c : g.constants) parts.constants.push_back(c->data());
   for (std::size_t i : g.plan.destroyed_inputs)
-    if (i >= options.mutable_inputs.size() || !options.mutable_inputs[i]) copy_inputs.push_back(i);
-  const CompiledObject obj = ClangCompiler(options_).compile(source, "theano_graph.cpp");
-  LoadedModule module = JitLoader::instance().load(obj.bytes, "cpp");
-  return std::make_unique<CThunk>(std::move(fgraph), std::move(module), std::move(constants), g.plan.nslots,
-                                  std::move(copy_inputs));
+    if (i >= options.mutable_inputs.size() || !options.mutable_inputs[i]) parts.copy_inputs.push_back(i);
+  parts.nslots = g.plan.nslots;
+  parts.fallback = std::move(g.fallback);
+  parts.opwise = opwise_;
+  parts.profile = options.profile;
+  parts.nvars = g.nvars;
+  parts.labels = std::move(g.labels);
+  parts.stats.codegen_ms = ms_since(t0);
+  parts.stats.source_bytes = source.size();
+  if (config_flag("keep_sources")) parts.stats.source_path = keep_source(source, ".cpp", "theano-cpp-sources");
+
+  CompileOptions copts = options_;
+  if (options.fast_compile) copts.opt = OptLevel::O0;
+  const auto t1 = Clock::now();
+  const CompiledObject obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+  parts.stats.compile_ms = ms_since(t1);
+  const auto t2 = Clock::now();
+  LoadedModule module = JitLoader::instance().load(obj.bytes, name_);
+  auto thunk = std::make_unique<CThunk>(std::move(fgraph), std::move(module), std::move(parts));
+  // Lookups of the entry symbols happen in the constructor: part of loading.
+  const double load_ms = ms_since(t2);
+  thunk->set_load_ms(load_ms);
+  return thunk;
 }
 
 void register_linkers() {
@@ -459,6 +654,7 @@ void register_linkers() {
   std::call_once(once, [] {
     register_linker("cpp", [] { return std::make_unique<CLinker>(CompileOptions{}, "cpp"); });
     register_linker("c", [] { return std::make_unique<CLinker>(CompileOptions{}, "c"); });
+    register_linker("opwise", [] { return std::make_unique<CLinker>(CompileOptions{}, "opwise"); });
   });
 }
 

@@ -37,9 +37,13 @@ CompileError::CompileError(const std::string& headline, std::string diagnostics,
       source_path_(std::move(source_path)) {}
 
 std::string keep_failed_source(std::string_view source, std::string_view extension) {
+  return keep_source(source, extension, "theano-cpp-failed");
+}
+
+std::string keep_source(std::string_view source, std::string_view extension, std::string_view subdir) {
   namespace fs = std::filesystem;
   const char* tmp = std::getenv("TMPDIR");
-  fs::path dir = fs::path(tmp && *tmp ? tmp : "/tmp") / "theano-cpp-failed";
+  fs::path dir = fs::path(tmp && *tmp ? tmp : "/tmp") / std::string(subdir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return {};

@@ -47,3 +47,16 @@ Config& config() {
 }
 
 }  // namespace theano
+
+namespace theano {
+
+bool config_flag(std::string_view key) {
+  const auto& flags = config().flags;
+  auto it = flags.find(std::string(key));
+  if (it == flags.end()) return false;
+  std::string v;
+  for (char c : it->second) v += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return v == "1" || v == "true" || v == "yes" || v == "on";
+}
+
+}  // namespace theano

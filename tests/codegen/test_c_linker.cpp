@@ -190,7 +190,7 @@ TEST_SUITE("c_linker") {
     CHECK(ok[0].at<double>({1, 2}) == doctest::Approx(std::exp(1.0) + 1));
   }
 
-  TEST_CASE("ops the linker cannot lower are refused by name") {
+  TEST_CASE("ops without a lowering run their perform through the host, or are refused when asked") {
     // An op with a perform but no lowering.
     class NoCodeOp final : public Op {
      public:
@@ -201,14 +201,27 @@ TEST_SUITE("c_linker") {
       }
       bool has_perform() const override { return true; }
       void perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const override {
+        THEANO_USER_CHECK(in[0].size() > 0, IndexError) << "NoCodeOp: empty input";
         out[0] = in[0].copy();
+        out[0].data_as<double>()[0] += 100;
       }
     };
     Var x = dmatrix("x");
     Var y = OpPtr(new NoCodeOp())->make_node({exp(x)})->output(0);
-    auto fg = graph({x}, {y});
-    CHECK_THROWS_AS(CLinker().make_thunk(fg), MethodNotDefined);
-    const std::string msg = test::error_of([&] { CLinker().make_thunk(fg); });
+    auto fg = graph({x}, {y * 2.0, exp(y)});
+    // Default: the generated code calls back into perform between lowered nodes.
+    auto thunk = CLinker(quick()).make_thunk(fg);
+    compare(fg, *thunk, {test::vec({1.0, 2.0, 3.0, 4.0}).reshape({2, 2})});
+    const std::string src = CLinker::generate_source(*fg);
+    CHECK(src.find("ctx->perform(ctx->host, 0") != std::string::npos);
+    // Exceptions from the fallback keep their type.
+    std::vector<NDArray> out(2);
+    const std::vector<NDArray> empty{NDArray::zeros({0, 3})};
+    CHECK_THROWS_AS(thunk->run(empty, out), IndexError);
+    // Refused when fallbacks are not allowed.
+    CHECK_THROWS_AS(CLinker(quick()).allow_perform_fallback(false).make_thunk(fg), MethodNotDefined);
+    const std::string msg =
+        test::error_of([&] { CLinker(quick()).allow_perform_fallback(false).make_thunk(fg); });
     CHECK(msg.find("the cpp linker cannot compile op NoCodeOp") != std::string::npos);
     CHECK(msg.find("use linker=py") != std::string::npos);
   }

@@ -49,6 +49,7 @@ enum ErrorCode : int {
   kErrValue = 2,   ///< ValueError (includes failed allocation)
   kErrIndex = 3,   ///< IndexError
   kErrAssert = 4,  ///< ValueError from a failed Assert
+  kErrHost = 5,    ///< an exception from a host callback (perform fallback), rethrown as it was
 };
 
 /// The C type of a dtype in generated code; nullptr for float16 and complex.

@@ -21,6 +21,7 @@ typedef unsigned long uint64_t;
 #define THEANO_ERR_VALUE 2
 #define THEANO_ERR_INDEX 3
 #define THEANO_ERR_ASSERT 4
+#define THEANO_ERR_HOST 5
 struct TheanoArray {
   char* data;
   int64_t ndim;
@@ -39,6 +40,10 @@ struct TheanoContext {
   int (*alloc)(void* host, TheanoArray* a, int64_t slot);
   char* error;
   int64_t error_size;
+  // Runs the reference `perform` of fallback node `node` (an op without a
+  // lowering) on the host; fills the outputs like alloc does. 0 or an error code.
+  int (*perform)(void* host, int64_t node, const TheanoArray* const* in, TheanoArray* const* out);
+  TheanoArray* vars;  // OpWise linker only: the storage of every node output
 };
 extern "C" {
 double exp(double); double exp2(double); double expm1(double);

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "theano/runtime/dtype.h"
 
@@ -25,6 +26,9 @@ struct Config {
 
 /// The process configuration (parsed from the environment on first use).
 Config& config();
+
+/// Whether boolean flag `key` is set: "1", "true", "True", "yes", "on" (case-insensitive).
+bool config_flag(std::string_view key);
 
 /// Sets `config()` to `c` for the lifetime of the guard (tests, scoped options).
 class ConfigGuard {

@@ -4,13 +4,16 @@
 /// function_call.cpp.
 #include "theano/compile/function.h"
 
+#include <chrono>
 #include <iostream>
+#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "function_impl.h"
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
+#include "theano/config.h"
 #include "theano/rewrite/optdb.h"
 
 namespace theano {
@@ -204,9 +207,12 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
   // The mode's optimizer rewrites the graph before the constants are
   // collected and the linker runs.
+  const auto t_rewrite = std::chrono::steady_clock::now();
   f.rewrite_stats = rewrite::optimize(*fg, rewrite::mode_query(f.mode.name)
                                                .including(options.optimizer_including)
                                                .excluding(options.optimizer_excluding));
+  f.rewrite_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();
   for (Apply* node : fg->apply_nodes())
     for (const Var& in : node->inputs())
       if (const Constant* c = in.as_constant()) f.constants.push_back(c->data());
@@ -222,7 +228,20 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   LinkOptions link;
   for (const In& in : f.ins) link.mutable_inputs.push_back(in.mutable_);
   link.borrow_outputs = f.out_borrow;
+  link.fast_compile = f.mode.name == "fast_compile";
+  f.trust_input = options.trust_input;
+  f.profile = options.profile.value_or(config_flag("profile"));
+  link.profile = f.profile;
   f.thunk = make_linker(f.mode.linker)->make_thunk(fg, link);
+  if (config_flag("log_compile")) {
+    const ThunkStats st = f.thunk->stats();
+    std::ostringstream line;
+    line << "theano-cpp: compiled " << f.what() << " (mode " << f.mode.name << ", linker " << f.mode.linker
+         << "): rewrite " << f.rewrite_ms << " ms, codegen " << st.codegen_ms << " ms, clang " << st.compile_ms
+         << " ms, load " << st.load_ms << " ms";
+    if (!st.source_path.empty()) line << "; source " << st.source_path;
+    std::cerr << line.str() << "\n";
+  }
 
   Function result;
   for (std::size_t i = 0; i < f.ins.size(); ++i) {

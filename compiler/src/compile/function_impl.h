@@ -3,7 +3,9 @@
 /// to compiler/src/compile).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,12 @@ struct FunctionImpl {
   std::shared_ptr<const FunctionGraph> fgraph;
   std::unique_ptr<Thunk> thunk;
   rewrite::RewriteStats rewrite_stats;     // what the optimizer did
+  bool trust_input = false;
+  bool profile = false;
+  double rewrite_ms = 0;
+  mutable std::mutex profile_mutex;  // guards calls / call_seconds
+  mutable std::uint64_t calls = 0;
+  mutable double call_seconds = 0;
 
   /// `function "name"` or `function` for messages.
   std::string what() const { return name.empty() ? std::string("function") : "function \"" + name + "\""; }

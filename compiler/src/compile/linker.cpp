@@ -101,7 +101,11 @@ Mode get_mode(std::string_view name) {
   auto it = aliases.find(lower(requested));
   THEANO_USER_CHECK(it != aliases.end(), ValueError)
       << "unknown mode '" << requested << "'; valid modes (case-insensitive): " << join(valid_modes());
-  Mode mode{it->second, "py"};
+  // The JIT linker when codegen/ is linked in (it registers "cpp"), else the
+  // reference linker.
+  const std::vector<std::string> registered = registered_linkers();
+  const bool have_cpp = std::find(registered.begin(), registered.end(), "cpp") != registered.end();
+  Mode mode{it->second, have_cpp ? "cpp" : "py"};
   if (auto l = flags.find("linker"); l != flags.end() && !l->second.empty()) {
     const std::vector<std::string> linkers = registered_linkers();
     THEANO_USER_CHECK(std::find(linkers.begin(), linkers.end(), l->second) != linkers.end(), ValueError)

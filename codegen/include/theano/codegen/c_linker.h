@@ -4,29 +4,33 @@
 /// (ClangCompiler) and loads it with ORC (JitLoader); the Thunk calls
 /// `extern "C" int theano_entry(TheanoContext*)`.
 ///
-/// What it lowers today: Elemwise (any ScalarOp with a C expression, Composite
-/// included), DimShuffle (a view: only shape and strides change) and Constants
-/// (passed as pointers to host-held arrays). Any other op makes `make_thunk`
-/// throw MethodNotDefined naming the op; nothing silently falls back to perform.
-/// float16 and complex dtypes are refused the same way.
+/// Every op kind has a lowering in codegen/src/lower/ (the table and the node
+/// function protocol: lower/lowering.h). A node whose op has no lowering, or
+/// whose lowering refuses its dtypes (float16, complex), calls the op's
+/// `perform` through a host callback from inside the generated code, so every
+/// graph runs; `allow_perform_fallback(false)` turns that into MethodNotDefined
+/// naming the op (the differential tests use it, so they test generated code).
 ///
 /// Generated code (DESIGN.md 3.7, 3.8): no standard headers (an embedded prelude
-/// holds the ABI structs, `extern "C"` libm prototypes and the helpers the scalar
-/// table's C expressions name), no exceptions, static constructors or TLS. Each
-/// Elemwise node becomes a function with run-time shape checks, a contiguous fast
-/// path and a strided/broadcast path; it computes in int64 when perform does
-/// (integer inputs and output) and in double otherwise, then converts to the
-/// output dtype, so results match perform within floating-point tolerance.
-/// Outputs and intermediates are allocated through a host callback in the
-/// context (no memory planning yet: intermediates live until the call returns).
-/// Names derive from toposort position only, so the same graph gives
-/// byte-identical source in any process. Integer arithmetic wraps like perform's
-/// (compiled with -fwrapv). Known difference: integer `pow` with a negative
-/// exponent gives 1 instead of perform's ValueError.
+/// holds the ABI structs, `extern "C"` libm and CBLAS prototypes and the
+/// helpers the scalar table's C expressions name), no exceptions, static
+/// constructors or TLS. Each node becomes a function called in toposort order
+/// by `theano_entry`. Memory plan: intermediates live in slots shared by
+/// buffers whose lives do not overlap, kept by the thunk between calls; graph
+/// outputs are fresh each call unless borrowed (LinkOptions::borrow_outputs),
+/// then recycled. Names derive from toposort position only, so the same graph
+/// gives byte-identical source in any process. Integer arithmetic wraps like
+/// perform's (compiled with -fwrapv). Known difference: integer `pow` with a
+/// negative exponent gives 1 instead of perform's ValueError.
 ///
 /// Errors inside generated code return a code and a message naming the node
-/// (toposort index), its op and the input shapes; the Thunk rethrows them as
-/// ShapeError (shape mismatch) or ValueError. Never a crash.
+/// (toposort index), its op, the user's names of its outputs and the input
+/// shapes; the Thunk rethrows them as ShapeError, IndexError or ValueError
+/// (an exception from a fallback perform is rethrown as it was). Never a crash.
+///
+/// Thread safety: compiling is thread-safe; a Thunk may run from several
+/// threads at once (each concurrent call takes its own workspace of slot
+/// buffers from a small pool).
 ///
 /// Registration: linkers "cpp" and "c" are registered by `register_linkers()`,
 /// which a static registrar in c_linker.cpp calls at start-up. compiler/ cannot
@@ -53,26 +57,37 @@ namespace theano::codegen {
 class CLinker final : public Linker {
  public:
   /// Default compile options: -O2 -march=native, -fno-math-errno, libmvec;
-  /// -fwrapv is always added.
+  /// -fwrapv is always added. The name "opwise" makes the OpWise linker: the
+  /// same translation unit, but the host calls the nodes one at a time
+  /// (`theano_step`), timing each when LinkOptions::profile is set.
   explicit CLinker(CompileOptions options = {}, std::string name = "cpp");
   std::string_view name() const override { return name_; }
   /// Generates, compiles and loads the graph. MethodNotDefined for an op the
   /// linker cannot lower; CompileError if the generated source does not compile
   /// (a bug).
+  /// With `options.fast_compile` the TU is compiled at -O0.
   std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                     const LinkOptions& options = {}) const override;
+  /// Whether nodes without a lowering may run their perform (default true).
+  CLinker& allow_perform_fallback(bool allow) {
+    perform_fallback_ = allow;
+    return *this;
+  }
   /// The complete translation unit (prelude included) for `fgraph`; the same
   /// graph gives the same bytes. Throws MethodNotDefined like make_thunk.
-  static std::string generate_source(const FunctionGraph& fgraph, const LinkOptions& options = {});
+  static std::string generate_source(const FunctionGraph& fgraph, const LinkOptions& options = {},
+                                     bool perform_fallback = true, bool opwise = false);
   /// The embedded prelude (ABI structs, prototypes, helpers).
   static std::string_view prelude();
 
  private:
   CompileOptions options_;
   std::string name_;
+  bool opwise_ = false;
+  bool perform_fallback_ = true;
 };
 
-/// Registers "cpp" and "c" in the compiler's linker registry. Idempotent and
+/// Registers "cpp", "c" (the same) and "opwise" in the compiler's linker registry. Idempotent and
 /// thread-safe; also run by a static registrar (see the file comment).
 void register_linkers();
 

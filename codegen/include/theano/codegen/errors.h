@@ -44,5 +44,8 @@ class LoadError : public Error {
 /// over the source text, so the same failing source maps to the same file) and
 /// returns the path, or "" when the directory or file cannot be written.
 std::string keep_failed_source(std::string_view source, std::string_view extension);
+/// The same into `$TMPDIR/<subdir>/` (THEANO_FLAGS keep_sources uses
+/// "theano-cpp-sources").
+std::string keep_source(std::string_view source, std::string_view extension, std::string_view subdir);
 
 }  // namespace theano::codegen

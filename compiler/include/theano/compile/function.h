@@ -10,6 +10,17 @@
 /// update expressions, clone=true) -> the mode's optimizer (rewrite::mode_query, optdb_layout.cpp) -> the mode's
 /// Linker makes a Thunk.
 ///
+/// THEANO_FLAGS switches read here: `profile` (see FunctionOptions::profile),
+/// `log_compile` (one line per compiled function on stderr with the compile
+/// breakdown: rewrite / codegen / clang / load), `keep_sources` (the cpp
+/// linkers keep each generated translation unit on disk; the path is in the
+/// profile and the log line).
+///
+/// Thread safety: compiling functions from several threads at once is safe. A
+/// Function may be called from several threads at once only when it has no
+/// updates and no shared state is set meanwhile; otherwise call each copy
+/// (`copy()`) from one thread at a time. Copies share the compiled program.
+///
 /// Call semantics (Theano's): arguments are filtered into each input's type
 /// (`strict` refuses any conversion, `allow_downcast` permits lossy casts;
 /// errors name the input); missing trailing arguments take their `In` default
@@ -26,6 +37,7 @@
 #include <vector>
 
 #include "theano/compile/linker.h"
+#include "theano/compile/profile.h"
 #include "theano/compile/shared.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/basic.h"
@@ -92,6 +104,14 @@ struct FunctionOptions {
   bool no_default_updates = false;
   /// Name used in error messages and printing.
   std::string name;
+  /// Skip filtering the arguments into the input types (Theano's
+  /// trust_input): the caller promises each argument already has its input's
+  /// dtype and ndim. The compiled code still checks dtype and ndim (never a
+  /// crash), but no conversion happens and static shapes are not checked.
+  bool trust_input = false;
+  /// Time the calls (and each node, with linker opwise); unset:
+  /// THEANO_FLAGS profile. See Function::profile().
+  std::optional<bool> profile;
 };
 
 namespace detail {
@@ -132,6 +152,9 @@ class Function {
   /// What the optimizer did while compiling this function: per rewrite, how
   /// often it fired and how long it took (`rewrite_stats().summary()`).
   const rewrite::RewriteStats& rewrite_stats() const;
+  /// Compile-time breakdown, and call / per-node times when profiling is on
+  /// (`profile().summary()` prints them).
+  ProfileStats profile() const;
 
   /// The value this function sees for shared variable `v` (differs from
   /// `get_value(v)` in a `copy(false)`); TypeError when `v` is not shared,

@@ -20,6 +20,7 @@
 /// destroy_map on a protected input receives a copy).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -33,10 +34,28 @@ namespace theano {
 
 class FunctionGraph;
 
+/// What a linker measured while building a thunk, and per-node run times when
+/// it keeps them (the "opwise" linker with LinkOptions::profile).
+struct ThunkStats {
+  double codegen_ms = 0;         ///< lowering the graph to source
+  double compile_ms = 0;         ///< the C++ compiler
+  double load_ms = 0;            ///< loading and linking the object (ORC)
+  std::size_t source_bytes = 0;  ///< size of the generated translation unit
+  std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""
+  struct Node {
+    std::string name;  ///< "node 3 (Elemwise{add})"
+    double seconds = 0;
+    std::uint64_t calls = 0;
+  };
+  std::vector<Node> nodes;  ///< per node in toposort order, when timed
+};
+
 /// A compiled program for one FunctionGraph.
 class Thunk {
  public:
   virtual ~Thunk() = default;
+  /// Build times and, when the thunk keeps them, per-node run times so far.
+  virtual ThunkStats stats() const { return {}; }
   /// `inputs[i]` is the value of `fgraph.inputs()[i]` (already filtered into its
   /// type); `outputs` (sized like `fgraph.outputs()`) receives the results.
   /// Errors raised by an op are rethrown with the same exception type and a
@@ -52,6 +71,11 @@ struct LinkOptions {
   /// One flag per graph output: true when the caller accepts that the returned
   /// array is recycled by the next call (Out::borrow). Missing entries: false.
   std::vector<bool> borrow_outputs;
+  /// Favour compilation speed over run-time speed (modes fast_compile / o1):
+  /// the cpp linker compiles at -O0.
+  bool fast_compile = false;
+  /// Time every node on every call (the "opwise" linker does).
+  bool profile = false;
 };
 
 class Linker {
@@ -87,8 +111,10 @@ struct Mode {
 
 /// The modes `function()` accepts (case-insensitive): fast_run (= o4),
 /// fast_compile (= o1), o1, o2, o3, o4, stabilize, unsafe, and unoptimized
-/// (no rewrites). Each runs its optimizer query (optdb_layout.cpp); until the
-/// JIT linkers land, every mode links with the PerformLinker.
+/// (no rewrites). Each runs its optimizer query (optdb_layout.cpp) and links
+/// with the JIT linker "cpp" when codegen/ is linked into the program (the
+/// `theano` target), else with the PerformLinker "py"; fast_compile compiles
+/// the generated code at -O0 (LinkOptions::fast_compile).
 std::vector<std::string> valid_modes();
 /// Resolves `name` (empty: THEANO_FLAGS `mode`, else fast_run) and the linker
 /// (THEANO_FLAGS `linker` overrides the mode's). ValueError listing the valid

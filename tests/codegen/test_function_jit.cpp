@@ -1,0 +1,152 @@
+// function() with the JIT linkers: the default linker, fast_compile, the
+// OpWise linker and per-node profiles, THEANO_FLAGS keep_sources / log_compile
+// / profile, trust_input, Function::copy from several threads, error messages
+// with the user's variable names.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/c_linker.h>
+#include <theano/compile/function.h>
+#include <theano/config.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/type.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+
+namespace {
+Config with_flags(std::initializer_list<std::pair<const char*, const char*>> kv) {
+  Config c = config();
+  for (const auto& [k, v] : kv) c.flags[k] = v;
+  return c;
+}
+}  // namespace
+
+TEST_SUITE("function with the JIT") {
+  TEST_CASE("every mode links with the cpp linker when codegen is linked in") {
+    codegen::register_linkers();
+    for (const char* mode : {"fast_run", "fast_compile", "o2", "o3", "stabilize", "unsafe", "unoptimized"}) {
+      CAPTURE(mode);
+      Var x = dvector("x");
+      Function f = function({x}, {exp(x) * 2.0}, {.mode = mode});
+      CHECK(f.mode().linker == "cpp");
+      CHECK(allclose(f({test::vec({0, 1})})[0], test::vec({2, 2 * std::exp(1.0)})));
+    }
+  }
+
+  TEST_CASE("the OpWise linker gives the same values and a per-node profile") {
+    codegen::register_linkers();
+    ConfigGuard guard(with_flags({{"linker", "opwise"}}));
+    Var x = dmatrix("x");
+    Var y = dvector("y");
+    Var out = tanh(x * y) + exp(y);
+    out->set_name("out");
+    Function f = function({x, y}, {out}, {.mode = "unoptimized", .name = "opwise_demo", .profile = true});
+    CHECK(f.mode().linker == "opwise");
+    NDArray xv = test::vec({1, 2, 3, 4, 5, 6}).reshape({2, 3});
+    NDArray yv = test::vec({0.1, 0.2, 0.3});
+    for (int k = 0; k < 5; ++k) {
+      NDArray r = f({xv, yv})[0];
+      CHECK(r.at<double>({1, 2}) == doctest::Approx(std::tanh(6 * 0.3) + std::exp(0.3)));
+    }
+    const ProfileStats p = f.profile();
+    CHECK(p.enabled);
+    CHECK(p.calls == 5);
+    CHECK(p.linker == "opwise");
+    REQUIRE(p.build.nodes.size() == f.fgraph().toposort().size());
+    for (const auto& n : p.build.nodes) CHECK(n.calls == 5);
+    CHECK(p.build.compile_ms > 0);
+    CHECK(p.build.source_bytes > 0);
+    const std::string s = p.summary();
+    CHECK(s.find("opwise_demo") != std::string::npos);
+    CHECK(s.find("Compile time:") != std::string::npos);
+    CHECK(s.find("computing 'out'") != std::string::npos);
+    CHECK(s.find("Calls: 5") != std::string::npos);
+  }
+
+  TEST_CASE("profile off: compile breakdown only, calls not timed") {
+    Var x = dvector("x");
+    Function f = function({x}, {x + 1.0});
+    f({test::vec({1})});
+    const ProfileStats p = f.profile();
+    CHECK_FALSE(p.enabled);
+    CHECK(p.calls == 0);
+    CHECK(p.build.compile_ms > 0);
+    CHECK(p.summary().find("profiling is off") != std::string::npos);
+  }
+
+  TEST_CASE("THEANO_FLAGS keep_sources and log_compile") {
+    ConfigGuard guard(with_flags({{"keep_sources", "True"}, {"log_compile", "1"}}));
+    std::ostringstream captured;
+    std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+    Var x = dvector("x");
+    Function f;
+    try {
+      f = function({x}, {sqrt(x) + 3.0}, {.name = "kept"});
+    } catch (...) {
+      std::cerr.rdbuf(old);
+      throw;
+    }
+    std::cerr.rdbuf(old);
+    const std::string path = f.profile().build.source_path;
+    REQUIRE_FALSE(path.empty());
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find("theano_entry") != std::string::npos);
+    const std::string log = captured.str();
+    CHECK(log.find("compiled function \"kept\"") != std::string::npos);
+    CHECK(log.find("clang") != std::string::npos);
+    CHECK(log.find(path) != std::string::npos);
+    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("trust_input skips filtering but never crashes on a wrong argument") {
+    Var x = dvector("x");
+    Function f = function({x}, {x * 3.0}, {.trust_input = true});
+    CHECK(allclose(f({test::vec({1, 2})})[0], test::vec({3, 6})));
+    // A float32 argument is not converted: the compiled code refuses it.
+    CHECK_THROWS_AS(f({test::vec({1, 2}).astype(DType::Float32)}), TypeError);
+    // Without trust_input it is converted.
+    Function g = function({x}, {x * 3.0});
+    CHECK(allclose(g({test::vec({1, 2}).astype(DType::Float32)})[0], test::vec({3, 6})));
+  }
+
+  TEST_CASE("copies of a Function called from several threads") {
+    Var x = dvector("x");
+    Var acc = shared(test::vec({0}), "acc");
+    Function f = function({x}, {x.sum()}, {.updates = {{acc, acc + x.sum()}}});
+    std::vector<std::thread> threads;
+    std::vector<double> totals(4, 0);
+    std::vector<Function> copies;
+    for (int t = 0; t < 4; ++t) copies.push_back(f.copy());
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (int k = 0; k < 100; ++k) copies[static_cast<std::size_t>(t)]({test::vec({1.0 * (t + 1)})});
+        totals[static_cast<std::size_t>(t)] = copies[static_cast<std::size_t>(t)].shared_value(acc).at<double>({0});
+      });
+    for (auto& th : threads) th.join();
+    CHECK(totals == std::vector<double>{100, 200, 300, 400});
+    CHECK(get_value(acc).at<double>({0}) == 0);  // copies own their shared state
+  }
+
+  TEST_CASE("a run-time error names the node, the op, the user's variable and the shapes") {
+    Var x = dvector("x");
+    Var y = dvector("y");
+    Var total = x + y;
+    total->set_name("total");
+    Function f = function({x, y}, {total * 2.0}, {.mode = "unoptimized"});
+    const std::string msg = test::error_of([&] { f({test::vec({1, 2}), test::vec({1, 2, 3})}); });
+    CHECK(msg.find("Elemwise{add") != std::string::npos);
+    CHECK(msg.find("'total'") != std::string::npos);
+    CHECK(msg.find("(2,), (3,)") != std::string::npos);
+    CHECK_THROWS_AS(f({test::vec({1, 2}), test::vec({1, 2, 3})}), ShapeError);
+  }
+}

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "codegen/jit_test_util.h"
 #include "test_util.h"
 
 using namespace theano;
@@ -148,5 +149,27 @@ TEST_SUITE("function with the JIT") {
     CHECK(msg.find("'total'") != std::string::npos);
     CHECK(msg.find("(2,), (3,)") != std::string::npos);
     CHECK_THROWS_AS(f({test::vec({1, 2}), test::vec({1, 2, 3})}), ShapeError);
+  }
+}
+
+TEST_SUITE("function with the JIT") {
+  TEST_CASE("10^4 functions compiled, called and destroyed: memory does not grow") {
+    // Each function has its own constant, so each is a distinct translation
+    // unit with its own JITDylib, removed when the Function goes.
+    Var x = dvector("x");
+    auto cycle = [&](int i) {
+      const double c = 1.0 + i * 1e-6;
+      Function f = function({x}, {x * c + c}, {.mode = "fast_compile"});
+      const NDArray r = f({test::vec({1.0, 2.0})})[0];
+      return r.at<double>({1}) == 3 * c;
+    };
+    int good = 0;
+    for (int i = 0; i < 1000; ++i) good += cycle(i);  // warm-up: allocator pools, caches
+    const long long before = theano_test::rss_bytes();
+    for (int i = 1000; i < 10000; ++i) good += cycle(i);
+    const long long growth = theano_test::rss_bytes() - before;
+    MESSAGE("RSS growth over the last 9000 of 10^4 compile/call/destroy cycles: " << growth / 1024 << " KiB");
+    CHECK(good == 10000);
+    CHECK(growth < 16LL * 1024 * 1024);
   }
 }

@@ -1,9 +1,480 @@
-// Lowerings of the shape ops (see lowering.h). Not written yet: ops without a
-// lowering are refused with MethodNotDefined by the cpp linker.
+// Lowerings of the shape and creation ops (see lowering.h): Shape, Shape_i,
+// MakeVector, SpecifyShape, Reshape (shape.h), Alloc, ARange, Eye, Assert
+// (basic_ops.h) and the gradient stoppers ZeroGrad / DisconnectedGrad
+// (gradient.h; identities).
+//
+// Each follows its op's perform (compiler/src/tensor/shape/*.cpp, gradient/
+// grad_ops.cpp): same dtype, shape and values, same error kinds. Integer scalar
+// inputs (sizes, shape vectors) of any integer dtype are read through their
+// dtype and strides and widened to int64, as `item<std::int64_t>()` does.
+// Views (SpecifyShape, Assert, the gradient stoppers, Reshape when the strides
+// allow it) are all declared in the ops' view_map.
 #include "lowering.h"
 
-namespace theano::codegen::lower {
+#include <theano/gradient.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/basic_ops.h>
+#include <theano/tensor/shape.h>
+#include <theano/tensor/type.h>
 
-void add_shape_lowerings(LoweringTable&) {}
+#include <algorithm>
+
+namespace theano::codegen::lower {
+namespace {
+
+// ---- support code (emitted once per translation unit) ----------------------------
+
+/// `theano_shape_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
+/// converts and copies the strided `src` block into the strided `dst` block of
+/// the same shape (byte strides; src strides may be 0 to broadcast). Dimensions
+/// of size 1 are dropped and dimensions that are contiguous in both are merged
+/// first, so contiguous copies become one flat loop the vectorizer sees.
+constexpr std::string_view kCopySupport = R"(template <class D, class S>
+static void theano_shape_copy_rec(char* pd, const int64_t* ds, const char* ps, const int64_t* ss,
+                                  const int64_t* shape, int64_t nd) {
+  if (nd == 0) {
+    *(D*)pd = (D) * (const S*)ps;
+    return;
+  }
+  const int64_t n = shape[0];
+  if (nd == 1) {
+    const int64_t a = ds[0], b = ss[0];
+    if (b == 0) {
+      const D v = (D) * (const S*)ps;
+      if (a == (int64_t)sizeof(D)) {
+        D* __restrict d = (D*)pd;
+        for (int64_t k = 0; k < n; ++k) d[k] = v;
+      } else {
+        for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = v;
+      }
+    } else if (a == (int64_t)sizeof(D) && b == (int64_t)sizeof(S)) {
+      D* __restrict d = (D*)pd;
+      const S* __restrict s = (const S*)ps;
+      for (int64_t k = 0; k < n; ++k) d[k] = (D)s[k];
+    } else {
+      for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = (D) * (const S*)(ps + k * b);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    theano_shape_copy_rec<D, S>(pd + i * ds[0], ds + 1, ps + i * ss[0], ss + 1, shape + 1, nd - 1);
+}
+template <class D, class S>
+static void theano_shape_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
+                              int64_t nd) {
+  int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
+  int64_t m = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (shape[d] == 0) return;
+    if (shape[d] == 1) continue;
+    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
+      sh[m - 1] *= shape[d];
+      a[m - 1] = ds[d];
+      b[m - 1] = ss[d];
+    } else {
+      sh[m] = shape[d];
+      a[m] = ds[d];
+      b[m] = ss[d];
+      ++m;
+    }
+  }
+  theano_shape_copy_rec<D, S>(pd, a, ps, b, sh, m);
+})";
+
+/// numpy's _attempt_nocopy_reshape: strides that make `x` (size > 0) a view of
+/// shape `newdims`, if its strides allow it (C order). 1 on success.
+constexpr std::string_view kNoCopyReshapeSupport =
+    R"(static int theano_shape_nocopy_reshape(const TheanoArray* x, int64_t newnd, const int64_t* newdims,
+                                       int64_t* newstrides, int64_t itemsize) {
+  int64_t olddims[THEANO_MAX_NDIM], oldstrides[THEANO_MAX_NDIM];
+  int64_t oldnd = 0;
+  for (int64_t d = 0; d < x->ndim; ++d) {
+    if (x->shape[d] == 1) continue;
+    olddims[oldnd] = x->shape[d];
+    oldstrides[oldnd] = x->strides[d];
+    ++oldnd;
+  }
+  int64_t oi = 0, oj = 1, ni = 0, nj = 1;
+  while (ni < newnd && oi < oldnd) {
+    int64_t np = newdims[ni], op = olddims[oi];
+    while (np != op) {
+      if (np < op) {
+        if (nj >= newnd) return 0;
+        np *= newdims[nj++];
+      } else {
+        if (oj >= oldnd) return 0;
+        op *= olddims[oj++];
+      }
+    }
+    for (int64_t ok = oi; ok < oj - 1; ++ok)
+      if (oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]) return 0;
+    newstrides[nj - 1] = oldstrides[oj - 1];
+    for (int64_t nk = nj - 1; nk > ni; --nk) newstrides[nk - 1] = newstrides[nk] * newdims[nk];
+    ni = nj++;
+    oi = oj++;
+  }
+  const int64_t last = ni >= 1 ? newstrides[ni - 1] : itemsize;
+  for (int64_t nk = ni; nk < newnd; ++nk) newstrides[nk] = last;
+  return 1;
+})";
+
+/// numpy's float -> integer conversion on x86-64 (runtime/scalar_cast.h
+/// float_to_int): through int32 for targets of <= 16 bits and int32, through
+/// int64 for int64 and uint32, uint64 direct when in range; out of range (NaN,
+/// inf) gives the "integer indefinite" value before wrapping.
+constexpr std::string_view kFloatToIntSupport = R"(static inline int32_t theano_shape_f2i32(double v) {
+  return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : (int32_t)(-2147483647 - 1);
+}
+static inline int64_t theano_shape_f2i64(double v) {
+  return (v > -9223372036854775809.0 && v < 9223372036854775808.0) ? (int64_t)v : (int64_t)(-9223372036854775807L - 1);
+}
+static inline uint64_t theano_shape_f2u64(double v) {
+  if (v >= 0.0 && v < 18446744073709551616.0) return (uint64_t)v;
+  return (uint64_t)theano_shape_f2i64(v);
+})";
+
+// ---- host-side helpers -------------------------------------------------------------
+
+/// Element k (a C expression) of the 1-d input i, or its single element (0-d),
+/// as the C expression of type `as` ("int64_t", "double").
+std::string read_elem(const NodeLowering& L, int i, const std::string& as, const std::string& k = {}) {
+  const std::string x = L.x(i);
+  const std::string addr = k.empty() ? x + "->data" : "(" + x + "->data + (" + k + ") * " + x + "->strides[0])";
+  return "(" + as + ")*(const " + L.in_ctype(i) + "*)" + addr;
+}
+
+/// Makes output k a view of input i with the same shape and strides.
+void emit_identity_view(NodeLowering& L, int k, int i) {
+  CodeWriter& w = L.body;
+  const std::string o = L.o(k), x = L.x(i);
+  w.line(o + "->data = " + x + "->data;");
+  w.line(o + "->owner = " + x + "->owner;");
+  for (int d = 0; d < L.out(k).ndim(); ++d) {
+    const std::string ds = str(d);
+    w.line(o + "->shape[" + ds + "] = " + x + "->shape[" + ds + "];");
+    w.line(o + "->strides[" + ds + "] = " + x + "->strides[" + ds + "];");
+  }
+}
+
+/// The conversion of an int64 C expression to dtype `d` (scalar_cast<T>(int64)).
+std::string from_int64(DType d, const std::string& v) {
+  if (d == DType::Bool) return "((" + v + ") != 0)";
+  return "(" + std::string(c_type(d)) + ")(" + v + ")";
+}
+
+/// The conversion of a double C expression to dtype `d` (scalar_cast<T>(double)).
+std::string from_double(NodeLowering& L, DType d, const std::string& v) {
+  if (d == DType::Bool) return "((" + v + ") != 0)";
+  if (is_float(d)) return "(" + std::string(c_type(d)) + ")(" + v + ")";
+  L.need("theano_shape_float_to_int", kFloatToIntSupport);
+  const std::string ct = c_type(d);
+  const std::size_t size = dtype_size(d);
+  if (size <= 2 || d == DType::Int32) return "(" + ct + ")theano_shape_f2i32(" + v + ")";
+  if (d == DType::UInt64) return "theano_shape_f2u64(" + v + ")";
+  return "(" + ct + ")theano_shape_f2i64(" + v + ")";
+}
+
+// ---- Shape, Shape_i ----------------------------------------------------------------
+
+void lower_shape(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const int nd = L.in(0).ndim();
+  w.line("o0->shape[0] = " + str(nd) + ";");
+  w.line(L.alloc(0));
+  if (nd > 0) w.line("int64_t* p = (int64_t*)o0->data;");
+  for (int d = 0; d < nd; ++d) w.line("p[" + str(d) + "] = x0->shape[" + str(d) + "];");
+  w.line("return 0;");
+}
+
+void lower_shape_i(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Shape_i&>(*L.node.op());
+  CodeWriter& w = L.body;
+  w.line(L.alloc(0));
+  w.line("*(int64_t*)o0->data = x0->shape[" + str(op.i()) + "];");
+  w.line("return 0;");
+}
+
+// ---- MakeVector --------------------------------------------------------------------
+
+void lower_make_vector(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  const std::string ot = c_type(od);
+  const int n = L.nin();
+  w.line("o0->shape[0] = " + str(n) + ";");
+  w.line(L.alloc(0));
+  if (n > 0) w.line(ot + "* p = (" + ot + "*)o0->data;");
+  for (int i = 0; i < n; ++i) {
+    const DType id = L.in(i).dtype();
+    const std::string v = "*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data";
+    std::string conv;
+    if (id == od)
+      conv = v;
+    else if (int_like(id))
+      conv = from_int64(od, "(int64_t)" + v);
+    else
+      conv = from_double(L, od, "(double)" + v);
+    w.line("p[" + str(i) + "] = " + conv + ";");
+  }
+  w.line("return 0;");
+}
+
+// ---- SpecifyShape ------------------------------------------------------------------
+
+void lower_specify_shape(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::SpecifyShape&>(*L.node.op());
+  CodeWriter& w = L.body;
+  int k = 1;
+  for (std::size_t d = 0; d < op.spec().size(); ++d) {
+    const std::int64_t s = op.spec()[d];
+    const std::string ds = str(static_cast<std::int64_t>(d));
+    if (s >= 0) {
+      w.line("if (x0->shape[" + ds + "] != " + str(s) + ") " +
+             L.fail_int(kErrShape, "dimension " + ds + " of the input has size ", "x0->shape[" + ds + "]",
+                        ", expected " + str(s)));
+    } else if (s == tensor::SpecifyShape::kSymbolic) {
+      const std::string e = read_elem(L, k++, "int64_t");
+      w.line("if (x0->shape[" + ds + "] != " + e + ") " +
+             L.fail_int(kErrShape, "dimension " + ds + " of the input does not have the specified size ", e));
+    }
+  }
+  emit_identity_view(L, 0, 0);
+  w.line("return 0;");
+}
+
+// ---- Reshape -----------------------------------------------------------------------
+
+void lower_reshape(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Reshape&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const int nd = op.ndim();
+  const std::string nds = str(nd);
+  const std::string t = L.in_ctype(0);
+  w.line("if (x1->shape[0] != " + nds + ") " +
+         L.fail_int(kErrValue, "the shape argument has ", "x1->shape[0]", " entries, expected " + nds));
+  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
+  w.line("int64_t minus1 = -1;");
+  w.line("int64_t prod = 1;");
+  w.open("for (int64_t i = 0; i < " + nds + "; ++i)");
+  w.line("const int64_t v = " + read_elem(L, 1, "int64_t", "i") + ";");
+  w.line("shp[i] = v;");
+  w.line("if (v < -1) " + L.fail_int(kErrValue, "invalid size ", "v", " in the new shape"));
+  w.open("if (v == -1)");
+  w.line("if (minus1 >= 0) " + L.fail(kErrValue, "can only specify one unknown dimension (-1) in the new shape"));
+  w.line("minus1 = i;");
+  w.close();
+  w.line("else prod *= v;");
+  w.close();
+  w.line("const int64_t size = theano_size(x0);");
+  w.open("if (minus1 >= 0)");
+  w.line("if (prod == 0 || size % prod != 0) " +
+         L.fail_int(kErrShape, "cannot reshape an array of size ", "size",
+                    " into the requested shape (the other entries' product does not divide it)"));
+  w.line("shp[minus1] = size / prod;");
+  w.close();
+  w.line("else if (prod != size) " +
+         L.fail_int(kErrShape, "cannot reshape an array of size ", "size", " into a shape of another size"));
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
+  const std::string isz = str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype())));
+  // A view when the strides allow one (numpy's rule), else a C-contiguous copy.
+  L.need("theano_shape_nocopy_reshape", kNoCopyReshapeSupport);
+  // Empty arrays are views too (C-contiguous strides), as in NDArray::reshaped.
+  w.open("if (size == 0 || theano_shape_nocopy_reshape(x0, " + nds + ", shp, o0->strides, " + isz + "))");
+  if (nd > 0) {
+    w.open("if (size == 0)");
+    w.line("int64_t e = " + isz + ";");
+    for (int d = nd - 1; d >= 0; --d) {
+      w.line("o0->strides[" + str(d) + "] = e;");
+      if (d > 0) w.line("e *= shp[" + str(d) + "];");
+    }
+    w.close();
+  }
+  w.line("o0->data = x0->data;");
+  w.line("o0->owner = x0->owner;");
+  w.line("return 0;");
+  w.close();
+  w.line(L.alloc(0));
+  // The destination seen with x's shape: C-contiguous strides.
+  L.need("theano_shape_copy", kCopySupport);
+  const int ind = L.in(0).ndim();
+  w.line("int64_t ds[" + str(std::max(ind, 1)) + "];");
+  w.line("int64_t expect = " + isz + ";");
+  for (int d = ind - 1; d >= 0; --d) {
+    w.line("ds[" + str(d) + "] = expect;");
+    if (d > 0) w.line("expect *= x0->shape[" + str(d) + "];");
+  }
+  w.line("theano_shape_copy<" + t + ", " + t + ">(o0->data, ds, x0->data, x0->strides, x0->shape, " + str(ind) +
+         ");");
+  w.line("return 0;");
+}
+
+// ---- Alloc -------------------------------------------------------------------------
+
+void lower_alloc(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const int nd = L.nin() - 1;
+  const int vnd = L.in(0).ndim();
+  const int off = nd - vnd;
+  const std::string t = L.in_ctype(0);
+  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
+  w.line("int64_t vs[" + str(std::max(nd, 1)) + "];");
+  for (int i = 0; i < nd; ++i) {
+    const std::string is = str(i);
+    w.line("shp[" + is + "] = " + read_elem(L, i + 1, "int64_t") + ";");
+    w.line("if (shp[" + is + "] < 0) " +
+           L.fail_int(kErrValue, "shape entry " + is + " is negative (", "shp[" + is + "]", ")"));
+  }
+  for (int d = 0; d < off; ++d) w.line("vs[" + str(d) + "] = 0;");
+  for (int j = 0; j < vnd; ++j) {
+    const std::string js = str(j), ts = str(j + off);
+    const tensor::Dim& dv = L.in(0).shape()[static_cast<std::size_t>(j)];
+    const bool bcast = dv && *dv == 1;
+    const std::string cond = bcast ? "x0->shape[" + js + "] != 1 && x0->shape[" + js + "] != shp[" + ts + "]"
+                                   : "x0->shape[" + js + "] != shp[" + ts + "]";
+    w.line("if (" + cond + ") " +
+           L.fail_int(kErrShape, "the value cannot be broadcast to the requested shape: its dimension " + js +
+                                     " has size ",
+                      "x0->shape[" + js + "]",
+                      ", output dimension " + ts + " another" +
+                          (bcast ? std::string() : " (the dimension is not declared broadcastable)")));
+    w.line("vs[" + ts + "] = x0->shape[" + js + "] == 1 ? 0 : x0->strides[" + js + "];");
+  }
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
+  w.line(L.alloc(0));
+  L.need("theano_shape_copy", kCopySupport);
+  w.line("theano_shape_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " + str(nd) + ");");
+  w.line("return 0;");
+}
+
+// ---- ARange ------------------------------------------------------------------------
+
+void lower_arange(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  const std::string ot = c_type(od);
+  const bool int_start = int_like(L.in(0).dtype()), int_stop = int_like(L.in(1).dtype()),
+             int_step = int_like(L.in(2).dtype());
+  w.line("int64_t n;");
+  if (int_start && int_stop && int_step) {
+    // ceil((b - a) / s) == -floor((a - b) / s), in wrapping int64 as perform.
+    w.line("const int64_t a = " + read_elem(L, 0, "int64_t") + ", b = " + read_elem(L, 1, "int64_t") +
+           ", s = " + read_elem(L, 2, "int64_t") + ";");
+    w.line("if (s == 0) " + L.fail(kErrValue, "step must not be zero"));
+    w.line("const int64_t num = a - b;");
+    w.line("int64_t q;");
+    w.line("if (s == -1) q = (int64_t)((uint64_t)0 - (uint64_t)num);");
+    w.open("else");
+    w.line("q = num / s;");
+    w.line("if ((num % s != 0) && ((num < 0) != (s < 0))) --q;");
+    w.close();
+    w.line("const int64_t mq = (int64_t)((uint64_t)0 - (uint64_t)q);");
+    w.line("n = mq > 0 ? mq : 0;");
+  } else {
+    w.line("const double a = " + read_elem(L, 0, "double") + ", b = " + read_elem(L, 1, "double") +
+           ", s = " + read_elem(L, 2, "double") + ";");
+    w.line("if (s == 0) " + L.fail(kErrValue, "step must not be zero"));
+    w.line("const double q = (b - a) / s;");
+    w.line("const double nf = ceil(q);");
+    // isfinite through the bits (robust under -ffast-math).
+    w.line("uint64_t bits;");
+    w.line("__builtin_memcpy(&bits, &nf, 8);");
+    w.line("if (((bits >> 52) & 0x7ff) == 0x7ff) " + L.fail(kErrValue, "the range has no finite length"));
+    w.line("if (nf >= 9223372036854775807.0) " + L.fail(kErrValue, "the range is too long"));
+    w.line("n = nf > 0 ? (int64_t)nf : 0;");
+  }
+  w.line("o0->shape[0] = n;");
+  w.line(L.alloc(0));
+  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
+  if (int_start && int_step) {
+    w.line("const int64_t a0 = " + read_elem(L, 0, "int64_t") + ", s0 = " + read_elem(L, 2, "int64_t") + ";");
+    w.line("for (int64_t i = 0; i < n; ++i) p[i] = " + from_int64(od, "a0 + i * s0") + ";");
+  } else {
+    w.line("const double a0 = " + read_elem(L, 0, "double") + ", s0 = " + read_elem(L, 2, "double") + ";");
+    w.line("if (n == 0) return 0;");
+    w.line("p[0] = " + from_double(L, od, "a0") + ";");
+    w.line("if (n == 1) return 0;");
+    w.line("p[1] = " + from_double(L, od, "a0 + s0") + ";");
+    // Separate statements: no multiply-add contraction, which would round
+    // differently from perform.
+    if (is_float(od)) {
+      w.line("const " + ot + " first = p[0], delta = (" + ot + ")(p[1] - p[0]);");
+      w.open("for (int64_t i = 2; i < n; ++i)");
+      w.line("const " + ot + " step = (" + ot + ")i * delta;");
+      w.line("p[i] = (" + ot + ")(first + step);");
+      w.close();
+    } else {
+      w.open("for (int64_t i = 2; i < n; ++i)");
+      w.line("const double step = (double)i * s0;");
+      w.line("const double v = a0 + step;");
+      w.line("p[i] = " + from_double(L, od, "v") + ";");
+      w.close();
+    }
+  }
+  w.line("return 0;");
+}
+
+// ---- Eye ---------------------------------------------------------------------------
+
+void lower_eye(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  const std::string ot = c_type(od);
+  w.line("const int64_t n = " + read_elem(L, 0, "int64_t") + ", m = " + read_elem(L, 1, "int64_t") +
+         ", k = " + read_elem(L, 2, "int64_t") + ";");
+  w.line("if (n < 0) " + L.fail_int(kErrValue, "negative dimensions are not allowed (n=", "n", ")"));
+  w.line("if (m < 0) " + L.fail_int(kErrValue, "negative dimensions are not allowed (m=", "m", ")"));
+  w.line("o0->shape[0] = n;");
+  w.line("o0->shape[1] = m;");
+  w.line(L.alloc(0));
+  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
+  w.line("const int64_t total = n * m;");
+  w.line("for (int64_t i = 0; i < total; ++i) p[i] = (" + ot + ")0;");
+  w.open("for (int64_t i = 0; i < n; ++i)");
+  w.line("const int64_t j = i + k;");
+  w.line("if (j >= 0 && j < m) p[i * m + j] = (" + ot + ")1;");
+  w.close();
+  w.line("return 0;");
+}
+
+// ---- Assert, ZeroGrad / DisconnectedGrad -------------------------------------------
+
+void lower_assert(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Assert&>(*L.node.op());
+  CodeWriter& w = L.body;
+  for (int i = 1; i < L.nin(); ++i)
+    w.line("if (!(*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data != 0)) " + L.fail(kErrAssert, op.msg()));
+  emit_identity_view(L, 0, 0);
+  w.line("return 0;");
+}
+
+void lower_identity(NodeLowering& L) {
+  emit_identity_view(L, 0, 0);
+  L.body.line("return 0;");
+}
+
+/// The op type behind `make(x)` (the gradient stoppers are private classes of
+/// gradient/grad_ops.cpp, reachable only through an instance).
+std::type_index op_type_of(Var (*make)(const Var&)) {
+  Var x = tensor::TensorType::make(DType::Float64, {})->make_variable();
+  Var y = make(x);
+  THEANO_INTERNAL_CHECK(y.owner() != nullptr) << "expected an Apply node";
+  return std::type_index(typeid(*y.owner()->op()));
+}
+
+}  // namespace
+
+void add_shape_lowerings(LoweringTable& t) {
+  t[typeid(tensor::Shape)] = &lower_shape;
+  t[typeid(tensor::Shape_i)] = &lower_shape_i;
+  t[typeid(tensor::MakeVector)] = &lower_make_vector;
+  t[typeid(tensor::SpecifyShape)] = &lower_specify_shape;
+  t[typeid(tensor::Reshape)] = &lower_reshape;
+  t[typeid(tensor::Alloc)] = &lower_alloc;
+  t[typeid(tensor::ARange)] = &lower_arange;
+  t[typeid(tensor::Eye)] = &lower_eye;
+  t[typeid(tensor::Assert)] = &lower_assert;
+  t[op_type_of(&zero_grad)] = &lower_identity;
+  t[op_type_of(&disconnected_grad)] = &lower_identity;
+}
 
 }  // namespace theano::codegen::lower

@@ -1,9 +1,148 @@
-// Lowerings of the join ops (see lowering.h). Not written yet: ops without a
-// lowering are refused with MethodNotDefined by the cpp linker.
+// Lowerings of Join and Split (join.h; see lowering.h for the protocol).
+//
+// Join (numpy.concatenate along its `axis` prop, already normalized >= 0 by
+// make_node): sizes must match exactly off the axis (ShapeError otherwise, as
+// perform); the output dtype is the promotion of the inputs' dtypes (safe casts,
+// so plain C conversions match perform's assign). Each input is copied into its
+// slab of the output with a strided, converting copy.
+//
+// Split: the sizes are a run-time integer vector (any integer dtype) of
+// `len_splits` entries; negative sizes -> ValueError, a sum other than
+// x.shape[axis] -> ShapeError; outputs are views of x (declared in view_map).
 #include "lowering.h"
 
-namespace theano::codegen::lower {
+#include <theano/runtime/error.h>
+#include <theano/tensor/join.h>
+#include <theano/tensor/type.h>
 
-void add_join_lowerings(LoweringTable&) {}
+namespace theano::codegen::lower {
+namespace {
+
+/// `theano_join_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
+/// converts and copies the strided `src` block into the strided `dst` block of
+/// the same shape (byte strides). Size-1 dimensions are dropped and dimensions
+/// contiguous in both are merged first, so contiguous slabs copy in one flat loop.
+constexpr std::string_view kJoinCopySupport = R"(template <class D, class S>
+static void theano_join_copy_rec(char* pd, const int64_t* ds, const char* ps, const int64_t* ss,
+                                 const int64_t* shape, int64_t nd) {
+  if (nd == 0) {
+    *(D*)pd = (D) * (const S*)ps;
+    return;
+  }
+  const int64_t n = shape[0];
+  if (nd == 1) {
+    const int64_t a = ds[0], b = ss[0];
+    if (a == (int64_t)sizeof(D) && b == (int64_t)sizeof(S)) {
+      D* __restrict d = (D*)pd;
+      const S* __restrict s = (const S*)ps;
+      for (int64_t k = 0; k < n; ++k) d[k] = (D)s[k];
+    } else {
+      for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = (D) * (const S*)(ps + k * b);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    theano_join_copy_rec<D, S>(pd + i * ds[0], ds + 1, ps + i * ss[0], ss + 1, shape + 1, nd - 1);
+}
+template <class D, class S>
+static void theano_join_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
+                             int64_t nd) {
+  int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
+  int64_t m = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (shape[d] == 0) return;
+    if (shape[d] == 1) continue;
+    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
+      sh[m - 1] *= shape[d];
+      a[m - 1] = ds[d];
+      b[m - 1] = ss[d];
+    } else {
+      sh[m] = shape[d];
+      a[m] = ds[d];
+      b[m] = ss[d];
+      ++m;
+    }
+  }
+  theano_join_copy_rec<D, S>(pd, a, ps, b, sh, m);
+})";
+
+void lower_join(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Join&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const int nd = L.out(0).ndim();
+  const int axis = op.axis();
+  const std::string as = str(axis);
+  const int nin = L.nin();
+  w.line("int64_t total = x0->shape[" + as + "];");
+  for (int i = 1; i < nin; ++i) {
+    const std::string xi = L.x(i), is = str(i);
+    for (int d = 0; d < nd; ++d) {
+      if (d == axis) continue;
+      const std::string ds = str(d);
+      w.line("if (" + xi + "->shape[" + ds + "] != x0->shape[" + ds + "]) " +
+             L.fail_int(kErrShape,
+                        "all the input array dimensions except for the concatenation axis must match exactly, but "
+                        "along dimension " +
+                            ds + ", input 0 has size ",
+                        "x0->shape[" + ds + "]", " and input " + is + " another"));
+    }
+    w.line("total += " + xi + "->shape[" + as + "];");
+  }
+  for (int d = 0; d < nd; ++d)
+    w.line("o0->shape[" + str(d) + "] = " + (d == axis ? std::string("total") : "x0->shape[" + str(d) + "]") + ";");
+  w.line(L.alloc(0));
+  L.need("theano_join_copy", kJoinCopySupport);
+  w.line("int64_t off = 0;");
+  const std::string ot = L.out_ctype(0);
+  for (int i = 0; i < nin; ++i) {
+    const std::string xi = L.x(i);
+    w.line("theano_join_copy<" + ot + ", " + L.in_ctype(i) + ">(o0->data + off * o0->strides[" + as +
+           "], o0->strides, " + xi + "->data, " + xi + "->strides, " + xi + "->shape, " + str(nd) + ");");
+    if (i + 1 < nin) w.line("off += " + xi + "->shape[" + as + "];");
+  }
+  w.line("return 0;");
+}
+
+void lower_split(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Split&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const int n = op.len_splits();
+  const int axis = op.axis();
+  const std::string ns = str(n), as = str(axis);
+  const int nd = L.in(0).ndim();
+  w.line("if (x1->shape[0] != " + ns + ") " +
+         L.fail_int(kErrValue, "got ", "x1->shape[0]", " split sizes, expected " + ns));
+  w.line("int64_t sz[" + ns + "];");
+  w.line("int64_t total = 0;");
+  w.open("for (int64_t i = 0; i < " + ns + "; ++i)");
+  w.line("sz[i] = (int64_t)*(const " + L.in_ctype(1) + "*)(x1->data + i * x1->strides[0]);");
+  w.line("total += sz[i];");
+  w.close();
+  w.line("for (int64_t i = 0; i < " + ns + "; ++i) if (sz[i] < 0) " +
+         L.fail_int(kErrValue, "split sizes must be >= 0, got ", "sz[i]"));
+  w.line("if (total != x0->shape[" + as + "]) " +
+         L.fail_int(kErrShape, "the split sizes sum to ", "total",
+                    ", but dimension " + as + " of the input has another size"));
+  w.line("int64_t off = 0;");
+  for (int k = 0; k < n; ++k) {
+    const std::string o = L.o(k), ks = str(k);
+    w.line(o + "->data = x0->data + off * x0->strides[" + as + "];");
+    w.line(o + "->owner = x0->owner;");
+    for (int d = 0; d < nd; ++d) {
+      const std::string ds = str(d);
+      w.line(o + "->shape[" + ds + "] = " + (d == axis ? "sz[" + ks + "]" : "x0->shape[" + ds + "]") + ";");
+      w.line(o + "->strides[" + ds + "] = x0->strides[" + ds + "];");
+    }
+    if (k + 1 < n) w.line("off += sz[" + ks + "];");
+  }
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_join_lowerings(LoweringTable& t) {
+  t[typeid(tensor::Join)] = &lower_join;
+  t[typeid(tensor::Split)] = &lower_split;
+}
 
 }  // namespace theano::codegen::lower

@@ -11,6 +11,7 @@
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
+#include <theano/tensor/basic_ops.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -515,8 +516,8 @@ class CThunk final : public Thunk {
       switch (rc) {
         case lower::kErrShape: throw ShapeError(msg);
         case lower::kErrIndex: throw IndexError(msg);
-        case lower::kErrValue:
-        case lower::kErrAssert: throw ValueError(msg);
+        case lower::kErrValue: throw ValueError(msg);
+        case lower::kErrAssert: throw tensor::AssertionError(msg);
         default: throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
       }
     }

@@ -1,9 +1,381 @@
-// Lowerings of the reduction ops (see lowering.h). Not written yet: ops without a
-// lowering are refused with MethodNotDefined by the cpp linker.
+// Lowerings of the reduction ops: CAReduce (sum, prod, max, min, all, any,
+// mul_without_zeros over any axis subset) and ArgReduce (Argmax / Argmin). See
+// lowering.h for the node function protocol.
+//
+// Semantics follow CAReduce::perform / ArgReduce::perform: each element is
+// converted to the compute dtype (the accumulator dtype of sum/prod, bool for
+// all/any, the input dtype for max/min), folded from the identity, and the
+// result converted to the output dtype. Integer sums and products are folded in
+// 64-bit wrapping arithmetic and truncated to the compute dtype at the end
+// (the same value modulo 2^bits as perform's fold in that dtype); float32
+// sums and products accumulate in double (at least as accurate as perform's
+// float32 fold); bool folds become or/and. max/min propagate NaN; Argmax /
+// Argmin keep the first occurrence and let the first NaN win.
+//
+// Loops: when the input is C-contiguous and the reduced axes form one block
+// [a, b] (always true for one axis and for all axes), the input is seen as
+// (outer, group, inner):
+//  * inner == 1 (reduction over the trailing axes, or over everything): each
+//    output is a flat fold over `group` consecutive elements with 16
+//    independent accumulators, which the vectorizer turns into SIMD code
+//    without reassociating a single float sum;
+//  * inner > 1 (e.g. axis 0 of a matrix): chunks of columns are accumulated
+//    row by row into a small stack buffer (a contiguous, vectorizable inner
+//    loop; each column is still folded in perform's order).
+// Otherwise (strided, negatively strided or broadcast input, or several
+// non-adjacent axes) nested loops with byte strides walk the kept axes and,
+// inside, the reduced axes in C order.
 #include "lowering.h"
 
-namespace theano::codegen::lower {
+#include <theano/runtime/error.h>
+#include <theano/tensor/reduction.h>
+#include <theano/tensor/type.h>
 
-void add_reduction_lowerings(LoweringTable&) {}
+#include <algorithm>
+
+namespace theano::codegen::lower {
+namespace {
+
+enum class Kind { Add, Mul, Max, Min, And, Or, MulNoZeros };
+
+Kind kind_of(const Apply& node, const std::string& s) {
+  if (s == "add") return Kind::Add;
+  if (s == "mul") return Kind::Mul;
+  if (s == "maximum") return Kind::Max;
+  if (s == "minimum") return Kind::Min;
+  if (s == "and") return Kind::And;
+  if (s == "or") return Kind::Or;
+  if (s == "mul_without_zeros") return Kind::MulNoZeros;
+  refuse(node, " (unknown scalar op " + s + ")");
+}
+
+bool is_arith(Kind k) { return k == Kind::Add || k == Kind::Mul || k == Kind::MulNoZeros; }
+
+/// C literal of the smallest / largest value of `d` (infinities for floats).
+std::string lowest_of(DType d) {
+  switch (d) {
+    case DType::Bool: return "0";
+    case DType::Int8: return "(-128)";
+    case DType::Int16: return "(-32768)";
+    case DType::Int32: return "(-2147483647 - 1)";
+    case DType::Int64: return "(-9223372036854775807L - 1)";
+    case DType::UInt8:
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64: return "0";
+    case DType::Float32: return "(-__builtin_inff())";
+    case DType::Float64: return "(-__builtin_inf())";
+    default: break;
+  }
+  THEANO_INTERNAL_CHECK(false) << "lowest_of: unsupported dtype";
+  return "";
+}
+
+std::string highest_of(DType d) {
+  switch (d) {
+    case DType::Bool: return "1";
+    case DType::Int8: return "127";
+    case DType::Int16: return "32767";
+    case DType::Int32: return "2147483647";
+    case DType::Int64: return "9223372036854775807L";
+    case DType::UInt8: return "255";
+    case DType::UInt16: return "65535";
+    case DType::UInt32: return "4294967295U";
+    case DType::UInt64: return "18446744073709551615UL";
+    case DType::Float32: return "__builtin_inff()";
+    case DType::Float64: return "__builtin_inf()";
+    default: break;
+  }
+  THEANO_INTERNAL_CHECK(false) << "highest_of: unsupported dtype";
+  return "";
+}
+
+/// How a reduction node walks its input: the kept and reduced axes, and
+/// whether the reduced axes are one adjacent block (the fast paths' layout).
+struct Layout {
+  int nd = 0;
+  std::vector<int> kept, reduced;
+  bool block = false;
+  int first = 0, last = -1;  ///< the block is [first, last]; empty axes: [0, -1]
+};
+
+Layout layout_of(const NodeLowering& L, const std::vector<int>& axes) {
+  Layout l;
+  l.nd = L.in(0).ndim();
+  l.reduced = axes;
+  for (int d = 0; d < l.nd; ++d)
+    if (!std::binary_search(axes.begin(), axes.end(), d)) l.kept.push_back(d);
+  l.block = true;
+  for (std::size_t i = 1; i < axes.size(); ++i) l.block = l.block && axes[i] == axes[i - 1] + 1;
+  if (!axes.empty()) {
+    l.first = axes.front();
+    l.last = axes.back();
+  }
+  return l;
+}
+
+/// Emits the output shape, its allocation and the run-time sizes n_out, group,
+/// outer, inner (outer * inner == n_out when the axes form a block).
+void emit_sizes(NodeLowering& L, const Layout& l) {
+  CodeWriter& w = L.body;
+  for (std::size_t j = 0; j < l.kept.size(); ++j)
+    w.line("o0->shape[" + str(static_cast<std::int64_t>(j)) + "] = x0->shape[" + str(l.kept[j]) + "];");
+  w.line(L.alloc(0));
+  w.line("int64_t n_out = 1, group = 1, outer = 1, inner = 1;");
+  for (int d : l.kept) w.line("n_out *= x0->shape[" + str(d) + "];");
+  for (int d : l.reduced) w.line("group *= x0->shape[" + str(d) + "];");
+  for (int d = 0; d < l.first; ++d) w.line("outer *= x0->shape[" + str(d) + "];");
+  for (int d = l.last + 1; d < l.nd; ++d) w.line("inner *= x0->shape[" + str(d) + "];");
+  w.line("(void)outer; (void)inner;");
+}
+
+/// Opens the nested loops of the generic strided path: kept axes outside (in
+/// C order, matching the output's C order), `base` the byte address of the
+/// first reduced element. The caller folds `fold_stmt` over the reduced axes.
+void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt, const std::string& fold_stmt,
+                  const std::string& store_stmt) {
+  CodeWriter& w = L.body;
+  w.line("int64_t ko = 0;");
+  for (int d : l.kept) {
+    const std::string ds = str(d);
+    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
+  }
+  std::string base = "x0->data";
+  for (int d : l.kept) base += " + i" + str(d) + " * x0->strides[" + str(d) + "]";
+  w.line("const char* base = " + base + ";");
+  w.line(init_stmt);
+  for (int d : l.reduced) {
+    const std::string ds = str(d);
+    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
+  }
+  std::string at = "base";
+  for (int d : l.reduced) at += " + i" + str(d) + " * x0->strides[" + str(d) + "]";
+  w.line("const char* at = " + at + ";");
+  w.line(fold_stmt);
+  for (std::size_t i = 0; i < l.reduced.size(); ++i) w.close();
+  w.line(store_stmt);
+  w.line("++ko;");
+  for (std::size_t i = 0; i < l.kept.size(); ++i) w.close();
+}
+
+void lower_careduce(NodeLowering& L) {
+  const Apply& node = L.node;
+  const auto& op = static_cast<const tensor::CAReduce&>(*node.op());
+  const Kind kind = kind_of(node, op.scalar_op());
+  const DType in_dt = L.in(0).dtype();
+  const DType out_dt = L.out(0).dtype();
+  // The compute dtype of perform.
+  DType cd;
+  if (is_arith(kind)) {
+    cd = op.acc_dtype(in_dt);
+    if (cd == DType::Float16) cd = DType::Float32;
+  } else if (kind == Kind::And || kind == Kind::Or) {
+    cd = DType::Bool;
+  } else {
+    cd = in_dt;
+  }
+  if (!c_type(cd)) refuse(node, std::string(" (compute dtype ") + std::string(dtype_name(cd)) + ")");
+  const std::string in_t = c_type(in_dt), out_t = c_type(out_dt), cd_t = c_type(cd);
+  const bool cd_bool = cd == DType::Bool;
+
+  // Accumulator type, element conversion, fold, lane combination, identity.
+  std::string acc_t;
+  if (cd_bool) acc_t = "int";
+  else if (is_float(cd)) acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
+  else if (is_arith(kind)) acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
+  else acc_t = cd_t;
+  auto conv = [&](const std::string& v) {
+    return cd_bool ? "(int)((" + v + ") != 0)" : "(" + acc_t + ")(" + cd_t + ")(" + v + ")";
+  };
+  std::string fold, combine, init;  // fold/combine over a, v
+  switch (kind) {
+    case Kind::Add:
+      fold = combine = cd_bool ? "(a | v)" : "(a + v)";
+      init = "0";
+      break;
+    case Kind::Mul:
+      fold = combine = cd_bool ? "(a & v)" : "(a * v)";
+      init = "1";
+      break;
+    case Kind::MulNoZeros:
+      fold = "(v == 0 ? a : a * v)";
+      combine = "(a * v)";
+      init = "1";
+      break;
+    case Kind::And:
+      fold = combine = "(a & v)";
+      init = "1";
+      break;
+    case Kind::Or:
+      fold = combine = "(a | v)";
+      init = "0";
+      break;
+    case Kind::Max:
+      fold = combine = cd_bool ? "(a | v)" : "((v > a || v != v) ? v : a)";
+      init = lowest_of(cd);
+      break;
+    case Kind::Min:
+      fold = combine = cd_bool ? "(a & v)" : "((v < a || v != v) ? v : a)";
+      init = highest_of(cd);
+      break;
+  }
+  init = "(" + acc_t + ")" + init;
+  auto store = [&](const std::string& a) { return "(" + out_t + ")(" + cd_t + ")(" + a + ")"; };
+
+  // File-scope helpers: the fold, the lane combination and the flat fold.
+  CodeWriter& f = L.file;
+  const std::string fn = L.fn;
+  f.line("static inline " + acc_t + " " + fn + "_fold(" + acc_t + " a, " + acc_t + " v) { return " + fold + "; }");
+  f.line("static inline " + acc_t + " " + fn + "_combine(" + acc_t + " a, " + acc_t + " v) { return " + combine +
+         "; }");
+  f.line("static inline " + acc_t + " " + fn + "_conv(" + in_t + " v) { return " + conv("v") + "; }");
+  f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
+  f.open("static " + acc_t + " " + fn + "_flat(const " + in_t + "* __restrict p, int64_t n)");
+  f.line(acc_t + " r[16];");
+  f.line("for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
+  f.line("int64_t k = 0;");
+  f.open("for (; k + 16 <= n; k += 16)");
+  f.line("for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " + fn + "_conv(p[k + j]));");
+  f.close();
+  f.line("for (int w = 8; w >= 1; w /= 2)");
+  f.line("  for (int j = 0; j < w; ++j) r[j] = " + fn + "_combine(r[j], r[j + w]);");
+  f.line(acc_t + " a = r[0];");
+  f.line("for (; k < n; ++k) a = " + fn + "_fold(a, " + fn + "_conv(p[k]));");
+  f.line("return a;");
+  f.close();
+
+  const Layout l = layout_of(L, op.axes());
+  CodeWriter& w = L.body;
+  emit_sizes(L, l);
+  w.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
+  // Empty reduction: the identity, or an error for max/min.
+  w.open("if (group == 0)");
+  if (kind == Kind::Max || kind == Kind::Min) {
+    w.line("if (n_out > 0) " +
+           L.fail(kErrValue, "zero-size array to reduction operation " + op.scalar_op() + " which has no identity"));
+  }
+  w.line("for (int64_t k = 0; k < n_out; ++k) po[k] = " + store(init) + ";");
+  w.line("return 0;");
+  w.close();
+  w.line("if (n_out == 0) return 0;");
+  if (l.block) {
+    w.open("if (theano_c_contiguous(x0, " + str(static_cast<std::int64_t>(dtype_size(in_dt))) + "))");
+    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x0->data;");
+    w.open("if (inner == 1)");
+    w.line("for (int64_t o = 0; o < outer; ++o) po[o] = " + store(fn + "_flat(px + o * group, group)") + ";");
+    w.line("return 0;");
+    w.close();
+    // Columns: chunks of them accumulate row by row, in the output itself when
+    // the accumulator has the output's type, else in a stack buffer.
+    const bool in_place = acc_t == out_t;
+    w.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
+    if (!in_place) w.line(acc_t + " stack_acc[CH];");
+    w.open("for (int64_t o = 0; o < outer; ++o)");
+    w.open("for (int64_t j0 = 0; j0 < inner; j0 += CH)");
+    w.line("const int64_t m = inner - j0 < CH ? inner - j0 : CH;");
+    w.line(out_t + "* __restrict q = po + o * inner + j0;");
+    w.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
+    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
+    w.line("const " + in_t + "* __restrict row = px + o * group * inner + j0;");
+    w.open("for (int64_t g = 0; g < group; ++g, row += inner)");
+    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + fn + "_conv(row[j]));");
+    w.close();
+    if (!in_place) w.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
+    w.close();
+    w.close();
+    w.line("return 0;");
+    w.close();
+  }
+  emit_generic(L, l, acc_t + " a = " + init + ";",
+               "a = " + fn + "_fold(a, " + fn + "_conv(*(const " + in_t + "*)at));", "po[ko] = " + store("a") + ";");
+  w.line("return 0;");
+}
+
+void lower_argreduce(NodeLowering& L) {
+  const Apply& node = L.node;
+  const auto& op = static_cast<const tensor::ArgReduce&>(*node.op());
+  const DType in_dt = L.in(0).dtype();
+  const std::string in_t = c_type(in_dt);
+  const std::string name = op.is_max() ? "argmax" : "argmin";
+  const std::string cmp = op.is_max() ? ">" : "<";
+  const std::string fn = L.fn;
+  // better(best, v): the first NaN wins; otherwise a strict improvement.
+  CodeWriter& f = L.file;
+  f.line("static inline bool " + fn + "_better(" + in_t + " best, " + in_t + " v) { return best == best && (v != v || v " +
+         cmp + " best); }");
+  // Index of the extreme of n contiguous elements (n > 0), in two vectorizable
+  // passes: the extreme value (NaN propagating, 16 accumulators), then the first
+  // position holding it (the first NaN when it is NaN), as the sequential scan.
+  const bool fl = is_float(in_dt);
+  f.open("static int64_t " + fn + "_scan(const " + in_t + "* __restrict p, int64_t n)");
+  f.line(in_t + " r[16];");
+  f.line("for (int j = 0; j < 16; ++j) r[j] = p[0];");
+  f.line("int64_t k = 0;");
+  f.open("for (; k + 16 <= n; k += 16)");
+  f.line("for (int j = 0; j < 16; ++j) { const " + in_t + " v = p[k + j]; r[j] = (v " + cmp + " r[j]" +
+         (fl ? " || v != v" : "") + ") ? v : r[j]; }");
+  f.close();
+  f.line("for (int w = 8; w >= 1; w /= 2)");
+  f.line("  for (int j = 0; j < w; ++j) r[j] = (r[j + w] " + cmp + " r[j]" + (fl ? " || r[j + w] != r[j + w]" : "") +
+         ") ? r[j + w] : r[j];");
+  f.line(in_t + " m = r[0];");
+  f.line("for (; k < n; ++k) { const " + in_t + " v = p[k]; m = (v " + cmp + " m" + (fl ? " || v != v" : "") +
+         ") ? v : m; }");
+  if (fl) {
+    f.line("if (m != m) { for (k = 0; k < n; ++k) if (p[k] != p[k]) return k; }");
+  }
+  f.line("for (k = 0; k < n; ++k) if (p[k] == m) return k;");
+  f.line("return 0;");
+  f.close();
+
+  const Layout l = layout_of(L, op.axes());
+  CodeWriter& w = L.body;
+  emit_sizes(L, l);
+  w.line("int64_t* __restrict po = (int64_t*)o0->data;");
+  w.line("if (group == 0 && n_out > 0) " + L.fail(kErrValue, "attempt to get " + name + " of an empty sequence"));
+  w.line("if (n_out == 0) return 0;");
+  if (l.block) {
+    w.open("if (theano_c_contiguous(x0, " + str(static_cast<std::int64_t>(dtype_size(in_dt))) + "))");
+    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x0->data;");
+    w.open("if (inner == 1)");
+    w.line("for (int64_t o = 0; o < outer; ++o) po[o] = " + fn + "_scan(px + o * group, group);");
+    w.line("return 0;");
+    w.close();
+    // Columns: chunks of them are scanned row by row (contiguous loads).
+    w.line("enum { CH = 2048 };");
+    w.line(in_t + " best[CH];");
+    w.open("for (int64_t o = 0; o < outer; ++o)");
+    w.open("for (int64_t j0 = 0; j0 < inner; j0 += CH)");
+    w.line("const int64_t m = inner - j0 < CH ? inner - j0 : CH;");
+    w.line("const " + in_t + "* __restrict row = px + o * group * inner + j0;");
+    w.line("int64_t* __restrict q = po + o * inner + j0;");
+    w.line("for (int64_t j = 0; j < m; ++j) { best[j] = row[j]; q[j] = 0; }");
+    w.line("row += inner;");
+    w.open("for (int64_t g = 1; g < group; ++g, row += inner)");
+    w.open("for (int64_t j = 0; j < m; ++j)");
+    w.line("const " + in_t + " v = row[j];");
+    w.line("const bool b = " + fn + "_better(best[j], v);");
+    w.line("best[j] = b ? v : best[j];");
+    w.line("q[j] = b ? g : q[j];");
+    w.close();
+    w.close();
+    w.close();
+    w.close();
+    w.line("return 0;");
+    w.close();
+  }
+  emit_generic(L, l, in_t + " best = 0; int64_t bi = -1, j = 0;",
+               "{ const " + in_t + " v = *(const " + in_t + "*)at; if (bi < 0 || " + fn +
+                   "_better(best, v)) { best = v; bi = j; } ++j; }",
+               "po[ko] = bi;");
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_reduction_lowerings(LoweringTable& t) {
+  t[typeid(tensor::CAReduce)] = &lower_careduce;
+  t[typeid(tensor::ArgReduce)] = &lower_argreduce;
+}
 
 }  // namespace theano::codegen::lower

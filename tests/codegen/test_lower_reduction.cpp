@@ -1,0 +1,349 @@
+// Lowerings of CAReduce (sum, prod, max, min, all, any, prod_without_zeros)
+// and ArgReduce (argmax, argmin): generated code against perform.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/c_linker.h>
+#include <theano/fgraph/function_graph.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/reduction.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowering_test_util.h"
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using theano::codegen::CLinker;
+using theano::test::random_array;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+/// A tensor variable of `dtype` and rank `nd`, every dimension unknown.
+Var input(DType dtype, int nd, const std::string& name = "x") {
+  return tensor::tensor(dtype, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
+}
+
+Var careduce(const std::string& op, std::vector<int> axes, const Var& x, std::optional<DType> dtype = {},
+             std::optional<DType> acc = {}) {
+  return OpPtr(new CAReduce(op, std::move(axes), dtype, acc))->make_node({x})->output(0);
+}
+
+Var argreduce(bool is_max, std::vector<int> axes, const Var& x) {
+  return OpPtr(new ArgReduce(is_max, std::move(axes)))->make_node({x})->output(0);
+}
+
+/// Compiles `outs` once with the cpp linker (no perform fallback: the ops must
+/// be lowered) and compares it with perform on each set of values, contiguous
+/// and strided.
+void check_sets(const std::vector<Var>& ins, const std::vector<Var>& outs,
+                const std::vector<std::vector<NDArray>>& sets, double rtol = 0) {
+  auto fg = std::make_shared<FunctionGraph>(ins, outs);
+  auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    CAPTURE(k);
+    {
+      INFO("contiguous inputs");
+      test::compare_thunks(fg, *cpp, sets[k], rtol);
+    }
+    std::vector<NDArray> strided;
+    for (const NDArray& v : sets[k]) strided.push_back(test::strided_copy(v));
+    INFO("strided inputs");
+    test::compare_thunks(fg, *cpp, strided, rtol);
+  }
+}
+
+/// check_sets with one set of values.
+void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
+           double rtol = 0) {
+  check_sets(ins, outs, {values}, rtol);
+}
+
+/// Every subset of {0, ..., nd-1} (sorted).
+std::vector<std::vector<int>> all_axis_sets(int nd) {
+  std::vector<std::vector<int>> r;
+  for (int m = 0; m < (1 << nd); ++m) {
+    std::vector<int> a;
+    for (int d = 0; d < nd; ++d)
+      if (m & (1 << d)) a.push_back(d);
+    r.push_back(a);
+  }
+  return r;
+}
+
+/// Test shapes of rank 0..4 (with empty dimensions when `with_empty`); the
+/// larger ones exercise the fast paths' 16-accumulator and column-chunk loops.
+std::vector<std::vector<Shape>> shapes_by_rank(bool with_empty) {
+  std::vector<std::vector<Shape>> r = {
+      {Shape{}},
+      {Shape{5}, Shape{1}, Shape{100}, Shape{33}},
+      {Shape{3, 4}, Shape{1, 7}, Shape{7, 1}, Shape{37, 41}, Shape{5, 600}, Shape{600, 5}, Shape{3, 1100}, Shape{3, 5000}},
+      {Shape{2, 3, 4}, Shape{4, 1, 300}, Shape{3, 40, 20}},
+      {Shape{2, 3, 2, 5}, Shape{3, 1, 4, 20}},
+  };
+  if (with_empty) {
+    r[1].insert(r[1].begin() + 1, Shape{0});
+    r[2].insert(r[2].begin() + 1, Shape{0, 3});
+    r[2].insert(r[2].begin() + 3, Shape{3, 0});
+    r[3].insert(r[3].begin() + 1, Shape{2, 0, 3});
+    r[4].insert(r[4].begin() + 1, Shape{2, 3, 0, 1});
+  }
+  return r;
+}
+
+std::size_t max_count(const std::vector<std::vector<Shape>>& shapes) {
+  std::size_t n = 0;
+  for (const auto& s : shapes) n = std::max(n, s.size());
+  return n;
+}
+
+/// Value range for an op and dtype (keeps products finite and all/any mixed).
+std::pair<double, double> range_for(const std::string& op, DType dt) {
+  if (dt == DType::Bool) return {0, 2};
+  if (op == "mul" || op == "mul_without_zeros") return is_float(dt) ? std::pair{0.9, 1.1} : std::pair{-3.0, 4.0};
+  if (op == "and" || op == "or") return is_float(dt) ? std::pair{0.0, 1.0} : std::pair{0.0, 1.3};
+  if (op == "add") return is_float(dt) ? std::pair{0.5, 2.0} : std::pair{-50.0, 50.0};
+  return is_float(dt) ? std::pair{-10.0, 10.0} : std::pair{-100.0, 100.0};
+}
+
+/// For float and/or tests: exact zeros in some places.
+NDArray with_zeros(std::mt19937_64& rng, NDArray a) {
+  if (!is_float(a.dtype()) || a.size() == 0) return a;
+  NDArray f = a.astype(DType::Float64);
+  double* p = f.data_as<double>();
+  for (std::int64_t k = 0; k < f.size(); ++k)
+    if (rng() % 3 == 0) p[k] = 0;
+  return f.astype(a.dtype());
+}
+
+}  // namespace
+
+TEST_SUITE("lower reduction") {
+  TEST_CASE("CAReduce: every scalar op, dtype, shape and axis subset") {
+    std::mt19937_64 rng(11);
+    const char* ops[] = {"add", "mul", "maximum", "minimum", "and", "or", "mul_without_zeros"};
+    for (const char* op : ops) {
+      CAPTURE(op);
+      const bool no_identity = std::string(op) == "maximum" || std::string(op) == "minimum";
+      for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Int8, DType::UInt16, DType::Bool}) {
+        CAPTURE(dtype_name(dt));
+        // Inputs of rank 0..4, each reduced over every subset of its axes.
+        std::vector<Var> ins, outs;
+        for (int nd = 0; nd <= 4; ++nd) {
+          ins.push_back(input(dt, nd, "x" + std::to_string(nd)));
+          for (const auto& axes : all_axis_sets(nd)) outs.push_back(careduce(op, axes, ins.back()));
+        }
+        // max/min of an empty reduction raise (tested below): non-empty shapes only.
+        const auto shapes = shapes_by_rank(!no_identity);
+        const auto [lo, hi] = range_for(op, dt);
+        std::vector<std::vector<NDArray>> sets;
+        for (std::size_t k = 0; k < max_count(shapes); ++k) {
+          std::vector<NDArray> set;
+          for (int nd = 0; nd <= 4; ++nd) {
+            const auto& opts = shapes[static_cast<std::size_t>(nd)];
+            NDArray v = random_array(rng, opts[k % opts.size()], dt, lo, hi);
+            if (std::string(op) == "and" || std::string(op) == "or") v = with_zeros(rng, v);
+            set.push_back(v);
+          }
+          sets.push_back(set);
+        }
+        check_sets(ins, outs, sets);
+      }
+    }
+  }
+
+  TEST_CASE("CAReduce: sums and products of empty axes give the identity") {
+    std::mt19937_64 rng(3);
+    for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {
+      Var x = input(dt, 3);
+      std::vector<Var> outs;
+      for (const char* op : {"add", "mul", "and", "or", "mul_without_zeros"})
+        for (const auto& axes : all_axis_sets(3)) outs.push_back(careduce(op, axes, x));
+      for (const Shape& s : {Shape{0, 3, 4}, Shape{2, 0, 4}, Shape{2, 3, 0}, Shape{0, 0, 0}})
+        check({x}, outs, {random_array(rng, s, dt, 0, 3)});
+    }
+  }
+
+  TEST_CASE("CAReduce: max/min over an empty axis is a ValueError naming the op; kept empty axes are fine") {
+    for (const char* op : {"maximum", "minimum"}) {
+      Var x = input(DType::Float64, 2);
+      Var y = careduce(op, {0}, x);
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, std::vector<Var>{y});
+      auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+      std::vector<NDArray> out(1);
+      const std::vector<NDArray> bad{NDArray::zeros({0, 3})};
+      CHECK_THROWS_AS(cpp->run(bad, out), ValueError);
+      const std::string msg = test::error_of([&] { cpp->run(bad, out); });
+      CHECK(msg.find(std::string(op) == "maximum" ? "Max{axes=(0,)}" : "Min{axes=(0,)}") != std::string::npos);
+      CHECK(msg.find("no identity") != std::string::npos);
+      CHECK(msg.find("(0, 3)") != std::string::npos);
+      // The output is empty: no error, as perform.
+      check({x}, {y}, {NDArray::zeros({3, 0})});
+      // And the thunk still works.
+      const std::vector<NDArray> ok{NDArray::ones({2, 3})};
+      cpp->run(ok, out);
+      CHECK(out[0].shape() == Shape{3});
+    }
+  }
+
+  TEST_CASE("CAReduce: NaN propagates through max and min; infinities") {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      Var x = input(dt, 2);
+      std::vector<Var> outs;
+      for (const char* op : {"maximum", "minimum", "add", "and", "or"})
+        for (const auto& axes : all_axis_sets(2)) outs.push_back(careduce(op, axes, x));
+      NDArray v = NDArray::from_list<double>({1, nan, -3, 2, -inf, 4, 5, 6, inf, 0, 0, 0}).reshape({4, 3});
+      check({x}, outs, {v.astype(dt)});
+      // Long rows (the 16-accumulator flat fold) with a NaN in the middle / at the end.
+      std::mt19937_64 rng(5);
+      NDArray w = random_array(rng, {3, 70}, DType::Float64, -5, 5);
+      w.data_as<double>()[33] = nan;
+      w.data_as<double>()[3 * 70 - 1] = nan;
+      check({x}, outs, {w.astype(dt)});
+    }
+  }
+
+  TEST_CASE("CAReduce: dtype and acc_dtype variants, integer wrap-around") {
+    std::mt19937_64 rng(17);
+    struct Case {
+      const char* op;
+      DType in;
+      std::optional<DType> dtype, acc;
+      double lo, hi;
+    };
+    const Case cases[] = {
+        {"add", DType::Int8, DType::Int8, {}, -120, 120},          // wraps in int8
+        {"add", DType::Int8, {}, {}, -120, 120},                   // int64 output
+        {"add", DType::UInt8, {}, {}, 0, 250},                     // uint64 output
+        {"add", DType::Bool, {}, {}, 0, 2},                        // int64 count
+        {"add", DType::Bool, DType::Bool, {}, 0, 2},               // or
+        {"mul", DType::Bool, DType::Bool, {}, 0, 2},               // and
+        {"add", DType::Int64, DType::Int16, {}, -30000, 30000},    // wraps in int16
+        {"mul", DType::Int32, {}, {}, -9, 9},                      // int64 products, wraps
+        {"mul", DType::Int16, DType::Int16, {}, -9, 9},            // wraps in int16
+        {"mul_without_zeros", DType::Int64, DType::Int8, {}, -300, 300},  // zero test after the int8 cast
+        {"add", DType::Float32, {}, DType::Float64, 0.5, 2},       // float64 accumulator
+        {"add", DType::Float64, DType::Float32, {}, 0.5, 2},       // float32 output and accumulator
+        {"add", DType::Float64, DType::Float64, DType::Float32, 0.5, 2},  // float32 accumulator
+        {"add", DType::Int32, DType::Float64, {}, -100, 100},      // int -> float64
+        {"add", DType::Float64, {}, DType::Int64, -100, 100},      // float values truncated to int64
+        {"mul", DType::Float32, DType::Float64, {}, 0.9, 1.1},
+        {"add", DType::UInt64, {}, {}, 0, 1e18},                   // uint64 wraps
+    };
+    for (const Case& c : cases) {
+      CAPTURE(c.op);
+      CAPTURE(dtype_name(c.in));
+      CAPTURE(c.dtype ? dtype_name(*c.dtype) : "default");
+      CAPTURE(c.acc ? dtype_name(*c.acc) : "default");
+      Var x = input(c.in, 2);
+      std::vector<Var> outs;
+      for (const auto& axes : all_axis_sets(2)) outs.push_back(careduce(c.op, axes, x, c.dtype, c.acc));
+      for (const Shape& s : {Shape{4, 5}, Shape{50, 40}, Shape{3, 300}, Shape{0, 2}, Shape{1, 1}})
+        check({x}, outs, {random_array(rng, s, c.in, c.lo, c.hi)}, is_float(c.in) ? 1e-5 : 0);
+    }
+  }
+
+  TEST_CASE("CAReduce: the graph helpers with keepdims, and broadcast (stride 0) inputs") {
+    std::mt19937_64 rng(23);
+    for (DType dt : {DType::Float64, DType::Float32, DType::Int32}) {
+      Var x = input(dt, 3);
+      const std::vector<Var> outs{sum(x, {0, 2}, true), prod(x, 1, true), tensor::max(x, {}, true),
+                                  tensor::min(x, 2, true), all_(x, 0, true), any_(x, {1, 2}, true),
+                                  sum(x, {}, true),      mean(x, {0, 1}, true)};
+      for (const Shape& s : {Shape{2, 3, 4}, Shape{1, 5, 1}, Shape{4, 1, 30}})
+        check({x}, outs, {random_array(rng, s, dt, is_float(dt) ? 0.9 : -3, is_float(dt) ? 1.1 : 4)});
+    }
+    // A broadcast input (stride 0 in dimension 0).
+    Var x = input(DType::Float64, 2);
+    const std::vector<Var> outs{sum(x, 0), sum(x, 1), tensor::max(x), prod(x, 0), argmax(x, 0), argmin(x, 1)};
+    NDArray row = random_array(rng, {1, 6}, DType::Float64, 0.5, 1.5);
+    NDArray b = NDArray::from_strided(row.owner(), row.data(), DType::Float64, {5, 6}, {0, 8});
+    check({x}, outs, {b});
+  }
+
+  TEST_CASE("CAReduce and ArgReduce: rows wider than the column chunks") {
+    std::mt19937_64 rng(37);
+    for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {
+      Var x = input(dt, 3);
+      const std::vector<Var> outs{careduce("add", {0}, x), careduce("maximum", {0, 1}, x), careduce("mul", {1}, x),
+                                  argreduce(true, {0}, x), argreduce(false, {0, 1}, x)};
+      check_sets({x}, outs,
+                 {{random_array(rng, {3, 1, 9000}, dt, 0.9, 1.1)}, {random_array(rng, {2, 2, 17000}, dt, -3, 3)}});
+    }
+  }
+
+  TEST_CASE("ArgReduce: argmax / argmin over every axis subset, dtypes, ties") {
+    std::mt19937_64 rng(29);
+    for (bool is_max : {true, false}) {
+      CAPTURE(is_max);
+      for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::UInt8, DType::Bool}) {
+        CAPTURE(dtype_name(dt));
+        std::vector<Var> ins, outs;
+        for (int nd = 0; nd <= 4; ++nd) {
+          ins.push_back(input(dt, nd, "x" + std::to_string(nd)));
+          for (const auto& axes : all_axis_sets(nd)) outs.push_back(argreduce(is_max, axes, ins.back()));
+        }
+        const auto shapes = shapes_by_rank(false);  // empty sequences: tested below
+        std::vector<std::vector<NDArray>> sets;
+        for (std::size_t k = 0; k < max_count(shapes); ++k) {
+          std::vector<NDArray> set;
+          for (int nd = 0; nd <= 4; ++nd) {
+            const auto& opts = shapes[static_cast<std::size_t>(nd)];
+            // Few distinct values: many ties (the first occurrence wins).
+            const bool fl = is_float(dt);
+            NDArray v = random_array(rng, opts[k % opts.size()], dt, fl ? -3 : 0, fl ? 3 : 5);
+            if (fl) v = v.astype(DType::Int64).astype(dt);
+            set.push_back(v);
+          }
+          sets.push_back(set);
+        }
+        check_sets(ins, outs, sets);
+      }
+    }
+  }
+
+  TEST_CASE("ArgReduce: NaN wins (first one), helpers with keepdims") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      Var x = input(dt, 2);
+      std::vector<Var> outs{argmax(x), argmin(x), argmax(x, 0), argmin(x, 0), argmax(x, 1, true), argmin(x, -1, true)};
+      NDArray v = NDArray::from_list<double>({1, nan, 3, 2, 7, nan, 5, 6, 0, nan, 9, 4}).reshape({3, 4});
+      check({x}, outs, {v.astype(dt)});
+      std::mt19937_64 rng(31);
+      NDArray w = random_array(rng, {20, 300}, DType::Float64, -5, 5);
+      w.data_as<double>()[2 * 300 + 7] = nan;
+      w.data_as<double>()[2 * 300 + 200] = nan;
+      w.data_as<double>()[15 * 300 + 7] = nan;
+      check({x}, outs, {w.astype(dt)});
+    }
+  }
+
+  TEST_CASE("ArgReduce: an empty sequence is a ValueError naming the op") {
+    for (bool is_max : {true, false}) {
+      Var x = input(DType::Float64, 2);
+      Var y = argreduce(is_max, {1}, x);
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, std::vector<Var>{y});
+      auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+      std::vector<NDArray> out(1);
+      const std::vector<NDArray> bad{NDArray::zeros({3, 0})};
+      CHECK_THROWS_AS(cpp->run(bad, out), ValueError);
+      const std::string msg = test::error_of([&] { cpp->run(bad, out); });
+      CHECK(msg.find(is_max ? "Argmax" : "Argmin") != std::string::npos);
+      CHECK(msg.find("empty sequence") != std::string::npos);
+      // Empty output: fine.
+      check({x}, {y}, {NDArray::zeros({0, 4})});
+    }
+  }
+}

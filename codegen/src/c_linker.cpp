@@ -517,7 +517,7 @@ class CThunk final : public Thunk {
         case lower::kErrShape: throw ShapeError(msg);
         case lower::kErrIndex: throw IndexError(msg);
         case lower::kErrValue: throw ValueError(msg);
-        case lower::kErrAssert: throw tensor::AssertionError(msg);
+        case lower::kErrAssert: throw AssertionError(msg);
         default: throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
       }
     }

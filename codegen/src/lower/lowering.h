@@ -48,7 +48,7 @@ enum ErrorCode : int {
   kErrShape = 1,   ///< ShapeError
   kErrValue = 2,   ///< ValueError (includes failed allocation)
   kErrIndex = 3,   ///< IndexError
-  kErrAssert = 4,  ///< tensor::AssertionError (a ValueError) from a failed Assert
+  kErrAssert = 4,  ///< AssertionError (a ValueError) from a failed Assert
   kErrHost = 5,    ///< an exception from a host callback (perform fallback), rethrown as it was
 };
 

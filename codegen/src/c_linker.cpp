@@ -339,7 +339,21 @@ TheanoArray describe(const NDArray& a, std::int64_t owner) {
 struct Workspace {
   std::vector<std::shared_ptr<std::byte[]>> slot_buffers;
   std::vector<std::size_t> slot_bytes;
-  std::vector<NDArray> table;  // inputs, constants, then allocations (by owner index)
+  // Arrays by `owner` index: inputs and constants (not copied: pointers to the
+  // caller's arrays), then the arrays allocated during the call.
+  std::vector<const NDArray*> refs;
+  std::vector<NDArray> allocs;
+  std::vector<NDArray> input_copies;  // protected inputs an op overwrites
+  std::int64_t next_owner() const { return static_cast<std::int64_t>(refs.size() + allocs.size()); }
+  const NDArray& owner_array(std::int64_t owner) const {
+    const auto o = static_cast<std::size_t>(owner);
+    return o < refs.size() ? *refs[o] : allocs[o - refs.size()];
+  }
+  void clear() {
+    refs.clear();
+    allocs.clear();
+    input_copies.clear();
+  }
   std::vector<TheanoArray> in_desc, out_desc;
   std::vector<TheanoArray> vars;  // OpWise: node outputs
   const std::vector<const Apply*>* fallback = nullptr;  // the thunk's perform-fallback nodes
@@ -348,9 +362,8 @@ struct Workspace {
 
 /// The NDArray a generated-code array stands for (a view into its owner's buffer).
 NDArray as_ndarray(const Workspace& ws, const TheanoArray& a) {
-  THEANO_INTERNAL_CHECK(a.owner >= 0 && static_cast<std::size_t>(a.owner) < ws.table.size())
-      << "generated code passed an array with no owner";
-  const NDArray& base = ws.table[static_cast<std::size_t>(a.owner)];
+  THEANO_INTERNAL_CHECK(a.owner >= 0 && a.owner < ws.next_owner()) << "generated code passed an array with no owner";
+  const NDArray& base = ws.owner_array(a.owner);
   const auto nd = static_cast<std::size_t>(a.ndim);
   if (a.data == static_cast<const char*>(base.data()) && static_cast<DType>(a.dtype) == base.dtype() &&
       std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
@@ -375,12 +388,12 @@ int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, T
       THEANO_INTERNAL_CHECK(v.defined() && v.dtype() == t->dtype() && v.ndim() == t->ndim())
           << node.op()->name() << ".perform returned a value that does not match output " << k << "'s type "
           << t->str();
-      const TheanoArray desc = describe(v, static_cast<std::int64_t>(ws->table.size()));
+      const TheanoArray desc = describe(v, ws->next_owner());
       std::copy(std::begin(desc.shape), std::end(desc.shape), d.shape);
       std::copy(std::begin(desc.strides), std::end(desc.strides), d.strides);
       d.data = desc.data;
       d.owner = desc.owner;
-      ws->table.push_back(std::move(v));
+      ws->allocs.push_back(std::move(v));
     }
     return 0;
   } catch (...) {
@@ -420,8 +433,8 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     }
     a->data = static_cast<char*>(arr.data());
     for (int i = 0; i < a->ndim; ++i) a->strides[i] = arr.strides()[static_cast<std::size_t>(i)];
-    a->owner = static_cast<std::int64_t>(ws->table.size());
-    ws->table.push_back(std::move(arr));
+    a->owner = ws->next_owner();
+    ws->allocs.push_back(std::move(arr));
     return 0;
   } catch (...) {
     return 1;
@@ -487,20 +500,24 @@ class CThunk final : public Thunk {
       std::unique_ptr<Workspace>& ws;
       ~Release() { self->release(std::move(ws)); }
     } release{this, ws};
-    ws->table.clear();
+    ws->clear();
     ws->in_desc.resize(inputs.size());
     ws->out_desc.resize(outputs.size());
+    ws->input_copies.reserve(copy_inputs_.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const TensorType& t = *in_types_[i];
       THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
                         TypeError)
           << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a " << t.str() << " value";
-      ws->table.push_back(inputs[i]);
+      ws->refs.push_back(&inputs[i]);
     }
-    for (std::size_t i : copy_inputs_) ws->table[i] = ws->table[i].copy();  // protected, overwritten in place
+    for (std::size_t i : copy_inputs_) {  // protected, overwritten in place: work on a copy
+      ws->input_copies.push_back(inputs[i].copy());
+      ws->refs[i] = &ws->input_copies.back();
+    }
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      ws->in_desc[i] = describe(ws->table[i], static_cast<std::int64_t>(i));
-    for (const NDArray& c : constants_) ws->table.push_back(c);
+      ws->in_desc[i] = describe(*ws->refs[i], static_cast<std::int64_t>(i));
+    for (const NDArray& c : constants_) ws->refs.push_back(&c);
     char error[2048];
     error[0] = 0;
     TheanoContext ctx{ws->in_desc.data(), ws->out_desc.data(), const_desc_.data(), ws.get(), &host_alloc,
@@ -508,7 +525,7 @@ class CThunk final : public Thunk {
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
-      ws->table.clear();
+      ws->clear();
       if (rc == lower::kErrHost && ws->host_error) {
         std::exception_ptr e = std::exchange(ws->host_error, nullptr);
         std::rethrow_exception(e);
@@ -522,7 +539,7 @@ class CThunk final : public Thunk {
       }
     }
     for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
-    ws->table.clear();
+    ws->clear();
   }
 
  private:
@@ -565,7 +582,8 @@ class CThunk final : public Thunk {
     auto ws = std::make_unique<Workspace>();
     ws->slot_buffers.resize(nslots_);
     ws->slot_bytes.assign(nslots_, 0);
-    ws->table.reserve(in_types_.size() + constants_.size() + 16);
+    ws->refs.reserve(in_types_.size() + constants_.size());
+    ws->allocs.reserve(16);
     ws->fallback = &fallback_;
     return ws;
   }

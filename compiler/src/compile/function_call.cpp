@@ -4,6 +4,7 @@
 /// outputs, and writing updates back after the whole graph ran.
 #include <chrono>
 #include <mutex>
+#include <span>
 #include <sstream>
 
 #include "function_impl.h"
@@ -22,7 +23,7 @@ bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
 }
 
 std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
-                                    std::vector<NDArray> args) {
+                                    std::span<const NDArray> args) {
   // args: one (unfiltered) value per explicit input.
   std::vector<NDArray> in_values;
   in_values.reserve(args.size() + shared.size());
@@ -48,40 +49,46 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std
 
   // Update values must not keep a caller's array (unless In::borrow) or a
   // constant's buffer.
-  std::vector<NDArray> not_ours = f.constants;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (!f.ins[i].borrow) not_ours.push_back(in_values[i]), not_ours.push_back(args[i]);
+  const std::size_t n_args = args.size();
+  auto not_ours = [&](const NDArray& v) {
+    if (aliases_any(v, f.constants)) return true;
+    for (std::size_t i = 0; i < n_args; ++i)
+      if (!f.ins[i].borrow && v.defined() && (v.shares_buffer(in_values[i]) || v.shares_buffer(args[i])))
+        return true;
+    return false;
+  };
   std::vector<NDArray> new_values;
+  new_values.reserve(f.updates.size());
   for (std::size_t k = 0; k < f.updates.size(); ++k) {
-    NDArray v = results[n_out + k];
-    if (aliases_any(v, not_ours)) v = v.copy();
-    new_values.push_back(v);
+    NDArray v = std::move(results[n_out + k]);
+    if (not_ours(v)) v = v.copy();
+    new_values.push_back(std::move(v));
   }
 
-  // Outputs: fresh arrays unless borrowed.
-  std::vector<NDArray> protect = in_values;
-  protect.insert(protect.end(), args.begin(), args.end());
-  protect.insert(protect.end(), f.constants.begin(), f.constants.end());
-  protect.insert(protect.end(), new_values.begin(), new_values.end());
-  std::vector<NDArray> outputs;
-  outputs.reserve(n_out);
+  // Outputs: fresh arrays unless borrowed; a non-borrowed output aliases no
+  // argument, input value, constant, new shared value or earlier output.
+  results.resize(n_out);
   for (std::size_t i = 0; i < n_out; ++i) {
-    NDArray v = results[i];
-    if (!f.out_borrow[i] && (aliases_any(v, protect) || aliases_any(v, outputs))) v = v.copy();
-    outputs.push_back(v);
+    if (f.out_borrow[i]) continue;
+    NDArray& v = results[i];
+    if (!v.defined()) continue;
+    bool alias = aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values);
+    for (std::size_t j = 0; j < n_args && !alias; ++j) alias = v.shares_buffer(args[j]);
+    for (std::size_t j = 0; j < i && !alias; ++j) alias = results[j].defined() && v.shares_buffer(results[j]);
+    if (alias) v = v.copy();
   }
 
   // Every update read the old values; write them all now.
   for (std::size_t k = 0; k < f.updates.size(); ++k)
-    shared[static_cast<std::size_t>(f.update_target[k])]->value = new_values[k];
-  return outputs;
+    shared[static_cast<std::size_t>(f.update_target[k])]->value = std::move(new_values[k]);
+  return results;
 }
 
 std::vector<NDArray> run(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
-                         std::vector<NDArray> args) {
-  if (!f.profile) return run_unprofiled(f, shared, std::move(args));
+                         std::span<const NDArray> args) {
+  if (!f.profile) return run_unprofiled(f, shared, args);
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<NDArray> r = run_unprofiled(f, shared, std::move(args));
+  std::vector<NDArray> r = run_unprofiled(f, shared, args);
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard<std::mutex> lock(f.profile_mutex);
   ++f.calls;
@@ -113,9 +120,10 @@ std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) cons
     }
     throw TypeError(os.str());
   }
+  if (args.size() == n) return run(f, shared_, args);
   std::vector<NDArray> full(args);
   for (std::size_t i = args.size(); i < n; ++i) full.push_back(defaults_[i]->value);
-  return run(f, shared_, std::move(full));
+  return run(f, shared_, full);
 }
 
 std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
@@ -147,7 +155,7 @@ std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDA
         << f.what() << ": missing required input \"" << f.ins[i].name << "\" (position " << i << ")";
     full[i] = defaults_[i]->value;
   }
-  return run(f, shared_, std::move(full));
+  return run(f, shared_, full);
 }
 
 Function Function::copy(bool share_memory) const {

@@ -1,9 +1,421 @@
-// Lowerings of the blas ops (see lowering.h). Not written yet: ops without a
-// lowering are refused with MethodNotDefined by the cpp linker.
+// Lowerings of the BLAS ops (see lowering.h): Dot (vector/matrix in every
+// combination, any dtypes), Dot22, Gemm, Gemv and Ger, following the performs
+// in compiler/src/tensor/blas/ (blas_kernels.cpp holds the numeric rules).
+//
+// float32/float64 operands of the output's dtype go to OpenBLAS through the
+// prelude's cblas_* prototypes when their layouts allow it (row-major CBLAS:
+// an m x k operand with element strides (s0, s1) is passed as is when s1 == 1
+// and s0 >= k, with CblasTrans when s0 == 1 and s1 >= m; vectors need a
+// positive increment; a column-major output is handled by computing its
+// transpose). Other layouts (negative, zero or non-unit inner strides) use
+// plain loops with a double accumulator, as generated code has no scratch
+// allocator for a contiguous copy; they agree with perform within rounding.
+// Integer and bool Dot use exact loops (wrapping like perform's add_wrap /
+// mul_wrap, computed in uint64_t and truncated). Special cases as in perform:
+// alpha == 0 or an empty inner dimension only scales by beta, and beta == 0
+// never reads the old values. An inplace op whose other operand overlaps the
+// destroyed one copies that operand first (perform's `unaliased`), into a
+// buffer from the host allocator.
 #include "lowering.h"
 
-namespace theano::codegen::lower {
+#include <theano/tensor/blas.h>
+#include <theano/tensor/type.h>
 
-void add_blas_lowerings(LoweringTable&) {}
+#include <cstdint>
+#include <string>
+
+namespace theano::codegen::lower {
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+constexpr std::string_view kLayout = R"(// Row-major CBLAS form of an m x k operand with byte strides (s0, s1):
+// 1 with *trans and *ld set when BLAS can read it in place, else 0.
+static inline int theano_blas_matrix(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
+                                     int* ld) {
+  const int64_t big = 2147483647;
+  if (m > big || k > big || s0 % item != 0 || s1 % item != 0) return 0;
+  s0 /= item;
+  s1 /= item;
+  const int64_t k1 = k > 1 ? k : 1, m1 = m > 1 ? m : 1;
+  if ((k <= 1 || s1 == 1) && (m <= 1 || s0 >= k1)) {
+    const int64_t l = m <= 1 ? k1 : s0;
+    if (l > big) return 0;
+    *trans = CblasNoTrans;
+    *ld = (int)l;
+    return 1;
+  }
+  if ((m <= 1 || s0 == 1) && (k <= 1 || s1 >= m1)) {
+    const int64_t l = k <= 1 ? m1 : s1;
+    if (l > big) return 0;
+    *trans = CblasTrans;
+    *ld = (int)l;
+    return 1;
+  }
+  return 0;
+}
+// A vector of n elements with byte stride s: 1 with *inc set when BLAS can read it.
+static inline int theano_blas_vector(int64_t n, int64_t s, int64_t item, int* inc) {
+  if (n > 2147483647) return 0;
+  if (n <= 1) {
+    *inc = 1;
+    return 1;
+  }
+  if (s <= 0 || s % item != 0 || s / item > 2147483647) return 0;
+  *inc = (int)(s / item);
+  return 1;
+}
+static inline int theano_blas_flip(int t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }
+// Whether the memory spans of a and b (elements of `item` bytes) overlap.
+static inline bool theano_overlap(const TheanoArray* a, const TheanoArray* b, int64_t item) {
+  if (theano_size(a) == 0 || theano_size(b) == 0) return false;
+  const char* alo = a->data;
+  const char* ahi = a->data + item;
+  for (int64_t d = 0; d < a->ndim; ++d) {
+    const int64_t off = (a->shape[d] - 1) * a->strides[d];
+    if (off < 0) alo += off; else ahi += off;
+  }
+  const char* blo = b->data;
+  const char* bhi = b->data + item;
+  for (int64_t d = 0; d < b->ndim; ++d) {
+    const int64_t off = (b->shape[d] - 1) * b->strides[d];
+    if (off < 0) blo += off; else bhi += off;
+  }
+  return alo < bhi && blo < ahi;
+}
+// `tmp` <- a copy of `src` in a buffer from the host allocator (lives for the call).
+static int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
+  tmp->ndim = src->ndim;
+  tmp->dtype = src->dtype;
+  tmp->owner = -1;
+  for (int64_t d = 0; d < src->ndim; ++d) tmp->shape[d] = src->shape[d];
+  if (ctx->alloc(ctx->host, tmp, -1) != 0) return 1;
+  theano_copy(tmp, src, item);
+  return 0;
+}
+)";
+
+// $T: the C type, $p: the CBLAS prefix (d / s).
+constexpr std::string_view kKernels = R"(// c (n elements, byte stride s) <- beta * c; beta == 0 clears without reading.
+static void theano_scale_$T(int64_t n, char* c, int64_t s, double beta) {
+  if (beta == 1) return;
+  const $T b = ($T)beta;
+  for (int64_t i = 0; i < n; ++i, c += s) *($T*)c = beta == 0 ? ($T)0 : *($T*)c * b;
+}
+// C (m x n) <- alpha * A (m x k) . B (k x n) + beta * C (beta == 0: C not read).
+static void theano_gemm_$T(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
+                           const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0,
+                           int64_t cs1) {
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == 0) {
+    for (int64_t i = 0; i < m; ++i) theano_scale_$T(n, c + i * cs0, cs1, beta);
+    return;
+  }
+  const int64_t item = (int64_t)sizeof($T);
+  int ta, tb, tc, lda, ldb, ldc;
+  if (theano_blas_matrix(m, k, as0, as1, item, &ta, &lda) && theano_blas_matrix(k, n, bs0, bs1, item, &tb, &ldb) &&
+      theano_blas_matrix(m, n, cs0, cs1, item, &tc, &ldc)) {
+    if (tc == CblasNoTrans)
+      cblas_$pgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, ($T)alpha, (const $T*)a, lda, (const $T*)b, ldb,
+                   ($T)beta, ($T*)c, ldc);
+    else  // a column-major C: compute C^T = B^T . A^T
+      cblas_$pgemm(CblasRowMajor, theano_blas_flip(tb), theano_blas_flip(ta), (int)n, (int)m, (int)k, ($T)alpha,
+                   (const $T*)b, ldb, (const $T*)a, lda, ($T)beta, ($T*)c, ldc);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      const char* pa = a + i * as0;
+      const char* pb = b + j * bs1;
+      for (int64_t p = 0; p < k; ++p, pa += as1, pb += bs0) acc += (double)*(const $T*)pa * (double)*(const $T*)pb;
+      $T* pc = ($T*)(c + i * cs0 + j * cs1);
+      double r = alpha * acc;
+      if (beta != 0) r += beta * (double)*pc;
+      *pc = ($T)r;
+    }
+  }
+}
+// y (m) <- alpha * A (m x n) . x (n) + beta * y (beta == 0: y not read).
+static void theano_gemv_$T(int64_t m, int64_t n, double alpha, const char* a, int64_t as0, int64_t as1,
+                           const char* x, int64_t xs, double beta, char* y, int64_t ys) {
+  if (m == 0) return;
+  if (n == 0 || alpha == 0) {
+    theano_scale_$T(m, y, ys, beta);
+    return;
+  }
+  const int64_t item = (int64_t)sizeof($T);
+  int ta, lda, incx, incy;
+  if (theano_blas_matrix(m, n, as0, as1, item, &ta, &lda) && theano_blas_vector(n, xs, item, &incx) &&
+      theano_blas_vector(m, ys, item, &incy)) {
+    // The stored (row-major) dimensions of A: a transposed layout swaps them.
+    const int sm = (int)(ta == CblasNoTrans ? m : n), sn = (int)(ta == CblasNoTrans ? n : m);
+    cblas_$pgemv(CblasRowMajor, ta, sm, sn, ($T)alpha, (const $T*)a, lda, (const $T*)x, incx, ($T)beta, ($T*)y,
+                 incy);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    double acc = 0;
+    const char* pa = a + i * as0;
+    const char* px = x;
+    for (int64_t p = 0; p < n; ++p, pa += as1, px += xs) acc += (double)*(const $T*)pa * (double)*(const $T*)px;
+    $T* py = ($T*)(y + i * ys);
+    double r = alpha * acc;
+    if (beta != 0) r += beta * (double)*py;
+    *py = ($T)r;
+  }
+}
+// A (m x n) <- A + alpha * outer(x (m), y (n)).
+static void theano_ger_$T(int64_t m, int64_t n, double alpha, const char* x, int64_t xs, const char* y, int64_t ys,
+                          char* a, int64_t as0, int64_t as1) {
+  if (m == 0 || n == 0 || alpha == 0) return;
+  const int64_t item = (int64_t)sizeof($T);
+  int ta, lda, incx, incy;
+  if (theano_blas_vector(m, xs, item, &incx) && theano_blas_vector(n, ys, item, &incy) &&
+      theano_blas_matrix(m, n, as0, as1, item, &ta, &lda)) {
+    if (ta == CblasNoTrans)
+      cblas_$pger(CblasRowMajor, (int)m, (int)n, ($T)alpha, (const $T*)x, incx, (const $T*)y, incy, ($T*)a, lda);
+    else  // a column-major A: A^T += alpha * outer(y, x)
+      cblas_$pger(CblasRowMajor, (int)n, (int)m, ($T)alpha, (const $T*)y, incy, (const $T*)x, incx, ($T*)a, lda);
+    return;
+  }
+  const $T al = ($T)alpha;
+  for (int64_t i = 0; i < m; ++i) {
+    const $T xi = *(const $T*)(x + i * xs);
+    for (int64_t j = 0; j < n; ++j) {
+      $T* pa = ($T*)(a + i * as0 + j * as1);
+      *pa = *pa + al * (xi * *(const $T*)(y + j * ys));
+    }
+  }
+}
+// The inner product of x and y (n elements each).
+static double theano_dot_$T(int64_t n, const char* x, int64_t xs, const char* y, int64_t ys) {
+  const int64_t item = (int64_t)sizeof($T);
+  int incx, incy;
+  if (n > 0 && theano_blas_vector(n, xs, item, &incx) && theano_blas_vector(n, ys, item, &incy))
+    return (double)cblas_$pdot((int)n, (const $T*)x, incx, (const $T*)y, incy);
+  double acc = 0;
+  for (int64_t i = 0; i < n; ++i, x += xs, y += ys) acc += (double)*(const $T*)x * (double)*(const $T*)y;
+  return acc;
+}
+)";
+
+/// Emits the support code for float dtype `d` and returns its C type.
+std::string need_kernels(NodeLowering& L, DType d) {
+  L.need("blas layout", kLayout);
+  const std::string t = c_type(d);
+  const std::string p = d == DType::Float64 ? "d" : "s";
+  L.need("blas kernels " + t, replace_all(replace_all(std::string(kKernels), "$T", t), "$p", p));
+  return t;
+}
+
+bool blas_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
+
+std::string item_of(DType d) { return str(static_cast<std::int64_t>(dtype_size(d))); }
+
+/// `double <name> = <0-d input i as double>;`
+std::string read_scalar(const NodeLowering& L, int i, const std::string& name) {
+  return "const double " + name + " = (double)*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data;";
+}
+
+/// o0 <- input `i`: a view when `inplace` (declared in destroy_map), else a
+/// fresh buffer holding a copy of it when `copy_if` (a C condition) holds.
+void emit_output_from(NodeLowering& L, int i, bool inplace, const std::string& copy_if) {
+  CodeWriter& w = L.body;
+  const int nd = L.in(i).ndim();
+  const std::string xi = L.x(i);
+  if (inplace) {
+    w.line("o0->data = " + xi + "->data;");
+    w.line("o0->owner = " + xi + "->owner;");
+    for (int d = 0; d < nd; ++d) {
+      w.line("o0->shape[" + str(d) + "] = " + xi + "->shape[" + str(d) + "];");
+      w.line("o0->strides[" + str(d) + "] = " + xi + "->strides[" + str(d) + "];");
+    }
+    return;
+  }
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = " + xi + "->shape[" + str(d) + "];");
+  w.line(L.alloc(0));
+  w.line("if (" + copy_if + ") theano_copy(o0, " + xi + ", " + item_of(L.in(i).dtype()) + ");");
+}
+
+/// For an inplace op: `const TheanoArray* <X>` is input i, or a scratch copy of
+/// it when it overlaps the destroyed buffer (o0).
+void emit_unaliased(NodeLowering& L, int i, bool inplace, const std::string& name) {
+  CodeWriter& w = L.body;
+  w.line("const TheanoArray* " + name + " = " + L.x(i) + ";");
+  if (!inplace) return;
+  const std::string item = item_of(L.in(i).dtype());
+  w.line("TheanoArray " + name + "_copy;");
+  w.open("if (theano_overlap(" + L.x(i) + ", o0, " + item + "))");
+  w.line("if (theano_scratch_copy(ctx, &" + name + "_copy, " + L.x(i) + ", " + item + ") != 0) " +
+         L.fail(kErrValue, "could not allocate a copy of input " + str(i) + ", which overlaps the output"));
+  w.line(name + " = &" + name + "_copy;");
+  w.close();
+}
+
+void lower_dot(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const int ndx = L.in(0).ndim(), ndy = L.in(1).ndim();
+  const DType od = L.out(0).dtype();
+  const DType dx = L.in(0).dtype(), dy = L.in(1).dtype();
+  if (!c_type(od) || !c_type(dx) || !c_type(dy)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  w.line("const int64_t k = x0->shape[" + str(ndx - 1) + "];");
+  w.line("if (x1->shape[0] != k) " +
+         L.fail(kErrShape, "shapes are not aligned: dimension " + str(ndx - 1) +
+                               " of input 0 differs from dimension 0 of input 1"));
+  w.line("const int64_t m = " + std::string(ndx == 2 ? "x0->shape[0]" : "1") + ";");
+  w.line("const int64_t n = " + std::string(ndy == 2 ? "x1->shape[1]" : "1") + ";");
+  int od_axis = 0;
+  if (ndx == 2) w.line("o0->shape[" + str(od_axis++) + "] = m;");
+  if (ndy == 2) w.line("o0->shape[" + str(od_axis++) + "] = n;");
+  w.line(L.alloc(0));
+  const std::string ot = c_type(od);
+  if (blas_dtype(od) && dx == od && dy == od) {
+    const std::string t = need_kernels(L, od);
+    if (ndx == 1 && ndy == 1) {
+      w.line("*(" + ot + "*)o0->data = (" + ot + ")theano_dot_" + t +
+             "(k, x0->data, x0->strides[0], x1->data, x1->strides[0]);");
+    } else if (ndx == 2 && ndy == 1) {
+      w.line("theano_gemv_" + t +
+             "(m, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], 0.0, o0->data, "
+             "o0->strides[0]);");
+    } else if (ndx == 1) {
+      // x . Y = Y^T . x
+      w.line("theano_gemv_" + t +
+             "(n, k, 1.0, x1->data, x1->strides[1], x1->strides[0], x0->data, x0->strides[0], 0.0, o0->data, "
+             "o0->strides[0]);");
+    } else {
+      w.line("theano_gemm_" + t +
+             "(m, n, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], x1->strides[1], "
+             "0.0, o0->data, o0->strides[0], o0->strides[1]);");
+    }
+    w.line("return 0;");
+    return;
+  }
+  // Plain loops over (m, n, k) for every rank combination (a vector is a
+  // matrix with one row / column and stride 0 there). Floats: the inputs are
+  // converted to the output dtype as perform does, accumulated in double.
+  // Integers and bool: exact, wrapping like perform (uint64_t, truncated).
+  const bool fl = is_float(od);
+  const std::string acc_t = fl ? "double" : "uint64_t";
+  auto conv = [&](DType d, const std::string& p) {
+    const std::string v = "*(const " + std::string(c_type(d)) + "*)" + p;
+    return fl ? "(double)(" + ot + ")" + v : "(uint64_t)" + v;
+  };
+  w.line("const int64_t xs0 = " + std::string(ndx == 2 ? "x0->strides[0]" : "0") + ", xsk = x0->strides[" +
+         str(ndx - 1) + "];");
+  w.line("const int64_t ysk = x1->strides[0], ys1 = " + std::string(ndy == 2 ? "x1->strides[1]" : "0") + ";");
+  w.line("const int64_t os0 = " + std::string(ndx == 2 ? "o0->strides[0]" : "0") + ", os1 = " +
+         std::string(ndy == 2 ? "o0->strides[" + str(ndx == 2 ? 1 : 0) + "]" : std::string("0")) + ";");
+  w.open("for (int64_t i = 0; i < m; ++i)");
+  w.open("for (int64_t j = 0; j < n; ++j)");
+  w.line(acc_t + " acc = 0;");
+  w.line("const char* px = x0->data + i * xs0;");
+  w.line("const char* py = x1->data + j * ys1;");
+  w.line("for (int64_t p = 0; p < k; ++p, px += xsk, py += ysk) acc += " + conv(dx, "px") + " * " + conv(dy, "py") +
+         ";");
+  w.line("*(" + ot + "*)(o0->data + i * os0 + j * os1) = (" + ot + ")" +
+         (od == DType::Bool ? "(acc != 0)" : std::string("acc")) + ";");
+  w.close();
+  w.close();
+  w.line("return 0;");
+}
+
+void lower_dot22(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  const std::string t = need_kernels(L, od);
+  w.line("const int64_t m = x0->shape[0], k = x0->shape[1], n = x1->shape[1];");
+  w.line("if (x1->shape[0] != k) " +
+         L.fail(kErrShape, "shapes are not aligned: dimension 1 of input 0 differs from dimension 0 of input 1"));
+  w.line("o0->shape[0] = m;");
+  w.line("o0->shape[1] = n;");
+  w.line(L.alloc(0));
+  w.line("theano_gemm_" + t +
+         "(m, n, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], x1->strides[1], 0.0, "
+         "o0->data, o0->strides[0], o0->strides[1]);");
+  w.line("return 0;");
+}
+
+void lower_gemm(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Gemm&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  const std::string t = need_kernels(L, od);
+  // Inputs: Z, alpha, X, Y, beta.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = x3->shape[1];");
+  w.line("if (x3->shape[0] != k) " +
+         L.fail(kErrShape, "shapes of X (input 2) and Y (input 3) are not aligned: dimension 1 of X differs from "
+                           "dimension 0 of Y"));
+  w.line("if (x0->shape[0] != m || x0->shape[1] != n) " +
+         L.fail(kErrShape, "Z (input 0) does not have the shape of dot(X, Y) (inputs 2 and 3)"));
+  emit_output_from(L, 0, op.inplace(), "beta != 0");
+  emit_unaliased(L, 2, op.inplace(), "X");
+  emit_unaliased(L, 3, op.inplace(), "Y");
+  w.line("theano_gemm_" + t +
+         "(m, n, k, alpha, X->data, X->strides[0], X->strides[1], Y->data, Y->strides[0], Y->strides[1], beta, "
+         "o0->data, o0->strides[0], o0->strides[1]);");
+  w.line("return 0;");
+}
+
+void lower_gemv(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Gemv&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  const std::string t = need_kernels(L, od);
+  // Inputs: y, alpha, A, x, beta.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], n = x2->shape[1];");
+  w.line("if (x3->shape[0] != n) " +
+         L.fail(kErrShape, "shapes of A (input 2) and x (input 3) are not aligned: dimension 1 of A differs from "
+                           "the length of x"));
+  w.line("if (x0->shape[0] != m) " +
+         L.fail(kErrShape, "y (input 0) does not have the length of dot(A, x) (inputs 2 and 3)"));
+  emit_output_from(L, 0, op.inplace(), "beta != 0");
+  emit_unaliased(L, 2, op.inplace(), "A");
+  emit_unaliased(L, 3, op.inplace(), "X");
+  w.line("theano_gemv_" + t +
+         "(m, n, alpha, A->data, A->strides[0], A->strides[1], X->data, X->strides[0], beta, o0->data, "
+         "o0->strides[0]);");
+  w.line("return 0;");
+}
+
+void lower_ger(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::Ger&>(*L.node.op());
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  const std::string t = need_kernels(L, od);
+  // Inputs: A, alpha, x, y.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line("const int64_t m = x0->shape[0], n = x0->shape[1];");
+  w.line("if (x2->shape[0] != m || x3->shape[0] != n) " +
+         L.fail(kErrShape, "A (input 0) does not have the shape of outer(x, y) (inputs 2 and 3)"));
+  emit_output_from(L, 0, op.destructive(), "1");
+  emit_unaliased(L, 2, op.destructive(), "X");
+  emit_unaliased(L, 3, op.destructive(), "Y");
+  w.line("theano_ger_" + t +
+         "(m, n, alpha, X->data, X->strides[0], Y->data, Y->strides[0], o0->data, o0->strides[0], o0->strides[1]);");
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_blas_lowerings(LoweringTable& t) {
+  t[typeid(tensor::Dot)] = &lower_dot;
+  t[typeid(tensor::Dot22)] = &lower_dot22;
+  t[typeid(tensor::Gemm)] = &lower_gemm;
+  t[typeid(tensor::Gemv)] = &lower_gemv;
+  t[typeid(tensor::Ger)] = &lower_ger;
+}
 
 }  // namespace theano::codegen::lower

@@ -86,7 +86,7 @@ inline codegen::CompileOptions quick_options() {
 inline void check_lowering(const std::vector<Var>& ins, const std::vector<Var>& outs,
                            const std::vector<NDArray>& values, double rtol = 0) {
   auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = codegen::CLinker(quick_options()).make_thunk(fg);
+  auto cpp = codegen::CLinker(quick_options()).allow_perform_fallback(false).make_thunk(fg);
   {
     INFO("contiguous inputs");
     compare_thunks(fg, *cpp, values, rtol);

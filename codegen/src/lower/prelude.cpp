@@ -189,12 +189,38 @@ static inline double theano_sign(double x) { return x != x ? x : (double)((x > 0
 static inline double theano_maximum(double a, double b) { return (a != a || a >= b) ? a : b; }
 static inline double theano_minimum(double a, double b) { return (a != a || a <= b) ? a : b; }
 static inline double theano_clip(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
-static inline double theano_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + exp(-x));
-  double e = exp(x);
-  return e / (1.0 + e);
+// tanh, sigmoid and softplus in terms of exp/log and selects only: LLVM 19's
+// libmvec table maps exp and log (to _ZGVdN4v_*) but not tanh or log1p, so
+// these forms keep elementwise loops vectorized (JIT-NOTES.md, vectorization).
+// Accuracy is within a few ulp of libm's.
+static inline double theano_tanh(double x) {
+  // |x| < 0.625: x + x^3 P(x^2)/Q(x^2) (a minimax rational form, Cephes'
+  // coefficients); else sign(x) (1 - 2/(exp(2|x|) + 1)), no cancellation there.
+  const double z = x * x;
+  const double p = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - 1.61468768441708447952e3;
+  const double q = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + 4.84406305325125486048e3;
+  const double small = x + x * z * (p / q);
+  const double a = fabs(x);
+  const double big = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
+  const double sbig = x < 0 ? -big : big;
+  return a < 0.625 ? small : sbig;
 }
-static inline double theano_softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+// log(1 + e) for 0 <= e <= 1 without log1p: log(u) * e / (u - 1) with u = 1 + e
+// corrects the rounding of u (Goldberg); exact e when u rounds to 1.
+static inline double theano_log1p_unit(double e) {
+  const double u = 1.0 + e;
+  const double d = u - 1.0;
+  const double r = log(u) * (e / (d == 0 ? 1.0 : d));
+  return d == 0 ? e : r;
+}
+static inline double theano_sigmoid(double x) {
+  const double e = exp(-fabs(x));
+  const double r = 1.0 / (1.0 + e);
+  return x >= 0 ? r : e * r;
+}
+static inline double theano_softplus(double x) {
+  return (x > 0 ? x : 0.0) + theano_log1p_unit(exp(-fabs(x)));
+}
 static inline bool isnan(double x) { return x != x; }
 static inline bool isinf(double x) { return x == __builtin_inf() || x == -__builtin_inf(); }
 static inline double theano_digamma(double x) {

@@ -9,13 +9,13 @@
 ///   1.5       stabilize (equilibrium)    fast_run
 ///   2         specialize (equilibrium)   fast_run, specialize_db
 ///   3         uncanonicalize (eq.)       fast_run
+///   49        elemwise_fusion            fast_run, fusion
 ///   49        merge2                     fast_run, merge
 ///   49.5      add_destroy_handler        not yet present (comes with the inplace rewrites)
 ///   >= 50     inplace rewrites           not yet present (inplace_elemwise 75, gemm inplace 70, ...)
 ///   100       merge3                     fast_run, merge
 ///
-/// Also not yet present: shape promotion (ShapeFeature) 0.1, specialize_device 48.6, elemwise fusion
-/// 49 (fusion tag), gemm/dot22 (BlasOpt 1.7), sparse_dot, GPU transfer, canonicalizer (Canonizer)
+/// Also not yet present: shape promotion (ShapeFeature) 0.1, specialize_device 48.6, gemm/dot22 (BlasOpt 1.7), sparse_dot, GPU transfer, canonicalizer (Canonizer)
 /// and the other rows of Theano's optimization table.
 #include <algorithm>
 #include <cctype>
@@ -42,6 +42,7 @@ SequenceDB build_optdb() {
   db.register_stage("stabilize", 1.5, stabilize, {"fast_run"});
   db.register_stage("specialize", 2, specialize, {"fast_run", "specialize_db"});
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
+  db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
   db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
   // 49.5 add_destroy_handler, >= 50 inplace: not yet present.
   db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});
@@ -98,7 +99,7 @@ const SequenceDB& optdb() {
 
 // The modes, exactly as the seed's table:
 //   o1 = fast_compile: merge + constant folding
-//   o2 = fast_compile + fusion (fusion is not yet present, so o2 runs what o1 runs)
+//   o2 = fast_compile + fusion
 //   o3 = fast_run - inplace
 //   o4 = fast_run: everything tagged fast_run
 //   stabilize = fast_run cut at 1.5 (PyTensor's position_cutoff 1.51 keeps the stabilize stage)

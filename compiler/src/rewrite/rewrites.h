@@ -12,6 +12,8 @@ namespace theano::rewrite::detail {
 
 // merge.cpp
 GraphRewriterPtr merge_optimizer();
+// fusion.cpp
+GraphRewriterPtr elemwise_fusion();
 // constant_folding.cpp
 NodeRewriterPtr constant_folding();
 // math.cpp

@@ -85,7 +85,7 @@ TEST_SUITE("rewrite_tests") {
   TEST_CASE("optdb: stage layout and position cut-off") {
     const auto names = R::optdb().stage_names();
     CHECK(names == std::vector<std::string>{"merge1", "canonicalize", "stabilize", "specialize", "uncanonicalize",
-                                            "merge2", "merge3"});
+                                            "elemwise_fusion", "merge2", "merge3"});
     const std::string stab = R::print_summary("stabilize");
     CHECK(stab.find("stabilize [fast_run]") != std::string::npos);
     CHECK(stab.find("specialize") == std::string::npos);
@@ -118,11 +118,12 @@ TEST_SUITE("rewrite_tests") {
   }
 
   TEST_CASE("optimizer_excluding / optimizer_including from THEANO_FLAGS and in code") {
+    // (fusion is excluded throughout: it would hide the mul inside a Composite)
     Var x = T::dvector("x");
     Var y = T::exp(x * T::constant(vec({1})));
     {
       Config cfg = config();
-      cfg.flags["optimizer_excluding"] = "local_mul_specialize";
+      cfg.flags["optimizer_excluding"] = "local_mul_specialize:fusion";
       ConfigGuard guard(cfg);
       Function f = function({x}, {y});
       CHECK(has_mul(f.fgraph()));
@@ -136,7 +137,7 @@ TEST_SUITE("rewrite_tests") {
     }
     {
       FunctionOptions o;
-      o.optimizer_excluding = {"specialize"};
+      o.optimizer_excluding = {"specialize", "fusion"};
       CHECK(has_mul(function({x}, {y}, o).fgraph()));
     }
     {

@@ -197,7 +197,7 @@ std::vector<ScalarOpInfo> build_table() {
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * cosh(in[0])}; }});
   row({"cosh", 1, OutRule::Float, "cosh({0})", [](const double* a) { return std::cosh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sinh(in[0])}; }});
-  row({"tanh", 1, OutRule::Float, "tanh({0})", [](const double* a) { return std::tanh(a[0]); }, nullptr,
+  row({"tanh", 1, OutRule::Float, "theano_tanh({0})", [](const double* a) { return std::tanh(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (1 - sqr(out))}; }});
   row({"arcsinh", 1, OutRule::Float, "asinh({0})", [](const double* a) { return std::asinh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqrt(sqr(in[0]) + 1)}; }});

@@ -1,0 +1,116 @@
+// Elemwise fusion (stage elemwise_fusion, tag fusion): which trees become one
+// Elemwise{Composite}, which producers stay apart, and that the fused function
+// computes what the unoptimized one does.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+
+namespace {
+
+int count_elemwise(const FunctionGraph& fg) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += dynamic_cast<const T::Elemwise*>(node->op().get()) ? 1 : 0;
+  return n;
+}
+
+int count_composites(const FunctionGraph& fg) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes())
+    if (const auto* e = dynamic_cast<const T::Elemwise*>(node->op().get()))
+      n += dynamic_cast<const T::Composite*>(e->scalar_op().get()) ? 1 : 0;
+  return n;
+}
+
+/// Compiles `outs` in `mode` and unoptimized; checks equal values on `args`;
+/// returns the optimized function.
+Function check_same(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& args,
+                    const std::string& mode = "fast_run") {
+  Function raw = function({ins.begin(), ins.end()}, {outs.begin(), outs.end()}, {.mode = "unoptimized"});
+  Function opt = function({ins.begin(), ins.end()}, {outs.begin(), outs.end()}, {.mode = mode});
+  const auto want = raw(args), got = opt(args);
+  REQUIRE(want.size() == got.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CHECK(got[i].dtype() == want[i].dtype());
+    CHECK(allclose(got[i], want[i], 1e-12, 1e-14));
+  }
+  return opt;
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("fusion: W1's chain becomes one Elemwise{Composite}") {
+    Var x = T::dvector("x"), y = T::dvector("y"), z = T::dvector("z");
+    Var out = T::exp(x) * y + T::tanh(z) - x * x / (1.0 + y);
+    FunctionGraph before({x, y, z}, {out});
+    CHECK(count_elemwise(before) >= 7);
+    Function f = check_same({x, y, z}, {out}, {vec({0.1, -0.5}), vec({0.3, 0.9}), vec({-1, 2})});
+    CHECK(count_elemwise(f.fgraph()) == 1);
+    CHECK(count_composites(f.fgraph()) == 1);
+    // Three distinct tensor inputs, each once; the constant 1 is inside.
+    const Apply* node = f.fgraph().outputs()[0].owner();
+    REQUIRE(node);
+    CHECK(node->nin() == 3);
+    CHECK(f.rewrite_stats().applied("elemwise_fusion") >= 1);
+  }
+
+  TEST_CASE("fusion: a result used twice, or returned, stays materialized") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    Var s = T::exp(x + y);  // two clients below
+    Var out1 = T::tanh(s) * 2.0;
+    Var out2 = T::sin(s);
+    Function f = check_same({x, y}, {out1, out2, s}, {vec({0.1, 0.2}), vec({0.3, -0.4})});
+    // exp(x+y) fused into one node (it is an output and has two clients), and
+    // each consumer fused separately.
+    CHECK(count_elemwise(f.fgraph()) == 3);
+    for (Apply* n : f.fgraph().apply_nodes())
+      for (const Var& in : n->inputs()) CHECK_FALSE((in.owner() && in.owner()->nin() == 2 && in.owner() == n));
+  }
+
+  TEST_CASE("fusion: a producer the consumer broadcasts is not absorbed") {
+    Var m = T::dmatrix("m"), v = T::dvector("v");
+    Var e = T::exp(v * 2.0);  // vector, broadcast against the matrix rows
+    Var out = T::tanh(m + e);
+    Function f = check_same({m, v}, {out}, {vec({1, 2, 3, 4, 5, 6}).reshape({2, 3}), vec({0.1, 0.2, 0.3})});
+    CHECK(count_elemwise(f.fgraph()) == 2);  // exp(v*2) fused; tanh(m + e) fused; e stays between
+  }
+
+  TEST_CASE("fusion: at most 32 inputs per fused node") {
+    std::vector<Var> ins;
+    Var acc;
+    for (int i = 0; i < 40; ++i) {
+      ins.push_back(T::dvector("v" + std::to_string(i)));
+      acc = i == 0 ? T::exp(ins.back()) : acc + T::exp(ins.back());
+    }
+    std::vector<NDArray> args;
+    for (int i = 0; i < 40; ++i) args.push_back(vec({0.01 * i, -0.02 * i}));
+    Function f = check_same(ins, {acc}, args);
+    CHECK(count_elemwise(f.fgraph()) >= 2);
+    for (Apply* n : f.fgraph().apply_nodes()) CHECK(n->nin() <= 32);
+  }
+
+  TEST_CASE("fusion: modes and tags") {
+    Var x = T::dvector("x");
+    Var out = T::exp(T::sin(x) * 3.0) + 1.0;
+    auto nodes = [&](const FunctionOptions& o) { return count_elemwise(function({x}, {out}, o).fgraph()); };
+    CHECK(nodes({.mode = "fast_run"}) == 1);
+    CHECK(nodes({.mode = "o2"}) == 1);
+    CHECK(nodes({.mode = "fast_compile"}) == 4);
+    CHECK(nodes({.mode = "fast_run", .optimizer_excluding = {"fusion"}}) == 4);
+    CHECK(rewrite::print_summary("fast_run").find("elemwise_fusion [fast_run, fusion]") != std::string::npos);
+  }
+
+  TEST_CASE("fusion: integer and mixed dtypes keep perform's results") {
+    Var i = T::lvector("i"), x = T::dvector("x");
+    Var out = (i * 3 + 1) % 5 + T::floor(x * 2.0);
+    NDArray iv = NDArray::from_list<std::int64_t>({-7, 0, 4, 11});
+    check_same({i, x}, {out}, {iv, vec({0.2, -1.3, 2.5, 9.9})});
+  }
+}

@@ -2,6 +2,8 @@
 // converting copy loops (copy, astype, assign, fill).
 #include "theano/runtime/ndarray.h"
 
+#include "theano/runtime/buffer_cache.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -36,11 +38,7 @@ int64_t checked_size(const std::vector<int64_t>& shape, std::size_t itemsize) {
   return n;
 }
 
-std::shared_ptr<void> allocate(std::size_t bytes) {
-  const std::size_t n = std::max<std::size_t>(bytes, kBufferAlignment);
-  void* p = ::operator new(n, std::align_val_t{kBufferAlignment});
-  return std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t{kBufferAlignment}); });
-}
+std::shared_ptr<void> allocate(std::size_t bytes) { return allocate_buffer(bytes); }
 
 // Converts every element of src (strided) into dst (same shape, strided).
 void convert_into(std::byte* dst, DType dst_dtype, const std::vector<int64_t>& dst_strides,

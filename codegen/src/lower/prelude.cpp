@@ -195,15 +195,18 @@ static inline double theano_clip(double x, double lo, double hi) { return x < lo
 // Accuracy is within a few ulp of libm's.
 static inline double theano_tanh(double x) {
   // |x| < 0.625: x + x^3 P(x^2)/Q(x^2) (a minimax rational form, Cephes'
-  // coefficients); else sign(x) (1 - 2/(exp(2|x|) + 1)), no cancellation there.
+  // coefficients); else sign(x) (e - 1)/(e + 1) with e = exp(2|x|), which has
+  // no cancellation there. One division serves both branches (division
+  // throughput bounds the vectorized loop); |x| is capped at 40, where
+  // tanh is 1 in double, so e stays finite.
   const double z = x * x;
   const double p = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - 1.61468768441708447952e3;
   const double q = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + 4.84406305325125486048e3;
-  const double small = x + x * z * (p / q);
   const double a = fabs(x);
-  const double big = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
-  const double sbig = x < 0 ? -big : big;
-  return a < 0.625 ? small : sbig;
+  const bool small = a < 0.625;
+  const double e = exp(2.0 * (a > 40.0 ? 40.0 : a));
+  const double r = (small ? x * z * p : e - 1.0) / (small ? q : e + 1.0);
+  return small ? x + r : (x < 0 ? -r : r);
 }
 // log(1 + e) for 0 <= e <= 1 without log1p: log(u) * e / (u - 1) with u = 1 + e
 // corrects the rounding of u (Goldberg); exact e when u rounds to 1.

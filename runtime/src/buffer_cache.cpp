@@ -1,0 +1,137 @@
+// The large-buffer cache (see buffer_cache.h).
+#include "theano/runtime/buffer_cache.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace theano {
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+constexpr std::size_t kLargeBytes = std::size_t{1} << 20;  // 1 MiB
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kMaxBuffers = 16;
+
+void* raw_allocate(std::size_t bytes) { return ::operator new(bytes, std::align_val_t{kAlignment}); }
+void raw_free(void* p) noexcept { ::operator delete(p, std::align_val_t{kAlignment}); }
+
+struct Cached {
+  void* p;
+  std::size_t capacity;
+};
+
+struct Cache {
+  std::mutex mu;
+  std::vector<Cached> buffers;  // oldest first
+  std::size_t bytes = 0;
+  std::size_t limit = std::size_t{1} << 30;
+  std::uint64_t hits = 0, misses = 0;
+
+  // Removes the oldest buffers until `extra` more bytes and one more buffer fit; returns them.
+  std::vector<Cached> evict_for(std::size_t extra, std::size_t count_extra) {
+    std::vector<Cached> out;
+    while (!buffers.empty() && (bytes + extra > limit || buffers.size() + count_extra > kMaxBuffers)) {
+      out.push_back(buffers.front());
+      bytes -= buffers.front().capacity;
+      buffers.erase(buffers.begin());
+    }
+    return out;
+  }
+};
+
+// Never destroyed: arrays freed during static destruction still find it.
+Cache& cache() {
+  static Cache* c = new Cache;
+  return *c;
+}
+
+void give_back(void* p, std::size_t capacity) noexcept {
+  Cache& c = cache();
+  std::vector<Cached> drop;
+  bool kept = false;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (capacity <= c.limit) {
+      try {
+        drop = c.evict_for(capacity, 1);
+        c.buffers.push_back({p, capacity});
+        c.bytes += capacity;
+        kept = true;
+      } catch (...) {
+      }
+    }
+  }
+  for (const Cached& d : drop) raw_free(d.p);
+  if (!kept) raw_free(p);
+}
+
+std::shared_ptr<void> large_buffer(std::size_t bytes) {
+  Cache& c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto best = c.buffers.end();
+    for (auto it = c.buffers.begin(); it != c.buffers.end(); ++it)
+      if (it->capacity >= bytes && it->capacity - bytes <= bytes / 4 &&
+          (best == c.buffers.end() || it->capacity < best->capacity))
+        best = it;
+    if (best != c.buffers.end()) {
+      const Cached hit = *best;
+      c.buffers.erase(best);
+      c.bytes -= hit.capacity;
+      ++c.hits;
+      return std::shared_ptr<void>(hit.p, [cap = hit.capacity](void* q) { give_back(q, cap); });
+    }
+    ++c.misses;
+  }
+  void* p = raw_allocate(bytes);
+  if (bytes >= kHugePage) {
+    // Advise the whole 2 MiB pages inside the buffer (alignment rounds inwards).
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHugePage - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  return std::shared_ptr<void>(p, [bytes](void* q) { give_back(q, bytes); });
+}
+
+}  // namespace
+
+std::shared_ptr<void> allocate_buffer(std::size_t bytes) {
+  const std::size_t n = std::max(bytes, kAlignment);
+  if (n >= kLargeBytes) return large_buffer(n);
+  void* p = raw_allocate(n);
+  return std::shared_ptr<void>(p, [](void* q) { raw_free(q); });
+}
+
+BufferCacheStats buffer_cache_stats() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return {c.hits, c.misses, c.bytes, c.buffers.size(), c.limit};
+}
+
+void release_buffer_cache() {
+  Cache& c = cache();
+  std::vector<Cached> drop;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    drop.swap(c.buffers);
+    c.bytes = 0;
+  }
+  for (const Cached& d : drop) raw_free(d.p);
+}
+
+void set_buffer_cache_limit(std::size_t limit) {
+  Cache& c = cache();
+  std::vector<Cached> drop;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.limit = limit;
+    drop = c.evict_for(0, 0);
+  }
+  for (const Cached& d : drop) raw_free(d.p);
+}
+
+}  // namespace theano

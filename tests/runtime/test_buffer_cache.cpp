@@ -1,0 +1,61 @@
+// The large-buffer cache behind NDArray storage: reuse of freed large
+// buffers of a similar size, the size window, the byte limit, release.
+#include <doctest/doctest.h>
+
+#include <theano/runtime/buffer_cache.h>
+#include <theano/runtime/ndarray.h>
+
+using namespace theano;
+
+TEST_SUITE("buffer cache") {
+  TEST_CASE("a freed large buffer is reused for a request of similar size, not for a much smaller one") {
+    release_buffer_cache();
+    const BufferCacheStats s0 = buffer_cache_stats();
+    const void* first;
+    {
+      NDArray a = NDArray::empty({1 << 20}, DType::Float64);  // 8 MiB
+      first = a.data();
+    }
+    CHECK(buffer_cache_stats().cached_buffers == 1);
+    {
+      NDArray b = NDArray::empty({(1 << 20) - 1000}, DType::Float64);  // slightly smaller: fits the window
+      CHECK(b.data() == first);
+      CHECK(buffer_cache_stats().hits == s0.hits + 1);
+      NDArray c = NDArray::empty({1 << 18}, DType::Float64);  // 2 MiB: would waste 75 %, not served from it
+      CHECK(c.data() != first);
+    }
+    CHECK(buffer_cache_stats().cached_buffers == 2);
+    release_buffer_cache();
+    CHECK(buffer_cache_stats().cached_buffers == 0);
+    CHECK(buffer_cache_stats().cached_bytes == 0);
+  }
+
+  TEST_CASE("small buffers bypass the cache; the limit bounds it; limit 0 disables it") {
+    release_buffer_cache();
+    { NDArray small = NDArray::empty({100}, DType::Float64); }
+    CHECK(buffer_cache_stats().cached_buffers == 0);
+    const std::size_t old_limit = buffer_cache_stats().limit;
+    set_buffer_cache_limit(20u << 20);  // 20 MiB
+    {
+      NDArray a = NDArray::empty({2 << 20}, DType::Float64);  // 16 MiB
+      NDArray b = NDArray::empty({2 << 20}, DType::Float64);
+    }
+    CHECK(buffer_cache_stats().cached_buffers == 1);
+    CHECK(buffer_cache_stats().cached_bytes <= (20u << 20));
+    set_buffer_cache_limit(0);
+    CHECK(buffer_cache_stats().cached_buffers == 0);
+    { NDArray c = NDArray::empty({2 << 20}, DType::Float64); }
+    CHECK(buffer_cache_stats().cached_buffers == 0);
+    set_buffer_cache_limit(old_limit);
+  }
+
+  TEST_CASE("a reused buffer holds the new array's values") {
+    release_buffer_cache();
+    { NDArray a = NDArray::full({300000}, 7.0, DType::Float64); }
+    NDArray z = NDArray::zeros({300000}, DType::Float64);
+    CHECK(z.data_as<double>()[12345] == 0.0);
+    NDArray f = NDArray::full({300000}, 2.5, DType::Float64);
+    CHECK(f.data_as<double>()[299999] == 2.5);
+    release_buffer_cache();
+  }
+}

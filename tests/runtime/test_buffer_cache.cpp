@@ -7,8 +7,18 @@
 
 using namespace theano;
 
+namespace {
+// The cache is off by default under AddressSanitizer; the tests turn it on.
+struct CacheOn {
+  std::size_t saved = buffer_cache_stats().limit;
+  CacheOn() { set_buffer_cache_limit(std::size_t{1} << 30); }
+  ~CacheOn() { set_buffer_cache_limit(saved); }
+};
+}  // namespace
+
 TEST_SUITE("buffer cache") {
   TEST_CASE("a freed large buffer is reused for a request of similar size, not for a much smaller one") {
+    CacheOn on;
     release_buffer_cache();
     const BufferCacheStats s0 = buffer_cache_stats();
     const void* first;
@@ -31,6 +41,7 @@ TEST_SUITE("buffer cache") {
   }
 
   TEST_CASE("small buffers bypass the cache; the limit bounds it; limit 0 disables it") {
+    CacheOn on;
     release_buffer_cache();
     { NDArray small = NDArray::empty({100}, DType::Float64); }
     CHECK(buffer_cache_stats().cached_buffers == 0);
@@ -50,6 +61,7 @@ TEST_SUITE("buffer cache") {
   }
 
   TEST_CASE("a reused buffer holds the new array's values") {
+    CacheOn on;
     release_buffer_cache();
     { NDArray a = NDArray::full({300000}, 7.0, DType::Float64); }
     NDArray z = NDArray::zeros({300000}, DType::Float64);

@@ -10,7 +10,8 @@
 /// again to a request of a similar size (the buffer is at most 25 % larger
 /// than asked). New large buffers are marked MADV_HUGEPAGE (transparent huge
 /// pages in "madvise" mode), which cuts TLB misses in streaming loops.
-/// Thread-safe.
+/// Thread-safe. Off (limit 0) in AddressSanitizer builds, where reuse would
+/// hide use-after-free bugs.
 #pragma once
 
 #include <cstddef>

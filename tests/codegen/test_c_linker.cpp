@@ -269,40 +269,4 @@ TEST_SUITE("c_linker") {
     CHECK(f.mode().linker == "cpp");
     CHECK(array_equal(f({test::vec({1, 2})})[0], test::vec({3, 5})));
   }
-
-  TEST_CASE("random elementwise graphs: cpp linker vs perform") {
-    const int n_graphs = 200;
-    const char* unary[] = {"exp", "tanh", "sigmoid", "softplus", "neg", "sqr", "abs", "sin", "cos", "floor", "sign", "expm1", "arctan", "log1p"};
-    const char* binary[] = {"add", "sub", "mul", "maximum", "minimum", "arctan2", "lt", "ge"};
-    std::mt19937_64 rng(2024);
-    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
-    for (int g = 0; g < n_graphs; ++g) {
-      CAPTURE(g);
-      // Inputs: a matrix, a row, a column and a vector (padded by make_node).
-      std::vector<Var> ins{dmatrix("m"), drow("r"), dcol("c"), dvector("v")};
-      std::vector<Var> pool = ins;
-      const int n_ops = 1 + pick(6);
-      for (int k = 0; k < n_ops; ++k) {
-        const Var a = pool[static_cast<std::size_t>(pick(static_cast<int>(pool.size())))];
-        if (pick(3) == 0) {
-          pool.push_back(elemwise(unary[pick(static_cast<int>(std::size(unary)))], {a}));
-        } else if (pick(4) == 0) {
-          pool.push_back(transpose(a));
-        } else {
-          const Var b = pool[static_cast<std::size_t>(pick(static_cast<int>(pool.size())))];
-          pool.push_back(elemwise(binary[pick(static_cast<int>(std::size(binary)))], {a, b}));
-        }
-      }
-      std::vector<Var> outs{pool.back()};
-      if (pool.size() > 5) outs.push_back(pool[pool.size() - 2]);
-      auto fg = graph(ins, outs);
-      auto cpp = CLinker(quick()).make_thunk(fg);
-      const std::int64_t n = 1 + pick(5);
-      std::vector<NDArray> values{random_array(rng, {n, n}, DType::Float64, -3, 3),
-                                  random_array(rng, {1, n}, DType::Float64, -3, 3),
-                                  random_array(rng, {n, 1}, DType::Float64, -3, 3),
-                                  random_array(rng, {n}, DType::Float64, -3, 3)};
-      compare(fg, *cpp, values);
-    }
-  }
 }

@@ -1,0 +1,250 @@
+// Lowering of RandomFunction: generated code draws the same stream as perform
+// (uniform, integers, binomial bit for bit; normal within 1e-12 relative).
+#include <doctest/doctest.h>
+
+#include <theano/codegen/c_linker.h>
+#include <theano/fgraph/function_graph.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/random.h>
+#include <theano/tensor/type.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowering_test_util.h"
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using theano::codegen::CLinker;
+using theano::test::random_array;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+Var input(DType dtype, int nd, const std::string& name) {
+  return tensor::tensor(dtype, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
+}
+
+/// The stream state {seed, counter} (length unknown statically, so a bad
+/// length reaches the op's run-time check).
+Var state_var() { return tensor::tensor(DType::UInt64, {std::nullopt}, "state"); }
+
+NDArray state(std::uint64_t seed, std::uint64_t counter) {
+  return NDArray::from_vector(std::vector<std::uint64_t>{seed, counter}, {2});
+}
+
+std::unique_ptr<Thunk> cpp_thunk(const std::shared_ptr<FunctionGraph>& fg) {
+  return CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+}
+
+/// Runs perform and `cpp` on `values`: integer outputs equal, float outputs
+/// bit for bit unless `rtol` > 0.
+void compare(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
+             double rtol) {
+  auto ref = make_perform_linker()->make_thunk(fg);
+  std::vector<NDArray> want(fg->outputs().size()), got(fg->outputs().size());
+  ref->run(values, want);
+  cpp.run(values, got);
+  for (std::size_t o = 0; o < want.size(); ++o) {
+    CAPTURE(o);
+    INFO("want " << want[o] << "\ngot  " << got[o]);
+    REQUIRE(got[o].defined());
+    CHECK(got[o].dtype() == want[o].dtype());
+    REQUIRE(got[o].shape() == want[o].shape());
+    if (is_float(want[o].dtype()) && rtol > 0) CHECK(allclose(got[o], want[o], rtol, 0, true));
+    else CHECK(array_equal(got[o], want[o]));
+  }
+}
+
+/// Compiles once (no perform fallback), compares on each set, contiguous and strided.
+void check_sets(const std::vector<Var>& ins, const std::vector<Var>& outs,
+                const std::vector<std::vector<NDArray>>& sets, double rtol = 0) {
+  auto fg = std::make_shared<FunctionGraph>(ins, outs);
+  auto cpp = cpp_thunk(fg);
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    CAPTURE(k);
+    {
+      INFO("contiguous inputs");
+      compare(fg, *cpp, sets[k], rtol);
+    }
+    std::vector<NDArray> strided;
+    for (const NDArray& v : sets[k]) strided.push_back(test::strided_copy(v));
+    INFO("strided inputs");
+    compare(fg, *cpp, strided, rtol);
+  }
+}
+
+const std::vector<Shape> kSizes = {{}, {1}, {5}, {0}, {1001}, {3, 4}, {4, 0}, {2, 3, 5}, {2, 1, 7, 3}};
+
+/// The stream states the tests draw from (a 64-bit seed, counters crossing 2^32).
+std::vector<NDArray> states() {
+  return {state(12345, 0), state(0, 1), state(0xDEADBEEFCAFEF00DULL, 0x1FFFFFFFFULL), state(7, 3)};
+}
+
+/// Draws of `dist` for every size in kSizes, scalar parameters p0 / p1 as
+/// graph inputs of dtype pd0 / pd1; each output dtype in `dtypes`.
+void check_scalar_params(Distribution dist, const std::vector<DType>& dtypes, DType pd0, DType pd1,
+                         const std::vector<std::pair<double, double>>& params, double rtol) {
+  for (DType dt : dtypes) {
+    CAPTURE(dtype_name(dt));
+    Var st = state_var(), a = input(pd0, 0, "a"), b = input(pd1, 0, "b");
+    std::vector<Var> outs;
+    for (const Shape& s : kSizes) {
+      auto [ns, x] = random_function(dist, st, RandomSize(s), a, b, dt);
+      outs.push_back(x);
+      outs.push_back(ns);
+    }
+    std::vector<std::vector<NDArray>> sets;
+    for (const NDArray& stv : states())
+      for (const auto& [p0, p1] : params)
+        sets.push_back({stv, NDArray::full({}, p0, pd0), NDArray::full({}, p1, pd1)});
+    check_sets({st, a, b}, outs, sets, rtol);
+  }
+}
+
+/// Runs `cpp` on `values`, expecting error type E whose message names the op and contains `what`.
+template <class E>
+void check_error(const Thunk& cpp, std::size_t nout, const std::vector<NDArray>& values, const std::string& op,
+                 const std::string& what) {
+  std::vector<NDArray> out(nout);
+  CHECK_THROWS_AS(cpp.run(values, out), E);
+  const std::string msg = test::error_of([&] { cpp.run(values, out); });
+  CHECK_MESSAGE(msg.find(op) != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find(what) != std::string::npos, msg);
+}
+
+}  // namespace
+
+TEST_SUITE("lower random") {
+  TEST_CASE("uniform: bit for bit, float64 and float32, every size, parameter dtypes") {
+    check_scalar_params(Distribution::Uniform, {DType::Float64, DType::Float32}, DType::Float64, DType::Float64,
+                        {{0, 1}, {-3.5, 10.25}, {2, 2}}, 0);
+    check_scalar_params(Distribution::Uniform, {DType::Float64}, DType::Int32, DType::Float32, {{-4, 3.5}}, 0);
+  }
+
+  TEST_CASE("normal: within 1e-12 relative (float64), float32, every size") {
+    check_scalar_params(Distribution::Normal, {DType::Float64}, DType::Float64, DType::Float64,
+                        {{0, 1}, {5, 0.5}, {-1, 0}}, 1e-12);
+    check_scalar_params(Distribution::Normal, {DType::Float32}, DType::Float64, DType::Float32, {{0, 1}, {3, 2}},
+                        1e-6);
+  }
+
+  TEST_CASE("binomial: bit for bit, inversion and BTRS regimes, p = 0, 1, > 1/2, output dtypes") {
+    // (n, p): n p < 10 (inversion), n p >= 10 (BTRS), p > 1/2 (mirrored), edges.
+    const std::vector<std::pair<double, double>> params = {{1, 0.5}, {10, 0.3}, {1000, 0.3}, {50, 0.9},
+                                                           {0, 0.5}, {7, 0},    {7, 1},      {100000, 0.01}};
+    check_scalar_params(Distribution::Binomial, {DType::Int64, DType::Float64}, DType::Int64, DType::Float64, params, 0);
+    check_scalar_params(Distribution::Binomial, {DType::Int32, DType::Float32, DType::Bool, DType::UInt8},
+                        DType::Int32, DType::Float32, {{20, 0.25}, {3, 0.75}}, 0);
+  }
+
+  TEST_CASE("integers: bit for bit, small / huge / negative ranges, output dtypes") {
+    const std::vector<std::pair<double, double>> params = {
+        {0, 10}, {-5, 5}, {0, 1}, {-4611686018427387904.0, 4611686018427387904.0}, {100, 1e15}};
+    check_scalar_params(Distribution::Integers, {DType::Int64}, DType::Int64, DType::Int64, params, 0);
+    check_scalar_params(Distribution::Integers, {DType::Int8, DType::Int16, DType::Int32, DType::UInt8, DType::UInt64},
+                        DType::Int32, DType::Int16, {{0, 100}, {1, 2}, {0, 128}}, 0);
+  }
+
+  TEST_CASE("broadcast array parameters, size_from_params and a symbolic size") {
+    std::mt19937_64 rng(61);
+    Var st = state_var();
+    Var lo = input(DType::Float64, 1, "lo"), hi = input(DType::Float32, 2, "hi");
+    Var nt = input(DType::Int64, 2, "nt"), pp = input(DType::Float64, 1, "pp");
+    Var il = input(DType::Int32, 1, "il"), ih = input(DType::Int64, 0, "ih");
+    Var size = tensor::tensor(DType::Int32, {3}, "size");
+    std::vector<Var> outs;
+    auto add = [&](std::pair<Var, Var> r) {
+      outs.push_back(r.second);
+      outs.push_back(r.first);
+    };
+    add(random_function(Distribution::Uniform, st, RandomSize(Shape{2, 3, 4}), lo, hi, DType::Float64));
+    add(random_function(Distribution::Uniform, st, RandomSize(), lo, hi, DType::Float32));
+    add(random_function(Distribution::Normal, st, RandomSize(Shape{2, 3, 4}), lo, hi, DType::Float64));
+    add(random_function(Distribution::Normal, st, RandomSize(), lo, hi, DType::Float64));
+    add(random_function(Distribution::Binomial, st, RandomSize(Shape{2, 3, 4}), nt, pp, DType::Int64));
+    add(random_function(Distribution::Binomial, st, RandomSize(), nt, pp, DType::Int16));
+    add(random_function(Distribution::Integers, st, RandomSize(size), il, ih, DType::Int64));
+    add(random_function(Distribution::Integers, st, RandomSize(), il, ih, DType::Int32));
+    auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, lo, hi, nt, pp, il, ih, size}, outs);
+    // Normal outputs: within 1e-12; the rest exactly. Compare with 1e-12 (exact
+    // outputs are integers or uniforms, checked bit for bit below).
+    std::vector<std::vector<NDArray>> sets;
+    for (const auto& [h0, h1] : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 4}, {1, 4}, {3, 1}}) {
+      for (const NDArray& stv : states()) {
+        sets.push_back({stv, random_array(rng, {4}, DType::Float64, -2, 0),
+                        random_array(rng, {h0, h1}, DType::Float32, 0.5, 3),
+                        random_array(rng, {h0, 4}, DType::Int64, 0, 300), random_array(rng, {4}, DType::Float64, 0, 1),
+                        random_array(rng, {4}, DType::Int32, -50, 0), NDArray::scalar<std::int64_t>(1000),
+                        NDArray::from_vector(std::vector<std::int32_t>{2, 3, 4}, {3})});
+      }
+    }
+    check_sets({st, lo, hi, nt, pp, il, ih, size}, outs, sets, 1e-12);
+    // The exact ones, bit for bit.
+    std::vector<Var> exact;
+    for (std::size_t k = 0; k < outs.size(); k += 2)
+      if (k != 4 && k != 6) exact.push_back(outs[k]);
+    check_sets({st, lo, hi, nt, pp, il, ih, size}, exact, {sets[0], sets[5], sets[10]}, 0);
+  }
+
+  TEST_CASE("errors: state, size, broadcasting and parameter values, as perform") {
+    Var st = state_var(), a = input(DType::Float64, 1, "a"), b = input(DType::Float64, 1, "b");
+    Var ia = input(DType::Int64, 1, "ia"), ib = input(DType::Int64, 1, "ib");
+    Var size = tensor::tensor(DType::Int64, {2}, "size");
+    auto one = [&](Distribution d, const Var& p0, const Var& p1, const RandomSize& s, DType dt) {
+      auto [ns, x] = random_function(d, st, s, p0, p1, dt);
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, p0, p1, size}, std::vector<Var>{x, ns});
+      return cpp_thunk(fg);
+    };
+    auto vec = [](std::vector<double> v, DType dt = DType::Float64) {
+      return NDArray::from_vector(v, {static_cast<std::int64_t>(v.size())}).astype(dt);
+    };
+    const NDArray s0 = state(1, 2);
+    const NDArray sz = NDArray::from_vector(std::vector<std::int64_t>{2, 3}, {2});
+    {
+      auto u = one(Distribution::Uniform, a, b, RandomSize(size), DType::Float64);
+      const std::string op = "RandomFunction{uniform}";
+      check_error<ValueError>(*u, 2, {vec({1, 2, 3}, DType::UInt64), vec({0}), vec({1}), sz}, op, "{seed, counter}");
+      check_error<ValueError>(*u, 2, {s0, vec({0}), vec({1}), NDArray::from_vector(std::vector<std::int64_t>{2, -3}, {2})},
+                              op, "negative entry -3");
+      check_error<ShapeError>(*u, 2, {s0, vec({0, 1}), vec({1}), sz}, op, "parameter low does not broadcast");
+      check_error<ShapeError>(*u, 2, {s0, vec({0}), vec({1, 2}), sz}, op, "parameter high does not broadcast");
+      auto uf = one(Distribution::Uniform, a, b, RandomSize(), DType::Float64);
+      check_error<ShapeError>(*uf, 2, {s0, vec({0, 1}), vec({1, 2, 3}), sz}, op, "do not broadcast together");
+    }
+    {
+      auto nrm = one(Distribution::Normal, a, b, RandomSize(size), DType::Float64);
+      check_error<ValueError>(*nrm, 2, {s0, vec({0}), vec({1, 2, -1}), sz}, "RandomFunction{normal}",
+                              "element 2 is negative or NaN");
+      check_error<ValueError>(*nrm, 2, {s0, vec({0}), vec({std::nan("")}), sz}, "RandomFunction{normal}", "std");
+    }
+    {
+      auto bin = one(Distribution::Binomial, ia, b, RandomSize(size), DType::Int64);
+      const std::string op = "RandomFunction{binomial}";
+      check_error<ValueError>(*bin, 2, {s0, vec({3, -2, 1}, DType::Int64), vec({0.5}), sz}, op, "n must be >= 0, got -2");
+      check_error<ValueError>(*bin, 2, {s0, vec({3}, DType::Int64), vec({0.5, 1.5, 0}), sz}, op, "element 1");
+    }
+    {
+      auto ints = one(Distribution::Integers, ia, ib, RandomSize(size), DType::Int8);
+      const std::string op = "RandomFunction{integers}";
+      check_error<ValueError>(*ints, 2, {s0, vec({0, 5, 0}, DType::Int64), vec({5}, DType::Int64), sz}, op,
+                              "low must be < high; element 1");
+      check_error<ValueError>(*ints, 2, {s0, vec({0}, DType::Int64), vec({200}, DType::Int64), sz}, op,
+                              "does not fit dtype int8");
+      // The largest range int8 holds is fine.
+      std::vector<NDArray> out(2);
+      const std::vector<NDArray> ok{s0, vec({-128}, DType::Int64), vec({128}, DType::Int64), sz};
+      ints->run(ok, out);
+      CHECK(out[0].shape() == Shape{2, 3});
+      CHECK(array_equal(out[1], NDArray::from_vector(std::vector<std::uint64_t>{1, 3}, {2})));
+    }
+  }
+}

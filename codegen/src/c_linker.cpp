@@ -656,6 +656,11 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
 
   CompileOptions copts = options_;
   if (options.fast_compile) copts.opt = OptLevel::O0;
+  // THEANO_FLAGS cxxflags: extra driver flags, space-separated, appended last.
+  if (auto it = config().flags.find("cxxflags"); it != config().flags.end()) {
+    std::istringstream words(it->second);
+    for (std::string w; words >> w;) copts.cxxflags.push_back(w);
+  }
   const auto t1 = Clock::now();
   const CompiledObject obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
   parts.stats.compile_ms = ms_since(t1);

@@ -109,6 +109,21 @@ TEST_SUITE("function with the JIT") {
     std::filesystem::remove(path);
   }
 
+  TEST_CASE("THEANO_FLAGS cxxflags reach the compiler") {
+    Var x = dvector("x");
+    {
+      // A macro the generated code does not use: compiles, same result.
+      ConfigGuard guard(with_flags({{"cxxflags", "-DTHEANO_TEST_UNUSED=1 -fno-unroll-loops"}}));
+      Function f = function({x}, {x * 2.0});
+      CHECK(allclose(f({test::vec({1, 2})})[0], test::vec({2, 4})));
+    }
+    {
+      // A flag the compiler rejects proves the flags are passed.
+      ConfigGuard guard(with_flags({{"cxxflags", "-fthis-flag-does-not-exist"}}));
+      CHECK_THROWS(function({x}, {x * 3.0}));
+    }
+  }
+
   TEST_CASE("trust_input skips filtering but never crashes on a wrong argument") {
     Var x = dvector("x");
     Function f = function({x}, {x * 3.0}, {.trust_input = true});

@@ -158,7 +158,8 @@ TEST_CASE("debugprint: multi-output nodes, depth, types, destroy and view maps")
 
 TEST_CASE("debugprint: compiled functions show toposort indices, clients, updates and shared marks") {
   TheanoGraph g;
-  Function f = function({g.A, g.B, g.D, g.E}, {g.G});
+  // Without fusion, which would fold the three adds into one Composite.
+  Function f = function({g.A, g.B, g.D, g.E}, {g.G}, {.optimizer_excluding = {"fusion"}});
   CHECK(debugprint(f) == lines({"Elemwise{add,no_inplace} [id A] ''   2",
                                 " |Elemwise{add,no_inplace} [id B] 'C'   0",
                                 " | |A [id C]",

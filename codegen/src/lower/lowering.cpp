@@ -84,6 +84,13 @@ std::string make_label(const Apply& node, std::size_t index) {
     names += (names.empty() ? "'" : ", '") + n + "'";
   }
   if (!names.empty()) l += " computing " + names;
+  std::string from;
+  for (int i = 0; i < node.nin(); ++i) {
+    const std::string& n = node.input(i).name();
+    if (n.empty() || node.input(i).is_constant()) continue;
+    from += (from.empty() ? "'" : ", '") + n + "'";
+  }
+  if (!from.empty()) l += " from " + from;
   return l;
 }
 }  // namespace

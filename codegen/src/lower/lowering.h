@@ -80,7 +80,9 @@ class NodeLowering {
   const Apply& node;
   const std::size_t index;  ///< toposort position
   const std::string fn;     ///< "node<index>": the node function's name, a prefix for helper names
-  const std::string label;  ///< "node 3 (Elemwise{add}) computing 'loss'": starts every error message
+  /// "node 3 (Elemwise{add}) computing 'loss' from 'x', 'y'" (the user's names
+  /// of the outputs and inputs, where given): starts every error message.
+  const std::string label;
   CodeWriter& body;         ///< the node function's body
   CodeWriter& file;         ///< file scope just before the node function (helpers named <fn>_*)
   /// Namespace the node function is put in ("" = global); Elemwise uses

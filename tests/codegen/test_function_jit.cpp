@@ -124,6 +124,18 @@ TEST_SUITE("function with the JIT") {
     }
   }
 
+  TEST_CASE("THEANO_FLAGS device: cpu works, anything else is a clear error") {
+    Var x = dvector("x");
+    {
+      ConfigGuard guard(with_flags({{"device", "cpu"}}));
+      CHECK_NOTHROW(function({x}, {x + 1.0}));
+    }
+    ConfigGuard guard(with_flags({{"device", "cuda"}}));
+    const std::string msg = test::error_of([&] { function({x}, {x + 1.0}); });
+    CHECK(msg.find("device='cuda'") != std::string::npos);
+    CHECK_THROWS_AS(function({x}, {x + 1.0}), ValueError);
+  }
+
   TEST_CASE("trust_input skips filtering but never crashes on a wrong argument") {
     Var x = dvector("x");
     Function f = function({x}, {x * 3.0}, {.trust_input = true});

@@ -78,6 +78,11 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   FunctionImpl& f = *impl;
   f.name = options.name;
   f.mode = get_mode(options.mode);
+  if (auto it = config().flags.find("device"); it != config().flags.end() && !it->second.empty()) {
+    THEANO_USER_CHECK(it->second == "cpu", ValueError)
+        << "THEANO_FLAGS device='" << it->second << "': only device=cpu runs compiled functions so far (the CUDA "
+        << "back end, device=cuda, is not built yet; NVRTC compilation is available in codegen/)";
+  }
   f.ins = inputs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (f.ins[i].name.empty() && f.ins[i].variable) f.ins[i].name = f.ins[i].variable.name();

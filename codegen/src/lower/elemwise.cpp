@@ -147,8 +147,11 @@ void lower_elemwise(NodeLowering& L) {
     }
   }
   for (int d = 0; d < nd; ++d) w.line("const int64_t so_" + str(d) + " = o0->strides[" + str(d) + "];");
+  // The strided path is not vectorized (gathers rarely pay, and they cost
+  // compile time); the contiguous path above is the fast one.
   for (int d = 0; d < nd; ++d) {
     const std::string ds = str(d);
+    if (d == nd - 1) w.line("#pragma clang loop vectorize(disable)");
     w.open("for (int64_t i" + ds + " = 0; i" + ds + " < shape[" + ds + "]; ++i" + ds + ")");
   }
   auto offset = [&](const std::string& prefix) {

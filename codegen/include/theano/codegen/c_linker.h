@@ -57,7 +57,7 @@ namespace theano::codegen {
 class CLinker final : public Linker {
  public:
   /// Default compile options: -O2 -march=native, -fno-math-errno, libmvec;
-  /// -fwrapv is always added. The name "opwise" makes the OpWise linker: the
+  /// -fwrapv and -fno-unroll-loops are always added. The name "opwise" makes the OpWise linker: the
   /// same translation unit, but the host calls the nodes one at a time
   /// (`theano_step`), timing each when LinkOptions::profile is set.
   explicit CLinker(CompileOptions options = {}, std::string name = "cpp");

@@ -18,54 +18,6 @@
 namespace theano::codegen::lower {
 namespace {
 
-/// `theano_join_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
-/// converts and copies the strided `src` block into the strided `dst` block of
-/// the same shape (byte strides). Size-1 dimensions are dropped and dimensions
-/// contiguous in both are merged first, so contiguous slabs copy in one flat loop.
-constexpr std::string_view kJoinCopySupport = R"(template <class D, class S>
-static void theano_join_copy_rec(char* pd, const int64_t* ds, const char* ps, const int64_t* ss,
-                                 const int64_t* shape, int64_t nd) {
-  if (nd == 0) {
-    *(D*)pd = (D) * (const S*)ps;
-    return;
-  }
-  const int64_t n = shape[0];
-  if (nd == 1) {
-    const int64_t a = ds[0], b = ss[0];
-    if (a == (int64_t)sizeof(D) && b == (int64_t)sizeof(S)) {
-      D* __restrict d = (D*)pd;
-      const S* __restrict s = (const S*)ps;
-      for (int64_t k = 0; k < n; ++k) d[k] = (D)s[k];
-    } else {
-      for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = (D) * (const S*)(ps + k * b);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    theano_join_copy_rec<D, S>(pd + i * ds[0], ds + 1, ps + i * ss[0], ss + 1, shape + 1, nd - 1);
-}
-template <class D, class S>
-static void theano_join_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
-                             int64_t nd) {
-  int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
-  int64_t m = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (shape[d] == 0) return;
-    if (shape[d] == 1) continue;
-    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
-      sh[m - 1] *= shape[d];
-      a[m - 1] = ds[d];
-      b[m - 1] = ss[d];
-    } else {
-      sh[m] = shape[d];
-      a[m] = ds[d];
-      b[m] = ss[d];
-      ++m;
-    }
-  }
-  theano_join_copy_rec<D, S>(pd, a, ps, b, sh, m);
-})";
-
 void lower_join(NodeLowering& L) {
   const auto& op = static_cast<const tensor::Join&>(*L.node.op());
   CodeWriter& w = L.body;
@@ -91,12 +43,12 @@ void lower_join(NodeLowering& L) {
   for (int d = 0; d < nd; ++d)
     w.line("o0->shape[" + str(d) + "] = " + (d == axis ? std::string("total") : "x0->shape[" + str(d) + "]") + ";");
   w.line(L.alloc(0));
-  L.need("theano_join_copy", kJoinCopySupport);
+  need_convert_copy(L);
   w.line("int64_t off = 0;");
   const std::string ot = L.out_ctype(0);
   for (int i = 0; i < nin; ++i) {
     const std::string xi = L.x(i);
-    w.line("theano_join_copy<" + ot + ", " + L.in_ctype(i) + ">(o0->data + off * o0->strides[" + as +
+    w.line("theano_convert_copy<" + ot + ", " + L.in_ctype(i) + ">(o0->data + off * o0->strides[" + as +
            "], o0->strides, " + xi + "->data, " + xi + "->strides, " + xi + "->shape, " + str(nd) + ");");
     if (i + 1 < nin) w.line("off += " + xi + "->shape[" + as + "];");
   }

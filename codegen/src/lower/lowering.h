@@ -118,6 +118,13 @@ class NodeLowering {
   std::vector<std::int64_t> slots_;
 };
 
+/// Requests the shared support function
+/// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
+/// converts and copies a strided block into a strided block of the same shape
+/// (byte strides; src strides may be 0 to broadcast), merging contiguous
+/// dimensions first so contiguous copies are one flat vectorizable loop.
+void need_convert_copy(NodeLowering& L);
+
 using LowerFn = void (*)(NodeLowering&);
 using LoweringTable = std::unordered_map<std::type_index, LowerFn>;
 

@@ -24,63 +24,6 @@ namespace {
 
 // ---- support code (emitted once per translation unit) ----------------------------
 
-/// `theano_shape_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
-/// converts and copies the strided `src` block into the strided `dst` block of
-/// the same shape (byte strides; src strides may be 0 to broadcast). Dimensions
-/// of size 1 are dropped and dimensions that are contiguous in both are merged
-/// first, so contiguous copies become one flat loop the vectorizer sees.
-constexpr std::string_view kCopySupport = R"(template <class D, class S>
-static void theano_shape_copy_rec(char* pd, const int64_t* ds, const char* ps, const int64_t* ss,
-                                  const int64_t* shape, int64_t nd) {
-  if (nd == 0) {
-    *(D*)pd = (D) * (const S*)ps;
-    return;
-  }
-  const int64_t n = shape[0];
-  if (nd == 1) {
-    const int64_t a = ds[0], b = ss[0];
-    if (b == 0) {
-      const D v = (D) * (const S*)ps;
-      if (a == (int64_t)sizeof(D)) {
-        D* __restrict d = (D*)pd;
-        for (int64_t k = 0; k < n; ++k) d[k] = v;
-      } else {
-        for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = v;
-      }
-    } else if (a == (int64_t)sizeof(D) && b == (int64_t)sizeof(S)) {
-      D* __restrict d = (D*)pd;
-      const S* __restrict s = (const S*)ps;
-      for (int64_t k = 0; k < n; ++k) d[k] = (D)s[k];
-    } else {
-      for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = (D) * (const S*)(ps + k * b);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    theano_shape_copy_rec<D, S>(pd + i * ds[0], ds + 1, ps + i * ss[0], ss + 1, shape + 1, nd - 1);
-}
-template <class D, class S>
-static void theano_shape_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
-                              int64_t nd) {
-  int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
-  int64_t m = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (shape[d] == 0) return;
-    if (shape[d] == 1) continue;
-    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
-      sh[m - 1] *= shape[d];
-      a[m - 1] = ds[d];
-      b[m - 1] = ss[d];
-    } else {
-      sh[m] = shape[d];
-      a[m] = ds[d];
-      b[m] = ss[d];
-      ++m;
-    }
-  }
-  theano_shape_copy_rec<D, S>(pd, a, ps, b, sh, m);
-})";
-
 /// numpy's _attempt_nocopy_reshape: strides that make `x` (size > 0) a view of
 /// shape `newdims`, if its strides allow it (C order). 1 on success.
 constexpr std::string_view kNoCopyReshapeSupport =
@@ -295,7 +238,7 @@ void lower_reshape(NodeLowering& L) {
   w.close();
   w.line(L.alloc(0));
   // The destination seen with x's shape: C-contiguous strides.
-  L.need("theano_shape_copy", kCopySupport);
+  need_convert_copy(L);
   const int ind = L.in(0).ndim();
   w.line("int64_t ds[" + str(std::max(ind, 1)) + "];");
   w.line("int64_t expect = " + isz + ";");
@@ -303,7 +246,7 @@ void lower_reshape(NodeLowering& L) {
     w.line("ds[" + str(d) + "] = expect;");
     if (d > 0) w.line("expect *= x0->shape[" + str(d) + "];");
   }
-  w.line("theano_shape_copy<" + t + ", " + t + ">(o0->data, ds, x0->data, x0->strides, x0->shape, " + str(ind) +
+  w.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, ds, x0->data, x0->strides, x0->shape, " + str(ind) +
          ");");
   w.line("return 0;");
 }
@@ -341,8 +284,8 @@ void lower_alloc(NodeLowering& L) {
   }
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
   w.line(L.alloc(0));
-  L.need("theano_shape_copy", kCopySupport);
-  w.line("theano_shape_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " + str(nd) + ");");
+  need_convert_copy(L);
+  w.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " + str(nd) + ");");
   w.line("return 0;");
 }
 

@@ -27,35 +27,9 @@
 
 using namespace theano;
 using namespace theano::tensor;
-using theano::test::check_lowering;
-using theano::test::random_array;
+using namespace theano::test;
 
 namespace {
-
-/// check_lowering, after checking that every node has generated code (no
-/// perform fallback).
-void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-           double rtol = 0) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  REQUIRE_NOTHROW(codegen::CLinker::generate_source(*fg, {}, false));
-  check_lowering(ins, outs, values, rtol);
-}
-
-/// Both perform and the generated code throw E on `values`, and the generated
-/// code's message names `op`.
-template <class E>
-void check_error(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-                 const std::string& op) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = codegen::CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-  auto ref = make_perform_linker()->make_thunk(fg);
-  std::vector<NDArray> out(outs.size());
-  CHECK_THROWS_AS(ref->run(values, out), E);
-  CHECK_THROWS_AS(cpp->run(values, out), E);
-  const std::string msg = test::error_of([&] { cpp->run(values, out); });
-  INFO(msg);
-  CHECK(msg.find(op) != std::string::npos);
-}
 
 /// Values for dtype `dt`: positive floats (float32 sums then stay within
 /// rounding of each other), small signed integers.
@@ -85,9 +59,9 @@ TEST_SUITE("lower blas") {
         CAPTURE(s[0]);
         CAPTURE(s[1]);
         CAPTURE(s[2]);
-        check({v, w, a, b}, outs,
-              {values(rng, {s[1]}, dt), values(rng, {s[1]}, dt), values(rng, {s[0], s[1]}, dt),
-               values(rng, {s[1], s[2]}, dt)});
+        check_lowering({v, w, a, b}, outs,
+                       {values(rng, {s[1]}, dt), values(rng, {s[1]}, dt), values(rng, {s[0], s[1]}, dt),
+                        values(rng, {s[1], s[2]}, dt)});
       }
     }
   }
@@ -104,8 +78,8 @@ TEST_SUITE("lower blas") {
       Var v = tensor::tensor(dx, {std::nullopt}, "v");
       Var b = tensor::tensor(dy, {std::nullopt, std::nullopt}, "b");
       Var w = tensor::tensor(dy, {std::nullopt}, "w");
-      check({a, v, b, w}, {dot(a, b), dot(v, w), dot(a, w), dot(v, b), dot(b, a)},
-            {values(rng, {4, 4}, dx), values(rng, {4}, dx), values(rng, {4, 4}, dy), values(rng, {4}, dy)});
+      check_lowering({a, v, b, w}, {dot(a, b), dot(v, w), dot(a, w), dot(v, b), dot(b, a)},
+                     {values(rng, {4, 4}, dx), values(rng, {4}, dx), values(rng, {4, 4}, dy), values(rng, {4}, dy)});
     }
   }
 
@@ -116,9 +90,9 @@ TEST_SUITE("lower blas") {
       Var a = tensor::tensor(dt, {std::nullopt, std::nullopt}, "a");
       Var b = tensor::tensor(dt, {std::nullopt, std::nullopt}, "b");
       const double hi = dt == DType::Int32 ? 2e9 : dt == DType::Int16 ? 30000 : 120;
-      check({a, b}, {dot(a, b)},
-            {random_array(rng, {5, 30}, dt, dt == DType::UInt8 ? 0 : -hi, hi),
-             random_array(rng, {30, 6}, dt, dt == DType::UInt8 ? 0 : -hi, hi)});
+      check_lowering({a, b}, {dot(a, b)},
+                     {random_array(rng, {5, 30}, dt, dt == DType::UInt8 ? 0 : -hi, hi),
+                      random_array(rng, {30, 6}, dt, dt == DType::UInt8 ? 0 : -hi, hi)});
     }
   }
 
@@ -145,8 +119,8 @@ TEST_SUITE("lower blas") {
                             dot(c, v[{slice(none, 4)}]),
                             dot(a[{all, 2}], b),
                             dot(a[{all, slice(none, none, 2)}], bt[{slice(none, none, 3)}])};
-      check({a, b, c, v}, outs,
-            {values(rng, {6, 4}, dt), values(rng, {6, 5}, dt), values(rng, {5, 4}, dt), values(rng, {6}, dt)});
+      check_lowering({a, b, c, v}, outs,
+                     {values(rng, {6, 4}, dt), values(rng, {6, 5}, dt), values(rng, {5, 4}, dt), values(rng, {6}, dt)});
       const std::string src =
           codegen::CLinker::generate_source(FunctionGraph({a, b, c, v}, outs), {}, false);
       CHECK(src.find(dt == DType::Float64 ? "cblas_dgemm(CblasRowMajor" : "cblas_sgemm(CblasRowMajor") !=
@@ -164,9 +138,10 @@ TEST_SUITE("lower blas") {
     const std::string src = codegen::CLinker::generate_source(fg, {}, false);
     CHECK(src.find("cblas_dgemm(CblasRowMajor") != std::string::npos);
     CHECK(src.find("ctx->perform") == std::string::npos);
-    check({a, b}, outs,
-          {random_array(rng, {300, 300}, DType::Float64, -1, 1), random_array(rng, {300, 300}, DType::Float64, -1, 1)},
-          1e-9);
+    check_lowering(
+        {a, b}, outs,
+        {random_array(rng, {300, 300}, DType::Float64, -1, 1), random_array(rng, {300, 300}, DType::Float64, -1, 1)},
+        1e-9);
     Var f = fmatrix("f"), g = fmatrix("g");
     const std::string fsrc = codegen::CLinker::generate_source(FunctionGraph({f, g}, {dot22(f, g)}), {}, false);
     CHECK(fsrc.find("cblas_sgemm(CblasRowMajor") != std::string::npos);
@@ -183,8 +158,8 @@ TEST_SUITE("lower blas") {
         CAPTURE(s[0]);
         CAPTURE(s[1]);
         CAPTURE(s[2]);
-        check({a, b}, {dot22(a, b), dot22(transpose(b), transpose(a))},
-              {values(rng, {s[0], s[1]}, dt), values(rng, {s[1], s[2]}, dt)});
+        check_lowering({a, b}, {dot22(a, b), dot22(transpose(b), transpose(a))},
+                       {values(rng, {s[0], s[1]}, dt), values(rng, {s[1], s[2]}, dt)});
       }
     }
   }
@@ -210,28 +185,28 @@ TEST_SUITE("lower blas") {
             CAPTURE(s[0]);
             CAPTURE(s[1]);
             CAPTURE(s[2]);
-            check({z, al, x, y, be}, {op->apply1({z, al, x, y, be})},
-                  {values(rng, {s[0], s[2]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt),
-                   values(rng, {s[1], s[2]}, dt), NDArray::scalar<float>(static_cast<float>(ab.second))},
-                  dt == DType::Float32 ? 1e-4 : 0);
+            check_lowering({z, al, x, y, be}, {op->apply1({z, al, x, y, be})},
+                           {values(rng, {s[0], s[2]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt),
+                            values(rng, {s[1], s[2]}, dt), NDArray::scalar<float>(static_cast<float>(ab.second))},
+                           dt == DType::Float32 ? 1e-4 : 0);
           }
         }
         // An integer beta; transposed operands and a transposed (column-major) Z.
-        check({z, al, x, y, bi},
-              {op->apply1({transpose(z), al, transpose(x), y, bi})},
-              {values(rng, {5, 4}, dt), dscal(0.25), values(rng, {3, 4}, dt), values(rng, {3, 5}, dt),
-               test::i64(3)},
-              dt == DType::Float32 ? 1e-4 : 0);
+        check_lowering(
+            {z, al, x, y, bi}, {op->apply1({transpose(z), al, transpose(x), y, bi})},
+            {values(rng, {5, 4}, dt), dscal(0.25), values(rng, {3, 4}, dt), values(rng, {3, 5}, dt), test::i64(3)},
+            dt == DType::Float32 ? 1e-4 : 0);
         // beta == 0 does not read Z (NaN there stays out of the result).
         NDArray znan = NDArray::full({3, 2}, std::numeric_limits<double>::quiet_NaN(), dt);
-        check({z, al, x, y, be}, {op->apply1({z, al, x, y, be})},
-              {znan, dscal(2), values(rng, {3, 4}, dt), values(rng, {4, 2}, dt), NDArray::scalar<float>(0.0f)});
+        check_lowering(
+            {z, al, x, y, be}, {op->apply1({z, al, x, y, be})},
+            {znan, dscal(2), values(rng, {3, 4}, dt), values(rng, {4, 2}, dt), NDArray::scalar<float>(0.0f)});
       }
       // The non-inplace Gemm from gemm(), next to other uses of Z.
-      check({z, al, x, y, be}, {gemm(z, al, x, y, be), z * 2.0},
-            {values(rng, {4, 4}, dt), dscal(1.5), values(rng, {4, 4}, dt), values(rng, {4, 4}, dt),
-             NDArray::scalar<float>(0.5f)},
-            dt == DType::Float32 ? 1e-4 : 0);
+      check_lowering({z, al, x, y, be}, {gemm(z, al, x, y, be), z * 2.0},
+                     {values(rng, {4, 4}, dt), dscal(1.5), values(rng, {4, 4}, dt), values(rng, {4, 4}, dt),
+                      NDArray::scalar<float>(0.5f)},
+                     dt == DType::Float32 ? 1e-4 : 0);
     }
   }
 
@@ -240,8 +215,8 @@ TEST_SUITE("lower blas") {
     Var z = dmatrix("z"), y = dmatrix("y");
     Var al = dscalar("alpha"), be = dscalar("beta");
     Var out = OpPtr(new Gemm(true))->apply1({z, al, transpose(z), y, be});
-    check({z, al, y, be}, {out},
-          {values(rng, {4, 4}, DType::Float64), dscal(0.5), values(rng, {4, 4}, DType::Float64), dscal(2)});
+    check_lowering({z, al, y, be}, {out},
+                   {values(rng, {4, 4}, DType::Float64), dscal(0.5), values(rng, {4, 4}, DType::Float64), dscal(2)});
   }
 
   TEST_CASE("Gemv: inplace or not, transposed A, alpha and beta special cases") {
@@ -261,29 +236,29 @@ TEST_SUITE("lower blas") {
           for (const auto& s : std::vector<std::vector<std::int64_t>>{{3, 4}, {1, 1}, {0, 3}, {3, 0}, {21, 13}}) {
             CAPTURE(s[0]);
             CAPTURE(s[1]);
-            check({y, al, a, x, be}, {op->apply1({y, al, a, x, be})},
-                  {values(rng, {s[0]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt), values(rng, {s[1]}, dt),
-                   dscal(ab.second)},
-                  dt == DType::Float32 ? 1e-4 : 0);
-            check({y, al, a, x, be}, {op->apply1({y, al, transpose(a), x, be})},
-                  {values(rng, {s[1]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt), values(rng, {s[0]}, dt),
-                   dscal(ab.second)},
-                  dt == DType::Float32 ? 1e-4 : 0);
+            check_lowering({y, al, a, x, be}, {op->apply1({y, al, a, x, be})},
+                           {values(rng, {s[0]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt),
+                            values(rng, {s[1]}, dt), dscal(ab.second)},
+                           dt == DType::Float32 ? 1e-4 : 0);
+            check_lowering({y, al, a, x, be}, {op->apply1({y, al, transpose(a), x, be})},
+                           {values(rng, {s[1]}, dt), dscal(ab.first), values(rng, {s[0], s[1]}, dt),
+                            values(rng, {s[0]}, dt), dscal(ab.second)},
+                           dt == DType::Float32 ? 1e-4 : 0);
           }
         }
         NDArray ynan = NDArray::full({3}, std::numeric_limits<double>::quiet_NaN(), dt);
-        check({y, al, a, x, be}, {op->apply1({y, al, a, x, be})},
-              {ynan, dscal(1), values(rng, {3, 2}, dt), values(rng, {2}, dt), dscal(0)});
+        check_lowering({y, al, a, x, be}, {op->apply1({y, al, a, x, be})},
+                       {ynan, dscal(1), values(rng, {3, 2}, dt), values(rng, {2}, dt), dscal(0)});
       }
-      check({y, al, a, x, be}, {gemv(y, al, a, x, be), y + 1.0},
-            {values(rng, {5}, dt), dscal(1), values(rng, {5, 5}, dt), values(rng, {5}, dt), dscal(1)},
-            dt == DType::Float32 ? 1e-4 : 0);
+      check_lowering({y, al, a, x, be}, {gemv(y, al, a, x, be), y + 1.0},
+                     {values(rng, {5}, dt), dscal(1), values(rng, {5, 5}, dt), values(rng, {5}, dt), dscal(1)},
+                     dt == DType::Float32 ? 1e-4 : 0);
     }
     // x a view of the destroyed y.
     Var y = dvector("y"), a = dmatrix("a");
     Var al = dscalar("alpha"), be = dscalar("beta");
-    check({y, al, a, be}, {OpPtr(new Gemv(true))->apply1({y, al, a, y, be})},
-          {values(rng, {4}, DType::Float64), dscal(1), values(rng, {4, 4}, DType::Float64), dscal(1)});
+    check_lowering({y, al, a, be}, {OpPtr(new Gemv(true))->apply1({y, al, a, y, be})},
+                   {values(rng, {4}, DType::Float64), dscal(1), values(rng, {4, 4}, DType::Float64), dscal(1)});
   }
 
   TEST_CASE("Ger: destructive or not, transposed A, alpha of several dtypes") {
@@ -303,28 +278,30 @@ TEST_SUITE("lower blas") {
           for (const auto& s : std::vector<std::vector<std::int64_t>>{{3, 4}, {1, 1}, {0, 3}, {3, 0}, {16, 9}}) {
             CAPTURE(s[0]);
             CAPTURE(s[1]);
-            check({a, al, x, y}, {op->apply1({a, al, x, y})},
-                  {values(rng, {s[0], s[1]}, dt), dscal(alpha), values(rng, {s[0]}, dt), values(rng, {s[1]}, dt)},
-                  dt == DType::Float32 ? 1e-4 : 0);
+            check_lowering(
+                {a, al, x, y}, {op->apply1({a, al, x, y})},
+                {values(rng, {s[0], s[1]}, dt), dscal(alpha), values(rng, {s[0]}, dt), values(rng, {s[1]}, dt)},
+                dt == DType::Float32 ? 1e-4 : 0);
             // A transposed (column-major) A.
-            check({a, al, x, y}, {op->apply1({transpose(a), al, x, y})},
-                  {values(rng, {s[1], s[0]}, dt), dscal(alpha), values(rng, {s[0]}, dt), values(rng, {s[1]}, dt)},
-                  dt == DType::Float32 ? 1e-4 : 0);
+            check_lowering(
+                {a, al, x, y}, {op->apply1({transpose(a), al, x, y})},
+                {values(rng, {s[1], s[0]}, dt), dscal(alpha), values(rng, {s[0]}, dt), values(rng, {s[1]}, dt)},
+                dt == DType::Float32 ? 1e-4 : 0);
           }
         }
-        check({a, ai, x, y}, {op->apply1({a, ai, x, y})},
-              {values(rng, {3, 2}, dt), NDArray::scalar<std::int32_t>(-2), values(rng, {3}, dt),
-               values(rng, {2}, dt)},
-              dt == DType::Float32 ? 1e-4 : 0);
+        check_lowering(
+            {a, ai, x, y}, {op->apply1({a, ai, x, y})},
+            {values(rng, {3, 2}, dt), NDArray::scalar<std::int32_t>(-2), values(rng, {3}, dt), values(rng, {2}, dt)},
+            dt == DType::Float32 ? 1e-4 : 0);
       }
-      check({a, al, x, y}, {ger(a, al, x, y), a * 3.0},
-            {values(rng, {4, 3}, dt), dscal(2), values(rng, {4}, dt), values(rng, {3}, dt)});
+      check_lowering({a, al, x, y}, {ger(a, al, x, y), a * 3.0},
+                     {values(rng, {4, 3}, dt), dscal(2), values(rng, {4}, dt), values(rng, {3}, dt)});
     }
     // y a view of the destroyed A (its first row, updated before the others).
     Var a = dmatrix("a"), x = dvector("x");
     Var al = dscalar("alpha");
-    check({a, al, x}, {OpPtr(new Ger(true))->apply1({a, al, x, a[0]})},
-          {values(rng, {3, 3}, DType::Float64), dscal(1), values(rng, {3}, DType::Float64)});
+    check_lowering({a, al, x}, {OpPtr(new Ger(true))->apply1({a, al, x, a[0]})},
+                   {values(rng, {3, 3}, DType::Float64), dscal(1), values(rng, {3}, DType::Float64)});
   }
 
   TEST_CASE("BLAS ops: size mismatches are ShapeErrors naming the op") {

@@ -22,57 +22,15 @@
 
 using namespace theano;
 using namespace theano::tensor;
-
-namespace {
-
-Var var(DType dt, int nd, std::string name) {
-  return tensor::tensor(dt, StaticShape(static_cast<std::size_t>(nd)), std::move(name));
-}
-
-NDArray ivec(std::vector<std::int64_t> v, DType dt = DType::Int64) {
-  const auto n = static_cast<std::int64_t>(v.size());
-  return NDArray::from_vector(std::move(v), {n}).astype(dt);
-}
-
-std::unique_ptr<Thunk> cpp_thunk(const std::shared_ptr<FunctionGraph>& fg) {
-  // No perform fallback: every node must have been lowered.
-  return codegen::CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-}
-
-void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = cpp_thunk(fg);
-  {
-    INFO("contiguous inputs");
-    test::compare_thunks(fg, *cpp, values);
-  }
-  std::vector<NDArray> strided;
-  for (const NDArray& v : values) strided.push_back(test::strided_copy(v));
-  INFO("strided inputs");
-  test::compare_thunks(fg, *cpp, strided);
-}
-
-template <class E>
-void check_error(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
-                 const std::string& op) {
-  std::vector<NDArray> out(fg->outputs().size());
-  auto ref = make_perform_linker()->make_thunk(fg);
-  CHECK_THROWS_AS(ref->run(values, out), E);
-  CHECK_THROWS_AS(cpp.run(values, out), E);
-  const std::string msg = test::error_of([&] { cpp.run(values, out); });
-  INFO(msg);
-  CHECK(msg.find(op) != std::string::npos);
-}
-
-}  // namespace
+using namespace theano::test;
 
 TEST_SUITE("lower join") {
   TEST_CASE("Join along every axis (negative ones too) of inputs with different sizes along it") {
     std::mt19937_64 rng(1);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Bool}) {
       CAPTURE(dtype_name(dt));
-      Var a = var(dt, 3, "a"), b = var(dt, 3, "b"), c = var(dt, 3, "c");
-      Var v = var(dt, 1, "v"), w = var(dt, 1, "w");
+      Var a = any_tensor(dt, 3, "a"), b = any_tensor(dt, 3, "b"), c = any_tensor(dt, 3, "c");
+      Var v = any_tensor(dt, 1, "v"), w = any_tensor(dt, 1, "w");
       const std::vector<Var> ins{a, b, c, v, w};
       for (int axis = 0; axis < 3; ++axis) {
         CAPTURE(axis);
@@ -86,24 +44,26 @@ TEST_SUITE("lower join") {
             s[static_cast<std::size_t>(axis)] = n;
             return s;
           };
-          check(ins, outs,
-                {test::random_array(rng, shape_with(sizes[0]), dt, -5, 5),
-                 test::random_array(rng, shape_with(sizes[1]), dt, -5, 5),
-                 test::random_array(rng, shape_with(sizes[2]), dt, -5, 5),
-                 test::random_array(rng, {sizes[1]}, dt, -5, 5), test::random_array(rng, {sizes[2]}, dt, -5, 5)});
+          check_lowering(
+              ins, outs,
+              {test::random_array(rng, shape_with(sizes[0]), dt, -5, 5),
+               test::random_array(rng, shape_with(sizes[1]), dt, -5, 5),
+               test::random_array(rng, shape_with(sizes[2]), dt, -5, 5), test::random_array(rng, {sizes[1]}, dt, -5, 5),
+               test::random_array(rng, {sizes[2]}, dt, -5, 5)});
         }
       }
       // Empty off the axis.
-      check({a, b}, {join(0, {a, b}), join(1, {b, a})},
-            {test::random_array(rng, {2, 0, 3}, dt, -5, 5), test::random_array(rng, {2, 0, 3}, dt, -5, 5)});
+      check_lowering({a, b}, {join(0, {a, b}), join(1, {b, a})},
+                     {test::random_array(rng, {2, 0, 3}, dt, -5, 5), test::random_array(rng, {2, 0, 3}, dt, -5, 5)});
     }
   }
 
   TEST_CASE("Join of mixed dtypes promotes; stack; one input") {
     std::mt19937_64 rng(2);
-    Var i8 = var(DType::Int8, 2, "i8"), i16 = var(DType::Int16, 2, "i16"), f32 = var(DType::Float32, 2, "f32"),
-        i32 = var(DType::Int32, 2, "i32"), u8 = var(DType::UInt8, 2, "u8"), bl = var(DType::Bool, 2, "bl"),
-        f64 = var(DType::Float64, 2, "f64");
+    Var i8 = any_tensor(DType::Int8, 2, "i8"), i16 = any_tensor(DType::Int16, 2, "i16"),
+        f32 = any_tensor(DType::Float32, 2, "f32"), i32 = any_tensor(DType::Int32, 2, "i32"),
+        u8 = any_tensor(DType::UInt8, 2, "u8"), bl = any_tensor(DType::Bool, 2, "bl"),
+        f64 = any_tensor(DType::Float64, 2, "f64");
     const std::vector<Var> ins{i8, i16, f32, i32, u8, bl, f64};
     std::vector<Var> outs{join(0, {i8, i16}),      join(1, {f32, i32}),  join(0, {u8, i8, bl}),
                           join(1, {bl, f64, i16}), join(0, {f32, f32}),  stack({i8, i8, u8}, 1),
@@ -112,14 +72,15 @@ TEST_SUITE("lower join") {
     CHECK(tensor_type(outs[1])->dtype() == DType::Float64);
     std::vector<NDArray> values;
     for (const Var& v : ins) values.push_back(test::random_array(rng, {3, 3}, tensor_type(v)->dtype(), -100, 100));
-    check(ins, outs, values);
+    check_lowering(ins, outs, values);
   }
 
   TEST_CASE("Join: sizes that differ off the axis are ShapeErrors naming the op") {
     std::mt19937_64 rng(3);
-    Var a = var(DType::Float64, 2, "a"), b = var(DType::Float64, 2, "b"), c = var(DType::Float32, 2, "c");
+    Var a = any_tensor(DType::Float64, 2, "a"), b = any_tensor(DType::Float64, 2, "b"),
+        c = any_tensor(DType::Float32, 2, "c");
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{a, b, c}, std::vector<Var>{join(1, {a, b, c})});
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     auto r = [&](std::vector<std::int64_t> s, DType dt = DType::Float64) {
       return test::random_array(rng, std::move(s), dt, -1, 1);
     };
@@ -136,29 +97,29 @@ TEST_SUITE("lower join") {
       for (DType st : {DType::Int64, DType::Int32, DType::UInt8}) {
         CAPTURE(dtype_name(dt));
         CAPTURE(dtype_name(st));
-        Var x = var(dt, 3, "x");
-        Var sizes = var(st, 1, "sizes");
+        Var x = any_tensor(dt, 3, "x");
+        Var sizes = any_tensor(st, 1, "sizes");
         for (int axis = -3; axis < 3; ++axis) {
           CAPTURE(axis);
           std::vector<Var> outs = split(x, sizes, 3, axis);
           const int ax = axis < 0 ? axis + 3 : axis;
           for (auto sz : std::vector<std::vector<std::int64_t>>{{1, 2, 3}, {0, 6, 0}, {6, 0, 0}, {2, 2, 2}}) {
-            check({x, sizes}, outs, {test::random_array(rng, {6, 6, 6}, dt, -5, 5), ivec(sz, st)});
+            check_lowering({x, sizes}, outs, {test::random_array(rng, {6, 6, 6}, dt, -5, 5), ivec(sz, st)});
           }
           std::vector<std::int64_t> shape{3, 4, 5};
           shape[static_cast<std::size_t>(ax)] = 0;
-          check({x, sizes}, outs, {test::random_array(rng, shape, dt, -5, 5), ivec({0, 0, 0}, st)});
+          check_lowering({x, sizes}, outs, {test::random_array(rng, shape, dt, -5, 5), ivec({0, 0, 0}, st)});
         }
       }
     }
     // Constant sizes, one piece, and the outputs are views of x.
-    Var x = var(DType::Float64, 2, "x");
+    Var x = any_tensor(DType::Float64, 2, "x");
     std::vector<Var> outs = split(x, {1, 3}, 1);
     std::vector<Var> one = split(x, {4}, 1);
     outs.push_back(one[0]);
-    check({x}, outs, {test::random_array(rng, {3, 4}, DType::Float64, -5, 5)});
+    check_lowering({x}, outs, {test::random_array(rng, {3, 4}, DType::Float64, -5, 5)});
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, outs);
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     const NDArray xv = test::random_array(rng, {3, 4}, DType::Float64, -5, 5);
     std::vector<NDArray> got(3);
     cpp->run(std::vector<NDArray>{xv}, got);
@@ -167,10 +128,10 @@ TEST_SUITE("lower join") {
 
   TEST_CASE("Split errors: wrong sum (ShapeError), negative sizes and a wrong count (ValueError)") {
     std::mt19937_64 rng(5);
-    Var x = var(DType::Float32, 2, "x");
-    Var sizes = var(DType::Int64, 1, "sizes");
+    Var x = any_tensor(DType::Float32, 2, "x");
+    Var sizes = any_tensor(DType::Int64, 1, "sizes");
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, sizes}, split(x, sizes, 2, 0));
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     const NDArray xv = test::random_array(rng, {5, 2}, DType::Float32, -1, 1);
     check_error<ShapeError>(fg, *cpp, {xv, ivec({2, 2})}, "Split");
     check_error<ShapeError>(fg, *cpp, {xv, ivec({4, 2})}, "Split");

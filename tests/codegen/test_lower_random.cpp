@@ -22,16 +22,11 @@
 
 using namespace theano;
 using namespace theano::tensor;
-using theano::codegen::CLinker;
-using theano::test::random_array;
+using namespace theano::test;
 
 namespace {
 
 using Shape = std::vector<std::int64_t>;
-
-Var input(DType dtype, int nd, const std::string& name) {
-  return tensor::tensor(dtype, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
-}
 
 /// The stream state {seed, counter} (length unknown statically, so a bad
 /// length reaches the op's run-time check).
@@ -41,45 +36,11 @@ NDArray state(std::uint64_t seed, std::uint64_t counter) {
   return NDArray::from_vector(std::vector<std::uint64_t>{seed, counter}, {2});
 }
 
-std::unique_ptr<Thunk> cpp_thunk(const std::shared_ptr<FunctionGraph>& fg) {
-  return CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-}
-
-/// Runs perform and `cpp` on `values`: integer outputs equal, float outputs
-/// bit for bit unless `rtol` > 0.
-void compare(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
-             double rtol) {
-  auto ref = make_perform_linker()->make_thunk(fg);
-  std::vector<NDArray> want(fg->outputs().size()), got(fg->outputs().size());
-  ref->run(values, want);
-  cpp.run(values, got);
-  for (std::size_t o = 0; o < want.size(); ++o) {
-    CAPTURE(o);
-    INFO("want " << want[o] << "\ngot  " << got[o]);
-    REQUIRE(got[o].defined());
-    CHECK(got[o].dtype() == want[o].dtype());
-    REQUIRE(got[o].shape() == want[o].shape());
-    if (is_float(want[o].dtype()) && rtol > 0) CHECK(allclose(got[o], want[o], rtol, 0, true));
-    else CHECK(array_equal(got[o], want[o]));
-  }
-}
-
-/// Compiles once (no perform fallback), compares on each set, contiguous and strided.
-void check_sets(const std::vector<Var>& ins, const std::vector<Var>& outs,
-                const std::vector<std::vector<NDArray>>& sets, double rtol = 0) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = cpp_thunk(fg);
-  for (std::size_t k = 0; k < sets.size(); ++k) {
-    CAPTURE(k);
-    {
-      INFO("contiguous inputs");
-      compare(fg, *cpp, sets[k], rtol);
-    }
-    std::vector<NDArray> strided;
-    for (const NDArray& v : sets[k]) strided.push_back(test::strided_copy(v));
-    INFO("strided inputs");
-    compare(fg, *cpp, strided, rtol);
-  }
+/// Draws agree bit for bit, or within `rtol` relative (no absolute tolerance)
+/// when `rtol` > 0; integer outputs always exactly.
+test::Agreement draws(double rtol) {
+  if (rtol > 0) return {.rtol = rtol, .atol = 0};
+  return {.bitwise = true};
 }
 
 const std::vector<Shape> kSizes = {{}, {1}, {5}, {0}, {1001}, {3, 4}, {4, 0}, {2, 3, 5}, {2, 1, 7, 3}};
@@ -95,7 +56,7 @@ void check_scalar_params(Distribution dist, const std::vector<DType>& dtypes, DT
                          const std::vector<std::pair<double, double>>& params, double rtol) {
   for (DType dt : dtypes) {
     CAPTURE(dtype_name(dt));
-    Var st = state_var(), a = input(pd0, 0, "a"), b = input(pd1, 0, "b");
+    Var st = state_var(), a = any_tensor(pd0, 0, "a"), b = any_tensor(pd1, 0, "b");
     std::vector<Var> outs;
     for (const Shape& s : kSizes) {
       auto [ns, x] = random_function(dist, st, RandomSize(s), a, b, dt);
@@ -106,19 +67,8 @@ void check_scalar_params(Distribution dist, const std::vector<DType>& dtypes, DT
     for (const NDArray& stv : states())
       for (const auto& [p0, p1] : params)
         sets.push_back({stv, NDArray::full({}, p0, pd0), NDArray::full({}, p1, pd1)});
-    check_sets({st, a, b}, outs, sets, rtol);
+    check_sets({st, a, b}, outs, sets, draws(rtol));
   }
-}
-
-/// Runs `cpp` on `values`, expecting error type E whose message names the op and contains `what`.
-template <class E>
-void check_error(const Thunk& cpp, std::size_t nout, const std::vector<NDArray>& values, const std::string& op,
-                 const std::string& what) {
-  std::vector<NDArray> out(nout);
-  CHECK_THROWS_AS(cpp.run(values, out), E);
-  const std::string msg = test::error_of([&] { cpp.run(values, out); });
-  CHECK_MESSAGE(msg.find(op) != std::string::npos, msg);
-  CHECK_MESSAGE(msg.find(what) != std::string::npos, msg);
 }
 
 }  // namespace
@@ -157,9 +107,9 @@ TEST_SUITE("lower random") {
   TEST_CASE("broadcast array parameters, size_from_params and a symbolic size") {
     std::mt19937_64 rng(61);
     Var st = state_var();
-    Var lo = input(DType::Float64, 1, "lo"), hi = input(DType::Float32, 2, "hi");
-    Var nt = input(DType::Int64, 2, "nt"), pp = input(DType::Float64, 1, "pp");
-    Var il = input(DType::Int32, 1, "il"), ih = input(DType::Int64, 0, "ih");
+    Var lo = any_tensor(DType::Float64, 1, "lo"), hi = any_tensor(DType::Float32, 2, "hi");
+    Var nt = any_tensor(DType::Int64, 2, "nt"), pp = any_tensor(DType::Float64, 1, "pp");
+    Var il = any_tensor(DType::Int32, 1, "il"), ih = any_tensor(DType::Int64, 0, "ih");
     Var size = tensor::tensor(DType::Int32, {3}, "size");
     std::vector<Var> outs;
     auto add = [&](std::pair<Var, Var> r) {
@@ -187,22 +137,22 @@ TEST_SUITE("lower random") {
                         NDArray::from_vector(std::vector<std::int32_t>{2, 3, 4}, {3})});
       }
     }
-    check_sets({st, lo, hi, nt, pp, il, ih, size}, outs, sets, 1e-12);
+    check_sets({st, lo, hi, nt, pp, il, ih, size}, outs, sets, draws(1e-12));
     // The exact ones, bit for bit.
     std::vector<Var> exact;
     for (std::size_t k = 0; k < outs.size(); k += 2)
       if (k != 4 && k != 6) exact.push_back(outs[k]);
-    check_sets({st, lo, hi, nt, pp, il, ih, size}, exact, {sets[0], sets[5], sets[10]}, 0);
+    check_sets({st, lo, hi, nt, pp, il, ih, size}, exact, {sets[0], sets[5], sets[10]}, draws(0));
   }
 
   TEST_CASE("errors: state, size, broadcasting and parameter values, as perform") {
-    Var st = state_var(), a = input(DType::Float64, 1, "a"), b = input(DType::Float64, 1, "b");
-    Var ia = input(DType::Int64, 1, "ia"), ib = input(DType::Int64, 1, "ib");
+    Var st = state_var(), a = any_tensor(DType::Float64, 1, "a"), b = any_tensor(DType::Float64, 1, "b");
+    Var ia = any_tensor(DType::Int64, 1, "ia"), ib = any_tensor(DType::Int64, 1, "ib");
     Var size = tensor::tensor(DType::Int64, {2}, "size");
     auto one = [&](Distribution d, const Var& p0, const Var& p1, const RandomSize& s, DType dt) {
       auto [ns, x] = random_function(d, st, s, p0, p1, dt);
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, p0, p1, size}, std::vector<Var>{x, ns});
-      return cpp_thunk(fg);
+      return std::pair{fg, lowered_thunk(fg)};
     };
     auto vec = [](std::vector<double> v, DType dt = DType::Float64) {
       return NDArray::from_vector(v, {static_cast<std::int64_t>(v.size())}).astype(dt);
@@ -210,34 +160,36 @@ TEST_SUITE("lower random") {
     const NDArray s0 = state(1, 2);
     const NDArray sz = NDArray::from_vector(std::vector<std::int64_t>{2, 3}, {2});
     {
-      auto u = one(Distribution::Uniform, a, b, RandomSize(size), DType::Float64);
+      auto [u_fg, u] = one(Distribution::Uniform, a, b, RandomSize(size), DType::Float64);
       const std::string op = "RandomFunction{uniform}";
-      check_error<ValueError>(*u, 2, {vec({1, 2, 3}, DType::UInt64), vec({0}), vec({1}), sz}, op, "{seed, counter}");
-      check_error<ValueError>(*u, 2, {s0, vec({0}), vec({1}), NDArray::from_vector(std::vector<std::int64_t>{2, -3}, {2})},
-                              op, "negative entry -3");
-      check_error<ShapeError>(*u, 2, {s0, vec({0, 1}), vec({1}), sz}, op, "parameter low does not broadcast");
-      check_error<ShapeError>(*u, 2, {s0, vec({0}), vec({1, 2}), sz}, op, "parameter high does not broadcast");
-      auto uf = one(Distribution::Uniform, a, b, RandomSize(), DType::Float64);
-      check_error<ShapeError>(*uf, 2, {s0, vec({0, 1}), vec({1, 2, 3}), sz}, op, "do not broadcast together");
+      check_error<ValueError>(u_fg, *u, {vec({1, 2, 3}, DType::UInt64), vec({0}), vec({1}), sz}, op, "{seed, counter}");
+      check_error<ValueError>(u_fg, *u,
+                              {s0, vec({0}), vec({1}), NDArray::from_vector(std::vector<std::int64_t>{2, -3}, {2})}, op,
+                              "negative entry -3");
+      check_error<ShapeError>(u_fg, *u, {s0, vec({0, 1}), vec({1}), sz}, op, "parameter low does not broadcast");
+      check_error<ShapeError>(u_fg, *u, {s0, vec({0}), vec({1, 2}), sz}, op, "parameter high does not broadcast");
+      auto [uf_fg, uf] = one(Distribution::Uniform, a, b, RandomSize(), DType::Float64);
+      check_error<ShapeError>(uf_fg, *uf, {s0, vec({0, 1}), vec({1, 2, 3}), sz}, op, "do not broadcast together");
     }
     {
-      auto nrm = one(Distribution::Normal, a, b, RandomSize(size), DType::Float64);
-      check_error<ValueError>(*nrm, 2, {s0, vec({0}), vec({1, 2, -1}), sz}, "RandomFunction{normal}",
+      auto [nrm_fg, nrm] = one(Distribution::Normal, a, b, RandomSize(size), DType::Float64);
+      check_error<ValueError>(nrm_fg, *nrm, {s0, vec({0}), vec({1, 2, -1}), sz}, "RandomFunction{normal}",
                               "element 2 is negative or NaN");
-      check_error<ValueError>(*nrm, 2, {s0, vec({0}), vec({std::nan("")}), sz}, "RandomFunction{normal}", "std");
+      check_error<ValueError>(nrm_fg, *nrm, {s0, vec({0}), vec({std::nan("")}), sz}, "RandomFunction{normal}", "std");
     }
     {
-      auto bin = one(Distribution::Binomial, ia, b, RandomSize(size), DType::Int64);
+      auto [bin_fg, bin] = one(Distribution::Binomial, ia, b, RandomSize(size), DType::Int64);
       const std::string op = "RandomFunction{binomial}";
-      check_error<ValueError>(*bin, 2, {s0, vec({3, -2, 1}, DType::Int64), vec({0.5}), sz}, op, "n must be >= 0, got -2");
-      check_error<ValueError>(*bin, 2, {s0, vec({3}, DType::Int64), vec({0.5, 1.5, 0}), sz}, op, "element 1");
+      check_error<ValueError>(bin_fg, *bin, {s0, vec({3, -2, 1}, DType::Int64), vec({0.5}), sz}, op,
+                              "n must be >= 0, got -2");
+      check_error<ValueError>(bin_fg, *bin, {s0, vec({3}, DType::Int64), vec({0.5, 1.5, 0}), sz}, op, "element 1");
     }
     {
-      auto ints = one(Distribution::Integers, ia, ib, RandomSize(size), DType::Int8);
+      auto [ints_fg, ints] = one(Distribution::Integers, ia, ib, RandomSize(size), DType::Int8);
       const std::string op = "RandomFunction{integers}";
-      check_error<ValueError>(*ints, 2, {s0, vec({0, 5, 0}, DType::Int64), vec({5}, DType::Int64), sz}, op,
+      check_error<ValueError>(ints_fg, *ints, {s0, vec({0, 5, 0}, DType::Int64), vec({5}, DType::Int64), sz}, op,
                               "low must be < high; element 1");
-      check_error<ValueError>(*ints, 2, {s0, vec({0}, DType::Int64), vec({200}, DType::Int64), sz}, op,
+      check_error<ValueError>(ints_fg, *ints, {s0, vec({0}, DType::Int64), vec({200}, DType::Int64), sz}, op,
                               "does not fit dtype int8");
       // The largest range int8 holds is fine.
       std::vector<NDArray> out(2);

@@ -23,17 +23,11 @@
 
 using namespace theano;
 using namespace theano::tensor;
-using theano::codegen::CLinker;
-using theano::test::random_array;
+using namespace theano::test;
 
 namespace {
 
 using Shape = std::vector<std::int64_t>;
-
-/// A tensor variable of `dtype` and rank `nd`, every dimension unknown.
-Var input(DType dtype, int nd, const std::string& name = "x") {
-  return tensor::tensor(dtype, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
-}
 
 Var careduce(const std::string& op, std::vector<int> axes, const Var& x, std::optional<DType> dtype = {},
              std::optional<DType> acc = {}) {
@@ -42,32 +36,6 @@ Var careduce(const std::string& op, std::vector<int> axes, const Var& x, std::op
 
 Var argreduce(bool is_max, std::vector<int> axes, const Var& x) {
   return OpPtr(new ArgReduce(is_max, std::move(axes)))->make_node({x})->output(0);
-}
-
-/// Compiles `outs` once with the cpp linker (no perform fallback: the ops must
-/// be lowered) and compares it with perform on each set of values, contiguous
-/// and strided.
-void check_sets(const std::vector<Var>& ins, const std::vector<Var>& outs,
-                const std::vector<std::vector<NDArray>>& sets, double rtol = 0) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-  for (std::size_t k = 0; k < sets.size(); ++k) {
-    CAPTURE(k);
-    {
-      INFO("contiguous inputs");
-      test::compare_thunks(fg, *cpp, sets[k], rtol);
-    }
-    std::vector<NDArray> strided;
-    for (const NDArray& v : sets[k]) strided.push_back(test::strided_copy(v));
-    INFO("strided inputs");
-    test::compare_thunks(fg, *cpp, strided, rtol);
-  }
-}
-
-/// check_sets with one set of values.
-void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-           double rtol = 0) {
-  check_sets(ins, outs, {values}, rtol);
 }
 
 /// Every subset of {0, ..., nd-1} (sorted).
@@ -141,7 +109,7 @@ TEST_SUITE("lower reduction") {
         // Inputs of rank 0..4, each reduced over every subset of its axes.
         std::vector<Var> ins, outs;
         for (int nd = 0; nd <= 4; ++nd) {
-          ins.push_back(input(dt, nd, "x" + std::to_string(nd)));
+          ins.push_back(any_tensor(dt, nd, "x" + std::to_string(nd)));
           for (const auto& axes : all_axis_sets(nd)) outs.push_back(careduce(op, axes, ins.back()));
         }
         // max/min of an empty reduction raise (tested below): non-empty shapes only.
@@ -166,21 +134,21 @@ TEST_SUITE("lower reduction") {
   TEST_CASE("CAReduce: sums and products of empty axes give the identity") {
     std::mt19937_64 rng(3);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {
-      Var x = input(dt, 3);
+      Var x = any_tensor(dt, 3, "x");
       std::vector<Var> outs;
       for (const char* op : {"add", "mul", "and", "or", "mul_without_zeros"})
         for (const auto& axes : all_axis_sets(3)) outs.push_back(careduce(op, axes, x));
       for (const Shape& s : {Shape{0, 3, 4}, Shape{2, 0, 4}, Shape{2, 3, 0}, Shape{0, 0, 0}})
-        check({x}, outs, {random_array(rng, s, dt, 0, 3)});
+        check_lowering({x}, outs, {random_array(rng, s, dt, 0, 3)});
     }
   }
 
   TEST_CASE("CAReduce: max/min over an empty axis is a ValueError naming the op; kept empty axes are fine") {
     for (const char* op : {"maximum", "minimum"}) {
-      Var x = input(DType::Float64, 2);
+      Var x = any_tensor(DType::Float64, 2, "x");
       Var y = careduce(op, {0}, x);
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, std::vector<Var>{y});
-      auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       std::vector<NDArray> out(1);
       const std::vector<NDArray> bad{NDArray::zeros({0, 3})};
       CHECK_THROWS_AS(cpp->run(bad, out), ValueError);
@@ -189,7 +157,7 @@ TEST_SUITE("lower reduction") {
       CHECK(msg.find("no identity") != std::string::npos);
       CHECK(msg.find("(0, 3)") != std::string::npos);
       // The output is empty: no error, as perform.
-      check({x}, {y}, {NDArray::zeros({3, 0})});
+      check_lowering({x}, {y}, {NDArray::zeros({3, 0})});
       // And the thunk still works.
       const std::vector<NDArray> ok{NDArray::ones({2, 3})};
       cpp->run(ok, out);
@@ -200,18 +168,18 @@ TEST_SUITE("lower reduction") {
   TEST_CASE("CAReduce: NaN propagates through max and min; infinities") {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     for (DType dt : {DType::Float64, DType::Float32}) {
-      Var x = input(dt, 2);
+      Var x = any_tensor(dt, 2, "x");
       std::vector<Var> outs;
       for (const char* op : {"maximum", "minimum", "add", "and", "or"})
         for (const auto& axes : all_axis_sets(2)) outs.push_back(careduce(op, axes, x));
       NDArray v = NDArray::from_list<double>({1, nan, -3, 2, -inf, 4, 5, 6, inf, 0, 0, 0}).reshape({4, 3});
-      check({x}, outs, {v.astype(dt)});
+      check_lowering({x}, outs, {v.astype(dt)});
       // Long rows (the 16-accumulator flat fold) with a NaN in the middle / at the end.
       std::mt19937_64 rng(5);
       NDArray w = random_array(rng, {3, 70}, DType::Float64, -5, 5);
       w.data_as<double>()[33] = nan;
       w.data_as<double>()[3 * 70 - 1] = nan;
-      check({x}, outs, {w.astype(dt)});
+      check_lowering({x}, outs, {w.astype(dt)});
     }
   }
 
@@ -247,36 +215,36 @@ TEST_SUITE("lower reduction") {
       CAPTURE(dtype_name(c.in));
       CAPTURE(c.dtype ? dtype_name(*c.dtype) : "default");
       CAPTURE(c.acc ? dtype_name(*c.acc) : "default");
-      Var x = input(c.in, 2);
+      Var x = any_tensor(c.in, 2, "x");
       std::vector<Var> outs;
       for (const auto& axes : all_axis_sets(2)) outs.push_back(careduce(c.op, axes, x, c.dtype, c.acc));
       for (const Shape& s : {Shape{4, 5}, Shape{50, 40}, Shape{3, 300}, Shape{0, 2}, Shape{1, 1}})
-        check({x}, outs, {random_array(rng, s, c.in, c.lo, c.hi)}, is_float(c.in) ? 1e-5 : 0);
+        check_lowering({x}, outs, {random_array(rng, s, c.in, c.lo, c.hi)}, is_float(c.in) ? 1e-5 : 0);
     }
   }
 
   TEST_CASE("CAReduce: the graph helpers with keepdims, and broadcast (stride 0) inputs") {
     std::mt19937_64 rng(23);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32}) {
-      Var x = input(dt, 3);
+      Var x = any_tensor(dt, 3, "x");
       const std::vector<Var> outs{sum(x, {0, 2}, true), prod(x, 1, true), tensor::max(x, {}, true),
                                   tensor::min(x, 2, true), all_(x, 0, true), any_(x, {1, 2}, true),
                                   sum(x, {}, true),      mean(x, {0, 1}, true)};
       for (const Shape& s : {Shape{2, 3, 4}, Shape{1, 5, 1}, Shape{4, 1, 30}})
-        check({x}, outs, {random_array(rng, s, dt, is_float(dt) ? 0.9 : -3, is_float(dt) ? 1.1 : 4)});
+        check_lowering({x}, outs, {random_array(rng, s, dt, is_float(dt) ? 0.9 : -3, is_float(dt) ? 1.1 : 4)});
     }
     // A broadcast input (stride 0 in dimension 0).
-    Var x = input(DType::Float64, 2);
+    Var x = any_tensor(DType::Float64, 2, "x");
     const std::vector<Var> outs{sum(x, 0), sum(x, 1), tensor::max(x), prod(x, 0), argmax(x, 0), argmin(x, 1)};
     NDArray row = random_array(rng, {1, 6}, DType::Float64, 0.5, 1.5);
     NDArray b = NDArray::from_strided(row.owner(), row.data(), DType::Float64, {5, 6}, {0, 8});
-    check({x}, outs, {b});
+    check_lowering({x}, outs, {b});
   }
 
   TEST_CASE("CAReduce and ArgReduce: rows wider than the column chunks") {
     std::mt19937_64 rng(37);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {
-      Var x = input(dt, 3);
+      Var x = any_tensor(dt, 3, "x");
       const std::vector<Var> outs{careduce("add", {0}, x), careduce("maximum", {0, 1}, x), careduce("mul", {1}, x),
                                   argreduce(true, {0}, x), argreduce(false, {0, 1}, x)};
       check_sets({x}, outs,
@@ -292,7 +260,7 @@ TEST_SUITE("lower reduction") {
         CAPTURE(dtype_name(dt));
         std::vector<Var> ins, outs;
         for (int nd = 0; nd <= 4; ++nd) {
-          ins.push_back(input(dt, nd, "x" + std::to_string(nd)));
+          ins.push_back(any_tensor(dt, nd, "x" + std::to_string(nd)));
           for (const auto& axes : all_axis_sets(nd)) outs.push_back(argreduce(is_max, axes, ins.back()));
         }
         const auto shapes = shapes_by_rank(false);  // empty sequences: tested below
@@ -317,25 +285,25 @@ TEST_SUITE("lower reduction") {
   TEST_CASE("ArgReduce: NaN wins (first one), helpers with keepdims") {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (DType dt : {DType::Float64, DType::Float32}) {
-      Var x = input(dt, 2);
+      Var x = any_tensor(dt, 2, "x");
       std::vector<Var> outs{argmax(x), argmin(x), argmax(x, 0), argmin(x, 0), argmax(x, 1, true), argmin(x, -1, true)};
       NDArray v = NDArray::from_list<double>({1, nan, 3, 2, 7, nan, 5, 6, 0, nan, 9, 4}).reshape({3, 4});
-      check({x}, outs, {v.astype(dt)});
+      check_lowering({x}, outs, {v.astype(dt)});
       std::mt19937_64 rng(31);
       NDArray w = random_array(rng, {20, 300}, DType::Float64, -5, 5);
       w.data_as<double>()[2 * 300 + 7] = nan;
       w.data_as<double>()[2 * 300 + 200] = nan;
       w.data_as<double>()[15 * 300 + 7] = nan;
-      check({x}, outs, {w.astype(dt)});
+      check_lowering({x}, outs, {w.astype(dt)});
     }
   }
 
   TEST_CASE("ArgReduce: an empty sequence is a ValueError naming the op") {
     for (bool is_max : {true, false}) {
-      Var x = input(DType::Float64, 2);
+      Var x = any_tensor(DType::Float64, 2, "x");
       Var y = argreduce(is_max, {1}, x);
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, std::vector<Var>{y});
-      auto cpp = CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       std::vector<NDArray> out(1);
       const std::vector<NDArray> bad{NDArray::zeros({3, 0})};
       CHECK_THROWS_AS(cpp->run(bad, out), ValueError);
@@ -343,7 +311,7 @@ TEST_SUITE("lower reduction") {
       CHECK(msg.find(is_max ? "Argmax" : "Argmin") != std::string::npos);
       CHECK(msg.find("empty sequence") != std::string::npos);
       // Empty output: fine.
-      check({x}, {y}, {NDArray::zeros({0, 4})});
+      check_lowering({x}, {y}, {NDArray::zeros({0, 4})});
     }
   }
 }

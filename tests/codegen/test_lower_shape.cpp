@@ -31,56 +31,12 @@
 
 using namespace theano;
 using namespace theano::tensor;
+using namespace theano::test;
 
 namespace {
 
-/// A tensor variable of `nd` dimensions of unknown size.
-Var var(DType dt, int nd, std::string name) {
-  return tensor::tensor(dt, StaticShape(static_cast<std::size_t>(nd)), std::move(name));
-}
-
 /// A 0-d value of `dt`.
 NDArray sc(double v, DType dt = DType::Int64) { return NDArray::full({}, v, dt); }
-
-/// An int vector value of `dt`.
-NDArray ivec(std::vector<std::int64_t> v, DType dt = DType::Int64) {
-  const auto n = static_cast<std::int64_t>(v.size());
-  return NDArray::from_vector(std::move(v), {n}).astype(dt);
-}
-
-std::unique_ptr<Thunk> cpp_thunk(const std::shared_ptr<FunctionGraph>& fg) {
-  // No perform fallback: every node must have been lowered.
-  return codegen::CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-}
-
-/// Compiles once (no fallback) and compares with perform on `values` and on
-/// strided copies of them.
-void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-           double rtol = 0) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = cpp_thunk(fg);
-  {
-    INFO("contiguous inputs");
-    test::compare_thunks(fg, *cpp, values, rtol);
-  }
-  std::vector<NDArray> strided;
-  for (const NDArray& v : values) strided.push_back(test::strided_copy(v));
-  INFO("strided inputs");
-  test::compare_thunks(fg, *cpp, strided, rtol);
-}
-
-/// Both perform and the cpp thunk raise E on `values`, and the cpp message names `op`.
-template <class E>
-void check_error(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
-                 const std::string& op) {
-  std::vector<NDArray> out(fg->outputs().size());
-  auto ref = make_perform_linker()->make_thunk(fg);
-  CHECK_THROWS_AS(ref->run(values, out), E);
-  CHECK_THROWS_AS(cpp.run(values, out), E);
-  const std::string msg = test::error_of([&] { cpp.run(values, out); });
-  INFO(msg);
-  CHECK(msg.find(op) != std::string::npos);
-}
 
 /// The cpp output of a one-output graph on `values`.
 NDArray run1(const Thunk& t, const std::vector<NDArray>& values) {
@@ -98,16 +54,17 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(1);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var s0 = var(dt, 0, "s0"), v = var(dt, 1, "v"), m = var(dt, 2, "m"), t3 = var(dt, 3, "t3");
+      Var s0 = any_tensor(dt, 0, "s0"), v = any_tensor(dt, 1, "v"), m = any_tensor(dt, 2, "m"),
+          t3 = any_tensor(dt, 3, "t3");
       std::vector<Var> outs{shape(s0), shape(v), shape(m), shape(t3)};
       for (int i = 0; i < 1; ++i) outs.push_back(OpPtr(new Shape_i(i))->apply1({v}));
       for (int i = 0; i < 2; ++i) outs.push_back(OpPtr(new Shape_i(i))->apply1({m}));
       for (int i = 0; i < 3; ++i) outs.push_back(OpPtr(new Shape_i(i))->apply1({t3}));
       for (auto sh : std::vector<std::vector<std::int64_t>>{{2, 3, 4}, {0, 5, 1}, {1, 1, 1}, {3, 0, 0}}) {
         CAPTURE(sh[0]);
-        check({s0, v, m, t3}, outs,
-              {test::random_array(rng, {}, dt, -5, 5), test::random_array(rng, {sh[1]}, dt, -5, 5),
-               test::random_array(rng, {sh[0], sh[2]}, dt, -5, 5), test::random_array(rng, sh, dt, -5, 5)});
+        check_lowering({s0, v, m, t3}, outs,
+                       {test::random_array(rng, {}, dt, -5, 5), test::random_array(rng, {sh[1]}, dt, -5, 5),
+                        test::random_array(rng, {sh[0], sh[2]}, dt, -5, 5), test::random_array(rng, sh, dt, -5, 5)});
       }
     }
   }
@@ -116,47 +73,49 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(2);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Int64, DType::Bool}) {
       CAPTURE(dtype_name(dt));
-      Var a = var(dt, 0, "a"), b = var(dt, 0, "b"), c = var(dt, 0, "c");
+      Var a = any_tensor(dt, 0, "a"), b = any_tensor(dt, 0, "b"), c = any_tensor(dt, 0, "c");
       std::vector<Var> outs{make_vector({a, b, c}, dt), make_vector({a}, dt), make_vector({c, c, a, b}, dt)};
-      check({a, b, c}, outs,
-            {test::random_array(rng, {}, dt, -9, 9), test::random_array(rng, {}, dt, -9, 9),
-             test::random_array(rng, {}, dt, -9, 9)});
+      check_lowering({a, b, c}, outs,
+                     {test::random_array(rng, {}, dt, -9, 9), test::random_array(rng, {}, dt, -9, 9),
+                      test::random_array(rng, {}, dt, -9, 9)});
     }
     // Mixed inputs: int8 and int32 into int64, a float32 into float64, constants.
-    Var i8 = var(DType::Int8, 0, "i8"), i32 = var(DType::Int32, 0, "i32"), f32 = var(DType::Float32, 0, "f32");
+    Var i8 = any_tensor(DType::Int8, 0, "i8"), i32 = any_tensor(DType::Int32, 0, "i32"),
+        f32 = any_tensor(DType::Float32, 0, "f32");
     Var mixed_int = make_vector({i8, i32, constant(sc(7, DType::Int16))}, DType::Int64);
     Var mixed_float = make_vector({f32, i8, constant(sc(2.5))}, DType::Float64);
     Var none = make_vector({});
-    check({i8, i32, f32}, {mixed_int, mixed_float, none},
-          {sc(-3, DType::Int8), sc(123456, DType::Int32), sc(0.25, DType::Float32)});
+    check_lowering({i8, i32, f32}, {mixed_int, mixed_float, none},
+                   {sc(-3, DType::Int8), sc(123456, DType::Int32), sc(0.25, DType::Float32)});
   }
 
   TEST_CASE("SpecifyShape: fixed, symbolic and unspecified sizes; a view; mismatches are ShapeErrors") {
     std::mt19937_64 rng(3);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var x = var(dt, 3, "x");
-      Var n = var(DType::Int64, 0, "n");
-      Var k = var(DType::Int32, 0, "k");
+      Var x = any_tensor(dt, 3, "x");
+      Var n = any_tensor(DType::Int64, 0, "n");
+      Var k = any_tensor(DType::Int32, 0, "k");
       Var fixed = specify_shape(x, StaticShape{2, std::nullopt, 4});
       Var sym = specify_shape(x, std::vector<Var>{n, Var(), k});
-      Var y0 = var(dt, 0, "y0");
+      Var y0 = any_tensor(dt, 0, "y0");
       Var scalar_spec = specify_shape(y0, StaticShape{});
       const std::vector<Var> ins{x, n, k, y0};
-      check(ins, {fixed * 2, sym, scalar_spec},
-            {test::random_array(rng, {2, 3, 4}, dt, -5, 5), sc(2), sc(4, DType::Int32),
-             test::random_array(rng, {}, dt, -5, 5)});
-      check(ins, {fixed, sym}, {test::random_array(rng, {2, 0, 4}, dt, -5, 5), sc(2), sc(4, DType::Int32), sc(1, dt)});
+      check_lowering(ins, {fixed * 2, sym, scalar_spec},
+                     {test::random_array(rng, {2, 3, 4}, dt, -5, 5), sc(2), sc(4, DType::Int32),
+                      test::random_array(rng, {}, dt, -5, 5)});
+      check_lowering(ins, {fixed, sym},
+                     {test::random_array(rng, {2, 0, 4}, dt, -5, 5), sc(2), sc(4, DType::Int32), sc(1, dt)});
       // The output is the input itself (view_map).
       auto fg = std::make_shared<FunctionGraph>(ins, std::vector<Var>{sym});
-      auto cpp = cpp_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       const NDArray xv = test::random_array(rng, {2, 3, 4}, dt, -5, 5);
       CHECK(run1(*cpp, {xv, sc(2), sc(4, DType::Int32), sc(1, dt)}).shares_buffer(xv));
       // Mismatches.
       check_error<ShapeError>(fg, *cpp, {xv, sc(3), sc(4, DType::Int32), sc(1, dt)}, "SpecifyShape");
       check_error<ShapeError>(fg, *cpp, {xv, sc(2), sc(5, DType::Int32), sc(1, dt)}, "SpecifyShape");
       auto fg2 = std::make_shared<FunctionGraph>(ins, std::vector<Var>{fixed});
-      auto cpp2 = cpp_thunk(fg2);
+      auto cpp2 = lowered_thunk(fg2);
       check_error<ShapeError>(fg2, *cpp2, {test::random_array(rng, {2, 3, 5}, dt, -5, 5), sc(2), sc(4, DType::Int32), sc(1, dt)},
                               "SpecifyShape");
       check_error<ShapeError>(fg2, *cpp2, {test::random_array(rng, {3, 3, 4}, dt, -5, 5), sc(2), sc(4, DType::Int32), sc(1, dt)},
@@ -168,18 +127,18 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(4);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var x = var(dt, 3, "x");
+      Var x = any_tensor(dt, 3, "x");
       std::vector<Var> outs{reshape(x, {6, 4}),        reshape(x, {-1}),         reshape(x, {4, -1, 3}),
                             reshape(x, {2, 1, 12, 1}), reshape(x, {1, 24}),      reshape(x, {3, 2, 2, 2}),
                             reshape(x, {24, 1}),       reshape(x, {-1, 2, 3}), flatten(x, 2)};
-      check({x}, outs, {test::random_array(rng, {2, 3, 4}, dt, -5, 5)});
+      check_lowering({x}, outs, {test::random_array(rng, {2, 3, 4}, dt, -5, 5)});
       // Empty arrays.
-      check({x}, {reshape(x, {0, 5}), reshape(x, {5, -1, 3}), reshape(x, {0}), flatten(x, 2)},
-            {test::random_array(rng, {5, 0, 3}, dt, -5, 5)});
+      check_lowering({x}, {reshape(x, {0, 5}), reshape(x, {5, -1, 3}), reshape(x, {0}), flatten(x, 2)},
+                     {test::random_array(rng, {5, 0, 3}, dt, -5, 5)});
       // Into and out of 0-d.
-      Var s = var(dt, 0, "s");
-      check({x, s}, {reshape(x, std::vector<std::int64_t>{}), reshape(s, {1, 1}), reshape(s, {-1})},
-            {test::random_array(rng, {1, 1, 1}, dt, -5, 5), test::random_array(rng, {}, dt, -5, 5)});
+      Var s = any_tensor(dt, 0, "s");
+      check_lowering({x, s}, {reshape(x, std::vector<std::int64_t>{}), reshape(s, {1, 1}), reshape(s, {-1})},
+                     {test::random_array(rng, {1, 1, 1}, dt, -5, 5), test::random_array(rng, {}, dt, -5, 5)});
     }
   }
 
@@ -189,23 +148,23 @@ TEST_SUITE("lower shape") {
       for (DType st : {DType::Int64, DType::Int32, DType::UInt8}) {
         CAPTURE(dtype_name(dt));
         CAPTURE(dtype_name(st));
-        Var x = var(dt, 2, "x");
-        Var shp = var(st, 1, "shp");
+        Var x = any_tensor(dt, 2, "x");
+        Var shp = any_tensor(st, 1, "shp");
         Var r = reshape(x, shp, 3);
         const NDArray xv = test::random_array(rng, {4, 6}, dt, -5, 5);
-        check({x, shp}, {r}, {xv, ivec({2, 3, 4}, st)});
-        check({x, shp}, {r}, {xv, ivec({1, 24, 1}, st)});
+        check_lowering({x, shp}, {r}, {xv, ivec({2, 3, 4}, st)});
+        check_lowering({x, shp}, {r}, {xv, ivec({1, 24, 1}, st)});
       }
     }
-    Var x = var(DType::Float64, 2, "x");
-    Var shp = var(DType::Int64, 1, "shp");
+    Var x = any_tensor(DType::Float64, 2, "x");
+    Var shp = any_tensor(DType::Int64, 1, "shp");
     Var r = reshape(x, shp, 3);
     const NDArray xv = test::random_array(rng, {4, 6}, DType::Float64, -5, 5);
-    check({x, shp}, {r}, {xv, ivec({2, -1, 4})});
-    check({x, shp}, {r}, {xv, ivec({-1, 1, 1})});
-    check({x, shp}, {r}, {NDArray::zeros({0, 6}), ivec({3, 0, 7})});
+    check_lowering({x, shp}, {r}, {xv, ivec({2, -1, 4})});
+    check_lowering({x, shp}, {r}, {xv, ivec({-1, 1, 1})});
+    check_lowering({x, shp}, {r}, {NDArray::zeros({0, 6}), ivec({3, 0, 7})});
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, shp}, std::vector<Var>{r});
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     check_error<ShapeError>(fg, *cpp, {xv, ivec({2, 3, 5})}, "Reshape{3}");
     check_error<ShapeError>(fg, *cpp, {xv, ivec({5, -1, 1})}, "Reshape{3}");
     check_error<ShapeError>(fg, *cpp, {NDArray::zeros({0, 6}), ivec({0, -1, 1})}, "Reshape{3}");
@@ -217,11 +176,11 @@ TEST_SUITE("lower shape") {
 
   TEST_CASE("Reshape is a view exactly when perform's is (numpy's no-copy rule)") {
     std::mt19937_64 rng(6);
-    Var x = var(DType::Float64, 2, "x");
-    Var shp = var(DType::Int64, 1, "shp");
+    Var x = any_tensor(DType::Float64, 2, "x");
+    Var shp = any_tensor(DType::Int64, 1, "shp");
     Var r = reshape(x, shp, 3);
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, shp}, std::vector<Var>{r});
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     auto ref = make_perform_linker()->make_thunk(fg);
     const NDArray base = test::random_array(rng, {6, 8}, DType::Float64, -5, 5);
     struct Case {
@@ -254,13 +213,13 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(7);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var s = var(dt, 0, "s");
-      Var v = var(dt, 1, "v");
+      Var s = any_tensor(dt, 0, "s");
+      Var v = any_tensor(dt, 1, "v");
       Var rw = tensor::tensor(dt, {1, std::nullopt}, "rw");
-      Var m = var(dt, 2, "m");
-      Var n = var(DType::Int64, 0, "n");
-      Var k = var(DType::Int32, 0, "k");
-      Var b = var(DType::UInt8, 0, "b");
+      Var m = any_tensor(dt, 2, "m");
+      Var n = any_tensor(DType::Int64, 0, "n");
+      Var k = any_tensor(DType::Int32, 0, "k");
+      Var b = any_tensor(DType::UInt8, 0, "b");
       const std::vector<Var> ins{s, v, rw, m, n, k, b};
       using TL = std::vector<TensorLike>;
       std::vector<Var> outs{alloc(s, TL{n, k}),     alloc(s, TL{}),          alloc(s, TL{b}),
@@ -270,23 +229,23 @@ TEST_SUITE("lower shape") {
       for (auto nk : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 4}, {0, 4}, {3, 0}, {1, 1}, {5, 17}}) {
         CAPTURE(nk.first);
         CAPTURE(nk.second);
-        check(ins, outs,
-              {test::random_array(rng, {}, dt, -5, 5), test::random_array(rng, {nk.second}, dt, -5, 5),
-               test::random_array(rng, {1, nk.second}, dt, -5, 5),
-               test::random_array(rng, {nk.first, nk.second}, dt, -5, 5), sc(static_cast<double>(nk.first)),
-               sc(static_cast<double>(nk.second), DType::Int32), sc(2, DType::UInt8)});
+        check_lowering(ins, outs,
+                       {test::random_array(rng, {}, dt, -5, 5), test::random_array(rng, {nk.second}, dt, -5, 5),
+                        test::random_array(rng, {1, nk.second}, dt, -5, 5),
+                        test::random_array(rng, {nk.first, nk.second}, dt, -5, 5), sc(static_cast<double>(nk.first)),
+                        sc(static_cast<double>(nk.second), DType::Int32), sc(2, DType::UInt8)});
       }
       // A declared-broadcastable dimension may also have the full size.
       Var out = alloc(rw, std::vector<TensorLike>{n, k});
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{rw, n, k}, std::vector<Var>{out});
-      auto cpp = cpp_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       // Errors: negative sizes (ValueError), a value that does not broadcast (ShapeError).
       check_error<ValueError>(fg, *cpp, {test::random_array(rng, {1, 4}, dt, -5, 5), sc(-1), sc(4, DType::Int32)},
                               "Alloc");
       check_error<ShapeError>(fg, *cpp, {test::random_array(rng, {1, 4}, dt, -5, 5), sc(2), sc(5, DType::Int32)},
                               "Alloc");
       auto fg2 = std::make_shared<FunctionGraph>(std::vector<Var>{m, n, k}, std::vector<Var>{alloc(m, std::vector<TensorLike>{n, k})});
-      auto cpp2 = cpp_thunk(fg2);
+      auto cpp2 = lowered_thunk(fg2);
       check_error<ShapeError>(fg2, *cpp2, {test::random_array(rng, {1, 4}, dt, -5, 5), sc(3), sc(4, DType::Int32)},
                               "Alloc");
       check_error<ShapeError>(fg2, *cpp2, {test::random_array(rng, {3, 4}, dt, -5, 5), sc(3), sc(2, DType::Int32)},
@@ -315,38 +274,38 @@ TEST_SUITE("lower shape") {
     for (std::size_t c = 0; c < cases.size(); ++c) {
       CAPTURE(c);
       const Case& k = cases[c];
-      Var a = var(k.start.dt, 0, "a"), b = var(k.stop.dt, 0, "b"), s = var(k.step.dt, 0, "s");
+      Var a = any_tensor(k.start.dt, 0, "a"), b = any_tensor(k.stop.dt, 0, "b"), s = any_tensor(k.step.dt, 0, "s");
       std::vector<Var> outs{arange(a, b, s)};
       for (DType od : {DType::Float64, DType::Float32, DType::Int64, DType::Int32, DType::UInt8, DType::UInt64,
                        DType::Int16, DType::Bool})
         outs.push_back(arange(a, b, s, od));
-      check({a, b, s}, outs, {sc(k.start.v, k.start.dt), sc(k.stop.v, k.stop.dt), sc(k.step.v, k.step.dt)});
+      check_lowering({a, b, s}, outs, {sc(k.start.v, k.start.dt), sc(k.stop.v, k.stop.dt), sc(k.step.v, k.step.dt)});
     }
     // Float inputs into integer dtypes (numpy's conversion): negative values, long ranges.
     {
-      Var a = var(f64, 0, "a"), b = var(f64, 0, "b"), s = var(f64, 0, "s");
+      Var a = any_tensor(f64, 0, "a"), b = any_tensor(f64, 0, "b"), s = any_tensor(f64, 0, "s");
       std::vector<Var> outs;
       for (DType od : {DType::Int64, DType::Int32, DType::UInt8, DType::UInt32, DType::UInt64, DType::Float32})
         outs.push_back(arange(a, b, s, od));
-      check({a, b, s}, outs, {sc(-7.3, f64), sc(300.2, f64), sc(1.1, f64)});
-      check({a, b, s}, outs, {sc(1e3, f64), sc(-1e3, f64), sc(-7.7, f64)});
+      check_lowering({a, b, s}, outs, {sc(-7.3, f64), sc(300.2, f64), sc(1.1, f64)});
+      check_lowering({a, b, s}, outs, {sc(1e3, f64), sc(-1e3, f64), sc(-7.7, f64)});
       // Errors: zero step, no finite length.
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{a, b, s}, outs);
-      auto cpp = cpp_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       check_error<ValueError>(fg, *cpp, {sc(0, f64), sc(1, f64), sc(0, f64)}, "ARange");
       check_error<ValueError>(fg, *cpp, {sc(0, f64), sc(std::numeric_limits<double>::infinity(), f64), sc(1, f64)},
                               "ARange");
       check_error<ValueError>(fg, *cpp, {sc(0, f64), sc(std::numeric_limits<double>::quiet_NaN(), f64), sc(1, f64)},
                               "ARange");
     }
-    Var a = var(i64, 0, "a"), b = var(i64, 0, "b"), s = var(i32, 0, "s");
+    Var a = any_tensor(i64, 0, "a"), b = any_tensor(i64, 0, "b"), s = any_tensor(i32, 0, "s");
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{a, b, s}, std::vector<Var>{arange(a, b, s)});
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     check_error<ValueError>(fg, *cpp, {sc(0), sc(10), sc(0, i32)}, "ARange");
   }
 
   TEST_CASE("Eye: rectangular, offset diagonals, empty, several dtypes; negative sizes are ValueErrors") {
-    Var n = var(DType::Int64, 0, "n"), m = var(DType::Int32, 0, "m"), k = var(DType::Int8, 0, "k");
+    Var n = any_tensor(DType::Int64, 0, "n"), m = any_tensor(DType::Int32, 0, "m"), k = any_tensor(DType::Int8, 0, "k");
     std::vector<Var> outs;
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Bool, DType::UInt8})
       outs.push_back(eye(n, m, k, dt));
@@ -358,10 +317,10 @@ TEST_SUITE("lower shape") {
       CAPTURE(nv);
       CAPTURE(mv);
       CAPTURE(kv);
-      check(ins, outs, {sc(nv), sc(mv, DType::Int32), sc(kv, DType::Int8)});
+      check_lowering(ins, outs, {sc(nv), sc(mv, DType::Int32), sc(kv, DType::Int8)});
     }
     auto fg = std::make_shared<FunctionGraph>(ins, std::vector<Var>{eye(n, m, k, DType::Float64)});
-    auto cpp = cpp_thunk(fg);
+    auto cpp = lowered_thunk(fg);
     check_error<ValueError>(fg, *cpp, {sc(-1), sc(3, DType::Int32), sc(0, DType::Int8)}, "Eye");
     check_error<ValueError>(fg, *cpp, {sc(2), sc(-3, DType::Int32), sc(0, DType::Int8)}, "Eye");
   }
@@ -370,17 +329,18 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(9);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var x = var(dt, 2, "x");
-      Var c1 = var(DType::Bool, 0, "c1"), c2 = var(DType::Int32, 0, "c2"), c3 = var(DType::Float64, 0, "c3");
+      Var x = any_tensor(dt, 2, "x");
+      Var c1 = any_tensor(DType::Bool, 0, "c1"), c2 = any_tensor(DType::Int32, 0, "c2"),
+          c3 = any_tensor(DType::Float64, 0, "c3");
       Var y = assert_op(x, {c1, c2, c3}, "x must be nice");
       Var z = assert_op(x * 2, {});
       const std::vector<Var> ins{x, c1, c2, c3};
       const NDArray xv = test::random_array(rng, {3, 4}, dt, -5, 5);
       const NDArray t = sc(1, DType::Bool), i = sc(-3, DType::Int32), f = sc(0.5, DType::Float64);
-      check(ins, {y, z}, {xv, t, i, f});
-      check(ins, {y, z}, {test::random_array(rng, {0, 2}, dt, -5, 5), t, i, sc(std::nan(""), DType::Float64)});
+      check_lowering(ins, {y, z}, {xv, t, i, f});
+      check_lowering(ins, {y, z}, {test::random_array(rng, {0, 2}, dt, -5, 5), t, i, sc(std::nan(""), DType::Float64)});
       auto fg = std::make_shared<FunctionGraph>(ins, std::vector<Var>{y});
-      auto cpp = cpp_thunk(fg);
+      auto cpp = lowered_thunk(fg);
       CHECK(run1(*cpp, {xv, t, i, f}).shares_buffer(xv));
       for (const std::vector<NDArray>& bad : {std::vector<NDArray>{xv, sc(0, DType::Bool), i, f},
                                               std::vector<NDArray>{xv, t, sc(0, DType::Int32), f},
@@ -396,24 +356,24 @@ TEST_SUITE("lower shape") {
     std::mt19937_64 rng(10);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
-      Var x = var(dt, 2, "x"), s = var(dt, 0, "s");
-      check({x, s}, {zero_grad(x), disconnected_grad(x), zero_grad(s) + disconnected_grad(s)},
-            {test::random_array(rng, {3, 5}, dt, -5, 5), test::random_array(rng, {}, dt, -5, 5)});
+      Var x = any_tensor(dt, 2, "x"), s = any_tensor(dt, 0, "s");
+      check_lowering({x, s}, {zero_grad(x), disconnected_grad(x), zero_grad(s) + disconnected_grad(s)},
+                     {test::random_array(rng, {3, 5}, dt, -5, 5), test::random_array(rng, {}, dt, -5, 5)});
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, std::vector<Var>{zero_grad(x)});
       const NDArray xv = test::random_array(rng, {2, 2}, dt, -5, 5);
-      CHECK(run1(*cpp_thunk(fg), {xv}).shares_buffer(xv));
+      CHECK(run1(*lowered_thunk(fg), {xv}).shares_buffer(xv));
     }
   }
 
   TEST_CASE("shape ops inside a larger graph: symbolic shapes feed Reshape and Alloc") {
     std::mt19937_64 rng(11);
-    Var x = var(DType::Float64, 3, "x");
+    Var x = any_tensor(DType::Float64, 3, "x");
     // reshape(x, (x.shape[0], -1)) and a fill of its shape, from Shape_i, MakeVector and Shape.
     Var flat = reshape(x, make_vector({OpPtr(new Shape_i(0))->apply1({x}), constant(sc(-1))}), 2);
     Var filled = alloc(constant(sc(1.5, DType::Float64)),
                        std::vector<TensorLike>{OpPtr(new Shape_i(0))->apply1({flat}), OpPtr(new Shape_i(1))->apply1({flat})});
     Var both = flat * filled;
-    check({x}, {both, shape(both), shape(flat)}, {test::random_array(rng, {3, 2, 4}, DType::Float64, -5, 5)});
-    check({x}, {both, shape(both), shape(flat)}, {test::random_array(rng, {1, 0, 4}, DType::Float64, -5, 5)});
+    check_lowering({x}, {both, shape(both), shape(flat)}, {test::random_array(rng, {3, 2, 4}, DType::Float64, -5, 5)});
+    check_lowering({x}, {both, shape(both), shape(flat)}, {test::random_array(rng, {1, 0, 4}, DType::Float64, -5, 5)});
   }
 }

@@ -23,43 +23,9 @@
 
 using namespace theano;
 using namespace theano::tensor;
-using theano::test::check_lowering;
-using theano::test::random_array;
+using namespace theano::test;
 
 namespace {
-
-/// check_lowering, after checking that every node has generated code (no
-/// perform fallback).
-void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  REQUIRE_NOTHROW(codegen::CLinker::generate_source(*fg, {}, false));
-  check_lowering(ins, outs, values);
-}
-
-std::unique_ptr<Thunk> cpp_thunk(const std::vector<Var>& ins, const std::vector<Var>& outs) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  return codegen::CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-}
-
-/// Both perform and the generated code throw E on `values`, and the generated
-/// code's message names `op`.
-template <class E>
-void check_error(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-                 const std::string& op) {
-  auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  auto cpp = codegen::CLinker(test::quick_options()).allow_perform_fallback(false).make_thunk(fg);
-  auto ref = make_perform_linker()->make_thunk(fg);
-  std::vector<NDArray> out(outs.size());
-  CHECK_THROWS_AS(ref->run(values, out), E);
-  CHECK_THROWS_AS(cpp->run(values, out), E);
-  const std::string msg = test::error_of([&] { cpp->run(values, out); });
-  INFO(msg);
-  CHECK(msg.find(op) != std::string::npos);
-}
-
-NDArray ivec(std::initializer_list<std::int64_t> v, DType dt = DType::Int64) {
-  return NDArray::from_list<std::int64_t>(v).astype(dt);
-}
 
 NDArray iscal(std::int64_t v, DType dt = DType::Int64) { return NDArray::scalar<std::int64_t>(v).astype(dt); }
 
@@ -108,14 +74,14 @@ TEST_SUITE("lower subtensor") {
       };
       for (std::vector<std::int64_t> shape : std::vector<std::vector<std::int64_t>>{{4, 5, 6}, {3, 4, 7}}) {
         CAPTURE(shape[0]);
-        check({x}, outs, {random_array(rng, shape, dt, -50, 50)});
+        check_lowering({x}, outs, {random_array(rng, shape, dt, -50, 50)});
       }
       // Empty dimensions: slices on the empty axes, integers elsewhere.
       std::vector<Var> eouts{x[{slice(1, none)}], x[{slice(none, none, -1), slice(1, none)}],
                              x[{all, slice(none, none, -2), -1}]};
       for (std::vector<std::int64_t> shape : std::vector<std::vector<std::int64_t>>{{0, 3, 2}, {2, 0, 3}}) {
         CAPTURE(shape[1]);
-        check({x}, eouts, {random_array(rng, shape, dt, -50, 50)});
+        check_lowering({x}, eouts, {random_array(rng, shape, dt, -50, 50)});
       }
     }
   }
@@ -124,8 +90,8 @@ TEST_SUITE("lower subtensor") {
     std::mt19937_64 rng(2);
     Var v = dvector("v");
     Var m = imatrix("m");
-    check({v, m}, {v[3], v[-1], v[{slice(none, none, -3)}], m[1], m[{-1, 0}], m[{slice(1, none)}]},
-          {random_array(rng, {5}, DType::Float64, -1, 1), random_array(rng, {3, 4}, DType::Int32, -9, 9)});
+    check_lowering({v, m}, {v[3], v[-1], v[{slice(none, none, -3)}], m[1], m[{-1, 0}], m[{slice(1, none)}]},
+                   {random_array(rng, {5}, DType::Float64, -1, 1), random_array(rng, {3, 4}, DType::Int32, -9, 9)});
   }
 
   TEST_CASE("Subtensor: symbolic bounds of several integer dtypes, negative steps, out-of-range slices") {
@@ -149,13 +115,14 @@ TEST_SUITE("lower subtensor") {
         CAPTURE(s[2]);
         const bool neg = s[2] < 0;
         // x[a::c] with a symbolic integer index on axis 1: keep it in range.
-        check({x, a, b, c}, outs,
-              {random_array(rng, {5, neg ? 4 : 3}, DType::Float64, -1, 1), iscal(s[0], it), iscal(s[1], it),
-               iscal(s[2], it)});
+        check_lowering({x, a, b, c}, outs,
+                       {random_array(rng, {5, neg ? 4 : 3}, DType::Float64, -1, 1), iscal(s[0], it), iscal(s[1], it),
+                        iscal(s[2], it)});
       }
       // A symbolic integer index.
       Var xs = x[{a, slice(none, none, -1)}];
-      check({x, a}, {xs, x[{all, a}]}, {random_array(rng, {4, 4}, DType::Float64, -1, 1), iscal(u ? 3 : -2, it)});
+      check_lowering({x, a}, {xs, x[{all, a}]},
+                     {random_array(rng, {4, 4}, DType::Float64, -1, 1), iscal(u ? 3 : -2, it)});
     }
   }
 
@@ -163,14 +130,14 @@ TEST_SUITE("lower subtensor") {
     std::mt19937_64 rng(4);
     Var x = dmatrix("x");
     Var s = x[{slice(1, none), slice(none, none, -1)}];
-    auto cpp = cpp_thunk({x}, {s});
+    auto cpp = lowered_thunk({x}, {s});
     NDArray xv = random_array(rng, {4, 5}, DType::Float64, -1, 1);
     std::vector<NDArray> out(1);
     const std::vector<NDArray> in{xv};
     cpp->run(in, out);
     CHECK(out[0].shares_buffer(xv));
     CHECK(out[0].shape() == std::vector<std::int64_t>{3, 5});
-    check({x}, {exp(s) * 2.0, s + x[{slice(none, 3), slice(none, none, -1)}]}, {xv});
+    check_lowering({x}, {exp(s) * 2.0, s + x[{slice(none, 3), slice(none, none, -1)}]}, {xv});
   }
 
   TEST_CASE("Subtensor: errors") {
@@ -201,7 +168,7 @@ TEST_SUITE("lower subtensor") {
           // One node per graph for the inplace forms (each destroys x).
           auto one = [&](const Var& sub, const Var& val, const NDArray& vv, std::vector<std::int64_t> xshape) {
             Var out = inc_sub(x, val, sub, inplace, set);
-            check({x, val}, {out}, {random_array(rng, xshape, dt, -20, 20), vv});
+            check_lowering({x, val}, {out}, {random_array(rng, xshape, dt, -20, 20), vv});
           };
           one(x[{slice(1, 3)}], y, random_array(rng, {2, 5}, dt, -20, 20), {4, 5});
           one(x[{slice(none, none, -2), slice(1, none)}], y, random_array(rng, {2, 3}, dt, -20, 20), {4, 4});
@@ -215,8 +182,8 @@ TEST_SUITE("lower subtensor") {
         }
       }
       // set_subtensor / inc_subtensor build the non-inplace forms.
-      check({x, y}, {set_subtensor(x[{slice(1, 3)}], y), inc_subtensor(x[{slice(1, 3)}], y)},
-            {random_array(rng, {3, 2}, dt, -20, 20), random_array(rng, {2, 2}, dt, -20, 20)});
+      check_lowering({x, y}, {set_subtensor(x[{slice(1, 3)}], y), inc_subtensor(x[{slice(1, 3)}], y)},
+                     {random_array(rng, {3, 2}, dt, -20, 20), random_array(rng, {2, 2}, dt, -20, 20)});
     }
   }
 
@@ -235,21 +202,22 @@ TEST_SUITE("lower subtensor") {
         // The indexed part has shape (len, 5); ym broadcasts only when it matches.
         const std::int64_t n = 4;
         NDArray probe = NDArray::zeros({n}).slice(0, s[0], s[1], s[2]);
-        check({x, ym, a, b, c}, {out},
-              {random_array(rng, {n, 3, 5}, DType::Float64, -1, 1),
-               random_array(rng, {probe.shape()[0], 5}, DType::Float32, -1, 1), test::i64(s[0]),
-               iscal(s[1], DType::Int32), test::i64(s[2])});
+        check_lowering({x, ym, a, b, c}, {out},
+                       {random_array(rng, {n, 3, 5}, DType::Float64, -1, 1),
+                        random_array(rng, {probe.shape()[0], 5}, DType::Float32, -1, 1), test::i64(s[0]),
+                        iscal(s[1], DType::Int32), test::i64(s[2])});
       }
     }
     // int8 into int32, bool into bool.
     Var xi = imatrix("xi");
     Var yi = bmatrix("yi");
-    check({xi, yi}, {inc_subtensor(xi[{slice(none, 2)}], yi), set_subtensor(xi[{slice(none, 2)}], yi)},
-          {random_array(rng, {3, 3}, DType::Int32, -100, 100), random_array(rng, {2, 3}, DType::Int8, -100, 100)});
+    check_lowering(
+        {xi, yi}, {inc_subtensor(xi[{slice(none, 2)}], yi), set_subtensor(xi[{slice(none, 2)}], yi)},
+        {random_array(rng, {3, 3}, DType::Int32, -100, 100), random_array(rng, {2, 3}, DType::Int8, -100, 100)});
     Var xb = tensor::tensor(DType::Bool, {std::nullopt}, "xb");
     Var yb = tensor::tensor(DType::Bool, {std::nullopt}, "yb");
-    check({xb, yb}, {inc_subtensor(xb[{slice(1, none)}], yb), set_subtensor(xb[{slice(1, none)}], yb)},
-          {random_array(rng, {5}, DType::Bool, 0, 2), random_array(rng, {4}, DType::Bool, 0, 2)});
+    check_lowering({xb, yb}, {inc_subtensor(xb[{slice(1, none)}], yb), set_subtensor(xb[{slice(1, none)}], yb)},
+                   {random_array(rng, {5}, DType::Bool, 0, 2), random_array(rng, {4}, DType::Bool, 0, 2)});
   }
 
   TEST_CASE("IncSubtensor: errors") {
@@ -290,12 +258,12 @@ TEST_SUITE("lower subtensor") {
         for (const NDArray& idx : {ivec({0, 2, 2, 1, 0}, it), u ? ivec({3, 3}, it) : ivec({-1, 3, -4, 0}, it),
                                    ivec({}, it)}) {
           CAPTURE(idx.size());
-          check({v, m, t, il}, outs,
-                {random_array(rng, {4}, dt, -50, 50), random_array(rng, {4, 4}, dt, -50, 50),
-                 random_array(rng, {4, 3, 4}, dt, -50, 50), idx});
+          check_lowering({v, m, t, il}, outs,
+                         {random_array(rng, {4}, dt, -50, 50), random_array(rng, {4, 4}, dt, -50, 50),
+                          random_array(rng, {4, 3, 4}, dt, -50, 50), idx});
         }
         // Empty trailing dimensions: indices are still checked, nothing is copied.
-        check({m, il}, {advanced_subtensor1(m, il)}, {random_array(rng, {3, 0}, dt, 0, 1), ivec({2, 0}, it)});
+        check_lowering({m, il}, {advanced_subtensor1(m, il)}, {random_array(rng, {3, 0}, dt, 0, 1), ivec({2, 0}, it)});
       }
     }
   }
@@ -306,7 +274,7 @@ TEST_SUITE("lower subtensor") {
     Var il = lvector("il");
     NDArray xv = random_array(rng, {300, 17}, DType::Float64, -1, 1);
     NDArray iv = random_array(rng, {500}, DType::Int64, -300, 300);
-    check({x, il}, {x[il], x[{all, slice(2, 9)}][il] * 3.0}, {xv, iv});
+    check_lowering({x, il}, {x[il], x[{all, slice(2, 9)}][il] * 3.0}, {xv, iv});
   }
 
   TEST_CASE("AdvancedSubtensor1: errors") {
@@ -336,21 +304,23 @@ TEST_SUITE("lower subtensor") {
           CAPTURE(set);
           OpPtr op(new AdvancedIncSubtensor1(inplace, set));
           const NDArray idx = ivec({1, -1, 1, 0, 1});
-          check({x, y, il}, {op->apply1({x, y, il})},
-                {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {5, 3}, dt, -20, 20), idx});
-          check({x, r, il}, {op->apply1({x, r, il})},
-                {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {1, 3}, dt, -20, 20), idx});
-          check({x, v, il}, {op->apply1({x, v, il})},
-                {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {3}, dt, -20, 20), idx});
-          check({x, s0, il}, {op->apply1({x, s0, il})},
-                {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {}, dt, -20, 20), idx});
-          check({x1, v, il}, {op->apply1({x1, v, il})},
-                {random_array(rng, {3}, dt, -20, 20), random_array(rng, {5}, dt, -20, 20), ivec({2, 2, -3, 0, 2})});
+          check_lowering({x, y, il}, {op->apply1({x, y, il})},
+                         {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {5, 3}, dt, -20, 20), idx});
+          check_lowering({x, r, il}, {op->apply1({x, r, il})},
+                         {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {1, 3}, dt, -20, 20), idx});
+          check_lowering({x, v, il}, {op->apply1({x, v, il})},
+                         {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {3}, dt, -20, 20), idx});
+          check_lowering({x, s0, il}, {op->apply1({x, s0, il})},
+                         {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {}, dt, -20, 20), idx});
+          check_lowering(
+              {x1, v, il}, {op->apply1({x1, v, il})},
+              {random_array(rng, {3}, dt, -20, 20), random_array(rng, {5}, dt, -20, 20), ivec({2, 2, -3, 0, 2})});
           // Empty index list, empty rows.
-          check({x, y, il}, {op->apply1({x, y, il})},
-                {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {0, 3}, dt, -20, 20), ivec({})});
-          check({x, y, il}, {op->apply1({x, y, il})},
-                {random_array(rng, {4, 0}, dt, -20, 20), random_array(rng, {2, 0}, dt, -20, 20), ivec({3, 3})});
+          check_lowering({x, y, il}, {op->apply1({x, y, il})},
+                         {random_array(rng, {4, 3}, dt, -20, 20), random_array(rng, {0, 3}, dt, -20, 20), ivec({})});
+          check_lowering(
+              {x, y, il}, {op->apply1({x, y, il})},
+              {random_array(rng, {4, 0}, dt, -20, 20), random_array(rng, {2, 0}, dt, -20, 20), ivec({3, 3})});
         }
       }
     }
@@ -361,20 +331,20 @@ TEST_SUITE("lower subtensor") {
     Var x = dtensor3("x");
     Var y = ftensor3("y");
     Var il = ivector("il");
-    check({x, y, il}, {inc_subtensor(x[il], y), set_subtensor(x[il], y)},
-          {random_array(rng, {5, 2, 3}, DType::Float64, -1, 1), random_array(rng, {6, 2, 3}, DType::Float32, -1, 1),
-           ivec({4, 0, 4, -5, 2, 4}, DType::Int32)});
+    check_lowering({x, y, il}, {inc_subtensor(x[il], y), set_subtensor(x[il], y)},
+                   {random_array(rng, {5, 2, 3}, DType::Float64, -1, 1),
+                    random_array(rng, {6, 2, 3}, DType::Float32, -1, 1), ivec({4, 0, 4, -5, 2, 4}, DType::Int32)});
     Var xi = lmatrix("xi");
     Var yi = bmatrix("yi");
-    check({xi, yi, il}, {inc_subtensor(xi[il], yi)},
-          {random_array(rng, {3, 4}, DType::Int64, -100, 100), random_array(rng, {3, 4}, DType::Int8, -100, 100),
-           ivec({2, 2, 2}, DType::Int32)});
+    check_lowering({xi, yi, il}, {inc_subtensor(xi[il], yi)},
+                   {random_array(rng, {3, 4}, DType::Int64, -100, 100),
+                    random_array(rng, {3, 4}, DType::Int8, -100, 100), ivec({2, 2, 2}, DType::Int32)});
     // Increment along axis 1 (through transposes).
     Var m = dmatrix("m");
     Var vv = dmatrix("vv");
-    check({m, vv, il}, {inc_subtensor(take(m, il, 1), vv)},
-          {random_array(rng, {3, 4}, DType::Float64, -1, 1), random_array(rng, {3, 3}, DType::Float64, -1, 1),
-           ivec({1, 1, 3}, DType::Int32)});
+    check_lowering({m, vv, il}, {inc_subtensor(take(m, il, 1), vv)},
+                   {random_array(rng, {3, 4}, DType::Float64, -1, 1), random_array(rng, {3, 3}, DType::Float64, -1, 1),
+                    ivec({1, 1, 3}, DType::Int32)});
   }
 
   TEST_CASE("AdvancedIncSubtensor1: errors") {

@@ -1,6 +1,8 @@
 // Creation ops: Alloc (zeros, ones), ARange, Eye, Assert.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "test_util.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/shape.h"
@@ -109,6 +111,21 @@ TEST_CASE("ARange: dtype rule, values and errors") {
   testing::check_infer_shape({n, st}, {an}, {i64(-9), i64(-4)});
   testing::check_infer_shape({n, st}, {an}, {i64(3), i64(-1)});
   testing::check_infer_shape({d}, {ad, arange(d, 2.0, 0.3), arange(2.0, d, -0.7)}, {NDArray::scalar<double>(-0.4)});
+}
+
+TEST_CASE("ARange: extreme int64 bounds neither overflow nor trap") {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  Var a = lscalar("a"), b = lscalar("b"), s = lscalar("s");
+  Var r = arange(a, b, s);
+  // Empty: start INT64_MIN, stop 0, step -1 (a - b = INT64_MIN, divided by -1, used to trap).
+  CHECK(r.eval({{a, i64(lo)}, {b, i64(0)}, {s, i64(-1)}}).shape() == Shp{0});
+  // Three elements spanning the whole range.
+  CHECK(array_equal(r.eval({{a, i64(lo)}, {b, i64(hi)}, {s, i64(hi)}}),
+                    NDArray::from_list<std::int64_t>({lo, -1, hi - 1})));
+  CHECK(array_equal(r.eval({{a, i64(hi)}, {b, i64(lo)}, {s, i64(lo)}}), NDArray::from_list<std::int64_t>({hi, -1})));
+  // 2^64 - 1 elements: too many for an int64 length.
+  CHECK_THROWS_WITH_AS(r.eval({{a, i64(lo)}, {b, i64(hi)}, {s, i64(1)}}), doctest::Contains("more than int64 holds"),
+                       ValueError);
 }
 
 TEST_CASE("ARange gradient") {

@@ -2,6 +2,7 @@
 /// `ARange` (numpy.arange with Theano's dtype rule) and `Eye` (numpy.eye): the
 /// creation ops whose sizes come from scalar inputs.
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "shape_util.h"
@@ -24,11 +25,16 @@ std::int64_t arange_length(const NDArray& start, const NDArray& stop, const NDAr
   if (is_int_like(start.dtype()) && is_int_like(stop.dtype()) && is_int_like(step.dtype())) {
     const std::int64_t a = start.item<std::int64_t>(), b = stop.item<std::int64_t>(), s = step.item<std::int64_t>();
     THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
-    // ceil((b - a) / s) == -floor((a - b) / s)
-    const std::int64_t num = a - b;
-    std::int64_t q = num / s;
-    if ((num % s != 0) && ((num < 0) != (s < 0))) --q;
-    return std::max<std::int64_t>(0, -q);
+    // ceil((b - a) / s) in unsigned arithmetic: b - a and |s| always fit in
+    // uint64, so extreme bounds (INT64_MIN, step -1) neither overflow nor trap.
+    if ((s > 0 && b <= a) || (s < 0 && b >= a)) return 0;
+    const std::uint64_t diff = s > 0 ? static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a)
+                                     : static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b);
+    const std::uint64_t step = s > 0 ? static_cast<std::uint64_t>(s) : std::uint64_t{0} - static_cast<std::uint64_t>(s);
+    const std::uint64_t n = diff / step + (diff % step != 0 ? 1 : 0);
+    THEANO_USER_CHECK(n <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), ValueError)
+        << "ARange: arange(" << a << ", " << b << ", " << s << ") has " << n << " elements, more than int64 holds";
+    return static_cast<std::int64_t>(n);
   }
   const double a = start.item<double>(), b = stop.item<double>(), s = step.item<double>();
   THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
@@ -71,7 +77,10 @@ void ARange::perform(const Apply&, std::span<const NDArray> inputs, std::span<ND
     visit_dtype(dtype_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* p = out.data_as<T>();
-      for (std::int64_t i = 0; i < n; ++i) p[i] = scalar_cast<T>(a + i * s);
+      // a + i*s wraps like NumPy's int64 arithmetic (no signed overflow).
+      for (std::int64_t i = 0; i < n; ++i)
+        p[i] = scalar_cast<T>(static_cast<std::int64_t>(static_cast<std::uint64_t>(a) +
+                                                        static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(s)));
     });
   } else {
     // numpy fills start, start + delta, then start + i * delta in the output dtype.

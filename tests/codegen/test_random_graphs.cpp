@@ -239,7 +239,7 @@ Program shrink(Program p, std::uint64_t seed, bool optimized) {
       q.steps.erase(q.steps.begin() + static_cast<std::ptrdiff_t>(k));
       std::mt19937_64 rng(seed);
       if (!check(q, rng, optimized).empty()) {
-        p = q;
+        p = std::move(q);
         progress = true;
         break;
       }

@@ -3,6 +3,7 @@
 #include <theano/codegen/c_linker.h>
 
 #include <theano/codegen/code_writer.h>
+#include <theano/codegen/compiledir.h>
 #include <theano/codegen/errors.h>
 #include <theano/codegen/jit_loader.h>
 
@@ -664,11 +665,36 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     std::istringstream words(it->second);
     for (std::string w; words >> w;) copts.cxxflags.push_back(w);
   }
-  const auto t1 = Clock::now();
-  const CompiledObject obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
-  parts.stats.compile_ms = ms_since(t1);
+  auto compile = [&] {
+    const auto t1 = Clock::now();
+    CompiledObject obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+    parts.stats.compile_ms = ms_since(t1);
+    return obj;
+  };
+  std::string object;
+  if (cache::CompileCache* cc = current_cache()) {
+    // The compiledir: look up by key (no lock); on a miss compile under the
+    // key's stripe lock and publish (compiledir.h, cache/compile_cache.h).
+    const auto tc = Clock::now();
+    parts.stats.cache_key = cache_key(copts, source);
+    bool hit = false;
+    object = cc->get_or_produce(
+        parts.stats.cache_key,
+        [&] {
+          CompiledObject obj = compile();
+          std::string origin = std::to_string(parts.labels.size()) + " nodes, linker " + name_ + ", outputs:";
+          for (const Var& v : fgraph->outputs()) origin += " " + v.str();
+          return cache::Entry{std::move(obj.bytes), source, parts.stats.compile_ms, origin.substr(0, 300)};
+        },
+        &hit);
+    parts.stats.cache = hit ? "hit" : "miss";
+    parts.stats.cache_ms = ms_since(tc) - parts.stats.compile_ms;
+  } else {
+    object = compile().bytes;
+    parts.stats.cache = "off";
+  }
   const auto t2 = Clock::now();
-  LoadedModule module = JitLoader::instance().load(obj.bytes, name_);
+  LoadedModule module = JitLoader::instance().load(object, name_);
   auto thunk = std::make_unique<CThunk>(std::move(fgraph), std::move(module), std::move(parts));
   // Lookups of the entry symbols happen in the constructor: part of loading.
   const double load_ms = ms_since(t2);

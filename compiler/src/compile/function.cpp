@@ -244,6 +244,7 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
     line << "theano-cpp: compiled " << f.what() << " (mode " << f.mode.name << ", linker " << f.mode.linker
          << "): rewrite " << f.rewrite_ms << " ms, codegen " << st.codegen_ms << " ms, clang " << st.compile_ms
          << " ms, load " << st.load_ms << " ms";
+    if (!st.cache.empty()) line << "; cache " << st.cache;
     if (!st.source_path.empty()) line << "; source " << st.source_path;
     std::cerr << line.str() << "\n";
   }

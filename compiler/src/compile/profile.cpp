@@ -25,6 +25,9 @@ std::string ProfileStats::summary() const {
      << fixed(build.codegen_ms) << " ms, clang " << fixed(build.compile_ms) << " ms, load " << fixed(build.load_ms)
      << " ms)\n";
   if (build.source_bytes) os << "  Generated source: " << build.source_bytes << " bytes\n";
+  if (!build.cache.empty())
+    os << "  Compile cache: " << build.cache << (build.cache_key.empty() ? "" : " (key " + build.cache_key + ")")
+       << ", " << fixed(build.cache_ms) << " ms in the cache\n";
   if (!build.source_path.empty()) os << "  Source kept at: " << build.source_path << "\n";
   if (!enabled) {
     os << "  (calls not timed: profiling is off; set FunctionOptions::profile or THEANO_FLAGS profile=True)\n";

@@ -42,6 +42,9 @@ struct ThunkStats {
   double load_ms = 0;            ///< loading and linking the object (ORC)
   std::size_t source_bytes = 0;  ///< size of the generated translation unit
   std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""
+  std::string cache;             ///< compile cache: "hit", "miss", "off", or "" for linkers without one
+  double cache_ms = 0;           ///< key, look-up, lock wait and publish time (compile excluded)
+  std::string cache_key;         ///< the compiledir key of the generated code
   struct Node {
     std::string name;  ///< "node 3 (Elemwise{add})"
     double seconds = 0;

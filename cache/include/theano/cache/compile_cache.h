@@ -1,0 +1,130 @@
+/// \file
+/// `CompileCache`: one compiledir on disk, holding compiled objects under
+/// content-addressed keys (DESIGN.md 3.11, JIT-NOTES.md section 5).
+///
+/// Why this shape: Theano's cache fought lock stalls, stale locks, corrupted
+/// entries and a pickled global index for years. Here:
+/// * an entry is `<dir>/<key[0:2]>/<key>.o` (the object), `<key>.cpp` (the
+///   source, for people) and `<key>.meta` (a small text file: sizes, a CRC-32 of
+///   the object, creation time, compile time, origin). No index file.
+/// * publishing writes each file to a private temporary in the same directory,
+///   fsyncs it and renames it into place, the object last: an entry whose
+///   object is visible is complete.
+/// * look-ups take no lock. A miss takes an in-process mutex and a
+///   Boost.Interprocess `file_lock` on one of N striped lock files (opened once
+///   and kept open: closing any descriptor of a file drops its fcntl locks), looks
+///   again, produces the entry and publishes it. Locks die with their process,
+///   so there are no stale locks and no timeouts.
+/// * a truncated, corrupted or foreign entry (size or CRC mismatch, missing
+///   metadata) is reported once, removed and produced again.
+/// * a compiledir that cannot be created or written degrades to producing
+///   without caching, with one warning; the caller always gets its bytes.
+/// Keys are computed by the caller (codegen hashes compiler identity, flags,
+/// target and source); this library stores bytes and knows nothing of graphs.
+/// Thread-safe; several processes may share one compiledir.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace theano::cache {
+
+/// What a producer returns for a missing key.
+struct Entry {
+  std::string object;  ///< the bytes to cache (an ELF object)
+  std::string source;  ///< the generated source, kept beside it (may be empty)
+  double compile_ms = 0;
+  std::string origin;  ///< a one-line summary of what was compiled (e.g. the graph's outputs)
+};
+
+/// Counters of one CompileCache in this process.
+struct CacheStats {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;         ///< look-ups that found nothing (before the lock)
+  std::uint64_t compiles = 0;       ///< entries produced by this process
+  std::uint64_t corrupt = 0;        ///< entries found damaged and replaced
+  std::uint64_t bytes_written = 0;
+  std::uint64_t bytes_read = 0;
+  double compile_ms_saved = 0;      ///< compile time recorded in the entries that hit
+  double lock_wait_ms = 0;          ///< time spent waiting for stripe locks
+  bool disabled = false;            ///< the compiledir is unusable: producing without caching
+};
+
+/// One entry as listed by `entries()`.
+struct EntryInfo {
+  std::string key;
+  std::uintmax_t object_bytes = 0;
+  std::uintmax_t total_bytes = 0;  ///< object + source + metadata
+  std::int64_t created = 0;        ///< seconds since the epoch
+  std::int64_t last_used = 0;      ///< the object's modification time (touched on use, coarsely)
+  double compile_ms = 0;
+  std::string origin;
+};
+
+class CompileCache {
+ public:
+  /// Opens (creating it if needed) the compiledir `dir`. Never throws for an
+  /// unusable directory: the cache then runs disabled (see stats().disabled).
+  explicit CompileCache(std::filesystem::path dir, int stripes = 64);
+  ~CompileCache();
+  CompileCache(const CompileCache&) = delete;
+  CompileCache& operator=(const CompileCache&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+  /// The cached object for `key`, verified; nullopt when absent or damaged
+  /// (a damaged entry is removed). Takes no lock.
+  std::optional<std::string> lookup(const std::string& key);
+
+  /// The object for `key`: from the cache, or from `produce()` (called at most
+  /// once, under the key's stripe lock, after a second look-up) and then
+  /// published. `hit` (optional) says which. Exceptions from `produce`
+  /// propagate; nothing is published then.
+  std::string get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit = nullptr);
+
+  CacheStats stats() const;
+  /// Every complete entry (unordered scans of the shard directories).
+  std::vector<EntryInfo> entries() const;
+  /// Removes every entry (not the lock files); returns how many.
+  std::size_t clear();
+  /// Removes entries unused for more than `max_age_seconds` (< 0: no age
+  /// limit), then the least recently used ones until the total size is at
+  /// most `max_bytes` (0: no size limit). Returns how many were removed.
+  std::size_t cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes);
+
+  /// Test hook: called after an entry's source and metadata are written and
+  /// before its object is published (a test pauses here and kills the process).
+  static void set_before_publish_hook(std::function<void(const std::string& key)> hook);
+
+ private:
+  struct Stripe;
+  std::filesystem::path entry_path(const std::string& key, const char* ext) const;
+  bool publish(const std::string& key, const Entry& e);
+  void warn_once(const std::string& what);
+  void remove_entry(const std::string& key);
+
+  std::filesystem::path dir_;
+  std::vector<std::unique_ptr<Stripe>> stripes_;
+  mutable std::mutex mu_;  // guards stats_ and warned_
+  CacheStats stats_;
+  bool warned_ = false;
+};
+
+/// CRC-32 (IEEE) of `bytes`, as stored in an entry's metadata.
+std::uint32_t crc32(const std::string& bytes);
+
+/// Default base directory: `$XDG_CACHE_HOME/theano-cpp`, else
+/// `$HOME/.cache/theano-cpp`, else `/tmp/theano-cpp-<uid>`.
+std::filesystem::path default_base_compiledir();
+
+/// Parses "500M", "2G", "1024", "10k" (powers of 1024); nullopt when malformed.
+std::optional<std::uintmax_t> parse_size(const std::string& text);
+
+}  // namespace theano::cache

@@ -1,0 +1,44 @@
+/// \file
+/// Where the JIT caches compiled objects and how it names them.
+///
+/// The compiledir in use: THEANO_FLAGS `compiledir=<dir>` if given (the value
+/// `off` disables caching), else `<base>/<name>` where base is THEANO_FLAGS
+/// `base_compiledir` or cache::default_base_compiledir() and the name reads
+/// like `compiledir_x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi1`: one
+/// per target, CPU, compiler version and runtime ABI, so objects are never
+/// shared where they would not run.
+///
+/// The key of a translation unit is BLAKE3 (160 bits, hex) over length-prefixed
+/// fields: a schema version, the runtime ABI version, the compiler identity
+/// (full clang version, triple, CPU, features, normalized driver flags: nothing
+/// that depends on the working directory or the environment), and the whole
+/// source with its prelude.
+#pragma once
+
+#include <theano/cache/compile_cache.h>
+#include <theano/codegen/clang_compiler.h>
+
+#include <filesystem>
+#include <string>
+
+namespace theano::codegen {
+
+/// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
+/// protocol); part of every key and of the compiledir name.
+inline constexpr int kRuntimeAbiVersion = 1;
+
+/// The cache key of `source` compiled with `options`.
+std::string cache_key(const CompileOptions& options, const std::string& source);
+
+/// The compiledir the current configuration selects ("" when caching is off).
+std::filesystem::path current_compiledir();
+
+/// The process's CompileCache for current_compiledir(), or nullptr when
+/// caching is off. One per directory, kept for the life of the process
+/// (its lock files stay open).
+cache::CompileCache* current_cache();
+
+/// The statistics of the current compiledir's cache in this process.
+cache::CacheStats compile_cache_stats();
+
+}  // namespace theano::codegen

@@ -1,0 +1,154 @@
+// The JIT with the compiledir: keys (stable across working directories,
+// different for other flags), a hit skipping the compiler in the same
+// process, and reuse across real processes (a second process compiles
+// nothing), with THEANO_FLAGS compiledir / base_compiledir.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/compiledir.h>
+#include <theano/config.h>
+#include <theano/theano.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_util.h"
+
+extern char** environ;
+
+using namespace theano;
+using namespace theano::tensor;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    static int n = 0;
+    path = fs::path(tmp && *tmp ? tmp : "/tmp") / ("theano-jitcache-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+Config with_compiledir(const fs::path& dir) {
+  Config c = config();
+  c.flags["compiledir"] = dir.string();
+  return c;
+}
+
+/// Runs the child with THEANO_FLAGS=compiledir=<dir>; returns its stdout line.
+std::string run_child(const fs::path& dir, const std::string& constant) {
+  const fs::path out = dir.parent_path() / (dir.filename().string() + ".out");
+  const std::string flags = "THEANO_FLAGS=compiledir=" + dir.string();
+  std::vector<std::string> env_store{flags};
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("THEANO_FLAGS=", 0) != 0) env_store.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string prog = THEANO_CACHE_CHILD, arg = constant;
+  char* argv[] = {prog.data(), arg.data(), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+TEST_SUITE("compile cache with the JIT") {
+  TEST_CASE("the key: same source and flags give the same key in any working directory; other flags another") {
+    const std::string src = "extern \"C\" int f() { return 1; }\n";
+    codegen::CompileOptions o;
+    const std::string k1 = codegen::cache_key(o, src);
+    CHECK(k1.size() == 40);
+    const fs::path cwd = fs::current_path();
+    fs::current_path(fs::temp_directory_path());
+    const std::string k2 = codegen::cache_key(o, src);
+    fs::current_path(cwd);
+    CHECK(k1 == k2);
+    codegen::CompileOptions o2 = o;
+    o2.cxxflags.push_back("-DX=1");
+    CHECK(codegen::cache_key(o2, src) != k1);
+    codegen::CompileOptions o3 = o;
+    o3.opt = codegen::OptLevel::O0;
+    CHECK(codegen::cache_key(o3, src) != k1);
+    CHECK(codegen::cache_key(o, src + " ") != k1);
+  }
+
+  TEST_CASE("a second compile of the same graph is a cache hit and skips the compiler") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    Var x = dvector("x");
+    Function f = function({x}, {sqrt(x) * 3.0 + 1.0});
+    CHECK(f.profile().build.cache == "miss");
+    CHECK(f.profile().build.compile_ms > 0);
+    const auto before = codegen::compile_cache_stats();
+    Function g = function({x}, {sqrt(x) * 3.0 + 1.0});
+    const ProfileStats p = g.profile();
+    CHECK(p.build.cache == "hit");
+    CHECK(p.build.compile_ms == 0);
+    CHECK(p.build.cache_key == f.profile().build.cache_key);
+    CHECK(codegen::compile_cache_stats().hits == before.hits + 1);
+    CHECK(allclose(g({test::vec({4, 9})})[0], test::vec({7, 10})));
+    CHECK(p.summary().find("Compile cache: hit") != std::string::npos);
+    CHECK(codegen::current_cache()->entries().size() == 1);
+  }
+
+  TEST_CASE("compiledir=off and base_compiledir") {
+    TempDir d;
+    Var x = dvector("x");
+    {
+      Config c = config();
+      c.flags["compiledir"] = "off";
+      ConfigGuard guard(c);
+      CHECK(codegen::current_cache() == nullptr);
+      CHECK(function({x}, {x + 5.0}).profile().build.cache == "off");
+    }
+    Config c = config();
+    c.flags.erase("compiledir");
+    c.flags["base_compiledir"] = d.path.string();
+    ConfigGuard guard(c);
+    const fs::path dir = codegen::current_compiledir();
+    CHECK(dir.parent_path() == d.path);
+    CHECK(dir.filename().string().rfind("compiledir_", 0) == 0);
+    CHECK(dir.filename().string().find("-abi1") != std::string::npos);
+    CHECK(function({x}, {x + 6.0}).profile().build.cache == "miss");
+    CHECK(fs::exists(dir / "locks"));
+  }
+
+  TEST_CASE("reuse across processes: the second process compiles nothing") {
+    TempDir d;
+    const fs::path cd = d.path / "cd";
+    const std::string first = run_child(cd, "1.5");
+    CHECK(first == "cache=miss compiles=1 hits=0 ok=1");
+    const std::string second = run_child(cd, "1.5");
+    CHECK(second == "cache=hit compiles=0 hits=1 ok=1");
+    const std::string other = run_child(cd, "2.5");  // another constant: another entry
+    CHECK(other == "cache=miss compiles=1 hits=0 ok=1");
+  }
+}

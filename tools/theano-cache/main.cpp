@@ -1,0 +1,244 @@
+// theano-cache: inspect and maintain the JIT's compiledir.
+//
+//   theano-cache                       print the compiledir in use
+//   theano-cache list                  one line per entry: key, size, created, last used, origin
+//   theano-cache info                  directories, entry count, total size, compiler identity
+//   theano-cache stats                 entries, bytes, recorded compile time
+//   theano-cache clear                 remove every entry of the compiledir
+//   theano-cache cleanup [--older-than DAYS] [--max-size SIZE]
+//   theano-cache basecompiledir list|purge
+// Every command takes --compiledir PATH and --json; --help for each.
+// Exit codes: 0 ok, 1 error, 2 usage.
+#include <theano/cache/compile_cache.h>
+#include <theano/codegen/clang_compiler.h>
+#include <theano/codegen/compiledir.h>
+#include <theano/config.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using theano::cache::CompileCache;
+using theano::cache::EntryInfo;
+
+namespace {
+
+const std::map<std::string, std::string> kHelp = {
+    {"", "usage: theano-cache [COMMAND] [--compiledir PATH] [--json]\n"
+         "commands: list, info, stats, clear, cleanup, basecompiledir list|purge\n"
+         "with no command, prints the compiledir in use. `theano-cache COMMAND --help` for details.\n"
+         "exit codes: 0 ok, 1 error, 2 usage\n"},
+    {"list", "usage: theano-cache list [--compiledir PATH] [--json]\n"
+             "one line per entry: key, total size, created, last used, origin\n"},
+    {"info", "usage: theano-cache info [--compiledir PATH] [--json]\n"
+             "the base directory, the compiledir, entry count, total size and the compiler identity\n"},
+    {"stats", "usage: theano-cache stats [--compiledir PATH] [--json]\n"
+              "entries, bytes, and the compile time the entries recorded (what a hit saves)\n"},
+    {"clear", "usage: theano-cache clear [--compiledir PATH] [--json]\nremoves every entry of the compiledir\n"},
+    {"cleanup", "usage: theano-cache cleanup [--older-than DAYS] [--max-size SIZE] [--compiledir PATH] [--json]\n"
+                "removes entries unused for more than DAYS (default 30), then the least recently used until\n"
+                "the compiledir holds at most SIZE (e.g. 500M, 2G; default no limit)\n"},
+    {"basecompiledir", "usage: theano-cache basecompiledir list|purge [--json]\n"
+                       "list: every compiledir under the base directory (other compilers, CPUs, ABIs);\n"
+                       "purge: remove all of them\n"},
+};
+
+struct Usage {
+  std::string message;
+};
+
+std::string json_string(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\', r += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      r += buf;
+    } else r += c;
+  }
+  return r + "\"";
+}
+
+std::string iso_time(std::int64_t t) {
+  if (t <= 0) return "-";
+  std::time_t tt = static_cast<std::time_t>(t);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&tt));
+  return buf;
+}
+
+std::string human(std::uintmax_t b) {
+  char buf[32];
+  if (b >= (1u << 30)) std::snprintf(buf, sizeof buf, "%.1fG", static_cast<double>(b) / (1u << 30));
+  else if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1fM", static_cast<double>(b) / (1u << 20));
+  else if (b >= (1u << 10)) std::snprintf(buf, sizeof buf, "%.1fk", static_cast<double>(b) / (1u << 10));
+  else std::snprintf(buf, sizeof buf, "%ju", b);
+  return buf;
+}
+
+fs::path base_dir() {
+  const auto& flags = theano::config().flags;
+  if (auto it = flags.find("base_compiledir"); it != flags.end() && !it->second.empty()) return it->second;
+  return theano::cache::default_base_compiledir();
+}
+
+int run(const std::vector<std::string>& args) {
+  std::string command, sub;
+  std::optional<std::string> compiledir, older, max_size;
+  bool json = false, help = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name) {
+      if (i + 1 >= args.size()) throw Usage{std::string(name) + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--json") json = true;
+    else if (a == "--help" || a == "-h") help = true;
+    else if (a == "--compiledir") compiledir = value("--compiledir");
+    else if (a == "--older-than") older = value("--older-than");
+    else if (a == "--max-size") max_size = value("--max-size");
+    else if (!a.empty() && a[0] == '-') throw Usage{"unknown option " + a};
+    else if (command.empty()) command = a;
+    else if (command == "basecompiledir" && sub.empty()) sub = a;
+    else throw Usage{"unexpected argument " + a};
+  }
+  if (!kHelp.count(command)) throw Usage{"unknown command '" + command + "'"};
+  if (help) {
+    std::cout << kHelp.at(command);
+    return 0;
+  }
+  if ((older || max_size) && command != "cleanup") throw Usage{"--older-than and --max-size go with cleanup"};
+  double days = 30;
+  if (older) {
+    try {
+      std::size_t pos = 0;
+      days = std::stod(*older, &pos);
+      if (pos != older->size() || days < 0) throw std::invalid_argument("bad");
+    } catch (const std::exception&) {
+      throw Usage{"--older-than takes a number of days, got '" + *older + "'"};
+    }
+  }
+  std::uintmax_t limit = 0;
+  if (max_size) {
+    auto v = theano::cache::parse_size(*max_size);
+    if (!v) throw Usage{"--max-size takes a size like 500M or 2G, got '" + *max_size + "'"};
+    limit = *v;
+  }
+  const fs::path dir = compiledir ? fs::path(*compiledir) : theano::codegen::current_compiledir();
+  if (command.empty()) {
+    if (json) std::cout << "{\"compiledir\": " << json_string(dir.string()) << "}\n";
+    else std::cout << (dir.empty() ? std::string("(caching is off: THEANO_FLAGS compiledir=off)") : dir.string())
+                   << "\n";
+    return 0;
+  }
+  if (command == "basecompiledir") {
+    if (sub != "list" && sub != "purge") throw Usage{"basecompiledir takes list or purge"};
+    const fs::path base = base_dir();
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory() && it->path().filename().string().rfind("compiledir_", 0) == 0) dirs.push_back(it->path());
+    std::sort(dirs.begin(), dirs.end());
+    if (sub == "purge")
+      for (const auto& d : dirs) {
+        fs::remove_all(d, ec);
+        if (ec) {
+          std::cerr << "theano-cache: cannot remove " << d << ": " << ec.message() << "\n";
+          return 1;
+        }
+      }
+    if (json) {
+      std::cout << "{\"base\": " << json_string(base.string()) << ", \"" << (sub == "purge" ? "purged" : "compiledirs")
+                << "\": [";
+      for (std::size_t i = 0; i < dirs.size(); ++i) std::cout << (i ? ", " : "") << json_string(dirs[i].string());
+      std::cout << "]}\n";
+    } else {
+      for (const auto& d : dirs) std::cout << (sub == "purge" ? "removed " : "") << d.string() << "\n";
+    }
+    return 0;
+  }
+  if (dir.empty()) {
+    std::cerr << "theano-cache: caching is off (THEANO_FLAGS compiledir=off); give --compiledir PATH\n";
+    return 1;
+  }
+  if (!fs::is_directory(dir) && command != "info" && command != "stats" && command != "list") {
+    std::cerr << "theano-cache: no compiledir at " << dir.string() << "\n";
+    return 1;
+  }
+  CompileCache cache(dir);
+  std::vector<EntryInfo> entries = fs::is_directory(dir) ? cache.entries() : std::vector<EntryInfo>{};
+  std::sort(entries.begin(), entries.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
+  std::uintmax_t total = 0;
+  double compile_ms = 0;
+  for (const auto& e : entries) total += e.total_bytes, compile_ms += e.compile_ms;
+  if (command == "list") {
+    if (json) {
+      std::cout << "[";
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& e = entries[i];
+        std::cout << (i ? ",\n " : "") << "{\"key\": " << json_string(e.key) << ", \"bytes\": " << e.total_bytes
+                  << ", \"object_bytes\": " << e.object_bytes << ", \"created\": " << e.created
+                  << ", \"last_used\": " << e.last_used << ", \"compile_ms\": " << e.compile_ms
+                  << ", \"origin\": " << json_string(e.origin) << "}";
+      }
+      std::cout << "]\n";
+    } else {
+      for (const auto& e : entries)
+        std::cout << e.key << "  " << human(e.total_bytes) << "  created " << iso_time(e.created) << "  used "
+                  << iso_time(e.last_used) << "  " << e.origin << "\n";
+    }
+    return 0;
+  }
+  if (command == "info" || command == "stats") {
+    const std::string identity = command == "info" ? theano::codegen::compiler_identity() : "";
+    if (json) {
+      std::cout << "{\"compiledir\": " << json_string(dir.string()) << ", \"base_compiledir\": "
+                << json_string(base_dir().string()) << ", \"entries\": " << entries.size() << ", \"bytes\": " << total
+                << ", \"compile_ms_recorded\": " << compile_ms;
+      if (command == "info") std::cout << ", \"compiler\": " << json_string(identity);
+      std::cout << "}\n";
+    } else {
+      std::cout << "compiledir: " << dir.string() << "\nbase_compiledir: " << base_dir().string()
+                << "\nentries: " << entries.size() << "\nsize: " << human(total) << " (" << total << " bytes)"
+                << "\ncompile time recorded: " << compile_ms << " ms\n";
+      if (command == "info") std::cout << "compiler:\n  " << [&] {
+        std::string s = identity;
+        for (std::size_t p = 0; (p = s.find('\n', p)) != std::string::npos; p += 3) s.replace(p, 1, "\n  ");
+        return s;
+      }() << "\n";
+    }
+    return 0;
+  }
+  std::size_t removed = 0;
+  if (command == "clear") {
+    removed = cache.clear();
+  } else {  // cleanup
+    removed = cache.cleanup(static_cast<std::int64_t>(days * 86400), limit);
+  }
+  if (json) std::cout << "{\"removed\": " << removed << ", \"remaining\": " << cache.entries().size() << "}\n";
+  else std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies") << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const Usage& u) {
+    std::cerr << "theano-cache: " << u.message << "\n" << kHelp.at("");
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "theano-cache: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -16,7 +16,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_util.h"
 
@@ -49,9 +52,8 @@ Config with_compiledir(const fs::path& dir) {
   return c;
 }
 
-/// Runs the child with THEANO_FLAGS=compiledir=<dir>; returns its stdout line.
-std::string run_child(const fs::path& dir, const std::string& constant) {
-  const fs::path out = dir.parent_path() / (dir.filename().string() + ".out");
+/// Starts the child with THEANO_FLAGS=compiledir=<dir>; its stdout goes to `out`.
+pid_t spawn_child(const fs::path& dir, const fs::path& out, const std::string& constant, const std::string& count) {
   const std::string flags = "THEANO_FLAGS=compiledir=" + dir.string();
   std::vector<std::string> env_store{flags};
   for (char** e = environ; *e; ++e)
@@ -59,8 +61,8 @@ std::string run_child(const fs::path& dir, const std::string& constant) {
   std::vector<char*> envp;
   for (auto& s : env_store) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::string prog = THEANO_CACHE_CHILD, arg = constant;
-  char* argv[] = {prog.data(), arg.data(), nullptr};
+  std::string prog = THEANO_CACHE_CHILD, arg = constant, n = count;
+  char* argv[] = {prog.data(), arg.data(), n.data(), nullptr};
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -68,6 +70,11 @@ std::string run_child(const fs::path& dir, const std::string& constant) {
   const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
   posix_spawn_file_actions_destroy(&fa);
   REQUIRE(rc == 0);
+  return pid;
+}
+
+/// Waits for the child; returns its stdout line.
+std::string finish_child(pid_t pid, const fs::path& out) {
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   CHECK(WIFEXITED(status));
@@ -76,6 +83,11 @@ std::string run_child(const fs::path& dir, const std::string& constant) {
   std::string line;
   std::getline(in, line);
   return line;
+}
+
+std::string run_child(const fs::path& dir, const std::string& constant, const std::string& count = "1") {
+  const fs::path out = dir.parent_path() / (dir.filename().string() + ".out");
+  return finish_child(spawn_child(dir, out, constant, count), out);
 }
 
 }  // namespace
@@ -150,5 +162,34 @@ TEST_SUITE("compile cache with the JIT") {
     CHECK(second == "cache=hit compiles=0 hits=1 ok=1");
     const std::string other = run_child(cd, "2.5");  // another constant: another entry
     CHECK(other == "cache=miss compiles=1 hits=0 ok=1");
+  }
+
+  TEST_CASE("eight processes racing on an empty compiledir over 20 functions: each compiled exactly once") {
+    TempDir d;
+    const fs::path cd = d.path / "cd";
+    std::vector<std::pair<pid_t, fs::path>> kids;
+    for (int p = 0; p < 8; ++p) {
+      const fs::path out = d.path / ("child" + std::to_string(p) + ".out");
+      // Constants 1..20 for every child, each starting at another function.
+      kids.emplace_back(spawn_child(cd, out, std::to_string(1 + p), "20"), out);
+    }
+    std::uint64_t compiles = 0, hits = 0;
+    for (auto& [pid, out] : kids) {
+      const std::string line = finish_child(pid, out);
+      CAPTURE(line);
+      CHECK(line.find("ok=1") != std::string::npos);
+      unsigned long long c = 0, h = 0;
+      REQUIRE(std::sscanf(line.c_str() + line.find("compiles="), "compiles=%llu hits=%llu", &c, &h) == 2);
+      compiles += c;
+      hits += h;
+    }
+    // Child p compiles the constants c0 + ((k + c0) % 20), c0 = p + 1: 1..27
+    // in all; the distinct functions are the distinct constants.
+    std::set<int> distinct;
+    for (int p = 0; p < 8; ++p)
+      for (int k = 0; k < 20; ++k) distinct.insert(1 + p + ((k + 1 + p) % 20));
+    CHECK(compiles == distinct.size());
+    CHECK(compiles + hits == 8 * 20);
+    CHECK(theano::cache::CompileCache(cd).entries().size() == distinct.size());
   }
 }

@@ -1,27 +1,38 @@
 // A child process for the compile-cache tests: compiles W1's graph (plus a
 // constant given on the command line) with the compiledir of THEANO_FLAGS,
 // runs it, and prints "cache=<hit|miss|off> compiles=<n> hits=<n> ok=<0|1>".
-// Usage: theano_cache_child <constant>
+// With a second argument N it compiles N such functions, with the constants
+// c, c+1, ..., c+N-1 in an order rotated by the constant (racing processes
+// start on different functions), and reports the last one's cache status.
+// Usage: theano_cache_child <constant> [N]
 #include <theano/codegen/compiledir.h>
 #include <theano/theano.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 using namespace theano;
 using namespace theano::tensor;
 
 int main(int argc, char** argv) {
-  const double c = argc > 1 ? std::atof(argv[1]) : 1.0;
-  Var x = dvector("x"), y = dvector("y"), z = dvector("z");
-  Var out = exp(x) * y + tanh(z) - x * x / (c + y);
-  Function f = function({x, y, z}, {out});
-  const NDArray r = f({NDArray::full({3}, 0.5), NDArray::full({3}, 0.25), NDArray::full({3}, -1.0)})[0];
-  const double want = std::exp(0.5) * 0.25 + std::tanh(-1.0) - 0.25 / (c + 0.25);
-  const bool ok = std::abs(r.at<double>({2}) - want) < 1e-12;
+  const double c0 = argc > 1 ? std::atof(argv[1]) : 1.0;
+  const int n = argc > 2 ? std::atoi(argv[2]) : 1;
+  bool ok = true;
+  std::string last_cache;
+  for (int k = 0; k < n; ++k) {
+    const double c = c0 + ((k + static_cast<int>(c0)) % n);
+    Var x = dvector("x"), y = dvector("y"), z = dvector("z");
+    Var out = exp(x) * y + tanh(z) - x * x / (c + y);
+    Function f = function({x, y, z}, {out});
+    const NDArray r = f({NDArray::full({3}, 0.5), NDArray::full({3}, 0.25), NDArray::full({3}, -1.0)})[0];
+    const double want = std::exp(0.5) * 0.25 + std::tanh(-1.0) - 0.25 / (c + 0.25);
+    ok = ok && std::abs(r.at<double>({2}) - want) < 1e-12;
+    last_cache = f.profile().build.cache;
+  }
   const auto st = codegen::compile_cache_stats();
-  std::printf("cache=%s compiles=%llu hits=%llu ok=%d\n", f.profile().build.cache.c_str(),
+  std::printf("cache=%s compiles=%llu hits=%llu ok=%d\n", last_cache.c_str(),
               static_cast<unsigned long long>(st.compiles), static_cast<unsigned long long>(st.hits), ok ? 1 : 0);
   return ok ? 0 : 1;
 }

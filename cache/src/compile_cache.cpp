@@ -33,6 +33,10 @@ std::function<void(const std::string&)>& hook() {
   static std::function<void(const std::string&)> h;
   return h;
 }
+std::function<int(const fs::path&)>& fault_hook() {
+  static std::function<int(const fs::path&)> h;
+  return h;
+}
 
 std::int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -50,30 +54,42 @@ std::optional<std::string> read_file(const fs::path& p) {
 }
 
 /// Writes `bytes` to a private temporary beside `path`, fsyncs it and renames
-/// it into place. False (and nothing visible) on any failure.
-bool write_atomic(const fs::path& path, const std::string& bytes) {
+/// it into place. Returns 0, or the errno of the failure (nothing is visible then).
+int write_atomic(const fs::path& path, const std::string& bytes) {
+  {
+    std::lock_guard<std::mutex> lock(hook_mutex());
+    if (fault_hook())
+      if (const int e = fault_hook()(path)) return e;
+  }
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()) + "." +
                        std::to_string(counter++);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
+  if (fd < 0) return errno;
   std::size_t done = 0;
-  bool ok = true;
+  int err = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      ok = false;
+      err = errno;
       break;
     }
     done += static_cast<std::size_t>(n);
   }
-  ok = ok && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (ok) ok = ::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) ::unlink(tmp.c_str());
-  return ok;
+  if (!err && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) ::unlink(tmp.c_str());
+  return err;
+}
+
+std::int64_t mtime_seconds(const fs::path& p, std::error_code& ec) {
+  const auto mt = fs::last_write_time(p, ec);
+  if (ec) return 0;
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(mt).time_since_epoch())
+      .count();
 }
 
 std::map<std::string, std::string> parse_meta(const std::string& text) {
@@ -110,6 +126,7 @@ CompileCache::CompileCache(fs::path dir, int stripes) : dir_(std::move(dir)) {
   std::error_code ec;
   fs::create_directories(dir_ / "locks", ec);
   const bool writable = !ec && ::access(dir_.c_str(), W_OK) == 0 && ::access((dir_ / "locks").c_str(), W_OK) == 0;
+  const int why = ec ? ec.value() : errno;
   for (int i = 0; i < std::max(1, stripes); ++i) {
     auto s = std::make_unique<Stripe>();
     if (writable) {
@@ -127,10 +144,16 @@ CompileCache::CompileCache(fs::path dir, int stripes) : dir_(std::move(dir)) {
     }
     stripes_.push_back(std::move(s));
   }
-  if (!writable) {
+  if (writable) return;
+  std::error_code ec2;
+  if (fs::is_directory(dir_, ec2) && ::access(dir_.c_str(), R_OK | X_OK) == 0) {
+    stats_.read_only = true;
+    warn_once("the compiledir " + dir_.string() + " cannot be written (" + std::strerror(why) +
+              "); its entries are used but new code is not cached. Set THEANO_FLAGS=compiledir=<dir> to a "
+              "writable directory.");
+  } else {
     stats_.disabled = true;
-    warn_once("the compiledir " + dir_.string() + " cannot be created or written (" +
-              (ec ? ec.message() : std::string(std::strerror(EACCES))) +
+    warn_once("the compiledir " + dir_.string() + " cannot be created or read (" + std::strerror(why) +
               "); compiling without a cache. Set THEANO_FLAGS=compiledir=<dir> to a writable directory.");
   }
 }
@@ -140,6 +163,11 @@ CompileCache::~CompileCache() = default;
 void CompileCache::set_before_publish_hook(std::function<void(const std::string&)> h) {
   std::lock_guard<std::mutex> lock(hook_mutex());
   hook() = std::move(h);
+}
+
+void CompileCache::set_write_fault_hook(std::function<int(const fs::path&)> h) {
+  std::lock_guard<std::mutex> lock(hook_mutex());
+  fault_hook() = std::move(h);
 }
 
 fs::path CompileCache::entry_path(const std::string& key, const char* ext) const {
@@ -175,6 +203,9 @@ std::optional<std::string> CompileCache::lookup(const std::string& key) {
   const bool ok = meta.count("key") && meta.at("key") == key && meta.count("object_bytes") &&
                   meta.at("object_bytes") == std::to_string(obj->size()) && meta.count("object_crc32") &&
                   meta.at("object_crc32") == std::to_string(crc32(*obj));
+  std::error_code ec;
+  const fs::path op = entry_path(key, ".o");
+  if (!ok && !fs::exists(op, ec)) return std::nullopt;  // removed under us (a cleanup): a plain miss
   if (!ok) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -182,12 +213,10 @@ std::optional<std::string> CompileCache::lookup(const std::string& key) {
     }
     std::cerr << "theano-cpp warning: compiledir entry " << key << " in " << dir_.string()
               << " is damaged (size or checksum mismatch); it is removed and compiled again\n";
-    remove_entry(key);
+    if (!stats().read_only) remove_entry(key);
     return std::nullopt;
   }
   // Touch coarsely (at most once an hour) so cleanup can tell used entries.
-  std::error_code ec;
-  const fs::path op = entry_path(key, ".o");
   const auto mtime = fs::last_write_time(op, ec);
   if (!ec && fs::file_time_type::clock::now() - mtime > std::chrono::hours(1))
     fs::last_write_time(op, fs::file_time_type::clock::now(), ec);
@@ -198,38 +227,44 @@ std::optional<std::string> CompileCache::lookup(const std::string& key) {
   return obj;
 }
 
-bool CompileCache::publish(const std::string& key, const Entry& e) {
+int CompileCache::publish(const std::string& key, const Entry& e) {
   std::error_code ec;
   fs::create_directories(dir_ / key.substr(0, 2), ec);
-  if (ec) return false;
+  if (ec) return ec.value();
   std::ostringstream meta;
   meta << "schema=1\nkey=" << key << "\nobject_bytes=" << e.object.size() << "\nobject_crc32=" << crc32(e.object)
        << "\nsource_bytes=" << e.source.size() << "\ncreated=" << now_seconds() << "\ncompile_ms=" << e.compile_ms
        << "\norigin=";
   for (char c : e.origin) meta << (c == '\n' ? ' ' : c);
   meta << "\n";
-  bool ok = (e.source.empty() || write_atomic(entry_path(key, ".cpp"), e.source)) &&
-            write_atomic(entry_path(key, ".meta"), meta.str());
-  if (ok) {
+  int err = e.source.empty() ? 0 : write_atomic(entry_path(key, ".cpp"), e.source);
+  if (!err) err = write_atomic(entry_path(key, ".meta"), meta.str());
+  if (!err) {
     std::function<void(const std::string&)> h;
     {
       std::lock_guard<std::mutex> lock(hook_mutex());
       h = hook();
     }
     if (h) h(key);
-    ok = write_atomic(entry_path(key, ".o"), e.object);
+    err = write_atomic(entry_path(key, ".o"), e.object);
   }
-  if (ok) {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.bytes_written += e.object.size() + e.source.size();
+  if (err) {
+    // Leave no partial entry behind (we hold the key's lock: nobody else
+    // publishes it now).
+    if (!fs::exists(entry_path(key, ".o"), ec)) remove_entry(key);
+    return err;
   }
-  return ok;
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.bytes_written += e.object.size() + e.source.size();
+  return 0;
 }
 
 std::string CompileCache::get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit) {
   if (hit) *hit = false;
-  const bool usable = valid_key(key) && !stats().disabled;
-  if (usable) {
+  const CacheStats st = stats();
+  const bool readable = valid_key(key) && !st.disabled;
+  const bool usable = readable && !st.read_only;
+  if (readable) {
     if (auto obj = lookup(key)) {
       if (hit) *hit = true;
       return *obj;
@@ -270,9 +305,16 @@ std::string CompileCache::get_or_produce(const std::string& key, const std::func
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.compiles;
   }
-  if (!publish(key, e))
-    warn_once("could not write to the compiledir " + dir_.string() + " (" + std::strerror(errno) +
-              "); compiled code is not cached");
+  if (const int err = publish(key, e)) {
+    // A full or read-only filesystem: stop writing for the life of this
+    // process (each attempt would cost a failed write); hits still work.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.read_only = true;
+    }
+    warn_once("could not write to the compiledir " + dir_.string() + " (" + std::strerror(err) +
+              "); its entries are used but new code is not cached in this process");
+  }
   return std::move(e.object);
 }
 
@@ -325,22 +367,75 @@ std::size_t CompileCache::clear() {
   return n;
 }
 
-std::size_t CompileCache::cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes) {
+CleanupResult CompileCache::cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes) {
+  CleanupResult r;
   std::vector<EntryInfo> all = entries();
   std::sort(all.begin(), all.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.last_used < b.last_used; });
   const std::int64_t now = now_seconds();
   std::uintmax_t total = 0;
   for (const EntryInfo& e : all) total += e.total_bytes;
-  std::size_t removed = 0;
   for (const EntryInfo& e : all) {
     const bool too_old = max_age_seconds >= 0 && now - e.last_used > max_age_seconds;
     const bool too_big = max_bytes > 0 && total > max_bytes;
     if (!too_old && !too_big) continue;
     remove_entry(e.key);
     total -= e.total_bytes;
-    ++removed;
+    r.bytes += e.total_bytes;
+    ++r.entries;
   }
-  return removed;
+  // Leftovers of writers that died: temporaries, and a source or metadata
+  // file without its object, once they are an hour old (a live writer
+  // publishes within seconds).
+  std::error_code ec;
+  for (fs::directory_iterator shard(dir_, ec), end; !ec && shard != end; shard.increment(ec)) {
+    if (!shard->is_directory() || shard->path().filename().string().size() != 2) continue;
+    std::error_code ec2;
+    std::vector<fs::path> doomed;
+    for (fs::directory_iterator f(shard->path(), ec2), e2; !ec2 && f != e2; f.increment(ec2)) {
+      const std::string name = f->path().filename().string();
+      const bool tmp = name.find(".tmp.") != std::string::npos;
+      const std::string ext = f->path().extension().string();
+      const bool orphan = !tmp && (ext == ".cpp" || ext == ".meta") &&
+                          !fs::exists(f->path().parent_path() / (f->path().stem().string() + ".o"), ec2);
+      std::error_code e3;
+      if ((tmp || orphan) && now - mtime_seconds(f->path(), e3) > 3600 && !e3) doomed.push_back(f->path());
+    }
+    for (const fs::path& p : doomed) {
+      std::error_code e3;
+      const auto sz = fs::file_size(p, e3);
+      if (fs::remove(p, e3)) {
+        ++r.leftovers;
+        r.bytes += e3 ? 0 : sz;
+      }
+    }
+  }
+  return r;
+}
+
+std::optional<CleanupResult> CompileCache::maybe_cleanup(const CleanupPolicy& policy) {
+  if (stats().disabled || stats().read_only) return std::nullopt;
+  const fs::path stamp = dir_ / "last-cleanup";
+  auto due = [&] {
+    std::error_code ec;
+    const std::int64_t last = mtime_seconds(stamp, ec);
+    return ec || now_seconds() - last >= policy.interval_seconds;
+  };
+  if (!due()) return std::nullopt;
+  // One process at a time, and nobody waits: a try-lock on a file used only
+  // for this (so closing it here drops no other lock of this process).
+  const fs::path lock_path = dir_ / "locks" / "cleanup.lock";
+  const int fd = ::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return std::nullopt;
+  ::close(fd);
+  try {
+    boost::interprocess::file_lock lock(lock_path.c_str());
+    std::unique_lock<boost::interprocess::file_lock> held(lock, std::try_to_lock);
+    if (!held.owns_lock() || !due()) return std::nullopt;
+    if (write_atomic(stamp, std::to_string(now_seconds()) + "\n") != 0) return std::nullopt;
+    return cleanup(policy.max_age_seconds, policy.max_bytes);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 fs::path default_base_compiledir() {

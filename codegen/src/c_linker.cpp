@@ -6,6 +6,7 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/errors.h>
 #include <theano/codegen/jit_loader.h>
+#include <theano/compile/profile.h>
 
 #include "lower/lowering.h"
 #include <theano/config.h>
@@ -705,6 +706,7 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
 void register_linkers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    set_compile_cache_reporter(&compile_cache_report);
     register_linker("cpp", [] { return std::make_unique<CLinker>(CompileOptions{}, "cpp"); });
     register_linker("c", [] { return std::make_unique<CLinker>(CompileOptions{}, "c"); });
     register_linker("opwise", [] { return std::make_unique<CLinker>(CompileOptions{}, "opwise"); });

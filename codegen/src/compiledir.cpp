@@ -3,9 +3,12 @@
 #include <theano/codegen/compiledir.h>
 
 #include <theano/config.h>
+#include <theano/runtime/error.h>
 
 #include <llvm/Support/BLAKE3.h>
 
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -92,8 +95,68 @@ cache::CompileCache* current_cache() {
       new std::map<fs::path, std::unique_ptr<cache::CompileCache>>();  // never destroyed: lock files stay open
   std::lock_guard<std::mutex> lock(mu);
   auto& c = (*caches)[dir];
-  if (!c) c = std::make_unique<cache::CompileCache>(dir);
+  if (!c) {
+    const cache::CleanupPolicy policy = auto_cleanup_policy();  // may throw: nothing created yet
+    c = std::make_unique<cache::CompileCache>(dir);
+    c->maybe_cleanup(policy);  // usually one stat() of the stamp file
+  }
   return c.get();
+}
+
+cache::CleanupPolicy auto_cleanup_policy() {
+  cache::CleanupPolicy p;
+  p.max_bytes = std::uintmax_t{2} << 30;
+  const auto& flags = config().flags;
+  if (auto it = flags.find("cache_max_age_days"); it != flags.end() && !it->second.empty()) {
+    if (it->second == "off") {
+      p.max_age_seconds = -1;
+    } else {
+      std::size_t used = 0;
+      double days = 0;
+      try {
+        days = std::stod(it->second, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      THEANO_USER_CHECK(used == it->second.size() && std::isfinite(days), ValueError)
+          << "THEANO_FLAGS cache_max_age_days: expected a number of days or 'off', got '" << it->second << "'";
+      p.max_age_seconds = days < 0 ? -1 : static_cast<std::int64_t>(days * 86400);
+    }
+  }
+  if (auto it = flags.find("cache_max_size"); it != flags.end() && !it->second.empty()) {
+    if (it->second == "off") {
+      p.max_bytes = 0;
+    } else {
+      const auto v = cache::parse_size(it->second);
+      THEANO_USER_CHECK(v.has_value(), ValueError)
+          << "THEANO_FLAGS cache_max_size: expected a size like 500M or 2G, or 'off', got '" << it->second << "'";
+      p.max_bytes = *v;
+    }
+  }
+  return p;
+}
+
+std::string compile_cache_report() {
+  cache::CompileCache* c = current_cache();
+  if (!c) return "";
+  const cache::CacheStats s = c->stats();
+  auto plural = [](std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  auto kib = [](std::uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024.0);
+    return std::string(buf);
+  };
+  char saved[48];
+  std::snprintf(saved, sizeof saved, "%.0f ms of compiling saved", s.compile_ms_saved);
+  std::string line = plural(s.hits, "hit", "hits") + ", " + plural(s.misses, "miss", "misses") + ", " +
+                     plural(s.compiles, "compile", "compiles") + ", " + kib(s.bytes_read) + " read, " +
+                     kib(s.bytes_written) + " written, " + saved;
+  if (s.corrupt) line += ", " + plural(s.corrupt, "damaged entry replaced", "damaged entries replaced");
+  if (s.disabled) line += " (compiledir unusable: not caching)";
+  else if (s.read_only) line += " (compiledir not writable: nothing new cached)";
+  return line + "; " + c->dir().string();
 }
 
 cache::CacheStats compile_cache_stats() {

@@ -1,16 +1,21 @@
 // CompileCache on real files and real processes: miss then hit across
 // instances, damaged entries detected and replaced, an unusable compiledir
 // degrading to no caching, cleanup by age and size, eight forked processes
-// racing on one compiledir (each key produced once), and a process killed in
-// the middle of publishing (no partial entry visible).
+// racing on one compiledir (each key produced once), a process killed in
+// the middle of publishing (no partial entry visible), failed writes (a full
+// or read-only filesystem, injected) and the automatic cleanup.
 #include <doctest/doctest.h>
 
 #include <theano/cache/compile_cache.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/interprocess/sync/file_lock.hpp>
+
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +63,50 @@ std::string slurp(const fs::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// Captures what this process writes to stderr (fd 2) while alive.
+class StderrCapture {
+ public:
+  explicit StderrCapture(fs::path file) : file_(std::move(file)) {
+    std::fflush(stderr);
+    saved_ = ::dup(2);
+    const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    ::close(fd);
+  }
+  ~StderrCapture() { restore(); }
+  std::string text() {
+    restore();
+    return slurp(file_);
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved_, 2);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  fs::path file_;
+  int saved_ = -1;
+};
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
+  return n;
+}
+
+/// Removes the write-fault hook at scope exit.
+struct FaultHook {
+  explicit FaultHook(std::function<int(const fs::path&)> h) { CompileCache::set_write_fault_hook(std::move(h)); }
+  ~FaultHook() { CompileCache::set_write_fault_hook(nullptr); }
+};
+
+void age(const fs::path& p, std::chrono::hours h) {
+  fs::last_write_time(p, fs::file_time_type::clock::now() - h);
 }
 
 }  // namespace
@@ -138,14 +187,14 @@ TEST_SUITE("compile cache") {
       fs::last_write_time(d.path / key_of(10 + i).substr(0, 2) / (key_of(10 + i) + ".o"),
                           fs::file_time_type::clock::now() - std::chrono::hours(24 * (4 - i)));
     CHECK(c.entries().size() == 6);
-    CHECK(c.cleanup(2 * 24 * 3600, 0) == 2);  // older than two days: entries 0 and 1
+    CHECK(c.cleanup(2 * 24 * 3600, 0).entries == 2);  // older than two days: entries 0 and 1
     std::set<std::string> keys;
     for (const auto& e : c.entries()) keys.insert(e.key);
     CHECK(keys.count(key_of(10)) == 0);
     CHECK(keys.count(key_of(11)) == 0);
     CHECK(keys.count(key_of(12)) == 1);
     const std::uintmax_t one = c.entries()[0].total_bytes;
-    CHECK(c.cleanup(-1, one * 2) == 2);  // keep the two most recently used
+    CHECK(c.cleanup(-1, one * 2).entries == 2);  // keep the two most recently used
     keys.clear();
     for (const auto& e : c.entries()) keys.insert(e.key);
     CHECK(keys.size() == 2);
@@ -238,5 +287,142 @@ TEST_SUITE("compile cache") {
     CHECK_FALSE(parse_size("x").has_value());
     CHECK_FALSE(parse_size("5Q").has_value());
     CHECK_FALSE(default_base_compiledir().empty());
+  }
+
+  TEST_CASE("a full filesystem (injected ENOSPC): the bytes still come, one warning, no partial entry") {
+    TempDir d;
+    CompileCache c(d.path / "cd");
+    c.get_or_produce(key_of(40), [&] { return entry_of(key_of(40)); });  // written before the disk filled up
+    int writes = 0;
+    FaultHook fault([&](const fs::path& f) {
+      ++writes;
+      return f.extension() == ".o" ? ENOSPC : 0;  // the source and metadata fit, the object does not
+    });
+    StderrCapture err(d.path / "stderr.txt");
+    int produced = 0;
+    for (int i = 0; i < 3; ++i) {
+      const std::string key = key_of(41 + i);
+      CHECK(c.get_or_produce(key, [&] { ++produced; return entry_of(key); }) == entry_of(key).object);
+      CHECK_FALSE(fs::exists(d.path / "cd" / key.substr(0, 2) / (key + ".meta")));  // the partial entry went
+      CHECK_FALSE(fs::exists(d.path / "cd" / key.substr(0, 2) / (key + ".cpp")));
+    }
+    CHECK(produced == 3);
+    CHECK(writes == 3);  // after the first failure the process stops writing
+    CHECK(c.stats().read_only);
+    CHECK_FALSE(c.stats().disabled);
+    bool hit = false;
+    CHECK(c.get_or_produce(key_of(40), [&] { return entry_of(key_of(40)); }, &hit) == entry_of(key_of(40)).object);
+    CHECK(hit);  // what was cached before still serves
+    const std::string text = err.text();
+    CHECK(count_of(text, "theano-cpp warning") == 1);
+    CHECK(text.find("No space left on device") != std::string::npos);
+    CHECK(c.entries().size() == 1);
+  }
+
+  TEST_CASE("a read-only compiledir serves its entries, writes nothing and warns once") {
+    TempDir d;
+    const fs::path cd = d.path / "cd";
+    { CompileCache(cd).get_or_produce(key_of(50), [&] { return entry_of(key_of(50)); }); }
+    StderrCapture err(d.path / "stderr.txt");
+    int produced = 0;
+    {
+      // Root ignores permission bits, so the read-only filesystem is injected
+      // (the JIT tests mount a real one where user namespaces allow).
+      FaultHook fault([](const fs::path&) { return EROFS; });
+      CompileCache c(cd);
+      bool hit = false;
+      CHECK(c.get_or_produce(key_of(50), [&] { ++produced; return entry_of(key_of(50)); }, &hit) ==
+            entry_of(key_of(50)).object);
+      CHECK(hit);
+      for (int i = 0; i < 2; ++i)
+        CHECK(c.get_or_produce(key_of(51), [&] { ++produced; return entry_of(key_of(51)); }) ==
+              entry_of(key_of(51)).object);
+      CHECK(produced == 2);
+      CHECK(c.stats().read_only);
+      CHECK(c.entries().size() == 1);
+    }
+    if (::geteuid() != 0) {
+      // Without root the permission bits are real: the constructor sees them.
+      fs::permissions(cd, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                      fs::perm_options::remove);
+      CompileCache c(cd);
+      CHECK(c.stats().read_only);
+      bool hit = false;
+      c.get_or_produce(key_of(50), [&] { return entry_of(key_of(50)); }, &hit);
+      CHECK(hit);
+      fs::permissions(cd, fs::perms::owner_write, fs::perm_options::add);
+    }
+    const std::string text = err.text();
+    CHECK(count_of(text, "theano-cpp warning") == (::geteuid() != 0 ? 2 : 1));  // one per cache instance
+    CHECK(text.find("Read-only file system") != std::string::npos);
+  }
+
+  TEST_CASE("cleanup removes the leftovers of dead writers once they are an hour old, and only those") {
+    TempDir d;
+    CompileCache c(d.path);
+    const std::string key = key_of(60);
+    c.get_or_produce(key, [&] { return entry_of(key); });
+    const fs::path shard = d.path / key.substr(0, 2);
+    const std::string other = key_of(61);
+    std::ofstream(shard / (key + ".o.tmp.999.1.2")) << "partial";
+    std::ofstream(shard / (other + ".meta")) << "key=" << other << "\n";  // metadata without its object
+    std::ofstream(shard / (other + ".cpp")) << "// source";
+    std::ofstream(shard / (key_of(62) + ".cpp.tmp.1.2.3")) << "fresh";  // a live writer's temporary
+    age(shard / (key + ".o.tmp.999.1.2"), std::chrono::hours(2));
+    age(shard / (other + ".meta"), std::chrono::hours(2));
+    age(shard / (other + ".cpp"), std::chrono::hours(2));
+    const CleanupResult r = c.cleanup(-1, 0);
+    CHECK(r.entries == 0);
+    CHECK(r.leftovers == 3);
+    CHECK(r.bytes > 0);
+    CHECK(fs::exists(shard / (key_of(62) + ".cpp.tmp.1.2.3")));
+    CHECK_FALSE(fs::exists(shard / (other + ".meta")));
+    CHECK(c.lookup(key).has_value());  // the complete entry stays
+  }
+
+  TEST_CASE("the automatic cleanup runs once per interval, in one process at a time") {
+    TempDir d;
+    CompileCache c(d.path);
+    for (int i = 0; i < 3; ++i) c.get_or_produce(key_of(70 + i), [&] { return entry_of(key_of(70 + i)); });
+    age(d.path / key_of(70).substr(0, 2) / (key_of(70) + ".o"), std::chrono::hours(24 * 40));
+    CleanupPolicy policy;  // 30 days, one run a day
+    const auto first = c.maybe_cleanup(policy);
+    REQUIRE(first.has_value());  // no stamp yet: due
+    CHECK(first->entries == 1);
+    CHECK(c.entries().size() == 2);
+    CHECK(fs::exists(d.path / "last-cleanup"));
+    age(d.path / key_of(71).substr(0, 2) / (key_of(71) + ".o"), std::chrono::hours(24 * 40));
+    CHECK_FALSE(c.maybe_cleanup(policy).has_value());  // ran less than a day ago: one stat, nothing else
+    CHECK(c.entries().size() == 2);
+    age(d.path / "last-cleanup", std::chrono::hours(25));
+    // Another process is cleaning right now: skip, without waiting.
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::close(ready[0]);
+      boost::interprocess::file_lock l((d.path / "locks" / "cleanup.lock").c_str());
+      l.lock();
+      const char x = 'x';
+      if (::write(ready[1], &x, 1) != 1) ::_exit(3);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    char x = 0;
+    REQUIRE(::read(ready[0], &x, 1) == 1);
+    ::close(ready[0]);
+    CHECK_FALSE(c.maybe_cleanup(policy).has_value());
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    const auto again = c.maybe_cleanup(policy);  // the lock died with its holder
+    REQUIRE(again.has_value());
+    CHECK(again->entries == 1);
+    policy.interval_seconds = 0;
+    policy.max_bytes = 1;  // everything is over a one-byte budget
+    const auto all = c.maybe_cleanup(policy);
+    REQUIRE(all.has_value());
+    CHECK(all->entries == 1);
+    CHECK(c.entries().empty());
   }
 }

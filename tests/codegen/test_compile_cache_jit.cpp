@@ -1,7 +1,9 @@
 // The JIT with the compiledir: keys (stable across working directories,
 // different for other flags), a hit skipping the compiler in the same
 // process, and reuse across real processes (a second process compiles
-// nothing), with THEANO_FLAGS compiledir / base_compiledir.
+// nothing), with THEANO_FLAGS compiledir / base_compiledir, the automatic
+// cleanup's flags, and real full and read-only filesystems (a tmpfs and a
+// read-only bind mount in a user namespace, where the kernel allows one).
 #include <doctest/doctest.h>
 
 #include <theano/codegen/compiledir.h>
@@ -85,6 +87,58 @@ std::string finish_child(pid_t pid, const fs::path& out) {
   return line;
 }
 
+/// Runs `argv` with THEANO_FLAGS=compiledir=<dir>; returns (exit status,
+/// stdout, stderr).
+struct Ran {
+  int status = -1;
+  std::string out, err;
+};
+Ran run_argv(const fs::path& dir, std::vector<std::string> args, const fs::path& scratch) {
+  const std::string flags = "THEANO_FLAGS=compiledir=" + dir.string();
+  std::vector<std::string> env_store{flags};
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("THEANO_FLAGS=", 0) != 0) env_store.emplace_back(*e);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const fs::path out = scratch / "run.out", err = scratch / "run.err";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  Ran r;
+  const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return r;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return r;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
+  return n;
+}
+
+/// Whether `unshare -rm` may mount here (a user namespace with its own mounts).
+bool can_mount_in_user_namespace(const fs::path& scratch) {
+  const fs::path m = scratch / "probe";
+  fs::create_directories(m);
+  return run_argv(scratch, {"unshare", "-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", m.string()}, scratch)
+             .status == 0;
+}
+
 std::string run_child(const fs::path& dir, const std::string& constant, const std::string& count = "1") {
   const fs::path out = dir.parent_path() / (dir.filename().string() + ".out");
   return finish_child(spawn_child(dir, out, constant, count), out);
@@ -128,6 +182,8 @@ TEST_SUITE("compile cache with the JIT") {
     CHECK(codegen::compile_cache_stats().hits == before.hits + 1);
     CHECK(allclose(g({test::vec({4, 9})})[0], test::vec({7, 10})));
     CHECK(p.summary().find("Compile cache: hit") != std::string::npos);
+    CHECK(p.summary().find("Compile cache, this process: ") != std::string::npos);
+    CHECK(codegen::compile_cache_report().find(" written, ") != std::string::npos);
     CHECK(codegen::current_cache()->entries().size() == 1);
   }
 
@@ -191,5 +247,89 @@ TEST_SUITE("compile cache with the JIT") {
     CHECK(compiles == distinct.size());
     CHECK(compiles + hits == 8 * 20);
     CHECK(theano::cache::CompileCache(cd).entries().size() == distinct.size());
+  }
+
+  TEST_CASE("the automatic cleanup's flags: defaults, values, and a clear error for a malformed one") {
+    TempDir d;
+    Config c = config();
+    c.flags["compiledir"] = (d.path / "cd").string();
+    c.flags.erase("cache_max_age_days");
+    c.flags.erase("cache_max_size");
+    {
+      ConfigGuard guard(c);
+      const auto p = codegen::auto_cleanup_policy();
+      CHECK(p.max_age_seconds == 30 * 86400);
+      CHECK(p.max_bytes == std::uintmax_t{2} << 30);
+    }
+    c.flags["cache_max_age_days"] = "0.5";
+    c.flags["cache_max_size"] = "500M";
+    {
+      ConfigGuard guard(c);
+      const auto p = codegen::auto_cleanup_policy();
+      CHECK(p.max_age_seconds == 43200);
+      CHECK(p.max_bytes == std::uintmax_t{500} << 20);
+    }
+    c.flags["cache_max_age_days"] = "off";
+    c.flags["cache_max_size"] = "off";
+    {
+      ConfigGuard guard(c);
+      const auto p = codegen::auto_cleanup_policy();
+      CHECK(p.max_age_seconds < 0);
+      CHECK(p.max_bytes == 0);
+    }
+    c.flags["cache_max_size"] = "lots";
+    c.flags["compiledir"] = (d.path / "cd2").string();  // a compiledir this process has not opened
+    {
+      ConfigGuard guard(c);
+      Var x = dvector("x");
+      CHECK_THROWS_WITH_AS(function({x}, {x * 7.0}), doctest::Contains("cache_max_size"), ValueError);
+    }
+    c.flags["cache_max_size"] = "1G";
+    c.flags["compiledir"] = (d.path / "cd3").string();
+    {
+      ConfigGuard guard(c);
+      Var x = dvector("x");
+      CHECK(function({x}, {x * 7.0}).profile().build.cache == "miss");
+      CHECK(fs::exists(d.path / "cd3" / "last-cleanup"));  // a new compiledir gets its first cleanup stamp
+    }
+  }
+
+  TEST_CASE("a real full filesystem and a real read-only compiledir: functions work, one warning each") {
+    TempDir d;
+    if (!can_mount_in_user_namespace(d.path)) {
+      MESSAGE("skipped: this kernel or container does not allow mounts in a user namespace (unshare -rm); "
+              "the injected ENOSPC/EROFS cases in cache_tests cover the same code paths");
+      return;
+    }
+    const std::string child = THEANO_CACHE_CHILD;
+    // A 48 KiB tmpfs: the lock files fit (they are empty), the first object does not.
+    const fs::path full = d.path / "full";
+    fs::create_directories(full);
+    Ran r = run_argv(full,
+                     {"unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=48k tmpfs \"$1\" && exec \"$2\" 1.5 3",
+                      "sh", full.string(), child},
+                     d.path);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("compiles=3 hits=0 ok=1") != std::string::npos);
+    CHECK(count_of(r.err, "theano-cpp warning") == 1);
+    CHECK(r.err.find("No space left on device") != std::string::npos);
+
+    // Read-only: populate, then bind-mount the compiledir read-only over itself.
+    const fs::path ro = d.path / "ro";
+    r = run_argv(ro, {child, "1.5", "3"}, d.path);
+    CHECK(r.out.find("compiles=3 hits=0 ok=1") != std::string::npos);
+    r = run_argv(ro,
+                 {"unshare", "-rm", "sh", "-c",
+                  "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && exec \"$2\" 1.5 4", "sh",
+                  ro.string(), child},
+                 d.path);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("compiles=1 hits=3 ok=1") != std::string::npos);  // the old entries serve; one new compile
+    CHECK(count_of(r.err, "theano-cpp warning") == 1);
+    CHECK(r.err.find("Read-only file system") != std::string::npos);
   }
 }

@@ -218,14 +218,21 @@ int run(const std::vector<std::string>& args) {
     }
     return 0;
   }
-  std::size_t removed = 0;
+  theano::cache::CleanupResult removed;
   if (command == "clear") {
-    removed = cache.clear();
+    removed.entries = cache.clear();
   } else {  // cleanup
     removed = cache.cleanup(static_cast<std::int64_t>(days * 86400), limit);
   }
-  if (json) std::cout << "{\"removed\": " << removed << ", \"remaining\": " << cache.entries().size() << "}\n";
-  else std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies") << "\n";
+  if (json)
+    std::cout << "{\"removed\": " << removed.entries << ", \"leftovers_removed\": " << removed.leftovers
+              << ", \"bytes_freed\": " << removed.bytes << ", \"remaining\": " << cache.entries().size() << "}\n";
+  else {
+    std::cout << "removed " << removed.entries << " entr" << (removed.entries == 1 ? "y" : "ies");
+    if (removed.leftovers) std::cout << " and " << removed.leftovers << " leftover file(s) of interrupted writers";
+    if (removed.bytes) std::cout << ", " << human(removed.bytes) << " freed";
+    std::cout << "\n";
+  }
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "theano/compile/profile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <numeric>
 #include <sstream>
@@ -13,7 +14,10 @@ std::string fixed(double v, int prec = 3) {
   std::snprintf(buf, sizeof buf, "%.*f", prec, v);
   return buf;
 }
+std::atomic<std::string (*)()> cache_reporter{nullptr};
 }  // namespace
+
+void set_compile_cache_reporter(std::string (*reporter)()) { cache_reporter.store(reporter); }
 
 std::string ProfileStats::summary() const {
   std::ostringstream os;
@@ -28,6 +32,10 @@ std::string ProfileStats::summary() const {
   if (!build.cache.empty())
     os << "  Compile cache: " << build.cache << (build.cache_key.empty() ? "" : " (key " + build.cache_key + ")")
        << ", " << fixed(build.cache_ms) << " ms in the cache\n";
+  if (auto* report = cache_reporter.load()) {
+    const std::string line = report();
+    if (!line.empty()) os << "  Compile cache, this process: " << line << "\n";
+  }
   if (!build.source_path.empty()) os << "  Source kept at: " << build.source_path << "\n";
   if (!enabled) {
     os << "  (calls not timed: profiling is off; set FunctionOptions::profile or THEANO_FLAGS profile=True)\n";

@@ -17,8 +17,13 @@
 ///   so there are no stale locks and no timeouts.
 /// * a truncated, corrupted or foreign entry (size or CRC mismatch, missing
 ///   metadata) is reported once, removed and produced again.
-/// * a compiledir that cannot be created or written degrades to producing
-///   without caching, with one warning; the caller always gets its bytes.
+/// * a compiledir that cannot be created degrades to producing without
+///   caching; one that can be read but not written (read-only, or a write
+///   failed: a full filesystem) still serves its entries and stops writing.
+///   Either way there is one warning and the caller always gets its bytes.
+/// * old entries go by age and by total size (LRU by a coarse "last used"
+///   touch), from `theano-cache cleanup` or automatically: at most once per
+///   interval per compiledir, by one process (a try-lock, never a wait).
 /// Keys are computed by the caller (codegen hashes compiler identity, flags,
 /// target and source); this library stores bytes and knows nothing of graphs.
 /// Thread-safe; several processes may share one compiledir.
@@ -55,6 +60,21 @@ struct CacheStats {
   double compile_ms_saved = 0;      ///< compile time recorded in the entries that hit
   double lock_wait_ms = 0;          ///< time spent waiting for stripe locks
   bool disabled = false;            ///< the compiledir is unusable: producing without caching
+  bool read_only = false;           ///< entries are served but nothing is written (read-only or full)
+};
+
+/// When the automatic cleanup runs and what it removes.
+struct CleanupPolicy {
+  std::int64_t max_age_seconds = 30 * 86400;  ///< < 0: no age limit
+  std::uintmax_t max_bytes = 0;               ///< 0: no size limit
+  std::int64_t interval_seconds = 86400;      ///< at most one automatic cleanup per interval
+};
+
+/// What one cleanup removed.
+struct CleanupResult {
+  std::size_t entries = 0;       ///< complete entries removed
+  std::size_t leftovers = 0;     ///< temporaries and partial entries of dead writers removed
+  std::uintmax_t bytes = 0;      ///< bytes freed
 };
 
 /// One entry as listed by `entries()`.
@@ -96,17 +116,28 @@ class CompileCache {
   std::size_t clear();
   /// Removes entries unused for more than `max_age_seconds` (< 0: no age
   /// limit), then the least recently used ones until the total size is at
-  /// most `max_bytes` (0: no size limit). Returns how many were removed.
-  std::size_t cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes);
+  /// most `max_bytes` (0: no size limit), and the leftovers of writers that
+  /// died (temporaries and entries without their object, older than an hour).
+  CleanupResult cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes);
+
+  /// The automatic cleanup: runs cleanup() with `policy` when the last one in
+  /// this compiledir (the mtime of `<dir>/last-cleanup`) is older than
+  /// `policy.interval_seconds`, unless another process is doing it right now.
+  /// Costs one stat() when there is nothing to do. Returns what it removed
+  /// (nullopt when it did not run).
+  std::optional<CleanupResult> maybe_cleanup(const CleanupPolicy& policy);
 
   /// Test hook: called after an entry's source and metadata are written and
   /// before its object is published (a test pauses here and kills the process).
   static void set_before_publish_hook(std::function<void(const std::string& key)> hook);
+  /// Test hook: called before each file of the compiledir is written; a
+  /// non-zero result fails that write with this errno (ENOSPC: a full disk).
+  static void set_write_fault_hook(std::function<int(const std::filesystem::path& file)> hook);
 
  private:
   struct Stripe;
   std::filesystem::path entry_path(const std::string& key, const char* ext) const;
-  bool publish(const std::string& key, const Entry& e);
+  int publish(const std::string& key, const Entry& e);  // 0 or an errno
   void warn_once(const std::string& what);
   void remove_entry(const std::string& key);
 

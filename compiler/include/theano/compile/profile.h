@@ -28,4 +28,9 @@ struct ProfileStats {
   std::string summary() const;
 };
 
+/// The back end that caches compiled code reports the process's cache
+/// statistics through this (one line: hits, misses, compiles, bytes, time
+/// saved); summary() prints it. compiler/ knows no cache, so codegen sets it.
+void set_compile_cache_reporter(std::string (*reporter)());
+
 }  // namespace theano

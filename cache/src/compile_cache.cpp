@@ -119,7 +119,25 @@ std::uint32_t crc32(const std::string& bytes) {
 /// not the thread) and the lock file, opened once and kept open.
 struct CompileCache::Stripe {
   std::mutex mu;
+  bool opened = false;                                   // the lock file was tried (under mu)
   std::unique_ptr<boost::interprocess::file_lock> lock;  // null when the lock file is unusable
+
+  /// Opens `<dir>/locks/<i>.lock` once; it stays open for the life of the
+  /// cache (closing any descriptor of a file drops the process's fcntl locks).
+  void open(const fs::path& dir, std::size_t i) {
+    if (opened) return;
+    opened = true;
+    char name[24];
+    std::snprintf(name, sizeof name, "%02zx.lock", i);
+    const fs::path p = dir / "locks" / name;
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    ::close(fd);  // before file_lock opens it: closing later would drop its lock
+    try {
+      lock = std::make_unique<boost::interprocess::file_lock>(p.c_str());
+    } catch (const std::exception&) {
+    }
+  }
 };
 
 CompileCache::CompileCache(fs::path dir, int stripes) : dir_(std::move(dir)) {
@@ -127,23 +145,9 @@ CompileCache::CompileCache(fs::path dir, int stripes) : dir_(std::move(dir)) {
   fs::create_directories(dir_ / "locks", ec);
   const bool writable = !ec && ::access(dir_.c_str(), W_OK) == 0 && ::access((dir_ / "locks").c_str(), W_OK) == 0;
   const int why = ec ? ec.value() : errno;
-  for (int i = 0; i < std::max(1, stripes); ++i) {
-    auto s = std::make_unique<Stripe>();
-    if (writable) {
-      char name[16];
-      std::snprintf(name, sizeof name, "%02x.lock", i);
-      const fs::path p = dir_ / "locks" / name;
-      const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-      if (fd >= 0) {
-        ::close(fd);  // before file_lock opens it: closing later would drop its lock
-        try {
-          s->lock = std::make_unique<boost::interprocess::file_lock>(p.c_str());
-        } catch (const std::exception&) {
-        }
-      }
-    }
-    stripes_.push_back(std::move(s));
-  }
+  // Lock files are opened on a stripe's first miss: a process whose look-ups
+  // all hit opens none.
+  for (int i = 0; i < std::max(1, stripes); ++i) stripes_.push_back(std::make_unique<Stripe>());
   if (writable) return;
   std::error_code ec2;
   if (fs::is_directory(dir_, ec2) && ::access(dir_.c_str(), R_OK | X_OK) == 0) {
@@ -280,9 +284,12 @@ std::string CompileCache::get_or_produce(const std::string& key, const std::func
     ++stats_.compiles;
     return std::move(e.object);
   }
-  Stripe& s = *stripes_[std::hash<std::string>()(key) % stripes_.size()];
+  // The stripe comes from the key's leading hex digits: the same in every process.
+  const std::size_t stripe = std::stoul(key.substr(0, 6), nullptr, 16) % stripes_.size();
+  Stripe& s = *stripes_[stripe];
   const auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> in_process(s.mu);
+  s.open(dir_, stripe);
   std::unique_lock<boost::interprocess::file_lock> cross_process;
   if (s.lock) {
     try {

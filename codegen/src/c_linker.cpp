@@ -703,6 +703,8 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   return thunk;
 }
 
+void CLinker::prepare() const { JitLoader::instance().prepare_async(); }
+
 void register_linkers() {
   static std::once_flag once;
   std::call_once(once, [] {

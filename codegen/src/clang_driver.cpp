@@ -16,10 +16,12 @@
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Frontend/Utils.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/TargetParser/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -139,12 +141,34 @@ std::vector<std::string> ClangCompiler::cc1_args() const {
 }
 
 std::string ClangCompiler::identity() const {
-  auto r = detail::driver_result(options_, nullptr);
-  std::string id = "clang=" + clang_version() + "\ntriple=" + r->triple + "\ncpu=" + r->cpu +
+  // Built from the host and the flags without running the driver: a warm
+  // process would otherwise spend about 1.5 ms in createInvocation just to key
+  // its first cache look-up. For -march=native the driver asks LLVM the same
+  // questions (host CPU name and features); any other -march, --target or
+  // -m flag is part of the flags below. The driver path is included because
+  // it decides how the driver reads those flags.
+  static std::mutex mu;
+  static std::map<std::vector<std::string>, std::string> memo;
+  std::vector<std::string> flags = options_.driver_flags();
+  std::lock_guard lock(mu);
+  if (auto it = memo.find(flags); it != memo.end()) return it->second;
+  std::string march;
+  for (const auto& f : flags)
+    if (f.rfind("-march=", 0) == 0) march = f.substr(7);  // the last one wins, as in the driver
+  const bool native = march == "native";
+  std::string id = "clang=" + clang_version() + "\ndriver=" + clang_driver_path() +
+                   "\ntriple=" + llvm::sys::getDefaultTargetTriple() +
+                   "\ncpu=" + (native ? llvm::sys::getHostCPUName().str() : march.empty() ? "generic" : march) +
                    "\nfeatures=";
-  for (std::size_t i = 0; i < r->features.size(); ++i) id += (i ? "," : "") + r->features[i];
+  if (native) {
+    std::vector<std::string> features;
+    for (const auto& [name, on] : llvm::sys::getHostCPUFeatures()) features.push_back((on ? "+" : "-") + name.str());
+    std::sort(features.begin(), features.end());
+    for (std::size_t i = 0; i < features.size(); ++i) id += (i ? "," : "") + features[i];
+  }
   id += "\nflags=";
-  for (std::size_t i = 0; i < r->driver_flags.size(); ++i) id += (i ? " " : "") + r->driver_flags[i];
+  for (std::size_t i = 0; i < flags.size(); ++i) id += (i ? " " : "") + flags[i];
+  memo.emplace(std::move(flags), id);
   return id;
 }
 

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <thread>
 
 namespace theano::codegen {
 
@@ -48,8 +49,29 @@ struct JitLoader::Impl {
   std::atomic<std::uint64_t> counter{0};
   std::atomic<std::size_t> live{0};
   double creation_ms = 0;
+  std::thread preparer;  // creates the JIT ahead of the first load (prepare_async)
+  bool preparing = false;
+
+  void prepare_async() {
+    std::lock_guard lock(mu);
+    if (jit || preparing) return;
+    preparing = true;
+    preparer = std::thread([this] {
+      try {
+        get();
+      } catch (...) {
+        // The first load creates it again and reports the error.
+      }
+    });
+  }
 
   llvm::orc::LLJIT& get() {
+    std::thread t;
+    {
+      std::lock_guard lock(mu);
+      if (preparer.joinable() && preparer.get_id() != std::this_thread::get_id()) t = std::move(preparer);
+    }
+    if (t.joinable()) t.join();
     std::lock_guard lock(mu);
     if (jit) return *jit;
     auto t0 = std::chrono::steady_clock::now();
@@ -131,6 +153,8 @@ JitLoader& JitLoader::instance() {
 }
 
 JitLoader::JitLoader() : impl_(std::make_unique<Impl>()) {}
+
+void JitLoader::prepare_async() { impl_->prepare_async(); }
 JitLoader::~JitLoader() = default;
 
 bool JitLoader::set_runtime_libraries(std::vector<std::string> libraries) {

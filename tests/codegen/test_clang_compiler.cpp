@@ -60,6 +60,16 @@ TEST_CASE("ClangCompiler: cc1 args and identity are normalized") {
   CompileOptions o0;
   o0.opt = OptLevel::O0;
   CHECK(ClangCompiler(o0).identity() != id);
+  // Built without the driver, it names the CPU the driver targets for -march=native.
+  const auto cpu_at = std::find(cc1.begin(), cc1.end(), "-target-cpu");
+  REQUIRE(cpu_at + 1 < cc1.end());
+  CHECK(id.find("\ncpu=" + *(cpu_at + 1) + "\n") != std::string::npos);
+  CompileOptions v2;
+  v2.march = "x86-64-v2";
+  const std::string id2 = ClangCompiler(v2).identity();
+  CHECK(id2 != id);
+  CHECK(id2.find("\ncpu=x86-64-v2\n") != std::string::npos);
+  CHECK(ClangCompiler(v2).cc1_args() != cc1);
 }
 
 TEST_CASE("ClangCompiler: -O0 and -O2 both give ELF relocatable objects") {

@@ -209,6 +209,8 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   }
   std::vector<Var> fg_inputs = roots;
   fg_inputs.insert(fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
+  const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
+  linker->prepare();
   auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
   // The mode's optimizer rewrites the graph before the constants are
   // collected and the linker runs.
@@ -237,7 +239,7 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   f.trust_input = options.trust_input;
   f.profile = options.profile.value_or(config_flag("profile"));
   link.profile = f.profile;
-  f.thunk = make_linker(f.mode.linker)->make_thunk(fg, link);
+  f.thunk = linker->make_thunk(fg, link);
   if (config_flag("log_compile")) {
     const ThunkStats st = f.thunk->stats();
     std::ostringstream line;

@@ -62,6 +62,8 @@ class CLinker final : public Linker {
   /// (`theano_step`), timing each when LinkOptions::profile is set.
   explicit CLinker(CompileOptions options = {}, std::string name = "cpp");
   std::string_view name() const override { return name_; }
+  /// Starts creating the ORC JIT in the background (JitLoader::prepare_async).
+  void prepare() const override;
   /// Generates, compiles and loads the graph. MethodNotDefined for an op the
   /// linker cannot lower; CompileError if the generated source does not compile
   /// (a bug).

@@ -86,6 +86,9 @@ class Linker {
   virtual ~Linker() = default;
   /// The registered name, e.g. "py".
   virtual std::string_view name() const = 0;
+  /// Called by function() before it rewrites the graph: a back end may start
+  /// one-time setup in the background here (the JIT creates its ORC session).
+  virtual void prepare() const {}
   /// Prepares `fgraph` for execution. The Thunk keeps `fgraph` alive.
   virtual std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                             const LinkOptions& options = {}) const = 0;

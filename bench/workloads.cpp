@@ -1,0 +1,174 @@
+// The anchor workloads as graphs (see workloads.h); formulas, seeds and
+// checksums copied from ../shared/workloads.md.
+#include "workloads.h"
+
+#include <cmath>
+
+#include "workload_inputs.h"
+
+namespace theano::bench {
+namespace T = theano::tensor;
+
+namespace {
+
+/// A floating constant in the workload's dtype ("every floating constant in
+/// float32" for the float32 variants).
+Var c(double v, DType dtype) { return T::constant(NDArray::full({}, v, dtype)); }
+
+Var vec(const char* name, DType d) { return T::vector(name, d); }
+Var mat(const char* name, DType d) { return T::matrix(name, d); }
+
+void w1(Workload& w, bool small, bool with_args) {
+  const DType d = w.dtype;
+  Var x = vec("x", d), y = vec("y", d), z = vec("z", d);
+  Var out = T::exp(x) * y + T::tanh(z) - x * x / (c(1, d) + y);
+  out->set_name("out");
+  w.inputs = {x, y, z};
+  w.outputs = {out};
+  const std::int64_t n = small ? 1000 : 10'000'000;
+  w.size = small ? "n=10^3" : "n=10^7";
+  w.expected = {small ? 363.7745121614696 : 3569070.875923593};
+  if (with_args) w.args = {uniform(101, -1, 1, {n}, d), uniform(102, 0, 1, {n}, d), uniform(103, -1, 1, {n}, d)};
+}
+
+void w2(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t N = 4000, D = 784;
+  Var X = mat("X", d), y = vec("y", d);
+  Var wv = shared(uniform(203, -0.01, 0.01, {D}, d), "w");
+  Var b = shared(NDArray::full({}, 0.0, d), "b");
+  Var p = T::nnet::sigmoid(T::dot(X, wv) + b);
+  Var xent = -y * T::log(p) - (c(1, d) - y) * T::log(c(1, d) - p);
+  Var cost = T::mean(xent) + c(0.01, d) * T::sum(T::sqr(wv));
+  cost->set_name("cost");
+  const auto g = grad(cost, std::vector<Var>{wv, b});
+  w.inputs = {X, y};
+  w.outputs = {cost};
+  w.options.updates = {{wv, wv - c(0.1, d) * g[0]}, {b, b - c(0.1, d) * g[1]}};
+  w.state = {wv, b};
+  w.size = "4000x784";
+  w.expected = {0.6933034686149228, -0.12248195633044084, -0.0002835831078967248};
+  if (with_args) {
+    NDArray labels = uniform(202, 0, 1, {N}, DType::Float64);
+    double* l = labels.data_as<double>();
+    for (std::int64_t j = 0; j < N; ++j) l[j] = l[j] < 0.5 ? 1.0 : 0.0;
+    w.args = {uniform(201, -1, 1, {N, D}, d), labels.astype(d)};
+  }
+}
+
+void w3(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t B = 256, I = 784, H = 512, O = 10;
+  const double a1 = std::sqrt(6.0 / (I + H)), a2 = std::sqrt(6.0 / (H + O));
+  Var X = mat("X", d), t = T::vector("t", DType::Int64);
+  Var W1 = shared(uniform(303, -a1, a1, {I, H}, d), "W1");
+  Var b1 = shared(NDArray::zeros({H}, d), "b1");
+  Var W2 = shared(uniform(304, -a2, a2, {H, O}, d), "W2");
+  Var b2 = shared(NDArray::zeros({O}, d), "b2");
+  Var h = T::tanh(T::dot(X, W1) + b1);
+  Var logits = T::dot(h, W2) + b2;
+  Var loss = T::mean(T::nnet::crossentropy_categorical_1hot(T::nnet::softmax(logits), t));
+  loss->set_name("loss");
+  const std::vector<Var> params{W1, b1, W2, b2};
+  const auto g = grad(loss, params);
+  w.inputs = {X, t};
+  w.outputs = {loss};
+  for (std::size_t i = 0; i < params.size(); ++i) w.options.updates.emplace_back(params[i], params[i] - c(0.1, d) * g[i]);
+  w.state = params;
+  w.size = "batch 256, 784-512-10";
+  // sum(b2) is rounding noise (|.| < 1e-17): compared with an absolute tolerance.
+  w.expected = {2.40157705526665, -36.38413498172959, -0.016891973667929685, -4.017583404441713, 0.0};
+  if (with_args) {
+    NDArray labels = NDArray::empty({B}, DType::Int64);
+    for (std::int64_t j = 0; j < B; ++j)
+      labels.data_as<std::int64_t>()[j] = static_cast<std::int64_t>(std::floor(10 * splitmix_unit(302, j)));
+    w.args = {uniform(301, 0, 1, {B, I}, d), labels};
+  }
+}
+
+void w4(Workload& w, char which, bool with_args) {
+  Var X = mat("X", w.dtype);
+  Var out = which == 'a' ? T::sum(X, {0}) : which == 'b' ? T::sum(X, {1}) : T::max(X);
+  out->set_name("out");
+  w.inputs = {X};
+  w.outputs = {out};
+  w.size = "4000x4000";
+  w.expected = {which == 'c' ? 0.9999998960685954 : -785.1097241408};
+  w.checksum_rtol = which == 'c' ? 1e-12 : 1e-8;  // the sums' last digits depend on the order
+  if (with_args) w.args = {uniform(401, -1, 1, {4000, 4000}, w.dtype)};
+}
+
+void w5(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  Var x = vec("x", d), y = vec("y", d);
+  w.inputs = {x, y};
+  w.outputs = {(x + y) * c(2, d), (x + y) * c(3, d)};
+  w.size = "n=10^6";
+  w.expected = {-610.5406181680153, -915.8109272520232};
+  if (with_args) w.args = {uniform(501, -1, 1, {1'000'000}, d), uniform(502, -1, 1, {1'000'000}, d)};
+}
+
+void w6(Workload& w, bool with_args) {
+  Var x = T::scalar("x", w.dtype);
+  w.inputs = {x};
+  w.outputs = {x + c(1, w.dtype)};
+  w.size = "0-d";
+  w.expected = {2.0};
+  if (with_args) w.args = {NDArray::full({}, 1.0, w.dtype)};
+}
+
+void w7(Workload& w, bool in_place, bool with_args) {
+  const DType d = w.dtype;
+  Var A = mat("A", d), B = mat("B", d);
+  w.size = "2000x2000";
+  w.expected = {8536.669455410803};
+  if (in_place) {
+    Var Z = shared(uniform(703, -1, 1, {2000, 2000}, d), "Z");
+    w.inputs = {A, B};
+    w.options.updates = {{Z, c(0.5, d) * T::dot(A, B) + c(0.25, d) * Z}};
+    w.state = {Z};
+    if (with_args) w.args = {uniform(701, -1, 1, {2000, 2000}, d), uniform(702, -1, 1, {2000, 2000}, d)};
+  } else {
+    Var Z = mat("Z", d);
+    w.inputs = {A, B, Z};
+    w.outputs = {c(0.5, d) * T::dot(A, B) + c(0.25, d) * Z};
+    if (with_args)
+      w.args = {uniform(701, -1, 1, {2000, 2000}, d), uniform(702, -1, 1, {2000, 2000}, d),
+                uniform(703, -1, 1, {2000, 2000}, d)};
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& workload_ids() {
+  static const std::vector<std::string> ids{"W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W7", "W7s"};
+  return ids;
+}
+
+Workload make_workload(const std::string& id, DType dtype, bool with_args) {
+  THEANO_USER_CHECK(dtype == DType::Float64 || dtype == DType::Float32, ValueError)
+      << "workloads come in float64 and float32, got " << dtype_name(dtype);
+  Workload w;
+  w.id = id;
+  w.dtype = dtype;
+  if (id == "W1" || id == "W1s") w1(w, id == "W1s", with_args);
+  else if (id == "W2") w2(w, with_args);
+  else if (id == "W3") w3(w, with_args);
+  else if (id == "W4a" || id == "W4b" || id == "W4c") w4(w, id.back(), with_args);
+  else if (id == "W5") w5(w, with_args);
+  else if (id == "W6") w6(w, with_args);
+  else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
+  else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W7, W7s)";
+  return w;
+}
+
+Function compile_workload(const Workload& w) { return function(w.inputs, w.outputs, w.options); }
+
+std::vector<double> checksums(const Workload& w, const std::vector<NDArray>& outputs) {
+  std::vector<double> r;
+  for (const NDArray& o : outputs) r.push_back(checksum(o));
+  for (const Var& s : w.state) r.push_back(checksum(get_value(s)));
+  return r;
+}
+
+}  // namespace theano::bench

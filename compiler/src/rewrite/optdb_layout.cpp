@@ -73,6 +73,10 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_useless_elemwise(), {"fast_run", "specialize"});
   specialize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "specialize"});
   specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+
+  register_algebra_rewrites(db);
+  register_shape_rewrites(db);
+  register_blas_inplace_rewrites(db);
   return db;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "theano/rewrite/optdb.h"
 #include "theano/rewrite/rewriter.h"
 
 namespace theano::rewrite::detail {
@@ -28,6 +29,18 @@ NodeRewriterPtr local_softplus();
 // nnet.cpp
 NodeRewriterPtr local_log_softmax();
 NodeRewriterPtr local_remove_all_assert();
+
+// Families that register themselves into the layout's databases (called by
+// build_optdb in optdb_layout.cpp, which documents where each row lands):
+// canonicalize.cpp, stabilize.cpp: the Canonizer (add/mul canonicalization),
+// algebra simplifications, fill cut/sink, stabilizations.
+void register_algebra_rewrites(SequenceDB& db);
+// shape.cpp, subtensor.cpp: ShapeFeature and shape promotion, reshape chain,
+// inc_subtensor serialization, useless shape ops.
+void register_shape_rewrites(SequenceDB& db);
+// blas.cpp, inplace.cpp: dot22, gemm/gemv/ger, the destroy handler and the
+// inplace rewrites.
+void register_blas_inplace_rewrites(SequenceDB& db);
 
 /// The value of `v` when it is a constant (possibly under DimShuffles) whose
 /// elements are all equal; nullopt otherwise.

@@ -1,0 +1,157 @@
+/// \file
+/// Subtensor rewrites (PyTensor's tensor/rewriting/subtensor.py): the full
+/// slice `x[:]` that is x, and the serialization of the increments that
+/// gradients of indexing produce (`a + inc(zeros, b, i) + inc(zeros, c, j)`
+/// becomes a chain of increments into a, which the inplace rewrites can then
+/// run without allocating one zero array per index). Registered by shape.cpp.
+#include "../tensor/shape/shape_util.h"
+#include "rewrites.h"
+#include "shape_feature.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano::rewrite::detail {
+
+namespace T = theano::tensor;
+
+namespace {
+
+bool is_const(const Var& v, std::int64_t value) {
+  auto c = T::detail::constant_int(v);
+  return c && *c == value;
+}
+
+/// zeros_like(r) = second(r, 0), alloc(0, ...), or a constant of zeros: what
+/// the gradients of Subtensor / AdvancedSubtensor1 increment into.
+bool is_zeros(const Var& v) {
+  auto zero = [](const Var& c) {
+    std::optional<double> k = scalar_constant_value(c);
+    return k && *k == 0;
+  };
+  if (zero(v)) return true;
+  const Apply* n = v.owner();
+  if (!n) return false;
+  if (T::is_elemwise(n, "second")) return zero(n->input(1));
+  if (n->op()->type_name() == "Alloc") return zero(n->input(0));
+  return false;
+}
+
+}  // namespace
+
+// x[:, 0:, :shape_i(x, 2):1] -> x (every entry a slice that provably keeps the whole axis)
+NodeRewriterPtr local_useless_subtensor() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_useless_subtensor", {"Subtensor"}, "x[:, ..., 0:shape_i(x, d):1] -> x",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const auto& idx = static_cast<const T::Subtensor&>(*node.op()).idx_list();
+        const Var& x = node.input(0);
+        ShapeFeature& sf = shape_feature(fg);
+        int k = 1;
+        auto bound = [&](const T::IdxBound& b) -> Var {
+          if (b.is_symbolic()) return node.input(k++);
+          if (b.is_constant()) return T::detail::int64_const(b.value);
+          return Var();
+        };
+        for (std::size_t d = 0; d < idx.size(); ++d) {
+          const T::IdxEntry& e = idx[d];
+          if (!e.is_slice) return RewriteResult::fail("entry " + std::to_string(d) + " is an integer index");
+          const Var start = bound(e.start), stop = bound(e.stop), step = bound(e.step);
+          if (start && !is_const(start, 0)) return RewriteResult::fail("a start that is not 0");
+          if (step && !is_const(step, 1)) return RewriteResult::fail("a step that is not 1");
+          if (!stop) continue;
+          const int di = static_cast<int>(d);
+          if (sf.is_dim(stop, x, di)) continue;
+          // A constant stop at or past a known size keeps the axis whole.
+          auto c = T::detail::constant_int(stop);
+          auto n = T::detail::constant_int(sf.canonical((*sf.shape_of(x))[d]));
+          if (c && n && *c >= *n) continue;
+          return RewriteResult::fail("a stop that is not provably x's dimension");
+        }
+        Var f = fit_type(x, node.output(0), {});
+        if (!f) return RewriteResult::fail("x's type cannot stand for the output's");
+        return f;
+      });
+  return r;
+}
+
+// make_vector(a0, ..., an-1)[i] -> ai (i a constant integer)
+NodeRewriterPtr local_subtensor_make_vector() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_subtensor_make_vector", {"Subtensor"}, "make_vector(a0, ..., an-1)[i] -> ai",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const auto& idx = static_cast<const T::Subtensor&>(*node.op()).idx_list();
+        const Var& v = node.input(0);
+        if (!v.owner() || !dynamic_cast<const T::MakeVector*>(v.owner()->op().get()))
+          return RewriteResult::fail("input is not a make_vector");
+        if (idx.size() != 1 || idx[0].is_slice || !idx[0].index.is_constant())
+          return RewriteResult::fail("the index is not one constant integer");
+        std::int64_t i = idx[0].index.value;
+        const std::int64_t n = v.owner()->nin();
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return RewriteResult::fail("the index is out of range (left to fail at run time)");
+        Var f = fit_type(v.owner()->input(static_cast<int>(i)), node.output(0), {});
+        if (!f) return RewriteResult::fail("the element cannot keep the output type");
+        return f;
+      });
+  return r;
+}
+
+// add(a, inc_subtensor(zeros, b, i), inc_subtensor(zeros, c, j)) -> inc_subtensor(inc_subtensor(a, b, i), c, j)
+// (in general add(x, inc(p, b, i), ...) -> inc(add(x, p, ...), b, i), zero terms dropped)
+NodeRewriterPtr local_IncSubtensor_serialize() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_IncSubtensor_serialize", {"Elemwise:add"},
+      "a + inc(zeros, b, i) + inc(zeros, c, j) -> inc(inc(a, b, i), c, j)",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const Var out = node.output(0);
+        auto movable = [&](const Var& v) {
+          const Apply* n = v.owner();
+          if (!n) return false;
+          bool inc = false;
+          if (const auto* op = dynamic_cast<const T::IncSubtensor*>(n->op().get()))
+            inc = !op->set_instead_of_inc() && !op->inplace();
+          else if (const auto* aop = dynamic_cast<const T::AdvancedIncSubtensor1*>(n->op().get()))
+            inc = !aop->set_instead_of_inc() && !aop->inplace();
+          return inc && v.type()->is_super(*out.type()) && fg.clients(v).size() == 1;
+        };
+        std::vector<Var> terms, zeros;
+        std::vector<Apply*> moved;
+        for (const Var& in : node.inputs()) {
+          if (!movable(in)) {
+            terms.push_back(in);
+            continue;
+          }
+          moved.push_back(in.owner());
+          const Var& base = in.owner()->input(0);
+          (is_zeros(base) ? zeros : terms).push_back(base);
+        }
+        if (moved.empty()) return RewriteResult::fail("no term is an increment of a subtensor used only here");
+        if (terms.empty()) {
+          terms.push_back(zeros.front());
+          zeros.erase(zeros.begin());
+        }
+        try {
+          Var tip = terms.size() == 1 ? terms[0] : T::add(terms);
+          // The dropped zeros still give the sum its shape where no kept term does.
+          tip = fit_type(tip, out, zeros);
+          if (!tip) return RewriteResult::fail("the sum without its zero terms cannot keep the output type");
+          for (Apply* m : moved) {
+            std::vector<Var> ins = m->inputs();
+            ins[0] = tip;
+            tip = m->op()->apply1(std::move(ins));
+          }
+          Var f = fit_type(tip, out, {});
+          if (!f) return RewriteResult::fail("the chain of increments cannot keep the output type");
+          return f;
+        } catch (const Error& e) {
+          return RewriteResult::fail(std::string("the chain cannot be built: ") + e.what());
+        }
+      });
+  return r;
+}
+
+}  // namespace theano::rewrite::detail

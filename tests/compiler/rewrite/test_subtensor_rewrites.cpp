@@ -1,0 +1,108 @@
+// Subtensor rewrites: the full slice that is x, make_vector indexing, and the
+// serialization of the increments that gradients of indexing build. Each
+// rewrite's graph before/after under fast_run (equal_computations against a
+// graph built by hand) plus a numeric check against the unoptimized graph.
+#include <doctest/doctest.h>
+
+#include "rewrite_test_util.h"
+#include "test_util.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+
+namespace {
+
+int count_op(const FunctionGraph& fg, std::string_view type_name) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += node->op()->type_name() == type_name ? 1 : 0;
+  return n;
+}
+
+int left_after(const std::vector<Var>& ins, const std::vector<Var>& outs, std::string_view type_name) {
+  FunctionGraph fg(ins, outs);
+  rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion"}));
+  return count_op(fg, type_name);
+}
+
+bool is_inc(const Var& v) {
+  return v.owner() && (v.owner()->op()->type_name() == "IncSubtensor" ||
+                       v.owner()->op()->type_name() == "AdvancedIncSubtensor1");
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("local_useless_subtensor: x[:], x[0:], x[:shape_i(x, 0)], x[0:n] of a known n -> x") {
+    Var m = T::dmatrix("m");
+    check_rewrite({m}, {T::exp(T::subtensor(m, {T::all}))}, {T::exp(m)});
+    check_rewrite({m}, {T::exp(T::subtensor(m, {T::slice(0, T::none, 1), T::all}))}, {T::exp(m)});
+    check_rewrite({m}, {T::exp(T::subtensor(m, {T::slice(T::none, T::shape_i(m, 0))}))}, {T::exp(m)});
+    Var s = T::tensor(DType::Float64, {4}, "s");
+    check_rewrite({s}, {T::exp(T::subtensor(s, {T::slice(0, 4)}))}, {T::exp(s)});
+    check_rewrite({s}, {T::exp(T::subtensor(s, {T::slice(T::none, 10)}))}, {T::exp(s)});
+    // Empty arrays pass through.
+    Function f = function({m}, {T::exp(T::subtensor(m, {T::all}))});
+    CHECK(f({range({0, 2})})[0].shape() == std::vector<std::int64_t>{0, 2});
+    // Not provably whole: kept.
+    CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::slice(1, T::none)}))}, "Subtensor") == 1);
+    CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::slice(T::none, T::none, -1)}))}, "Subtensor") == 1);
+    CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::slice(T::none, 3)}))}, "Subtensor") == 1);
+    CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::slice(T::none, T::shape_i(m, 1))}))}, "Subtensor") == 1);
+    CHECK(left_after({s}, {T::exp(T::subtensor(s, {T::slice(0, 3)}))}, "Subtensor") == 1);
+    CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::Index(0)}))}, "Subtensor") == 1);
+  }
+
+  TEST_CASE("local_subtensor_make_vector: make_vector(a, b)[1] -> b") {
+    Var a = T::dscalar("a"), b = T::dscalar("b");
+    check_rewrite({a, b}, {T::subtensor(T::make_vector({a, b}, DType::Float64), {T::Index(1)}) * a},
+                  {b * a});
+    check_rewrite({a, b}, {T::subtensor(T::make_vector({a, b}, DType::Float64), {T::Index(-2)}) * b}, {a * b});
+  }
+
+  TEST_CASE("local_IncSubtensor_serialize: a + inc(zeros, b, i) + inc(zeros, c, j) -> inc(inc(a, b, i), c, j)") {
+    Var a = T::tensor(DType::Float64, {5}, "a");
+    Var b = T::tensor(DType::Float64, {2}, "b"), c = T::tensor(DType::Float64, {3}, "c");
+    Var z = T::zeros_like(a);
+    Var i1 = T::inc_subtensor(T::subtensor(z, {T::slice(1, 3)}), b);
+    Var i2 = T::inc_subtensor(T::subtensor(z, {T::slice(0, 3)}), c);
+    Var t = T::inc_subtensor(T::subtensor(a, {T::slice(1, 3)}), b);
+    Var want = T::inc_subtensor(T::subtensor(t, {T::slice(0, 3)}), c);
+    check_rewrite({a, b, c}, {(a + i1) + i2}, {want});
+    // A kept term that is not zero: add(x, inc(p, b)) -> inc(add(x, p), b).
+    Var p = T::tensor(DType::Float64, {5}, "p");
+    check_rewrite({a, b, p}, {a + T::inc_subtensor(T::subtensor(p, {T::slice(1, 3)}), b)},
+                  {T::inc_subtensor(T::subtensor(a + p, {T::slice(1, 3)}), b)});
+    // An increment used elsewhere (or a set) is not moved.
+    Var used = T::inc_subtensor(T::subtensor(z, {T::slice(1, 3)}), b);
+    CHECK(left_after({a, b}, {a + used, T::exp(used)}, "IncSubtensor") == 1);
+    {
+      FunctionGraph fg({a, b}, {a + T::set_subtensor(T::subtensor(z, {T::slice(1, 3)}), b)});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion"}));
+      CHECK(T::is_elemwise(fg.outputs()[0].owner(), "add"));
+    }
+  }
+
+  TEST_CASE("local_IncSubtensor_serialize: gradients of several indexings add up in place of zeros") {
+    Var a = T::tensor(DType::Float64, {6}, "a");
+    Var il = T::lvector("il");
+    Var cost = T::sum(T::sqr(T::subtensor(a, {T::slice(0, 2)}))) + T::sum(T::exp(T::subtensor(a, {T::slice(3, 5)}))) +
+               T::sum(T::advanced_subtensor1(a, il) * 3.0);
+    Var g = grad(cost, a);
+    FunctionGraph fg({a, il}, {g});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion"}));
+    // The increments form one chain: no add sums full-size increments any more.
+    for (Apply* n : fg.apply_nodes()) {
+      if (!T::is_elemwise(n, "add")) continue;
+      for (const Var& in : n->inputs()) CHECK_FALSE(is_inc(in));
+    }
+    CHECK(is_inc(fg.outputs()[0]));
+    FunctionOptions raw;
+    raw.mode = "unoptimized";
+    NDArray av = range({6}), iv = NDArray::from_vector<std::int64_t>({1, 5, 1}, {3});
+    auto want = function({a, il}, {g}, raw)({av, iv});
+    auto got = function({a, il}, {g})({av, iv});
+    CHECK(close_enough(got[0], want[0]));
+  }
+}

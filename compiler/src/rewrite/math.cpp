@@ -1,8 +1,10 @@
 /// \file
 /// Elementwise algebra rewrites: neg_neg, mul / add / pow specialization,
-/// useless elemwise and dimshuffle, log1p and softplus stabilization.
+/// useless elemwise and dimshuffle, log1p and softplus stabilization (the
+/// Canonizer and the rest of the algebra family: canonicalize.cpp, algebra.cpp).
 #include <cmath>
 
+#include "algebra.h"
 #include "rewrites.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
@@ -25,18 +27,10 @@ std::optional<double> scalar_constant_value(const Var& v) {
   return p[0];
 }
 
-Var fit_type(Var v, const Var& out, const std::vector<Var>& shape_refs) {
-  const T::TensorType* ot = T::tensor_type(out);
-  if (!ot || !T::tensor_type(v)) return {};
-  auto fits = [&](const Var& x) { return *x.type() == *out.type() || out.type()->is_super(*x.type()); };
-  if (T::tensor_type(v)->dtype() != ot->dtype()) v = T::cast(v, ot->dtype());
-  for (const Var& ref : shape_refs) {
-    if (fits(v)) break;
-    if (ref == v) continue;
-    v = T::second(ref, v);
-  }
-  return fits(v) ? v : Var();
-}
+// Delegates to fit_exact (algebra.cpp): checking only `out.type()->is_super`
+// let a dim of static size 1 stand where the output's size is unknown, which
+// gave `mul(0, x) -> 0` the shape (1,) instead of x's.
+Var fit_type(Var v, const Var& out, const std::vector<Var>& shape_refs) { return fit_exact(std::move(v), out, shape_refs); }
 
 namespace {
 
@@ -63,10 +57,11 @@ NodeRewriterPtr local_neg_neg() {
   return r;
 }
 
-// mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x)
+// mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x)
 NodeRewriterPtr local_mul_specialize() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_mul_specialize", {"Elemwise:mul"}, "mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x)",
+      "local_mul_specialize", {"Elemwise:mul"},
+      "mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var out = node.output(0);
         std::vector<Var> keep;
@@ -81,8 +76,9 @@ NodeRewriterPtr local_mul_specialize() {
           }
           keep.push_back(in);
         }
-        if (!dropped) return RewriteResult::fail("no factor is the constant 1, -1 or 0");
-        Var v = keep.empty() ? scalar_of(1, out) : keep.size() == 1 ? keep[0] : T::mul(keep);
+        const bool square = keep.size() == 2 && keep[0] == keep[1];
+        if (!dropped && !square) return RewriteResult::fail("no factor is the constant 1, -1 or 0, and not x*x");
+        Var v = keep.empty() ? scalar_of(1, out) : keep.size() == 1 ? keep[0] : square ? T::sqr(keep[0]) : T::mul(keep);
         if (negate) v = T::neg(v);
         return fitted(v, node, node.inputs());
       });
@@ -106,12 +102,14 @@ NodeRewriterPtr local_add_specialize() {
 }
 
 // pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x);
-// pow(x, 0) -> ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x))
+// pow(x, 0) -> ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x));
+// pow(x, 3) -> x * sqr(x); pow(x, 4) -> sqr(sqr(x))
 NodeRewriterPtr local_pow_specialize() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_pow_specialize", {"Elemwise:pow"},
       "pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x); pow(x, 0) -> "
-      "ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x))",
+      "ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 3) -> x * sqr(x); "
+      "pow(x, 4) -> sqr(sqr(x))",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var x = node.input(0), e = node.input(1), out = node.output(0);
         std::optional<double> c = scalar_constant_value(e);
@@ -124,6 +122,8 @@ NodeRewriterPtr local_pow_specialize() {
         else if (*c == 0) v = scalar_of(1, out);
         else if (*c == -2) v = T::reciprocal(T::sqr(x));
         else if (*c == -0.5) v = T::reciprocal(T::sqrt(x));
+        else if ((*c == 3 || *c == 4) && T::tensor_type(x)->dtype() == T::tensor_type(out)->dtype())
+          v = *c == 3 ? T::mul(x, T::sqr(x)) : T::sqr(T::sqr(x));  // same dtype: the products wrap as pow does
         else return RewriteResult::fail("no special form for this exponent");
         return fitted(v, node, {x, e});
       });

@@ -1,0 +1,47 @@
+/// \file
+/// Private declarations of the algebra family (canonicalize.cpp, algebra.cpp,
+/// stabilize.cpp): the Canonizer, the algebraic simplifications, fill cut /
+/// sink and the stabilizations, plus the exact type-fitting helper they share.
+///
+/// Why a stricter fit than rewrites.h's `fit_type`: a replacement whose dim is
+/// statically 1 where the output's is unknown passes the Type check (unknown
+/// accepts 1) but has the wrong run-time shape (`(x + y) - x -> y` with
+/// x:(n,), y:(1,)). `fit_exact` broadcasts such dims back through `second`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rewrites.h"
+
+namespace theano::rewrite::detail {
+
+/// `v` cast to `out`'s dtype and broadcast (through `second` against `refs`)
+/// until it has `out`'s run-time shape and a type `out` accepts; null Var when
+/// no ref supplies a missing dimension.
+Var fit_exact(Var v, const Var& out, const std::vector<Var>& refs);
+/// fit_exact as a RewriteResult for `node`'s single output (fail names why).
+RewriteResult fitted_exact(const Var& v, const Apply& node, const std::vector<Var>& refs);
+/// A constant `value` of `like`'s dtype with shape (1, ..., 1) of its rank (no
+/// DimShuffle needed when combined with `like`-ranked terms).
+Var constant_like(double value, const Var& like);
+
+// canonicalize.cpp
+NodeRewriterPtr local_add_canonizer();
+NodeRewriterPtr local_mul_canonizer();
+
+// algebra.cpp
+NodeRewriterPtr local_neg_div_neg();
+NodeRewriterPtr local_sum_scalar_mul();
+NodeRewriterPtr local_fill_sink();
+NodeRewriterPtr local_fill_cut();
+NodeRewriterPtr local_useless_arith();
+NodeRewriterPtr local_useless_cast();
+
+// stabilize.cpp
+NodeRewriterPtr local_log_sigmoid();
+NodeRewriterPtr local_expm1();
+NodeRewriterPtr local_log_sum_exp();
+NodeRewriterPtr local_crossentropy_to_log_softmax();
+
+}  // namespace theano::rewrite::detail

@@ -200,6 +200,12 @@ void register_algebra_rewrites(SequenceDB& db) {
   canonicalize.register_rewrite(local_useless_arith(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_useless_cast(), {"fast_run", "canonicalize"});
 
+  EquilibriumDB& stabilize = db.equilibrium("stabilize");
+  stabilize.register_rewrite(local_log_sigmoid(), {"fast_run", "stabilize"});
+  stabilize.register_rewrite(local_expm1(), {"fast_run", "stabilize"});
+  stabilize.register_rewrite(local_log_sum_exp(), {"fast_run", "stabilize"});
+  stabilize.register_rewrite(local_crossentropy_to_log_softmax(), {"fast_run", "stabilize"});
+
   EquilibriumDB& specialize = db.equilibrium("specialize");
   specialize.register_rewrite(local_neg_div_neg(), {"fast_run", "specialize"});
   specialize.register_rewrite(local_useless_arith(), {"fast_run", "specialize"});

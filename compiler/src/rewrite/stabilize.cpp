@@ -1,0 +1,131 @@
+/// \file
+/// Stabilizations of the algebra family (PyTensor's tensor/rewriting/math.py
+/// and nnet rewrites): forms that lose precision or overflow in floating point
+/// replaced by equivalent stable ones. They run in the stabilize stage, after
+/// canonicalize, so they match the Canonizer's forms (`exp(x) - 1` arrives as
+/// `add(exp(x), -1)`, `1 - sigmoid(x)` as `sub(1, sigmoid(x))`).
+#include "algebra.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/nnet.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/type.h"
+
+namespace theano::rewrite::detail {
+
+namespace T = theano::tensor;
+namespace N = theano::tensor::nnet;
+
+namespace {
+
+bool is_const(const Var& v, double value) {
+  std::optional<double> c = scalar_constant_value(v);
+  return c && *c == value;
+}
+
+Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
+  return v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
+}
+
+}  // namespace
+
+// log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x)
+NodeRewriterPtr local_log_sigmoid() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log_sigmoid", {"Elemwise:log"}, "log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& a = node.input(0);
+        if (Var x = owner_input(a, "sigmoid")) return fitted_exact(T::neg(T::softplus(T::neg(x))), node, {});
+        Var one = owner_input(a, "sub", 0), s = owner_input(a, "sub", 1);
+        if (one && is_const(one, 1))
+          if (Var x = owner_input(s, "sigmoid")) return fitted_exact(T::neg(T::softplus(x)), node, {one, s});
+        return RewriteResult::fail("input is neither sigmoid(x) nor 1 - sigmoid(x)");
+      });
+  return r;
+}
+
+// exp(x) - 1 -> expm1(x); add(exp(x), -1, y...) -> add(expm1(x), y...)
+NodeRewriterPtr local_expm1() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_expm1", {"Elemwise:sub", "Elemwise:add"}, "exp(x) - 1 -> expm1(x); exp(x) + (-1) + y -> expm1(x) + y",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        if (T::is_elemwise(&node, "sub")) {
+          Var x = owner_input(node.input(0), "exp");
+          if (!x || !is_const(node.input(1), 1)) return RewriteResult::fail("not exp(x) - 1");
+          return fitted_exact(T::expm1(x), node, node.inputs());
+        }
+        std::vector<Var> terms = node.inputs();
+        auto e = std::find_if(terms.begin(), terms.end(), [](const Var& v) { return bool(owner_input(v, "exp")); });
+        auto m1 = std::find_if(terms.begin(), terms.end(), [](const Var& v) { return is_const(v, -1); });
+        if (e == terms.end() || m1 == terms.end()) return RewriteResult::fail("no exp(x) and -1 terms");
+        *e = T::expm1(owner_input(*e, "exp"));
+        terms.erase(m1);
+        return fitted_exact(terms.size() == 1 ? terms[0] : T::add(terms), node, node.inputs());
+      });
+  return r;
+}
+
+// log(sum(exp(x), axes)) -> log(sum(exp(x - m), axes)) + m, m = max(x, axes) (0 where infinite)
+NodeRewriterPtr local_log_sum_exp() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log_sum_exp", {"Elemwise:log"},
+      "log(sum(exp(x), axes)) -> log(sum(exp(x - m), axes)) + m, m = max(x, axes), 0 where infinite; keepdims kept",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        Var s = node.input(0);
+        Apply* keepdims = nullptr;  // the DimShuffle a keepdims sum ends with
+        if (s.owner() && dynamic_cast<const T::DimShuffle*>(s.owner()->op().get())) {
+          keepdims = s.owner();
+          s = s.owner()->input(0);
+        }
+        const auto* red = s.owner() ? dynamic_cast<const T::CAReduce*>(s.owner()->op().get()) : nullptr;
+        if (!red || red->scalar_op() != "add") return RewriteResult::fail("input is not a sum");
+        const Var x = owner_input(s.owner()->input(0), "exp");
+        if (!x) return RewriteResult::fail("the sum is not over exp(x)");
+        const DType dt = T::tensor_type(x)->dtype();
+        if (!is_float(dt) || T::tensor_type(s)->dtype() != dt || red->axes().empty())
+          return RewriteResult::fail("only float sums over some axes that keep their dtype");
+        if (Var shift = owner_input(x, "sub", 1); shift && shift.owner() &&
+                                                  dynamic_cast<const T::DimShuffle*>(shift.owner()->op().get()) &&
+                                                  owner_input(shift.owner()->input(0), "switch"))
+          return RewriteResult::fail("already shifted by its maximum");
+        Var m = T::max(x, T::Axes(red->axes()));
+        m = T::switch_(T::isinf(m), constant_like(0, m), m);
+        std::vector<int> order;
+        for (int a = 0, k = 0; a < T::tensor_type(x)->ndim(); ++a) {
+          const bool reduced = std::find(red->axes().begin(), red->axes().end(), a) != red->axes().end();
+          order.push_back(reduced ? T::kNewAxis : k++);
+        }
+        Var v = T::add(T::log(s.owner()->op()->apply1({T::exp(x - T::dimshuffle(m, order))})), m);
+        if (keepdims) v = keepdims->op()->apply1({v});
+        return fitted_exact(v, node, {});
+      });
+  return r;
+}
+
+// crossentropy_categorical_1hot(softmax(x), t) -> -sum(switch(t == arange(k), log_softmax(x), 0), 1)
+NodeRewriterPtr local_crossentropy_to_log_softmax() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_crossentropy_to_log_softmax", {"CrossentropyCategorical1Hot"},
+      "crossentropy_categorical_1hot(softmax(x), t) -> -sum(switch(t[:, None] == arange(k), log_softmax(x), 0), 1), "
+      "labels checked by an Assert",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& sm = node.input(0);
+        const auto* op = sm.owner() ? dynamic_cast<const N::Softmax*>(sm.owner()->op().get()) : nullptr;
+        if (!op || op->axis() != 1) return RewriteResult::fail("coding_dist is not a Softmax over axis 1");
+        const Var x = sm.owner()->input(0), t = node.input(1);
+        const DType dt = T::tensor_type(x)->dtype();
+        Var k = T::shape_i(x, 1);
+        Var onehot = T::eq(t.dimshuffle({0, T::kNewAxis}), T::arange(k).dimshuffle({T::kNewAxis, 0}));
+        Var zero = T::constant(NDArray::full({1, 1}, 0.0, dt));
+        Var y = T::neg(T::sum(T::switch_(onehot, N::log_softmax(x, 1), zero), 1));
+        Var zero_label = T::constant(NDArray::full({1}, 0.0, T::tensor_type(t)->dtype()));
+        Var valid = T::all_(T::and_(T::ge(t, zero_label), T::lt(t, k)));
+        y = T::assert_op(y, {valid}, "local_crossentropy_to_log_softmax: a label is outside [0, k)");
+        return fitted_exact(y, node, {});
+      });
+  return r;
+}
+
+}  // namespace theano::rewrite::detail

@@ -3,6 +3,7 @@
 /// Thunk of a Function (see function.h for the pipeline). Calls live in
 /// function_call.cpp.
 #include "theano/compile/function.h"
+#include "theano/fgraph/mutable_inputs.h"
 
 #include <chrono>
 #include <iostream>
@@ -212,6 +213,19 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
   linker->prepare();
   auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
+  // Inputs the compiled code may overwrite: In(mutable=True), and the storage
+  // of every shared variable this function updates (its old value is read
+  // before it is replaced; the inplace rewrites order those readers first).
+  std::vector<bool> input_mutable;
+  for (const In& in : f.ins) input_mutable.push_back(in.mutable_);
+  input_mutable.resize(fg_inputs.size(), false);
+  for (int t : f.update_target) input_mutable[roots.size() + static_cast<std::size_t>(t)] = true;
+  {
+    std::vector<Var> mutable_vars;
+    for (std::size_t k = 0; k < input_mutable.size(); ++k)
+      if (input_mutable[k]) mutable_vars.push_back(fg->inputs()[k]);
+    fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
+  }
   // The mode's optimizer rewrites the graph before the constants are
   // collected and the linker runs.
   const auto t_rewrite = std::chrono::steady_clock::now();
@@ -233,7 +247,7 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
     f.allow_downcast.push_back(in.allow_downcast.value_or(options.allow_input_downcast.value_or(false)));
   }
   LinkOptions link;
-  for (const In& in : f.ins) link.mutable_inputs.push_back(in.mutable_);
+  link.mutable_inputs = input_mutable;
   link.borrow_outputs = f.out_borrow;
   link.fast_compile = f.mode.name == "fast_compile";
   f.trust_input = options.trust_input;

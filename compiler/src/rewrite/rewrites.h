@@ -41,6 +41,9 @@ void register_shape_rewrites(SequenceDB& db);
 // blas.cpp, inplace.cpp: dot22, gemm/gemv/ger, the destroy handler and the
 // inplace rewrites.
 void register_blas_inplace_rewrites(SequenceDB& db);
+// inplace.cpp: add_destroy_handler (49.5), inplace_setsubtensor (60),
+// blas_opt_inplace (70), inplace_elemwise (75).
+void register_inplace_rewrites(SequenceDB& db);
 
 /// The value of `v` when it is a constant (possibly under DimShuffles) whose
 /// elements are all equal; nullopt otherwise.

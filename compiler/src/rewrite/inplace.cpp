@@ -1,0 +1,185 @@
+/// \file
+/// The destroy handler stage and the inplace rewrites (Theano's
+/// `add_destroy_handler`, `inplace_elemwise`, `inplace_setsubtensor`, the
+/// inplace BLAS stage): ops that may overwrite an input get their inplace
+/// form when that is safe.
+///
+/// Why a pass with its own safety test instead of "replace, validate, roll
+/// back" per node: DestroyHandler::validate sorts the whole graph, so trying
+/// every node that way is quadratic (Theano's inplace optimizer was notorious
+/// for minutes on big graphs). Here one toposort gives every node a position;
+/// node n may overwrite input v (whose memory belongs to root r) when
+///   * v has the output's exact type (same dtype and static shape: no broadcast),
+///   * r is not a constant, not a protected graph input (only inputs marked
+///     mutable: updated shared variables, In(mutable=True)), and nothing else
+///     destroys it,
+///   * no graph output is r or a view of r, n reads r through no other input,
+///   * every other reader of r or of a view of r comes before n in the order.
+/// The last rule means the readers-before-destroyer orderings the
+/// DestroyHandler adds agree with an existing topological order, so they
+/// cannot form a cycle: the replacement needs no whole-graph validation.
+/// Nodes created by the pass take the position of the node they replace.
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "rewrites.h"
+#include "theano/fgraph/destroy_handler.h"
+#include "theano/fgraph/mutable_inputs.h"
+#include "theano/tensor/blas.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/subtensor.h"
+
+namespace theano::rewrite::detail {
+
+namespace T = theano::tensor;
+
+namespace {
+
+/// An inplace form of a node: the op whose output 0 overwrites input `input`.
+struct Candidate {
+  int input;
+  OpPtr op;
+};
+using CandidatesFn = std::function<std::vector<Candidate>(const Apply&)>;
+
+class InplacePass {
+ public:
+  InplacePass(FunctionGraph& fg, DestroyHandler& dh) : fg_(fg), dh_(dh) {
+    int k = 0;
+    for (Apply* n : fg.toposort()) {
+      order_.emplace_back(n);
+      pos_[n] = k++;
+      const ViewMap dm = n->op()->destroy_map();
+      for (const auto& [o, ins] : dm)
+        for (int i : ins) destroyed_.insert(dh.view_root(n->input(i)));
+    }
+  }
+
+  /// Makes every node `candidates` offers inplace where safe; returns how many.
+  int run(const CandidatesFn& candidates, std::string_view reason) {
+    int changed = 0;
+    for (const ApplyPtr& node : order_) {
+      if (!fg_.contains(node.get()) || !node->op()->destroy_map().empty()) continue;
+      for (const Candidate& c : candidates(*node)) {
+        if (!safe(*node, c.input)) continue;
+        ApplyPtr fresh = c.op->make_node(node->inputs());
+        std::vector<std::pair<Var, Var>> pairs;
+        for (int o = 0; o < node->nout(); ++o) {
+          Var nv = fresh->output(o);
+          if (!node->output(o).name().empty() && nv.name().empty()) nv->set_name(node->output(o).name());
+          pairs.emplace_back(node->output(o), nv);
+        }
+        destroyed_.insert(dh_.view_root(node->input(c.input)));
+        pos_[fresh.get()] = pos_.at(node.get());
+        fg_.replace_all(pairs, reason);
+        ++changed;
+        break;
+      }
+    }
+    return changed;
+  }
+
+ private:
+  bool safe(const Apply& node, int input) {
+    const Var& in = node.input(input);
+    if (!(*in.type() == *node.output(0).type())) return false;
+    const Var root = dh_.view_root(in);
+    if (root.is_constant() || destroyed_.count(root)) return false;
+    if (!root.owner() && !dh_.is_mutable(root)) return false;  // a protected graph input
+    const int here = pos_.at(&node);
+    for (const Var& v : dh_.views_of(root)) {
+      for (const Client& c : fg_.clients(v)) {
+        if (c.is_output()) return false;  // the caller would see the overwritten value
+        if (c.node == &node) {
+          if (c.index != input) return false;  // reads it again through another input
+          continue;
+        }
+        auto p = pos_.find(c.node);
+        if (p == pos_.end() || p->second >= here) return false;  // a later reader needs the old value
+      }
+    }
+    return true;
+  }
+
+  FunctionGraph& fg_;
+  DestroyHandler& dh_;
+  std::vector<ApplyPtr> order_;  // strong references: replaced nodes stay valid while we walk
+  std::unordered_map<const Apply*, int> pos_;
+  std::unordered_set<Var> destroyed_;
+};
+
+GraphRewriterPtr inplace_stage(std::string name, CandidatesFn candidates) {
+  return make_graph_rewriter(name, [name, candidates](FunctionGraph& fg, RewriteStats& stats) {
+    DestroyHandler* dh = fg.find_feature<DestroyHandler>();
+    if (!dh) return false;  // no add_destroy_handler stage ran: nothing may be destroyed
+    const int n = InplacePass(fg, *dh).run(candidates, name);
+    stats.entries[name].applied += n;
+    return n > 0;
+  });
+}
+
+// Elemwise{op,no_inplace}(x, ...) -> Elemwise{op,inplace}(x, ...) (output 0 overwrites an input)
+std::vector<Candidate> elemwise_candidates(const Apply& node) {
+  const auto* e = dynamic_cast<const T::Elemwise*>(node.op().get());
+  if (!e || !e->inplace_pattern().empty() || node.nout() != 1) return {};
+  std::vector<Candidate> out;
+  for (int i = 0; i < node.nin(); ++i) out.push_back({i, OpPtr(new T::Elemwise(e->scalar_op(), {{0, i}}))});
+  return out;
+}
+
+// IncSubtensor{no_inplace}(x, y, idx) -> IncSubtensor{inplace}(x, y, idx); same for AdvancedIncSubtensor1
+std::vector<Candidate> setsubtensor_candidates(const Apply& node) {
+  if (const auto* op = dynamic_cast<const T::IncSubtensor*>(node.op().get()); op && !op->inplace())
+    return {{0, OpPtr(new T::IncSubtensor(op->idx_list(), true, op->set_instead_of_inc()))}};
+  if (const auto* op = dynamic_cast<const T::AdvancedIncSubtensor1*>(node.op().get()); op && !op->inplace())
+    return {{0, OpPtr(new T::AdvancedIncSubtensor1(true, op->set_instead_of_inc()))}};
+  return {};
+}
+
+// Gemm{no_inplace}(z, ...) -> Gemm{inplace}(z, ...); Gemv likewise; Ger{non-destructive} -> Ger{destructive}
+std::vector<Candidate> blas_candidates(const Apply& node) {
+  if (const auto* op = dynamic_cast<const T::Gemm*>(node.op().get()); op && !op->inplace())
+    return {{0, OpPtr(new T::Gemm(true))}};
+  if (const auto* op = dynamic_cast<const T::Gemv*>(node.op().get()); op && !op->inplace())
+    return {{0, OpPtr(new T::Gemv(true))}};
+  if (const auto* op = dynamic_cast<const T::Ger*>(node.op().get()); op && !op->destructive())
+    return {{0, OpPtr(new T::Ger(true))}};
+  return {};
+}
+
+}  // namespace
+
+// Attaches the DestroyHandler, with the inputs the MutableInputs feature (set
+// by function()) allows to be overwritten.
+GraphRewriterPtr add_destroy_handler() {
+  static const GraphRewriterPtr r = make_graph_rewriter("add_destroy_handler", [](FunctionGraph& fg, RewriteStats&) {
+    if (fg.find_feature<DestroyHandler>()) return false;
+    std::vector<Var> mutable_inputs;
+    if (const MutableInputs* m = fg.find_feature<MutableInputs>()) mutable_inputs = m->inputs();
+    auto dh = std::make_shared<DestroyHandler>(mutable_inputs);
+    fg.attach_feature(dh);
+    try {
+      fg.validate();
+    } catch (const InconsistencyError&) {
+      // The user's graph already overwrites a protected input or a constant
+      // with an inplace op of its own. The linkers copy such values first, so
+      // it runs correctly; but no further inplace rewrite can be proven safe.
+      fg.remove_feature(dh.get());
+    }
+    return false;  // the graph itself is unchanged
+  });
+  return r;
+}
+
+void register_inplace_rewrites(SequenceDB& db) {
+  db.register_stage("add_destroy_handler", 49.5, add_destroy_handler(), {"fast_run", "inplace"});
+  db.register_stage("inplace_setsubtensor", 60, inplace_stage("inplace_setsubtensor", setsubtensor_candidates),
+                    {"fast_run", "inplace", "inplace_setsubtensor"});
+  db.register_stage("blas_opt_inplace", 70, inplace_stage("blas_opt_inplace", blas_candidates),
+                    {"fast_run", "inplace", "blas_opt_inplace"});
+  db.register_stage("inplace_elemwise", 75, inplace_stage("inplace_elemwise", elemwise_candidates),
+                    {"fast_run", "inplace", "inplace_elemwise"});
+}
+
+}  // namespace theano::rewrite::detail

@@ -91,7 +91,7 @@ void ShapeFeature::compute(Apply& node) {
   std::vector<std::vector<Var>> inferred;
   try {
     inferred = node.op()->infer_shape(node, in_shapes);
-  } catch (const std::exception&) {
+  } catch (...) {  // callbacks must not throw
     inferred.clear();  // no infer_shape (or it refused): Shape_i fallbacks
   }
   for (int k = 0; k < node.nout(); ++k) {

@@ -43,6 +43,7 @@ bool equal_computations(const std::vector<Var>& xs, const std::vector<Var>& ys, 
     if (bool(x.owner()) != bool(y.owner())) return false;
     if (x.owner() && x.index() != y.index()) return false;
     if (common.count({x.get(), y.get()})) continue;
+    if (x == y) continue;  // one variable computes what it computes
     if (*x.type() != *y.type()) return false;
     if (!x.owner() && !leaves_equal(x, y)) return false;
   }
@@ -66,6 +67,9 @@ bool equal_computations(const std::vector<Var>& xs, const std::vector<Var>& ys, 
     bool pending = false;
     for (std::size_t k = 0; k < ix.size(); ++k) {
       const Var &dx = ix[k], &dy = iy[k];
+      // The same variable on both sides: equal without looking further (this
+      // keeps a comparison of two rewrites of one subgraph local to them).
+      if (dx == dy) continue;
       if (common.count({dx.get(), dy.get()})) continue;
       if (!dx.owner() && !dy.owner()) {
         if (!leaves_equal(dx, dy)) return false;

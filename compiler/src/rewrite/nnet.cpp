@@ -3,7 +3,10 @@
 #include "rewrites.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
 
 namespace theano::rewrite::detail {
 
@@ -22,6 +25,86 @@ NodeRewriterPtr local_log_softmax() {
         Var f = fit_type(v, node.output(0), {});
         if (!f) return RewriteResult::fail("type differs");
         return f;
+      });
+  return r;
+}
+
+namespace {
+
+const N::Softmax* softmax_of(const Var& v) {
+  return v.owner() ? dynamic_cast<const N::Softmax*>(v.owner()->op().get()) : nullptr;
+}
+
+/// The Sum{axis} under `v` = DimShuffle(Sum(...)) or Sum with keepdims; null otherwise.
+Var keepdims_sum_input(const Var& v, int axis) {
+  Var s = v;
+  if (s.owner())
+    if (const auto* ds = dynamic_cast<const T::DimShuffle*>(s.owner()->op().get()); ds && !ds->is_transpose())
+      s = s.owner()->input(0);
+  if (!s.owner()) return {};
+  const auto* red = dynamic_cast<const T::CAReduce*>(s.owner()->op().get());
+  if (!red || red->scalar_op() != "add" || red->axes() != std::vector<int>{axis}) return {};
+  return s.owner()->input(0);
+}
+
+/// Whether `v` is mul(a, b) of exactly these two, in either order.
+bool is_mul_of(const Var& v, const Var& a, const Var& b) {
+  if (!v.owner() || !T::is_elemwise(v.owner(), "mul") || v.owner()->nin() != 2) return false;
+  const Var &x = v.owner()->input(0), &y = v.owner()->input(1);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+}  // namespace
+
+// softmax(x) * (gz - sum(gz * softmax(x), 1, keepdims)) with gz = crossentropy_1hot_grad(g, softmax(x), t)
+//   -> (softmax(x) - onehot(t)) * g[:, None]   (no division by softmax[i, t_i], which may underflow to 0)
+NodeRewriterPtr local_softmax_crossentropy_grad() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_softmax_crossentropy_grad", {"Elemwise:mul"},
+      "sm * (gz - sum(gz * sm, 1, keepdims)), gz = crossentropy_1hot_grad(g, sm, t), sm = softmax(x) -> "
+      "(sm - onehot(t)) * g[:, None]",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        if (node.nin() != 2) return RewriteResult::fail("not a binary mul");
+        for (int k = 0; k < 2; ++k) {
+          const Var& sm = node.input(k);
+          const Var& diff = node.input(1 - k);
+          const N::Softmax* op = softmax_of(sm);
+          if (!op || op->axis() != 1 || T::tensor_type(sm)->ndim() != 2) continue;
+          if (!diff.owner() || !T::is_elemwise(diff.owner(), "sub")) continue;
+          const Var& gz = diff.owner()->input(0);
+          if (!gz.owner() || gz.owner()->op()->type_name() != "CrossentropyCategorical1HotGrad") continue;
+          const Var &g = gz.owner()->input(0), &coding = gz.owner()->input(1), &t = gz.owner()->input(2);
+          if (coding != sm) continue;
+          const Var summed = keepdims_sum_input(diff.owner()->input(1), 1);
+          if (!summed || !is_mul_of(summed, gz, sm)) continue;
+          const T::TensorType* st = T::tensor_type(sm);
+          Var onehot = T::eq(T::dimshuffle(t, {0, T::kNewAxis}),
+                             T::dimshuffle(T::arange(T::shape_i(sm, 1)), {T::kNewAxis, 0}));
+          Var v = (sm - T::cast(onehot, st->dtype())) * T::dimshuffle(g, {0, T::kNewAxis});
+          Var f = fit_type(v, node.output(0), {sm});
+          if (!f) return RewriteResult::fail("the stable form cannot keep the output type");
+          return f;
+        }
+        return RewriteResult::fail("not the softmax gradient of a one-hot crossentropy");
+      });
+  return r;
+}
+
+// softmax(x) next to log_softmax(x) -> exp(log_softmax(x)): one normalization instead of two
+NodeRewriterPtr local_softmax_from_log_softmax() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_softmax_from_log_softmax", {"Softmax"}, "softmax(x), log_softmax(x) -> exp(log_softmax(x))",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const int axis = static_cast<const N::Softmax&>(*node.op()).axis();
+        for (const Client& c : fg.clients(node.input(0))) {
+          if (c.is_output()) continue;
+          const auto* ls = dynamic_cast<const N::LogSoftmax*>(c.node->op().get());
+          if (!ls || ls->axis() != axis) continue;
+          Var f = fit_type(T::exp(c.node->output(0)), node.output(0), {});
+          if (!f) return RewriteResult::fail("type differs");
+          return f;
+        }
+        return RewriteResult::fail("no log_softmax of the same input");
       });
   return r;
 }

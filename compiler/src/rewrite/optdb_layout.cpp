@@ -53,12 +53,15 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_neg_neg(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_useless_elemwise(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_remove_all_assert(), {"unsafe"});
 
   // stabilize: numerically safer forms.
   stabilize->register_global(merge_optimizer(), {"fast_run", "merge"});
   stabilize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
   stabilize->register_rewrite(local_log_softmax(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_softmax_crossentropy_grad(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_softmax_from_log_softmax(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_softplus(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_log1p(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_remove_all_assert(), {"unsafe"});
@@ -72,6 +75,7 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_pow_specialize(), {"fast_run", "specialize"});
   specialize->register_rewrite(local_useless_elemwise(), {"fast_run", "specialize"});
   specialize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "specialize"});
   specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
 
   register_algebra_rewrites(db);

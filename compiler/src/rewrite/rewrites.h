@@ -24,10 +24,14 @@ NodeRewriterPtr local_add_specialize();
 NodeRewriterPtr local_pow_specialize();
 NodeRewriterPtr local_useless_elemwise();
 NodeRewriterPtr local_useless_dimshuffle();
+// dimshuffle.cpp
+NodeRewriterPtr local_dimshuffle_merge();
 NodeRewriterPtr local_log1p();
 NodeRewriterPtr local_softplus();
 // nnet.cpp
 NodeRewriterPtr local_log_softmax();
+NodeRewriterPtr local_softmax_crossentropy_grad();
+NodeRewriterPtr local_softmax_from_log_softmax();
 NodeRewriterPtr local_remove_all_assert();
 
 // Families that register themselves into the layout's databases (called by

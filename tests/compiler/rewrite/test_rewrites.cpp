@@ -101,6 +101,15 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({m}, {T::exp(m.dimshuffle({1, 0}))}, {T::exp(m.dimshuffle({1, 0}))});
   }
 
+  TEST_CASE("local_dimshuffle_merge: two DimShuffles in a row become one, or none") {
+    Var m = T::dmatrix("m"), v = T::dvector("v");
+    const int X = T::kNewAxis;
+    check_rewrite({m}, {T::exp(m.dimshuffle({1, 0}).dimshuffle({1, 0}))}, {T::exp(m)});
+    check_rewrite({v}, {T::exp(v.dimshuffle({X, 0}).dimshuffle({1}))}, {T::exp(v)});
+    check_rewrite({v}, {T::exp(v.dimshuffle({0, X}).dimshuffle({1, 0}))}, {T::exp(v.dimshuffle({X, 0}))});
+    check_rewrite({m}, {T::exp(m.dimshuffle({1, X, 0}).dimshuffle({2, 1, 0}))}, {T::exp(m.dimshuffle({0, X, 1}))});
+  }
+
   TEST_CASE("local_log_softmax: log(softmax(x)) -> log_softmax(x)") {
     Var m = T::dmatrix("m");
     check_rewrite({m}, {T::log(N::softmax(m))}, {N::log_softmax(m)});

@@ -21,6 +21,7 @@
 /// nothing changes. Composites met on the way are inlined (nested fusion).
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -142,23 +143,32 @@ Var fuse(const FunctionGraph& fg, const Apply& node) {
 GraphRewriterPtr elemwise_fusion() {
   static const GraphRewriterPtr r = make_graph_rewriter("elemwise_fusion", [](FunctionGraph& fg, RewriteStats& stats) {
     bool changed_any = false;
+    // After the first round only the fused nodes and their clients can fuse
+    // further (nothing else changed): later rounds visit just those.
+    std::unordered_set<const Apply*> dirty;
     for (int round = 0; round < 8; ++round) {
       bool changed = false;
+      std::unordered_set<const Apply*> next;
       std::vector<Apply*> order = fg.toposort();
       std::reverse(order.begin(), order.end());  // outputs first: the largest trees
       for (Apply* node : order) {
         if (!fg.contains(node)) continue;  // absorbed by an earlier fusion
+        if (round > 0 && !dirty.count(node)) continue;
         auto& entry = stats.entries["elemwise_fusion"];
         ++entry.tried;
         Var out = fuse(fg, *node);
         if (!out) continue;
         if (!node->output(0).name().empty() && out.name().empty()) out->set_name(node->output(0).name());
         fg.replace(node->output(0), out, "elemwise_fusion");
+        next.insert(out.owner());
+        for (const Client& c : fg.clients(out))
+          if (!c.is_output()) next.insert(c.node);
         ++entry.applied;
         changed = true;
       }
       changed_any = changed_any || changed;
       if (!changed) break;
+      dirty = std::move(next);
     }
     return changed_any;
   });

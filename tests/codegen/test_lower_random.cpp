@@ -7,6 +7,8 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/random.h>
 #include <theano/tensor/type.h>
+#include <theano/compile/function.h>
+#include <theano/config.h>
 
 #include <cmath>
 #include <cstdint>
@@ -197,6 +199,40 @@ TEST_SUITE("lower random") {
       ints->run(ok, out);
       CHECK(out[0].shape() == Shape{2, 3});
       CHECK(array_equal(out[1], NDArray::from_vector(std::vector<std::uint64_t>{1, 3}, {2})));
+    }
+  }
+}
+
+TEST_SUITE("lowering: random") {
+  TEST_CASE("inplace form: the generated code advances a stream's state in place, draws unchanged") {
+    // Through function(): fast_run makes the draws inplace on the stream's
+    // updated state (inplace_random); o3 does not; py runs perform.
+    auto draws = [](const std::string& mode, const std::string& linker) {
+      RandomStream rs(11);
+      Var u = rs.uniform({5});
+      Var k = rs.integers({3}, 0, 1000);
+      FunctionOptions o;
+      o.mode = mode;
+      Config cfg = config();
+      cfg.flags["linker"] = linker;
+      ConfigGuard guard(cfg);
+      Function f = function({}, {u, k}, o);
+      bool inplace = false;
+      for (Apply* node : f.fgraph().apply_nodes())
+        if (const auto* op = dynamic_cast<const RandomFunction*>(node->op().get())) inplace = inplace || op->inplace();
+      CHECK(inplace == (mode == "fast_run"));
+      std::vector<NDArray> all;
+      for (int c = 0; c < 3; ++c)
+        for (const NDArray& a : f({})) all.push_back(a);
+      return all;
+    };
+    const auto jit_inplace = draws("fast_run", "cpp");
+    const auto jit_copy = draws("o3", "cpp");
+    const auto reference = draws("fast_run", "py");
+    REQUIRE(jit_inplace.size() == reference.size());
+    for (std::size_t i = 0; i < reference.size(); ++i) {
+      CHECK(array_equal(jit_inplace[i], reference[i]));
+      CHECK(array_equal(jit_copy[i], reference[i]));
     }
   }
 }

@@ -296,10 +296,19 @@ void lower_random(NodeLowering& L) {
     w.line("n *= shape[" + str(d) + "];");
   }
   // Outputs: the advanced state and the sample.
-  w.line("o0->shape[0] = 2;");
-  w.line(L.alloc(0));
-  w.line("((uint64_t*)o0->data)[0] = seed;");
-  w.line("((uint64_t*)o0->data)[1] = counter + 1;");
+  if (op.inplace()) {
+    // The advanced state overwrites the input state (destroy_map {0: [0]}).
+    w.line("o0->data = x0->data;");
+    w.line("o0->owner = x0->owner;");
+    w.line("o0->shape[0] = 2;");
+    w.line("o0->strides[0] = x0->strides[0];");
+    w.line("*(uint64_t*)(o0->data + o0->strides[0]) = counter + 1;");
+  } else {
+    w.line("o0->shape[0] = 2;");
+    w.line(L.alloc(0));
+    w.line("((uint64_t*)o0->data)[0] = seed;");
+    w.line("((uint64_t*)o0->data)[1] = counter + 1;");
+  }
   w.line(L.alloc(1));
   w.line("if (n == 0) return 0;");
   w.line("uint32_t key[2];");

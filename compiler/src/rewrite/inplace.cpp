@@ -28,6 +28,7 @@
 #include "theano/fgraph/mutable_inputs.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/random.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::rewrite::detail {
@@ -40,6 +41,7 @@ namespace {
 struct Candidate {
   int input;
   OpPtr op;
+  bool op_checks_shape = false;  // the op itself requires the input's shape (types may differ in static detail)
 };
 using CandidatesFn = std::function<std::vector<Candidate>(const Apply&)>;
 
@@ -62,7 +64,7 @@ class InplacePass {
     for (const ApplyPtr& node : order_) {
       if (!fg_.contains(node.get()) || !node->op()->destroy_map().empty()) continue;
       for (const Candidate& c : candidates(*node)) {
-        if (!safe(*node, c.input)) continue;
+        if (!safe(*node, c)) continue;
         ApplyPtr fresh = c.op->make_node(node->inputs());
         std::vector<std::pair<Var, Var>> pairs;
         for (int o = 0; o < node->nout(); ++o) {
@@ -81,9 +83,10 @@ class InplacePass {
   }
 
  private:
-  bool safe(const Apply& node, int input) {
+  bool safe(const Apply& node, const Candidate& c) {
+    const int input = c.input;
     const Var& in = node.input(input);
-    if (!(*in.type() == *node.output(0).type())) return false;
+    if (!(*in.type() == *node.output(0).type()) && !c.op_checks_shape) return false;
     const Var root = dh_.view_root(in);
     if (root.is_constant() || destroyed_.count(root)) return false;
     if (!root.owner() && !dh_.is_mutable(root)) return false;  // a protected graph input
@@ -148,6 +151,14 @@ std::vector<Candidate> blas_candidates(const Apply& node) {
   return {};
 }
 
+// RandomFunction{dist}(state, ...) -> RandomFunction{dist,inplace}(state, ...): the
+// advanced state overwrites the old one (the op checks the state holds 2 words)
+std::vector<Candidate> random_candidates(const Apply& node) {
+  const auto* op = dynamic_cast<const T::RandomFunction*>(node.op().get());
+  if (!op || op->inplace()) return {};
+  return {{0, OpPtr(new T::RandomFunction(op->distribution(), op->dtype(), op->size_from_params(), true)), true}};
+}
+
 }  // namespace
 
 // Attaches the DestroyHandler, with the inputs the MutableInputs feature (set
@@ -180,6 +191,8 @@ void register_inplace_rewrites(SequenceDB& db) {
                     {"fast_run", "inplace", "blas_opt_inplace"});
   db.register_stage("inplace_elemwise", 75, inplace_stage("inplace_elemwise", elemwise_candidates),
                     {"fast_run", "inplace", "inplace_elemwise"});
+  db.register_stage("inplace_random", 99, inplace_stage("inplace_random", random_candidates),
+                    {"fast_run", "inplace", "inplace_random"});
 }
 
 }  // namespace theano::rewrite::detail

@@ -1,22 +1,39 @@
 /// \file
 /// The whole optimization pipeline, top to bottom (DESIGN.md 3.5-3.6; the
 /// positions and tags are PyTensor's `compile/mode.py` and `tensor/rewriting`).
-/// Rows marked "not yet present" keep their place for the work that adds them.
+/// Node rewriters of a family are registered by the family's function
+/// (register_*_rewrites, called at the end of build_optdb); this table says
+/// where each lands. Theano's optimization table, row by row:
 ///
-///   position  stage                      tags
-///   0         merge1                     fast_run, fast_compile, merge
-///   1         canonicalize (equilibrium) fast_run, fast_compile, canonicalize_db
-///   1.5       stabilize (equilibrium)    fast_run
-///   2         specialize (equilibrium)   fast_run, specialize_db
-///   3         uncanonicalize (eq.)       fast_run
-///   49        elemwise_fusion            fast_run, fusion
-///   49        merge2                     fast_run, merge
-///   49.5      add_destroy_handler        not yet present (comes with the inplace rewrites)
-///   >= 50     inplace rewrites           not yet present (inplace_elemwise 75, gemm inplace 70, ...)
-///   100       merge3                     fast_run, merge
+///   position  stage                       rewrites (tags: fast_run + the db's tag unless said)
+///   0         merge1                      merge (MergeFeature: merge, constant elimination of duplicates)
+///   1         canonicalize (equilibrium)  merge, constant_folding (also fast_compile); shape promotion:
+///                                         local_shape_to_shape_i, local_track_shape_i (ShapeFeature,
+///                                         attached on first use); reshape chain, useless reshape / alloc /
+///                                         specify_shape / subtensor, make_vector indexing;
+///                                         inc_subtensor serialization; add and mul canonicalization
+///                                         (Canonizer); neg_neg, neg_div_neg, sum_scalar_mul, fill cut /
+///                                         fill sink, useless elemwise / arith / cast / dimshuffle,
+///                                         DimShuffle merging; local_remove_all_assert (unsafe)
+///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy gradient, softmax from
+///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
+///                                         log-sum-exp, crossentropy through log_softmax,
+///                                         inc_subtensor serialization
+///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns)  [blas]
+///   2         specialize (equilibrium)    mul / add / pow specialization, neg_neg, neg_div_neg, useless
+///                                         ops, shape_i tracking, DimShuffle merging
+///   3         uncanonicalize (eq.)        (empty so far)
+///   49        elemwise_fusion             fusion [fusion]
+///   49        merge2                      merge
+///   49.5      add_destroy_handler         DestroyHandler with function()'s MutableInputs  [inplace]
+///   60        inplace_setsubtensor        IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
+///   70        blas_opt_inplace            Gemm / Gemv / Ger inplace                        [inplace]
+///   75        inplace_elemwise            Elemwise inplace                                 [inplace]
+///   99        inplace_random              RandomFunction inplace on its stream state       [inplace]
+///   100       merge3                      merge
 ///
-/// Also not yet present: shape promotion (ShapeFeature) 0.1, specialize_device 48.6, gemm/dot22 (BlasOpt 1.7), sparse_dot, GPU transfer, canonicalizer (Canonizer)
-/// and the other rows of Theano's optimization table.
+/// Not yet present: sparse_dot (no sparse types yet), GPU transfer and
+/// specialize_device 48.6 (they come with the CUDA back end).
 #include <algorithm>
 #include <cctype>
 

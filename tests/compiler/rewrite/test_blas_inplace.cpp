@@ -189,3 +189,31 @@ TEST_SUITE("rewrite_tests") {
     CHECK(rewrite::print_summary("o3").find("inplace_elemwise") == std::string::npos);
   }
 }
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("inplace_random: a stream's state advances in place, draws unchanged") {
+    auto draws = [](const std::string& mode, bool& inplace) {
+      T::RandomStream rs(7);
+      Var u = rs.uniform({4});
+      Var n = rs.normal({2, 2});
+      FunctionOptions o;
+      o.mode = mode;
+      Function f = function({}, {u, n}, o);
+      inplace = false;
+      for (Apply* node : f.fgraph().apply_nodes())
+        if (const auto* op = dynamic_cast<const T::RandomFunction*>(node->op().get())) inplace = inplace || op->inplace();
+      std::vector<NDArray> all;
+      for (int k = 0; k < 3; ++k)
+        for (const NDArray& a : f({})) all.push_back(a);
+      return all;
+    };
+    bool in_fast = false, in_o3 = true;
+    const auto fast = draws("fast_run", in_fast);
+    const auto o3 = draws("o3", in_o3);
+    CHECK(in_fast);
+    CHECK_FALSE(in_o3);
+    REQUIRE(fast.size() == o3.size());
+    for (std::size_t k = 0; k < fast.size(); ++k) CHECK(array_equal(fast[k], o3[k]));
+    CHECK_FALSE(array_equal(fast[0], fast[2]));  // the stream advanced between calls
+  }
+}

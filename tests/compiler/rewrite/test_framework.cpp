@@ -87,7 +87,7 @@ TEST_SUITE("rewrite_tests") {
     CHECK(names == std::vector<std::string>{"merge1", "canonicalize", "stabilize", "blas_opt", "specialize",
                                             "uncanonicalize", "elemwise_fusion", "merge2", "add_destroy_handler",
                                             "inplace_setsubtensor", "blas_opt_inplace", "inplace_elemwise",
-                                            "merge3"});
+                                            "inplace_random", "merge3"});
     const std::string stab = R::print_summary("stabilize");
     CHECK(stab.find("stabilize [fast_run]") != std::string::npos);
     CHECK(stab.find("specialize") == std::string::npos);

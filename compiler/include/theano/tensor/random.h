@@ -75,9 +75,12 @@ std::string_view distribution_name(Distribution d);
 /// No gradient flows through a draw: `grad` raises (Theano's grad_undefined),
 /// and the connection pattern says the state reaches both outputs, size and
 /// parameters only the sample.
+/// `inplace` (set by the inplace_random rewrite): the advanced state is
+/// written over the input state (`destroy_map {0: [0]}`), as Theano's
+/// random_make_inplace does for a stream whose state the function updates.
 class RandomFunction final : public Op {
  public:
-  RandomFunction(Distribution dist, DType dtype, bool size_from_params = false);
+  RandomFunction(Distribution dist, DType dtype, bool size_from_params = false, bool inplace = false);
   std::string_view type_name() const override { return "RandomFunction"; }
   Props props() const override;
   /// `RandomFunction{uniform}` as Theano prints it.
@@ -85,7 +88,9 @@ class RandomFunction final : public Op {
   Distribution distribution() const { return dist_; }
   DType dtype() const { return dtype_; }
   bool size_from_params() const { return size_from_params_; }
+  bool inplace() const { return inplace_; }
   int nparams() const { return 2; }
+  ViewMap destroy_map() const override;
 
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   std::optional<int> default_output() const override { return 1; }
@@ -100,6 +105,7 @@ class RandomFunction final : public Op {
   Distribution dist_;
   DType dtype_;
   bool size_from_params_;
+  bool inplace_;
 };
 
 /// A sample size: none (the parameters' broadcast shape), a static shape, or a

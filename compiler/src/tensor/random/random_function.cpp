@@ -44,8 +44,8 @@ std::string static_text(const StaticShape& s) {
 
 }  // namespace
 
-RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_params)
-    : dist_(dist), dtype_(dtype), size_from_params_(size_from_params) {
+RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_params, bool inplace)
+    : dist_(dist), dtype_(dtype), size_from_params_(size_from_params), inplace_(inplace) {
   const std::string op = "RandomFunction{" + std::string(distribution_name(dist)) + "}";
   switch (dist) {
     case Distribution::Uniform:
@@ -65,10 +65,17 @@ RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_pa
 }
 
 Props RandomFunction::props() const {
-  return {{"distribution", std::string(distribution_name(dist_))}, {"dtype", dtype_}, {"size_from_params", size_from_params_}};
+  return {{"distribution", std::string(distribution_name(dist_))},
+          {"dtype", dtype_},
+          {"size_from_params", size_from_params_},
+          {"inplace", inplace_}};
 }
 
-std::string RandomFunction::name() const { return "RandomFunction{" + std::string(distribution_name(dist_)) + "}"; }
+std::string RandomFunction::name() const {
+  return "RandomFunction{" + std::string(distribution_name(dist_)) + (inplace_ ? ",inplace" : "") + "}";
+}
+
+ViewMap RandomFunction::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
 
 ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
@@ -261,7 +268,14 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
       break;
     }
   }
-  outputs[0] = NDArray::from_vector(std::vector<std::uint64_t>{seed, counter + 1}, {2});
+  const NDArray next = NDArray::from_vector(std::vector<std::uint64_t>{seed, counter + 1}, {2});
+  if (inplace_) {
+    NDArray target = inputs[0];
+    target.assign(next);
+    outputs[0] = target;
+  } else {
+    outputs[0] = next;
+  }
   outputs[1] = std::move(sample);
 }
 

@@ -528,6 +528,14 @@ class CThunk final : public Thunk {
     if (rc != 0) {
       std::string msg(error);
       ws->clear();
+      // The message starts with the failing node's label, "node <k> (...)":
+      // add where the user created that node's outputs, when recorded.
+      std::size_t k = 0;
+      if (std::sscanf(msg.c_str(), "node %zu (", &k) == 1) {
+        const std::vector<Apply*> order = fg_->toposort();
+        if (k < order.size())
+          if (const std::string note = creation_note(*order[k]); !note.empty()) msg += "\n" + note;
+      }
       if (rc == lower::kErrHost && ws->host_error) {
         std::exception_ptr e = std::exchange(ws->host_error, nullptr);
         std::rethrow_exception(e);

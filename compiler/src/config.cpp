@@ -35,6 +35,20 @@ Config Config::from_flags(const std::string& text) {
         << "THEANO_FLAGS: floatX must be float64 or float32, got '" << it->second << "'";
     c.floatX = dtype_from_name(it->second);
   }
+  for (const char* key : {"traceback_limit", "traceback__limit"}) {
+    auto it = c.flags.find(key);
+    if (it == c.flags.end()) continue;
+    std::size_t used = 0;
+    int v = -1;
+    try {
+      v = std::stoi(it->second, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    THEANO_USER_CHECK(used == it->second.size() && v >= 0, ValueError)
+        << "THEANO_FLAGS: " << key << " must be a non-negative integer, got '" << it->second << "'";
+    c.traceback_limit = v;
+  }
   return c;
 }
 

@@ -218,3 +218,25 @@ TEST_SUITE("function with the JIT") {
     CHECK(growth < 16LL * 1024 * 1024);
   }
 }
+
+// Outside any namespace and not inlined: its name must show in the error.
+__attribute__((noinline)) theano::Var build_bad_product(const theano::Var& x, const theano::Var& y) {
+  theano::Var p = theano::tensor::tanh(x * y);
+  p->set_name("bad_product");
+  return p;
+}
+
+TEST_CASE("generated code: a run-time error names where the user created the failing value (traceback_limit)") {
+  using namespace theano;
+  Config c = config();
+  c.traceback_limit = 4;
+  ConfigGuard guard(c);
+  Var x = tensor::dvector("x"), y = tensor::dvector("y");
+  Var p = build_bad_product(x, y);
+  Function f = function({x, y}, {p});  // the JIT (fused: one Composite node)
+  const std::string e = test::error_of([&] { f({test::vec({1, 2}), test::vec({1, 2, 3})}); });
+  CAPTURE(e);
+  CHECK(e.find("node 0 (") == 0);
+  CHECK(e.find("'bad_product' was created at:") != std::string::npos);
+  CHECK(e.find("build_bad_product") != std::string::npos);
+}

@@ -16,6 +16,9 @@ namespace theano {
 struct Config {
   /// dtype of `matrix()`-style makers and of float constants: float64 or float32.
   DType floatX = DType::Float64;
+  /// Frames of the user's call stack recorded for each new Variable (0: none;
+  /// see graph/creation_site.h). From `traceback_limit` or `traceback__limit`.
+  int traceback_limit = 0;
   /// Every `key=value` pair of THEANO_FLAGS, in the order of the map.
   std::map<std::string, std::string> flags;
 

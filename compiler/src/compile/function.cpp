@@ -75,6 +75,7 @@ void check_update(const FunctionImpl& f, const Var& target, const Var& expr,
 }  // namespace
 
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options) {
+  SuppressCreationSites quiet;  // the user's variables exist already; clones copy their sites
   auto impl = std::make_shared<FunctionImpl>();
   FunctionImpl& f = *impl;
   f.name = options.name;

@@ -152,6 +152,7 @@ class PerformThunk final : public Thunk {
     for (std::size_t i = 0; i < values.size(); ++i)
       os << (i ? ", " : "") << (values[i].defined() ? shape_to_string(values[i].strides()) : "<no value>");
     os << "]";
+    if (const std::string note = creation_note(node); !note.empty()) os << "\n" << note;
     return os.str();
   }
 

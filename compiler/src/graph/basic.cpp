@@ -14,7 +14,8 @@ namespace theano {
 
 // ---------------------------------------------------------------- Variable
 
-Variable::Variable(TypePtr type, std::string name) : type_(std::move(type)), name_(std::move(name)) {
+Variable::Variable(TypePtr type, std::string name)
+    : type_(std::move(type)), name_(std::move(name)), site_(capture_creation_site()) {
   THEANO_INTERNAL_CHECK(type_) << "Variable created without a Type";
 }
 
@@ -34,7 +35,11 @@ void Variable::release() const noexcept {
     node_release();
 }
 
-Var Variable::clone() const { return Var(new Variable(type_, name_)); }
+Var Variable::clone() const {
+  Var v(new Variable(type_, name_));
+  v->set_creation_site(site_);
+  return v;
+}
 
 std::string Variable::str() const {
   if (!name_.empty()) return name_;
@@ -196,7 +201,13 @@ ApplyPtr Apply::clone_with_new_inputs(std::vector<Var> new_inputs, bool strict) 
       remake = true;
     }
   }
-  if (remake) return op_->make_node(std::move(new_inputs));
+  if (remake) {
+    ApplyPtr made = op_->make_node(std::move(new_inputs));
+    for (std::size_t k = 0; k < outputs_.size() && k < made->outputs().size(); ++k)
+      if (!made->output(static_cast<int>(k))->creation_site())
+        made->output(static_cast<int>(k))->set_creation_site(outputs_[k]->creation_site());
+    return made;
+  }
   std::vector<Var> outs;
   outs.reserve(outputs_.size());
   for (Variable* v : outputs_) outs.push_back(v->clone());
@@ -207,6 +218,19 @@ std::ostream& operator<<(std::ostream& os, const Apply& node) {
   os << node.op()->name() << "(";
   for (int i = 0; i < node.nin(); ++i) os << (i ? ", " : "") << node.input(i).str();
   return os << ")";
+}
+
+std::string creation_note(const Apply& node) {
+  std::string note;
+  for (int k = 0; k < node.nout(); ++k) {
+    const Var& out = node.output(k);
+    if (!out->creation_site()) continue;
+    const std::string frames = out->creation_site()->str();
+    if (frames.empty()) continue;
+    note += (out.name().empty() ? "output " + std::to_string(k) + " of " + node.op()->name() : "'" + out.name() + "'") +
+            " was created at:\n" + frames;
+  }
+  return note;
 }
 
 }  // namespace theano

@@ -159,6 +159,7 @@ GraphRewriterPtr elemwise_fusion() {
         Var out = fuse(fg, *node);
         if (!out) continue;
         if (!node->output(0).name().empty() && out.name().empty()) out->set_name(node->output(0).name());
+        if (node->output(0)->creation_site()) out->set_creation_site(node->output(0)->creation_site());
         fg.replace(node->output(0), out, "elemwise_fusion");
         next.insert(out.owner());
         for (const Client& c : fg.clients(out))

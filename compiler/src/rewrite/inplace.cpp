@@ -70,6 +70,7 @@ class InplacePass {
         for (int o = 0; o < node->nout(); ++o) {
           Var nv = fresh->output(o);
           if (!node->output(o).name().empty() && nv.name().empty()) nv->set_name(node->output(o).name());
+          nv->set_creation_site(node->output(o)->creation_site());
           pairs.emplace_back(node->output(o), nv);
         }
         destroyed_.insert(dh_.view_root(node->input(c.input)));

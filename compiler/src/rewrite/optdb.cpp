@@ -2,6 +2,8 @@
 /// Query selection, EquilibriumDB, SequenceDB, optimize().
 #include "theano/rewrite/optdb.h"
 
+#include "theano/graph/creation_site.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -139,6 +141,7 @@ std::vector<std::string> SequenceDB::stage_names() const {
 
 RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::string> print_after,
                       std::ostream* dump) {
+  SuppressCreationSites quiet;  // replacements take the replaced variables' sites instead
   if (!print_after) {
     const auto& flags = config().flags;
     if (auto it = flags.find("optimizer_print_after"); it != flags.end() && !it->second.empty())

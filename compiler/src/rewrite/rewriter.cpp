@@ -101,6 +101,8 @@ bool apply_replacements(FunctionGraph& fg, Apply& node, const std::vector<Var>& 
     }
     // The user's name follows the value (not onto inputs or shared constants).
     if (!old.name().empty() && fitted.name().empty() && fitted.owner()) fitted->set_name(old.name());
+    // So does where the user created it (errors at run time point there).
+    if (old->creation_site() && fitted.owner()) fitted->set_creation_site(old->creation_site());
     pairs.emplace_back(old, fitted);
   }
   if (pairs.empty()) return false;

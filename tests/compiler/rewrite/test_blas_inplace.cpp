@@ -42,7 +42,6 @@ NDArray mat(std::int64_t r, std::int64_t c, int salt) {
   return a;
 }
 
-NDArray vecn(std::int64_t n, int salt) { return mat(1, n, salt).reshape({n}); }
 
 }  // namespace
 

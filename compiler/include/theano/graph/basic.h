@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "theano/graph/creation_site.h"
 #include "theano/graph/intrusive.h"
 #include "theano/graph/op.h"
 #include "theano/graph/type.h"
@@ -47,6 +48,10 @@ class Variable : public GraphNode {
   std::optional<int> index() const noexcept { return owner_ ? std::optional<int>(index_) : std::nullopt; }
   const std::string& name() const noexcept { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
+  /// Where the user created it (null unless THEANO_FLAGS traceback_limit > 0;
+  /// see creation_site.h). Clones and rewrites' replacements carry it over.
+  const CreationSitePtr& creation_site() const noexcept { return site_; }
+  void set_creation_site(CreationSitePtr site) { site_ = std::move(site); }
 
   /// A new owner-less Variable with the same type and name (Constants keep
   /// their data).
@@ -63,6 +68,7 @@ class Variable : public GraphNode {
   Apply* owner_ = nullptr;
   int index_ = 0;
   std::string name_;
+  CreationSitePtr site_;
 };
 
 /// A Variable whose value is fixed. The data is filtered into the type at
@@ -195,6 +201,11 @@ class Apply : public GraphNode {
 };
 
 std::ostream& operator<<(std::ostream& os, const Apply& node);
+
+/// For error messages: where the user created `node`'s outputs ("" when no
+/// output carries a creation site; see creation_site.h), e.g.
+/// "'loss' was created at:\n  at build_model() (model.cpp:42)\n".
+std::string creation_note(const Apply& node);
 
 }  // namespace theano
 

@@ -34,7 +34,9 @@ std::vector<std::string> split(const std::string& s) {
 
 bool checksum_ok(double got, double want, double rtol, DType dtype) {
   if (dtype == DType::Float32) rtol = std::max(rtol, 1e-4);
-  if (want == 0) return std::abs(got) < 1e-12;
+  // A checksum of 0 is rounding noise around zero (sum(b2) in W3): an absolute
+  // bound at the dtype's scale.
+  if (want == 0) return std::abs(got) < (dtype == DType::Float32 ? 1e-6 : 1e-12);
   return std::abs(got - want) <= rtol * std::abs(want);
 }
 

@@ -204,6 +204,7 @@ struct Generator {
     std::string out = "TheanoArray* out[" + str(std::max(L.nout(), 1)) + "] = {";
     for (int k = 0; k < L.nout(); ++k) out += (k ? ", o" : "o") + str(k);
     L.body.line(out + (L.nout() ? "};" : "0};"));
+    L.cold = true;
     L.body.line("// no lowering" + why + ": the op's perform runs on the host");
     L.body.line("return ctx->perform(ctx->host, " + str(static_cast<std::int64_t>(fallback.size())) + ", in, out);");
     fallback.push_back(&L.node);
@@ -238,7 +239,7 @@ struct Generator {
     CodeWriter& w = functions;
     if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
     w.append(file);
-    std::string sig = "static int " + L.fn + "(TheanoContext* ctx";
+    std::string sig = std::string(lower::worth_optimizing(L) ? "" : "THEANO_UNOPTIMIZED ") + "static int " + L.fn + "(TheanoContext* ctx";
     for (int i = 0; i < nin; ++i) sig += ", const TheanoArray* x" + str(i);
     for (int k = 0; k < nout; ++k) sig += ", TheanoArray* o" + str(k);
     w.open(sig + ")", L.fn);

@@ -229,6 +229,32 @@ TEST_SUITE("c_linker") {
     CHECK(a.rfind(std::string(CLinker::prelude()), 0) == 0);
   }
 
+  TEST_CASE("views, shape queries and statically tiny nodes are compiled unoptimized; loops are not") {
+    Var x = dmatrix("x"), s = dscalar("s");
+    Var t = transpose(x);           // node 0: DimShuffle (a view)
+    Var u = exp(t) + 1.0;           // a loop over a matrix of unknown size
+    Var v = s * 2.0;                // a 0-d value: statically tiny
+    auto fg = graph({x, s}, {u, v});
+    const std::string src = CLinker::generate_source(*fg, {}, false);
+    auto attributed = [&](const std::string& node_fn) {
+      const auto at = src.find("static int " + node_fn + "(");
+      REQUIRE(at != std::string::npos);
+      const auto line = src.rfind('\n', at);
+      return src.substr(line + 1, at - line - 1).find("THEANO_UNOPTIMIZED") != std::string::npos;
+    };
+    const std::vector<Apply*> order = fg->toposort();
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::string fn = "node" + std::to_string(k);
+      const bool elemwise_over_matrix = order[k]->op()->type_name() == "Elemwise" && order[k]->output(0).ndim() == 2;
+      CAPTURE(order[k]->op()->name());
+      CHECK(attributed(fn) == !elemwise_over_matrix);
+    }
+    // Still correct.
+    auto cpp = CLinker(quick()).make_thunk(fg);
+    std::mt19937_64 rng(5);
+    compare(fg, *cpp, {random_array(rng, {3, 2}, DType::Float64, -1, 1), NDArray::scalar(1.5)});
+  }
+
   TEST_CASE("a shape mismatch at call time is a ShapeError naming node, op and shapes") {
     Var x = dmatrix("x"), y = dmatrix("y");
     auto fg = graph({x, y}, {exp(x) + y});

@@ -170,6 +170,7 @@ void lower_elemwise(NodeLowering& L) {
 }
 
 void lower_dimshuffle(NodeLowering& L) {
+  L.cold = true;
   const auto& op = static_cast<const tensor::DimShuffle&>(*L.node.op());
   const int ind = op.input_ndim();
   const std::vector<int>& order = op.new_order();

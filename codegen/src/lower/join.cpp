@@ -56,6 +56,7 @@ void lower_join(NodeLowering& L) {
 }
 
 void lower_split(NodeLowering& L) {
+  L.cold = true;
   const auto& op = static_cast<const tensor::Split&>(*L.node.op());
   CodeWriter& w = L.body;
   const int n = op.len_splits();

@@ -108,6 +108,30 @@ NodeLowering::NodeLowering(const Apply& n, std::size_t i, CodeWriter& b, CodeWri
       support_(support),
       slots_(std::move(slots)) {}
 
+namespace {
+bool statically_tiny(const Var& v) {
+  constexpr std::int64_t kTiny = 16;
+  const auto* t = tensor::tensor_type(v);
+  if (!t) return false;
+  std::int64_t n = 1;
+  for (const auto& d : t->shape()) {
+    if (!d) return false;
+    n *= *d;
+    if (n > kTiny) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool worth_optimizing(const NodeLowering& L) {
+  if (L.cold) return false;
+  for (const Var& v : L.node.inputs())
+    if (!statically_tiny(v)) return true;
+  for (int k = 0; k < L.nout(); ++k)
+    if (!statically_tiny(L.node.output(k))) return true;
+  return false;
+}
+
 const tensor::TensorType& NodeLowering::in(int i) const { return ttype(node.input(i)); }
 const tensor::TensorType& NodeLowering::out(int k) const { return ttype(node.output(k)); }
 std::string NodeLowering::in_ctype(int i) const { return c_type(in(i).dtype()); }

@@ -88,6 +88,12 @@ class NodeLowering {
   /// Namespace the node function is put in ("" = global); Elemwise uses
   /// theano_i / theano_f to pick the prelude's integer or double helpers.
   std::string ns;
+  /// Set by lowerings whose code does no per-element work worth optimizing
+  /// (views, shape queries, checks of a few values): the node function is
+  /// compiled without optimization (THEANO_UNOPTIMIZED), which saves the
+  /// -O2 compile time of its body. Nodes whose inputs and outputs are all
+  /// statically tiny are compiled so too (see `worth_optimizing`).
+  bool cold = false;
 
   int nin() const { return node.nin(); }
   int nout() const { return node.nout(); }
@@ -117,6 +123,12 @@ class NodeLowering {
   CodeWriter& support_;
   std::vector<std::int64_t> slots_;
 };
+
+/// Whether the node function of `L` should be optimized: not when its
+/// lowering marked it cold, nor when every input and output has a static
+/// shape of at most a few elements (optimizing scalar code saves
+/// nanoseconds a call and costs milliseconds of compile time).
+bool worth_optimizing(const NodeLowering& L);
 
 /// Requests the shared support function
 /// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:

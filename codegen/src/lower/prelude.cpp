@@ -21,6 +21,10 @@ typedef unsigned long uint64_t;
 // (optnone), it costs the compile almost nothing (at -O2 the digit loops alone
 // doubled the compile time of a small graph).
 #define THEANO_COLD __attribute__((cold, noinline, optnone))
+// Node functions with no per-element work worth optimizing (views, shape
+// queries, statically tiny values) are compiled as written: each saves a few
+// ms of -O2 time and costs nanoseconds a call.
+#define THEANO_UNOPTIMIZED __attribute__((noinline, optnone))
 #define THEANO_ERR_SHAPE 1
 #define THEANO_ERR_VALUE 2
 #define THEANO_ERR_INDEX 3

@@ -120,6 +120,7 @@ std::string from_double(NodeLowering& L, DType d, const std::string& v) {
 // ---- Shape, Shape_i ----------------------------------------------------------------
 
 void lower_shape(NodeLowering& L) {
+  L.cold = true;
   CodeWriter& w = L.body;
   const int nd = L.in(0).ndim();
   w.line("o0->shape[0] = " + str(nd) + ";");
@@ -130,6 +131,7 @@ void lower_shape(NodeLowering& L) {
 }
 
 void lower_shape_i(NodeLowering& L) {
+  L.cold = true;
   const auto& op = static_cast<const tensor::Shape_i&>(*L.node.op());
   CodeWriter& w = L.body;
   w.line(L.alloc(0));
@@ -140,6 +142,7 @@ void lower_shape_i(NodeLowering& L) {
 // ---- MakeVector --------------------------------------------------------------------
 
 void lower_make_vector(NodeLowering& L) {
+  L.cold = true;
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   const std::string ot = c_type(od);
@@ -165,6 +168,7 @@ void lower_make_vector(NodeLowering& L) {
 // ---- SpecifyShape ------------------------------------------------------------------
 
 void lower_specify_shape(NodeLowering& L) {
+  L.cold = true;
   const auto& op = static_cast<const tensor::SpecifyShape&>(*L.node.op());
   CodeWriter& w = L.body;
   int k = 1;
@@ -382,6 +386,7 @@ void lower_eye(NodeLowering& L) {
 // ---- Assert, ZeroGrad / DisconnectedGrad -------------------------------------------
 
 void lower_assert(NodeLowering& L) {
+  L.cold = true;
   const auto& op = static_cast<const tensor::Assert&>(*L.node.op());
   CodeWriter& w = L.body;
   for (int i = 1; i < L.nin(); ++i)
@@ -391,6 +396,7 @@ void lower_assert(NodeLowering& L) {
 }
 
 void lower_identity(NodeLowering& L) {
+  L.cold = true;
   emit_identity_view(L, 0, 0);
   L.body.line("return 0;");
 }

@@ -47,6 +47,13 @@ inline NDArray range(std::vector<std::int64_t> shape, DType dtype = DType::Float
 }
 /// A 0-d int64 value.
 inline NDArray i64(std::int64_t v) { return NDArray::scalar<std::int64_t>(v); }
+
+/// The lines joined, each ending in a newline: expected printouts.
+inline std::string lines(std::initializer_list<const char*> ls) {
+  std::string r;
+  for (const char* l : ls) r += std::string(l) + "\n";
+  return r;
+}
 /// The message of the exception `f` throws, or "<no error>".
 inline std::string error_of(const std::function<void()>& f) {
   try {

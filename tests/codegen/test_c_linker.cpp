@@ -216,6 +216,38 @@ TEST_SUITE("c_linker") {
     compare(fg, *cpp, {random_array(rng, {1, 5}, DType::Float64, -2, 2), random_array(rng, {5}, DType::Float64, -2, 2)});
   }
 
+  TEST_CASE("a multi-output Composite: every output from one loop, broadcast, strided, integer and in place") {
+    auto st = ScalarType::make(DType::Float64);
+    Var a = st->make_variable("a"), b = st->make_variable("b");
+    Var s = scalar_op("add")->apply1({a, b});
+    Var o0 = scalar_op("mul")->apply1({s, st->make_constant(NDArray::scalar(2.0))});
+    Var o1 = scalar_op("tanh")->apply1({s});
+    ScalarOpPtr comp(new Composite({a, b}, std::vector<Var>{o0, o1, s}));
+    Var x = dmatrix("x"), r = drow("r");
+    ApplyPtr node = OpPtr(new Elemwise(comp))->make_node({x, r});
+    auto fg = graph({x, r}, {node->output(0), node->output(1), node->output(2)});
+    auto cpp = CLinker(quick()).make_thunk(fg);
+    std::mt19937_64 rng(11);
+    const NDArray xv = random_array(rng, {4, 3}, DType::Float64, -2, 2), rv = random_array(rng, {1, 3}, DType::Float64, -2, 2);
+    compare(fg, *cpp, {xv, rv});                                                  // r broadcast over rows
+    compare(fg, *cpp, {transpose(x).eval({{x, random_array(rng, {3, 4}, DType::Float64, -2, 2)}}), rv});  // strided x
+    compare(fg, *cpp, {NDArray::zeros({0, 3}), rv});                               // empty
+    // Integers, output 1 written over input 0 (a copy: x is the caller's).
+    auto si = ScalarType::make(DType::Int64);
+    Var ia = si->make_variable("a"), ib = si->make_variable("b");
+    Var is = scalar_op("add")->apply1({ia, ib});
+    ScalarOpPtr icomp(new Composite({ia, ib}, std::vector<Var>{scalar_op("mul")->apply1({is, is}),
+                                                              scalar_op("int_div")->apply1({is, ib})}));
+    Var lx = lvector("lx"), ly = lvector("ly");
+    ApplyPtr inode = OpPtr(new Elemwise(icomp, {{1, 0}}))->make_node({lx, ly});
+    auto ifg = graph({lx, ly}, {inode->output(0), inode->output(1)});
+    auto icpp = CLinker(quick()).make_thunk(ifg);
+    const NDArray lxv = NDArray::from_list<std::int64_t>({3000000000, -7, 0, 9}),
+                  lyv = NDArray::from_list<std::int64_t>({5, 2, -1, -4});
+    compare(ifg, *icpp, {lxv, lyv});
+    CHECK(lxv.data_as<std::int64_t>()[1] == -7);  // the caller's array is untouched
+  }
+
   TEST_CASE("the same graph gives byte-identical source") {
     auto build = [] {
       Var x = dmatrix("x"), y = drow("y");

@@ -25,12 +25,18 @@ using tensor::Dim;
 enum class Domain { Int, IntViaDouble, Double };
 
 Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
-  bool all_int = int_like(ttype(node.output(0)).dtype());
+  bool all_int = true;
+  for (int k = 0; k < node.nout(); ++k) all_int = all_int && int_like(ttype(node.output(k)).dtype());
   for (const Var& in : node.inputs()) all_int = all_int && int_like(ttype(in).dtype());
   if (!all_int) return Domain::Double;
   std::vector<std::int64_t> probe(static_cast<std::size_t>(std::max(node.nin(), 2)), 1);
   try {
-    if (!op.eval_int(probe.data())) return Domain::IntViaDouble;
+    if (op.nout() > 1) {
+      std::vector<std::int64_t> outs(static_cast<std::size_t>(op.nout()));
+      if (!static_cast<const tensor::Composite&>(op).eval_int_all(probe.data(), outs.data())) return Domain::IntViaDouble;
+    } else if (!op.eval_int(probe.data())) {
+      return Domain::IntViaDouble;
+    }
   } catch (const Error&) {
   }
   return Domain::Int;
@@ -40,30 +46,37 @@ void lower_elemwise(NodeLowering& L) {
   const Apply& node = L.node;
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
   const tensor::ScalarOp& sop = *op.scalar_op();
-  const std::string expr_t = sop.c_expr();
-  if (expr_t.empty()) refuse(node, " (its scalar op has no C expression)");
-  if (node.nout() != 1) refuse(node, " (multi-output Elemwise)");
+  const std::vector<std::string> expr_ts =
+      sop.nout() > 1 ? static_cast<const tensor::Composite&>(sop).c_exprs() : std::vector<std::string>{sop.c_expr()};
+  for (const std::string& t : expr_ts)
+    if (t.empty()) refuse(node, " (its scalar op has no C expression)");
   const int nd = L.out(0).ndim();
   const int nin = node.nin();
-  const DType out_dt = L.out(0).dtype();
+  const int nout = node.nout();
   const Domain dom = domain_of(node, sop);
   const std::string ct = dom == Domain::Int ? "int64_t" : "double";
   L.ns = dom == Domain::Int ? "theano_i" : "theano_f";
 
-  // The scalar expression over a0, a1, ... (n-ary ops fold left, as perform does).
+  // Each output's scalar expression over a0, a1, ... (n-ary ops fold left, as
+  // perform does), converted to its dtype.
   std::vector<std::string> args;
   for (int i = 0; i < nin; ++i) args.push_back("a" + str(i));
-  std::string expr;
-  if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
-    expr = "(!" + args[0] + ")";
-  } else if (sop.nin() < 0 && nin > 2) {
-    expr = args[0];
-    for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
-  } else {
-    expr = expand(expr_t, args);
+  std::vector<std::string> stores;
+  for (int k = 0; k < nout; ++k) {
+    const std::string& expr_t = expr_ts[static_cast<std::size_t>(k)];
+    const DType out_dt = L.out(k).dtype();
+    std::string expr;
+    if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
+      expr = "(!" + args[0] + ")";
+    } else if (sop.nin() < 0 && nin > 2) {
+      expr = args[0];
+      for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
+    } else {
+      expr = expand(expr_t, args);
+    }
+    stores.push_back(std::string("(") + c_type(out_dt) + ")" + (dom == Domain::IntViaDouble ? "(int64_t)" : "") +
+                     "(" + expr + ")");
   }
-  const std::string store = std::string("(") + c_type(out_dt) + ")" +
-                            (dom == Domain::IntViaDouble ? "(int64_t)" : "") + "(" + expr + ")";
 
   CodeWriter& w = L.body;
   w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");
@@ -91,26 +104,27 @@ void lower_elemwise(NodeLowering& L) {
     if (decided < 0) w.line("shape[" + ds + "] = 1;");
   }
   w.line("int64_t n = 1;");
-  for (int d = 0; d < nd; ++d) {
-    const std::string ds = str(d);
-    w.line("o0->shape[" + ds + "] = shape[" + ds + "];");
-    w.line("n *= shape[" + ds + "];");
-  }
-  const bool inplace = op.inplace_pattern().count(0) != 0;
-  // No __restrict when the output overwrites an input (they alias).
+  for (int d = 0; d < nd; ++d) w.line("n *= shape[" + str(d) + "];");
+  // No __restrict when an output overwrites an input (they alias).
+  const bool inplace = !op.inplace_pattern().empty();
   const std::string restrict_kw = inplace ? "" : " __restrict";
-  if (auto it = op.inplace_pattern().find(0); it != op.inplace_pattern().end()) {
-    // Inplace: the output is the destroyed input's buffer (same shape: the
-    // inplace rewrite only picks an input that is not broadcast).
-    const std::string xd = L.x(it->second);
-    for (int d = 0; d < nd; ++d)
-      w.line("if (" + xd + "->shape[" + str(d) + "] != shape[" + str(d) + "]) " +
-             L.fail(kErrShape, "the input overwritten in place is broadcast in dimension " + str(d)));
-    w.line("o0->data = " + xd + "->data;");
-    w.line("o0->owner = " + xd + "->owner;");
-    for (int d = 0; d < nd; ++d) w.line("o0->strides[" + str(d) + "] = " + xd + "->strides[" + str(d) + "];");
-  } else {
-    w.line(L.alloc(0));
+  for (int k = 0; k < nout; ++k) {
+    const std::string ok = L.o(k);
+    for (int d = 0; d < nd; ++d) w.line(ok + "->shape[" + str(d) + "] = shape[" + str(d) + "];");
+    if (auto it = op.inplace_pattern().find(k); it != op.inplace_pattern().end()) {
+      // Inplace: the output is the destroyed input's buffer (same shape: the
+      // inplace rewrite only picks an input that is not broadcast).
+      const std::string xd = L.x(it->second);
+      for (int d = 0; d < nd; ++d)
+        w.line("if (" + xd + "->shape[" + str(d) + "] != shape[" + str(d) + "]) " +
+               L.fail(kErrShape, "the input overwritten in place is broadcast in dimension " + str(d)));
+      w.line(ok + "->data = " + xd + "->data;");
+      w.line(ok + "->owner = " + xd + "->owner;");
+      for (int d = 0; d < nd; ++d)
+        w.line(ok + "->strides[" + str(d) + "] = " + xd + "->strides[" + str(d) + "];");
+    } else {
+      w.line(L.alloc(k));
+    }
   }
   w.line("if (n == 0) return 0;");
   // Contiguous fast path: every input C-contiguous with the output's shape.
@@ -125,16 +139,18 @@ void lower_elemwise(NodeLowering& L) {
       expect += " * shape[" + ds + "]";
     }
   }
-  const std::string ot = c_type(out_dt);
   w.open("if (" + contiguous + ")");
   for (int i = 0; i < nin; ++i) {
     const std::string is = str(i);
     w.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is + "->data;");
   }
-  w.line(ot + "*" + restrict_kw + " po = (" + ot + "*)o0->data;");
+  for (int k = 0; k < nout; ++k) {
+    const std::string ot = L.out_ctype(k);
+    w.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
+  }
   w.open("for (int64_t k = 0; k < n; ++k)");
   for (int i = 0; i < nin; ++i) w.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
-  w.line("po[k] = " + store + ";");
+  for (int k = 0; k < nout; ++k) w.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
   w.close();
   w.line("return 0;");
   w.close();
@@ -146,7 +162,9 @@ void lower_elemwise(NodeLowering& L) {
              ((s && *s == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]") + ";");
     }
   }
-  for (int d = 0; d < nd; ++d) w.line("const int64_t so_" + str(d) + " = o0->strides[" + str(d) + "];");
+  for (int k = 0; k < nout; ++k)
+    for (int d = 0; d < nd; ++d)
+      w.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
   // The strided path is not vectorized (gathers rarely pay, and they cost
   // compile time); the contiguous path above is the fast one.
   for (int d = 0; d < nd; ++d) {
@@ -164,7 +182,9 @@ void lower_elemwise(NodeLowering& L) {
     w.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
            offset("s" + is + "_") + ");");
   }
-  w.line("*(" + ot + "*)(o0->data" + offset("so_") + ") = " + store + ";");
+  for (int k = 0; k < nout; ++k)
+    w.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
+           stores[static_cast<std::size_t>(k)] + ";");
   for (int d = 0; d < nd; ++d) w.close();
   w.line("return 0;");
 }

@@ -19,7 +19,24 @@
 /// Composite as scalar constants. Nodes are visited from the outputs back, so
 /// each fused node takes the largest tree it can; the pass repeats until
 /// nothing changes. Composites met on the way are inlined (nested fusion).
+/// Inputs of different broadcast patterns are fine (the fused Elemwise
+/// broadcasts them, `tanh(dot(x, W) + b)` is one loop); only a producer that
+/// the consumer would broadcast stays a node of its own.
+///
+/// Multi-output fusion then takes what the tree rule cannot: a result needed
+/// by several elementwise clients (or by one and elsewhere) is computed once,
+/// in one loop with those clients, by an Elemwise over a multi-output
+/// Composite:
+///
+///   a = (x+y)*2; b = (x+y)*3   ==>   a, b = Elemwise{Composite{mul(add(i0, i1), 2), mul(add(i0, i1), 3)}}(x, y)
+///
+/// A client joins only when it has the producer's broadcast pattern, none of
+/// its other inputs depends on the producer (that would be a cycle), and the
+/// input budget holds; the producer's result becomes an output too when
+/// something else still needs it. Multi-output nodes are not fused further
+/// and are not made in place.
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -138,6 +155,138 @@ Var fuse(const FunctionGraph& fg, const Apply& node) {
   return out;
 }
 
+/// Positions of a valid topological order, kept valid across fusions: a
+/// fused node gets a position strictly between its inputs' and its clients'.
+using Positions = std::unordered_map<const Apply*, double>;
+
+double position_of(const Var& v, const Positions& pos) {
+  if (!v.owner()) return -1.0;  // graph inputs and constants come first
+  auto it = pos.find(v.owner());
+  THEANO_INTERNAL_CHECK(it != pos.end()) << "elemwise_fusion: a node without a position";
+  return it->second;
+}
+
+/// Multi-output fusion of `p` with its elementwise clients (see the file
+/// comment); the new node, or null when nothing was fused. The fused node
+/// must fit in the order `pos`: every input placed before every client of
+/// what it replaces (so no cycle can form, and no search is needed).
+ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
+  const Elemwise* pe = plain_elemwise(&p);
+  if (!pe) return {};
+  const Var pv = p.output(0);
+  const TensorType* pt = tensor::tensor_type(pv);
+  if (!pt) return {};
+  std::vector<Apply*> members, outside;
+  bool needed_outside = false;
+  for (const Client& c : fg.clients(pv)) {
+    if (c.is_output()) {
+      needed_outside = true;
+      continue;
+    }
+    Apply* n = c.node;
+    if (std::find(members.begin(), members.end(), n) != members.end() ||
+        std::find(outside.begin(), outside.end(), n) != outside.end())
+      continue;
+    const TensorType* nt = plain_elemwise(n) ? tensor::tensor_type(n->output(0)) : nullptr;
+    if (nt && nt->broadcastable() == pt->broadcastable()) members.push_back(n);
+    else outside.push_back(n);
+  }
+  // The fused node takes a place before its first client (the earliest member
+  // or other client of p), so every member's other inputs must come before that.
+  double limit = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    limit = std::numeric_limits<double>::infinity();
+    for (const Apply* n : members) limit = std::min(limit, pos.at(n));
+    for (const Apply* n : outside) limit = std::min(limit, pos.at(n));
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      bool fits = true;
+      for (const Var& in : members[k]->inputs()) fits = fits && (in == pv || position_of(in, pos) < limit);
+      if (fits) continue;
+      outside.push_back(members[k]);
+      members.erase(members.begin() + static_cast<std::ptrdiff_t>(k));
+      changed = true;
+      break;
+    }
+  }
+  if (!outside.empty()) needed_outside = true;
+  // Input budget: members join in client order while the distinct tensor
+  // inputs (scalar constants are folded in) stay within kMaxInputs.
+  std::unordered_set<const Variable*> budget;
+  auto count_inputs = [&](const Apply& n, std::unordered_set<const Variable*>& into) {
+    for (const Var& in : n.inputs())
+      if (in != pv && !broadcast_scalar_constant(in)) into.insert(in.get());
+  };
+  count_inputs(p, budget);
+  std::vector<Apply*> within;
+  for (Apply* m : members) {
+    std::unordered_set<const Variable*> more = budget;
+    count_inputs(*m, more);
+    if (more.size() > kMaxInputs) {
+      needed_outside = true;
+      continue;
+    }
+    budget = std::move(more);
+    within.push_back(m);
+  }
+  members = std::move(within);
+  if (members.empty() || (members.size() == 1 && !needed_outside)) return {};
+
+  // The scalar graph: p's expression once, each member's over it.
+  std::unordered_map<const Variable*, Var> memo;
+  std::vector<Var> tensor_inputs, scalar_inputs;
+  auto scalar_of = [&](const Var& v) {
+    if (auto it = memo.find(v.get()); it != memo.end()) return it->second;
+    Var s;
+    if (auto value = broadcast_scalar_constant(v)) {
+      s = ScalarType::make(value->dtype())->make_constant(*value);
+    } else {
+      s = ScalarType::make(tensor::tensor_type(v)->dtype())->make_variable();
+      tensor_inputs.push_back(v);
+      scalar_inputs.push_back(s);
+    }
+    memo.emplace(v.get(), s);
+    return s;
+  };
+  auto apply_node = [&](const Apply& n) {
+    std::vector<Var> args;
+    for (const Var& in : n.inputs()) args.push_back(scalar_of(in));
+    return FusedBuilder::apply_scalar(*plain_elemwise(&n)->scalar_op(), args);
+  };
+  memo.emplace(pv.get(), apply_node(p));
+  std::vector<Var> replaced, inner;
+  for (Apply* m : members) {
+    replaced.push_back(m->output(0));
+    inner.push_back(apply_node(*m));
+  }
+  if (needed_outside) {
+    replaced.push_back(pv);
+    inner.push_back(memo.at(pv.get()));
+  }
+  if (tensor_inputs.empty()) return {};  // all constant: constant folding's job
+  for (std::size_t k = 0; k < replaced.size(); ++k)
+    if (dynamic_cast<const ScalarType*>(inner[k].type().get())->dtype() != tensor::tensor_type(replaced[k])->dtype())
+      return {};
+  // Its place: after every input, before every client.
+  double after = -1.0;
+  for (const Var& in : tensor_inputs) after = std::max(after, position_of(in, pos));
+  const double place = after + (limit - after) / 2;
+  if (!(place > after && place < limit)) return {};  // no room left between the two (rounding)
+  tensor::ScalarOpPtr comp(new Composite(scalar_inputs, inner));
+  ApplyPtr fused = OpPtr(new Elemwise(comp))->make_node(tensor_inputs);
+  std::vector<std::pair<Var, Var>> pairs;
+  for (std::size_t k = 0; k < replaced.size(); ++k) {
+    Var out = fused->output(static_cast<int>(k));
+    if (!(*out.type() == *replaced[k].type())) return {};
+    if (!replaced[k].name().empty()) out->set_name(replaced[k].name());
+    if (replaced[k]->creation_site()) out->set_creation_site(replaced[k]->creation_site());
+    pairs.emplace_back(replaced[k], out);
+  }
+  fg.replace_all(pairs, "elemwise_fusion");
+  pos[fused.get()] = place;
+  return fused;
+}
+
 }  // namespace
 
 GraphRewriterPtr elemwise_fusion() {
@@ -170,6 +319,26 @@ GraphRewriterPtr elemwise_fusion() {
       changed_any = changed_any || changed;
       if (!changed) break;
       dirty = std::move(next);
+    }
+    // Multi-output fusion, once the trees are as large as they get.
+    const std::vector<Apply*> order = fg.toposort();
+    // The handles keep the visited nodes alive: a freed node's address could
+    // come back as a new node's, with a stale position.
+    std::vector<Var> keep;
+    Positions pos;
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      keep.push_back(order[t]->output(0));
+      pos.emplace(order[t], static_cast<double>(t));
+    }
+    for (Apply* node : order) {
+      if (!fg.contains(node) || !plain_elemwise(node) || fg.clients(node->output(0)).size() < 2) continue;
+      auto& entry = stats.entries["elemwise_fusion"];
+      ++entry.tried;
+      ApplyPtr fused = fuse_siblings(fg, *node, pos);
+      if (!fused) continue;
+      keep.push_back(fused->output(0));
+      ++entry.applied;
+      changed_any = true;
     }
     return changed_any;
   });

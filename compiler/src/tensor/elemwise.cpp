@@ -72,6 +72,8 @@ ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
   std::vector<DType> dtypes;
   for (const Var& in : inputs) dtypes.push_back(tensor_type(in)->dtype());
   const DType out_dtype = scalar_op_->out_dtype(dtypes);
+  std::vector<DType> out_dtypes{out_dtype};
+  if (scalar_op_->nout() > 1) out_dtypes = static_cast<const Composite&>(*scalar_op_).out_dtypes();
 
   StaticShape out_shape(static_cast<std::size_t>(ndim));
   for (int d = 0; d < ndim; ++d) {
@@ -94,15 +96,20 @@ ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
     }
     out_shape[static_cast<std::size_t>(d)] = known ? known : (all_one ? Dim(1) : Dim());
   }
-  const auto out_type = TensorType::make(out_dtype, out_shape);
+  std::vector<TypePtr> out_types;
+  for (DType d : out_dtypes) out_types.push_back(TensorType::make(d, out_shape));
   for (auto [o, i] : inplace_) {
-    THEANO_USER_CHECK(o == 0 && i >= 0 && i < static_cast<int>(inputs.size()), ValueError)
+    THEANO_USER_CHECK(o >= 0 && o < static_cast<int>(out_types.size()) && i >= 0 && i < static_cast<int>(inputs.size()),
+                      ValueError)
         << op_name << ": bad inplace pattern (" << o << ", " << i << ")";
-    THEANO_USER_CHECK(*inputs[static_cast<std::size_t>(i)].type() == *out_type, TypeError)
+    const Type& out_type = *out_types[static_cast<std::size_t>(o)];
+    THEANO_USER_CHECK(*inputs[static_cast<std::size_t>(i)].type() == out_type, TypeError)
         << op_name << ": input " << i << " cannot be overwritten in place: its type "
-        << inputs[static_cast<std::size_t>(i)].type()->str() << " differs from the output type " << out_type->str();
+        << inputs[static_cast<std::size_t>(i)].type()->str() << " differs from the output type " << out_type.str();
   }
-  return Apply::create(OpPtr(this), std::move(inputs), {out_type->make_variable()});
+  std::vector<Var> outs;
+  for (const TypePtr& t : out_types) outs.push_back(t->make_variable());
+  return Apply::create(OpPtr(this), std::move(inputs), std::move(outs));
 }
 
 void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
@@ -155,6 +162,10 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     for (std::int64_t s : shape) k *= s;
     return k;
   }();
+  if (scalar_op_->nout() > 1) {
+    perform_multi(node, inputs, outputs, shape, n);
+    return;
+  }
   const std::size_t nin = inputs.size();
   bool int_domain = true;
   for (const NDArray& in : inputs) int_domain = int_domain && (is_integer(in.dtype()) || is_bool(in.dtype()));
@@ -227,6 +238,53 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
   }
 }
 
+void Elemwise::perform_multi(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
+                             const std::vector<std::int64_t>& shape, std::int64_t n) const {
+  // A multi-output Composite: every output from one evaluation per element,
+  // in int64 when all inputs and outputs are integers, else in double.
+  const auto& comp = static_cast<const Composite&>(*scalar_op_);
+  const std::size_t nin = inputs.size(), nout = static_cast<std::size_t>(node.nout());
+  bool int_domain = true;
+  for (const NDArray& in : inputs) int_domain = int_domain && (is_integer(in.dtype()) || is_bool(in.dtype()));
+  for (std::size_t o = 0; o < nout; ++o) {
+    const DType d = tensor_type(node.output(static_cast<int>(o)))->dtype();
+    int_domain = int_domain && (is_integer(d) || is_bool(d));
+  }
+  const DType domain = int_domain ? DType::Int64 : DType::Float64;
+  std::vector<NDArray> args, results;
+  for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(domain));
+  for (std::size_t o = 0; o < nout; ++o) results.push_back(NDArray::empty(shape, domain));
+  if (int_domain) {
+    std::vector<std::int64_t> in_buf(nin), out_buf(nout);
+    std::vector<double> din(nin), dout(nout);
+    for (std::int64_t k = 0; k < n; ++k) {
+      for (std::size_t i = 0; i < nin; ++i) in_buf[i] = args[i].data_as<std::int64_t>()[k];
+      if (!comp.eval_int_all(in_buf.data(), out_buf.data())) {  // no exact integer form: in double
+        for (std::size_t i = 0; i < nin; ++i) din[i] = static_cast<double>(in_buf[i]);
+        comp.eval_all(din.data(), dout.data());
+        for (std::size_t o = 0; o < nout; ++o) out_buf[o] = static_cast<std::int64_t>(dout[o]);
+      }
+      for (std::size_t o = 0; o < nout; ++o) results[o].data_as<std::int64_t>()[k] = out_buf[o];
+    }
+  } else {
+    std::vector<double> in_buf(nin), out_buf(nout);
+    for (std::int64_t k = 0; k < n; ++k) {
+      for (std::size_t i = 0; i < nin; ++i) in_buf[i] = args[i].data_as<double>()[k];
+      comp.eval_all(in_buf.data(), out_buf.data());
+      for (std::size_t o = 0; o < nout; ++o) results[o].data_as<double>()[k] = out_buf[o];
+    }
+  }
+  for (std::size_t o = 0; o < nout; ++o) {
+    if (auto it = inplace_.find(static_cast<int>(o)); it != inplace_.end()) {
+      NDArray target = inputs[static_cast<std::size_t>(it->second)];
+      target.assign(results[o]);
+      outputs[o] = target;
+    } else {
+      outputs[o] = results[o].astype(tensor_type(node.output(static_cast<int>(o)))->dtype());
+    }
+  }
+}
+
 std::vector<std::vector<Var>> Elemwise::infer_shape(const Apply& node,
                                                     const std::vector<std::vector<Var>>& input_shapes) const {
   const int ndim = tensor_type(node.output(0))->ndim();
@@ -245,12 +303,14 @@ std::vector<std::vector<Var>> Elemwise::infer_shape(const Apply& node,
     }
     out.push_back(pick ? pick : constant(NDArray::scalar<std::int64_t>(1)));
   }
-  return {out};
+  return std::vector<std::vector<Var>>(static_cast<std::size_t>(node.nout()), out);
 }
 
 std::vector<Var> Elemwise::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   const std::vector<Var> inputs = node.inputs();
-  std::vector<Var> g = scalar_op_->tensor_grad(inputs, node.output(0), output_grads.at(0));
+  std::vector<Var> g = scalar_op_->nout() > 1
+                           ? static_cast<const Composite&>(*scalar_op_).tensor_grad_all(inputs, output_grads)
+                           : scalar_op_->tensor_grad(inputs, node.output(0), output_grads.at(0));
   THEANO_INTERNAL_CHECK(g.size() == inputs.size())
       << name() << ": the scalar gradient returned " << g.size() << " terms for " << inputs.size() << " inputs";
   const TensorType& out_t = *tensor_type(node.output(0));

@@ -61,17 +61,89 @@ TEST_SUITE("rewrite_tests") {
     CHECK(f.rewrite_stats().applied("elemwise_fusion") >= 1);
   }
 
-  TEST_CASE("fusion: a result used twice, or returned, stays materialized") {
+  TEST_CASE("fusion: a result used twice, or returned, is computed once with its clients (multi-output)") {
     Var x = T::dvector("x"), y = T::dvector("y");
-    Var s = T::exp(x + y);  // two clients below
+    Var s = T::exp(x + y);  // two clients below, and an output
     Var out1 = T::tanh(s) * 2.0;
     Var out2 = T::sin(s);
     Function f = check_same({x, y}, {out1, out2, s}, {vec({0.1, 0.2}), vec({0.3, -0.4})});
-    // exp(x+y) fused into one node (it is an output and has two clients), and
-    // each consumer fused separately.
-    CHECK(count_elemwise(f.fgraph()) == 3);
-    for (Apply* n : f.fgraph().apply_nodes())
-      for (const Var& in : n->inputs()) CHECK_FALSE((in.owner() && in.owner()->nin() == 2 && in.owner() == n));
+    // One loop: exp(x+y) is computed once and written out beside both clients.
+    REQUIRE(count_elemwise(f.fgraph()) == 1);
+    const Apply* node = f.fgraph().outputs()[0].owner();
+    REQUIRE(node);
+    CHECK(node->nout() == 3);
+    CHECK(node->nin() == 2);
+    for (const Var& o : f.fgraph().outputs()) CHECK(o.owner() == node);
+    CHECK(node->op()->name() ==
+          "Elemwise{Composite{sin(*1 -> exp(add(i0, i1))), mul(Constant{2.0}, tanh(*1)), *1},no_inplace}");
+  }
+
+  TEST_CASE("fusion: W5's (x+y)*2, (x+y)*3 computes x+y once, in one loop") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    Function f = check_same({x, y}, {(x + y) * 2.0, (x + y) * 3.0}, {vec({0.5, -1, 2}), vec({0.25, 4, -3})});
+    CHECK(debugprint(f) == lines({"Elemwise{Composite{mul(Constant{2.0}, *1 -> add(i0, i1)), mul(Constant{3.0}, *1)},no_inplace}.0 [id A] ''   0",
+                                  " |x [id B]",
+                                  " |y [id C]",
+                                  "Elemwise{Composite{mul(Constant{2.0}, *1 -> add(i0, i1)), mul(Constant{3.0}, *1)},no_inplace}.1 [id A] ''   0"}));
+    // Without the fusion stage: add, then two muls.
+    Function g = function({x, y}, {(x + y) * 2.0, (x + y) * 3.0}, {.optimizer_excluding = {"fusion"}});
+    CHECK(count_elemwise(g.fgraph()) == 3);
+  }
+
+  TEST_CASE("fusion: a client that depends on the shared result another way is not fused with it (no cycle)") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    Var s = x + y;
+    Var a = s * 2.0;
+    Var b = s - T::exp(T::sum(a));  // b needs sum(a), which needs a, which needs s
+    Function f = check_same({x, y}, {a, b}, {vec({0.5, -1, 2}), vec({0.25, 4, -3})});
+    // s and a in one node (s is still needed by b), b in another.
+    const Apply* na = f.fgraph().outputs()[0].owner();
+    const Apply* nb = f.fgraph().outputs()[1].owner();
+    REQUIRE(na);
+    REQUIRE(nb);
+    CHECK(na != nb);
+    CHECK(na->nout() == 2);
+    CHECK(nb->nout() == 1);
+    CHECK(count_elemwise(f.fgraph()) == 3);  // and exp of the 0-d sum
+  }
+
+  TEST_CASE("fusion: W2's gradient step keeps a valid graph after several multi-output fusions") {
+    // Fusing siblings joins their dependencies: a later fusion must see them.
+    Var X = T::dmatrix("X"), t = T::dvector("t"), w = T::dvector("w");
+    Var p = T::nnet::sigmoid(T::dot(X, w));
+    Var cost = T::mean(-t * T::log(p) - (1.0 - t) * T::log(1.0 - p)) + 0.01 * T::sum(w * w);
+    Var gw = grad(cost, w);
+    NDArray Xv = vec({0.1, -0.2, 0.3, 0.4, -0.5, 0.6}).reshape({3, 2});
+    Function f = check_same({X, t, w}, {cost, gw, w - 0.1 * gw}, {Xv, vec({1, 0, 1}), vec({0.2, -0.3})});
+    int multi = 0;
+    for (Apply* n : f.fgraph().apply_nodes()) multi += n->nout() > 1 ? 1 : 0;
+    CHECK(multi >= 1);
+  }
+
+  TEST_CASE("fusion: clients of another broadcast pattern stay apart; the shared result is an output then") {
+    Var x = T::dvector("x"), y = T::dvector("y"), m = T::dmatrix("m");
+    Var s = x + y;
+    Var row = s * m;   // a matrix: s is broadcast, so it is not recomputed per row
+    Var v = s * 3.0;   // a vector like s: fused with it
+    Function f = check_same({x, y, m}, {row, v}, {vec({1, 2}), vec({3, 4}), vec({1, 2, 3, 4}).reshape({2, 2})});
+    const Apply* nv = f.fgraph().outputs()[1].owner();
+    REQUIRE(nv);
+    CHECK(nv->nout() == 2);  // s*3 and s
+    const Apply* nrow = f.fgraph().outputs()[0].owner();
+    REQUIRE(nrow);
+    CHECK(nrow != nv);
+  }
+
+  TEST_CASE("fusion: inputs of different broadcast patterns fuse into one loop (bias add)") {
+    Var X = T::dmatrix("X"), W = T::dmatrix("W"), b = T::dvector("b");
+    Var h = T::tanh(T::dot(X, W) + b) * 2.0 + 1.0;
+    NDArray Xv = vec({0.1, -0.2, 0.3, 0.4}).reshape({2, 2});
+    NDArray Wv = vec({0.5, -0.5, 0.25, 1}).reshape({2, 2});
+    Function f = check_same({X, W, b}, {h}, {Xv, Wv, vec({0.1, -0.1})});
+    CHECK(count_elemwise(f.fgraph()) == 1);
+    const Apply* node = f.fgraph().outputs()[0].owner();
+    REQUIRE(node);
+    CHECK(node->op()->name().find("tanh(add(") != std::string::npos);
   }
 
   TEST_CASE("fusion: a producer the consumer broadcasts is not absorbed") {

@@ -88,3 +88,61 @@ TEST_CASE("Composite evaluates its inner graph as one scalar op") {
   CHECK(comp->hash() == comp2->hash());
   CHECK_THROWS_WITH_AS(Composite({a}, inner), doctest::Contains("neither an input nor a constant"), MissingInputError);
 }
+
+TEST_CASE("a multi-output Composite: one Elemwise node with an output per inner output") {
+  auto st = ScalarType::make(DType::Float64);
+  Var a = st->make_variable("a"), b = st->make_variable("b");
+  Var s = scalar_op("add")->apply1({a, b});
+  Var o0 = scalar_op("mul")->apply1({s, st->make_constant(NDArray::scalar(2.0))});
+  Var o1 = scalar_op("exp")->apply1({s});
+  auto comp = IntrusivePtr<const Composite>(new Composite({a, b}, std::vector<Var>{o0, o1}));
+  CHECK(comp->nout() == 2);
+  CHECK(comp->name() == "Composite{mul(*1 -> add(i0, i1), Constant{2.0}), exp(*1)}");
+  CHECK(comp->c_exprs() == std::vector<std::string>{"(({0} + {1}) * (2.0))", "exp(({0} + {1}))"});
+  double in[2] = {0.5, 0.25}, out[2];
+  comp->eval_all(in, out);
+  CHECK(out[0] == doctest::Approx(1.5));
+  CHECK(out[1] == doctest::Approx(std::exp(0.75)));
+  std::int64_t iin[2] = {3, 4}, iout[2];
+  CHECK_FALSE(comp->eval_int_all(iin, iout));  // exp has no exact integer form
+
+  Var x = dmatrix("x"), y = drow("y");
+  ApplyPtr node = OpPtr(new Elemwise(comp))->make_node({x, y});
+  REQUIRE(node->nout() == 2);
+  CHECK(node->output(0).type()->str() == node->output(1).type()->str());
+  const NDArray xv = point(-1, 1), yv = point(-1, 1, {1, 3});
+  CHECK(allclose(node->output(0).eval({{x, xv}, {y, yv}}), ((x + y) * 2.0).eval({{x, xv}, {y, yv}}), 1e-14, 0));
+  CHECK(allclose(node->output(1).eval({{x, xv}, {y, yv}}), exp(x + y).eval({{x, xv}, {y, yv}}), 1e-14, 0));
+  // Gradient through both outputs (and through one: the other output's
+  // gradient is disconnected).
+  auto both = [&](const std::vector<Var>& in) {
+    ApplyPtr n = OpPtr(new Elemwise(comp))->make_node({in[0], in[1]});
+    return n->output(0) * 3.0 + n->output(1);
+  };
+  testing::verify_grad(both, {xv, yv});
+  testing::verify_grad([&](const std::vector<Var>& in) { return OpPtr(new Elemwise(comp))->make_node({in[0], in[1]})->output(1); },
+                       {xv, yv});
+  // Shapes: every output has the broadcast shape.
+  testing::check_infer_shape({x, y}, {node->output(0), node->output(1)},
+                             {NDArray::zeros({4, 3}), NDArray::zeros({1, 3})});
+}
+
+TEST_CASE("a multi-output Elemwise over integers computes in int64 and may overwrite an input") {
+  auto st = ScalarType::make(DType::Int64);
+  Var a = st->make_variable("a"), b = st->make_variable("b");
+  Var s = scalar_op("add")->apply1({a, b});
+  Var o0 = scalar_op("mul")->apply1({s, s});
+  Var o1 = scalar_op("sub")->apply1({s, b});
+  auto comp = IntrusivePtr<const Composite>(new Composite({a, b}, std::vector<Var>{o0, o1}));
+  Var x = lvector("x"), y = lvector("y");
+  ApplyPtr node = OpPtr(new Elemwise(comp, {{1, 0}}))->make_node({x, y});
+  CHECK(node->op()->name().find(",inplace}[(1, 0)]") != std::string::npos);
+  NDArray xv = NDArray::from_list<std::int64_t>({3000000000, -7, 0});
+  const NDArray yv = NDArray::from_list<std::int64_t>({5, 2, -1});
+  std::vector<NDArray> in{xv, yv}, out(2);
+  node->op()->perform(*node, in, out);
+  CHECK(out[0].data_as<std::int64_t>()[0] == 3000000005LL * 3000000005LL);  // exact, wraps like int64
+  CHECK(out[1].data_as<std::int64_t>()[1] == -7);
+  CHECK(out[1].data() == xv.data());  // output 1 is x's buffer
+  CHECK_THROWS_AS(OpPtr(new Elemwise(comp, {{2, 0}}))->make_node({x, y}), ValueError);
+}

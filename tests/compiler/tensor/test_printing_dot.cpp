@@ -16,14 +16,9 @@
 
 using namespace theano;
 namespace T = theano::tensor;
+using theano::test::lines;
 
 namespace {
-
-std::string lines(std::initializer_list<const char*> ls) {
-  std::string r;
-  for (const char* l : ls) r += std::string(l) + "\n";
-  return r;
-}
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -15,6 +15,8 @@
 
 namespace theano::tensor {
 
+/// With a multi-output Composite (multi-output fusion) the node has one
+/// output per Composite output, all of the broadcast shape.
 class Elemwise final : public Op {
  public:
   /// `inplace_pattern`: output index -> input index whose buffer it overwrites
@@ -38,6 +40,9 @@ class Elemwise final : public Op {
   ViewMap destroy_map() const override;
 
  private:
+  void perform_multi(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
+                     const std::vector<std::int64_t>& shape, std::int64_t n) const;
+
   ScalarOpPtr scalar_op_;
   std::map<int, int> inplace_;
 };

@@ -73,6 +73,11 @@ DType upgrade_to_float(DType d);
 class ScalarOp : public Op {
  public:
   virtual int nin() const = 0;  ///< -1: n-ary
+  /// Number of outputs: 1 except for multi-output Composites (what
+  /// multi-output fusion builds); the single-output members below (`eval`,
+  /// `c_expr`, `out_dtype`, `tensor_grad`) then describe output 0 only, and
+  /// Composite's `*_all` members give every output.
+  virtual int nout() const { return 1; }
   virtual DType out_dtype(std::span<const DType> inputs) const = 0;
   /// Evaluates one element. `compute` is the dtype whose domain to use: for
   /// integer/bool compute dtypes `iargs` are valid, else `dargs`.
@@ -110,11 +115,14 @@ class ScalarType final : public Type {
   DType dtype_;
 };
 
-/// A scalar graph (ScalarType inputs -> one output) acting as one ScalarOp.
-/// Evaluation walks the inner graph; its C expression nests the inner ones.
+/// A scalar graph (ScalarType inputs -> one or more outputs) acting as one
+/// ScalarOp. Evaluation walks the inner graph; its C expression nests the
+/// inner ones. With several outputs (multi-output fusion: `(x+y)*2, (x+y)*3`
+/// in one loop) the members named `*_all` / `out_dtypes` give each output.
 class Composite final : public ScalarOp {
  public:
   Composite(std::vector<Var> inputs, Var output);
+  Composite(std::vector<Var> inputs, std::vector<Var> outputs);
   std::string_view type_name() const override { return "Composite"; }
   Props props() const override;
   std::string name() const override;
@@ -126,12 +134,23 @@ class Composite final : public ScalarOp {
   std::optional<std::int64_t> eval_int(const std::int64_t* iargs) const override;
   std::string c_expr() const override;
   std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var& output, const Var& gz) const override;
+  int nout() const override { return static_cast<int>(outputs_.size()); }
+  /// Every output's dtype / value / exact integer value (false when some
+  /// output has no exact integer form) / C expression.
+  std::vector<DType> out_dtypes() const;
+  void eval_all(const double* dargs, double* outs) const;
+  bool eval_int_all(const std::int64_t* iargs, std::int64_t* outs) const;
+  std::vector<std::string> c_exprs() const;
+  /// Gradient with respect to the inputs given one gradient per output (a
+  /// null Var: no gradient flows from that output).
+  std::vector<Var> tensor_grad_all(const std::vector<Var>& inputs, const std::vector<Var>& gzs) const;
   const std::vector<Var>& inner_inputs() const { return inputs_; }
-  const Var& inner_output() const { return output_; }
+  const Var& inner_output() const { return outputs_.front(); }
+  const std::vector<Var>& inner_outputs() const { return outputs_; }
 
  private:
   std::vector<Var> inputs_;
-  Var output_;
+  std::vector<Var> outputs_;
   std::vector<Apply*> order_;  // inner toposort
   std::string text_;           // canonical text of the inner graph (props)
 };

@@ -38,14 +38,19 @@ std::string c_literal(double d) {
 
 }  // namespace
 
-Composite::Composite(std::vector<Var> inputs, Var output) : inputs_(std::move(inputs)), output_(std::move(output)) {
+Composite::Composite(std::vector<Var> inputs, Var output) : Composite(std::move(inputs), std::vector<Var>{std::move(output)}) {}
+
+Composite::Composite(std::vector<Var> inputs, std::vector<Var> outputs)
+    : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
   for (const Var& in : inputs_)
     THEANO_USER_CHECK(in && dynamic_cast<const ScalarType*>(in.type().get()) && !in.owner(), TypeError)
         << "Composite inputs must be owner-less ScalarType variables, got " << in.str();
-  THEANO_USER_CHECK(output_ && dynamic_cast<const ScalarType*>(output_.type().get()), TypeError)
-      << "Composite output must be a ScalarType variable";
-  order_ = io_toposort(inputs_, {output_});
-  for (const Var& leaf : orphans(inputs_, {output_}))
+  THEANO_USER_CHECK(!outputs_.empty(), TypeError) << "Composite needs at least one output";
+  for (const Var& out : outputs_)
+    THEANO_USER_CHECK(out && dynamic_cast<const ScalarType*>(out.type().get()), TypeError)
+        << "Composite outputs must be ScalarType variables";
+  order_ = io_toposort(inputs_, outputs_);
+  for (const Var& leaf : orphans(inputs_, outputs_))
     THEANO_USER_CHECK(leaf.is_constant(), MissingInputError)
         << "Composite: the inner graph uses " << leaf.str() << ", which is neither an input nor a constant";
   // Canonical text: inputs renamed i0, i1, ... so equal graphs print equally.
@@ -55,24 +60,34 @@ Composite::Composite(std::vector<Var> inputs, Var output) : inputs_(std::move(in
     if (auto it = pos.find(v); it != pos.end()) return "i" + std::to_string(it->second);
     return v.str();
   };
-  text_ = as_string(inputs_, {output_}, leaf)[0];
+  const std::vector<std::string> texts = as_string(inputs_, outputs_, leaf);
+  for (std::size_t k = 0; k < texts.size(); ++k) text_ += (k ? ", " : "") + texts[k];
 }
 
 Props Composite::props() const { return {{"graph", text_}}; }
 std::string Composite::name() const { return "Composite{" + text_ + "}"; }
 bool Composite::equals(const Op& other) const {
   const auto* o = dynamic_cast<const Composite*>(&other);
-  return o && o->text_ == text_ && o->nin() == nin() && *o->output_.type() == *output_.type();
+  if (!o || o->text_ != text_ || o->nin() != nin() || o->nout() != nout()) return false;
+  for (std::size_t k = 0; k < outputs_.size(); ++k)
+    if (!(*o->outputs_[k].type() == *outputs_[k].type())) return false;
+  return true;
 }
 std::size_t Composite::hash() const { return std::hash<std::string>()(text_); }
 
 DType Composite::out_dtype(std::span<const DType> inputs) const {
   THEANO_USER_CHECK(static_cast<int>(inputs.size()) == nin(), TypeError)
       << name() << " takes " << nin() << " inputs, got " << inputs.size();
-  return dynamic_cast<const ScalarType*>(output_.type().get())->dtype();
+  return out_dtypes().front();
 }
 
-double Composite::eval(const double* dargs) const {
+std::vector<DType> Composite::out_dtypes() const {
+  std::vector<DType> r;
+  for (const Var& out : outputs_) r.push_back(dynamic_cast<const ScalarType*>(out.type().get())->dtype());
+  return r;
+}
+
+void Composite::eval_all(const double* dargs, double* outs) const {
   std::unordered_map<const Variable*, double> value;
   for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = dargs[i];
   std::vector<double> buf;
@@ -94,25 +109,41 @@ double Composite::eval(const double* dargs) const {
     }
     value[node->output(0).get()] = v;
   }
-  auto it = value.find(output_.get());
-  return it != value.end() ? it->second : constant_value(output_);
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    auto it = value.find(outputs_[k].get());
+    outs[k] = it != value.end() ? it->second : constant_value(outputs_[k]);
+  }
 }
 
-std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const {
+double Composite::eval(const double* dargs) const {
+  if (outputs_.size() == 1) {
+    double r;
+    eval_all(dargs, &r);
+    return r;
+  }
+  std::vector<double> r(outputs_.size());
+  eval_all(dargs, r.data());
+  return r.front();
+}
+
+bool Composite::eval_int_all(const std::int64_t* iargs, std::int64_t* outs) const {
   std::unordered_map<const Variable*, std::int64_t> value;
   for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = iargs[i];
   std::vector<std::int64_t> buf;
+  auto int_constant = [](const Var& c, std::int64_t* v) {
+    const NDArray& d = c.as_constant()->data();
+    if (!is_integer(d.dtype()) && !is_bool(d.dtype())) return false;
+    *v = d.item<std::int64_t>();
+    return true;
+  };
   for (const Apply* node : order_) {
     buf.clear();
     for (const Var& in : node->inputs()) {
       auto it = value.find(in.get());
-      if (it != value.end()) {
-        buf.push_back(it->second);
-      } else {
-        const NDArray& d = in.as_constant()->data();
-        if (!is_integer(d.dtype()) && !is_bool(d.dtype())) return std::nullopt;
-        buf.push_back(d.item<std::int64_t>());
-      }
+      std::int64_t c = 0;
+      if (it != value.end()) buf.push_back(it->second);
+      else if (int_constant(in, &c)) buf.push_back(c);
+      else return false;
     }
     const ScalarOp& op = scalar_of(node);
     std::optional<std::int64_t> v = buf[0];
@@ -124,15 +155,24 @@ std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const
     } else {
       v = op.eval_int(buf.data());
     }
-    if (!v) return std::nullopt;
+    if (!v) return false;
     value[node->output(0).get()] = *v;
   }
-  auto it = value.find(output_.get());
-  if (it != value.end()) return it->second;
-  return output_.as_constant()->data().item<std::int64_t>();
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    auto it = value.find(outputs_[k].get());
+    if (it != value.end()) outs[k] = it->second;
+    else if (!int_constant(outputs_[k], &outs[k])) return false;
+  }
+  return true;
 }
 
-std::string Composite::c_expr() const {
+std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const {
+  std::vector<std::int64_t> r(outputs_.size());
+  if (!eval_int_all(iargs, r.data())) return std::nullopt;
+  return r.front();
+}
+
+std::vector<std::string> Composite::c_exprs() const {
   std::unordered_map<const Variable*, std::string> expr;
   for (std::size_t i = 0; i < inputs_.size(); ++i) expr[inputs_[i].get()] = "{" + std::to_string(i) + "}";
   auto text_of = [&](const Var& v) {
@@ -164,10 +204,20 @@ std::string Composite::c_expr() const {
     }
     expr[node->output(0).get()] = acc;
   }
-  return text_of(output_);
+  std::vector<std::string> r;
+  for (const Var& out : outputs_) r.push_back(text_of(out));
+  return r;
 }
 
+std::string Composite::c_expr() const { return c_exprs().front(); }
+
 std::vector<Var> Composite::tensor_grad(const std::vector<Var>& inputs, const Var&, const Var& gz) const {
+  std::vector<Var> gzs(outputs_.size());
+  gzs.front() = gz;
+  return tensor_grad_all(inputs, gzs);
+}
+
+std::vector<Var> Composite::tensor_grad_all(const std::vector<Var>& inputs, const std::vector<Var>& gzs) const {
   // Rebuild the inner graph with tensor ops, then run reverse mode over it with
   // each inner scalar op's tensor gradient.
   std::unordered_map<const Variable*, Var> t;
@@ -183,7 +233,12 @@ std::vector<Var> Composite::tensor_grad(const std::vector<Var>& inputs, const Va
     t[node->output(0).get()] = elemwise(ScalarOpPtr(&scalar_of(node)), std::move(args));
   }
   std::unordered_map<const Variable*, Var> g;
-  g[output_.get()] = gz;
+  auto accumulate = [&](const Variable* v, const Var& term) {
+    auto [slot, fresh] = g.try_emplace(v, term);
+    if (!fresh) slot->second = slot->second + term;
+  };
+  for (std::size_t k = 0; k < outputs_.size() && k < gzs.size(); ++k)
+    if (gzs[k]) accumulate(outputs_[k].get(), gzs[k]);
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const Apply* node = *it;
     auto go = g.find(node->output(0).get());
@@ -193,8 +248,7 @@ std::vector<Var> Composite::tensor_grad(const std::vector<Var>& inputs, const Va
     const std::vector<Var> gi = scalar_of(node).tensor_grad(args, t[node->output(0).get()], go->second);
     for (int k = 0; k < node->nin(); ++k) {
       if (!gi[static_cast<std::size_t>(k)] || node->input(k).is_constant()) continue;
-      auto [slot, fresh] = g.try_emplace(node->input(k).get(), gi[static_cast<std::size_t>(k)]);
-      if (!fresh) slot->second = slot->second + gi[static_cast<std::size_t>(k)];
+      accumulate(node->input(k).get(), gi[static_cast<std::size_t>(k)]);
     }
   }
   std::vector<Var> r;

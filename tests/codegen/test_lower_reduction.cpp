@@ -131,6 +131,46 @@ TEST_SUITE("lower reduction") {
     }
   }
 
+  TEST_CASE("CAReduce with a fused elementwise op: every scalar op, shape, axis subset, layout and dtype mix") {
+    std::mt19937_64 rng(13);
+    auto sd = ScalarType::make(DType::Float64), sf = ScalarType::make(DType::Float32);
+    Var a = sd->make_variable("a"), b = sf->make_variable("b");
+    // a * exp(b) - 0.5 over a float64 and a float32 input.
+    Var body = scalar_op("mul")->apply1({a, scalar_op("exp")->apply1({b})});
+    ScalarOpPtr pre(new Composite({a, b}, scalar_op("sub")->apply1({body, sd->make_constant(NDArray::scalar(0.5))})));
+    for (const char* op : {"add", "mul", "maximum", "minimum"}) {
+      CAPTURE(op);
+      std::vector<Var> ins, outs;
+      for (int nd = 1; nd <= 3; ++nd) {
+        Var x = any_tensor(DType::Float64, nd, "x" + std::to_string(nd));
+        Var y = any_tensor(DType::Float32, nd, "y" + std::to_string(nd));
+        ins.push_back(x);
+        ins.push_back(y);
+        for (const auto& axes : all_axis_sets(nd))
+          if (!axes.empty()) outs.push_back(CAReduce(op, axes).with_pre(pre)->make_node({x, y})->output(0));
+      }
+      const auto shapes = shapes_by_rank(false);
+      std::vector<std::vector<NDArray>> sets;
+      for (std::size_t k = 0; k < max_count(shapes); ++k) {
+        std::vector<NDArray> set;
+        for (int nd = 1; nd <= 3; ++nd) {
+          const auto& opts = shapes[static_cast<std::size_t>(nd)];
+          const Shape shape = opts[k % opts.size()];
+          set.push_back(random_array(rng, shape, DType::Float64, -1, 1));
+          set.push_back(random_array(rng, shape, DType::Float32, -0.2, 0.2));
+        }
+        sets.push_back(set);
+      }
+      check_sets(ins, outs, sets, Agreement{.rtol = 1e-9});
+    }
+    // Inputs of different run-time shapes are a ShapeError naming the node.
+    Var x = dmatrix("x"), y = fmatrix("y");
+    Var s = CAReduce("add", {1}).with_pre(pre)->make_node({x, y})->output(0);
+    auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, y}, std::vector<Var>{s});
+    check_error<ShapeError>(fg, *lowered_thunk(fg), {NDArray::zeros({2, 3}), NDArray::zeros({2, 4}, DType::Float32)},
+                            "Sum{axes=(1,), fused=", "must have the same shape");
+  }
+
   TEST_CASE("CAReduce: sums and products of empty axes give the identity") {
     std::mt19937_64 rng(3);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {

@@ -42,29 +42,27 @@ Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
   return Domain::Int;
 }
 
-void lower_elemwise(NodeLowering& L) {
-  const Apply& node = L.node;
+}  // namespace
+
+ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
   const tensor::ScalarOp& sop = *op.scalar_op();
   const std::vector<std::string> expr_ts =
       sop.nout() > 1 ? static_cast<const tensor::Composite&>(sop).c_exprs() : std::vector<std::string>{sop.c_expr()};
   for (const std::string& t : expr_ts)
     if (t.empty()) refuse(node, " (its scalar op has no C expression)");
-  const int nd = L.out(0).ndim();
   const int nin = node.nin();
-  const int nout = node.nout();
   const Domain dom = domain_of(node, sop);
-  const std::string ct = dom == Domain::Int ? "int64_t" : "double";
-  L.ns = dom == Domain::Int ? "theano_i" : "theano_f";
-
+  ElemwiseExprs r;
+  r.compute_type = dom == Domain::Int ? "int64_t" : "double";
+  r.ns = dom == Domain::Int ? "theano_i" : "theano_f";
   // Each output's scalar expression over a0, a1, ... (n-ary ops fold left, as
   // perform does), converted to its dtype.
   std::vector<std::string> args;
   for (int i = 0; i < nin; ++i) args.push_back("a" + str(i));
-  std::vector<std::string> stores;
-  for (int k = 0; k < nout; ++k) {
+  for (int k = 0; k < node.nout(); ++k) {
     const std::string& expr_t = expr_ts[static_cast<std::size_t>(k)];
-    const DType out_dt = L.out(k).dtype();
+    const DType out_dt = ttype(node.output(k)).dtype();
     std::string expr;
     if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
       expr = "(!" + args[0] + ")";
@@ -74,9 +72,24 @@ void lower_elemwise(NodeLowering& L) {
     } else {
       expr = expand(expr_t, args);
     }
-    stores.push_back(std::string("(") + c_type(out_dt) + ")" + (dom == Domain::IntViaDouble ? "(int64_t)" : "") +
-                     "(" + expr + ")");
+    r.stores.push_back(std::string("(") + c_type(out_dt) + ")" + (dom == Domain::IntViaDouble ? "(int64_t)" : "") +
+                       "(" + expr + ")");
   }
+  return r;
+}
+
+namespace {
+
+void lower_elemwise(NodeLowering& L) {
+  const Apply& node = L.node;
+  const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
+  const int nd = L.out(0).ndim();
+  const int nin = node.nin();
+  const int nout = node.nout();
+  const ElemwiseExprs ex = elemwise_exprs(node);
+  const std::string& ct = ex.compute_type;
+  const std::vector<std::string>& stores = ex.stores;
+  L.ns = ex.ns;
 
   CodeWriter& w = L.body;
   w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");

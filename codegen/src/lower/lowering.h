@@ -130,6 +130,17 @@ class NodeLowering {
 /// nanoseconds a call and costs milliseconds of compile time).
 bool worth_optimizing(const NodeLowering& L);
 
+/// The scalar expressions of an Elemwise node (lower/elemwise.cpp): the
+/// prelude namespace of its compute domain (theano_f / theano_i), the C type it
+/// computes in, and per output a C expression over `a0`, `a1`, ... (the inputs
+/// converted to the compute type) already converted to the output's dtype.
+/// Also used by reductions with a fused elementwise op.
+struct ElemwiseExprs {
+  std::string ns, compute_type;
+  std::vector<std::string> stores;
+};
+ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
+
 /// Requests the shared support function
 /// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
 /// converts and copies a strided block into a strided block of the same shape

@@ -28,6 +28,7 @@
 #include "lowering.h"
 
 #include <theano/runtime/error.h>
+#include <theano/tensor/elemwise.h>
 #include <theano/tensor/reduction.h>
 #include <theano/tensor/type.h>
 
@@ -130,8 +131,9 @@ void emit_sizes(NodeLowering& L, const Layout& l) {
 }
 
 /// Opens the nested loops of the generic strided path: kept axes outside (in
-/// C order, matching the output's C order), `base` the byte address of the
-/// first reduced element. The caller folds `fold_stmt` over the reduced axes.
+/// C order, matching the output's C order), `base<i>` the byte address in
+/// input i of the first reduced element, `at<i>` that of the current one. The
+/// caller folds `fold_stmt` over the reduced axes.
 void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt, const std::string& fold_stmt,
                   const std::string& store_stmt) {
   CodeWriter& w = L.body;
@@ -140,17 +142,21 @@ void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt
     const std::string ds = str(d);
     w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
   }
-  std::string base = "x0->data";
-  for (int d : l.kept) base += " + i" + str(d) + " * x0->strides[" + str(d) + "]";
-  w.line("const char* base = " + base + ";");
+  for (int i = 0; i < L.nin(); ++i) {
+    std::string base = L.x(i) + "->data";
+    for (int d : l.kept) base += " + i" + str(d) + " * " + L.x(i) + "->strides[" + str(d) + "]";
+    w.line("const char* base" + str(i) + " = " + base + ";");
+  }
   w.line(init_stmt);
   for (int d : l.reduced) {
     const std::string ds = str(d);
     w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
   }
-  std::string at = "base";
-  for (int d : l.reduced) at += " + i" + str(d) + " * x0->strides[" + str(d) + "]";
-  w.line("const char* at = " + at + ";");
+  for (int i = 0; i < L.nin(); ++i) {
+    std::string at = "base" + str(i);
+    for (int d : l.reduced) at += " + i" + str(d) + " * " + L.x(i) + "->strides[" + str(d) + "]";
+    w.line("const char* at" + str(i) + " = " + at + ";");
+  }
   w.line(fold_stmt);
   for (std::size_t i = 0; i < l.reduced.size(); ++i) w.close();
   w.line(store_stmt);
@@ -162,7 +168,18 @@ void lower_careduce(NodeLowering& L) {
   const Apply& node = L.node;
   const auto& op = static_cast<const tensor::CAReduce&>(*node.op());
   const Kind kind = kind_of(node, op.scalar_op());
-  const DType in_dt = L.in(0).dtype();
+  // The values reduced: input 0's, or those of the fused elementwise op
+  // (`pre`) over every input, computed as the Elemwise lowering does.
+  const int nin = L.nin();
+  ElemwiseExprs ex;
+  DType in_dt = L.in(0).dtype();
+  if (op.pre()) {
+    ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(node.inputs());
+    ex = elemwise_exprs(*e);
+    in_dt = ttype(e->output(0)).dtype();
+    L.ns = ex.ns;
+    if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
+  }
   const DType out_dt = L.out(0).dtype();
   // The compute dtype of perform.
   DType cd;
@@ -229,23 +246,48 @@ void lower_careduce(NodeLowering& L) {
   f.line("static inline " + acc_t + " " + fn + "_combine(" + acc_t + " a, " + acc_t + " v) { return " + combine +
          "; }");
   f.line("static inline " + acc_t + " " + fn + "_conv(" + in_t + " v) { return " + conv("v") + "; }");
+  // The accumulator value of one element, given each input's load.
+  auto element = [&](const std::vector<std::string>& loads) {
+    if (!op.pre()) return fn + "_conv(" + loads[0] + ")";
+    std::string call = fn + "_map(";
+    for (int i = 0; i < nin; ++i)
+      call += (i ? ", (" : "(") + ex.compute_type + ")" + loads[static_cast<std::size_t>(i)];
+    return fn + "_conv(" + call + "))";
+  };
+  auto loads_of = [&](const std::string& prefix, const std::string& index) {
+    std::vector<std::string> r;
+    for (int i = 0; i < nin; ++i) r.push_back(prefix + str(i) + index);
+    return r;
+  };
+  if (op.pre()) {
+    std::string params;
+    for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.compute_type + " a" + str(i);
+    f.line("static inline " + in_t + " " + fn + "_map(" + params + ") { return " + ex.stores[0] + "; }");
+  }
   f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
-  f.open("static " + acc_t + " " + fn + "_flat(const " + in_t + "* __restrict p, int64_t n)");
+  std::string flat_params;
+  for (int i = 0; i < nin; ++i) flat_params += "const " + L.in_ctype(i) + "* __restrict p" + str(i) + ", ";
+  f.open("static " + acc_t + " " + fn + "_flat(" + flat_params + "int64_t n)");
   f.line(acc_t + " r[16];");
   f.line("for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
   f.line("int64_t k = 0;");
   f.open("for (; k + 16 <= n; k += 16)");
-  f.line("for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " + fn + "_conv(p[k + j]));");
+  f.line("for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " + element(loads_of("p", "[k + j]")) + ");");
   f.close();
   f.line("for (int w = 8; w >= 1; w /= 2)");
   f.line("  for (int j = 0; j < w; ++j) r[j] = " + fn + "_combine(r[j], r[j + w]);");
   f.line(acc_t + " a = r[0];");
-  f.line("for (; k < n; ++k) a = " + fn + "_fold(a, " + fn + "_conv(p[k]));");
+  f.line("for (; k < n; ++k) a = " + fn + "_fold(a, " + element(loads_of("p", "[k]")) + ");");
   f.line("return a;");
   f.close();
 
   const Layout l = layout_of(L, op.axes());
   CodeWriter& w = L.body;
+  for (int i = 1; i < nin; ++i)  // fused inputs: one broadcast pattern, so one shape
+    for (int d = 0; d < l.nd; ++d)
+      w.line("if (" + L.x(i) + "->shape[" + str(d) + "] != x0->shape[" + str(d) + "]) " +
+             L.fail(kErrShape, "the inputs of the fused elementwise op must have the same shape (input " + str(i) +
+                                   " differs from input 0 in dimension " + str(d) + ")"));
   emit_sizes(L, l);
   w.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
   // Empty reduction: the identity, or an error for max/min.
@@ -259,10 +301,18 @@ void lower_careduce(NodeLowering& L) {
   w.close();
   w.line("if (n_out == 0) return 0;");
   if (l.block) {
-    w.open("if (theano_c_contiguous(x0, " + str(static_cast<std::int64_t>(dtype_size(in_dt))) + "))");
-    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x0->data;");
+    std::string contiguous, flat_args;
+    for (int i = 0; i < nin; ++i) {
+      contiguous += std::string(i ? " && " : "") + "theano_c_contiguous(" + L.x(i) + ", " +
+                    str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype()))) + ")";
+      flat_args += "px" + str(i) + " + o * group, ";
+    }
+    w.open("if (" + contiguous + ")");
+    for (int i = 0; i < nin; ++i)
+      w.line("const " + L.in_ctype(i) + "* __restrict px" + str(i) + " = (const " + L.in_ctype(i) + "*)" + L.x(i) +
+             "->data;");
     w.open("if (inner == 1)");
-    w.line("for (int64_t o = 0; o < outer; ++o) po[o] = " + store(fn + "_flat(px + o * group, group)") + ";");
+    w.line("for (int64_t o = 0; o < outer; ++o) po[o] = " + store(fn + "_flat(" + flat_args + "group)") + ";");
     w.line("return 0;");
     w.close();
     // Columns: chunks of them accumulate row by row, in the output itself when
@@ -276,9 +326,13 @@ void lower_careduce(NodeLowering& L) {
     w.line(out_t + "* __restrict q = po + o * inner + j0;");
     w.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
     w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
-    w.line("const " + in_t + "* __restrict row = px + o * group * inner + j0;");
-    w.open("for (int64_t g = 0; g < group; ++g, row += inner)");
-    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + fn + "_conv(row[j]));");
+    std::string advance;
+    for (int i = 0; i < nin; ++i) {
+      w.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
+      advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
+    }
+    w.open("for (int64_t g = 0; g < group; ++g, " + advance + ")");
+    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) + ");");
     w.close();
     if (!in_place) w.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
     w.close();
@@ -286,8 +340,10 @@ void lower_careduce(NodeLowering& L) {
     w.line("return 0;");
     w.close();
   }
-  emit_generic(L, l, acc_t + " a = " + init + ";",
-               "a = " + fn + "_fold(a, " + fn + "_conv(*(const " + in_t + "*)at));", "po[ko] = " + store("a") + ";");
+  std::vector<std::string> at_loads;
+  for (int i = 0; i < nin; ++i) at_loads.push_back("*(const " + L.in_ctype(i) + "*)at" + str(i));
+  emit_generic(L, l, acc_t + " a = " + init + ";", "a = " + fn + "_fold(a, " + element(at_loads) + ");",
+               "po[ko] = " + store("a") + ";");
   w.line("return 0;");
 }
 
@@ -365,7 +421,7 @@ void lower_argreduce(NodeLowering& L) {
     w.close();
   }
   emit_generic(L, l, in_t + " best = 0; int64_t bi = -1, j = 0;",
-               "{ const " + in_t + " v = *(const " + in_t + "*)at; if (bi < 0 || " + fn +
+               "{ const " + in_t + " v = *(const " + in_t + "*)at0; if (bi < 0 || " + fn +
                    "_better(best, v)) { best = v; bi = j; } ++j; }",
                "po[ko] = bi;");
   w.line("return 0;");

@@ -122,7 +122,7 @@ NodeRewriterPtr local_sum_scalar_mul() {
       "local_sum_scalar_mul", {"CAReduce"}, "sum(s * x) -> s * sum(x) (s all-broadcastable); sum(-x) -> -sum(x)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const auto& red = static_cast<const T::CAReduce&>(*node.op());
-        if (red.scalar_op() != "add") return RewriteResult::fail("not a Sum");
+        if (red.scalar_op() != "add" || red.pre()) return RewriteResult::fail("not a plain Sum");
         const Var& in = node.input(0);
         const DType dt = T::tensor_type(in)->dtype();
         if (!is_float(dt) || T::tensor_type(node.output(0))->dtype() != dt)

@@ -30,11 +30,18 @@
 ///
 ///   a = (x+y)*2; b = (x+y)*3   ==>   a, b = Elemwise{Composite{mul(add(i0, i1), 2), mul(add(i0, i1), 3)}}(x, y)
 ///
-/// A client joins only when it has the producer's broadcast pattern, none of
-/// its other inputs depends on the producer (that would be a cycle), and the
-/// input budget holds; the producer's result becomes an output too when
-/// something else still needs it. Multi-output nodes are not fused further
-/// and are not made in place.
+/// A client joins only when it has the producer's broadcast pattern, its
+/// other inputs are all computed before the producer's first client (so the
+/// fused node fits in the order: no cycle can form), and the input budget
+/// holds; the producer's result becomes an output too when something else
+/// still needs it. Multi-output nodes are not fused further and are not made
+/// in place.
+///
+/// Last, an elementwise result that only a reduction reads is computed inside
+/// the reduction's loop (PyTensor's local_careduce_fusion, here with any
+/// number of inputs of the result's broadcast pattern):
+///
+///   sum(x * y, axis=1)   ==>   Sum{axes=(1,), fused=Composite{mul(i0, i1)}}(x, y)
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -46,6 +53,7 @@
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/clone.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/reduction.h"
 #include "theano/tensor/scalar.h"
 #include "theano/tensor/type.h"
 
@@ -287,6 +295,45 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   return fused;
 }
 
+/// The reduction fusion of `node` (see the file comment), or null.
+ApplyPtr fuse_into_reduction(const FunctionGraph& fg, const Apply& node) {
+  const auto* red = dynamic_cast<const tensor::CAReduce*>(node.op().get());
+  if (!red || red->pre() || node.nin() != 1) return {};
+  const Var& x = node.input(0);
+  const Apply* p = x.owner();
+  const Elemwise* e = plain_elemwise(p);
+  if (!e || !fg.contains(p)) return {};
+  const auto& clients = fg.clients(x);
+  if (clients.size() != 1 || clients[0].is_output()) return {};
+  const TensorType* xt = tensor::tensor_type(x);
+  std::unordered_map<const Variable*, Var> memo;
+  std::vector<Var> tensor_inputs, scalar_inputs, args;
+  for (const Var& in : p->inputs()) {
+    if (auto it = memo.find(in.get()); it != memo.end()) {
+      args.push_back(it->second);
+      continue;
+    }
+    Var s;
+    if (auto value = broadcast_scalar_constant(in)) {
+      s = ScalarType::make(value->dtype())->make_constant(*value);
+    } else {
+      const TensorType* t = tensor::tensor_type(in);
+      if (!t || t->broadcastable() != xt->broadcastable()) return {};  // the loop would have to broadcast it
+      s = ScalarType::make(t->dtype())->make_variable();
+      tensor_inputs.push_back(in);
+      scalar_inputs.push_back(s);
+    }
+    memo.emplace(in.get(), s);
+    args.push_back(s);
+  }
+  if (tensor_inputs.empty() || tensor_inputs.size() > kMaxInputs) return {};
+  Var inner = FusedBuilder::apply_scalar(*e->scalar_op(), args);
+  if (dynamic_cast<const ScalarType*>(inner.type().get())->dtype() != xt->dtype()) return {};
+  ApplyPtr fused = red->with_pre(tensor::ScalarOpPtr(new Composite(scalar_inputs, inner)))->make_node(tensor_inputs);
+  if (!(*fused->output(0).type() == *node.output(0).type())) return {};
+  return fused;
+}
+
 }  // namespace
 
 GraphRewriterPtr elemwise_fusion() {
@@ -337,6 +384,21 @@ GraphRewriterPtr elemwise_fusion() {
       ApplyPtr fused = fuse_siblings(fg, *node, pos);
       if (!fused) continue;
       keep.push_back(fused->output(0));
+      ++entry.applied;
+      changed_any = true;
+    }
+    // Elementwise results read only by a reduction: into the reduction's loop.
+    for (Apply* node : fg.toposort()) {
+      if (!fg.contains(node) || !dynamic_cast<const tensor::CAReduce*>(node->op().get())) continue;
+      auto& entry = stats.entries["elemwise_fusion"];
+      ++entry.tried;
+      ApplyPtr fused = fuse_into_reduction(fg, *node);
+      if (!fused) continue;
+      Var out = fused->output(0);
+      const Var& old = node->output(0);
+      if (!old.name().empty()) out->set_name(old.name());
+      if (old->creation_site()) out->set_creation_site(old->creation_site());
+      fg.replace(old, out, "elemwise_fusion");
       ++entry.applied;
       changed_any = true;
     }

@@ -43,7 +43,7 @@ Var keepdims_sum_input(const Var& v, int axis) {
       s = s.owner()->input(0);
   if (!s.owner()) return {};
   const auto* red = dynamic_cast<const T::CAReduce*>(s.owner()->op().get());
-  if (!red || red->scalar_op() != "add" || red->axes() != std::vector<int>{axis}) return {};
+  if (!red || red->scalar_op() != "add" || red->pre() || red->axes() != std::vector<int>{axis}) return {};
   return s.owner()->input(0);
 }
 

@@ -80,7 +80,7 @@ NodeRewriterPtr local_log_sum_exp() {
           s = s.owner()->input(0);
         }
         const auto* red = s.owner() ? dynamic_cast<const T::CAReduce*>(s.owner()->op().get()) : nullptr;
-        if (!red || red->scalar_op() != "add") return RewriteResult::fail("input is not a sum");
+        if (!red || red->scalar_op() != "add" || red->pre()) return RewriteResult::fail("input is not a plain sum");
         const Var x = owner_input(s.owner()->input(0), "exp");
         if (!x) return RewriteResult::fail("the sum is not over exp(x)");
         const DType dt = T::tensor_type(x)->dtype();

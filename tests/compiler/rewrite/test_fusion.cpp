@@ -146,6 +146,32 @@ TEST_SUITE("rewrite_tests") {
     CHECK(node->op()->name().find("tanh(add(") != std::string::npos);
   }
 
+  TEST_CASE("fusion: an elementwise result read only by a reduction is computed in the reduction's loop") {
+    Var x = T::dmatrix("x"), y = T::dmatrix("y");
+    Var s = T::sum(x * T::exp(y) + 1.0, {1});
+    NDArray xv = vec({0.5, -1, 2, 0.25, 4, -3}).reshape({2, 3}), yv = vec({0.1, 0.2, 0.3, -0.1, -0.2, -0.3}).reshape({2, 3});
+    Function f = check_same({x, y}, {s}, {xv, yv});
+    CHECK(debugprint(f) == lines({"Sum{axes=(1,), fused=Composite{add(mul(i0, exp(i1)), Constant{1.0})}} [id A] ''   0",
+                                  " |x [id B]",
+                                  " |y [id C]"}));
+    // max too, over all axes.
+    Function g = check_same({x, y}, {T::max(T::abs(x - y))}, {xv, yv});
+    REQUIRE(g.fgraph().outputs()[0].owner());
+    CHECK(g.fgraph().outputs()[0].owner()->op()->name() == "Max{axes=(0, 1), fused=Composite{abs(sub(i0, i1))}}");
+  }
+
+  TEST_CASE("fusion: not into a reduction when the result is needed elsewhere or an input is broadcast") {
+    Var x = T::dmatrix("x"), y = T::dmatrix("y"), r = T::drow("r");
+    NDArray xv = vec({0.5, -1, 2, 0.25, 4, -3}).reshape({2, 3}), yv = vec({0.1, 0.2, 0.3, -0.1, -0.2, -0.3}).reshape({2, 3});
+    Var p = x * y;
+    Function f = check_same({x, y}, {T::sum(p, {0}), p}, {xv, yv});
+    for (Apply* n : f.fgraph().apply_nodes())
+      if (const auto* red = dynamic_cast<const T::CAReduce*>(n->op().get())) CHECK_FALSE(red->pre());
+    Function g = check_same({x, r}, {T::sum(x * r, {1})}, {xv, vec({1, 2, 3}).reshape({1, 3})});
+    for (Apply* n : g.fgraph().apply_nodes())
+      if (const auto* red = dynamic_cast<const T::CAReduce*>(n->op().get())) CHECK_FALSE(red->pre());
+  }
+
   TEST_CASE("fusion: a producer the consumer broadcasts is not absorbed") {
     Var m = T::dmatrix("m"), v = T::dvector("v");
     Var e = T::exp(v * 2.0);  // vector, broadcast against the matrix rows

@@ -236,3 +236,43 @@ TEST_CASE("axis errors name the op and the axis") {
   CHECK_THROWS_WITH_AS(CAReduce("pow", {0}), doctest::Contains("unknown scalar op 'pow'"), ValueError);
   CHECK_THROWS_WITH_AS(max(zvector("z")), doctest::Contains("Max: complex values are not ordered; z"), TypeError);
 }
+
+TEST_CASE("a reduction with a fused elementwise op computes the reduction of its result") {
+  auto st = ScalarType::make(DType::Float64);
+  Var a = st->make_variable("a"), b = st->make_variable("b");
+  ScalarOpPtr mul_exp(new Composite({a, b}, scalar_op("mul")->apply1({a, scalar_op("exp")->apply1({b})})));
+  Var x = dtensor3("x"), y = dtensor3("y");
+  auto scaled = [](double f, double shift) {
+    NDArray a = test::range({2, 3, 4});
+    for (std::int64_t i = 0; i < a.size(); ++i) a.data_as<double>()[i] = a.data_as<double>()[i] * f + shift;
+    return a;
+  };
+  const NDArray xv = scaled(0.1, 0.01), yv = scaled(-0.05, 0);
+  for (const std::string kind : {"add", "mul", "maximum", "minimum"}) {
+    for (const std::vector<int>& axes : std::vector<std::vector<int>>{{0}, {1}, {2}, {0, 2}, {0, 1, 2}}) {
+      CAPTURE(kind);
+      CAPTURE(axes.size());
+      OpPtr fused = CAReduce(kind, axes).with_pre(mul_exp);
+      Var r = fused->apply1({x, y});
+      Var want = OpPtr(new CAReduce(kind, axes))->apply1({x * exp(y)});
+      CHECK(allclose(r.eval({{x, xv}, {y, yv}}), want.eval({{x, xv}, {y, yv}}), 1e-13, 1e-15));
+      if (kind != "mul")
+        testing::verify_grad([&](const std::vector<Var>& in) { return fused->apply1({in[0], in[1]}); },
+                             {xv, yv});
+      testing::check_infer_shape({x, y}, {r}, {xv, yv});
+    }
+  }
+  OpPtr sum_fused = CAReduce("add", {1}).with_pre(mul_exp);
+  CHECK(sum_fused->name() == "Sum{axes=(1,), fused=Composite{mul(i0, exp(i1))}}");
+  // Every input must have the first one's broadcast pattern; the count must match.
+  CHECK_THROWS_WITH_AS(sum_fused->apply1({dmatrix("m"), drow("r")}), doctest::Contains("broadcast pattern"), TypeError);
+  CHECK_THROWS_AS(sum_fused->apply1({dmatrix("m")}), TypeError);
+  // The output dtype follows the fused result (int inputs -> float result -> float sum).
+  auto si = ScalarType::make(DType::Int32);
+  Var ia = si->make_variable();
+  ScalarOpPtr half(new Composite({ia}, scalar_op("true_div")->apply1({ia, si->make_constant(NDArray::scalar<std::int32_t>(2))})));
+  Var iv = ivector("iv");
+  Var hs = CAReduce("add", {0}).with_pre(half)->apply1({iv});
+  CHECK(tensor_type(hs)->dtype() == DType::Float64);
+  CHECK(hs.eval({{iv, NDArray::from_list<std::int32_t>({1, 2, 3})}}).item<double>() == 3.0);
+}

@@ -27,6 +27,7 @@
 #include "theano/runtime/dtype.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/axes.h"
+#include "theano/tensor/scalar.h"
 
 namespace theano::tensor {
 
@@ -36,8 +37,13 @@ class CAReduce final : public Op {
   /// "mul_without_zeros" (ValueError otherwise). `axes`: the axes to reduce
   /// (checked against the input in make_node). `dtype` / `acc_dtype`: output and
   /// accumulator dtypes; unset means the NumPy defaults described above.
+  ///
+  /// `pre` (elemwise fusion into a reduction, `sum(x * y)` in one loop): a
+  /// single-output scalar op applied elementwise to the node's inputs, whose
+  /// result is what gets reduced; the inputs then all have one broadcast
+  /// pattern. Without it the node takes exactly one input.
   CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype = {},
-           std::optional<DType> acc_dtype = {});
+           std::optional<DType> acc_dtype = {}, ScalarOpPtr pre = {});
   std::string_view type_name() const override { return "CAReduce"; }
   Props props() const override;
   /// `Sum{axes=(0,)}`, `Max{axes=(0, 1)}`, `Sum{axes=(1,), acc_dtype=float64}`.
@@ -45,6 +51,11 @@ class CAReduce final : public Op {
 
   const std::string& scalar_op() const { return scalar_op_; }
   const std::vector<int>& axes() const { return axes_; }
+  /// The fused elementwise op (null for a plain reduction).
+  const ScalarOpPtr& pre() const { return pre_; }
+  /// The same reduction without `pre`, and with `pre` set to `f`.
+  OpPtr plain() const;
+  OpPtr with_pre(ScalarOpPtr f) const;
   /// Output dtype for an input of dtype `in`.
   DType out_dtype(DType in) const;
   /// Accumulator dtype for an input of dtype `in`.
@@ -65,6 +76,13 @@ class CAReduce final : public Op {
   std::vector<int> axes_;
   std::optional<DType> dtype_;
   std::optional<DType> acc_dtype_;
+  ScalarOpPtr pre_;
+  /// With `pre`: the unfused pair (Elemwise(pre) over the inputs, then the
+  /// plain reduction), for perform, shapes and the gradient.
+  struct Unfused {
+    ApplyPtr elemwise, reduce;
+  };
+  Unfused unfused(const std::vector<Var>& inputs) const;
 };
 
 /// Index of the largest (Argmax) or smallest (Argmin) element along `axes`

@@ -129,8 +129,10 @@ DType sum_default_dtype(DType in) {
 }
 
 CAReduce::CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype,
-                   std::optional<DType> acc_dtype)
-    : scalar_op_(std::move(scalar_op)), axes_(std::move(axes)), dtype_(dtype), acc_dtype_(acc_dtype) {
+                   std::optional<DType> acc_dtype, ScalarOpPtr pre)
+    : scalar_op_(std::move(scalar_op)), axes_(std::move(axes)), dtype_(dtype), acc_dtype_(acc_dtype), pre_(std::move(pre)) {
+  THEANO_USER_CHECK(!pre_ || pre_->nout() == 1, ValueError)
+      << "CAReduce: the fused elementwise op " << pre_->name() << " must have one output";
   const Kind k = kind_of(scalar_op_);
   std::sort(axes_.begin(), axes_.end());
   for (std::size_t i = 0; i < axes_.size(); ++i) {
@@ -148,13 +150,27 @@ Props CAReduce::props() const {
   Props p{{"scalar_op", scalar_op_}, {"axes", std::vector<std::int64_t>(axes_.begin(), axes_.end())}};
   if (dtype_) p.push_back({"dtype", *dtype_});
   if (acc_dtype_) p.push_back({"acc_dtype", *acc_dtype_});
+  if (pre_) p.push_back({"pre", pre_->name()});
   return p;
+}
+
+OpPtr CAReduce::plain() const { return OpPtr(new CAReduce(scalar_op_, axes_, dtype_, acc_dtype_)); }
+OpPtr CAReduce::with_pre(ScalarOpPtr f) const {
+  return OpPtr(new CAReduce(scalar_op_, axes_, dtype_, acc_dtype_, std::move(f)));
+}
+
+CAReduce::Unfused CAReduce::unfused(const std::vector<Var>& inputs) const {
+  Unfused u;
+  u.elemwise = OpPtr(new Elemwise(pre_))->make_node(inputs);
+  u.reduce = plain()->make_node({u.elemwise->output(0)});
+  return u;
 }
 
 std::string CAReduce::name() const {
   std::string r = std::string(display_name(kind_of(scalar_op_))) + "{axes=" + detail::axes_text(axes_);
   if (dtype_) r += ", dtype=" + std::string(dtype_name(*dtype_));
   if (acc_dtype_) r += ", acc_dtype=" + std::string(dtype_name(*acc_dtype_));
+  if (pre_) r += ", fused=" + pre_->name();
   return r + "}";
 }
 
@@ -180,6 +196,17 @@ DType CAReduce::acc_dtype(DType in) const {
 
 ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   const Kind k = kind_of(scalar_op_);
+  if (pre_) {
+    THEANO_USER_CHECK(pre_->nin() < 0 || static_cast<int>(inputs.size()) == pre_->nin(), TypeError)
+        << name() << " takes " << pre_->nin() << " inputs, got " << inputs.size();
+    for (Var& in : inputs) in = as_tensor_variable(in);
+    for (const Var& in : inputs)
+      THEANO_USER_CHECK(tensor_type(in)->broadcastable() == tensor_type(inputs[0])->broadcastable(), TypeError)
+          << name() << ": every input must have the broadcast pattern of the first (" << inputs[0].str() << " of type "
+          << inputs[0].type()->str() << "), got " << in.str() << " of type " << in.type()->str();
+    const Unfused u = unfused(inputs);
+    return Apply::create(OpPtr(this), std::move(inputs), {u.reduce->output(0).type()->make_variable()});
+  }
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   Var x = as_tensor_variable(inputs[0]);
   const TensorType& t = *tensor_type(x);
@@ -204,7 +231,14 @@ ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   return Apply::create(OpPtr(this), {x}, {out});
 }
 
-void CAReduce::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+void CAReduce::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  if (pre_) {
+    const Unfused u = unfused(node.inputs());
+    std::vector<NDArray> mapped(1);
+    u.elemwise->op()->perform(*u.elemwise, inputs, mapped);
+    u.reduce->op()->perform(*u.reduce, mapped, outputs);
+    return;
+  }
   const Kind k = kind_of(scalar_op_);
   const NDArray& x = inputs[0];
   const auto [perm, out_shape, group] = detail::reduction_layout(x, axes_, name());
@@ -228,13 +262,19 @@ void CAReduce::perform(const Apply&, std::span<const NDArray> inputs, std::span<
 std::vector<std::vector<Var>> CAReduce::infer_shape(const Apply& node,
                                                     const std::vector<std::vector<Var>>& input_shapes) const {
   std::vector<Var> out;
-  const auto& in = input_shapes.at(0);
+  const auto& in = input_shapes.at(0);  // with `pre`, every input has the same broadcast pattern
   for (std::size_t i = 0; i < in.size(); ++i)
     if (!std::binary_search(axes_.begin(), axes_.end(), static_cast<int>(i))) out.push_back(in[i]);
   return {out};
 }
 
 std::vector<Var> CAReduce::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  if (pre_) {  // through the unfused pair
+    const Unfused u = unfused(node.inputs());
+    const std::vector<Var> g = u.reduce->op()->grad(*u.reduce, output_grads);
+    if (!g.at(0)) return std::vector<Var>(static_cast<std::size_t>(node.nin()));
+    return u.elemwise->op()->grad(*u.elemwise, g);
+  }
   const Kind k = kind_of(scalar_op_);
   const Var& x = node.input(0);
   const Var& gz = output_grads.at(0);

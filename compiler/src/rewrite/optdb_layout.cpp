@@ -23,7 +23,10 @@
 ///   2         specialize (equilibrium)    mul / add / pow specialization, neg_neg, neg_div_neg, useless
 ///                                         ops, shape_i tracking, DimShuffle merging
 ///   3         uncanonicalize (eq.)        (empty so far)
-///   49        elemwise_fusion             fusion [fusion]
+///   49        elemwise_fusion             fusion: trees into one Elemwise{Composite}, then multi-output
+///                                         fusion (a result used by several elementwise clients computed
+///                                         once with them), then fusion into reductions
+///                                         (Sum{fused=Composite}) [fusion]
 ///   49        merge2                      merge
 ///   49.5      add_destroy_handler         DestroyHandler with function()'s MutableInputs  [inplace]
 ///   60        inplace_setsubtensor        IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
@@ -61,7 +64,7 @@ SequenceDB build_optdb() {
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
   db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
-  // 49.5 add_destroy_handler, >= 50 inplace: not yet present.
+  // 49.5 add_destroy_handler and the inplace stages (>= 60): register_inplace_rewrites.
   db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});
 
   // canonicalize: put the graph in a normal form (fast_compile runs only merge + folding).

@@ -84,6 +84,28 @@ std::optional<NDArray> broadcast_scalar_constant(const Var& v) {
   return c->data().reshape({});
 }
 
+/// The inputs of a fused node's scalar graph: each tensor variable once, as a
+/// ScalarType input (`tensors[i]` feeds `scalars[i]`), or as a scalar constant
+/// when it is a broadcastable constant.
+struct ScalarInputs {
+  std::vector<Var> tensors, scalars;
+  std::unordered_map<const Variable*, Var> memo;  // tensor variable -> its scalar
+
+  Var leaf(const Var& v) {
+    if (auto it = memo.find(v.get()); it != memo.end()) return it->second;
+    Var s;
+    if (auto value = broadcast_scalar_constant(v)) {
+      s = ScalarType::make(value->dtype())->make_constant(*value);
+    } else {
+      s = ScalarType::make(tensor::tensor_type(v)->dtype())->make_variable();
+      tensors.push_back(v);
+      scalars.push_back(s);
+    }
+    memo.emplace(v.get(), s);
+    return s;
+  }
+};
+
 /// Builds the scalar graph of one fused node.
 class FusedBuilder {
  public:
@@ -92,23 +114,15 @@ class FusedBuilder {
 
   /// The scalar expression for tensor variable `v` (an input of the tree).
   Var scalar_of(const Var& v, bool may_absorb) {
-    if (auto it = memo_.find(v.get()); it != memo_.end()) return it->second;
-    Var s;
-    if (may_absorb && absorbable(v)) {
-      const Apply& p = *v.owner();
-      planned_ += static_cast<std::size_t>(p.nin()) - 1;
-      std::vector<Var> args;
-      for (const Var& in : p.inputs()) args.push_back(scalar_of(in, true));
-      s = apply_scalar(*plain_elemwise(&p)->scalar_op(), args);
-      ++absorbed_;
-    } else if (auto value = broadcast_scalar_constant(v)) {
-      s = ScalarType::make(value->dtype())->make_constant(*value);
-    } else {
-      s = ScalarType::make(tensor::tensor_type(v)->dtype())->make_variable();
-      inputs_.push_back(v);
-      scalar_inputs_.push_back(s);
-    }
-    memo_.emplace(v.get(), s);
+    if (auto it = in_.memo.find(v.get()); it != in_.memo.end()) return it->second;
+    if (!may_absorb || !absorbable(v)) return in_.leaf(v);
+    const Apply& p = *v.owner();
+    planned_ += static_cast<std::size_t>(p.nin()) - 1;
+    std::vector<Var> args;
+    for (const Var& in : p.inputs()) args.push_back(scalar_of(in, true));
+    Var s = apply_scalar(*plain_elemwise(&p)->scalar_op(), args);
+    ++absorbed_;
+    in_.memo.emplace(v.get(), s);
     return s;
   }
 
@@ -135,13 +149,12 @@ class FusedBuilder {
     return planned_ + static_cast<std::size_t>(p->nin()) - 1 <= kMaxInputs;
   }
 
-  std::vector<Var> inputs_, scalar_inputs_;
+  ScalarInputs in_;
   int absorbed_ = 0;
 
  private:
   const FunctionGraph& fg_;
   const Apply& root_;
-  std::unordered_map<const Variable*, Var> memo_;
   std::size_t planned_;  // tensor inputs the fused node would have, at most
 };
 
@@ -156,9 +169,9 @@ Var fuse(const FunctionGraph& fg, const Apply& node) {
   Var inner = FusedBuilder::apply_scalar(*e->scalar_op(), args);
   const DType want = tensor::tensor_type(node.output(0))->dtype();
   if (dynamic_cast<const ScalarType*>(inner.type().get())->dtype() != want) return {};
-  if (b.inputs_.empty()) return {};  // all constant: constant folding's job
-  tensor::ScalarOpPtr comp(new Composite(b.scalar_inputs_, inner));
-  Var out = tensor::elemwise(comp, b.inputs_);
+  if (b.in_.tensors.empty()) return {};  // all constant: constant folding's job
+  tensor::ScalarOpPtr comp(new Composite(b.in_.scalars, inner));
+  Var out = tensor::elemwise(comp, b.in_.tensors);
   if (!(*out.type() == *node.output(0).type())) return {};
   return out;
 }
@@ -241,27 +254,13 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   if (members.empty() || (members.size() == 1 && !needed_outside)) return {};
 
   // The scalar graph: p's expression once, each member's over it.
-  std::unordered_map<const Variable*, Var> memo;
-  std::vector<Var> tensor_inputs, scalar_inputs;
-  auto scalar_of = [&](const Var& v) {
-    if (auto it = memo.find(v.get()); it != memo.end()) return it->second;
-    Var s;
-    if (auto value = broadcast_scalar_constant(v)) {
-      s = ScalarType::make(value->dtype())->make_constant(*value);
-    } else {
-      s = ScalarType::make(tensor::tensor_type(v)->dtype())->make_variable();
-      tensor_inputs.push_back(v);
-      scalar_inputs.push_back(s);
-    }
-    memo.emplace(v.get(), s);
-    return s;
-  };
+  ScalarInputs in;
   auto apply_node = [&](const Apply& n) {
     std::vector<Var> args;
-    for (const Var& in : n.inputs()) args.push_back(scalar_of(in));
+    for (const Var& v : n.inputs()) args.push_back(in.leaf(v));
     return FusedBuilder::apply_scalar(*plain_elemwise(&n)->scalar_op(), args);
   };
-  memo.emplace(pv.get(), apply_node(p));
+  in.memo.emplace(pv.get(), apply_node(p));
   std::vector<Var> replaced, inner;
   for (Apply* m : members) {
     replaced.push_back(m->output(0));
@@ -269,19 +268,19 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   }
   if (needed_outside) {
     replaced.push_back(pv);
-    inner.push_back(memo.at(pv.get()));
+    inner.push_back(in.memo.at(pv.get()));
   }
-  if (tensor_inputs.empty()) return {};  // all constant: constant folding's job
+  if (in.tensors.empty()) return {};  // all constant: constant folding's job
   for (std::size_t k = 0; k < replaced.size(); ++k)
     if (dynamic_cast<const ScalarType*>(inner[k].type().get())->dtype() != tensor::tensor_type(replaced[k])->dtype())
       return {};
   // Its place: after every input, before every client.
   double after = -1.0;
-  for (const Var& in : tensor_inputs) after = std::max(after, position_of(in, pos));
+  for (const Var& v : in.tensors) after = std::max(after, position_of(v, pos));
   const double place = after + (limit - after) / 2;
   if (!(place > after && place < limit)) return {};  // no room left between the two (rounding)
-  tensor::ScalarOpPtr comp(new Composite(scalar_inputs, inner));
-  ApplyPtr fused = OpPtr(new Elemwise(comp))->make_node(tensor_inputs);
+  tensor::ScalarOpPtr comp(new Composite(in.scalars, inner));
+  ApplyPtr fused = OpPtr(new Elemwise(comp))->make_node(in.tensors);
   std::vector<std::pair<Var, Var>> pairs;
   for (std::size_t k = 0; k < replaced.size(); ++k) {
     Var out = fused->output(static_cast<int>(k));
@@ -306,30 +305,18 @@ ApplyPtr fuse_into_reduction(const FunctionGraph& fg, const Apply& node) {
   const auto& clients = fg.clients(x);
   if (clients.size() != 1 || clients[0].is_output()) return {};
   const TensorType* xt = tensor::tensor_type(x);
-  std::unordered_map<const Variable*, Var> memo;
-  std::vector<Var> tensor_inputs, scalar_inputs, args;
-  for (const Var& in : p->inputs()) {
-    if (auto it = memo.find(in.get()); it != memo.end()) {
-      args.push_back(it->second);
-      continue;
-    }
-    Var s;
-    if (auto value = broadcast_scalar_constant(in)) {
-      s = ScalarType::make(value->dtype())->make_constant(*value);
-    } else {
-      const TensorType* t = tensor::tensor_type(in);
-      if (!t || t->broadcastable() != xt->broadcastable()) return {};  // the loop would have to broadcast it
-      s = ScalarType::make(t->dtype())->make_variable();
-      tensor_inputs.push_back(in);
-      scalar_inputs.push_back(s);
-    }
-    memo.emplace(in.get(), s);
-    args.push_back(s);
+  ScalarInputs in;
+  std::vector<Var> args;
+  for (const Var& v : p->inputs()) {
+    const TensorType* t = tensor::tensor_type(v);
+    if (!broadcast_scalar_constant(v) && (!t || t->broadcastable() != xt->broadcastable()))
+      return {};  // the loop would have to broadcast it
+    args.push_back(in.leaf(v));
   }
-  if (tensor_inputs.empty() || tensor_inputs.size() > kMaxInputs) return {};
+  if (in.tensors.empty() || in.tensors.size() > kMaxInputs) return {};
   Var inner = FusedBuilder::apply_scalar(*e->scalar_op(), args);
   if (dynamic_cast<const ScalarType*>(inner.type().get())->dtype() != xt->dtype()) return {};
-  ApplyPtr fused = red->with_pre(tensor::ScalarOpPtr(new Composite(scalar_inputs, inner)))->make_node(tensor_inputs);
+  ApplyPtr fused = red->with_pre(tensor::ScalarOpPtr(new Composite(in.scalars, inner)))->make_node(in.tensors);
   if (!(*fused->output(0).type() == *node.output(0).type())) return {};
   return fused;
 }

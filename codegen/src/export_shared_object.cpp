@@ -5,6 +5,7 @@
 /// Why a subprocess: this is off the hot path (never used by function()), and the
 /// system `cc` already knows the default library paths; the JIT itself needs no
 /// linker at all.
+#include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/jit_loader.h>
 
 #include <cerrno>
@@ -28,15 +29,18 @@ void export_shared_object(std::string_view object, const std::string& path) {
   fs::path dir = fs::path(tmp && *tmp ? tmp : "/tmp");
   std::string stem = "theano-export-" + std::to_string(::getpid()) + "-" +
                      std::to_string(reinterpret_cast<std::uintptr_t>(&object));
-  fs::path obj = dir / (stem + ".o"), log = dir / (stem + ".log");
-  {
-    std::ofstream out(obj, std::ios::binary);
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) throw LoadError("export_shared_object: cannot write " + obj.string());
+  fs::path log = dir / (stem + ".log");
+  std::vector<fs::path> objs;  // one file per object of a bundle
+  for (std::string_view o : unbundle_objects(object)) {
+    objs.push_back(dir / (stem + "-" + std::to_string(objs.size()) + ".o"));
+    std::ofstream out(objs.back(), std::ios::binary);
+    out.write(o.data(), static_cast<std::streamsize>(o.size()));
+    if (!out) throw LoadError("export_shared_object: cannot write " + objs.back().string());
   }
   const char* cc = std::getenv("CC");
-  std::vector<std::string> args = {cc && *cc ? cc : "cc", "-shared", "-o", path, obj.string(),
-                                   "-lopenblas", "-lmvec", "-lm"};
+  std::vector<std::string> args = {cc && *cc ? cc : "cc", "-shared", "-o", path};
+  for (const fs::path& o : objs) args.push_back(o.string());
+  for (const char* lib : {"-lopenblas", "-lmvec", "-lm"}) args.push_back(lib);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -53,7 +57,7 @@ void export_shared_object(std::string_view object, const std::string& path) {
   std::stringstream output;
   output << std::ifstream(log).rdbuf();
   std::error_code ec;
-  fs::remove(obj, ec);
+  for (const fs::path& o : objs) fs::remove(o, ec);
   fs::remove(log, ec);
   if (rc != 0) throw LoadError("export_shared_object: cannot run '" + args[0] + "': " + std::strerror(rc));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)

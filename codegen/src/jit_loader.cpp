@@ -8,6 +8,7 @@
 /// drops libopenblas/libmvec when host code never calls them, so searching only
 /// the process would miss `cblas_dgemm` and `_ZGVdN4v_exp`.
 #include <theano/codegen/jit_loader.h>
+#include <theano/codegen/clang_compiler.h>
 
 #include "clang_driver.h"  // detail::init_native_target
 
@@ -188,11 +189,13 @@ LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint
   state->name = name;
   impl_->live.fetch_add(1);  // from here on ~ModuleState removes the JITDylib
 
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), name);
-  if (auto err = jit.addObjectFile(*jd, std::move(buffer))) {
-    std::string extra = take_session_errors();
-    throw LoadError("cannot add the object to JIT module '" + name + "': " + llvm::toString(std::move(err)) +
-                    (extra.empty() ? "" : "\n" + extra));
+  for (std::string_view part : unbundle_objects(object)) {  // a bundle: its objects link together
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(part.data(), part.size()), name);
+    if (auto err = jit.addObjectFile(*jd, std::move(buffer))) {
+      std::string extra = take_session_errors();
+      throw LoadError("cannot add the object to JIT module '" + name + "': " + llvm::toString(std::move(err)) +
+                      (extra.empty() ? "" : "\n" + extra));
+    }
   }
   state->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return LoadedModule(std::move(state));

@@ -204,3 +204,53 @@ TEST_CASE("export_shared_object: a PIC object becomes a loadable .so") {
   ::dlclose(h);
   std::remove(path.c_str());
 }
+
+TEST_CASE("parallel code generation: a module split over two threads loads and runs as one") {
+  CompileOptions o;
+  o.codegen_threads = 2;
+  auto obj = ClangCompiler(o).compile(theano_test::elemwise_source() + theano_test::gemm_source());
+  const auto parts = unbundle_objects(obj.bytes);
+  CHECK(parts.size() == 2);
+  for (std::string_view p : parts) CHECK(p.substr(0, 4) == "\x7f" "ELF");
+  LoadedModule m = JitLoader::instance().load(obj.bytes, "split");
+  auto entry = m.function<theano_test::ElemwiseEntry>("jit_entry");
+  auto gemm = m.function<int (*)(const double*, const double*, double*, int, int, int)>("jit_gemm");
+  REQUIRE(static_cast<bool>(entry));
+  REQUIRE(static_cast<bool>(gemm));
+  std::vector<double> x{0.5, -1, 2}, y{1, 2, 3}, z(3);
+  void* in[] = {x.data(), y.data()};
+  void* out[] = {z.data()};
+  char msg[64];
+  REQUIRE(entry(in, out, 3, msg, sizeof msg) == 0);
+  for (int i = 0; i < 3; ++i) CHECK(z[i] == doctest::Approx(theano_test::elemwise_reference(x[i], y[i])).epsilon(1e-14));
+  std::vector<double> a{1, 2, 3, 4}, b{5, 6, 7, 8}, c(4);
+  REQUIRE(gemm(a.data(), b.data(), c.data(), 2, 2, 2) == 0);
+  CHECK(c == std::vector<double>{19, 22, 43, 50});
+  // The same source on one thread is a plain ELF object.
+  o.codegen_threads = 1;
+  const auto one = ClangCompiler(o).compile(theano_test::elemwise_source() + theano_test::gemm_source());
+  CHECK(unbundle_objects(one.bytes).size() == 1);
+  CHECK(one.bytes.substr(0, 4) == "\x7f" "ELF");
+  // Exported as one .so.
+  std::string path = "/tmp/theano-export-split-" + std::to_string(::getpid()) + ".so";
+  export_shared_object(obj.bytes, path);
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE_MESSAGE(h != nullptr, ::dlerror());
+  CHECK(::dlsym(h, "jit_gemm") != nullptr);
+  CHECK(::dlsym(h, "jit_entry") != nullptr);
+  ::dlclose(h);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("object bundles: round trip; a damaged bundle is a LoadError") {
+  const std::string b = bundle_objects({"first", std::string("sec\0nd", 6)});
+  const auto parts = unbundle_objects(b);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0] == "first");
+  CHECK(parts[1] == std::string_view("sec\0nd", 6));
+  CHECK(bundle_objects({"only"}) == "only");
+  CHECK_THROWS_AS(unbundle_objects(b.substr(0, b.size() - 1)), LoadError);
+  CHECK_THROWS_AS(unbundle_objects(b.substr(0, 20)), LoadError);
+  CHECK_THROWS_AS(JitLoader::instance().load(b.substr(0, b.size() - 2), "damaged"), LoadError);
+  CHECK_THROWS_AS(JitLoader::instance().load(b, "not_objects"), LoadError);
+}

@@ -50,6 +50,11 @@ struct CompileOptions {
   /// Extra driver flags appended last (the `cxxflags` config). `-mllvm` flags are
   /// refused: they mutate LLVM's process-global option state.
   std::vector<std::string> cxxflags;
+  /// Threads for machine-code generation of one module (after the optimizer,
+  /// which runs once): 0 picks min(cores, 2) for big modules, 1 for small
+  /// ones. With more than one the object is a bundle (`bundle_objects`) of
+  /// one ELF object per part of the module, loaded together.
+  int codegen_threads = 0;
 
   /// The driver-level flags these options stand for, in order (without the input
   /// file): `-c -x c++ -std=c++17 -fno-exceptions -fno-rtti ... -O2 -march=native`.
@@ -58,9 +63,18 @@ struct CompileOptions {
   bool operator==(const CompileOptions&) const = default;
 };
 
+/// Several ELF objects as one byte string (what parallel code generation
+/// produces): the line "THEANO-OBJECTS", then per object its size (8 bytes,
+/// little-endian) and its bytes. A single object is returned as it is.
+std::string bundle_objects(const std::vector<std::string>& objects);
+/// The objects of `bytes`: the bundled ones, or `bytes` itself when it is not
+/// a bundle. LoadError for a damaged bundle.
+std::vector<std::string_view> unbundle_objects(std::string_view bytes);
+
 /// The result of a successful compile.
 struct CompiledObject {
-  /// The ELF relocatable object (for compile) or the text (assembly / IR).
+  /// The ELF relocatable object, or a bundle of them (for compile), or the
+  /// text (assembly / IR).
   std::string bytes;
   /// Warnings, when `CompileOptions::warnings` is set; usually empty.
   std::string diagnostics;

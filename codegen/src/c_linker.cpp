@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <new>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iterator>
@@ -674,6 +675,14 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   if (auto it = config().flags.find("cxxflags"); it != config().flags.end()) {
     std::istringstream words(it->second);
     for (std::string w; words >> w;) copts.cxxflags.push_back(w);
+  }
+  // THEANO_FLAGS codegen_threads: threads generating machine code (0: automatic).
+  if (auto it = config().flags.find("codegen_threads"); it != config().flags.end()) {
+    char* end = nullptr;
+    const long n = std::strtol(it->second.c_str(), &end, 10);
+    THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= 64, ValueError)
+        << "THEANO_FLAGS codegen_threads must be a whole number from 0 (automatic) to 64, got '" << it->second << "'";
+    copts.codegen_threads = static_cast<int>(n);
   }
   auto compile = [&] {
     const auto t1 = Clock::now();

@@ -8,6 +8,7 @@
 #include <theano/compile/function.h>
 #include <theano/config.h>
 #include <theano/tensor/math.h>
+#include <theano/tensor/reduction.h>
 #include <theano/tensor/type.h>
 
 #include <filesystem>
@@ -121,6 +122,26 @@ TEST_SUITE("function with the JIT") {
       // A flag the compiler rejects proves the flags are passed.
       ConfigGuard guard(with_flags({{"cxxflags", "-fthis-flag-does-not-exist"}}));
       CHECK_THROWS(function({x}, {x * 3.0}));
+    }
+  }
+
+  TEST_CASE("THEANO_FLAGS codegen_threads: one or several threads give the same function; bad values are refused") {
+    Var x = dvector("x"), y = dvector("y");
+    // A graph of a few loops (thousands of IR instructions: split when allowed).
+    Var out = exp(x) * y + tanh(x) - x * x / (1.0 + y);
+    std::vector<Out> outs{out, tensor::sum(out * y), x * 3.0 + y, sqrt(abs(x)) * 2.0};
+    std::vector<NDArray> want;
+    for (const char* n : {"1", "2", "3"}) {
+      CAPTURE(n);
+      ConfigGuard guard(with_flags({{"codegen_threads", n}, {"compiledir", "off"}}));
+      Function f = function({x, y}, outs);
+      const auto got = f({test::vec({0.5, -1, 2}), test::vec({1, 2, 3})});
+      if (want.empty()) want = got;
+      for (std::size_t k = 0; k < got.size(); ++k) CHECK(allclose(got[k], want[k], 1e-15, 0));
+    }
+    for (const char* bad : {"-1", "two", "", "1000"}) {
+      ConfigGuard guard(with_flags({{"codegen_threads", bad}}));
+      CHECK_THROWS_WITH_AS(function({x}, {x + 2.0}), doctest::Contains("codegen_threads"), ValueError);
     }
   }
 

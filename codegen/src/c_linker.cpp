@@ -13,7 +13,9 @@
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/thread_pool.h>
 #include <theano/tensor/basic_ops.h>
+#include <theano/tensor/blas.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -61,6 +63,9 @@ struct TheanoContext {
   std::int64_t error_size;
   int (*perform)(void* host, std::int64_t node, const TheanoArray* const* in, TheanoArray* const* out);
   TheanoArray* vars;
+  std::int64_t (*parallel_for)(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
+                               void* closure) noexcept;
+  std::int64_t threads;
 };
 
 void check_type(const Apply& node, const Var& v) {
@@ -453,6 +458,7 @@ struct ThunkParts {
   std::vector<const Apply*> fallback;    // perform-fallback nodes
   bool opwise = false;
   bool profile = false;                  // OpWise: time every node
+  std::int64_t threads = 1;              // loop threads (THEANO_FLAGS threads)
   std::int64_t nvars = 0;
   std::vector<std::string> labels;
   ThunkStats stats;                      // build times
@@ -469,6 +475,7 @@ class CThunk final : public Thunk {
         fallback_(std::move(parts.fallback)),
         opwise_(parts.opwise),
         profile_(parts.profile),
+        threads_(parts.threads),
         nvars_(static_cast<std::size_t>(parts.nvars)),
         stats_(std::move(parts.stats)) {
     if (opwise_) {
@@ -525,7 +532,8 @@ class CThunk final : public Thunk {
     char error[2048];
     error[0] = 0;
     TheanoContext ctx{ws->in_desc.data(), ws->out_desc.data(), const_desc_.data(), ws.get(), &host_alloc,
-                      error, sizeof error, &host_perform, nullptr};
+                      error,          sizeof error,      &host_perform,      nullptr,  &parallel_for,
+                      threads_};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
@@ -617,6 +625,7 @@ class CThunk final : public Thunk {
   std::vector<const Apply*> fallback_;
   bool opwise_;
   bool profile_;
+  std::int64_t threads_;
   std::size_t nvars_;
   mutable std::mutex stats_mutex_;
   mutable ThunkStats stats_;
@@ -626,6 +635,21 @@ class CThunk final : public Thunk {
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
+
+/// THEANO_FLAGS threads: the loop threads of generated code (default, and 0:
+/// every core; 1: no splitting). An explicit value caps BLAS's threads too.
+std::int64_t loop_threads() {
+  auto it = config().flags.find("threads");
+  if (it == config().flags.end()) return hardware_threads();
+  char* end = nullptr;
+  const long n = std::strtol(it->second.c_str(), &end, 10);
+  THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= kMaxParallelParts, ValueError)
+      << "THEANO_FLAGS threads must be a whole number from 0 (every core) to " << kMaxParallelParts << ", got '"
+      << it->second << "'";
+  const int threads = n == 0 ? hardware_threads() : static_cast<int>(n);
+  tensor::set_blas_threads(threads);
+  return threads;
+}
 
 }  // namespace
 
@@ -663,6 +687,7 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   parts.fallback = std::move(g.fallback);
   parts.opwise = opwise_;
   parts.profile = options.profile;
+  parts.threads = loop_threads();
   parts.nvars = g.nvars;
   parts.labels = std::move(g.labels);
   parts.stats.codegen_ms = ms_since(t0);

@@ -152,7 +152,12 @@ void lower_elemwise(NodeLowering& L) {
       expect += " * shape[" + ds + "]";
     }
   }
+  // Large loops are split across the loop threads (theano_parallel); a part
+  // re-reads what it needs into locals, so its loop sees no aliasing.
+  const bool split = worth_optimizing(L);
+  const int cost = expr_cost(stores);
   w.open("if (" + contiguous + ")");
+  if (split) w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
   for (int i = 0; i < nin; ++i) {
     const std::string is = str(i);
     w.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is + "->data;");
@@ -161,13 +166,19 @@ void lower_elemwise(NodeLowering& L) {
     const std::string ot = L.out_ctype(k);
     w.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
   }
-  w.open("for (int64_t k = 0; k < n; ++k)");
+  w.open(split ? "for (int64_t k = lo; k < hi; ++k)" : "for (int64_t k = 0; k < n; ++k)");
   for (int i = 0; i < nin; ++i) w.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
   for (int k = 0; k < nout; ++k) w.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
   w.close();
+  if (split) {
+    w.close(";");
+    w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", part);");
+  }
   w.line("return 0;");
   w.close();
-  // Strided / broadcast path: nested loops with byte strides (0 where broadcast).
+  // Strided / broadcast path: nested loops with byte strides (0 where
+  // broadcast), split over the outermost dimension.
+  if (split && nd > 0) w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
   for (int i = 0; i < nin; ++i) {
     for (int d = 0; d < nd; ++d) {
       const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
@@ -178,12 +189,16 @@ void lower_elemwise(NodeLowering& L) {
   for (int k = 0; k < nout; ++k)
     for (int d = 0; d < nd; ++d)
       w.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
+  for (int d = 0; d < nd; ++d) w.line("const int64_t e" + str(d) + " = shape[" + str(d) + "];");
   // The strided path is not vectorized (gathers rarely pay, and they cost
   // compile time); the contiguous path above is the fast one.
   for (int d = 0; d < nd; ++d) {
     const std::string ds = str(d);
     if (d == nd - 1) w.line("#pragma clang loop vectorize(disable)");
-    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < shape[" + ds + "]; ++i" + ds + ")");
+    if (d == 0 && split)
+      w.open("for (int64_t i0 = lo; i0 < hi; ++i0)");
+    else
+      w.open("for (int64_t i" + ds + " = 0; i" + ds + " < e" + ds + "; ++i" + ds + ")");
   }
   auto offset = [&](const std::string& prefix) {
     std::string o;
@@ -199,6 +214,10 @@ void lower_elemwise(NodeLowering& L) {
     w.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
            stores[static_cast<std::size_t>(k)] + ";");
   for (int d = 0; d < nd; ++d) w.close();
+  if (split && nd > 0) {
+    w.close(";");
+    w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", part);");
+  }
   w.line("return 0;");
 }
 

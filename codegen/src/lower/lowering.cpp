@@ -5,6 +5,7 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 
 namespace theano::codegen::lower {
@@ -130,6 +131,23 @@ bool worth_optimizing(const NodeLowering& L) {
   for (int k = 0; k < L.nout(); ++k)
     if (!statically_tiny(L.node.output(k))) return true;
   return false;
+}
+
+int expr_cost(const std::vector<std::string>& exprs) {
+  int calls = 0;
+  for (const std::string& e : exprs)
+    for (std::size_t k = 1; k < e.size(); ++k) {
+      const char c = e[k - 1];
+      if (e[k] == '(' && (std::isalnum(static_cast<unsigned char>(c)) || c == '_')) ++calls;
+    }
+  return 1 + 4 * calls;
+}
+
+std::int64_t min_part_elements(int cost) { return std::max<std::int64_t>(4096, 65536 / std::max(cost, 1)); }
+
+std::string min_part_expr(int cost, const std::string& per_index) {
+  const std::string m = std::to_string(min_part_elements(cost));
+  return "((" + m + " + (" + per_index + ") - 1) / (" + per_index + "))";
 }
 
 const tensor::TensorType& NodeLowering::in(int i) const { return ttype(node.input(i)); }

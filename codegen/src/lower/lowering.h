@@ -141,6 +141,17 @@ struct ElemwiseExprs {
 };
 ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 
+/// Per-element cost of scalar C expressions in units of one arithmetic
+/// operation: 1, plus 4 for every function call (libm, prelude helpers).
+int expr_cost(const std::vector<std::string>& exprs);
+/// The fewest elements of cost `cost` worth a loop part of their own on
+/// another thread (tens of microseconds of work: waking a thread costs a few).
+/// Loops shorter than twice this run on the calling thread only.
+std::int64_t min_part_elements(int cost);
+/// Generated code: the minimum part, in indices that each cover `per_index`
+/// elements (a C expression, at least 1), for theano_parallel.
+std::string min_part_expr(int cost, const std::string& per_index);
+
 /// Requests the shared support function
 /// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
 /// converts and copies a strided block into a strided block of the same shape

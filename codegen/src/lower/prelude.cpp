@@ -52,7 +52,26 @@ struct TheanoContext {
   // lowering) on the host; fills the outputs like alloc does. 0 or an error code.
   int (*perform)(void* host, int64_t node, const TheanoArray* const* in, TheanoArray* const* out);
   TheanoArray* vars;  // OpWise linker only: the storage of every node output
+  // Runs body(closure, begin, end, part) over consecutive parts of [0, n) on
+  // up to `threads` threads (the caller included) and returns the number of
+  // parts; the cut depends only on n, min_part and threads (runtime/thread_pool.h).
+  int64_t (*parallel_for)(int64_t threads, int64_t n, int64_t min_part,
+                          void (*body)(void*, int64_t, int64_t, int64_t), void* closure);
+  int64_t threads;  // THEANO_FLAGS threads: 1 runs every loop on the caller
 };
+#define THEANO_MAX_PARTS 64
+// The loop body is compiled once, here (not also inlined into its node
+// function, which would double the -O2 time of every split loop).
+template <class F> __attribute__((noinline)) static void theano_part(void* f, int64_t begin, int64_t end, int64_t part) {
+  (*(F*)f)(begin, end, part);
+}
+// Runs f(begin, end, part) over [0, n): split across threads when there are
+// at least two parts of min_part indices, else f(0, n, 0). Returns the parts.
+template <class F> static inline int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, F& f) {
+  if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, &theano_part<F>, &f);
+  theano_part<F>(&f, 0, n, 0);
+  return 1;
+}
 extern "C" {
 double exp(double); double exp2(double); double expm1(double);
 double log(double); double log2(double); double log10(double); double log1p(double);

@@ -172,10 +172,12 @@ void lower_careduce(NodeLowering& L) {
   // (`pre`) over every input, computed as the Elemwise lowering does.
   const int nin = L.nin();
   ElemwiseExprs ex;
+  int cost = 1;  // per element, for the loop split
   DType in_dt = L.in(0).dtype();
   if (op.pre()) {
     ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(node.inputs());
     ex = elemwise_exprs(*e);
+    cost = expr_cost(ex.stores);
     in_dt = ttype(e->output(0)).dtype();
     L.ns = ex.ns;
     if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
@@ -267,7 +269,7 @@ void lower_careduce(NodeLowering& L) {
   f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
   std::string flat_params;
   for (int i = 0; i < nin; ++i) flat_params += "const " + L.in_ctype(i) + "* __restrict p" + str(i) + ", ";
-  f.open("static " + acc_t + " " + fn + "_flat(" + flat_params + "int64_t n)");
+  f.open("__attribute__((noinline)) static " + acc_t + " " + fn + "_flat(" + flat_params + "int64_t n)");
   f.line(acc_t + " r[16];");
   f.line("for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
   f.line("int64_t k = 0;");
@@ -311,32 +313,54 @@ void lower_careduce(NodeLowering& L) {
     for (int i = 0; i < nin; ++i)
       w.line("const " + L.in_ctype(i) + "* __restrict px" + str(i) + " = (const " + L.in_ctype(i) + "*)" + L.x(i) +
              "->data;");
+    // Loops are split across the loop threads: one value (everything
+    // reduced) by ranges of elements, one partial result per part folded in
+    // part order; rows by ranges of rows; columns by ranges of columns.
+    const std::string min_elems = str(min_part_elements(cost));
     w.open("if (inner == 1)");
-    w.line("for (int64_t o = 0; o < outer; ++o) po[o] = " + store(fn + "_flat(" + flat_args + "group)") + ";");
+    w.open("if (outer == 1)");
+    std::string part_args;
+    for (int i = 0; i < nin; ++i) part_args += "px" + str(i) + " + lo, ";
+    w.line(acc_t + " partial[THEANO_MAX_PARTS];");
+    w.line("auto part = [&](int64_t lo, int64_t hi, int64_t p) { partial[p] = " + fn + "_flat(" + part_args +
+           "hi - lo); };");
+    w.line("const int64_t parts = theano_parallel(ctx, group, " + min_elems + ", part);");
+    w.line(acc_t + " a = partial[0];");
+    w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
+    w.line("po[0] = " + store("a") + ";");
+    w.line("return 0;");
+    w.close();
+    w.line("auto part = [&](int64_t lo, int64_t hi, int64_t) { for (int64_t o = lo; o < hi; ++o) po[o] = " +
+           store(fn + "_flat(" + flat_args + "group)") + "; };");
+    w.line("theano_parallel(ctx, outer, " + min_part_expr(cost, "group") + ", part);");
     w.line("return 0;");
     w.close();
     // Columns: chunks of them accumulate row by row, in the output itself when
     // the accumulator has the output's type, else in a stack buffer.
     const bool in_place = acc_t == out_t;
     w.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
+    w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
     if (!in_place) w.line(acc_t + " stack_acc[CH];");
     w.open("for (int64_t o = 0; o < outer; ++o)");
-    w.open("for (int64_t j0 = 0; j0 < inner; j0 += CH)");
-    w.line("const int64_t m = inner - j0 < CH ? inner - j0 : CH;");
+    w.open("for (int64_t j0 = lo; j0 < hi; j0 += CH)");
+    w.line("const int64_t m = hi - j0 < CH ? hi - j0 : CH;");
     w.line(out_t + "* __restrict q = po + o * inner + j0;");
     w.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
     w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
     std::string advance;
     for (int i = 0; i < nin; ++i) {
       w.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
-      advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
+      advance += std::string(i ? ", " : "") + "row" + str(i) + " += stride";
     }
-    w.open("for (int64_t g = 0; g < group; ++g, " + advance + ")");
+    w.line("const int64_t rows = group, stride = inner;");
+    w.open("for (int64_t g = 0; g < rows; ++g, " + advance + ")");
     w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) + ");");
     w.close();
     if (!in_place) w.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
     w.close();
     w.close();
+    w.close(";");
+    w.line("theano_parallel(ctx, inner, " + min_part_expr(cost, "outer * group") + ", part);");
     w.line("return 0;");
     w.close();
   }

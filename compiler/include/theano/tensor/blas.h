@@ -149,4 +149,10 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
 /// the last axis of a with axis 1 of b[i]); built from dimshuffle, mul and sum.
 Var batched_dot(const TensorLike& a, const TensorLike& b);
 
+/// The number of threads BLAS calls use (OpenBLAS's own pool). The generated
+/// loops and BLAS never run at the same time (a graph runs its nodes in
+/// order), so both may use every core; THEANO_FLAGS threads=N caps both.
+int blas_threads();
+void set_blas_threads(int n);
+
 }  // namespace theano::tensor

@@ -16,6 +16,7 @@
 
 #include "../reduction/kernel_util.h"
 #include "theano/runtime/error.h"
+#include "theano/tensor/blas.h"
 
 namespace theano::tensor::blas_detail {
 namespace {
@@ -310,3 +311,14 @@ NDArray dot_vv(const NDArray& x, const NDArray& y) {
 }
 
 }  // namespace theano::tensor::blas_detail
+
+namespace theano::tensor {
+
+int blas_threads() { return openblas_get_num_threads(); }
+
+void set_blas_threads(int n) {
+  THEANO_USER_CHECK(n >= 1, ValueError) << "set_blas_threads: the thread count must be at least 1, got " << n;
+  if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
+}
+
+}  // namespace theano::tensor

@@ -1,0 +1,197 @@
+// The loop-thread pool (see thread_pool.h).
+//
+// One job at a time. Its state is a single 64-bit ticket, (generation, parts,
+// next unclaimed part), that workers and the caller claim parts from by
+// compare-and-swap; the job's fields are read only after a successful claim,
+// and the caller does not publish the next job before every part of this one
+// is done, so a claimed part always sees its own job.
+#include "theano/runtime/thread_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace theano {
+namespace {
+
+constexpr std::int64_t kAlign = 64;                               // part boundaries: multiples of 64 indices
+constexpr auto kWorkerSpin = std::chrono::microseconds(50);        // a worker's busy wait before it sleeps
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Ticket layout: generation << 32 | parts << 16 | next.
+constexpr std::uint64_t pack(std::uint64_t gen, std::uint64_t parts, std::uint64_t next) {
+  return gen << 32 | parts << 16 | next;
+}
+constexpr std::uint64_t gen_of(std::uint64_t t) { return t >> 32; }
+constexpr std::int64_t parts_of(std::uint64_t t) { return static_cast<std::int64_t>((t >> 16) & 0xffff); }
+constexpr std::int64_t next_of(std::uint64_t t) { return static_cast<std::int64_t>(t & 0xffff); }
+
+struct Split {
+  std::int64_t parts = 1, chunk = 0;
+};
+
+Split split(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
+  threads = std::clamp<std::int64_t>(threads, 1, kMaxParallelParts);
+  min_part = std::max<std::int64_t>(min_part, 1);
+  const std::int64_t p = std::min(threads, n / min_part);
+  if (p < 2) return {1, n};
+  const std::int64_t chunk = ((n + p - 1) / p + kAlign - 1) / kAlign * kAlign;
+  return {(n + chunk - 1) / chunk, chunk};
+}
+
+struct Pool {
+  std::mutex job_mu;  // held by the caller of the running job
+  std::atomic<std::uint64_t> ticket{0};
+  std::atomic<std::int64_t> done{0};
+  // The running job: written before its ticket is published.
+  ParallelBody body = nullptr;
+  void* closure = nullptr;
+  std::int64_t n = 0, chunk = 0;
+
+  std::mutex start_mu;
+  std::atomic<int> workers{0};
+  Pool* abandoned = nullptr;  // the parent's pool in a forked child, kept reachable
+
+  void run_part(std::int64_t part) {
+    const std::int64_t begin = part * chunk;
+    body(closure, begin, std::min(n, begin + chunk), part);
+  }
+
+  // Claims and runs unclaimed parts of the job `t` belongs to (or of a newer
+  // one the failed claims reload); returns when none is left.
+  void run_parts(std::uint64_t t) {
+    while (next_of(t) < parts_of(t)) {
+      if (!ticket.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      run_part(next_of(t));
+      done.fetch_add(1, std::memory_order_release);
+      t = t + 1;
+    }
+  }
+
+  [[noreturn]] void worker_main();
+
+  void ensure_workers(int wanted) {
+    if (workers.load(std::memory_order_acquire) >= wanted) return;
+    std::lock_guard<std::mutex> lock(start_mu);
+    while (workers.load(std::memory_order_relaxed) < wanted) {
+      try {
+        std::thread([this] { worker_main(); }).detach();
+      } catch (...) {
+        return;  // no more threads: the caller runs the parts nobody claims
+      }
+      workers.fetch_add(1, std::memory_order_release);
+    }
+  }
+};
+
+std::atomic<Pool*> g_pool{nullptr};
+
+// True on pool workers, and on a caller while it runs its job's parts: a
+// parallel_for from inside a part runs inline (and never re-locks job_mu).
+thread_local bool t_in_job = false;
+
+void Pool::worker_main() {
+  t_in_job = true;
+  for (;;) {
+    std::uint64_t t = ticket.load(std::memory_order_acquire);
+    const auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+    for (int k = 0; next_of(t) >= parts_of(t); ++k) {
+      if (std::chrono::steady_clock::now() < spin_until) {
+        cpu_relax();
+        if (k % 64 == 63) sched_yield();  // let a runnable BLAS thread have the core
+      } else {
+        ticket.wait(t, std::memory_order_acquire);
+      }
+      t = ticket.load(std::memory_order_acquire);
+    }
+    run_parts(t);
+  }
+}
+
+void after_fork_in_child() {
+  // The workers did not survive the fork, and a lock may be held by a thread
+  // that no longer exists: start over with a fresh pool.
+  Pool* old = g_pool.load(std::memory_order_relaxed);
+  auto* fresh = new Pool;
+  fresh->abandoned = old;
+  g_pool.store(fresh, std::memory_order_release);
+}
+
+Pool& pool() {
+  if (Pool* p = g_pool.load(std::memory_order_acquire)) return *p;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork(nullptr, nullptr, &after_fork_in_child);
+    g_pool.store(new Pool, std::memory_order_release);  // never freed: detached workers use it until exit
+  });
+  return *g_pool.load(std::memory_order_acquire);
+}
+
+}  // namespace
+
+int hardware_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
+  return split(n, min_part, threads).parts;
+}
+
+std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
+                          void* closure) noexcept {
+  const Split s = split(n, min_part, threads);
+  if (s.parts <= 1) {
+    body(closure, 0, n, 0);
+    return 1;
+  }
+  if (t_in_job) {  // nested: inside a part of a running job
+    body(closure, 0, n, 0);
+    return 1;
+  }
+  Pool& p = pool();
+  std::unique_lock<std::mutex> lock(p.job_mu, std::try_to_lock);
+  if (!lock.owns_lock()) {  // busy: another caller's job is running
+    body(closure, 0, n, 0);
+    return 1;
+  }
+  t_in_job = true;
+  p.ensure_workers(static_cast<int>(s.parts) - 1);
+  p.body = body;
+  p.closure = closure;
+  p.n = n;
+  p.chunk = s.chunk;
+  p.done.store(0, std::memory_order_relaxed);
+  const std::uint64_t t = pack(gen_of(p.ticket.load(std::memory_order_relaxed)) + 1,
+                               static_cast<std::uint64_t>(s.parts), 0);
+  p.ticket.store(t, std::memory_order_release);
+  p.ticket.notify_all();
+  p.run_parts(t);
+  for (int k = 0; p.done.load(std::memory_order_acquire) < s.parts; ++k) {
+    cpu_relax();
+    if (k % 256 == 255) std::this_thread::yield();
+  }
+  t_in_job = false;
+  return s.parts;
+}
+
+int thread_pool_workers() {
+  Pool* p = g_pool.load(std::memory_order_acquire);
+  return p ? p->workers.load(std::memory_order_acquire) : 0;
+}
+
+}  // namespace theano

@@ -15,6 +15,7 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace theano::codegen::lower {
 namespace {
@@ -152,72 +153,107 @@ void lower_elemwise(NodeLowering& L) {
       expect += " * shape[" + ds + "]";
     }
   }
-  // Large loops are split across the loop threads (theano_parallel); a part
-  // re-reads what it needs into locals, so its loop sees no aliasing.
-  const bool split = worth_optimizing(L);
+  // The contiguous loop over [lo, hi): one flat loop the vectorizer sees.
+  auto emit_flat = [&](CodeWriter& c, const std::string& lo, const std::string& hi) {
+    for (int i = 0; i < nin; ++i) {
+      const std::string is = str(i);
+      c.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is +
+             "->data;");
+    }
+    for (int k = 0; k < nout; ++k) {
+      const std::string ot = L.out_ctype(k);
+      c.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
+    }
+    c.open("for (int64_t k = " + lo + "; k < " + hi + "; ++k)");
+    for (int i = 0; i < nin; ++i) c.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
+    for (int k = 0; k < nout; ++k) c.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
+    c.close();
+  };
+  // The strided / broadcast loops (byte strides, 0 where broadcast), the
+  // outermost over [lo, hi), the others over the extents `ext(d)`. Not
+  // vectorized: gathers rarely pay, and they cost compile time.
+  auto emit_strided = [&](CodeWriter& c, const std::string& lo, const std::string& hi,
+                          const std::function<std::string(int)>& ext) {
+    for (int i = 0; i < nin; ++i)
+      for (int d = 0; d < nd; ++d) {
+        const Dim& sd = L.in(i).shape()[static_cast<std::size_t>(d)];
+        c.line("const int64_t s" + str(i) + "_" + str(d) + " = " +
+               ((sd && *sd == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]") + ";");
+      }
+    for (int k = 0; k < nout; ++k)
+      for (int d = 0; d < nd; ++d)
+        c.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
+    for (int d = 1; d < nd; ++d) c.line("const int64_t e" + str(d) + " = " + ext(d) + ";");
+    for (int d = 0; d < nd; ++d) {
+      const std::string ds = str(d);
+      if (d == nd - 1) c.line("#pragma clang loop vectorize(disable)");
+      c.open(d == 0 ? "for (int64_t i0 = " + lo + "; i0 < " + hi + "; ++i0)"
+                    : "for (int64_t i" + ds + " = 0; i" + ds + " < e" + ds + "; ++i" + ds + ")");
+    }
+    auto offset = [&](const std::string& prefix) {
+      std::string o;
+      for (int d = 0; d < nd; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
+      return o;
+    };
+    for (int i = 0; i < nin; ++i) {
+      const std::string is = str(i);
+      c.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
+             offset("s" + is + "_") + ");");
+    }
+    for (int k = 0; k < nout; ++k)
+      c.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
+             stores[static_cast<std::size_t>(k)] + ";");
+    for (int d = 0; d < nd; ++d) c.close();
+  };
+
+  // Large loops are split across the loop threads (theano_parallel): each
+  // loop is then a file-scope part function over a range of its outermost
+  // index, reading the node's arrays from a small struct. (Plain functions
+  // and a struct cost the -O2 pipeline much less than lambdas.)
+  const bool split = worth_optimizing(L) && nd > 0;
+  if (!split) {
+    w.open("if (" + contiguous + ")");
+    emit_flat(w, "0", "n");
+    w.line("return 0;");
+    w.close();
+    if (nd > 0) emit_strided(w, "0", "shape[0]", [](int d) { return "shape[" + str(d) + "]"; });
+    w.line("return 0;");
+    return;
+  }
   const int cost = expr_cost(stores);
-  w.open("if (" + contiguous + ")");
-  if (split) w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
+  CodeWriter& f = L.file;
+  const std::string args_t = L.fn + "_args";
+  f.open("struct " + args_t);
+  std::string init;
   for (int i = 0; i < nin; ++i) {
-    const std::string is = str(i);
-    w.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is + "->data;");
+    f.line("const TheanoArray* x" + str(i) + ";");
+    init += (i ? ", x" : "x") + str(i);
   }
   for (int k = 0; k < nout; ++k) {
-    const std::string ot = L.out_ctype(k);
-    w.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
+    f.line("TheanoArray* o" + str(k) + ";");
+    init += (nin + k ? ", o" : "o") + str(k);
   }
-  w.open(split ? "for (int64_t k = lo; k < hi; ++k)" : "for (int64_t k = 0; k < n; ++k)");
-  for (int i = 0; i < nin; ++i) w.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
-  for (int k = 0; k < nout; ++k) w.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
-  w.close();
-  if (split) {
-    w.close(";");
-    w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", part);");
-  }
+  f.close(";");
+  auto open_part = [&](const std::string& name) {
+    f.open("__attribute__((noinline)) static void " + L.fn + "_" + name +
+           "(void* args_, int64_t lo, int64_t hi, int64_t)");
+    f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
+    for (int i = 0; i < nin; ++i) f.line("const TheanoArray* x" + str(i) + " = args->x" + str(i) + ";");
+    for (int k = 0; k < nout; ++k) f.line("TheanoArray* o" + str(k) + " = args->o" + str(k) + ";");
+  };
+  open_part("flat");
+  emit_flat(f, "lo", "hi");
+  f.close();
+  open_part("strided");
+  emit_strided(f, "lo", "hi", [](int d) { return "o0->shape[" + str(d) + "]"; });
+  f.close();
+  w.line(args_t + " args = {" + init + "};");
+  w.open("if (" + contiguous + ")");
+  w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", &" + L.fn + "_flat, &args);");
   w.line("return 0;");
   w.close();
-  // Strided / broadcast path: nested loops with byte strides (0 where
-  // broadcast), split over the outermost dimension.
-  if (split && nd > 0) w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
-  for (int i = 0; i < nin; ++i) {
-    for (int d = 0; d < nd; ++d) {
-      const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
-      w.line("const int64_t s" + str(i) + "_" + str(d) + " = " +
-             ((s && *s == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]") + ";");
-    }
-  }
-  for (int k = 0; k < nout; ++k)
-    for (int d = 0; d < nd; ++d)
-      w.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
-  for (int d = 0; d < nd; ++d) w.line("const int64_t e" + str(d) + " = shape[" + str(d) + "];");
-  // The strided path is not vectorized (gathers rarely pay, and they cost
-  // compile time); the contiguous path above is the fast one.
-  for (int d = 0; d < nd; ++d) {
-    const std::string ds = str(d);
-    if (d == nd - 1) w.line("#pragma clang loop vectorize(disable)");
-    if (d == 0 && split)
-      w.open("for (int64_t i0 = lo; i0 < hi; ++i0)");
-    else
-      w.open("for (int64_t i" + ds + " = 0; i" + ds + " < e" + ds + "; ++i" + ds + ")");
-  }
-  auto offset = [&](const std::string& prefix) {
-    std::string o;
-    for (int d = 0; d < nd; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
-    return o;
-  };
-  for (int i = 0; i < nin; ++i) {
-    const std::string is = str(i);
-    w.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
-           offset("s" + is + "_") + ");");
-  }
-  for (int k = 0; k < nout; ++k)
-    w.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
-           stores[static_cast<std::size_t>(k)] + ";");
-  for (int d = 0; d < nd; ++d) w.close();
-  if (split && nd > 0) {
-    w.close(";");
-    w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", part);");
-  }
+  w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn +
+         "_strided, &args);");
   w.line("return 0;");
 }
 

@@ -60,16 +60,14 @@ struct TheanoContext {
   int64_t threads;  // THEANO_FLAGS threads: 1 runs every loop on the caller
 };
 #define THEANO_MAX_PARTS 64
-// The loop body is compiled once, here (not also inlined into its node
-// function, which would double the -O2 time of every split loop).
-template <class F> __attribute__((noinline)) static void theano_part(void* f, int64_t begin, int64_t end, int64_t part) {
-  (*(F*)f)(begin, end, part);
-}
-// Runs f(begin, end, part) over [0, n): split across threads when there are
-// at least two parts of min_part indices, else f(0, n, 0). Returns the parts.
-template <class F> static inline int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, F& f) {
-  if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, &theano_part<F>, &f);
-  theano_part<F>(&f, 0, n, 0);
+// A part of a split loop: part(args, begin, end, part index).
+typedef void (*TheanoPart)(void*, int64_t, int64_t, int64_t);
+// Runs part(args, begin, end, k) over [0, n): split across the loop threads
+// when there are at least two parts of min_part indices, else part(args, 0,
+// n, 0) here. Returns the number of parts.
+static inline int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, TheanoPart part, void* args) {
+  if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, part, args);
+  part(args, 0, n, 0);
   return 1;
 }
 extern "C" {

@@ -303,64 +303,84 @@ void lower_careduce(NodeLowering& L) {
   w.close();
   w.line("if (n_out == 0) return 0;");
   if (l.block) {
-    std::string contiguous, flat_args;
+    // Contiguous input: three loop forms, each a part function over a range
+    // that theano_parallel may split across the loop threads: everything
+    // reduced to one value (ranges of elements, one partial result per part,
+    // folded in part order: the same bits on every call), rows (ranges of
+    // rows), columns (ranges of columns). They read the node's sizes and
+    // pointers from a small struct.
+    const std::string args_t = fn + "_args";
+    f.open("struct " + args_t);
+    for (int i = 0; i < nin; ++i) f.line("const " + L.in_ctype(i) + "* px" + str(i) + ";");
+    f.line(out_t + "* po;");
+    f.line(acc_t + "* partial;");
+    f.line("int64_t outer, group, inner;");
+    f.close(";");
+    auto open_part = [&](const std::string& name) {
+      f.open("__attribute__((noinline)) static void " + fn + "_" + name + "(void* args_, int64_t lo, int64_t hi, int64_t p)");
+      f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
+      f.line("const int64_t outer = args->outer, group = args->group, inner = args->inner;");
+      f.line("(void)outer; (void)group; (void)inner; (void)p;");
+      for (int i = 0; i < nin; ++i)
+        f.line("const " + L.in_ctype(i) + "* __restrict px" + str(i) + " = args->px" + str(i) + ";");
+      f.line(out_t + "* __restrict po = args->po;");
+    };
+    std::string all_args, row_args;
     for (int i = 0; i < nin; ++i) {
-      contiguous += std::string(i ? " && " : "") + "theano_c_contiguous(" + L.x(i) + ", " +
-                    str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype()))) + ")";
-      flat_args += "px" + str(i) + " + o * group, ";
+      all_args += "px" + str(i) + " + lo, ";
+      row_args += "px" + str(i) + " + o * group, ";
     }
-    w.open("if (" + contiguous + ")");
-    for (int i = 0; i < nin; ++i)
-      w.line("const " + L.in_ctype(i) + "* __restrict px" + str(i) + " = (const " + L.in_ctype(i) + "*)" + L.x(i) +
-             "->data;");
-    // Loops are split across the loop threads: one value (everything
-    // reduced) by ranges of elements, one partial result per part folded in
-    // part order; rows by ranges of rows; columns by ranges of columns.
-    const std::string min_elems = str(min_part_elements(cost));
-    w.open("if (inner == 1)");
-    w.open("if (outer == 1)");
-    std::string part_args;
-    for (int i = 0; i < nin; ++i) part_args += "px" + str(i) + " + lo, ";
-    w.line(acc_t + " partial[THEANO_MAX_PARTS];");
-    w.line("auto part = [&](int64_t lo, int64_t hi, int64_t p) { partial[p] = " + fn + "_flat(" + part_args +
-           "hi - lo); };");
-    w.line("const int64_t parts = theano_parallel(ctx, group, " + min_elems + ", part);");
-    w.line(acc_t + " a = partial[0];");
-    w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
-    w.line("po[0] = " + store("a") + ";");
-    w.line("return 0;");
-    w.close();
-    w.line("auto part = [&](int64_t lo, int64_t hi, int64_t) { for (int64_t o = lo; o < hi; ++o) po[o] = " +
-           store(fn + "_flat(" + flat_args + "group)") + "; };");
-    w.line("theano_parallel(ctx, outer, " + min_part_expr(cost, "group") + ", part);");
-    w.line("return 0;");
-    w.close();
+    open_part("all");
+    f.line("args->partial[p] = " + fn + "_flat(" + all_args + "hi - lo);");
+    f.close();
+    open_part("rows");
+    f.line("for (int64_t o = lo; o < hi; ++o) po[o] = " + store(fn + "_flat(" + row_args + "group)") + ";");
+    f.close();
     // Columns: chunks of them accumulate row by row, in the output itself when
     // the accumulator has the output's type, else in a stack buffer.
     const bool in_place = acc_t == out_t;
-    w.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
-    w.open("auto part = [&](int64_t lo, int64_t hi, int64_t)");
-    if (!in_place) w.line(acc_t + " stack_acc[CH];");
-    w.open("for (int64_t o = 0; o < outer; ++o)");
-    w.open("for (int64_t j0 = lo; j0 < hi; j0 += CH)");
-    w.line("const int64_t m = hi - j0 < CH ? hi - j0 : CH;");
-    w.line(out_t + "* __restrict q = po + o * inner + j0;");
-    w.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
-    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
+    open_part("columns");
+    f.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
+    if (!in_place) f.line(acc_t + " stack_acc[CH];");
+    f.open("for (int64_t o = 0; o < outer; ++o)");
+    f.open("for (int64_t j0 = lo; j0 < hi; j0 += CH)");
+    f.line("const int64_t m = hi - j0 < CH ? hi - j0 : CH;");
+    f.line(out_t + "* __restrict q = po + o * inner + j0;");
+    f.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
+    f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
     std::string advance;
     for (int i = 0; i < nin; ++i) {
-      w.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
-      advance += std::string(i ? ", " : "") + "row" + str(i) + " += stride";
+      f.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
+      advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
     }
-    w.line("const int64_t rows = group, stride = inner;");
-    w.open("for (int64_t g = 0; g < rows; ++g, " + advance + ")");
-    w.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) + ");");
+    f.open("for (int64_t g = 0; g < group; ++g, " + advance + ")");
+    f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) + ");");
+    f.close();
+    if (!in_place) f.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
+    f.close();
+    f.close();
+    f.close();
+
+    std::string contiguous, init_args;
+    for (int i = 0; i < nin; ++i) {
+      contiguous += std::string(i ? " && " : "") + "theano_c_contiguous(" + L.x(i) + ", " +
+                    str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype()))) + ")";
+      init_args += "(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data, ";
+    }
+    w.open("if (" + contiguous + ")");
+    w.line(acc_t + " partial[THEANO_MAX_PARTS];");
+    w.line(args_t + " args = {" + init_args + "po, partial, outer, group, inner};");
+    w.open("if (inner == 1 && outer == 1)");
+    w.line("const int64_t parts = theano_parallel(ctx, group, " + str(min_part_elements(cost)) + ", &" + fn +
+           "_all, &args);");
+    w.line(acc_t + " a = partial[0];");
+    w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
+    w.line("po[0] = " + store("a") + ";");
     w.close();
-    if (!in_place) w.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
-    w.close();
-    w.close();
-    w.close(";");
-    w.line("theano_parallel(ctx, inner, " + min_part_expr(cost, "outer * group") + ", part);");
+    w.line("else if (inner == 1) theano_parallel(ctx, outer, " + min_part_expr(cost, "group") + ", &" + fn +
+           "_rows, &args);");
+    w.line("else theano_parallel(ctx, inner, " + min_part_expr(cost, "outer * group") + ", &" + fn +
+           "_columns, &args);");
     w.line("return 0;");
     w.close();
   }

@@ -19,6 +19,7 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -491,6 +492,10 @@ class CThunk final : public Thunk {
       const_desc_.push_back(describe(constants_[j], base + static_cast<std::int64_t>(j)));
   }
 
+  ~CThunk() override { delete spare_.load(); }
+  CThunk(const CThunk&) = delete;
+  CThunk& operator=(const CThunk&) = delete;
+
   ThunkStats stats() const override {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     return stats_;
@@ -591,6 +596,8 @@ class CThunk final : public Thunk {
   }
 
   std::unique_ptr<Workspace> acquire() const {
+    // The common case, one caller at a time: the spare workspace, no lock.
+    if (Workspace* w = spare_.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<Workspace>(w);
     {
       std::lock_guard<std::mutex> lock(pool_mutex_);
       if (!pool_.empty()) {
@@ -608,6 +615,11 @@ class CThunk final : public Thunk {
     return ws;
   }
   void release(std::unique_ptr<Workspace> ws) const noexcept {
+    Workspace* expected = nullptr;
+    if (spare_.compare_exchange_strong(expected, ws.get(), std::memory_order_release)) {
+      (void)ws.release();
+      return;
+    }
     try {
       std::lock_guard<std::mutex> lock(pool_mutex_);
       if (pool_.size() < 4) pool_.push_back(std::move(ws));
@@ -632,6 +644,7 @@ class CThunk final : public Thunk {
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;
+  mutable std::atomic<Workspace*> spare_{nullptr};  // owned; taken without a lock
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };

@@ -102,11 +102,50 @@ std::shared_ptr<void> large_buffer(std::size_t bytes) {
   return std::shared_ptr<void>(p, [bytes](void* q) { give_back(q, bytes); });
 }
 
+// Small buffers (one 64-byte block: 0-d arrays and tiny vectors, the values
+// of scalar-heavy calls) are kept per thread, a few dozen at most: glibc's
+// aligned allocation bypasses its fast per-thread caches, and a call that
+// returns a scalar would otherwise pay it every time. Off under
+// AddressSanitizer, like the large cache.
+constexpr int kSmallKept = 32;
+struct SmallBlocks {
+  void* blocks[kSmallKept];
+  int count = 0;
+  bool alive = true;  // false once this thread's copy is destroyed (thread or process exit)
+  ~SmallBlocks() {
+    alive = false;
+    while (count > 0) raw_free(blocks[--count]);
+  }
+};
+thread_local SmallBlocks t_small;
+
+void release_small(void* p) noexcept {
+#if !defined(__SANITIZE_ADDRESS__)
+  SmallBlocks& s = t_small;
+  if (s.alive && s.count < kSmallKept) {
+    s.blocks[s.count++] = p;
+    return;
+  }
+#endif
+  raw_free(p);
+}
+
+std::shared_ptr<void> small_buffer() {
+  void* p = nullptr;
+#if !defined(__SANITIZE_ADDRESS__)
+  SmallBlocks& s = t_small;
+  if (s.count > 0) p = s.blocks[--s.count];
+#endif
+  if (!p) p = raw_allocate(kAlignment);
+  return std::shared_ptr<void>(p, &release_small);  // on failure it calls release_small(p)
+}
+
 }  // namespace
 
 std::shared_ptr<void> allocate_buffer(std::size_t bytes) {
   const std::size_t n = std::max(bytes, kAlignment);
   if (n >= kLargeBytes) return large_buffer(n);
+  if (n == kAlignment) return small_buffer();
   void* p = raw_allocate(n);
   return std::shared_ptr<void>(p, [](void* q) { raw_free(q); });
 }

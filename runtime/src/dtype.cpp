@@ -4,6 +4,7 @@
 #include "theano/runtime/dtype.h"
 
 #include <array>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 
@@ -25,9 +26,15 @@ constexpr std::array<Info, kNumDTypes> kInfo = {{
     {"complex64", 8, 'c'},  {"complex128", 16, 'c'},
 }};
 
-const Info& info(DType d) {
+[[noreturn, gnu::cold, gnu::noinline]] void invalid_dtype(std::size_t i) {
+  THEANO_INTERNAL_CHECK(false) << "invalid DType value " << i;
+  std::abort();  // not reached: the check throws
+}
+
+// Called on every array operation: the check's message is built out of line.
+inline const Info& info(DType d) {
   const auto i = static_cast<std::size_t>(d);
-  THEANO_INTERNAL_CHECK(i < kInfo.size()) << "invalid DType value " << i;
+  if (i >= kInfo.size()) [[unlikely]] invalid_dtype(i);
   return kInfo[i];
 }
 

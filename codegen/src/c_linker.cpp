@@ -32,6 +32,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,11 @@ MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order
   return plan;
 }
 
+/// The least node-function source (optimized functions count fully,
+/// unoptimized ones a tenth) worth a translation unit of its own: below it, a
+/// second front end and thread cost more than they save.
+constexpr std::size_t kSplitWeight = 12000;
+
 struct Generator {
   const FunctionGraph& fg;
   LinkOptions options;
@@ -179,7 +185,14 @@ struct Generator {
   std::vector<const Constant*> constants;
   std::vector<std::string> support_keys;
   CodeWriter support;    // shared helpers requested by lowerings
-  CodeWriter functions;  // per-node functions
+  /// Per node, its function (with its file-scope helpers) and what compiling
+  /// it costs, roughly (source size; a tenth for unoptimized functions).
+  struct NodeFunction {
+    std::string text;         // `THEANO_LINKAGE` stands for its linkage
+    std::string declaration;  // for a translation unit that calls it from outside
+    std::size_t weight = 0;
+  };
+  std::vector<NodeFunction> functions;
   std::vector<NodeCode> blocks;
   MemoryPlan plan;
 
@@ -243,13 +256,15 @@ struct Generator {
       }
     }
     const int nin = node.nin(), nout = node.nout();
-    CodeWriter& w = functions;
+    CodeWriter w;
     if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
     w.append(file);
-    std::string sig = std::string(lower::worth_optimizing(L) ? "" : "THEANO_UNOPTIMIZED ") + "static int " + L.fn + "(TheanoContext* ctx";
-    for (int i = 0; i < nin; ++i) sig += ", const TheanoArray* x" + str(i);
-    for (int k = 0; k < nout; ++k) sig += ", TheanoArray* o" + str(k);
-    w.open(sig + ")", L.fn);
+    const bool optimized = lower::worth_optimizing(L);
+    std::string params = "(TheanoContext* ctx";
+    for (int i = 0; i < nin; ++i) params += ", const TheanoArray* x" + str(i);
+    for (int k = 0; k < nout; ++k) params += ", TheanoArray* o" + str(k);
+    params += ")";
+    w.open(std::string(optimized ? "" : "THEANO_UNOPTIMIZED ") + "THEANO_LINKAGE int " + L.fn + params, L.fn);
     std::string all;
     for (int i = 0; i < nin; ++i) all += (i ? ", x" : "x") + str(i);
     w.line("const TheanoArray* all[" + str(std::max(nin, 1)) + "] = {" + (nin ? all : std::string("0")) + "};");
@@ -263,6 +278,12 @@ struct Generator {
     w.close();
     if (!L.ns.empty()) w.line("}  // namespace " + L.ns);
     w.line("");
+    NodeFunction nf;
+    nf.text = w.str();
+    nf.declaration = (L.ns.empty() ? "" : "namespace " + L.ns + " { ") + "int " + L.fn + params + ";" +
+                     (L.ns.empty() ? "" : " }");
+    nf.weight = optimized ? nf.text.size() : nf.text.size() / 10;
+    functions.push_back(std::move(nf));
 
     NodeCode nc;
     nc.name = L.label;
@@ -285,47 +306,84 @@ struct Generator {
     blocks.push_back(std::move(nc));
   }
 
-  std::string run() {
+  /// The translation units of the graph: one, or up to `max_units` when the
+  /// node functions are big enough to be worth compiling on several threads
+  /// (kSplitWeight each). Unit 0 holds the entry; the node functions of the
+  /// others have external linkage and are declared in unit 0.
+  std::vector<std::string> run(int max_units = 1) {
     for (std::size_t i = 0; i < fg.inputs().size(); ++i)
       names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
     const std::vector<Apply*> order = fg.toposort();
     plan = plan_memory(fg, order, options);
     for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
-    CodeWriter src;
-    src.raw(lower::prelude());
-    src.line("");
-    if (!support.empty()) {
-      src.line("// ---- support code");
-      src.append(support);
+
+    // Consecutive runs of nodes of about equal weight, one per unit.
+    std::size_t total = 0;
+    for (const NodeFunction& f : functions) total += f.weight;
+    const std::size_t units =
+        std::clamp<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)),
+                                                        total / kSplitWeight),
+                                1, std::max<std::size_t>(functions.size(), 1));
+    std::vector<std::size_t> unit_of(functions.size(), 0);
+    std::size_t acc = 0;
+    for (std::size_t t = 0; t < functions.size(); ++t) {
+      unit_of[t] = std::min(units - 1, acc * units / std::max<std::size_t>(total, 1));
+      acc += functions[t].weight;
     }
-    src.line("// ---- per-node functions");
-    src.append(functions);
-    src.line("// ---- entry");
-    if (opwise) {
-      src.open("extern \"C\" int theano_step(TheanoContext* ctx, int64_t t)", "theano_step");
-      src.open("switch (t)");
-      for (std::size_t t = 0; t < blocks.size(); ++t) {
-        src.line("case " + str(static_cast<std::int64_t>(t)) + ":  // " + blocks[t].name);
-        src.append(blocks[t].compute);
-        src.line("  return 0;");
+    std::vector<CodeWriter> src(units);
+    for (std::size_t u = 0; u < units; ++u) {
+      src[u].raw(lower::prelude());
+      src[u].line("");
+      src[u].line(u == 0 ? "#define THEANO_LINKAGE static" : "#define THEANO_LINKAGE");
+      if (!support.empty()) {
+        src[u].line("// ---- support code");
+        src[u].append(support);
       }
-      src.close();
-      src.line("return 0;");
-      src.close();
-      src.open("extern \"C\" int theano_finish(TheanoContext* ctx)", "theano_finish");
+      src[u].line("// ---- per-node functions");
+    }
+    for (std::size_t t = 0; t < functions.size(); ++t) src[unit_of[t]].raw(functions[t].text);
+    if (units > 1) {
+      src[0].line("// ---- node functions of the other translation units");
+      for (std::size_t t = 0; t < functions.size(); ++t)
+        if (unit_of[t] != 0) src[0].line(functions[t].declaration);
+    }
+    CodeWriter& entry = src[0];
+    entry.line("// ---- entry");
+    if (opwise) {
+      entry.open("extern \"C\" int theano_step(TheanoContext* ctx, int64_t t)", "theano_step");
+      entry.open("switch (t)");
+      for (std::size_t t = 0; t < blocks.size(); ++t) {
+        entry.line("case " + str(static_cast<std::int64_t>(t)) + ":  // " + blocks[t].name);
+        entry.append(blocks[t].compute);
+        entry.line("  return 0;");
+      }
+      entry.close();
+      entry.line("return 0;");
+      entry.close();
+      entry.open("extern \"C\" int theano_finish(TheanoContext* ctx)", "theano_finish");
     } else {
-      src.open("extern \"C\" int theano_entry(TheanoContext* ctx)", "theano_entry");
-      assemble(src, blocks);
+      entry.open("extern \"C\" int theano_entry(TheanoContext* ctx)", "theano_entry");
+      assemble(entry, blocks);
     }
     for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
       const Var& v = fg.outputs()[o];
-      src.line("ctx->outputs[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(v) + ";");
+      entry.line("ctx->outputs[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(v) + ";");
     }
-    src.line("return 0;");
-    src.close();
-    return src.str();
+    entry.line("return 0;");
+    entry.close();
+    std::vector<std::string> r;
+    for (const CodeWriter& w : src) r.push_back(w.str());
+    return r;
   }
 };
+
+/// The units as one text (keep_sources, the cache key).
+std::string join_units(const std::vector<std::string>& units) {
+  std::string r = units[0];
+  for (std::size_t u = 1; u < units.size(); ++u)
+    r += "\n// ==== translation unit " + std::to_string(u) + " (compiled on its own)\n" + units[u];
+  return r;
+}
 
 // ---- host side ------------------------------------------------------------------
 
@@ -679,7 +737,7 @@ std::string_view CLinker::prelude() { return lower::prelude(); }
 std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options,
                                      bool perform_fallback, bool opwise) {
   Generator g{fgraph, options, perform_fallback, opwise};
-  return g.run();
+  return g.run()[0];
 }
 
 std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
@@ -689,9 +747,30 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   };
   THEANO_INTERNAL_CHECK(fgraph != nullptr) << "CLinker::make_thunk: null FunctionGraph";
+  CompileOptions copts = options_;
+  if (options.fast_compile) copts.opt = OptLevel::O0;
+  // THEANO_FLAGS cxxflags: extra driver flags, space-separated, appended last.
+  if (auto it = config().flags.find("cxxflags"); it != config().flags.end()) {
+    std::istringstream words(it->second);
+    for (std::string w; words >> w;) copts.cxxflags.push_back(w);
+  }
+  // THEANO_FLAGS codegen_threads: threads compiling one function (0: automatic).
+  if (auto it = config().flags.find("codegen_threads"); it != config().flags.end()) {
+    char* end = nullptr;
+    const long n = std::strtol(it->second.c_str(), &end, 10);
+    THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= 64, ValueError)
+        << "THEANO_FLAGS codegen_threads must be a whole number from 0 (automatic) to 64, got '" << it->second << "'";
+    copts.codegen_threads = static_cast<int>(n);
+  }
+  // A big graph is compiled as several translation units, one per thread
+  // (front end, optimizer and machine code alike); automatic: two when there
+  // are two cores.
+  const int max_units = copts.codegen_threads > 0 ? copts.codegen_threads : std::min(hardware_threads(), 2);
+
   const auto t0 = Clock::now();
   Generator g{*fgraph, options, perform_fallback_, opwise_};
-  const std::string source = g.run();
+  const std::vector<std::string> units = g.run(max_units);
+  const std::string source = join_units(units);
   ThunkParts parts;
   for (const Constant* c : g.constants) parts.constants.push_back(c->data());
   for (std::size_t i : g.plan.destroyed_inputs)
@@ -705,26 +784,37 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   parts.labels = std::move(g.labels);
   parts.stats.codegen_ms = ms_since(t0);
   parts.stats.source_bytes = source.size();
+  parts.stats.translation_units = units.size();
   if (config_flag("keep_sources")) parts.stats.source_path = keep_source(source, ".cpp", "theano-cpp-sources");
 
-  CompileOptions copts = options_;
-  if (options.fast_compile) copts.opt = OptLevel::O0;
-  // THEANO_FLAGS cxxflags: extra driver flags, space-separated, appended last.
-  if (auto it = config().flags.find("cxxflags"); it != config().flags.end()) {
-    std::istringstream words(it->second);
-    for (std::string w; words >> w;) copts.cxxflags.push_back(w);
-  }
-  // THEANO_FLAGS codegen_threads: threads generating machine code (0: automatic).
-  if (auto it = config().flags.find("codegen_threads"); it != config().flags.end()) {
-    char* end = nullptr;
-    const long n = std::strtol(it->second.c_str(), &end, 10);
-    THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= 64, ValueError)
-        << "THEANO_FLAGS codegen_threads must be a whole number from 0 (automatic) to 64, got '" << it->second << "'";
-    copts.codegen_threads = static_cast<int>(n);
-  }
   auto compile = [&] {
     const auto t1 = Clock::now();
-    CompiledObject obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+    CompiledObject obj;
+    if (units.size() == 1) {
+      obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+    } else {
+      // One unit per thread (each generating its machine code alone), the
+      // objects loaded together as a bundle.
+      CompileOptions unit_opts = copts;
+      unit_opts.codegen_threads = 1;
+      const ClangCompiler cc(unit_opts);
+      std::vector<std::string> objects(units.size());
+      std::vector<std::exception_ptr> errors(units.size());
+      auto run_unit = [&](std::size_t u) {
+        try {
+          objects[u] = cc.compile(units[u], "theano_graph_" + std::to_string(u) + ".cpp").bytes;
+        } catch (...) {
+          errors[u] = std::current_exception();
+        }
+      };
+      std::vector<std::thread> workers;
+      for (std::size_t u = 1; u < units.size(); ++u) workers.emplace_back(run_unit, u);
+      run_unit(0);
+      for (std::thread& t : workers) t.join();
+      for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+      obj.bytes = bundle_objects(objects);
+    }
     parts.stats.compile_ms = ms_since(t1);
     return obj;
   };

@@ -145,6 +145,34 @@ TEST_SUITE("function with the JIT") {
     }
   }
 
+  TEST_CASE("a big graph compiles as several translation units on several threads, with the same results") {
+    Var x = dmatrix("x"), y = dmatrix("y"), v = dvector("v");
+    // Many loops that do not fuse into one (reductions over different axes,
+    // broadcasts, several outputs): well over the split threshold.
+    std::vector<Out> outs;
+    Var a = tanh(x) * y + exp(-x * x);
+    outs.push_back(tensor::sum(a, 0));
+    outs.push_back(tensor::max(a * v, 1));
+    outs.push_back(sqrt(abs(y - v)) + tensor::sum(y, 1, true));
+    outs.push_back(tensor::sum(exp(y) / (1.0 + x * x)));
+    outs.push_back(log1p(abs(x)) * tensor::mean(y, 0));
+    outs.push_back(tensor::min(x - y * 2.0, 0) + v);
+    NDArray xv = test::vec({0.5, -1, 2, 0.25, 3, -0.5}).reshape({2, 3});
+    NDArray yv = test::vec({1, 2, 3, -1, 0.5, 4}).reshape({2, 3});
+    NDArray vv = test::vec({0.1, -0.2, 0.3});
+    std::vector<NDArray> want;
+    for (const char* n : {"1", "2", "3"}) {
+      CAPTURE(n);
+      ConfigGuard guard(with_flags({{"codegen_threads", n}, {"compiledir", "off"}}));
+      Function f = function({x, y, v}, outs);
+      const std::size_t units = f.profile().build.translation_units;
+      CHECK(units == static_cast<std::size_t>(std::atoi(n)));
+      const auto got = f({xv, yv, vv});
+      if (want.empty()) want = got;
+      for (std::size_t k = 0; k < got.size(); ++k) CHECK(array_equal(got[k], want[k]));
+    }
+  }
+
   TEST_CASE("THEANO_FLAGS device: cpu works, anything else is a clear error") {
     Var x = dvector("x");
     {

@@ -40,7 +40,8 @@ struct ThunkStats {
   double codegen_ms = 0;         ///< lowering the graph to source
   double compile_ms = 0;         ///< the C++ compiler
   double load_ms = 0;            ///< loading and linking the object (ORC)
-  std::size_t source_bytes = 0;  ///< size of the generated translation unit
+  std::size_t source_bytes = 0;  ///< size of the generated source (all its translation units)
+  std::size_t translation_units = 0;  ///< the source's translation units, compiled on as many threads
   std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""
   std::string cache;             ///< compile cache: "hit", "miss", "off", or "" for linkers without one
   double cache_ms = 0;           ///< key, look-up, lock wait and publish time (compile excluded)

@@ -1,28 +1,77 @@
-// Runs the anchor workloads W1..W7 (bench/workloads.h): compiles each, calls
-// it once from its initial state and compares the checksums with
-// workloads.md, then times steady-state calls (median, min, max of at least
-// 20 calls after 2 warm-up calls). Exits 1 on a checksum mismatch.
+// theano_bench, run by bench/run: the anchor workloads W1..W7 of
+// ../shared/workloads.md, each checked against its listed checksums and
+// measured against the machine's limits and its target, in one run:
 //
-// Usage: theano_bench [--only W1,W3] [--dtype float64|float32] [--reps N] [--print-graph]
-// (--print-graph: the optimized graph of each function, and which rewrites fired)
+//  1. the machine's bandwidth: an all-core STREAM triad (machine_limits.h);
+//  2. compile time per workload in fresh processes (compile_child.h): cold =
+//     median of 3 processes, each on an empty compiledir; warm = median of 5
+//     new processes on a compiledir a cold one populated;
+//  3. OpenBLAS gemm called directly (dgemm; sgemm when float32 runs);
+//  4. per workload in this process: compile (a hit in the compiledir of step
+//     2), one call from the initial state whose checksums are compared with
+//     workloads.md, then steady-state calls (median, min and max of >= 20
+//     samples after 2 warm-up calls; W1s in samples of 2000 calls, W6 and W6t
+//     in 7 loops of 10^5 calls);
+//  5. the table on stdout and, with --json, the same figures as JSON
+//     (report.h). Progress goes to stderr.
+//
+// The steps are in this order so that nothing runs beside the compile
+// children (the parent has not started OpenBLAS's or theano's threads yet,
+// and the triad's threads have exited).
+//
+// Exit status: 0, or 1 when a checksum does not match, a workload fails, or
+// a compile measurement fails; 2 on a usage error. Missed targets are
+// reported, never an error.
 #include <theano/theano.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "compile_child.h"
+#include "machine_limits.h"
+#include "report.h"
 #include "workload_inputs.h"
 #include "workloads.h"
 
 using namespace theano;
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+const char* const kUsage =
+    "usage: %s [--only W1,W6] [--dtype float64|float32|all] [--json FILE] [--quick]\n"
+    "          [--reps N] [--cold-runs N] [--warm-runs N] [--skip-compile] [--print-graph]\n"
+    "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s; a name also selects\n"
+    "               its variants (W1: W1, W1s; W4: W4a-c; W6: W6, W6t; W7: W7, W7s)\n"
+    "  --dtype      float64 (default), float32, or all (both)\n"
+    "  --json FILE  also write the figures as JSON\n"
+    "  --quick      10 samples per workload, 1 cold and 1 warm process, 5 triad repetitions\n"
+    "  --reps N     samples per workload (default 20; W6 always 7 loops of 10^5 calls)\n"
+    "  --cold-runs N  cold compile processes per workload, each on an empty compiledir (default 3)\n"
+    "  --warm-runs N  warm compile processes per workload (default 5)\n"
+    "  --skip-compile  no compile measurement (no child processes)\n"
+    "  --print-graph   print each optimized graph and the rewrites that fired\n";
+
+struct Options {
+  std::vector<std::string> ids;
+  std::vector<std::string> dtypes{"float64"};
+  std::string json;
+  bool quick = false, skip_compile = false, print_graph = false;
+  int reps = 0, cold_runs = 0, warm_runs = 0;  // 0: default for the mode
+};
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> r;
@@ -32,6 +81,68 @@ std::vector<std::string> split(const std::string& s) {
   return r;
 }
 
+/// The workload ids `name` selects: itself, and the ids that extend it by
+/// letters (W1 -> W1, W1s; W4 -> W4a, W4b, W4c). Empty when none.
+std::vector<std::string> select(const std::string& name) {
+  std::vector<std::string> r;
+  for (const std::string& id : bench::workload_ids())
+    if (id == name || (id.rfind(name, 0) == 0 && std::isalpha(static_cast<unsigned char>(id[name.size()]))))
+      r.push_back(id);
+  return r;
+}
+
+bool parse(int argc, char** argv, Options& o) {
+  std::vector<std::string> names;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--only" && has_value) {
+      for (const auto& n : split(argv[++i])) names.push_back(n);
+    } else if (a == "--dtype" && has_value) {
+      const std::string v = argv[++i];
+      if (v == "all") o.dtypes = {"float64", "float32"};
+      else if (v == "float64" || v == "float32") o.dtypes = {v};
+      else return false;
+    } else if (a == "--json" && has_value) {
+      o.json = argv[++i];
+    } else if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--reps" && has_value) {
+      o.reps = std::atoi(argv[++i]);
+      if (o.reps < 1) return false;
+    } else if (a == "--cold-runs" && has_value) {
+      o.cold_runs = std::atoi(argv[++i]);
+      if (o.cold_runs < 1) return false;
+    } else if (a == "--warm-runs" && has_value) {
+      o.warm_runs = std::atoi(argv[++i]);
+      if (o.warm_runs < 1) return false;
+    } else if (a == "--skip-compile") {
+      o.skip_compile = true;
+    } else if (a == "--print-graph") {
+      o.print_graph = true;
+    } else {
+      return false;
+    }
+  }
+  if (o.reps == 0) o.reps = o.quick ? 10 : 20;
+  if (o.cold_runs == 0) o.cold_runs = o.quick ? 1 : 3;
+  if (o.warm_runs == 0) o.warm_runs = o.quick ? 1 : 5;
+  for (const std::string& id : bench::workload_ids()) {
+    bool wanted = names.empty();
+    for (const auto& n : names)
+      for (const auto& s : select(n)) wanted = wanted || s == id;
+    if (wanted) o.ids.push_back(id);
+  }
+  for (const auto& n : names)
+    if (select(n).empty()) {
+      std::fprintf(stderr, "unknown workload '%s'\n", n.c_str());
+      return false;
+    }
+  return true;
+}
+
+DType dtype_of(const std::string& d) { return d == "float32" ? DType::Float32 : DType::Float64; }
+
 bool checksum_ok(double got, double want, double rtol, DType dtype) {
   if (dtype == DType::Float32) rtol = std::max(rtol, 1e-4);
   // A checksum of 0 is rounding noise around zero (sum(b2) in W3): an absolute
@@ -40,53 +151,230 @@ bool checksum_ok(double got, double want, double rtol, DType dtype) {
   return std::abs(got - want) <= rtol * std::abs(want);
 }
 
+/// Bytes a workload must move per call (inputs read + outputs written), for
+/// the rows held against the triad; 0 for the others.
+double bytes_per_call(const std::string& id, DType dtype) {
+  const double e = static_cast<double>(dtype_size(dtype));
+  if (id == "W1") return 4.0 * 1e7 * e;  // x, y, z read, out written
+  if (id == "W4a" || id == "W4b" || id == "W4c") return 4000.0 * 4000.0 * e;
+  if (id == "W5") return 4.0 * 1e6 * e;  // x, y read, two outputs written
+  return 0;
+}
+
+/// The compiledir of a row's compile measurement.
+fs::path row_dir(const fs::path& root, const bench::Row& r) { return root / (r.dtype + "-" + r.workload); }
+
+/// Median, min and max of `v` (not empty).
+struct Spread {
+  double median, min, max;
+};
+Spread spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+void measure_compile(bench::Row& r, const fs::path& root, int cold_runs, int warm_runs) {
+  // Cold: each process on its own empty compiledir; the warm processes use
+  // the first one's.
+  const fs::path cd = row_dir(root, r) / "compiledir";
+  std::vector<double> cold, clang;
+  for (int i = 0; i < cold_runs; ++i) {
+    const fs::path dir = i == 0 ? cd : row_dir(root, r) / ("cold" + std::to_string(i)) / "compiledir";
+    fs::create_directories(dir.parent_path());
+    const bench::CompileSample s = bench::run_compile_child(dir, r.workload, r.dtype, /*next=*/false);
+    if (!s.ok || s.cache != "miss") {
+      r.compile_error = !s.ok ? "a cold compile process failed"
+                              : "a cold compile did not miss the empty compiledir (cache " + s.cache + ")";
+      return;
+    }
+    cold.push_back(s.total_ms);
+    clang.push_back(s.clang_ms);
+    if (i > 0) {
+      std::error_code ec;
+      fs::remove_all(dir.parent_path(), ec);
+    }
+  }
+  std::vector<double> warm;
+  for (int i = 0; i < warm_runs; ++i) {
+    const bench::CompileSample s = bench::run_compile_child(cd, r.workload, r.dtype, /*next=*/false);
+    if (!s.ok || s.cache != "hit") {
+      r.compile_error = !s.ok ? "a warm compile process failed"
+                              : "a warm compile did not hit the populated compiledir (cache " + s.cache + ")";
+      return;
+    }
+    warm.push_back(s.total_ms);
+  }
+  const Spread c = spread(cold), w = spread(warm);
+  r.compile_cold_ms = c.median;
+  r.compile_cold_min_ms = c.min;
+  r.compile_cold_max_ms = c.max;
+  r.compile_cold_clang_ms = spread(clang).median;
+  r.compile_cold_runs = cold_runs;
+  r.compile_warm_ms = w.median;
+  r.compile_warm_min_ms = w.min;
+  r.compile_warm_max_ms = w.max;
+  r.compile_warm_runs = warm_runs;
+}
+
+void measure_calls(bench::Row& r, const fs::path& compiledir, const Options& o) {
+  const DType dtype = dtype_of(r.dtype);
+  bench::Workload w = bench::make_workload(r.workload, dtype, /*with_args=*/true);
+  Function f;
+  {
+    // Compile in the row's warm compiledir when there is one (a cache hit,
+    // and the user's compiledir is left alone).
+    Config cfg = config();
+    if (!compiledir.empty()) cfg.flags["compiledir"] = compiledir.string();
+    ConfigGuard guard(cfg);
+    f = bench::compile_workload(w);
+  }
+  if (o.print_graph)
+    std::printf("%s %s optimized graph:\n%s\nrewrites:\n%s\n", r.workload.c_str(), r.dtype.c_str(),
+                debugprint(f).c_str(), f.rewrite_stats().summary().c_str());
+  r.checksum = bench::checksums(w, f(w.args));
+  r.expected = w.expected;
+  r.checksum_ok = r.checksum.size() == w.expected.size();
+  for (std::size_t k = 0; k < r.checksum.size() && k < w.expected.size(); ++k)
+    r.checksum_ok = r.checksum_ok && checksum_ok(r.checksum[k], w.expected[k], w.checksum_rtol, dtype);
+
+  const bool w6 = r.workload == "W6" || r.workload == "W6t";
+  r.calls_per_sample = w6 ? 100'000 : r.workload == "W1s" ? 2000 : 1;
+  r.samples = w6 ? 7 : o.reps;
+  const int warmup = w6 ? 1000 : 2;
+  const std::vector<NDArray>& args = w.args;
+  const bench::Timing t = bench::time_calls([&] { f(args); }, r.samples, r.calls_per_sample, warmup);
+  r.call_median_ms = t.median * 1e3;
+  r.call_min_ms = t.min * 1e3;
+  r.call_max_ms = t.max * 1e3;
+  r.bytes_per_call = bytes_per_call(r.workload, dtype);
+  r.timed = true;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string s = "bench/run";
+  for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
+  return s;
+}
+
+/// CPU time of this process (all its threads, not its children).
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+struct TempDir {
+  fs::path path;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only;
-  DType dtype = DType::Float64;
-  int reps = 20;
-  bool print_graph = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--only" && i + 1 < argc) only = split(argv[++i]);
-    else if (a == "--dtype" && i + 1 < argc) dtype = std::strcmp(argv[++i], "float32") == 0 ? DType::Float32 : DType::Float64;
-    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--print-graph") print_graph = true;
-    else {
-      std::fprintf(stderr, "usage: %s [--only W1,W3] [--dtype float64|float32] [--reps N] [--print-graph]\n", argv[0]);
-      return 2;
+  if (const auto rc = bench::run_compile_child_if_asked(argc, argv)) return *rc;
+  Options o;
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf(kUsage, "bench/run");
+    return 0;
+  }
+  if (!parse(argc, argv, o)) {
+    std::fprintf(stderr, kUsage, "bench/run");
+    return 2;
+  }
+  const auto start = Clock::now();
+  // Before anything starts threads or sets OpenBLAS's thread count.
+  const bench::MachineInfo machine = bench::machine_info();
+  TempDir root{fs::temp_directory_path() / ("theano-bench-run-" + std::to_string(::getpid()))};
+  fs::create_directories(root.path);
+
+  std::vector<bench::Row> rows;
+  for (const auto& d : o.dtypes)
+    for (const auto& id : o.ids) {
+      bench::Row r;
+      r.workload = id;
+      r.dtype = d;
+      r.size = bench::make_workload(id, dtype_of(d), /*with_args=*/false).size;
+      rows.push_back(r);
+    }
+
+  bench::Limits limits;
+  std::fprintf(stderr, "[bench] STREAM triad on %zu threads ...\n", bench::affinity_cpus().size());
+  limits.triad = o.quick ? bench::triad_all_cores(30'000'000, 5) : bench::triad_all_cores(30'000'000, 10);
+  std::fprintf(stderr, "[bench]   %.2f GB/s (best), %.2f GB/s (median)\n", limits.triad.best_gbs,
+               limits.triad.median_gbs);
+
+  if (!o.skip_compile) {
+    const double cpu0 = process_cpu_seconds();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      bench::Row& r = rows[i];
+      std::fprintf(stderr, "[bench] compile %2zu/%zu %-4s %s ...", i + 1, rows.size(), r.workload.c_str(),
+                   r.dtype.c_str());
+      std::fflush(stderr);
+      measure_compile(r, root.path, o.cold_runs, o.warm_runs);
+      if (r.compile_error.empty())
+        std::fprintf(stderr, " cold %.1f ms, warm %.2f ms\n", *r.compile_cold_ms, *r.compile_warm_ms);
+      else
+        std::fprintf(stderr, " FAILED: %s\n", r.compile_error.c_str());
+    }
+    // The children are timed alone only if this process stayed idle.
+    std::fprintf(stderr, "[bench]   this process used %.0f ms of CPU meanwhile\n",
+                 1e3 * (process_cpu_seconds() - cpu0));
+  }
+
+  const bool f64 = std::find(o.dtypes.begin(), o.dtypes.end(), "float64") != o.dtypes.end();
+  const bool f32 = std::find(o.dtypes.begin(), o.dtypes.end(), "float32") != o.dtypes.end();
+  const int gemm_reps = o.reps;
+  if (f64) {
+    std::fprintf(stderr, "[bench] cblas_dgemm 2000x2000 ...\n");
+    limits.dgemm = bench::direct_gemm(DType::Float64, gemm_reps);
+  }
+  if (f32) {
+    std::fprintf(stderr, "[bench] cblas_sgemm 2000x2000 ...\n");
+    limits.sgemm = bench::direct_gemm(DType::Float32, gemm_reps);
+  }
+
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    bench::Row& r = rows[i];
+    std::fprintf(stderr, "[bench] calls %2zu/%zu %-4s %s ...", i + 1, rows.size(), r.workload.c_str(), r.dtype.c_str());
+    std::fflush(stderr);
+    try {
+      const fs::path cd = r.compile_cold_ms ? row_dir(root.path, r) / "compiledir" : fs::path();
+      measure_calls(r, cd, o);
+      std::fprintf(stderr, " median %s, checksum %s\n", bench::format_time_ms(r.call_median_ms).c_str(),
+                   r.checksum_ok ? "ok" : "MISMATCH");
+    } catch (const std::exception& e) {
+      r.error = e.what();
+      std::fprintf(stderr, " FAILED: %s\n", e.what());
     }
   }
-  int failures = 0;
-  std::printf("%-5s %-24s %10s %11s %11s %11s  checksums\n", "", "size", "compile ms", "median ms", "min ms",
-              "max ms");
-  for (const std::string& id : bench::workload_ids()) {
-    if (!only.empty() && std::find(only.begin(), only.end(), id) == only.end()) continue;
-    bench::Workload w = bench::make_workload(id, dtype, /*with_args=*/true);
-    const auto t0 = Clock::now();
-    Function f = bench::compile_workload(w);
-    const double compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (print_graph)
-      std::printf("%s optimized graph:\n%s\nrewrites:\n%s\n", id.c_str(), debugprint(f).c_str(),
-                  f.rewrite_stats().summary().c_str());
-    const std::vector<double> sums = bench::checksums(w, f(w.args));
-    std::string verdict;
-    bool ok = sums.size() == w.expected.size();
-    for (std::size_t k = 0; k < sums.size(); ++k) {
-      const bool good = k < w.expected.size() && checksum_ok(sums[k], w.expected[k], w.checksum_rtol, dtype);
-      ok = ok && good;
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%s%.12g%s", k ? ", " : "", sums[k], good ? "" : " (MISMATCH)");
-      verdict += buf;
+
+  bench::RunInfo run;
+  run.dtypes = o.dtypes;
+  run.quick = o.quick;
+  run.compile_measured = !o.skip_compile;
+  run.reps = o.reps;
+  run.cold_runs = o.cold_runs;
+  run.warm_runs = o.warm_runs;
+  run.command = command_line(argc, argv);
+  for (bench::Row& r : rows) bench::evaluate(r, limits);
+  run.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+
+  bench::print_table(stdout, machine, limits, rows, run);
+  bool failed = false;
+  for (const bench::Row& r : rows) failed = failed || r.failed();
+  if (!o.json.empty()) {
+    std::ofstream out(o.json);
+    out << bench::report_json(machine, limits, rows, run).dump();
+    out.close();
+    if (!out) {
+      std::fprintf(stderr, "could not write %s\n", o.json.c_str());
+      return 1;
     }
-    if (!ok) ++failures;
-    const int inner = id == "W6" ? 10000 : id == "W1s" ? 200 : 1;
-    const bench::Timing t = bench::time_calls([&] { f(w.args); }, reps, inner);
-    std::printf("%-5s %-24s %10.1f %11.4f %11.4f %11.4f  %s\n", id.c_str(), w.size.c_str(), compile_ms,
-                t.median * 1e3, t.min * 1e3, t.max * 1e3, verdict.c_str());
-    std::fflush(stdout);
+    std::printf("JSON written to %s\n", o.json.c_str());
   }
-  if (failures) std::printf("\n%d workload(s) with a checksum mismatch\n", failures);
-  return failures ? 1 : 0;
+  return failed ? 1 : 0;
 }

@@ -108,8 +108,10 @@ void w5(Workload& w, bool with_args) {
   if (with_args) w.args = {uniform(501, -1, 1, {1'000'000}, d), uniform(502, -1, 1, {1'000'000}, d)};
 }
 
-void w6(Workload& w, bool with_args) {
+// W6t: W6 compiled with trust_input (no argument filtering).
+void w6(Workload& w, bool trust_input, bool with_args) {
   Var x = T::scalar("x", w.dtype);
+  w.options.trust_input = trust_input;
   w.inputs = {x};
   w.outputs = {x + c(1, w.dtype)};
   w.size = "0-d";
@@ -141,7 +143,8 @@ void w7(Workload& w, bool in_place, bool with_args) {
 }  // namespace
 
 const std::vector<std::string>& workload_ids() {
-  static const std::vector<std::string> ids{"W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W7", "W7s"};
+  static const std::vector<std::string> ids{"W1",  "W1s", "W2", "W3",  "W4a", "W4b",
+                                            "W4c", "W5",  "W6", "W6t", "W7",  "W7s"};
   return ids;
 }
 
@@ -156,9 +159,10 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W3") w3(w, with_args);
   else if (id == "W4a" || id == "W4b" || id == "W4c") w4(w, id.back(), with_args);
   else if (id == "W5") w5(w, with_args);
-  else if (id == "W6") w6(w, with_args);
+  else if (id == "W6" || id == "W6t") w6(w, id == "W6t", with_args);
   else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
-  else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W7, W7s)";
+  else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id
+                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s)";
   return w;
 }
 

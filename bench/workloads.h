@@ -18,7 +18,9 @@
 namespace theano::bench {
 
 struct Workload {
-  std::string id;    ///< "W1", "W1s" (n = 10^3), "W2", "W3", "W4a".."W4c", "W5", "W6", "W7", "W7s"
+  /// "W1", "W1s" (n = 10^3), "W2", "W3", "W4a".."W4c", "W5", "W6", "W6t" (W6
+  /// with trust_input), "W7", "W7s"
+  std::string id;
   std::string size;  ///< as workloads.md states it ("n=10^7", "4000x784", ...)
   DType dtype = DType::Float64;
   std::vector<In> inputs;

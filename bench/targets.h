@@ -86,22 +86,39 @@ struct Why {
 };
 
 inline constexpr Why kWhy[] = {
-    {"W1", "float64", ""},
-    {"W1s", "float64", ""},
-    {"W2", "float64", ""},
-    {"W3", "float64", ""},
-    {"W4a", "float64", ""},
-    {"W4b", "float64", ""},
-    {"W4c", "float64", ""},
-    {"W5", "float64", ""},
-    {"W6", "", ""},
-    {"W6t", "", ""},
-    {"W7", "", ""},
-    {"W7s", "", ""},
+    {"W1", "float64",
+     "compute-bound, not memory-bound: per element two exp (one inside tanh, libmvec's AVX2 exp at ~1.4 ns) and two divisions, ~4 ns per element per core; split over both cores the loop takes ~20.5 ms (0.5 of the triad), and 15 ms would need ~3 ns per element per core; an inline polynomial exp was tried and measured slower than libmvec"},
+    {"W1s", "float64",
+     "the same per-element cost as W1 (~4 ns per element on one core: 1000 elements are too few to split across threads without slowing isolated calls) plus ~0.3 us of call overhead"},
+    {"W2", "float64",
+     "two OpenBLAS gemv passes over X (25 MB, in this EPYC's L3) and a few fused loops over 4000 rows"},
+    {"W3", "float64",
+     "Dot22/Gemm (OpenBLAS, 2 threads) take ~75 % of the step; the fused tanh, softmax and gradient loops run split across both cores"},
+    {"W4a", "float64",
+     "column sums split by column ranges across both cores: read-bandwidth bound (128 MB per call)"},
+    {"W4b", "float64",
+     "row sums split by row ranges across both cores: read-bandwidth bound"},
+    {"W4c", "float64",
+     "max over all elements split by element ranges (one partial per part): read-bandwidth bound"},
+    {"W5", "float64",
+     "x+y computed once: both outputs are one fused two-output loop, split across both cores; its 32 MB partly stay in cache, so the ratio exceeds 1"},
+    {"W6", "",
+     "call overhead: argument checks, a workspace, one 64-byte output buffer kept per thread"},
+    {"W6t", "",
+     "call overhead without the argument filter"},
+    {"W7", "",
+     "one OpenBLAS dgemm into a copy of Z (the copy costs ~2 %)"},
+    {"W7s", "",
+     "one in-place OpenBLAS dgemm on Z"},
 };
 
 /// The compile targets' note (cold W1 / W3, warm), reported in `compile_targets`.
-inline constexpr std::string_view kCompileWhy = "";
+inline constexpr std::string_view kCompileWhy =
+    "warm: a new process pays ~1-2 ms once (page faults in libLLVM and our libraries, the optimizer database, the ORC "
+    "session, OpenBLAS's pool threads spinning on the second core for their first ~0.1 s), so even x + 1 takes "
+    "~1.5-2 ms in a fresh process and 0.3 ms in a warm one; W2 and W3 also rewrite (~1.3 ms) and regenerate (~0.7 "
+    "ms) their gradient graphs before the cache look-up, which a structural key (computed before rewriting) would "
+    "skip; not built";
 
 inline std::string_view why(std::string_view workload, std::string_view dtype) {
   for (const Why& w : kWhy)

@@ -23,14 +23,15 @@
 
 #include <theano/theano.hpp>
 
+#include "example_cli.h"
+
 namespace {
 
 namespace T = theano::tensor;
 using theano::Function, theano::NDArray, theano::Var;
-using Clock = std::chrono::steady_clock;
+using example::Clock, example::ms_since, example::parse_count, example::UsageError;
 
 constexpr const char* kProgram = "mlp";
-constexpr int kExitUsage = 2;
 constexpr std::int64_t kInputs = 784, kClasses = 10;  // W3's layer sizes around the hidden layer
 constexpr double kLearningRate = 0.1;
 
@@ -62,32 +63,12 @@ void print_usage(std::ostream& os) {
      << "every node); other THEANO_FLAGS (compiledir=<dir>, mode=...) are honoured.\n";
 }
 
-/// Thrown for a bad command line; main prints it with a hint and exits 2.
-struct UsageError {
-  std::string message;
-};
-
-std::int64_t parse_count(std::string_view flag, std::string_view text, std::int64_t min, std::int64_t max) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
-    throw UsageError{std::string(flag) + " expects an integer in [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "], got '" + std::string(text) + "'"};
-  return v;
-}
-
 /// Accepts `--flag VALUE` and `--flag=VALUE`. Returns false when --help was asked.
 bool parse_args(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i], value;
+    std::string_view arg, value;
+    example::next_flag(argc, argv, i, {"--epochs", "--batch", "--hidden", "--samples", "--dot"}, arg, value);
     if (arg == "--help" || arg == "-h") return false;
-    if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (arg == "--epochs" || arg == "--batch" || arg == "--hidden" || arg == "--samples" || arg == "--dot") {
-      if (i + 1 >= argc) throw UsageError{std::string(arg) + " needs a value"};
-      value = argv[++i];
-    }
     if (arg == "--epochs") o.epochs = parse_count(arg, value, 1, 100'000);
     else if (arg == "--batch") o.batch = parse_count(arg, value, 1, 65'536);
     else if (arg == "--hidden") o.hidden = parse_count(arg, value, 1, 16'384);
@@ -149,10 +130,6 @@ struct Model {
   Function train;    ///< (X, t) -> loss before the update; updates W1, b1, W2, b2
   Function predict;  ///< X -> argmax of the logits
 };
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 /// Compiles and prints one line: wall time and whether the compile cache served it.
 Function compile(const char* name, const std::vector<theano::In>& ins, const std::vector<theano::Out>& outs,
@@ -283,20 +260,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options;
-  try {
-    if (!parse_args(argc, argv, options)) {
-      print_usage(std::cout);
-      return 0;
-    }
-  } catch (const UsageError& e) {
-    std::cerr << kProgram << ": " << e.message << "\n(try " << kProgram << " --help)\n";
-    return kExitUsage;
-  }
-  try {
-    return run(options);
-  } catch (const std::exception& e) {
-    std::cerr << "\n" << kProgram << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  return example::run_main<Options>(kProgram, argc, argv, parse_args, print_usage, run);
 }

@@ -89,7 +89,7 @@ inline constexpr Why kWhy[] = {
     {"W1", "float64",
      "compute-bound, not memory-bound: per element two exp (one inside tanh, libmvec's AVX2 exp at ~1.4 ns) and two divisions, ~4 ns per element per core; split over both cores the loop takes ~20.5 ms (0.5 of the triad), and 15 ms would need ~3 ns per element per core; an inline polynomial exp was tried and measured slower than libmvec"},
     {"W1s", "float64",
-     "the same per-element cost as W1 (~4 ns per element on one core: 1000 elements are too few to split across threads without slowing isolated calls) plus ~0.3 us of call overhead"},
+     "W1's per-element cost (~4 ns per element per core) on 1000 elements, split in two parts across both cores, plus ~0.3 us of call overhead and ~0.3 us to hand a part to the other core"},
     {"W2", "float64",
      "two OpenBLAS gemv passes over X (25 MB, in this EPYC's L3) and a few fused loops over 4000 rows"},
     {"W3", "float64",

@@ -21,6 +21,17 @@ namespace {
 
 constexpr std::int64_t kAlign = 64;                               // part boundaries: multiples of 64 indices
 constexpr auto kWorkerSpin = std::chrono::microseconds(50);        // a worker's busy wait before it sleeps
+// A small job (fewer than this many minimal parts) that comes alone (no job
+// in the last kStreamNs) while every worker sleeps runs on the caller: waking
+// a worker costs a system call and more than such a job saves. In a stream of
+// jobs (a training loop) the workers are awake and small jobs split too.
+constexpr std::int64_t kSmallJobParts = 16;
+constexpr std::int64_t kStreamNs = 1'000'000;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,11 +63,14 @@ Split split(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
 }
 
 struct Pool {
-  std::mutex job_mu;  // held by the caller of the running job
-  std::atomic<std::uint64_t> ticket{0};
-  std::atomic<std::int64_t> done{0};
+  std::mutex job_mu;             // held by the caller of the running job
+  std::int64_t last_job_ns = 0;  // under job_mu
+  // What the caller and the workers write go on cache lines of their own.
+  alignas(64) std::atomic<std::uint64_t> ticket{0};
+  alignas(64) std::atomic<std::int64_t> done{0};
+  alignas(64) std::atomic<int> awake{0};  // workers spinning or running parts (not asleep)
   // The running job: written before its ticket is published.
-  ParallelBody body = nullptr;
+  alignas(64) ParallelBody body = nullptr;
   void* closure = nullptr;
   std::int64_t n = 0, chunk = 0;
 
@@ -104,6 +118,7 @@ thread_local bool t_in_job = false;
 
 void Pool::worker_main() {
   t_in_job = true;
+  awake.fetch_add(1, std::memory_order_relaxed);
   for (;;) {
     std::uint64_t t = ticket.load(std::memory_order_acquire);
     const auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
@@ -112,7 +127,9 @@ void Pool::worker_main() {
         cpu_relax();
         if (k % 64 == 63) sched_yield();  // let a runnable BLAS thread have the core
       } else {
+        awake.fetch_sub(1, std::memory_order_relaxed);
         ticket.wait(t, std::memory_order_acquire);
+        awake.fetch_add(1, std::memory_order_relaxed);
       }
       t = ticket.load(std::memory_order_acquire);
     }
@@ -166,6 +183,13 @@ std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min
   Pool& p = pool();
   std::unique_lock<std::mutex> lock(p.job_mu, std::try_to_lock);
   if (!lock.owns_lock()) {  // busy: another caller's job is running
+    body(closure, 0, n, 0);
+    return 1;
+  }
+  const std::int64_t now = now_ns();
+  const bool stream = now - p.last_job_ns < kStreamNs;
+  p.last_job_ns = now;
+  if (n < kSmallJobParts * min_part && !stream && p.awake.load(std::memory_order_relaxed) == 0) {
     body(closure, 0, n, 0);
     return 1;
   }

@@ -143,7 +143,7 @@ int expr_cost(const std::vector<std::string>& exprs) {
   return 1 + 4 * calls;
 }
 
-std::int64_t min_part_elements(int cost) { return std::max<std::int64_t>(4096, 65536 / std::max(cost, 1)); }
+std::int64_t min_part_elements(int cost) { return std::max<std::int64_t>(256, 4096 / std::max(cost, 1)); }
 
 std::string min_part_expr(int cost, const std::string& per_index) {
   const std::string m = std::to_string(min_part_elements(cost));

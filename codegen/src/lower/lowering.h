@@ -145,7 +145,9 @@ ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 /// operation: 1, plus 4 for every function call (libm, prelude helpers).
 int expr_cost(const std::vector<std::string>& exprs);
 /// The fewest elements of cost `cost` worth a loop part of their own on
-/// another thread (tens of microseconds of work: waking a thread costs a few).
+/// another thread: about 4096 cheap operations, a microsecond or two of work
+/// (an awake worker joins in well under a microsecond; the pool does not
+/// wake a sleeping one for a small job that comes alone, thread_pool.h).
 /// Loops shorter than twice this run on the calling thread only.
 std::int64_t min_part_elements(int cost);
 /// Generated code: the minimum part, in indices that each cover `per_index`

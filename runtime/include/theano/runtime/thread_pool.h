@@ -14,7 +14,10 @@
 ///  * The caller runs parts too, so `threads` = N uses N - 1 pool workers.
 ///  * Workers start lazily (a program that never splits a loop has no extra
 ///    threads), spin briefly after a job (back-to-back loops of one graph do
-///    not pay a wake-up) and then sleep on a futex.
+///    not pay a wake-up) and then sleep on a futex. A small job (under 16
+///    minimal parts) that comes alone while every worker sleeps runs on the
+///    caller: waking a thread would cost more than it saves. In a stream of
+///    jobs (within 1 ms of each other) small jobs are split too.
 ///  * One job at a time: a caller that finds the pool busy (another thread
 ///    calling a compiled function concurrently, or a nested call) runs its
 ///    loop inline, so the pool never has more runnable threads than it was
@@ -42,8 +45,9 @@ std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t 
 
 /// Runs `body` over parallel_parts(n, min_part, threads) consecutive ranges
 /// covering [0, n) (range boundaries are multiples of 64 except the last),
-/// part 0 on the calling thread, and returns when all are done. Returns the
-/// number of parts run (1: inline on the caller). `body` must not throw.
+/// part 0 on the calling thread, and returns when all are done; or, for a
+/// small lone job, a busy pool or a nested call, over [0, n) on the caller.
+/// Returns the number of parts run (1: inline). `body` must not throw.
 std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
                           void* closure) noexcept;
 

@@ -173,6 +173,15 @@ Spread spread(std::vector<double> v) {
   return {v[v.size() / 2], v.front(), v.back()};
 }
 
+/// Whether the `kind` compile process succeeded with cache outcome `want`;
+/// else records why in r.compile_error ("a cold compile did not <what> ...").
+bool expect_cache(bench::Row& r, const bench::CompileSample& s, const char* kind, const char* want, const char* what) {
+  if (s.ok && s.cache == want) return true;
+  r.compile_error = !s.ok ? std::string("a ") + kind + " compile process failed"
+                          : std::string("a ") + kind + " compile did not " + what + " (cache " + s.cache + ")";
+  return false;
+}
+
 void measure_compile(bench::Row& r, const fs::path& root, int cold_runs, int warm_runs) {
   // Cold: each process on its own empty compiledir; the warm processes use
   // the first one's.
@@ -182,11 +191,7 @@ void measure_compile(bench::Row& r, const fs::path& root, int cold_runs, int war
     const fs::path dir = i == 0 ? cd : row_dir(root, r) / ("cold" + std::to_string(i)) / "compiledir";
     fs::create_directories(dir.parent_path());
     const bench::CompileSample s = bench::run_compile_child(dir, r.workload, r.dtype, /*next=*/false);
-    if (!s.ok || s.cache != "miss") {
-      r.compile_error = !s.ok ? "a cold compile process failed"
-                              : "a cold compile did not miss the empty compiledir (cache " + s.cache + ")";
-      return;
-    }
+    if (!expect_cache(r, s, "cold", "miss", "miss the empty compiledir")) return;
     cold.push_back(s.total_ms);
     clang.push_back(s.clang_ms);
     if (i > 0) {
@@ -197,11 +202,7 @@ void measure_compile(bench::Row& r, const fs::path& root, int cold_runs, int war
   std::vector<double> warm;
   for (int i = 0; i < warm_runs; ++i) {
     const bench::CompileSample s = bench::run_compile_child(cd, r.workload, r.dtype, /*next=*/false);
-    if (!s.ok || s.cache != "hit") {
-      r.compile_error = !s.ok ? "a warm compile process failed"
-                              : "a warm compile did not hit the populated compiledir (cache " + s.cache + ")";
-      return;
-    }
+    if (!expect_cache(r, s, "warm", "hit", "hit the populated compiledir")) return;
     warm.push_back(s.total_ms);
   }
   const Spread c = spread(cold), w = spread(warm);

@@ -707,17 +707,25 @@ class CThunk final : public Thunk {
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
 
+/// THEANO_FLAGS `key` as a whole number from 0 to `max` (`zero` says what 0
+/// means, for the error message), or nullopt when the flag is not given.
+std::optional<int> count_flag(const char* key, int max, const char* zero) {
+  auto it = config().flags.find(key);
+  if (it == config().flags.end()) return std::nullopt;
+  char* end = nullptr;
+  const long n = std::strtol(it->second.c_str(), &end, 10);
+  THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= max, ValueError)
+      << "THEANO_FLAGS " << key << " must be a whole number from 0 (" << zero << ") to " << max << ", got '"
+      << it->second << "'";
+  return static_cast<int>(n);
+}
+
 /// THEANO_FLAGS threads: the loop threads of generated code (default, and 0:
 /// every core; 1: no splitting). An explicit value caps BLAS's threads too.
 std::int64_t loop_threads() {
-  auto it = config().flags.find("threads");
-  if (it == config().flags.end()) return hardware_threads();
-  char* end = nullptr;
-  const long n = std::strtol(it->second.c_str(), &end, 10);
-  THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= kMaxParallelParts, ValueError)
-      << "THEANO_FLAGS threads must be a whole number from 0 (every core) to " << kMaxParallelParts << ", got '"
-      << it->second << "'";
-  const int threads = n == 0 ? hardware_threads() : static_cast<int>(n);
+  const std::optional<int> n = count_flag("threads", kMaxParallelParts, "every core");
+  if (!n) return hardware_threads();
+  const int threads = *n == 0 ? hardware_threads() : *n;
   tensor::set_blas_threads(threads);
   return threads;
 }
@@ -755,13 +763,7 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     for (std::string w; words >> w;) copts.cxxflags.push_back(w);
   }
   // THEANO_FLAGS codegen_threads: threads compiling one function (0: automatic).
-  if (auto it = config().flags.find("codegen_threads"); it != config().flags.end()) {
-    char* end = nullptr;
-    const long n = std::strtol(it->second.c_str(), &end, 10);
-    THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= 64, ValueError)
-        << "THEANO_FLAGS codegen_threads must be a whole number from 0 (automatic) to 64, got '" << it->second << "'";
-    copts.codegen_threads = static_cast<int>(n);
-  }
+  if (const std::optional<int> n = count_flag("codegen_threads", 64, "automatic")) copts.codegen_threads = *n;
   // A big graph is compiled as several translation units, one per thread
   // (front end, optimizer and machine code alike); automatic: two when there
   // are two cores.

@@ -15,6 +15,8 @@
 /// generation. The objects are bundled and loaded together.
 #include "clang_driver.h"
 
+#include <theano/runtime/thread_pool.h>
+
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
@@ -66,7 +68,7 @@ std::size_t instruction_count(const llvm::Module& m) {
 /// How many threads generate machine code for `m`.
 int codegen_threads(const CompileOptions& options, const llvm::Module& m) {
   if (options.codegen_threads > 0) return options.codegen_threads;
-  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  const int cores = hardware_threads();
   return instruction_count(m) >= kSplitInstructions ? std::min(cores, 2) : 1;
 }
 

@@ -9,6 +9,7 @@
 #include <theano/compile/profile.h>
 
 #include "lower/lowering.h"
+#include "thunk_abi.h"
 #include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
@@ -44,38 +45,13 @@ using lower::str;
 using lower::ttype;
 using tensor::TensorType;
 
-constexpr int kMaxNdim = 16;
-
-// Host mirror of the prelude's structs (layout must match the prelude text).
-struct TheanoArray {
-  char* data;
-  std::int64_t ndim;
-  std::int64_t dtype;
-  std::int64_t owner;
-  std::int64_t shape[kMaxNdim];
-  std::int64_t strides[kMaxNdim];
-};
-struct TheanoContext {
-  const TheanoArray* inputs;
-  TheanoArray* outputs;
-  const TheanoArray* constants;
-  void* host;
-  int (*alloc)(void* host, TheanoArray* a, std::int64_t slot);
-  char* error;
-  std::int64_t error_size;
-  int (*perform)(void* host, std::int64_t node, const TheanoArray* const* in, TheanoArray* const* out);
-  TheanoArray* vars;
-  std::int64_t (*parallel_for)(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
-                               void* closure) noexcept;
-  std::int64_t threads;
-};
-
 void check_type(const Apply& node, const Var& v) {
   const TensorType* t = tensor::tensor_type(v);
   if (!t) lower::refuse(node, " (a non-tensor variable)");
   if (!lower::c_type(t->dtype()))
     lower::refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
-  if (t->ndim() > kMaxNdim) lower::refuse(node, " (more than 16 dimensions)");
+  if (t->ndim() > THEANO_MAX_NDIM)
+    lower::refuse(node, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
 }
 
 /// The memory plan (DESIGN.md 3.8): every buffer an op allocates for an
@@ -473,6 +449,7 @@ int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, T
 int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
   try {
     auto* ws = static_cast<Workspace*>(host);
+    if (a->ndim < 0 || a->ndim > THEANO_MAX_NDIM) return 1;
     std::vector<std::int64_t> shape(a->shape, a->shape + a->ndim);
     const DType dt = static_cast<DType>(a->dtype);
     NDArray arr;
@@ -480,8 +457,12 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
       arr = NDArray::empty(std::move(shape), dt);
     } else {
       const auto s = static_cast<std::size_t>(slot);
-      std::size_t bytes = dtype_size(dt);
-      for (std::int64_t d : shape) bytes *= static_cast<std::size_t>(d);
+      // The rule generated code checked before calling (shape_rules.h), again:
+      // the host never trusts a size it is handed.
+      std::int64_t n = 0, bad = 0;
+      const int rule = theano_shape_size(shape.data(), a->ndim, static_cast<std::int64_t>(dtype_size(dt)), &n, &bad);
+      if (rule != THEANO_RULE_OK) return 1;
+      const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
       if (ws->slot_bytes[s] < bytes || !ws->slot_buffers[s]) {
         // 64-byte aligned like NDArray::empty; at least one element.
         const std::size_t want = std::max<std::size_t>(bytes, 64);

@@ -2,6 +2,7 @@
 // DLManagedTensor's manager_ctx; import wraps the producer's tensor in a shared_ptr
 // whose deleter calls the producer's deleter, so it runs once, when the last view dies.
 #include "theano/runtime/dlpack.h"
+#include "theano/runtime/shape_rules.h"
 
 #include <memory>
 
@@ -116,6 +117,8 @@ NDArray from_dlpack(DLManagedTensor* tensor) {
   const DType dtype = from_dlpack_dtype(t.dtype);
   THEANO_USER_CHECK(t.ndim >= 0 && (t.ndim == 0 || t.shape != nullptr), ValueError)
       << "from_dlpack: invalid ndim " << t.ndim << " or null shape";
+  THEANO_USER_CHECK(t.ndim <= THEANO_MAX_NDIM, TypeError)
+      << "from_dlpack: the tensor has " << t.ndim << " dimensions; arrays have at most " << THEANO_MAX_NDIM;
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   std::vector<int64_t> strides;
   const auto item = static_cast<int64_t>(dtype_size(dtype));

@@ -13,28 +13,21 @@
 #include <sstream>
 
 #include "strided_loop.h"
+#include "theano/runtime/shape_rules.h"
 
 namespace theano {
 namespace {
 
-// Product of `shape`, checking that entries are >= 0 and the product fits in int64.
+// Product of `shape`, checking the rank, that entries are >= 0 and that the
+// byte size and strides fit in int64 (shape_rules.h, shared with generated code).
 int64_t checked_size(const std::vector<int64_t>& shape, std::size_t itemsize) {
-  int64_t n = 1;
-  bool zero = false;
-  for (int64_t s : shape) {
-    THEANO_USER_CHECK(s >= 0, ValueError)
-        << "negative dimensions are not allowed: shape " << shape_to_string(shape);
-    if (s == 0) zero = true;
-  }
-  // Check the product of the non-zero dimensions too, so strides never overflow.
-  const int64_t limit = std::numeric_limits<int64_t>::max() / static_cast<int64_t>(itemsize);
-  for (int64_t s : shape) {
-    if (s == 0) continue;
-    THEANO_USER_CHECK(n <= limit / s, ValueError)
-        << "array is too big: shape " << shape_to_string(shape) << " overflows int64 bytes";
-    n *= s;
-  }
-  if (zero) return 0;
+  THEANO_USER_CHECK(shape.size() <= THEANO_MAX_NDIM, TypeError)
+      << "arrays have at most " << THEANO_MAX_NDIM << " dimensions, got shape " << shape_to_string(shape) << " ("
+      << shape.size() << " dimensions)";
+  int64_t n = 0, bad = 0;
+  const int rule = theano_shape_size(shape.data(), static_cast<int64_t>(shape.size()),
+                                     static_cast<int64_t>(itemsize), &n, &bad);
+  if (rule != THEANO_RULE_OK) throw_shape_rule(rule, "array of shape " + shape_to_string(shape), bad);
   return n;
 }
 
@@ -184,6 +177,9 @@ bool NDArray::shares_buffer(const NDArray& other) const {
 }
 
 NDArray NDArray::view(std::byte* data, std::vector<int64_t> shape, std::vector<int64_t> strides) const {
+  THEANO_USER_CHECK(shape.size() <= THEANO_MAX_NDIM, TypeError)
+      << "arrays have at most " << THEANO_MAX_NDIM << " dimensions, a view of shape " << shape_to_string(shape)
+      << " has " << shape.size();
   NDArray v = *this;
   v.data_ = data;
   v.shape_ = std::move(shape);

@@ -3,6 +3,7 @@
 // tokenizer that accepts only the three keys numpy writes, and the element count is
 // computed with overflow checks before anything is allocated.
 #include "theano/runtime/npy.h"
+#include "theano/runtime/shape_rules.h"
 
 #include <algorithm>
 #include <cstring>
@@ -226,6 +227,8 @@ NDArray load_npy_bytes(std::span<const std::byte> bytes) {
     header.remove_suffix(1);
   const Header h = DictParser(header).parse();
   const Descr descr = parse_descr(h.descr);
+  THEANO_USER_CHECK(h.shape.size() <= THEANO_MAX_NDIM, TypeError)
+      << ".npy: the array has " << h.shape.size() << " dimensions; arrays have at most " << THEANO_MAX_NDIM;
 
   const auto item = static_cast<int64_t>(dtype_size(descr.dtype));
   const uint64_t available = bytes.size() - header_start - header_len;

@@ -169,9 +169,9 @@ void check_error(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, con
 /// check_error on the lowered_thunk of `outs` as functions of `ins`.
 template <class E>
 void check_error(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& values,
-                 const std::string& op) {
+                 const std::string& op, const std::string& what = {}) {
   auto fg = std::make_shared<FunctionGraph>(ins, outs);
-  check_error<E>(fg, *lowered_thunk(fg), values, op);
+  check_error<E>(fg, *lowered_thunk(fg), values, op, what);
 }
 
 /// A tensor variable of `dtype` and rank `nd`, every dimension of unknown size.

@@ -7,7 +7,8 @@
 // slab of the output with a strided, converting copy.
 //
 // Split: the sizes are a run-time integer vector (any integer dtype) of
-// `len_splits` entries; negative sizes -> ValueError, a sum other than
+// `len_splits` entries checked by theano_split_rule (shape_rules.h, as perform):
+// negative sizes or an overflowing sum -> ValueError, a sum other than
 // x.shape[axis] -> ShapeError; outputs are views of x (declared in view_map).
 #include "lowering.h"
 
@@ -25,7 +26,8 @@ void lower_join(NodeLowering& L) {
   const int axis = op.axis();
   const std::string as = str(axis);
   const int nin = L.nin();
-  w.line("int64_t total = x0->shape[" + as + "];");
+  w.line("int64_t lengths[" + str(nin) + "];");
+  for (int i = 0; i < nin; ++i) w.line("lengths[" + str(i) + "] = " + L.x(i) + "->shape[" + as + "];");
   for (int i = 1; i < nin; ++i) {
     const std::string xi = L.x(i), is = str(i);
     for (int d = 0; d < nd; ++d) {
@@ -38,8 +40,11 @@ void lower_join(NodeLowering& L) {
                             ds + ", input 0 has size ",
                         "x0->shape[" + ds + "]", " and input " + is + " another"));
     }
-    w.line("total += " + xi + "->shape[" + as + "];");
   }
+  // The sum perform checks too (shape_rules.h): 0-size inputs can be long.
+  w.line("int64_t total = 0, bad = 0;");
+  w.line("const int rule = theano_join_length(lengths, " + str(nin) + ", &total, &bad);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "the joined length: ", "bad"));
   for (int d = 0; d < nd; ++d)
     w.line("o0->shape[" + str(d) + "] = " + (d == axis ? std::string("total") : "x0->shape[" + str(d) + "]") + ";");
   w.line(L.alloc(0));
@@ -66,16 +71,15 @@ void lower_split(NodeLowering& L) {
   w.line("if (x1->shape[0] != " + ns + ") " +
          L.fail_int(kErrValue, "got ", "x1->shape[0]", " split sizes, expected " + ns));
   w.line("int64_t sz[" + ns + "];");
-  w.line("int64_t total = 0;");
-  w.open("for (int64_t i = 0; i < " + ns + "; ++i)");
-  w.line("sz[i] = (int64_t)*(const " + L.in_ctype(1) + "*)(x1->data + i * x1->strides[0]);");
-  w.line("total += sz[i];");
-  w.close();
-  w.line("for (int64_t i = 0; i < " + ns + "; ++i) if (sz[i] < 0) " +
-         L.fail_int(kErrValue, "split sizes must be >= 0, got ", "sz[i]"));
-  w.line("if (total != x0->shape[" + as + "]) " +
-         L.fail_int(kErrShape, "the split sizes sum to ", "total",
+  w.line("for (int64_t i = 0; i < " + ns + "; ++i) sz[i] = (int64_t)*(const " + L.in_ctype(1) +
+         "*)(x1->data + i * x1->strides[0]);");
+  // The rule perform runs too (shape_rules.h): sizes >= 0, a checked sum.
+  w.line("int64_t bad = 0;");
+  w.line("const int rule = theano_split_rule(x0->shape[" + as + "], sz, " + ns + ", &bad);");
+  w.line("if (rule == THEANO_RULE_MISMATCH) " +
+         L.fail_int(kErrShape, "the split sizes sum to ", "bad",
                     ", but dimension " + as + " of the input has another size"));
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "invalid split sizes: ", "bad"));
   w.line("int64_t off = 0;");
   for (int k = 0; k < n; ++k) {
     const std::string o = L.o(k), ks = str(k);

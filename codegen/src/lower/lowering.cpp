@@ -160,6 +160,12 @@ std::string NodeLowering::fail(ErrorCode code, std::string_view msg) const {
          ", all, " + std::to_string(nin()) + ");";
 }
 
+std::string NodeLowering::fail_rule(std::string_view rule_expr, std::string_view msg,
+                                    std::string_view value_expr) const {
+  return "return theano_fail_rule(ctx, " + std::string(rule_expr) + ", " + c_string(label + ": " + std::string(msg)) +
+         ", (int64_t)(" + std::string(value_expr) + "), all, " + std::to_string(nin()) + ");";
+}
+
 std::string NodeLowering::fail_int(ErrorCode code, std::string_view msg, std::string_view value_expr,
                                    std::string_view tail) const {
   return "return theano_fail_int(ctx, " + std::to_string(code) + ", " + c_string(label + ": " + std::string(msg)) +
@@ -168,8 +174,10 @@ std::string NodeLowering::fail_int(ErrorCode code, std::string_view msg, std::st
 
 std::string NodeLowering::alloc(int k) const {
   const std::int64_t slot = static_cast<std::size_t>(k) < slots_.size() ? slots_[static_cast<std::size_t>(k)] : -1;
-  return "if (ctx->alloc(ctx->host, " + o(k) + ", " + std::to_string(slot) + ") != 0) " +
-         fail(kErrValue, "could not allocate output " + std::to_string(k));
+  const auto itemsize = static_cast<std::int64_t>(dtype_size(out(k).dtype()));
+  return "if (int e = theano_alloc_checked(ctx, " + o(k) + ", " + std::to_string(slot) + ", " +
+         std::to_string(itemsize) + ", " + c_string(label + ": output " + std::to_string(k) + ": ") +
+         ", all, " + std::to_string(nin()) + ")) return e;";
 }
 
 void NodeLowering::need(std::string_view key, std::string_view code) {

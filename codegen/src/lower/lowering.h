@@ -36,20 +36,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../thunk_abi.h"
+
 namespace theano::tensor {
 class TensorType;
 }
 
 namespace theano::codegen::lower {
 
-/// Error codes of generated code (mirrored as THEANO_ERR_* in the prelude); the
-/// thunk rethrows them as the matching theano::Error.
+/// Error codes of generated code (THEANO_ERR_* of the thunk ABI, thunk_abi.h);
+/// the thunk rethrows them as the matching theano::Error.
 enum ErrorCode : int {
-  kErrShape = 1,   ///< ShapeError
-  kErrValue = 2,   ///< ValueError (includes failed allocation)
-  kErrIndex = 3,   ///< IndexError
-  kErrAssert = 4,  ///< AssertionError (a ValueError) from a failed Assert
-  kErrHost = 5,    ///< an exception from a host callback (perform fallback), rethrown as it was
+  kErrShape = THEANO_ERR_SHAPE,    ///< ShapeError
+  kErrValue = THEANO_ERR_VALUE,    ///< ValueError (includes failed allocation)
+  kErrIndex = THEANO_ERR_INDEX,    ///< IndexError
+  kErrAssert = THEANO_ERR_ASSERT,  ///< AssertionError (a ValueError) from a failed Assert
+  kErrHost = THEANO_ERR_HOST,      ///< an exception from a host callback (perform fallback), rethrown as it was
 };
 
 /// The C type of a dtype in generated code; nullptr for float16 and complex.
@@ -111,6 +113,10 @@ class NodeLowering {
   /// "<label>: <msg><value><tail>".
   std::string fail_int(ErrorCode code, std::string_view msg, std::string_view value_expr,
                        std::string_view tail = {}) const;
+  /// A statement that fails the call after a shape rule (shape_rules.h)
+  /// returned `rule_expr` != 0: "<label>: <msg><rule text><value>", with the
+  /// rule's error kind, as perform's throw_shape_rule words it.
+  std::string fail_rule(std::string_view rule_expr, std::string_view msg, std::string_view value_expr) const;
   /// A statement that allocates output k (its shape must be set): C-contiguous
   /// strides, a fresh or a planned buffer.
   std::string alloc(int k) const;

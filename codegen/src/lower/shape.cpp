@@ -199,30 +199,15 @@ void lower_reshape(NodeLowering& L) {
   const std::string t = L.in_ctype(0);
   w.line("if (x1->shape[0] != " + nds + ") " +
          L.fail_int(kErrValue, "the shape argument has ", "x1->shape[0]", " entries, expected " + nds));
-  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
-  w.line("int64_t minus1 = -1;");
-  w.line("int64_t prod = 1;");
-  w.open("for (int64_t i = 0; i < " + nds + "; ++i)");
-  w.line("const int64_t v = " + read_elem(L, 1, "int64_t", "i") + ";");
-  w.line("shp[i] = v;");
-  w.line("if (v < -1) " + L.fail_int(kErrValue, "invalid size ", "v", " in the new shape"));
-  w.open("if (v == -1)");
-  w.line("if (minus1 >= 0) " + L.fail(kErrValue, "can only specify one unknown dimension (-1) in the new shape"));
-  w.line("minus1 = i;");
-  w.close();
-  w.line("else prod *= v;");
-  w.close();
-  w.line("const int64_t size = theano_size(x0);");
-  w.open("if (minus1 >= 0)");
-  w.line("if (prod == 0 || size % prod != 0) " +
-         L.fail_int(kErrShape, "cannot reshape an array of size ", "size",
-                    " into the requested shape (the other entries' product does not divide it)"));
-  w.line("shp[minus1] = size / prod;");
-  w.close();
-  w.line("else if (prod != size) " +
-         L.fail_int(kErrShape, "cannot reshape an array of size ", "size", " into a shape of another size"));
-  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
   const std::string isz = str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype())));
+  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
+  w.line("for (int64_t i = 0; i < " + nds + "; ++i) shp[i] = " + read_elem(L, 1, "int64_t", "i") + ";");
+  // The rule perform runs too (shape_rules.h): checked products, one -1.
+  w.line("const int64_t size = theano_size(x0);");
+  w.line("int64_t bad = 0;");
+  w.line("const int rule = theano_reshape_rule(size, shp, " + nds + ", " + isz + ", shp, &bad);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "cannot reshape the input into the requested shape: ", "bad"));
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
   // A view when the strides allow one (numpy's rule), else a C-contiguous copy.
   L.need("theano_shape_nocopy_reshape", kNoCopyReshapeSupport);
   // Empty arrays are views too (C-contiguous strides), as in NDArray::reshaped.
@@ -301,34 +286,15 @@ void lower_arange(NodeLowering& L) {
   const std::string ot = c_type(od);
   const bool int_start = int_like(L.in(0).dtype()), int_stop = int_like(L.in(1).dtype()),
              int_step = int_like(L.in(2).dtype());
-  w.line("int64_t n;");
-  if (int_start && int_stop && int_step) {
-    // ceil((b - a) / s) == -floor((a - b) / s), in wrapping int64 as perform.
-    w.line("const int64_t a = " + read_elem(L, 0, "int64_t") + ", b = " + read_elem(L, 1, "int64_t") +
-           ", s = " + read_elem(L, 2, "int64_t") + ";");
-    w.line("if (s == 0) " + L.fail(kErrValue, "step must not be zero"));
-    w.line("const int64_t num = a - b;");
-    w.line("int64_t q;");
-    w.line("if (s == -1) q = (int64_t)((uint64_t)0 - (uint64_t)num);");
-    w.open("else");
-    w.line("q = num / s;");
-    w.line("if ((num % s != 0) && ((num < 0) != (s < 0))) --q;");
-    w.close();
-    w.line("const int64_t mq = (int64_t)((uint64_t)0 - (uint64_t)q);");
-    w.line("n = mq > 0 ? mq : 0;");
-  } else {
-    w.line("const double a = " + read_elem(L, 0, "double") + ", b = " + read_elem(L, 1, "double") +
-           ", s = " + read_elem(L, 2, "double") + ";");
-    w.line("if (s == 0) " + L.fail(kErrValue, "step must not be zero"));
-    w.line("const double q = (b - a) / s;");
-    w.line("const double nf = ceil(q);");
-    // isfinite through the bits (robust under -ffast-math).
-    w.line("uint64_t bits;");
-    w.line("__builtin_memcpy(&bits, &nf, 8);");
-    w.line("if (((bits >> 52) & 0x7ff) == 0x7ff) " + L.fail(kErrValue, "the range has no finite length"));
-    w.line("if (nf >= 9223372036854775807.0) " + L.fail(kErrValue, "the range is too long"));
-    w.line("n = nf > 0 ? (int64_t)nf : 0;");
-  }
+  // The length rule perform runs too (shape_rules.h).
+  w.line("int64_t n = 0;");
+  if (int_start && int_stop && int_step)
+    w.line("const int rule = theano_arange_length_int(" + read_elem(L, 0, "int64_t") + ", " +
+           read_elem(L, 1, "int64_t") + ", " + read_elem(L, 2, "int64_t") + ", &n);");
+  else
+    w.line("const int rule = theano_arange_length_real(" + read_elem(L, 0, "double") + ", " +
+           read_elem(L, 1, "double") + ", " + read_elem(L, 2, "double") + ", &n);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "", "0"));
   w.line("o0->shape[0] = n;");
   w.line(L.alloc(0));
   w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");

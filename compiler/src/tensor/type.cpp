@@ -7,6 +7,7 @@
 
 #include "theano/config.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/shape_rules.h"
 
 namespace theano::tensor {
 namespace {
@@ -20,6 +21,9 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
 }  // namespace
 
 TensorTypePtr TensorType::make(DType dtype, StaticShape shape) {
+  THEANO_USER_CHECK(shape.size() <= THEANO_MAX_NDIM, TypeError)
+      << "TensorType: " << shape.size() << " dimensions asked for; tensors have at most " << THEANO_MAX_NDIM
+      << " (THEANO_MAX_NDIM, the limit of the compiled-code ABI)";
   for (std::size_t i = 0; i < shape.size(); ++i)
     THEANO_USER_CHECK(!shape[i] || *shape[i] >= 0, ValueError)
         << "TensorType: static dimension " << i << " is " << *shape[i] << "; sizes must be >= 0 or unknown";

@@ -124,7 +124,7 @@ TEST_CASE("ARange: extreme int64 bounds neither overflow nor trap") {
                     NDArray::from_list<std::int64_t>({lo, -1, hi - 1})));
   CHECK(array_equal(r.eval({{a, i64(hi)}, {b, i64(lo)}, {s, i64(lo)}}), NDArray::from_list<std::int64_t>({hi, -1})));
   // 2^64 - 1 elements: too many for an int64 length.
-  CHECK_THROWS_WITH_AS(r.eval({{a, i64(lo)}, {b, i64(hi)}, {s, i64(1)}}), doctest::Contains("more than int64 holds"),
+  CHECK_THROWS_WITH_AS(r.eval({{a, i64(lo)}, {b, i64(hi)}, {s, i64(1)}}), doctest::Contains("more elements than int64 holds"),
                        ValueError);
 }
 

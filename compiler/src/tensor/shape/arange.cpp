@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "theano/runtime/shape_rules.h"
 #include "shape_util.h"
 #include "theano/config.h"
 #include "theano/tensor/basic_ops.h"
@@ -20,28 +21,19 @@ namespace {
 
 bool is_int_like(DType d) { return is_integer(d) || is_bool(d); }
 
-/// numpy's element count of arange(start, stop, step).
+/// numpy's element count of arange(start, stop, step): the rule generated code
+/// runs too (shape_rules.h).
 std::int64_t arange_length(const NDArray& start, const NDArray& stop, const NDArray& step) {
-  if (is_int_like(start.dtype()) && is_int_like(stop.dtype()) && is_int_like(step.dtype())) {
-    const std::int64_t a = start.item<std::int64_t>(), b = stop.item<std::int64_t>(), s = step.item<std::int64_t>();
-    THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
-    // ceil((b - a) / s) in unsigned arithmetic: b - a and |s| always fit in
-    // uint64, so extreme bounds (INT64_MIN, step -1) neither overflow nor trap.
-    if ((s > 0 && b <= a) || (s < 0 && b >= a)) return 0;
-    const std::uint64_t diff = s > 0 ? static_cast<std::uint64_t>(b) - static_cast<std::uint64_t>(a)
-                                     : static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b);
-    const std::uint64_t step = s > 0 ? static_cast<std::uint64_t>(s) : std::uint64_t{0} - static_cast<std::uint64_t>(s);
-    const std::uint64_t n = diff / step + (diff % step != 0 ? 1 : 0);
-    THEANO_USER_CHECK(n <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), ValueError)
-        << "ARange: arange(" << a << ", " << b << ", " << s << ") has " << n << " elements, more than int64 holds";
-    return static_cast<std::int64_t>(n);
-  }
-  const double a = start.item<double>(), b = stop.item<double>(), s = step.item<double>();
-  THEANO_USER_CHECK(s != 0, ValueError) << "ARange: step must not be zero";
-  const double n = std::ceil((b - a) / s);
-  THEANO_USER_CHECK(std::isfinite(n), ValueError)
-      << "ARange: arange(" << a << ", " << b << ", " << s << ") has no finite length";
-  return n > 0 ? static_cast<std::int64_t>(n) : 0;
+  std::int64_t n = 0;
+  int rule;
+  if (is_int_like(start.dtype()) && is_int_like(stop.dtype()) && is_int_like(step.dtype()))
+    rule = theano_arange_length_int(start.item<std::int64_t>(), stop.item<std::int64_t>(), step.item<std::int64_t>(),
+                                    &n);
+  else
+    rule = theano_arange_length_real(start.item<double>(), stop.item<double>(), step.item<double>(), &n);
+  if (rule != THEANO_RULE_OK)
+    throw_shape_rule(rule, "ARange", 0);
+  return n;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 /// know them and at run time otherwise.
 #include <sstream>
 
+#include "theano/runtime/shape_rules.h"
 #include "shape_util.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
@@ -80,8 +81,13 @@ void Join::perform(const Apply& node, std::span<const NDArray> inputs, std::span
           << " and input " << i << " (" << node.input(static_cast<int>(i)).str() << ") has size " << a.shape()[d]
           << " (shapes " << shape_to_string(a0.shape()) << " and " << shape_to_string(a.shape()) << ")";
     }
-    shape[ax] += a.shape()[ax];
   }
+  // The sum generated code checks too (shape_rules.h): 0-size inputs can be long.
+  std::vector<std::int64_t> lengths;
+  for (const NDArray& a : inputs) lengths.push_back(a.shape()[ax]);
+  std::int64_t bad = 0;
+  const int rule = theano_join_length(lengths.data(), static_cast<std::int64_t>(lengths.size()), &shape[ax], &bad);
+  if (rule != THEANO_RULE_OK) throw_shape_rule(rule, name() + ": the joined length", bad);
   NDArray out = NDArray::empty(shape, tensor_type(node.output(0))->dtype());
   std::int64_t off = 0;
   for (const NDArray& a : inputs) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
@@ -55,13 +56,18 @@ ApplyPtr Reshape::make_node(std::vector<Var> inputs) const {
         ++n_minus1;
         minus1_at = i;
       } else {
-        known_prod *= *e;
+        THEANO_USER_CHECK(theano_checked_mul(known_prod, *e, &known_prod) == THEANO_RULE_OK, ValueError)
+            << name() << ": the new shape of " << x.str() << " is too big: its sizes' product does not fit in int64";
         out[static_cast<std::size_t>(i)] = *e;
       }
     }
     THEANO_USER_CHECK(n_minus1 <= 1, ValueError) << name() << ": can only specify one unknown dimension (-1) in the new shape of " << x.str();
     std::optional<std::int64_t> in_size = 1;
-    for (const Dim& d : tx->shape()) in_size = (in_size && d) ? std::optional<std::int64_t>(*in_size * *d) : std::nullopt;
+    for (const Dim& d : tx->shape()) {
+      std::int64_t p = 0;
+      in_size = (in_size && d && theano_checked_mul(*in_size, *d, &p) == THEANO_RULE_OK) ? std::optional(p)
+                                                                                       : std::nullopt;
+    }
     if (all_known && in_size) {
       if (n_minus1 == 1) {
         THEANO_USER_CHECK(known_prod != 0 && *in_size % known_prod == 0, ShapeError)
@@ -85,32 +91,16 @@ void Reshape::perform(const Apply& node, std::span<const NDArray> inputs, std::s
   THEANO_USER_CHECK(s.ndim() == 1 && s.shape()[0] == ndim_, ValueError)
       << name() << ": the shape argument has " << (s.ndim() == 1 ? s.shape()[0] : -1) << " entries, expected " << ndim_;
   std::vector<std::int64_t> shp(static_cast<std::size_t>(ndim_));
-  int minus1_at = -1;
-  std::int64_t prod = 1;
-  for (int i = 0; i < ndim_; ++i) {
-    std::int64_t v = s.index(0, i).item<std::int64_t>();
-    shp[static_cast<std::size_t>(i)] = v;
-    THEANO_USER_CHECK(v >= -1, ValueError) << name() << ": invalid size " << v << " in the new shape "
-                                           << shape_list_str(shp);
-    if (v == -1) {
-      THEANO_USER_CHECK(minus1_at < 0, ValueError)
-          << name() << ": can only specify one unknown dimension (-1), got shape " << shape_list_str(shp);
-      minus1_at = i;
-    } else {
-      prod *= v;
-    }
-  }
-  const std::int64_t size = x.size();
-  if (minus1_at >= 0) {
-    THEANO_USER_CHECK(prod != 0 && size % prod == 0, ShapeError)
-        << name() << ": cannot reshape " << node.input(0).str() << " of size " << size << " (shape "
-        << shape_to_string(x.shape()) << ") into shape " << shape_list_str(shp);
-    shp[static_cast<std::size_t>(minus1_at)] = size / prod;
-  } else {
-    THEANO_USER_CHECK(prod == size, ShapeError)
-        << name() << ": cannot reshape " << node.input(0).str() << " of size " << size << " (shape "
-        << shape_to_string(x.shape()) << ") into shape " << shape_list_str(shp);
-  }
+  for (int i = 0; i < ndim_; ++i) shp[static_cast<std::size_t>(i)] = s.index(0, i).item<std::int64_t>();
+  // The rule generated code runs too (shape_rules.h): checked products, one -1.
+  std::int64_t bad = 0;
+  const int rule = theano_reshape_rule(x.size(), shp.data(), ndim_, static_cast<std::int64_t>(x.itemsize()),
+                                       shp.data(), &bad);
+  if (rule != THEANO_RULE_OK)
+    throw_shape_rule(rule,
+                     name() + ": cannot reshape " + node.input(0).str() + " of size " + std::to_string(x.size()) +
+                         " (shape " + shape_to_string(x.shape()) + ") into shape " + shape_list_str(shp),
+                     bad);
   outputs[0] = x.reshaped(std::move(shp));
 }
 

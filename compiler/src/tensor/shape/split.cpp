@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"
@@ -44,7 +45,11 @@ ApplyPtr Split::make_node(std::vector<Var> inputs) const {
   if (auto c = detail::constant_int_vector(splits)) {
     for (std::int64_t s : *c)
       THEANO_USER_CHECK(s >= 0, ValueError) << name() << ": split sizes must be >= 0, got " << list_str(*c);
-    const std::int64_t total = std::accumulate(c->begin(), c->end(), std::int64_t{0});
+    std::int64_t total = 0, bad = 0;
+    THEANO_USER_CHECK(theano_join_length(c->data(), static_cast<std::int64_t>(c->size()), &total, &bad) ==
+                          THEANO_RULE_OK,
+                      ValueError)
+        << name() << ": the split sizes " << list_str(*c) << " sum past the int64 limit";
     THEANO_USER_CHECK(!dim || *dim == total, ShapeError)
         << name() << ": the splits " << list_str(*c) << " sum to " << total << ", but dimension " << axis_ << " of "
         << x.str() << " has size " << *dim << " (type " << tx->str() << ")";
@@ -66,13 +71,16 @@ void Split::perform(const Apply& node, std::span<const NDArray> inputs, std::spa
       << name() << ": got " << (s.ndim() == 1 ? s.shape()[0] : -1) << " split sizes, expected " << len_splits_;
   std::vector<std::int64_t> sizes;
   for (std::int64_t i = 0; i < len_splits_; ++i) sizes.push_back(s.index(0, i).item<std::int64_t>());
-  const std::int64_t total = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
-  for (std::int64_t v : sizes)
-    THEANO_USER_CHECK(v >= 0, ValueError) << name() << ": split sizes must be >= 0, got " << list_str(sizes);
   const std::int64_t dim = x.shape()[static_cast<std::size_t>(axis_)];
-  THEANO_USER_CHECK(total == dim, ShapeError)
-      << name() << ": the splits " << list_str(sizes) << " sum to " << total << ", but dimension " << axis_ << " of "
-      << node.input(0).str() << " has size " << dim << " (shape " << shape_to_string(x.shape()) << ")";
+  // The rule generated code runs too (shape_rules.h): sizes >= 0, a checked sum.
+  std::int64_t bad = 0;
+  const int rule = theano_split_rule(dim, sizes.data(), len_splits_, &bad);
+  if (rule == THEANO_RULE_MISMATCH)
+    throw ShapeError(name() + ": the splits " + list_str(sizes) + " sum to " + std::to_string(bad) +
+                     ", but dimension " + std::to_string(axis_) + " of " + node.input(0).str() + " has size " +
+                     std::to_string(dim) + " (shape " + shape_to_string(x.shape()) + ")");
+  if (rule != THEANO_RULE_OK)
+    throw_shape_rule(rule, name() + ": invalid split sizes " + list_str(sizes) + " for " + node.input(0).str(), bad);
   std::int64_t off = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     outputs[i] = x.slice(axis_, off, off + sizes[i]);

@@ -1,0 +1,68 @@
+/* \file
+ * The thunk ABI: how the host and a generated translation unit exchange arrays,
+ * errors and callbacks. Defined ONCE here: the host (c_linker.cpp) includes this
+ * header and the code generator embeds its text in the prelude of every
+ * generated translation unit (codegen/CMakeLists.txt), so the two sides cannot
+ * disagree on a layout. The static_asserts pin the layout itself: changing it
+ * must come with a new kRuntimeAbiVersion (compiledir.h), which renames every
+ * compiledir. Plain C-compatible text: the prelude includes no standard header
+ * (THEANO_GENERATED_CODE is defined there, and int64_t is the prelude's own).
+ */
+#ifndef THEANO_CODEGEN_THUNK_ABI_H
+#define THEANO_CODEGEN_THUNK_ABI_H
+
+#ifndef THEANO_GENERATED_CODE
+#include <stdint.h>
+#include <theano/runtime/shape_rules.h> /* THEANO_MAX_NDIM; the prelude embeds it before this text */
+#endif
+
+/* Error codes a node function returns (0: success); the host rethrows each as
+ * the matching theano::Error (lowering.h's ErrorCode names them). */
+#define THEANO_ERR_SHAPE 1  /* ShapeError */
+#define THEANO_ERR_VALUE 2  /* ValueError (includes a failed allocation) */
+#define THEANO_ERR_INDEX 3  /* IndexError */
+#define THEANO_ERR_ASSERT 4 /* AssertionError from a failed Assert */
+#define THEANO_ERR_HOST 5   /* an exception from a host callback, rethrown as it was */
+
+struct TheanoArray {
+  char* data;
+  int64_t ndim;
+  int64_t dtype;
+  int64_t owner;
+  int64_t shape[THEANO_MAX_NDIM];
+  int64_t strides[THEANO_MAX_NDIM]; /* bytes */
+};
+
+struct TheanoContext {
+  const struct TheanoArray* inputs;
+  struct TheanoArray* outputs;
+  const struct TheanoArray* constants;
+  void* host;
+  /* in: ndim, dtype, shape; out: data, strides (C order), owner. slot >= 0: a
+   * buffer the memory plan shares between intermediates whose lives do not
+   * overlap. 0, or THEANO_ERR_VALUE when the size is invalid or memory is short. */
+  int (*alloc)(void* host, struct TheanoArray* a, int64_t slot);
+  char* error;
+  int64_t error_size;
+  /* Runs the reference `perform` of fallback node `node` (an op without a
+   * lowering) on the host; fills the outputs like alloc does. 0 or an error code. */
+  int (*perform)(void* host, int64_t node, const struct TheanoArray* const* in, struct TheanoArray* const* out);
+  struct TheanoArray* vars; /* OpWise linker only: the storage of every node output */
+  /* Runs body(closure, begin, end, part) over consecutive parts of [0, n) on
+   * up to `threads` threads (the caller included) and returns the number of
+   * parts; the cut depends only on n, min_part and threads (runtime/thread_pool.h). */
+  int64_t (*parallel_for)(int64_t threads, int64_t n, int64_t min_part,
+                          void (*body)(void*, int64_t, int64_t, int64_t), void* closure);
+  int64_t threads; /* THEANO_FLAGS threads: 1 runs every loop on the caller */
+};
+
+/* The layout both sides were written for (x86-64 / AArch64 LP64). */
+static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes LP64");
+static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
+static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
+static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 11, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
+
+#endif /* THEANO_CODEGEN_THUNK_ABI_H */

@@ -1,0 +1,231 @@
+/* \file
+ * Checked size arithmetic and the run-time shape rules of the shape-making ops,
+ * written ONCE, as plain C, for two readers: the host (NDArray, every op's
+ * `perform`, the thunk's allocator) includes this header, and the code
+ * generator embeds this very file's text in the prelude of every generated
+ * translation unit (codegen/CMakeLists.txt), so an op's lowering calls the same
+ * function its perform does. Two copies of a shape check once disagreed and
+ * made a view larger than its buffer; with one text they cannot drift.
+ *
+ * Why C and builtins: the prelude includes no standard header (it must compile
+ * fast and the same everywhere), and __builtin_*_overflow is exact in both
+ * compilers, free of signed-overflow UB and cheap.
+ *
+ * Every rule returns THEANO_RULE_OK (0) or one THEANO_RULE_* code and, through
+ * `*bad`, the value to report (an entry's index or value; see each rule).
+ * theano_rule_text() is the message and theano_rule_is_shape_error() the error
+ * kind (ShapeError, else ValueError) for both readers.
+ */
+#ifndef THEANO_RUNTIME_SHAPE_RULES_H
+#define THEANO_RUNTIME_SHAPE_RULES_H
+
+#ifndef THEANO_GENERATED_CODE
+#include <stdint.h>
+#endif
+
+/* The most dimensions an array may have anywhere (TensorType, NDArray, DLPack,
+ * .npy, the thunk ABI's fixed shape/strides arrays). */
+#define THEANO_MAX_NDIM 16
+#define THEANO_RULE_STR_(x) #x
+#define THEANO_RULE_STR(x) THEANO_RULE_STR_(x)
+
+#define THEANO_RULE_OK 0
+#define THEANO_RULE_NEGATIVE 1      /* *bad: the negative size */
+#define THEANO_RULE_OVERFLOW 2      /* *bad: the entry at which the product or sum left int64 */
+#define THEANO_RULE_TWO_UNKNOWN 3   /* reshape: a second -1; *bad: its entry */
+#define THEANO_RULE_MISMATCH 4      /* reshape: the sizes multiply to *bad, not the array's size;
+                                       split: the sizes sum to *bad, not the axis' length */
+#define THEANO_RULE_NOT_DIVISIBLE 5 /* reshape with -1: the other entries multiply to *bad */
+#define THEANO_RULE_TOO_MANY_DIMS 6 /* *bad: the number of dimensions asked for */
+#define THEANO_RULE_INVALID 7       /* reshape: a size below -1; *bad: that size */
+#define THEANO_RULE_ZERO_STEP 8     /* arange: step 0 */
+#define THEANO_RULE_NOT_FINITE 9    /* arange: an infinite or NaN length */
+#define THEANO_RULE_TOO_LONG 10     /* arange: more elements than int64 holds */
+
+/* a*b and a+b into *r; THEANO_RULE_OVERFLOW when the exact result is not an int64. */
+static inline int theano_checked_mul(int64_t a, int64_t b, int64_t* r) {
+  return __builtin_mul_overflow(a, b, r) ? THEANO_RULE_OVERFLOW : THEANO_RULE_OK;
+}
+static inline int theano_checked_add(int64_t a, int64_t b, int64_t* r) {
+  return __builtin_add_overflow(a, b, r) ? THEANO_RULE_OVERFLOW : THEANO_RULE_OK;
+}
+
+/* The element count of `shape` (nd entries, each >= 0), checked so that the
+ * array's byte size and every C-contiguous byte stride fit in int64: the
+ * product of the non-zero entries times `itemsize` must fit (as NumPy's
+ * "array is too big"), also when another entry is 0. */
+static inline int theano_shape_size(const int64_t* shape, int64_t nd, int64_t itemsize, int64_t* size,
+                                    int64_t* bad) {
+  int64_t nz = itemsize > 0 ? itemsize : 1, n = 1;
+  int zero = 0;
+  if (nd > THEANO_MAX_NDIM) {
+    *bad = nd;
+    return THEANO_RULE_TOO_MANY_DIMS;
+  }
+  for (int64_t d = 0; d < nd; ++d) {
+    if (shape[d] < 0) {
+      *bad = shape[d];
+      return THEANO_RULE_NEGATIVE;
+    }
+    if (shape[d] == 0) {
+      zero = 1;
+      continue;
+    }
+    if (theano_checked_mul(nz, shape[d], &nz) != THEANO_RULE_OK ||
+        theano_checked_mul(n, shape[d], &n) != THEANO_RULE_OK) {
+      *bad = d;
+      return THEANO_RULE_OVERFLOW;
+    }
+  }
+  *size = zero ? 0 : n;
+  return THEANO_RULE_OK;
+}
+
+/* numpy.reshape's rule: `req` (nd entries, each >= -1, at most one -1) for an
+ * array of `size` elements of `itemsize` bytes; writes the resolved shape to
+ * `out` (may be `req`). */
+static inline int theano_reshape_rule(int64_t size, const int64_t* req, int64_t nd, int64_t itemsize, int64_t* out,
+                                      int64_t* bad) {
+  int64_t unknown = -1, known = 1, nz = itemsize > 0 ? itemsize : 1, d;
+  int zero = 0;
+  if (nd > THEANO_MAX_NDIM) {
+    *bad = nd;
+    return THEANO_RULE_TOO_MANY_DIMS;
+  }
+  for (d = 0; d < nd; ++d) {
+    const int64_t v = req[d];
+    if (v < -1) {
+      *bad = v;
+      return THEANO_RULE_INVALID;
+    }
+    if (v == -1) {
+      if (unknown >= 0) {
+        *bad = d;
+        return THEANO_RULE_TWO_UNKNOWN;
+      }
+      unknown = d;
+      continue;
+    }
+    if (v == 0) {
+      zero = 1;
+      continue;
+    }
+    if (theano_checked_mul(known, v, &known) != THEANO_RULE_OK || theano_checked_mul(nz, v, &nz) != THEANO_RULE_OK) {
+      *bad = d;
+      return THEANO_RULE_OVERFLOW;
+    }
+  }
+  if (zero) known = 0;
+  for (d = 0; d < nd; ++d) out[d] = req[d];
+  if (unknown >= 0) {
+    if (known == 0 || size % known != 0) {
+      *bad = known;
+      return THEANO_RULE_NOT_DIVISIBLE;
+    }
+    out[unknown] = size / known;
+  } else if (known != size) {
+    *bad = known;
+    return THEANO_RULE_MISMATCH;
+  }
+  return THEANO_RULE_OK;
+}
+
+/* Split's rule: `n` sizes, each >= 0, summing exactly to `length`. */
+static inline int theano_split_rule(int64_t length, const int64_t* sizes, int64_t n, int64_t* bad) {
+  int64_t total = 0, i;
+  for (i = 0; i < n; ++i)
+    if (sizes[i] < 0) {
+      *bad = sizes[i];
+      return THEANO_RULE_NEGATIVE;
+    }
+  for (i = 0; i < n; ++i)
+    if (theano_checked_add(total, sizes[i], &total) != THEANO_RULE_OK) {
+      *bad = i;
+      return THEANO_RULE_OVERFLOW;
+    }
+  if (total != length) {
+    *bad = total;
+    return THEANO_RULE_MISMATCH;
+  }
+  return THEANO_RULE_OK;
+}
+
+/* Join's length along its axis: the sum of `n` lengths (each >= 0). */
+static inline int theano_join_length(const int64_t* lengths, int64_t n, int64_t* total, int64_t* bad) {
+  int64_t t = 0, i;
+  for (i = 0; i < n; ++i)
+    if (theano_checked_add(t, lengths[i], &t) != THEANO_RULE_OK) {
+      *bad = i;
+      return THEANO_RULE_OVERFLOW;
+    }
+  *total = t;
+  return THEANO_RULE_OK;
+}
+
+/* numpy's element count of arange(a, b, s) over integers: ceil((b - a) / s) in
+ * unsigned arithmetic (b - a and |s| always fit in uint64, so extreme bounds
+ * such as INT64_MIN with step -1 neither overflow nor trap). */
+static inline int theano_arange_length_int(int64_t a, int64_t b, int64_t s, int64_t* n) {
+  uint64_t diff, step, len;
+  if (s == 0) return THEANO_RULE_ZERO_STEP;
+  if ((s > 0 && b <= a) || (s < 0 && b >= a)) {
+    *n = 0;
+    return THEANO_RULE_OK;
+  }
+  diff = s > 0 ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+  step = s > 0 ? (uint64_t)s : (uint64_t)0 - (uint64_t)s;
+  len = diff / step + (diff % step != 0 ? 1 : 0);
+  if (len > (uint64_t)9223372036854775807LL) return THEANO_RULE_TOO_LONG;
+  *n = (int64_t)len;
+  return THEANO_RULE_OK;
+}
+
+/* The same over reals: ceil((b - a) / s), finite and below 2^63 (finiteness
+ * read from the bits, so it holds under -ffast-math too). */
+static inline int theano_arange_length_real(double a, double b, double s, int64_t* n) {
+  double len;
+  uint64_t bits;
+  if (s == 0) return THEANO_RULE_ZERO_STEP;
+  len = __builtin_ceil((b - a) / s);
+  __builtin_memcpy(&bits, &len, sizeof bits);
+  if (((bits >> 52) & 0x7ff) == 0x7ff) return THEANO_RULE_NOT_FINITE;
+  if (len >= 9223372036854775807.0) return THEANO_RULE_TOO_LONG;
+  *n = len > 0 ? (int64_t)len : 0;
+  return THEANO_RULE_OK;
+}
+
+/* The message of a rule result, completed by the reported value where the
+ * text ends in a space or '=' (see theano_rule_has_value). */
+static inline const char* theano_rule_text(int rule) {
+  switch (rule) {
+    case THEANO_RULE_NEGATIVE: return "negative dimensions are not allowed, got ";
+    case THEANO_RULE_OVERFLOW: return "the sizes' product or sum does not fit in int64 (array too big), at entry ";
+    case THEANO_RULE_TWO_UNKNOWN: return "can only specify one unknown dimension (-1); another -1 at entry ";
+    case THEANO_RULE_MISMATCH: return "the requested sizes come to ";
+    case THEANO_RULE_NOT_DIVISIBLE: return "the entries other than -1 multiply to ";
+    case THEANO_RULE_TOO_MANY_DIMS: return "more than " THEANO_RULE_STR(THEANO_MAX_NDIM) " dimensions requested (the limit), got ";
+    case THEANO_RULE_INVALID: return "invalid size ";
+    case THEANO_RULE_ZERO_STEP: return "step must not be zero";
+    case THEANO_RULE_NOT_FINITE: return "the range has no finite length";
+    case THEANO_RULE_TOO_LONG: return "the range has more elements than int64 holds";
+    default: return "invalid shape";
+  }
+}
+/* Whether the rule's message takes the reported value. */
+static inline int theano_rule_has_value(int rule) { return rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID; }
+/* ShapeError (1) for sizes that do not fit the array, else ValueError (0). */
+static inline int theano_rule_is_shape_error(int rule) {
+  return rule == THEANO_RULE_MISMATCH || rule == THEANO_RULE_NOT_DIVISIBLE;
+}
+
+#if defined(__cplusplus) && !defined(THEANO_GENERATED_CODE)
+#include <cstdint>
+#include <string>
+namespace theano {
+/// Throws the error of a failed rule: ShapeError or ValueError with "<context>:
+/// <rule text><value>" (context names the op, the variable and the shapes).
+[[noreturn]] void throw_shape_rule(int rule, const std::string& context, std::int64_t value);
+}  // namespace theano
+#endif
+
+#endif /* THEANO_RUNTIME_SHAPE_RULES_H */

@@ -1,0 +1,16 @@
+// The host side of the shared shape rules (shape_rules.h): the exception a
+// failed rule raises in perform and NDArray, worded as generated code words it.
+#include "theano/runtime/shape_rules.h"
+
+#include "theano/runtime/error.h"
+
+namespace theano {
+
+void throw_shape_rule(int rule, const std::string& context, std::int64_t value) {
+  std::string msg = context + ": " + theano_rule_text(rule);
+  if (theano_rule_has_value(rule)) msg += std::to_string(value);
+  if (theano_rule_is_shape_error(rule)) throw ShapeError(msg);
+  throw ValueError(msg);
+}
+
+}  // namespace theano

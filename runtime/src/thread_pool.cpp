@@ -62,6 +62,18 @@ Split split(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
   return {(n + chunk - 1) / chunk, chunk};
 }
 
+// Runs the parts of `s` one after the other on the caller: the same cut, so a
+// reduction that folds one partial per part gets the same bits as when the
+// parts run in parallel (a busy pool, a nested call or a small lone job must
+// not change a result).
+std::int64_t run_serially(const Split& s, std::int64_t n, ParallelBody body, void* closure) {
+  for (std::int64_t k = 0; k < s.parts; ++k) {
+    const std::int64_t begin = k * s.chunk;
+    body(closure, begin, std::min(n, begin + s.chunk), k);
+  }
+  return s.parts;
+}
+
 struct Pool {
   std::mutex job_mu;             // held by the caller of the running job
   std::int64_t last_job_ns = 0;  // under job_mu
@@ -176,23 +188,15 @@ std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min
     body(closure, 0, n, 0);
     return 1;
   }
-  if (t_in_job) {  // nested: inside a part of a running job
-    body(closure, 0, n, 0);
-    return 1;
-  }
+  if (t_in_job) return run_serially(s, n, body, closure);  // nested: inside a part of a running job
   Pool& p = pool();
   std::unique_lock<std::mutex> lock(p.job_mu, std::try_to_lock);
-  if (!lock.owns_lock()) {  // busy: another caller's job is running
-    body(closure, 0, n, 0);
-    return 1;
-  }
+  if (!lock.owns_lock()) return run_serially(s, n, body, closure);  // busy: another caller's job is running
   const std::int64_t now = now_ns();
   const bool stream = now - p.last_job_ns < kStreamNs;
   p.last_job_ns = now;
-  if (n < kSmallJobParts * min_part && !stream && p.awake.load(std::memory_order_relaxed) == 0) {
-    body(closure, 0, n, 0);
-    return 1;
-  }
+  if (n < kSmallJobParts * min_part && !stream && p.awake.load(std::memory_order_relaxed) == 0)
+    return run_serially(s, n, body, closure);
   t_in_job = true;
   p.ensure_workers(static_cast<int>(s.parts) - 1);
   p.body = body;

@@ -1,6 +1,7 @@
 // The loop-thread pool: how a range is cut, that every index runs exactly
-// once in the part the cut says, concurrent and nested callers (which run
-// inline), and a forked child that gets a working pool of its own.
+// once in the part the cut says, concurrent and nested callers (which run the
+// same parts on the caller), bit-stable reductions under contention, and a
+// forked child that gets a working pool of its own.
 #include <doctest/doctest.h>
 
 #include <theano/runtime/thread_pool.h>
@@ -73,8 +74,8 @@ TEST_SUITE("thread pool") {
         CAPTURE(n);
         Record r(n);
         const std::int64_t parts = parallel_for(threads, n, 100, &record_body, &r);
-        // Split as the cut says, or run whole on the caller (a small lone job).
-        CHECK((parts == parallel_parts(n, 100, threads) || parts == 1));
+        // Always the cut: run in parallel or, for a small lone job, on the caller.
+        CHECK(parts == parallel_parts(n, 100, threads));
         CHECK(r.calls.load() == parts);
         for (const auto& h : r.hits) REQUIRE(h.load() == 1);
         for (std::int64_t p = 0; p < parts; ++p) {
@@ -88,25 +89,96 @@ TEST_SUITE("thread pool") {
     CHECK(thread_pool_workers() >= 1);
   }
 
-  TEST_CASE("a small job that comes alone while the workers sleep runs on the caller; a big one is split") {
+  TEST_CASE("a small job that comes alone while the workers sleep runs its parts on the caller") {
     REQUIRE(parallel_sum(2, 1 << 16, 64) > 0);  // workers started
+    struct Threads {
+      std::thread::id id[kMaxParallelParts];
+    };
+    auto body = [](void* c, std::int64_t, std::int64_t, std::int64_t part) {
+      static_cast<Threads*>(c)->id[part] = std::this_thread::get_id();
+    };
     // Workers sleep 50 us after their last job; a lone job 20 ms later finds
-    // them asleep (retried: a loaded machine may not have run them yet).
-    bool inline_seen = false;
-    for (int k = 0; k < 10 && !inline_seen; ++k) {
+    // them asleep (retried: a loaded machine may not have run them yet). It
+    // still runs the two parts of its cut, both on the caller.
+    bool caller_only = false;
+    for (int k = 0; k < 10 && !caller_only; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      Record r(1000);
-      inline_seen = parallel_for(2, 1000, 100, &record_body, &r) == 1;
-      for (const auto& h : r.hits) REQUIRE(h.load() == 1);
+      Threads t;
+      REQUIRE(parallel_for(2, 1000, 100, body, &t) == 2);
+      caller_only = t.id[0] == std::this_thread::get_id() && t.id[1] == std::this_thread::get_id();
     }
-    CHECK(inline_seen);
+    CHECK(caller_only);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     Record big(100000);
     CHECK(parallel_for(2, 100000, 100, &record_body, &big) == 2);  // 1000 minimal parts: always split
     for (const auto& h : big.hits) REQUIRE(h.load() == 1);
   }
 
-  TEST_CASE("concurrent callers all get correct results (a busy pool runs a caller inline)") {
+  TEST_CASE("a float reduction gives the same bits whatever the pool is doing (busy, nested, idle)") {
+    // Partial sums of values of very different magnitudes: the result depends
+    // on how the range is cut, so any change of cut changes the bits.
+    constexpr std::int64_t n = 12288;
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = (i % 7 ? 1.0 : 1e13) * (1.0 + static_cast<double>(i) * 1e-7);
+    struct Fold {
+      const double* v;
+      double partial[kMaxParallelParts];
+    };
+    auto body = [](void* c, std::int64_t b, std::int64_t e, std::int64_t part) {
+      auto* f = static_cast<Fold*>(c);
+      double a = 0;
+      for (std::int64_t i = b; i < e; ++i) a += f->v[i];
+      f->partial[part] = a;
+    };
+    auto reduce = [&] {
+      Fold f{v.data(), {}};
+      const std::int64_t parts = parallel_for(2, n, 1024, body, &f);
+      double total = 0;
+      for (std::int64_t p = 0; p < parts; ++p) total += f.partial[p];
+      return total;
+    };
+    const double want = reduce();
+    {  // The check can fail: one part over the whole range gives other bits.
+      Fold whole{v.data(), {}};
+      body(&whole, 0, n, 0);
+      REQUIRE(whole.partial[0] != want);
+    }
+    std::atomic<bool> stop{false};
+    std::atomic<int> differ{0};
+    // Contention: other callers keep the pool busy, and one nests.
+    std::vector<std::thread> others;
+    for (int t = 0; t < 3; ++t)
+      others.emplace_back([&] {
+        while (!stop.load()) {
+          if (reduce() != want) differ.fetch_add(1);
+          parallel_for(
+              2, 4096, 64, [](void*, std::int64_t, std::int64_t, std::int64_t) {}, nullptr);
+        }
+      });
+    for (int k = 0; k < 40; ++k) {
+      if (reduce() != want) differ.fetch_add(1);
+      if (k % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // idle: a lone job
+    }
+    stop = true;
+    for (auto& t : others) t.join();
+    struct Nest {
+      decltype(reduce)* r;
+      double want;
+      std::atomic<int> differ{0};
+    } nest{&reduce, want};
+    parallel_for(
+        2, 4096, 64,
+        [](void* c, std::int64_t, std::int64_t, std::int64_t) {
+          auto* self = static_cast<Nest*>(c);
+          if ((*self->r)() != self->want) self->differ.fetch_add(1);
+        },
+        &nest);
+    CHECK(differ.load() == 0);
+    CHECK(nest.differ.load() == 0);
+  }
+
+  TEST_CASE("concurrent callers all get correct results (a busy pool runs a caller's parts on the caller)") {
     constexpr std::int64_t n = 200000;
     const std::int64_t want = n * (n - 1) / 2;
     std::atomic<int> wrong{0};
@@ -120,7 +192,7 @@ TEST_SUITE("thread pool") {
     CHECK(wrong.load() == 0);
   }
 
-  TEST_CASE("a nested call from inside a part runs inline") {
+  TEST_CASE("a nested call from inside a part runs its parts on the caller") {
     struct Nested {
       std::atomic<std::int64_t> total{0};
     } nested;

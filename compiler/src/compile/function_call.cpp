@@ -22,6 +22,33 @@ bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
   return false;
 }
 
+/// As Theano does: a value that shares memory with an input the compiled
+/// code may overwrite in place (In::mutable_, or the storage of a shared
+/// variable this function updates) is copied before the call, else the graph
+/// would read what it already overwrote (f(get_value(W, borrow)) with an
+/// update of W, or the same array passed twice).
+void copy_aliases_of_overwritable(const FunctionImpl& f, std::vector<NDArray>& in_values) {
+  const std::size_t n_args = f.ins.size();
+  std::vector<std::size_t> overwritable;
+  for (std::size_t i = 0; i < n_args; ++i)
+    if (f.ins[i].mutable_) overwritable.push_back(i);
+  for (int t : f.update_target) overwritable.push_back(n_args + static_cast<std::size_t>(t));
+  if (overwritable.empty()) return;
+  for (std::size_t i = 0; i < in_values.size(); ++i) {
+    NDArray& v = in_values[i];
+    if (!v.defined() || v.size() == 0) continue;
+    for (std::size_t j : overwritable)
+      if (j != i && in_values[j].defined() && v.shares_buffer(in_values[j])) {
+        // Copy the argument, never the shared storage the update replaces.
+        if (i < n_args || j >= n_args)
+          v = v.copy();
+        else
+          in_values[j] = in_values[j].copy();
+        break;
+      }
+  }
+}
+
 std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
                                     std::span<const NDArray> args) {
   // args: one (unfiltered) value per explicit input.
@@ -42,6 +69,7 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std
     }
   }
   for (const auto& s : shared) in_values.push_back(s->value);
+  copy_aliases_of_overwritable(f, in_values);
 
   const std::size_t n_out = f.outputs.size();
   std::vector<NDArray> results(f.fgraph->outputs().size());

@@ -11,9 +11,12 @@
 /// Value semantics: `shared(value)` stores a copy; `get_value` returns a copy
 /// unless `borrow`; `set_value` filters the new value through the variable's
 /// type (with the `strict` / `allow_downcast` given at creation) and stores a
-/// copy unless `borrow`. A stored value is never written in place by a
-/// compiled function (the PerformLinker protects it), so a borrowed value only
-/// changes when it is replaced.
+/// copy unless `borrow`. A function that UPDATES a shared variable may
+/// overwrite its stored value in place while computing the new one (the
+/// inplace rewrites reuse that buffer), so a value got with `borrow` can change
+/// under you after such a call; functions that only read the variable never
+/// write it. An argument that shares memory with storage a call may overwrite
+/// is copied before that call (function_call.cpp), as in Theano.
 ///
 /// Default updates (used by RandomStream): `set_default_update(sv, expr)` makes
 /// every function that uses `sv` also apply `sv <- expr`, unless the function

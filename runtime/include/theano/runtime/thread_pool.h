@@ -9,8 +9,10 @@
 ///
 /// How it behaves:
 ///  * Static partition: [0, n) is cut into `parts` ranges that depend only on
-///    n, `min_part` and the thread count, so a reduction that combines one
-///    partial result per part in part order gives the same bits every call.
+///    n, `min_part` and the thread count, and those parts always run (in
+///    parallel, or one after the other on the caller), so a reduction that
+///    combines one partial result per part in part order gives the same bits
+///    on every call, whatever the pool is doing.
 ///  * The caller runs parts too, so `threads` = N uses N - 1 pool workers.
 ///  * Workers start lazily (a program that never splits a loop has no extra
 ///    threads), spin briefly after a job (back-to-back loops of one graph do
@@ -20,8 +22,8 @@
 ///    jobs (within 1 ms of each other) small jobs are split too.
 ///  * One job at a time: a caller that finds the pool busy (another thread
 ///    calling a compiled function concurrently, or a nested call) runs its
-///    loop inline, so the pool never has more runnable threads than it was
-///    asked for.
+///    job's parts itself, one after the other, so the pool never has more
+///    runnable threads than it was asked for.
 ///  * fork(): the child gets a fresh, empty pool.
 #pragma once
 
@@ -45,9 +47,10 @@ std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t 
 
 /// Runs `body` over parallel_parts(n, min_part, threads) consecutive ranges
 /// covering [0, n) (range boundaries are multiples of 64 except the last),
-/// part 0 on the calling thread, and returns when all are done; or, for a
-/// small lone job, a busy pool or a nested call, over [0, n) on the caller.
-/// Returns the number of parts run (1: inline). `body` must not throw.
+/// part 0 on the calling thread, and returns when all are done; for a small
+/// lone job, a busy pool or a nested call, the same ranges run one after the
+/// other on the caller. Returns the number of parts (the same either way).
+/// `body` must not throw.
 std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
                           void* closure) noexcept;
 

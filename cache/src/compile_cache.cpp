@@ -1,8 +1,9 @@
-// CompileCache: the on-disk compiledir (see compile_cache.h).
+// CompileCache: the on-disk compiledir (see compile_cache.h): opening and
+// trusting it, look-ups, the striped locks and publishing. Listing and cleanup
+// are in cache_maintenance.cpp, the ownership rules in dir_security.cpp.
 #include "theano/cache/compile_cache.h"
 
-#include <boost/crc.hpp>
-#include <boost/interprocess/sync/file_lock.hpp>
+#include "cache_internal.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,21 +16,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <ctime>
 #include <iostream>
 #include <random>
 #include <sstream>
 
 namespace theano::cache {
 namespace fs = std::filesystem;
+using namespace detail;
 
-namespace {
+namespace detail {
 
 std::mutex& hook_mutex() {
   static std::mutex m;
   return m;
 }
-std::function<void(const std::string&)>& hook() {
+std::function<void(const std::string&)>& publish_hook() {
   static std::function<void(const std::string&)> h;
   return h;
 }
@@ -43,19 +45,34 @@ std::int64_t now_seconds() {
       .count();
 }
 
-/// Reads a whole file; nullopt when it cannot be read.
-std::optional<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
+std::int64_t mtime_seconds(const fs::path& p, std::error_code& ec) {
+  const auto mt = fs::last_write_time(p, ec);
+  if (ec) return 0;
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(mt).time_since_epoch())
+      .count();
 }
 
-/// Writes `bytes` to a private temporary beside `path`, fsyncs it and renames
-/// it into place. Returns 0, or the errno of the failure (nothing is visible then).
-int write_atomic(const fs::path& path, const std::string& bytes) {
+std::optional<std::string> read_listing_file(const fs::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    std::string bytes;
+    char buf[1 << 14];
+    ssize_t n = 0;
+    while ((n = ::read(fd, buf, sizeof buf)) != 0) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    if (n == 0) out = std::move(bytes);
+  }
+  ::close(fd);
+  return out;
+}
+
+int write_atomic(const fs::path& path, const std::string& bytes, const TrustPolicy& policy) {
   {
     std::lock_guard<std::mutex> lock(hook_mutex());
     if (fault_hook())
@@ -65,8 +82,11 @@ int write_atomic(const fs::path& path, const std::string& bytes) {
   std::random_device rd;
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()) + "." +
                        std::to_string(counter++);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = create_exclusive(tmp, policy.file_mode());
   if (fd < 0) return errno;
+  // Team cache: the group's (the setgid directory already gives it; this is
+  // for a directory that lost its setgid bit). Failing is harmless.
+  if (policy.group && ::fchown(fd, static_cast<uid_t>(-1), *policy.group) != 0) errno = 0;
   std::size_t done = 0;
   int err = 0;
   while (done < bytes.size()) {
@@ -80,16 +100,9 @@ int write_atomic(const fs::path& path, const std::string& bytes) {
   }
   if (!err && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && !err) err = errno;
-  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;  // replaces a symlink, never follows one
   if (err) ::unlink(tmp.c_str());
   return err;
-}
-
-std::int64_t mtime_seconds(const fs::path& p, std::error_code& ec) {
-  const auto mt = fs::last_write_time(p, ec);
-  if (ec) return 0;
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(mt).time_since_epoch())
-      .count();
 }
 
 std::map<std::string, std::string> parse_meta(const std::string& text) {
@@ -107,66 +120,148 @@ bool valid_key(const std::string& key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-}  // namespace
-
-std::uint32_t crc32(const std::string& bytes) {
-  boost::crc_32_type crc;
-  crc.process_bytes(bytes.data(), bytes.size());
-  return crc.checksum();
-}
+}  // namespace detail
 
 /// One lock stripe: an in-process mutex (fcntl locks belong to the process,
-/// not the thread) and the lock file, opened once and kept open.
+/// not the thread) and the lock file's descriptor, opened once and kept open
+/// (closing any descriptor of a file drops the process's fcntl locks on it).
 struct CompileCache::Stripe {
   std::mutex mu;
-  bool opened = false;                                   // the lock file was tried (under mu)
-  std::unique_ptr<boost::interprocess::file_lock> lock;  // null when the lock file is unusable
-
-  /// Opens `<dir>/locks/<i>.lock` once; it stays open for the life of the
-  /// cache (closing any descriptor of a file drops the process's fcntl locks).
-  void open(const fs::path& dir, std::size_t i) {
-    if (opened) return;
-    opened = true;
-    char name[24];
-    std::snprintf(name, sizeof name, "%02zx.lock", i);
-    const fs::path p = dir / "locks" / name;
-    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    ::close(fd);  // before file_lock opens it: closing later would drop its lock
-    try {
-      lock = std::make_unique<boost::interprocess::file_lock>(p.c_str());
-    } catch (const std::exception&) {
-    }
+  int fd = -1;
+  ~Stripe() {
+    if (fd >= 0) ::close(fd);
   }
 };
 
-CompileCache::CompileCache(fs::path dir, int stripes) : dir_(std::move(dir)) {
-  std::error_code ec;
-  fs::create_directories(dir_ / "locks", ec);
-  const bool writable = !ec && ::access(dir_.c_str(), W_OK) == 0 && ::access((dir_ / "locks").c_str(), W_OK) == 0;
-  const int why = ec ? ec.value() : errno;
+/// Holds a key's stripe: the in-process mutex, then the fcntl lock on
+/// `<dir>/locks/<i>.lock`. When the lock file was removed or replaced while
+/// this process kept it open (`basecompiledir purge`, a cleanup of `locks/`),
+/// the lock it holds is on a file nobody else can open: it is dropped and the
+/// file at the path (recreated if needed) locked instead. Without a usable
+/// lock file it still proceeds: publishing is atomic, a lost race only
+/// duplicates a compile.
+class CompileCache::StripeLock {
+ public:
+  StripeLock(CompileCache& c, const std::string& key) {
+    // The stripe comes from the key's leading hex digits: the same in every process.
+    const std::size_t i = std::stoul(key.substr(0, 6), nullptr, 16) % c.stripes_.size();
+    s_ = c.stripes_[i].get();
+    guard_ = std::unique_lock<std::mutex>(s_->mu);
+    char name[24];
+    std::snprintf(name, sizeof name, "%02zx.lock", i);
+    const fs::path path = c.dir_ / "locks" / name;
+    for (int attempt = 0; attempt < 4 && !locked_; ++attempt) {
+      if (s_->fd < 0) {
+        if (make_dirs(c.dir_ / "locks", c.policy_) != 0) return;
+        s_->fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, c.policy_.lock_file_mode());
+        if (s_->fd < 0) return;
+      }
+      struct flock fl {};
+      fl.l_type = F_WRLCK;
+      fl.l_whence = SEEK_SET;
+      int rc = 0;
+      while ((rc = ::fcntl(s_->fd, F_SETLKW, &fl)) != 0 && errno == EINTR) {
+      }
+      if (rc != 0) return;  // no fcntl locks here (some network filesystems)
+      struct stat held {}, now {};
+      if (::fstat(s_->fd, &held) == 0 && ::lstat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+          held.st_ino == now.st_ino) {
+        locked_ = true;
+      } else {
+        ::close(s_->fd);  // drops the lock on the removed file
+        s_->fd = -1;
+      }
+    }
+  }
+  ~StripeLock() {
+    if (!locked_) return;
+    struct flock fl {};
+    fl.l_type = F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    ::fcntl(s_->fd, F_SETLK, &fl);
+  }
+  StripeLock(const StripeLock&) = delete;
+  StripeLock& operator=(const StripeLock&) = delete;
+
+ private:
+  Stripe* s_ = nullptr;
+  std::unique_lock<std::mutex> guard_;
+  bool locked_ = false;
+};
+
+CompileCache::CompileCache(fs::path dir, int stripes)
+    : CompileCache(std::move(dir), CacheOptions{stripes, std::nullopt, std::nullopt, true}) {}
+
+CompileCache::CompileCache(fs::path dir, CacheOptions options)
+    : requested_(dir), dir_(std::move(dir)), policy_{options.group} {
   // Lock files are opened on a stripe's first miss: a process whose look-ups
   // all hit opens none.
-  for (int i = 0; i < std::max(1, stripes); ++i) stripes_.push_back(std::make_unique<Stripe>());
+  for (int i = 0; i < std::max(1, options.stripes); ++i) stripes_.push_back(std::make_unique<Stripe>());
+  const int made = options.create ? make_dirs(dir_, policy_) : 0;
+  std::error_code ec;
+  if (!fs::is_directory(dir_, ec)) {
+    stats_.disabled = true;
+    warn_once("the compiledir " + dir_.string() + " cannot be created or read (" +
+              std::strerror(made ? made : ENOTDIR) +
+              "); compiling without a cache. Set THEANO_FLAGS=compiledir=<dir> to a writable directory.");
+    return;
+  }
+  fs::path resolved;
+  if (const std::string why = check_compiledir(dir_, policy_, &resolved); !why.empty()) {
+    fall_back(why, options.fallback);
+    return;
+  }
+  dir_ = resolved;
+  if (options.create) settle(made);
+}
+
+void CompileCache::settle(int made) {
+  const int locks = make_dirs(dir_ / "locks", policy_);
+  const bool writable =
+      !made && !locks && ::access(dir_.c_str(), W_OK) == 0 && ::access((dir_ / "locks").c_str(), W_OK) == 0;
   if (writable) return;
-  std::error_code ec2;
-  if (fs::is_directory(dir_, ec2) && ::access(dir_.c_str(), R_OK | X_OK) == 0) {
+  const int why = made ? made : locks ? locks : errno;
+  if (::access(dir_.c_str(), R_OK | X_OK) == 0) {
     stats_.read_only = true;
     warn_once("the compiledir " + dir_.string() + " cannot be written (" + std::strerror(why) +
               "); its entries are used but new code is not cached. Set THEANO_FLAGS=compiledir=<dir> to a "
               "writable directory.");
   } else {
     stats_.disabled = true;
-    warn_once("the compiledir " + dir_.string() + " cannot be created or read (" + std::strerror(why) +
+    warn_once("the compiledir " + dir_.string() + " cannot be read (" + std::strerror(why) +
               "); compiling without a cache. Set THEANO_FLAGS=compiledir=<dir> to a writable directory.");
   }
+}
+
+void CompileCache::fall_back(const std::string& why, const std::optional<fs::path>& fallback) {
+  stats_.fallback = true;
+  ++stats_.refused;
+  const std::string refused = "refusing the compiledir " + requested_.string() + ": " + why +
+                              ". Nothing is loaded from it (anyone who can write it could run code in this "
+                              "process); make it yours and not writable by others (chown, chmod 700), or set "
+                              "THEANO_FLAGS compiledir_group=<group> for a cache shared by a group";
+  const fs::path fb = fallback ? *fallback : private_fallback_compiledir();
+  if (!fb.empty()) {
+    const TrustPolicy mine{};  // the fallback is private, whatever the team setting
+    const int made = make_dirs(fb, mine);
+    fs::path resolved;
+    if (!made && check_compiledir(fb, mine, &resolved).empty()) {
+      policy_ = mine;
+      dir_ = resolved;
+      warn_once(refused + ". New code is cached in the private compiledir " + dir_.string() + " instead.");
+      settle(0);
+      return;
+    }
+  }
+  stats_.disabled = true;
+  warn_once(refused + ". Compiling without a cache.");
 }
 
 CompileCache::~CompileCache() = default;
 
 void CompileCache::set_before_publish_hook(std::function<void(const std::string&)> h) {
   std::lock_guard<std::mutex> lock(hook_mutex());
-  hook() = std::move(h);
+  publish_hook() = std::move(h);
 }
 
 void CompileCache::set_write_fault_hook(std::function<int(const fs::path&)> h) {
@@ -187,6 +282,16 @@ void CompileCache::warn_once(const std::string& what) {
   std::cerr << "theano-cpp warning: " << what << "\n";
 }
 
+void CompileCache::warn_refused(const fs::path& path, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.refused;
+    if (!refused_paths_.insert(path.string()).second) return;
+  }
+  std::cerr << "theano-cpp warning: refusing " << path.string() << " in the compile cache: " << why
+            << "; it is not loaded (compiled again instead)\n";
+}
+
 void CompileCache::remove_entry(const std::string& key) {
   std::error_code ec;
   fs::remove(entry_path(key, ".o"), ec);
@@ -194,67 +299,150 @@ void CompileCache::remove_entry(const std::string& key) {
   fs::remove(entry_path(key, ".cpp"), ec);
 }
 
-std::optional<std::string> CompileCache::lookup(const std::string& key) {
-  if (!valid_key(key)) return std::nullopt;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stats_.disabled) return std::nullopt;
-  }
-  std::optional<std::string> obj = read_file(entry_path(key, ".o"));
-  if (!obj) return std::nullopt;
-  const std::optional<std::string> meta_text = read_file(entry_path(key, ".meta"));
-  const auto meta = meta_text ? parse_meta(*meta_text) : std::map<std::string, std::string>{};
-  const bool ok = meta.count("key") && meta.at("key") == key && meta.count("object_bytes") &&
-                  meta.at("object_bytes") == std::to_string(obj->size()) && meta.count("object_crc32") &&
-                  meta.at("object_crc32") == std::to_string(crc32(*obj));
-  std::error_code ec;
-  const fs::path op = entry_path(key, ".o");
-  if (!ok && !fs::exists(op, ec)) return std::nullopt;  // removed under us (a cleanup): a plain miss
-  if (!ok) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.corrupt;
+CompileCache::Probe CompileCache::probe(const std::string& key) {
+  Probe p;
+  std::string why;
+  const int dfd = open_trusted_dir(AT_FDCWD, dir_.c_str(), policy_, why);
+  if (dfd < 0) {
+    if (!why.empty()) {
+      // Trusted when opened, not now (chmod, chown, replaced): stop using it.
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stats_.disabled = true;
+      }
+      warn_refused(dir_, why + "; the cache is not used for the rest of this process");
+      p.kind = Probe::refused;
     }
-    std::cerr << "theano-cpp warning: compiledir entry " << key << " in " << dir_.string()
-              << " is damaged (size or checksum mismatch); it is removed and compiled again\n";
-    if (!stats().read_only) remove_entry(key);
-    return std::nullopt;
+    return p;
   }
+  const std::string shard = key.substr(0, 2);
+  const int sfd = open_trusted_dir(dfd, shard.c_str(), policy_, why);
+  ::close(dfd);
+  if (sfd < 0) {
+    if (!why.empty()) {
+      warn_refused(dir_ / shard, why);
+      p.kind = Probe::refused;
+    }
+    return p;
+  }
+  auto refuse = [&](const char* ext, const std::string& reason) {
+    warn_refused(dir_ / shard / (key + ext), reason);
+    ::close(sfd);
+    p.kind = Probe::refused;
+    return p;
+  };
+  TrustedRead obj = read_trusted(sfd, key + ".o", policy_);
+  if (!obj.refused.empty()) return refuse(".o", obj.refused);
+  if (!obj.bytes) {
+    ::close(sfd);
+    return p;  // absent (or unreadable): a miss
+  }
+  TrustedRead meta = read_trusted(sfd, key + ".meta", policy_);
+  if (!meta.refused.empty()) return refuse(".meta", meta.refused);
+  p.object = std::move(*obj.bytes);
+  p.dev = obj.dev;
+  p.ino = obj.ino;
+  p.mtime = obj.mtime;
+  if (meta.bytes) p.meta = parse_meta(*meta.bytes);
+  auto field = [&](const char* k) {
+    auto it = p.meta.find(k);
+    return it == p.meta.end() ? std::string("\n") : it->second;  // "\n" matches no value
+  };
+  if (field("key") == key && field("object_bytes") == std::to_string(p.object.size()) &&
+      field("object_crc32") == std::to_string(crc32(p.object))) {
+    ::close(sfd);
+    p.kind = Probe::hit;
+    return p;
+  }
+  // Damaged, unless the object changed under us (removed by a cleanup, or
+  // republished between our two reads): then a plain miss.
+  struct stat now {};
+  const bool same = ::fstatat(sfd, (key + ".o").c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == p.dev &&
+                    now.st_ino == p.ino;
+  ::close(sfd);
+  p.kind = same ? Probe::damaged : Probe::absent;
+  return p;
+}
+
+std::optional<std::string> CompileCache::accept(const std::string& key, Probe& p) {
   // Touch coarsely (at most once an hour) so cleanup can tell used entries.
-  const auto mtime = fs::last_write_time(op, ec);
-  if (!ec && fs::file_time_type::clock::now() - mtime > std::chrono::hours(1))
-    fs::last_write_time(op, fs::file_time_type::clock::now(), ec);
+  if (static_cast<std::int64_t>(std::time(nullptr)) - static_cast<std::int64_t>(p.mtime) > 3600)
+    ::utimensat(AT_FDCWD, entry_path(key, ".o").c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.hits;
-  stats_.bytes_read += obj->size();
-  if (auto it = meta.find("compile_ms"); it != meta.end()) stats_.compile_ms_saved += std::atof(it->second.c_str());
-  return obj;
+  stats_.bytes_read += p.object.size();
+  if (auto it = p.meta.find("compile_ms"); it != p.meta.end()) stats_.compile_ms_saved += std::atof(it->second.c_str());
+  return std::move(p.object);
+}
+
+void CompileCache::handle_damage(const std::string& key, const Probe& p) {
+  // Called under the key's stripe lock: no cooperating process publishes this
+  // key now, and the object is removed only if it is still the damaged file.
+  bool read_only = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.corrupt;
+    read_only = stats_.read_only;
+  }
+  std::cerr << "theano-cpp warning: compiledir entry " << key << " in " << dir_.string()
+            << " is damaged (size or checksum mismatch); it is removed and compiled again\n";
+  if (read_only) return;
+  std::string why;
+  const int sfd = open_trusted_dir(AT_FDCWD, (dir_ / key.substr(0, 2)).c_str(), policy_, why);
+  if (sfd < 0) return;
+  struct stat now {};
+  if (::fstatat(sfd, (key + ".o").c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == p.dev &&
+      now.st_ino == p.ino) {
+    for (const char* ext : {".o", ".meta", ".cpp"}) ::unlinkat(sfd, (key + ext).c_str(), 0);
+  }
+  ::close(sfd);
+}
+
+std::optional<std::string> CompileCache::lookup(const std::string& key) {
+  if (!valid_key(key) || stats().disabled) return std::nullopt;
+  Probe p = probe(key);
+  if (p.kind == Probe::damaged) {
+    StripeLock lock(*this, key);
+    p = probe(key);  // again, under the lock: a republish may have fixed it
+    if (p.kind == Probe::damaged) handle_damage(key, p);
+  }
+  if (p.kind != Probe::hit) return std::nullopt;
+  return accept(key, p);
 }
 
 int CompileCache::publish(const std::string& key, const Entry& e) {
-  std::error_code ec;
-  fs::create_directories(dir_ / key.substr(0, 2), ec);
-  if (ec) return ec.value();
+  const fs::path shard = dir_ / key.substr(0, 2);
+  // Recreates the compiledir too when it was removed under us (a purge).
+  if (const int err = make_dirs(shard, policy_)) return err;
+  std::string why;
+  const int sfd = open_trusted_dir(AT_FDCWD, shard.c_str(), policy_, why);
+  if (sfd < 0) {
+    if (why.empty()) return errno;
+    warn_refused(shard, why);  // not ours to write into: skip this entry
+    return 0;
+  }
+  ::close(sfd);
   std::ostringstream meta;
   meta << "schema=1\nkey=" << key << "\nobject_bytes=" << e.object.size() << "\nobject_crc32=" << crc32(e.object)
        << "\nsource_bytes=" << e.source.size() << "\ncreated=" << now_seconds() << "\ncompile_ms=" << e.compile_ms
        << "\norigin=";
   for (char c : e.origin) meta << (c == '\n' ? ' ' : c);
   meta << "\n";
-  int err = e.source.empty() ? 0 : write_atomic(entry_path(key, ".cpp"), e.source);
-  if (!err) err = write_atomic(entry_path(key, ".meta"), meta.str());
+  int err = e.source.empty() ? 0 : write_atomic(entry_path(key, ".cpp"), e.source, policy_);
+  if (!err) err = write_atomic(entry_path(key, ".meta"), meta.str(), policy_);
   if (!err) {
     std::function<void(const std::string&)> h;
     {
       std::lock_guard<std::mutex> lock(hook_mutex());
-      h = hook();
+      h = publish_hook();
     }
     if (h) h(key);
-    err = write_atomic(entry_path(key, ".o"), e.object);
+    err = write_atomic(entry_path(key, ".o"), e.object, policy_);
   }
   if (err) {
     // Leave no partial entry behind (we hold the key's lock: nobody else
     // publishes it now).
+    std::error_code ec;
     if (!fs::exists(entry_path(key, ".o"), ec)) remove_entry(key);
     return err;
   }
@@ -265,48 +453,38 @@ int CompileCache::publish(const std::string& key, const Entry& e) {
 
 std::string CompileCache::get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit) {
   if (hit) *hit = false;
-  const CacheStats st = stats();
-  const bool readable = valid_key(key) && !st.disabled;
-  const bool usable = readable && !st.read_only;
+  const bool readable = valid_key(key) && !stats().disabled;
   if (readable) {
-    if (auto obj = lookup(key)) {
+    Probe p = probe(key);  // no lock; damage is dealt with under the lock below
+    if (p.kind == Probe::hit) {
       if (hit) *hit = true;
-      return *obj;
+      return *accept(key, p);
     }
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.misses;
   }
-  if (!usable) {
+  auto produce_only = [&] {
     Entry e = produce();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.compiles;
     return std::move(e.object);
-  }
-  // The stripe comes from the key's leading hex digits: the same in every process.
-  const std::size_t stripe = std::stoul(key.substr(0, 6), nullptr, 16) % stripes_.size();
-  Stripe& s = *stripes_[stripe];
+  };
+  if (!readable || stats().read_only || stats().disabled) return produce_only();
   const auto t0 = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> in_process(s.mu);
-  s.open(dir_, stripe);
-  std::unique_lock<boost::interprocess::file_lock> cross_process;
-  if (s.lock) {
-    try {
-      cross_process = std::unique_lock<boost::interprocess::file_lock>(*s.lock);
-    } catch (const std::exception&) {
-      // No lock (e.g. a filesystem without fcntl locks): still correct, since
-      // publishing is atomic; a lost race only duplicates a compile.
-    }
-  }
+  StripeLock stripe(*this, key);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  if (auto obj = lookup(key)) {  // another process published it while we waited
+  Probe p = probe(key);
+  if (p.kind == Probe::hit) {  // another process published it while we waited
     if (hit) *hit = true;
-    return *obj;
+    return *accept(key, p);
   }
+  if (p.kind == Probe::damaged) handle_damage(key, p);
+  if (stats().disabled) return produce_only();  // the compiledir was refused just now
   Entry e = produce();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -323,153 +501,6 @@ std::string CompileCache::get_or_produce(const std::string& key, const std::func
               "); its entries are used but new code is not cached in this process");
   }
   return std::move(e.object);
-}
-
-CacheStats CompileCache::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
-}
-
-std::vector<EntryInfo> CompileCache::entries() const {
-  std::vector<EntryInfo> out;
-  std::error_code ec;
-  for (fs::directory_iterator shard(dir_, ec), end; !ec && shard != end; shard.increment(ec)) {
-    if (!shard->is_directory() || shard->path().filename().string().size() != 2) continue;
-    std::error_code ec2;
-    for (fs::directory_iterator f(shard->path(), ec2), e2; !ec2 && f != e2; f.increment(ec2)) {
-      if (f->path().extension() != ".o") continue;
-      EntryInfo info;
-      info.key = f->path().stem().string();
-      if (!valid_key(info.key)) continue;
-      std::error_code e3;
-      info.object_bytes = fs::file_size(f->path(), e3);
-      info.total_bytes = info.object_bytes;
-      for (const char* ext : {".cpp", ".meta"}) {
-        const auto sz = fs::file_size(entry_path(info.key, ext), e3);
-        if (!e3) info.total_bytes += sz;
-      }
-      const auto mt = fs::last_write_time(f->path(), e3);
-      if (!e3)
-        info.last_used = std::chrono::duration_cast<std::chrono::seconds>(
-                             std::chrono::file_clock::to_sys(mt).time_since_epoch())
-                             .count();
-      if (auto meta_text = read_file(entry_path(info.key, ".meta"))) {
-        const auto meta = parse_meta(*meta_text);
-        if (auto it = meta.find("created"); it != meta.end()) info.created = std::atoll(it->second.c_str());
-        if (auto it = meta.find("compile_ms"); it != meta.end()) info.compile_ms = std::atof(it->second.c_str());
-        if (auto it = meta.find("origin"); it != meta.end()) info.origin = it->second;
-      }
-      out.push_back(std::move(info));
-    }
-  }
-  return out;
-}
-
-std::size_t CompileCache::clear() {
-  std::size_t n = 0;
-  for (const EntryInfo& e : entries()) {
-    remove_entry(e.key);
-    ++n;
-  }
-  return n;
-}
-
-CleanupResult CompileCache::cleanup(std::int64_t max_age_seconds, std::uintmax_t max_bytes) {
-  CleanupResult r;
-  std::vector<EntryInfo> all = entries();
-  std::sort(all.begin(), all.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.last_used < b.last_used; });
-  const std::int64_t now = now_seconds();
-  std::uintmax_t total = 0;
-  for (const EntryInfo& e : all) total += e.total_bytes;
-  for (const EntryInfo& e : all) {
-    const bool too_old = max_age_seconds >= 0 && now - e.last_used > max_age_seconds;
-    const bool too_big = max_bytes > 0 && total > max_bytes;
-    if (!too_old && !too_big) continue;
-    remove_entry(e.key);
-    total -= e.total_bytes;
-    r.bytes += e.total_bytes;
-    ++r.entries;
-  }
-  // Leftovers of writers that died: temporaries, and a source or metadata
-  // file without its object, once they are an hour old (a live writer
-  // publishes within seconds).
-  std::error_code ec;
-  for (fs::directory_iterator shard(dir_, ec), end; !ec && shard != end; shard.increment(ec)) {
-    if (!shard->is_directory() || shard->path().filename().string().size() != 2) continue;
-    std::error_code ec2;
-    std::vector<fs::path> doomed;
-    for (fs::directory_iterator f(shard->path(), ec2), e2; !ec2 && f != e2; f.increment(ec2)) {
-      const std::string name = f->path().filename().string();
-      const bool tmp = name.find(".tmp.") != std::string::npos;
-      const std::string ext = f->path().extension().string();
-      const bool orphan = !tmp && (ext == ".cpp" || ext == ".meta") &&
-                          !fs::exists(f->path().parent_path() / (f->path().stem().string() + ".o"), ec2);
-      std::error_code e3;
-      if ((tmp || orphan) && now - mtime_seconds(f->path(), e3) > 3600 && !e3) doomed.push_back(f->path());
-    }
-    for (const fs::path& p : doomed) {
-      std::error_code e3;
-      const auto sz = fs::file_size(p, e3);
-      if (fs::remove(p, e3)) {
-        ++r.leftovers;
-        r.bytes += e3 ? 0 : sz;
-      }
-    }
-  }
-  return r;
-}
-
-std::optional<CleanupResult> CompileCache::maybe_cleanup(const CleanupPolicy& policy) {
-  if (stats().disabled || stats().read_only) return std::nullopt;
-  const fs::path stamp = dir_ / "last-cleanup";
-  auto due = [&] {
-    std::error_code ec;
-    const std::int64_t last = mtime_seconds(stamp, ec);
-    return ec || now_seconds() - last >= policy.interval_seconds;
-  };
-  if (!due()) return std::nullopt;
-  // One process at a time, and nobody waits: a try-lock on a file used only
-  // for this (so closing it here drops no other lock of this process).
-  const fs::path lock_path = dir_ / "locks" / "cleanup.lock";
-  const int fd = ::open(lock_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return std::nullopt;
-  ::close(fd);
-  try {
-    boost::interprocess::file_lock lock(lock_path.c_str());
-    std::unique_lock<boost::interprocess::file_lock> held(lock, std::try_to_lock);
-    if (!held.owns_lock() || !due()) return std::nullopt;
-    if (write_atomic(stamp, std::to_string(now_seconds()) + "\n") != 0) return std::nullopt;
-    return cleanup(policy.max_age_seconds, policy.max_bytes);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-fs::path default_base_compiledir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "theano-cpp";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "theano-cpp";
-  return fs::path("/tmp") / ("theano-cpp-" + std::to_string(::getuid()));
-}
-
-std::optional<std::uintmax_t> parse_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &pos);
-  } catch (...) {
-    return std::nullopt;
-  }
-  std::string unit = text.substr(pos);
-  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
-  std::uintmax_t mult = 1;
-  if (unit.empty()) mult = 1;
-  else if (unit == "k" || unit == "K") mult = 1ull << 10;
-  else if (unit == "M" || unit == "m") mult = 1ull << 20;
-  else if (unit == "G" || unit == "g") mult = 1ull << 30;
-  else if (unit == "T" || unit == "t") mult = 1ull << 40;
-  else return std::nullopt;
-  return static_cast<std::uintmax_t>(v) * mult;
 }
 
 }  // namespace theano::cache

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 namespace theano::codegen {
 namespace fs = std::filesystem;
@@ -87,17 +88,30 @@ fs::path current_compiledir() {
   return base / name;
 }
 
+cache::CacheOptions compile_cache_options() {
+  cache::CacheOptions o;
+  const auto& flags = config().flags;
+  if (auto it = flags.find("compiledir_group"); it != flags.end() && !it->second.empty()) {
+    o.group = cache::group_id(it->second);
+    THEANO_USER_CHECK(o.group.has_value(), ValueError)
+        << "THEANO_FLAGS compiledir_group: no group named '" << it->second
+        << "' (give the name or number of a group you belong to, or leave the flag out for a private cache)";
+  }
+  return o;
+}
+
 cache::CompileCache* current_cache() {
   const fs::path dir = current_compiledir();
   if (dir.empty()) return nullptr;
   static std::mutex mu;
-  static std::map<fs::path, std::unique_ptr<cache::CompileCache>>* caches =
-      new std::map<fs::path, std::unique_ptr<cache::CompileCache>>();  // never destroyed: lock files stay open
+  using Caches = std::map<std::pair<fs::path, long long>, std::unique_ptr<cache::CompileCache>>;
+  static Caches* caches = new Caches();  // never destroyed: lock files stay open
+  const cache::CacheOptions options = compile_cache_options();  // may throw: nothing created yet
+  const cache::CleanupPolicy policy = auto_cleanup_policy();   // likewise
   std::lock_guard<std::mutex> lock(mu);
-  auto& c = (*caches)[dir];
+  auto& c = (*caches)[{dir, options.group ? static_cast<long long>(*options.group) : -1}];
   if (!c) {
-    const cache::CleanupPolicy policy = auto_cleanup_policy();  // may throw: nothing created yet
-    c = std::make_unique<cache::CompileCache>(dir);
+    c = std::make_unique<cache::CompileCache>(dir, options);
     c->maybe_cleanup(policy);  // usually one stat() of the stamp file
   }
   return c.get();
@@ -154,8 +168,10 @@ std::string compile_cache_report() {
                      plural(s.compiles, "compile", "compiles") + ", " + kib(s.bytes_read) + " read, " +
                      kib(s.bytes_written) + " written, " + saved;
   if (s.corrupt) line += ", " + plural(s.corrupt, "damaged entry replaced", "damaged entries replaced");
+  if (s.refused) line += ", " + plural(s.refused, "untrusted file refused", "untrusted files refused");
   if (s.disabled) line += " (compiledir unusable: not caching)";
   else if (s.read_only) line += " (compiledir not writable: nothing new cached)";
+  if (s.fallback) line += " (" + c->requested_dir().string() + " refused: using a private fallback)";
   return line + "; " + c->dir().string();
 }
 

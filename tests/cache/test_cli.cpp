@@ -240,4 +240,37 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.code == 1);
     CHECK(r.err.find("no compiledir") != std::string::npos);
   }
+
+  TEST_CASE("list, info and stats on a mistyped --compiledir exit 1 and create nothing") {
+    const fs::path base = fs::temp_directory_path() / ("theano-cli-typo-" + std::to_string(::getpid()));
+    fs::remove_all(base);
+    const fs::path typo = base / "compiledr" / "oops";
+    for (const char* cmd : {"list", "info", "stats", "clear", "cleanup"}) {
+      for (bool json : {false, true}) {
+        CAPTURE(cmd);
+        CAPTURE(json);
+        std::vector<std::string> args{cmd, "--compiledir", typo.string()};
+        if (json) args.push_back("--json");
+        const Result r = cli(args);
+        CHECK(r.code == 1);
+        CHECK(r.err.find("no compiledir at " + typo.string()) != std::string::npos);
+        CHECK(r.err.find("nothing was created") != std::string::npos);
+        CHECK_FALSE(fs::exists(base));  // not the directory, not its parents, no locks/
+      }
+    }
+  }
+
+  TEST_CASE("read commands on an existing compiledir write nothing; an untrusted one is refused (exit 1)") {
+    Populated p;
+    fs::remove_all(p.dir / "locks");
+    CHECK(cli({"list", "--compiledir", p.dir.string()}).code == 0);
+    CHECK(cli({"stats", "--compiledir", p.dir.string()}).code == 0);
+    CHECK_FALSE(fs::exists(p.dir / "locks"));
+    fs::permissions(p.dir, fs::perms::all);  // world-writable: anyone could have planted entries
+    const Result r = cli({"list", "--compiledir", p.dir.string()});
+    CHECK(r.code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("writable by every user") != std::string::npos);
+    CHECK(r.err.find("not trusted") != std::string::npos);
+  }
 }

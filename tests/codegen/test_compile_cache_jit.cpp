@@ -303,11 +303,13 @@ TEST_SUITE("compile cache with the JIT") {
     }
     const std::string child = THEANO_CACHE_CHILD;
     // A 48 KiB tmpfs: the lock files fit (they are empty), the first object does not.
+    // mode=0700: a fresh tmpfs is 1777, and the cache refuses a world-writable compiledir.
     const fs::path full = d.path / "full";
     fs::create_directories(full);
     Ran r = run_argv(full,
-                     {"unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=48k tmpfs \"$1\" && exec \"$2\" 1.5 3",
-                      "sh", full.string(), child},
+                     {"unshare", "-rm", "sh", "-c",
+                      "mount -t tmpfs -o size=48k,mode=0700 tmpfs \"$1\" && exec \"$2\" 1.5 3", "sh", full.string(),
+                      child},
                      d.path);
     CAPTURE(r.out);
     CAPTURE(r.err);

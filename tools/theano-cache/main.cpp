@@ -8,7 +8,9 @@
 //   theano-cache cleanup [--older-than DAYS] [--max-size SIZE]
 //   theano-cache basecompiledir list|purge
 // Every command takes --compiledir PATH and --json; --help for each.
-// Exit codes: 0 ok, 1 error, 2 usage.
+// Exit codes: 0 ok, 1 error, 2 usage. A command on a missing compiledir exits
+// 1 and creates nothing; one on a compiledir the cache would refuse (foreign
+// owner, writable by others: see cache/dir_security.h) exits 1 too.
 #include <theano/cache/compile_cache.h>
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
@@ -170,12 +172,23 @@ int run(const std::vector<std::string>& args) {
     std::cerr << "theano-cache: caching is off (THEANO_FLAGS compiledir=off); give --compiledir PATH\n";
     return 1;
   }
-  if (!fs::is_directory(dir) && command != "info" && command != "stats" && command != "list") {
-    std::cerr << "theano-cache: no compiledir at " << dir.string() << "\n";
+  // Every command here needs the compiledir to exist: a typo must not create
+  // a directory tree (nor a lock directory) anywhere.
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::cerr << "theano-cache: no compiledir at " << dir.string()
+              << (fs::exists(dir, ec) ? " (not a directory)" : " (it does not exist; nothing was created)") << "\n";
     return 1;
   }
-  CompileCache cache(dir);
-  std::vector<EntryInfo> entries = fs::is_directory(dir) ? cache.entries() : std::vector<EntryInfo>{};
+  theano::cache::CacheOptions options = theano::codegen::compile_cache_options();
+  options.fallback = fs::path();                      // refused: report it, use nothing else
+  options.create = command == "clear" || command == "cleanup";  // the read commands write nothing
+  CompileCache cache(dir, options);
+  if (cache.stats().fallback) {
+    std::cerr << "theano-cache: " << dir.string() << " is not trusted (see the warning above); nothing was read\n";
+    return 1;
+  }
+  std::vector<EntryInfo> entries = cache.entries();
   std::sort(entries.begin(), entries.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
   std::uintmax_t total = 0;
   double compile_ms = 0;

@@ -3,20 +3,37 @@
 /// content-addressed keys (DESIGN.md 3.11, JIT-NOTES.md section 5).
 ///
 /// Why this shape: Theano's cache fought lock stalls, stale locks, corrupted
-/// entries and a pickled global index for years. Here:
+/// entries and a pickled global index for years, and it loads machine code
+/// into the process, so whoever can write a compiledir can run code in it.
+/// Here:
 /// * an entry is `<dir>/<key[0:2]>/<key>.o` (the object), `<key>.cpp` (the
 ///   source, for people) and `<key>.meta` (a small text file: sizes, a CRC-32 of
 ///   the object, creation time, compile time, origin). No index file.
-/// * publishing writes each file to a private temporary in the same directory,
-///   fsyncs it and renames it into place, the object last: an entry whose
-///   object is visible is complete.
-/// * look-ups take no lock. A miss takes an in-process mutex and a
-///   Boost.Interprocess `file_lock` on one of N striped lock files (opened once
-///   and kept open: closing any descriptor of a file drops its fcntl locks), looks
-///   again, produces the entry and publishes it. Locks die with their process,
-///   so there are no stale locks and no timeouts.
+/// * nothing is loaded from a file someone else could have written
+///   (dir_security.h): the compiledir must be owned by the effective uid (or,
+///   for a team cache, by the group given in CacheOptions::group), writable by
+///   nobody else (group write only for that group) and sit under directories
+///   owned by root or the user that others cannot write (sticky /tmp is fine).
+///   Shard directories and entry files are opened with O_NOFOLLOW and checked
+///   on the opened descriptor (a regular file, owner, no foreign write bit) on
+///   every look-up. A refused compiledir costs one warning and the cache moves
+///   to a uid-private fallback compiledir (CacheOptions::fallback) or runs
+///   without caching; a refused entry costs one warning and is compiled again.
+///   The CRC is against damage, not against people.
+/// * directories are created 0700 (team: 02770, group-owned), files 0600
+///   (team: 0640), each file by O_EXCL|O_NOFOLLOW on a private temporary in
+///   the same directory, fsynced and renamed into place, the object last: an
+///   entry whose object is visible is complete.
+/// * look-ups take no lock. A miss takes an in-process mutex and an fcntl lock
+///   on one of N striped lock files (opened once and kept open: closing any
+///   descriptor of a file drops its fcntl locks; reopened when `locks/` was
+///   removed under a running process, so the exclusion survives a purge),
+///   looks again, produces the entry and publishes it. Locks die with their
+///   process, so there are no stale locks and no timeouts.
 /// * a truncated, corrupted or foreign entry (size or CRC mismatch, missing
-///   metadata) is reported once, removed and produced again.
+///   metadata) is reported once and produced again; it is removed only under
+///   the key's stripe lock and only if the file is still the damaged one, so a
+///   concurrent republish of the same key is never deleted.
 /// * a compiledir that cannot be created degrades to producing without
 ///   caching; one that can be read but not written (read-only, or a write
 ///   failed: a full filesystem) still serves its entries and stops writing.
@@ -36,8 +53,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "theano/cache/dir_security.h"
 
 namespace theano::cache {
 
@@ -59,7 +79,9 @@ struct CacheStats {
   std::uint64_t bytes_read = 0;
   double compile_ms_saved = 0;      ///< compile time recorded in the entries that hit
   double lock_wait_ms = 0;          ///< time spent waiting for stripe locks
+  std::uint64_t refused = 0;        ///< entries or directories refused as untrusted (not loaded)
   bool disabled = false;            ///< the compiledir is unusable: producing without caching
+  bool fallback = false;            ///< the compiledir asked for was refused (see CompileCache::dir())
   bool read_only = false;           ///< entries are served but nothing is written (read-only or full)
 };
 
@@ -88,19 +110,43 @@ struct EntryInfo {
   std::string origin;
 };
 
+/// How a CompileCache opens its compiledir.
+struct CacheOptions {
+  int stripes = 64;  ///< striped lock files
+  /// A team cache: this group may own and write the compiledir and its entries
+  /// (created 02770/0640, group-owned). nullopt: private to the effective uid.
+  std::optional<gid_t> group;
+  /// Where entries go when the compiledir is refused (foreign owner, writable
+  /// by others): nullopt: private_fallback_compiledir(); an empty path: run
+  /// without caching.
+  std::optional<std::filesystem::path> fallback;
+  /// false: open an existing compiledir and create nothing, not even `locks/`
+  /// (read-only tools: `theano-cache list`); a missing one runs disabled.
+  bool create = true;
+};
+
 class CompileCache {
  public:
-  /// Opens (creating it if needed) the compiledir `dir`. Never throws for an
-  /// unusable directory: the cache then runs disabled (see stats().disabled).
+  /// Opens (creating it if needed, 0700 or 02770) the compiledir `dir`. Never
+  /// throws for an unusable directory: the cache then runs disabled (see
+  /// stats().disabled). An untrusted one is refused with one warning and the
+  /// cache uses `options.fallback` instead (stats().fallback).
   explicit CompileCache(std::filesystem::path dir, int stripes = 64);
+  CompileCache(std::filesystem::path dir, CacheOptions options);
   ~CompileCache();
   CompileCache(const CompileCache&) = delete;
   CompileCache& operator=(const CompileCache&) = delete;
 
+  /// The directory in use (symlinks resolved): the compiledir asked for, or
+  /// the fallback when that one was refused.
   const std::filesystem::path& dir() const { return dir_; }
+  /// The compiledir asked for, as given.
+  const std::filesystem::path& requested_dir() const { return requested_; }
 
-  /// The cached object for `key`, verified; nullopt when absent or damaged
-  /// (a damaged entry is removed). Takes no lock.
+  /// The cached object for `key`, verified (trusted files, size and CRC);
+  /// nullopt when absent, refused or damaged. Takes no lock, except that a
+  /// damaged entry is removed under the key's stripe lock, and only while it
+  /// is still the damaged file.
   std::optional<std::string> lookup(const std::string& key);
 
   /// The object for `key`: from the cache, or from `produce()` (called at most
@@ -136,23 +182,45 @@ class CompileCache {
 
  private:
   struct Stripe;
+  class StripeLock;
+  /// What one unlocked look at an entry found.
+  struct Probe {
+    enum Kind { absent, hit, damaged, refused } kind = absent;
+    std::string object;
+    std::map<std::string, std::string> meta;
+    dev_t dev = 0;  // the object file that was read
+    ino_t ino = 0;
+    time_t mtime = 0;
+  };
+  Probe probe(const std::string& key);
+  std::optional<std::string> accept(const std::string& key, Probe& p);  // counts a hit, touches
+  void handle_damage(const std::string& key, const Probe& p);          // under the stripe lock
+  void fall_back(const std::string& why, const std::optional<std::filesystem::path>& fallback);
+  void settle(int made);  // read-only / disabled from what can be written
   std::filesystem::path entry_path(const std::string& key, const char* ext) const;
   int publish(const std::string& key, const Entry& e);  // 0 or an errno
   void warn_once(const std::string& what);
+  void warn_refused(const std::filesystem::path& path, const std::string& why);  // once per path
   void remove_entry(const std::string& key);
 
+  std::filesystem::path requested_;
   std::filesystem::path dir_;
+  TrustPolicy policy_;
   std::vector<std::unique_ptr<Stripe>> stripes_;
-  mutable std::mutex mu_;  // guards stats_ and warned_
+  mutable std::mutex mu_;  // guards stats_, warned_ and refused_paths_
   CacheStats stats_;
   bool warned_ = false;
+  std::set<std::string> refused_paths_;
 };
 
 /// CRC-32 (IEEE) of `bytes`, as stored in an entry's metadata.
 std::uint32_t crc32(const std::string& bytes);
 
 /// Default base directory: `$XDG_CACHE_HOME/theano-cpp`, else
-/// `$HOME/.cache/theano-cpp`, else `/tmp/theano-cpp-<uid>`.
+/// `$HOME/.cache/theano-cpp`, else `$TMPDIR/theano-cpp-<euid>` (or under
+/// `/tmp`) when that does not exist yet or is this user's 0700 directory, else
+/// private_dir() (someone else created the predictable name first). Creates
+/// nothing except in that last case.
 std::filesystem::path default_base_compiledir();
 
 /// Parses "500M", "2G", "1024", "10k" (powers of 1024); nullopt when malformed.

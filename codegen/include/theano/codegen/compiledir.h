@@ -8,6 +8,12 @@
 /// per target, CPU, compiler version and runtime ABI, so objects are never
 /// shared where they would not run.
 ///
+/// Who may write it (cache/dir_security.h): by default the compiledir is private
+/// to the effective uid (created 0700; a foreign-owned or world-writable one is
+/// refused with one warning and a uid-private fallback is used). THEANO_FLAGS
+/// `compiledir_group=<group>` makes it a team cache: 02770 directories and 0640
+/// entries owned by that group, which may then own and write them.
+///
 /// The key of a translation unit is BLAKE3 (160 bits, hex) over length-prefixed
 /// fields: a schema version, the runtime ABI version, the compiler identity
 /// (full clang version, triple, CPU, features, normalized driver flags: nothing
@@ -33,9 +39,15 @@ std::string cache_key(const CompileOptions& options, const std::string& source);
 /// The compiledir the current configuration selects ("" when caching is off).
 std::filesystem::path current_compiledir();
 
+/// How the current configuration opens a compiledir: THEANO_FLAGS
+/// `compiledir_group=<group name or gid>` (a team cache) or private; refused
+/// compiledirs fall back to cache::private_fallback_compiledir(). ValueError
+/// naming the flag when the group does not exist.
+cache::CacheOptions compile_cache_options();
+
 /// The process's CompileCache for current_compiledir(), or nullptr when
-/// caching is off. One per directory, kept for the life of the process
-/// (its lock files stay open).
+/// caching is off. One per directory and group setting, kept for the life of
+/// the process (its lock files stay open).
 cache::CompileCache* current_cache();
 
 /// The statistics of the current compiledir's cache in this process.

@@ -5,8 +5,10 @@
 /// Why: a compile failure is almost always a bug in generated code, and the person
 /// debugging it needs the compiler's diagnostics with line numbers *and* the exact
 /// source those line numbers refer to. CompileError therefore keeps the failing
-/// source on disk (under `$TMPDIR/theano-cpp-failed/<hash>.<ext>`) and names that
-/// path in its message (DESIGN.md 3.9, issue 4).
+/// source on disk (under `<private>/theano-cpp-failed/<hash>.<ext>`, where
+/// `<private>` is cache::private_dir(): `$TMPDIR/theano-cpp-<euid>`, 0700 and
+/// verified to be this user's) and names that path in its message (DESIGN.md
+/// 3.9, issue 4). Nothing is written to a shared, predictable /tmp path.
 #pragma once
 
 #include <theano/runtime/error.h>
@@ -40,12 +42,14 @@ class LoadError : public Error {
   using Error::Error;
 };
 
-/// Writes `source` to `$TMPDIR/theano-cpp-failed/<hash><extension>` (the hash is
-/// over the source text, so the same failing source maps to the same file) and
-/// returns the path, or "" when the directory or file cannot be written.
+/// Writes `source` to `<private>/theano-cpp-failed/<hash><extension>` (the hash
+/// is over the source text, so the same failing source maps to the same file)
+/// and returns the path, or "" when the directory or file cannot be written.
+/// `<private>` is cache::private_dir(); the subdirectory is created 0700 and
+/// checked, the file written by O_EXCL|O_NOFOLLOW temporary + rename.
 std::string keep_failed_source(std::string_view source, std::string_view extension);
-/// The same into `$TMPDIR/<subdir>/` (THEANO_FLAGS keep_sources uses
-/// "theano-cpp-sources").
+/// The same into `<private>/<subdir>/` (one path component; THEANO_FLAGS
+/// keep_sources uses "theano-cpp-sources").
 std::string keep_source(std::string_view source, std::string_view extension, std::string_view subdir);
 
 }  // namespace theano::codegen

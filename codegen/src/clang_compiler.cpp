@@ -141,9 +141,12 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
     s.replace(pos, from.size(), to);
 }
 
+// Errors and fatal errors (e.g. "bracket nesting level exceeded maximum",
+// "file not found") in the printed diagnostics.
 std::size_t count_errors(const std::string& diags) {
   std::size_t n = 0;
-  for (std::size_t pos = 0; (pos = diags.find(": error: ", pos)) != std::string::npos; ++pos) ++n;
+  for (const char* kind : {": error: ", ": fatal error: "})
+    for (std::size_t pos = 0; (pos = diags.find(kind, pos)) != std::string::npos; ++pos) ++n;
   return n;
 }
 
@@ -217,7 +220,8 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   if (!ok) {
     std::string kept = keep_failed_source(source, ".cpp");
     if (!kept.empty()) replace_all(diag_text, path, kept);
-    std::size_t n = count_errors(diag_text);
+    // The printer's count (what clang's "N errors generated." says) includes fatal errors.
+    const std::size_t n = std::max<std::size_t>(count_errors(diag_text), printer.getNumErrors());
     throw CompileError("C++ compile failed (clang " + std::to_string(n) + " error" +
                            (n == 1 ? "" : "s") + ") for '" + std::string(name) + "'",
                        std::move(diag_text), std::move(kept));

@@ -1,6 +1,13 @@
 // Lowerings of Elemwise (any ScalarOp with a C expression, Composite included)
 // and DimShuffle (a view). See lowering.h for the node function protocol.
 //
+// A Composite's inner values are locals, one `<compute type> t<j>` per inner
+// node (Composite::c_program), so the loop body is linear in the inner graph:
+// a chain of 10^4 ops nests no brackets, a value used twice is computed once.
+// (Not `const`: clang tries to constant-evaluate a const local's initializer,
+// recursing through every local it reads, which overflows its stack on long
+// chains.)
+//
 // Elemwise computes in int64 when perform does (integer inputs and output) and
 // in double otherwise, then converts to the output dtype, so results match
 // perform within floating-point tolerance. Shape rule: a dimension broadcasts
@@ -48,35 +55,52 @@ Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
 ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
   const tensor::ScalarOp& sop = *op.scalar_op();
-  const std::vector<std::string> expr_ts =
-      sop.nout() > 1 ? static_cast<const tensor::Composite&>(sop).c_exprs() : std::vector<std::string>{sop.c_expr()};
-  for (const std::string& t : expr_ts)
-    if (t.empty()) refuse(node, " (its scalar op has no C expression)");
+  const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
   const int nin = node.nin();
   const Domain dom = domain_of(node, sop);
   ElemwiseExprs r;
   r.compute_type = dom == Domain::Int ? "int64_t" : "double";
   r.ns = dom == Domain::Int ? "theano_i" : "theano_f";
-  // Each output's scalar expression over a0, a1, ... (n-ary ops fold left, as
-  // perform does), converted to its dtype.
+  // The values by template index: a0, a1, ..., then a Composite's locals.
   std::vector<std::string> args;
   for (int i = 0; i < nin; ++i) args.push_back("a" + str(i));
-  for (int k = 0; k < node.nout(); ++k) {
-    const std::string& expr_t = expr_ts[static_cast<std::size_t>(k)];
-    const DType out_dt = ttype(node.output(k)).dtype();
-    std::string expr;
-    if (sop.name() == "invert" && out_dt == DType::Bool && dom == Domain::Int) {
-      expr = "(!" + args[0] + ")";
-    } else if (sop.nin() < 0 && nin > 2) {
-      expr = args[0];
-      for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
-    } else {
-      expr = expand(expr_t, args);
+  // Each output's scalar expression over them (n-ary ops fold left, as
+  // perform does), converted to its dtype.
+  std::vector<std::string> exprs;
+  if (comp) {
+    const std::optional<tensor::Composite::CProgram> prog = comp->c_program();
+    if (!prog) refuse(node, " (an op inside its Composite has no C expression)");
+    for (const std::string& t : prog->locals) {
+      const std::string name = "t" + str(static_cast<std::int64_t>(r.locals.size()));
+      r.locals.push_back(r.compute_type + " " + name + " = " + expand(t, args) + ";");
+      args.push_back(name);
     }
+    for (const std::string& t : prog->outputs) exprs.push_back(expand(t, args));
+  } else {
+    const std::string expr_t = sop.c_expr();
+    if (expr_t.empty()) refuse(node, " (its scalar op has no C expression)");
+    if (sop.name() == "invert" && ttype(node.output(0)).dtype() == DType::Bool && dom == Domain::Int) {
+      exprs.push_back("(!" + args[0] + ")");
+    } else if (sop.nin() < 0 && nin > 2) {
+      std::string expr = args[0];
+      for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
+      exprs.push_back(expr);
+    } else {
+      exprs.push_back(expand(expr_t, args));
+    }
+  }
+  for (int k = 0; k < node.nout(); ++k) {
+    const DType out_dt = ttype(node.output(k)).dtype();
     r.stores.push_back(std::string("(") + c_type(out_dt) + ")" + (dom == Domain::IntViaDouble ? "(int64_t)" : "") +
-                       "(" + expr + ")");
+                       "(" + exprs[static_cast<std::size_t>(k)] + ")");
   }
   return r;
+}
+
+int ElemwiseExprs::cost() const {
+  std::vector<std::string> all = locals;
+  all.insert(all.end(), stores.begin(), stores.end());
+  return expr_cost(all);
 }
 
 namespace {
@@ -166,6 +190,7 @@ void lower_elemwise(NodeLowering& L) {
     }
     c.open("for (int64_t k = " + lo + "; k < " + hi + "; ++k)");
     for (int i = 0; i < nin; ++i) c.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
+    for (const std::string& local : ex.locals) c.line(local);
     for (int k = 0; k < nout; ++k) c.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
     c.close();
   };
@@ -200,6 +225,7 @@ void lower_elemwise(NodeLowering& L) {
       c.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
              offset("s" + is + "_") + ");");
     }
+    for (const std::string& local : ex.locals) c.line(local);
     for (int k = 0; k < nout; ++k)
       c.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
              stores[static_cast<std::size_t>(k)] + ";");
@@ -220,7 +246,7 @@ void lower_elemwise(NodeLowering& L) {
     w.line("return 0;");
     return;
   }
-  const int cost = expr_cost(stores);
+  const int cost = ex.cost();
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";
   f.open("struct " + args_t);

@@ -136,14 +136,21 @@ class NodeLowering {
 /// nanoseconds a call and costs milliseconds of compile time).
 bool worth_optimizing(const NodeLowering& L);
 
-/// The scalar expressions of an Elemwise node (lower/elemwise.cpp): the
-/// prelude namespace of its compute domain (theano_f / theano_i), the C type it
-/// computes in, and per output a C expression over `a0`, `a1`, ... (the inputs
-/// converted to the compute type) already converted to the output's dtype.
-/// Also used by reductions with a fused elementwise op.
+/// The scalar code of an Elemwise node (lower/elemwise.cpp): the prelude
+/// namespace of its compute domain (theano_f / theano_i), the C type it
+/// computes in, the statements computing a Composite's inner values (one
+/// `<compute_type> t<j> = ...;` per inner node, so the code stays linear in
+/// the inner graph however deep or shared it is), and per output a C
+/// expression over `a0`, `a1`, ... (the inputs converted to the compute type)
+/// and the `t<j>`, already converted to the output's dtype. Emit `locals`
+/// then use `stores` in one scope where the `a<i>` are defined. Also used by
+/// reductions with a fused elementwise op.
 struct ElemwiseExprs {
   std::string ns, compute_type;
+  std::vector<std::string> locals;
   std::vector<std::string> stores;
+  /// expr_cost of the locals and the stores.
+  int cost() const;
 };
 ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 

@@ -177,7 +177,7 @@ void lower_careduce(NodeLowering& L) {
   if (op.pre()) {
     ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(node.inputs());
     ex = elemwise_exprs(*e);
-    cost = expr_cost(ex.stores);
+    cost = ex.cost();
     in_dt = ttype(e->output(0)).dtype();
     L.ns = ex.ns;
     if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
@@ -264,7 +264,10 @@ void lower_careduce(NodeLowering& L) {
   if (op.pre()) {
     std::string params;
     for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.compute_type + " a" + str(i);
-    f.line("static inline " + in_t + " " + fn + "_map(" + params + ") { return " + ex.stores[0] + "; }");
+    f.open("static inline " + in_t + " " + fn + "_map(" + params + ")");
+    for (const std::string& local : ex.locals) f.line(local);
+    f.line("return " + ex.stores[0] + ";");
+    f.close();
   }
   f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
   std::string flat_params;

@@ -113,17 +113,42 @@ class FusedBuilder {
       : fg_(fg), root_(root), planned_(static_cast<std::size_t>(root.nin())) {}
 
   /// The scalar expression for tensor variable `v` (an input of the tree).
+  /// A depth-first walk over the absorbed producers with an explicit stack
+  /// (a chain of n elementwise ops is one tree n deep: the recursion this
+  /// replaces overflowed an 8 MB stack near n = 4*10^4), in the order of the
+  /// recursive definition: a producer is planned before its inputs are
+  /// visited, left to right, and built after them.
   Var scalar_of(const Var& v, bool may_absorb) {
-    if (auto it = in_.memo.find(v.get()); it != in_.memo.end()) return it->second;
-    if (!may_absorb || !absorbable(v)) return in_.leaf(v);
-    const Apply& p = *v.owner();
-    planned_ += static_cast<std::size_t>(p.nin()) - 1;
-    std::vector<Var> args;
-    for (const Var& in : p.inputs()) args.push_back(scalar_of(in, true));
-    Var s = apply_scalar(*plain_elemwise(&p)->scalar_op(), args);
-    ++absorbed_;
-    in_.memo.emplace(v.get(), s);
-    return s;
+    struct Frame {
+      Var v;
+      const Apply* p;
+      int next = 0;
+      std::vector<Var> args;
+    };
+    std::vector<Frame> stack;
+    // The value of `u` at once, or null after opening a frame for it.
+    auto open = [&](const Var& u, bool absorb) -> Var {
+      if (auto it = in_.memo.find(u.get()); it != in_.memo.end()) return it->second;
+      if (!absorb || !absorbable(u)) return in_.leaf(u);
+      planned_ += static_cast<std::size_t>(u.owner()->nin()) - 1;
+      stack.push_back(Frame{u, u.owner(), 0, {}});
+      return {};
+    };
+    if (Var s = open(v, may_absorb)) return s;
+    for (;;) {
+      Frame& top = stack.back();
+      if (top.next < top.p->nin()) {
+        const Var in = top.p->input(top.next++);
+        if (Var s = open(in, true)) stack.back().args.push_back(std::move(s));
+        continue;
+      }
+      Var s = apply_scalar(*plain_elemwise(top.p)->scalar_op(), top.args);
+      ++absorbed_;
+      in_.memo.emplace(top.v.get(), s);
+      stack.pop_back();
+      if (stack.empty()) return s;
+      stack.back().args.push_back(std::move(s));
+    }
   }
 
   /// Applies `op` to scalar args; a Composite is inlined.

@@ -7,6 +7,18 @@
 /// is *deferred*: when a node's count drops to zero it is queued and deleted by a
 /// loop instead of recursively, so dropping the last handle to a chain of 10^6
 /// nodes cannot overflow the stack.
+///
+/// Release is safe at any time, process exit included: the queue lives in the
+/// stack frame of the outermost release (a thread_local holds only a plain
+/// pointer to it, which is never destroyed), so a static or namespace-scope
+/// `Var` released after the thread's thread_locals were destroyed still gets a
+/// queue; and it never throws (when the queue cannot grow, the node is deleted
+/// at once, recursively).
+///
+/// Graph nodes have no weak count. Instead a node can be *watched*: when a
+/// watched node is destroyed, the process's death hook is called with its id
+/// (the Var::eval cache uses it to drop the Function it compiled for a graph
+/// nobody holds any more).
 #pragma once
 
 #include <atomic>
@@ -90,6 +102,16 @@ class GraphNode {
   /// deterministic tie-breaks and never reused.
   std::uint64_t id() const noexcept { return id_; }
 
+  /// Called with the id of each watched node as it is destroyed (on the
+  /// destroying thread, possibly inside another node's release or at process
+  /// exit). It must not throw, and must not destroy graph nodes while holding
+  /// a lock that it takes itself (their destruction may call it again).
+  using DeathHook = void (*)(std::uint64_t id) noexcept;
+  /// Sets the process's death hook (one per process: the Var::eval cache's).
+  static void set_death_hook(DeathHook hook) noexcept;
+  /// Makes this node's destruction call the death hook (cannot be undone).
+  void watch() const noexcept { watched_.store(true, std::memory_order_relaxed); }
+
  protected:
   void node_retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void node_release() const noexcept;
@@ -97,6 +119,7 @@ class GraphNode {
   mutable std::atomic<int> refs_{0};
 
  private:
+  mutable std::atomic<bool> watched_{false};  // fills the padding after refs_
   std::uint64_t id_;
 };
 

@@ -116,8 +116,8 @@ class ScalarType final : public Type {
 };
 
 /// A scalar graph (ScalarType inputs -> one or more outputs) acting as one
-/// ScalarOp. Evaluation walks the inner graph; its C expression nests the
-/// inner ones. With several outputs (multi-output fusion: `(x+y)*2, (x+y)*3`
+/// ScalarOp. Evaluation walks the inner graph; its C code is one local per
+/// inner node (`c_program`). With several outputs (multi-output fusion: `(x+y)*2, (x+y)*3`
 /// in one loop) the members named `*_all` / `out_dtypes` give each output.
 class Composite final : public ScalarOp {
  public:
@@ -140,7 +140,20 @@ class Composite final : public ScalarOp {
   std::vector<DType> out_dtypes() const;
   void eval_all(const double* dargs, double* outs) const;
   bool eval_int_all(const std::int64_t* iargs, std::int64_t* outs) const;
+  /// Each output's C expression with the inner expressions nested: a value
+  /// used twice is written twice and a chain of n ops nests n deep, so this is
+  /// for display and small graphs; code generation uses `c_program`.
   std::vector<std::string> c_exprs() const;
+  /// The inner graph as straight-line C code, one local per inner node, so
+  /// the code is linear in the number of inner nodes however deep or shared
+  /// the graph is. Templates use {0}..{nin-1} for the inputs and {nin + j} for
+  /// local j: `locals[j]` (over the inputs and locals before j) is local j's
+  /// value, `outputs[k]` output k's (an input, a local or a constant).
+  /// nullopt when an inner op has no C expression.
+  struct CProgram {
+    std::vector<std::string> locals, outputs;
+  };
+  std::optional<CProgram> c_program() const;
   /// Gradient with respect to the inputs given one gradient per output (a
   /// null Var: no gradient flows from that output).
   std::vector<Var> tensor_grad_all(const std::vector<Var>& inputs, const std::vector<Var>& gzs) const;

@@ -269,7 +269,7 @@ TEST_SUITE("c_linker") {
     auto fg = graph({x, s}, {u, v});
     const std::string src = CLinker::generate_source(*fg, {}, false);
     auto attributed = [&](const std::string& node_fn) {
-      const auto at = src.find("static int " + node_fn + "(");
+      const auto at = src.find("THEANO_LINKAGE int " + node_fn + "(");
       REQUIRE(at != std::string::npos);
       const auto line = src.rfind('\n', at);
       return src.substr(line + 1, at - line - 1).find("THEANO_UNOPTIMIZED") != std::string::npos;

@@ -26,10 +26,11 @@ using theano::codegen::CLinker;
 
 namespace {
 
-/// The slot numbers the generated code passes to ctx->alloc.
+/// The slot numbers the generated code passes to the allocator (through
+/// theano_alloc_checked, which checks the size first).
 std::vector<long> alloc_slots(const std::string& src) {
   std::vector<long> slots;
-  const std::regex re(R"(ctx->alloc\(ctx->host, o\d+, (-?\d+)\))");
+  const std::regex re(R"(theano_alloc_checked\(ctx, o\d+, (-?\d+),)");
   for (auto it = std::sregex_iterator(src.begin(), src.end(), re); it != std::sregex_iterator(); ++it)
     slots.push_back(std::stol((*it)[1]));
   return slots;

@@ -290,11 +290,13 @@ void lower_random(NodeLowering& L) {
       w.line("ps" + ks + "[" + ds + "] = " + ps + " == 1 ? 0 : " + xk + "->strides[" + str(pd) + "];");
     }
   }
-  w.line("int64_t n = 1;");
-  for (int d = 0; d < nd; ++d) {
-    w.line("o1->shape[" + str(d) + "] = shape[" + str(d) + "];");
-    w.line("n *= shape[" + str(d) + "];");
-  }
+  for (int d = 0; d < nd; ++d) w.line("o1->shape[" + str(d) + "] = shape[" + str(d) + "];");
+  // The sample's size by the rule perform uses too (shape_rules.h), checked
+  // before the state advances.
+  w.line("int64_t n = 0, bad = 0;");
+  w.line("const int rule = theano_shape_size(o1->shape, " + str(nd) + ", " +
+         str(static_cast<std::int64_t>(dtype_size(L.out(1).dtype()))) + ", &n, &bad);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "invalid size: ", "bad"));
   // Outputs: the advanced state and the sample.
   if (op.inplace()) {
     // The advanced state overwrites the input state (destroy_map {0: [0]}).

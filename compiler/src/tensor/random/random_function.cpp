@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "theano/runtime/shape_rules.h"
 #include "random_kernels.h"
 #include "theano/tensor/index.h"
 #include "theano/tensor/random.h"
@@ -196,8 +197,12 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
     for (std::int64_t v : shape)
       THEANO_USER_CHECK(v >= 0, ValueError) << op << ": the size " << shape_text(shape) << " has a negative entry";
   }
-  std::int64_t n = 1;
-  for (std::int64_t v : shape) n *= v;
+  // The sample's size by the rule generated code uses too (shape_rules.h).
+  std::int64_t n = 0, bad = 0;
+  const DType out_dtype = tensor_type(node.output(1))->dtype();
+  const int rule = theano_shape_size(shape.data(), static_cast<std::int64_t>(shape.size()),
+                                     static_cast<std::int64_t>(dtype_size(out_dtype)), &n, &bad);
+  if (rule != THEANO_RULE_OK) throw_shape_rule(rule, op + ": invalid size " + shape_text(shape), bad);
 
   // Parameters, broadcast to the sample shape (one value per element).
   auto param = [&](int k, DType as) {

@@ -142,6 +142,13 @@ MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order
   return plan;
 }
 
+/// OpWise: where a node's input or output lives, for a NodeObserver
+/// ('i': ctx->inputs, 'c': ctx->constants, 'v': ctx->vars).
+struct ArrayRef {
+  char kind;
+  std::int64_t index;
+};
+
 /// The least node-function source (optimized functions count fully,
 /// unoptimized ones a tenth) worth a translation unit of its own: below it, a
 /// second front end and thread cost more than they save.
@@ -158,6 +165,9 @@ struct Generator {
   std::vector<std::string> labels;     // per node, for profiles
   std::int64_t nvars = 0;              // OpWise: size of ctx->vars
   std::unordered_map<const Variable*, std::string> names;  // variable -> `const TheanoArray*` expression
+  std::unordered_map<const Variable*, ArrayRef> refs;      // OpWise: variable -> where it lives
+  std::vector<std::vector<ArrayRef>> step_in, step_out;    // OpWise: per node
+  std::vector<const Apply*> step_nodes;                    // the toposort
   std::vector<const Constant*> constants;
   std::vector<std::string> support_keys;
   CodeWriter support;    // shared helpers requested by lowerings
@@ -178,6 +188,7 @@ struct Generator {
     const Constant* c = v.as_constant();
     THEANO_INTERNAL_CHECK(c != nullptr) << "variable " << v.str() << " has no producer in the graph";
     const std::string n = "&ctx->constants[" + str(static_cast<std::int64_t>(constants.size())) + "]";
+    refs[v.get()] = ArrayRef{'c', static_cast<std::int64_t>(constants.size())};
     constants.push_back(c);
     names[v.get()] = n;
     return n;
@@ -268,6 +279,7 @@ struct Generator {
     for (int k = 0; k < nout; ++k) {
       std::string ref;
       if (opwise) {
+        refs[node.output(k).get()] = ArrayRef{'v', nvars};
         ref = "&ctx->vars[" + str(nvars++) + "]";
       } else {
         const std::string out = "n" + str(static_cast<std::int64_t>(t)) + "_" + str(k);
@@ -278,6 +290,12 @@ struct Generator {
       names[node.output(k).get()] = ref;
     }
     labels.push_back(L.label);
+    if (opwise) {
+      step_in.emplace_back();
+      step_out.emplace_back();
+      for (const Var& v : node.inputs()) step_in.back().push_back(refs.at(v.get()));
+      for (int k = 0; k < nout; ++k) step_out.back().push_back(refs.at(node.output(k).get()));
+    }
     nc.compute.line(call + ")) return e;");
     blocks.push_back(std::move(nc));
   }
@@ -287,9 +305,12 @@ struct Generator {
   /// (kSplitWeight each). Unit 0 holds the entry; the node functions of the
   /// others have external linkage and are declared in unit 0.
   std::vector<std::string> run(int max_units = 1) {
-    for (std::size_t i = 0; i < fg.inputs().size(); ++i)
+    for (std::size_t i = 0; i < fg.inputs().size(); ++i) {
       names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
+      refs[fg.inputs()[i].get()] = ArrayRef{'i', static_cast<std::int64_t>(i)};
+    }
     const std::vector<Apply*> order = fg.toposort();
+    step_nodes.assign(order.begin(), order.end());
     plan = plan_memory(fg, order, options);
     for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
 
@@ -502,6 +523,9 @@ struct ThunkParts {
   std::int64_t nvars = 0;
   std::vector<std::string> labels;
   ThunkStats stats;                      // build times
+  std::shared_ptr<const NodeObserver> observer;          // OpWise: called after every node
+  std::vector<std::vector<ArrayRef>> step_in, step_out;  // OpWise: per node, for the observer
+  std::vector<const Apply*> step_nodes;
 };
 
 class CThunk final : public Thunk {
@@ -517,7 +541,11 @@ class CThunk final : public Thunk {
         profile_(parts.profile),
         threads_(parts.threads),
         nvars_(static_cast<std::size_t>(parts.nvars)),
-        stats_(std::move(parts.stats)) {
+        stats_(std::move(parts.stats)),
+        observer_(std::move(parts.observer)),
+        step_in_(std::move(parts.step_in)),
+        step_out_(std::move(parts.step_out)),
+        step_nodes_(std::move(parts.step_nodes)) {
     if (opwise_) {
       step_ = module_.function<int (*)(TheanoContext*, std::int64_t)>("theano_step");
       finish_ = module_.function<int (*)(TheanoContext*)>("theano_finish");
@@ -616,13 +644,19 @@ class CThunk final : public Thunk {
     int rc = 0;
     std::size_t t = 0;
     for (; t < n && rc == 0; ++t) {
+      std::vector<NDArray> before;  // the observer's copies of the inputs
+      if (observer_ && observer_->wants_inputs_before()) before = step_arrays(ws, step_in_[t], /*copy=*/true);
       if (!profile_) {
         rc = step_(&ctx, static_cast<std::int64_t>(t));
-        continue;
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        rc = step_(&ctx, static_cast<std::int64_t>(t));
+        seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-      const auto t0 = std::chrono::steady_clock::now();
-      rc = step_(&ctx, static_cast<std::int64_t>(t));
-      seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (rc == 0 && observer_) {
+        const std::vector<NDArray> in = step_arrays(ws, step_in_[t], false), out = step_arrays(ws, step_out_[t], false);
+        observer_->after_node(NodeRun{t, *step_nodes_[t], in, before, out});
+      }
     }
     if (profile_) {
       std::lock_guard<std::mutex> lock(stats_mutex_);
@@ -632,6 +666,18 @@ class CThunk final : public Thunk {
       }
     }
     return rc != 0 ? rc : finish_(&ctx);
+  }
+
+  /// The arrays a node read or wrote, as NDArrays (copies when asked).
+  std::vector<NDArray> step_arrays(const Workspace& ws, const std::vector<ArrayRef>& refs, bool copy) const {
+    std::vector<NDArray> r;
+    for (const ArrayRef& a : refs) {
+      const auto i = static_cast<std::size_t>(a.index);
+      const TheanoArray& d = a.kind == 'i' ? ws.in_desc[i] : a.kind == 'c' ? const_desc_[i] : ws.vars[i];
+      NDArray v = as_ndarray(ws, d);
+      r.push_back(copy ? v.copy() : std::move(v));
+    }
+    return r;
   }
 
   std::unique_ptr<Workspace> acquire() const {
@@ -680,6 +726,9 @@ class CThunk final : public Thunk {
   std::size_t nvars_;
   mutable std::mutex stats_mutex_;
   mutable ThunkStats stats_;
+  std::shared_ptr<const NodeObserver> observer_;
+  std::vector<std::vector<ArrayRef>> step_in_, step_out_;
+  std::vector<const Apply*> step_nodes_;
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;
@@ -751,7 +800,9 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   const int max_units = copts.codegen_threads > 0 ? copts.codegen_threads : std::min(hardware_threads(), 2);
 
   const auto t0 = Clock::now();
-  Generator g{*fgraph, options, perform_fallback_, opwise_};
+  // A NodeObserver (the checking modes) needs the nodes one by one: opwise.
+  const bool opwise = opwise_ || options.observer != nullptr;
+  Generator g{*fgraph, options, perform_fallback_, opwise};
   const std::vector<std::string> units = g.run(max_units);
   const std::string source = join_units(units);
   ThunkParts parts;
@@ -760,7 +811,11 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     if (i >= options.mutable_inputs.size() || !options.mutable_inputs[i]) parts.copy_inputs.push_back(i);
   parts.nslots = g.plan.nslots;
   parts.fallback = std::move(g.fallback);
-  parts.opwise = opwise_;
+  parts.opwise = opwise;
+  parts.observer = options.observer;
+  parts.step_in = std::move(g.step_in);
+  parts.step_out = std::move(g.step_out);
+  parts.step_nodes = std::move(g.step_nodes);
   parts.profile = options.profile;
   parts.threads = loop_threads();
   parts.nvars = g.nvars;

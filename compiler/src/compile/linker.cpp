@@ -50,6 +50,8 @@ const std::map<std::string, std::string, std::less<>>& mode_aliases() {
       {"fast_run", "fast_run"}, {"o4", "fast_run"}, {"fast_compile", "fast_compile"}, {"o1", "fast_compile"},
       {"o2", "o2"},             {"o3", "o3"},       {"stabilize", "stabilize"},       {"unsafe", "unsafe"},
       {"unoptimized", "unoptimized"},  // no rewrites (tests, debugging the raw graph)
+      {"debugmode", "debugmode"},      // checking modes (debug_mode.h, nan_guard.h): fast_run + checks
+      {"nanguardmode", "nanguardmode"},
   };
   return m;
 }

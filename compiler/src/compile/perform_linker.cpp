@@ -33,7 +33,8 @@ std::string shape_str(const NDArray& a) {
 
 class PerformThunk final : public Thunk {
  public:
-  PerformThunk(std::shared_ptr<const FunctionGraph> fg, const LinkOptions& options) : fg_(std::move(fg)) {
+  PerformThunk(std::shared_ptr<const FunctionGraph> fg, const LinkOptions& options)
+      : fg_(std::move(fg)), observer_(options.observer) {
     const FunctionGraph& fg_ref = *fg_;
     std::unordered_map<const Variable*, int> slot;
     auto slot_of = [&](const Var& v) {
@@ -107,6 +108,9 @@ class PerformThunk final : public Thunk {
         in_values.push_back(s.destroyed[i] && aliases_protected(v, storage) ? v.copy() : v);
       }
       out_values.assign(s.out_slots.size(), NDArray());
+      std::vector<NDArray> before;  // for the observer (checking modes)
+      if (observer_ && observer_->wants_inputs_before())
+        for (const NDArray& v : in_values) before.push_back(v.defined() ? v.copy() : v);
       try {
         s.node->op()->perform(*s.node, in_values, out_values);
         for (std::size_t j = 0; j < out_values.size(); ++j) {
@@ -121,6 +125,7 @@ class PerformThunk final : public Thunk {
         throw InternalError(std::string("op raised a non-theano exception: ") + e.what() + "\n" +
                             context(k, in_values));
       }
+      if (observer_) observer_->after_node(NodeRun{k, *s.node, in_values, before, out_values});
       for (std::size_t j = 0; j < s.out_slots.size(); ++j)
         storage[static_cast<std::size_t>(s.out_slots[j])] = std::move(out_values[j]);
       for (int sl : s.release) storage[static_cast<std::size_t>(sl)] = NDArray();
@@ -157,6 +162,7 @@ class PerformThunk final : public Thunk {
   }
 
   std::shared_ptr<const FunctionGraph> fg_;
+  std::shared_ptr<const NodeObserver> observer_;
   std::vector<std::pair<int, NDArray>> constants_;
   std::vector<Step> steps_;
   std::vector<int> output_slots_;

@@ -140,7 +140,8 @@ Query mode_query(const std::string& mode) {
   if (m == "o1" || m == "fast_compile") q.include = {"fast_compile"};
   else if (m == "o2") q.include = {"fast_compile", "fusion"};
   else if (m == "o3") q = Query{{"fast_run"}, {"inplace"}, {}, {}};
-  else if (m == "o4" || m == "fast_run") q.include = {"fast_run"};
+  // The checking modes (compile/debug_mode.h, nan_guard.h) check what fast_run runs, as Theano's do.
+  else if (m == "o4" || m == "fast_run" || m == "debugmode" || m == "nanguardmode") q.include = {"fast_run"};
   else if (m == "stabilize") q = Query{{"fast_run"}, {}, {}, 1.51};
   else if (m == "unsafe") q = Query{{"fast_run", "unsafe"}, {"inplace"}, {}, {}};
   else if (m == "unoptimized") return q;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "theano/compile/linker.h"
+#include "theano/compile/nan_guard.h"
 #include "theano/compile/profile.h"
 #include "theano/compile/shared.h"
 #include "theano/fgraph/function_graph.h"
@@ -112,6 +113,9 @@ struct FunctionOptions {
   /// Time the calls (and each node, with linker opwise); unset:
   /// THEANO_FLAGS profile. See Function::profile().
   std::optional<bool> profile;
+  /// What mode NanGuardMode treats as an error (nan_guard.h); unset: the
+  /// THEANO_FLAGS nanguard_* values. Ignored by the other modes.
+  std::optional<NanGuardOptions> nan_guard;
 };
 
 namespace detail {
@@ -171,10 +175,12 @@ class Function {
 /// Compiles `outputs` as functions of `inputs`.
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options = {});
 
-/// `Var::eval(bindings)` compiles `function(bound variables, {self},
+/// `Var::eval(bindings)` compiles `function(bound variables, {a copy of self},
 /// on_unused_input = Ignore)` once and caches it in a bounded (64-entry) LRU
-/// table keyed by the creation ids of the variables (ids are never reused, and
-/// the table holds no reference to the user's output graph).
+/// table keyed by the creation ids of the variables (ids are never reused).
+/// The table holds no reference to the user's output graph, and an entry is
+/// erased when that graph is destroyed (the output is watched), so dropping
+/// every handle on a graph frees it and its compiled Function.
 /// Drops every Function cached by `Var::eval`.
 void clear_eval_cache();
 /// Number of Functions cached by `Var::eval` (tests).

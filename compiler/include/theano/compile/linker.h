@@ -32,6 +32,7 @@
 
 namespace theano {
 
+class Apply;
 class FunctionGraph;
 
 /// What a linker measured while building a thunk, and per-node run times when
@@ -68,6 +69,27 @@ class Thunk {
   virtual void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const = 0;
 };
 
+/// One node's run, as a linker that runs node by node reports it to a
+/// NodeObserver (the checking modes, debug_mode.h and nan_guard.h).
+struct NodeRun {
+  std::size_t index;  ///< toposort index
+  const Apply& node;
+  std::span<const NDArray> inputs;         ///< what the node read (an input it destroys holds its new contents)
+  std::span<const NDArray> inputs_before;  ///< copies taken before it ran, when asked for; else empty
+  std::span<const NDArray> outputs;        ///< what it produced (may be reused by later nodes: check now)
+};
+
+/// Called by the thunk after every node (LinkOptions::observer). `after_node`
+/// may throw: the call is abandoned with that exception. It runs on the thread
+/// calling the thunk, so it must be thread-safe.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  /// Whether NodeRun::inputs_before is wanted (one copy of every input per node).
+  virtual bool wants_inputs_before() const { return false; }
+  virtual void after_node(const NodeRun& run) const = 0;
+};
+
 struct LinkOptions {
   /// One flag per graph input: true when ops may overwrite that input's value
   /// in place (In::mutable_). Missing entries mean "protected".
@@ -80,6 +102,9 @@ struct LinkOptions {
   bool fast_compile = false;
   /// Time every node on every call (the "opwise" linker does).
   bool profile = false;
+  /// Observe every node (the checking modes): "py" calls it after each
+  /// perform, the cpp linkers then run node by node as "opwise" does.
+  std::shared_ptr<const NodeObserver> observer;
 };
 
 class Linker {
@@ -121,7 +146,9 @@ struct Mode {
 /// (no rewrites). Each runs its optimizer query (optdb_layout.cpp) and links
 /// with the JIT linker "cpp" when codegen/ is linked into the program (the
 /// `theano` target), else with the PerformLinker "py"; fast_compile compiles
-/// the generated code at -O0 (LinkOptions::fast_compile).
+/// the generated code at -O0 (LinkOptions::fast_compile). The checking modes
+/// DebugMode and NanGuardMode (debug_mode.h, nan_guard.h) optimize as fast_run
+/// and observe every node of that linker.
 std::vector<std::string> valid_modes();
 /// Resolves `name` (empty: THEANO_FLAGS `mode`, else fast_run) and the linker
 /// (THEANO_FLAGS `linker` overrides the mode's). ValueError listing the valid

@@ -18,7 +18,10 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <theano/runtime/fork_guard.h>
+
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -65,31 +68,48 @@ struct JitLoader::Impl {
   std::atomic<std::uint64_t> counter{0};
   std::atomic<std::size_t> live{0};
   double creation_ms = 0;
-  std::thread preparer;  // creates the JIT ahead of the first load (prepare_async)
+  // prepare_async's thread, detached (a joinable std::thread would be joined
+  // in a forked child, where that thread does not exist). It holds a
+  // ForkGuard while it creates the JIT, so fork() waits for it, and get()
+  // waits on `prepared` instead of joining.
   bool preparing = false;
+  std::condition_variable prepared;
 
   void prepare_async() {
     std::lock_guard lock(mu);
     if (jit || preparing) return;
     preparing = true;
-    preparer = std::thread([this] {
-      try {
-        get();
-      } catch (...) {
-        // The first load creates it again and reports the error.
-      }
-    });
+    try {
+      std::thread([this] {
+        // Destroyed last: nothing of ours runs after it. A fork already
+        // waiting (for the compile that waits for us) wins: get() creates it.
+        ForkGuard no_fork_while_preparing(std::try_to_lock);
+        {
+          std::unique_lock lock(mu);
+          try {
+            if (no_fork_while_preparing.owns()) create_locked();
+          } catch (...) {
+            // The first load creates it again and reports the error.
+          }
+          preparing = false;
+        }
+        prepared.notify_all();
+      }).detach();
+    } catch (...) {
+      preparing = false;  // no thread: the first load creates it
+    }
   }
 
   llvm::orc::LLJIT& get() {
-    std::thread t;
-    {
-      std::lock_guard lock(mu);
-      if (preparer.joinable() && preparer.get_id() != std::this_thread::get_id()) t = std::move(preparer);
-    }
-    if (t.joinable()) t.join();
-    std::lock_guard lock(mu);
-    if (jit) return *jit;
+    std::unique_lock lock(mu);
+    prepared.wait(lock, [this] { return !preparing; });
+    if (!jit) create_locked();
+    return *jit;
+  }
+
+  // Creates the JIT; `mu` is held.
+  void create_locked() {
+    if (jit) return;
     auto t0 = std::chrono::steady_clock::now();
     detail::init_native_target();
     auto j = llvm::orc::LLJITBuilder()
@@ -119,7 +139,6 @@ struct JitLoader::Impl {
     runtime_libs = &*libs;
     jit = std::move(*j);
     creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return *jit;
   }
 
   std::string library_note() const {

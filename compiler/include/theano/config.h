@@ -28,6 +28,9 @@ struct Config {
 };
 
 /// The process configuration (parsed from the environment on first use).
+/// Every compile reads it, without a lock: change it (assign, or a
+/// ConfigGuard) only while no other thread compiles or calls `function()`
+/// (README, "Threads and fork"); reading it from several threads is safe.
 Config& config();
 
 /// Whether boolean flag `key` is set: "1", "true", "True", "yes", "on" (case-insensitive).

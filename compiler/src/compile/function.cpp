@@ -4,6 +4,7 @@
 /// function_call.cpp.
 #include "theano/compile/function.h"
 #include "theano/fgraph/mutable_inputs.h"
+#include "theano/runtime/fork_guard.h"
 
 #include <chrono>
 #include <iostream>
@@ -15,6 +16,8 @@
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
 #include "theano/config.h"
+#include "theano/compile/debug_mode.h"
+#include "theano/compile/rewrite_provenance.h"
 #include "theano/rewrite/optdb.h"
 
 namespace theano {
@@ -75,6 +78,7 @@ void check_update(const FunctionImpl& f, const Var& target, const Var& expr,
 }  // namespace
 
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options) {
+  ForkGuard no_fork_while_compiling;  // a fork waits for this compile (fork_guard.h)
   SuppressCreationSites quiet;  // the user's variables exist already; clones copy their sites
   auto impl = std::make_shared<FunctionImpl>();
   FunctionImpl& f = *impl;
@@ -227,6 +231,16 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
       if (input_mutable[k]) mutable_vars.push_back(fg->inputs()[k]);
     fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
   }
+  // The checking modes (debug_mode.h, nan_guard.h) record which rewrite made
+  // each node; DebugMode also keeps the graph as it was before rewriting.
+  const bool debug_mode = f.mode.name == "debugmode", nan_guard = f.mode.name == "nanguardmode";
+  std::shared_ptr<RewriteProvenance> provenance;
+  std::shared_ptr<const FunctionGraph> unoptimized;
+  if (debug_mode || nan_guard) {
+    provenance = std::make_shared<RewriteProvenance>();
+    fg->attach_feature(provenance);
+  }
+  if (debug_mode) unoptimized = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, true);
   // The mode's optimizer rewrites the graph before the constants are
   // collected and the linker runs.
   const auto t_rewrite = std::chrono::steady_clock::now();
@@ -254,7 +268,11 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   f.trust_input = options.trust_input;
   f.profile = options.profile.value_or(config_flag("profile"));
   link.profile = f.profile;
-  f.thunk = linker->make_thunk(fg, link);
+  if (nan_guard)
+    link.observer = make_nan_guard_observer(options.nan_guard.value_or(NanGuardOptions::from_flags()), fg,
+                                            provenance, f.what());
+  f.thunk = debug_mode ? make_debug_mode_thunk(*linker, fg, unoptimized, provenance, link, f.what())
+                       : linker->make_thunk(fg, link);
   if (config_flag("log_compile")) {
     const ThunkStats st = f.thunk->stats();
     std::ostringstream line;

@@ -32,6 +32,9 @@ void claim(const void* key, const FunctionGraph* fg) {
   r.owners[key] = fg;
 }
 
+// noexcept holds: erase() never allocates, and locking a std::mutex fails
+// only for a thread that already holds it (never here: no callback runs under
+// it) or for lack of resources a futex does not need.
 void release(const void* key, const FunctionGraph* fg) noexcept {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

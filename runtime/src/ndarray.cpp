@@ -177,9 +177,9 @@ bool NDArray::shares_buffer(const NDArray& other) const {
 }
 
 NDArray NDArray::view(std::byte* data, std::vector<int64_t> shape, std::vector<int64_t> strides) const {
-  THEANO_USER_CHECK(shape.size() <= THEANO_MAX_NDIM, TypeError)
-      << "arrays have at most " << THEANO_MAX_NDIM << " dimensions, a view of shape " << shape_to_string(shape)
-      << " has " << shape.size();
+  // Every view passes the size rule too (a broadcast can claim any shape):
+  // code that multiplies an array's sizes relies on it.
+  checked_size(shape, itemsize());
   NDArray v = *this;
   v.data_ = data;
   v.shape_ = std::move(shape);

@@ -137,6 +137,9 @@ TEST_SUITE("shape safety") {
     NDArray a16 = NDArray::zeros(std::vector<std::int64_t>(16, 1), DType::Float64);
     CHECK_THROWS_AS(a16.reshape(shape17), TypeError);
     CHECK_THROWS_AS(a16.expand_dims(0), TypeError);
+    // A broadcast view claiming more elements than int64 counts.
+    CHECK_THROWS_AS(NDArray::zeros({1}, DType::Float64).broadcast_to({std::int64_t{1} << 40, std::int64_t{1} << 40}),
+                    ValueError);
     // A 17-d function input cannot even be declared, so the ABI's fixed
     // shape[16] is never overrun.
     CHECK_THROWS_AS(tensor::tensor(DType::Float64, StaticShape(17, std::nullopt), "x17"), TypeError);

@@ -136,7 +136,9 @@ static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t
   if (c->alloc(c->host, a, slot) != 0) return theano_fail_int(c, THEANO_ERR_VALUE, msg, size, " elements: out of memory", in, n);
   return 0;
 }
-// Number of elements.
+// Number of elements of an existing array: its size passed theano_shape_size
+// when it was made (NDArray, theano_alloc_checked, a view of such), so this
+// product cannot overflow; sizes being made go through the checked rules.
 static inline int64_t theano_size(const TheanoArray* a) {
   int64_t n = 1;
   for (int64_t d = 0; d < a->ndim; ++d) n *= a->shape[d];

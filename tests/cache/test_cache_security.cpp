@@ -33,9 +33,13 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "stderr_capture.h"
 
 using namespace theano::cache;
 namespace fs = std::filesystem;
+using theano::test::count_of;
+using theano::test::slurp;
+using theano::test::StderrCapture;
 
 namespace {
 
@@ -70,13 +74,6 @@ fs::path entry_file(const fs::path& dir, const std::string& key, const char* ext
   return dir / key.substr(0, 2) / (key + ext);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct stat stat_of(const fs::path& p) {
   struct stat st {};
   REQUIRE(::lstat(p.c_str(), &st) == 0);
@@ -84,40 +81,6 @@ struct stat stat_of(const fs::path& p) {
 }
 
 mode_t mode_of(const fs::path& p) { return stat_of(p).st_mode & 07777; }
-
-/// Captures what this process writes to stderr (fd 2) while alive.
-class StderrCapture {
- public:
-  explicit StderrCapture(fs::path file) : file_(std::move(file)) {
-    std::fflush(stderr);
-    saved_ = ::dup(2);
-    const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
-    ::close(fd);
-  }
-  ~StderrCapture() { restore(); }
-  std::string text() {
-    restore();
-    return slurp(file_);
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    ::dup2(saved_, 2);
-    ::close(saved_);
-    saved_ = -1;
-  }
-  fs::path file_;
-  int saved_ = -1;
-};
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
-  return n;
-}
 
 /// A compiledir at `dir` holding a *valid* entry (right size and CRC) whose
 /// object is the attacker's bytes: what a neighbour can plant in a directory

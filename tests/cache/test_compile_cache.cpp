@@ -24,9 +24,13 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "stderr_capture.h"
 
 using namespace theano::cache;
 namespace fs = std::filesystem;
+using theano::test::count_of;
+using theano::test::slurp;
+using theano::test::StderrCapture;
 
 namespace {
 
@@ -57,47 +61,6 @@ std::string key_of(int i) {
 }
 
 Entry entry_of(const std::string& key) { return Entry{"object bytes for " + key, "// source of " + key, 12.5, "test"}; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Captures what this process writes to stderr (fd 2) while alive.
-class StderrCapture {
- public:
-  explicit StderrCapture(fs::path file) : file_(std::move(file)) {
-    std::fflush(stderr);
-    saved_ = ::dup(2);
-    const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, 2);
-    ::close(fd);
-  }
-  ~StderrCapture() { restore(); }
-  std::string text() {
-    restore();
-    return slurp(file_);
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    ::dup2(saved_, 2);
-    ::close(saved_);
-    saved_ = -1;
-  }
-  fs::path file_;
-  int saved_ = -1;
-};
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
-  return n;
-}
 
 /// Removes the write-fault hook at scope exit.
 struct FaultHook {

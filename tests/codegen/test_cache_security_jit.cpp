@@ -31,12 +31,16 @@
 #include <vector>
 
 #include "test_util.h"
+#include "stderr_capture.h"
 
 extern char** environ;
 
 using namespace theano;
 using namespace theano::tensor;
 namespace fs = std::filesystem;
+using theano::test::count_of;
+using theano::test::slurp;
+using theano::test::StderrCapture;
 
 namespace {
 
@@ -58,51 +62,9 @@ struct TempDir {
   }
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << bytes;
-}
-
-class StderrCapture {
- public:
-  explicit StderrCapture(fs::path file) : file_(std::move(file)) {
-    std::fflush(stderr);
-    std::cerr.flush();
-    saved_ = ::dup(2);
-    const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
-    ::close(fd);
-  }
-  ~StderrCapture() { restore(); }
-  std::string text() {
-    restore();
-    return slurp(file_);
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    std::cerr.flush();
-    ::dup2(saved_, 2);
-    ::close(saved_);
-    saved_ = -1;
-  }
-  fs::path file_;
-  int saved_ = -1;
-};
-
-int count_of(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
-  return n;
 }
 
 Config with_compiledir(const fs::path& dir) {

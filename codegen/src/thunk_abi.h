@@ -56,6 +56,11 @@ struct TheanoContext {
   int64_t threads; /* THEANO_FLAGS threads: 1 runs every loop on the caller */
 };
 
+/* A failed shape rule (shape_rules.h) returns its error kind as the code. */
+static_assert(THEANO_RULE_SHAPE_ERROR == THEANO_ERR_SHAPE && THEANO_RULE_VALUE_ERROR == THEANO_ERR_VALUE &&
+                  THEANO_RULE_INDEX_ERROR == THEANO_ERR_INDEX,
+              "shape rule error kinds are thunk error codes");
+
 /* The layout both sides were written for (x86-64 / AArch64 LP64). */
 static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes LP64");
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");

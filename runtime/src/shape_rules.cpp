@@ -9,8 +9,11 @@ namespace theano {
 void throw_shape_rule(int rule, const std::string& context, std::int64_t value) {
   std::string msg = context + ": " + theano_rule_text(rule);
   if (theano_rule_has_value(rule)) msg += std::to_string(value);
-  if (theano_rule_is_shape_error(rule)) throw ShapeError(msg);
-  throw ValueError(msg);
+  switch (theano_rule_error_kind(rule)) {
+    case THEANO_RULE_SHAPE_ERROR: throw ShapeError(msg);
+    case THEANO_RULE_INDEX_ERROR: throw IndexError(msg);
+    default: throw ValueError(msg);
+  }
 }
 
 }  // namespace theano

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "theano/runtime/ndarray.h"
+#include "theano/runtime/shape_rules.h"
 
 namespace theano {
 namespace {
@@ -77,32 +78,17 @@ NDArray NDArray::slice(int axis, std::optional<int64_t> start, std::optional<int
                        int64_t step) const {
   check_defined("slice");
   axis = normalize_axis(axis, ndim(), "slice");
-  THEANO_USER_CHECK(step != 0, ValueError) << "slice step cannot be zero";
-  THEANO_USER_CHECK(step != std::numeric_limits<int64_t>::min(), ValueError)
-      << "slice step " << step << " is out of range";
   const int64_t n = shape_[static_cast<std::size_t>(axis)];
-  // CPython's PySlice_AdjustIndices.
-  int64_t b, e;
-  if (step > 0) {
-    b = start.value_or(0);
-    e = stop.value_or(n);
-    if (b < 0) b = std::max<int64_t>(b + n, 0);
-    else b = std::min(b, n);
-    if (e < 0) e = std::max<int64_t>(e + n, 0);
-    else e = std::min(e, n);
-  } else {
-    b = start.value_or(n - 1);
-    e = stop.value_or(-1);
-    if (start) b = b < 0 ? std::max<int64_t>(b + n, -1) : std::min(b, n - 1);
-    if (stop) e = e < 0 ? std::max<int64_t>(e + n, -1) : std::min(e, n - 1);
-  }
-  int64_t len = 0;
-  if (step > 0 && e > b) len = (e - b - 1) / step + 1;
-  if (step < 0 && b > e) len = (b - e - 1) / (-step) + 1;
+  // The rule generated code runs too (shape_rules.h).
+  int64_t b = 0, len = 0;
+  const int rule = theano_slice_rule(n, start.has_value(), start.value_or(0), stop.has_value(), stop.value_or(0),
+                                     step, &b, &len);
+  THEANO_USER_CHECK(rule != THEANO_RULE_ZERO_STEP, ValueError) << "slice step cannot be zero";
+  THEANO_USER_CHECK(rule == THEANO_RULE_OK, ValueError) << "slice step " << step << " is out of range";
   std::vector<int64_t> shape = shape_, strides = strides_;
   const auto ax = static_cast<std::size_t>(axis);
   shape[ax] = len;
-  strides[ax] = strides_[ax] * step;
+  strides[ax] = theano_slice_stride(strides_[ax], step);
   std::byte* d = len > 0 ? data_ + b * strides_[ax] : data_;
   return view(d, std::move(shape), std::move(strides));
 }
@@ -112,9 +98,10 @@ NDArray NDArray::index(int axis, int64_t i) const {
   axis = normalize_axis(axis, ndim(), "index");
   const auto ax = static_cast<std::size_t>(axis);
   const int64_t n = shape_[ax];
-  THEANO_USER_CHECK(i >= -n && i < n, IndexError)
+  int64_t at = 0;
+  THEANO_USER_CHECK(theano_index_rule(n, i, &at) == THEANO_RULE_OK, IndexError)
       << "index " << i << " is out of bounds for axis " << axis << " with size " << n;
-  if (i < 0) i += n;
+  i = at;
   std::vector<int64_t> shape = shape_, strides = strides_;
   shape.erase(shape.begin() + axis);
   strides.erase(strides.begin() + axis);

@@ -167,4 +167,20 @@ TEST_SUITE("shape safety") {
     const auto* bytes = reinterpret_cast<const std::byte*>(file.data());
     CHECK_THROWS_WITH_AS(load_npy_bytes({bytes, file.size()}), doctest::Contains("at most 16"), TypeError);
   }
+
+  TEST_CASE("slices with steps near the int64 limit: one rule, no overflowing stride") {
+    // stride * step leaves int64 for these steps; the slice has one element.
+    Var x = dvector("x");
+    Var st = lscalar("st");
+    Var r = x[{slice(none, none, st)}];
+    const NDArray xv = NDArray::from_list<double>({1, 2, 3});
+    for (std::int64_t step : {std::int64_t{1} << 62, -(std::int64_t{1} << 62), kMax}) {
+      CAPTURE(step);
+      check_lowering({x, st}, {r}, {xv, sc(step)});
+      const NDArray v = xv.slice(0, std::nullopt, std::nullopt, step);
+      CHECK(v.shape() == std::vector<std::int64_t>{1});
+    }
+    check_error<ValueError>({x, st}, {r}, {xv, sc(std::numeric_limits<std::int64_t>::min())}, "Subtensor",
+                            "is out of range");
+  }
 }

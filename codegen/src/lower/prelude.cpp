@@ -112,7 +112,7 @@ THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* m
 // rule's error kind, as throw_shape_rule words it on the host.
 THEANO_COLD static int theano_fail_rule(TheanoContext* c, int rule, const char* msg, int64_t value,
                                         const TheanoArray* const* in, int n) {
-  const int code = theano_rule_is_shape_error(rule) ? THEANO_ERR_SHAPE : THEANO_ERR_VALUE;
+  const int code = theano_rule_error_kind(rule);
   if (c->error_size <= 0) return code;
   int64_t p = 0;
   theano_put(c, &p, msg);

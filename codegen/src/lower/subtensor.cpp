@@ -5,9 +5,11 @@
 // indices, set keeps the last write), following the performs in
 // compiler/src/tensor/subtensor/.
 //
-// Basic indices follow NDArray::slice / NDArray::index (CPython's
-// PySlice_AdjustIndices): out-of-range integers are kErrIndex, a zero step is
-// kErrValue, out-of-range slice bounds clamp. Symbolic bounds are 0-d integer
+// Basic indices follow NDArray::slice / NDArray::index through the same rules
+// (theano_slice_rule, theano_slice_stride, theano_index_rule in runtime/
+// include/theano/runtime/shape_rules.h; CPython's PySlice_AdjustIndices):
+// out-of-range integers are kErrIndex, a zero step is kErrValue, out-of-range
+// slice bounds clamp. Symbolic bounds are 0-d integer
 // inputs read through their dtype. Updates convert the value to x's dtype
 // first, then add in x's dtype (bool: or), as perform's add_into does.
 #include "lowering.h"
@@ -64,11 +66,12 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
     w.open("", "axis " + ds);
     w.line("const int64_t n = " + n + ";");
     if (!e.is_slice) {
-      w.line("int64_t i = " + value(e.index) + ";");
-      w.line("if (i < -n || i >= n) " +
+      // The rules perform runs too (shape_rules.h, through NDArray::index/slice).
+      w.line("const int64_t i = " + value(e.index) + ";");
+      w.line("int64_t at = 0;");
+      w.line("if (theano_index_rule(n, i, &at) != THEANO_RULE_OK) " +
              L.fail_int(kErrIndex, "index ", "i", " is out of bounds for axis " + ds + " (input 0)"));
-      w.line("if (i < 0) i += n;");
-      w.line(p + " += i * " + s + ";");
+      w.line(p + " += at * " + s + ";");
       w.close();
       continue;
     }
@@ -76,30 +79,19 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
     const std::string start = e.start.is_none() ? "" : value(e.start);
     const std::string stop = e.stop.is_none() ? "" : value(e.stop);
     const std::string step = e.step.is_none() ? "1L" : value(e.step);
+    if (!start.empty()) w.line("const int64_t start = " + start + ";");
+    if (!stop.empty()) w.line("const int64_t stop = " + stop + ";");
     w.line("const int64_t step = " + step + ";");
+    w.line("int64_t b = 0, len = 0;");
+    w.line(std::string("const int rule = theano_slice_rule(n, ") + (start.empty() ? "0, 0" : "1, start") + ", " +
+           (stop.empty() ? "0, 0" : "1, stop") + ", step, &b, &len);");
     if (!e.step.is_none()) {
-      w.line("if (step == 0) " + L.fail(kErrValue, "slice step cannot be zero (axis " + ds + ")"));
-      w.line("if (step == (-9223372036854775807L - 1)) " +
-             L.fail(kErrValue, "slice step -9223372036854775808 is out of range (axis " + ds + ")"));
+      w.line("if (rule == THEANO_RULE_ZERO_STEP) " +
+             L.fail(kErrValue, "slice step cannot be zero (axis " + ds + ")"));
+      w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "axis " + ds + ": ", "0"));
     }
-    w.line("int64_t b, e;");
-    w.open("if (step > 0)");
-    w.line("b = " + (start.empty() ? std::string("0") : start) + ";");
-    w.line("e = " + (stop.empty() ? n : stop) + ";");
-    if (!start.empty()) w.line("b = b < 0 ? (b + n < 0 ? 0 : b + n) : (b > n ? n : b);");
-    if (!stop.empty()) w.line("e = e < 0 ? (e + n < 0 ? 0 : e + n) : (e > n ? n : e);");
-    w.close();
-    w.open("else");
-    w.line("b = " + (start.empty() ? "n - 1" : start) + ";");
-    w.line("e = " + (stop.empty() ? std::string("-1") : stop) + ";");
-    if (!start.empty()) w.line("b = b < 0 ? (b + n < -1 ? -1 : b + n) : (b > n - 1 ? n - 1 : b);");
-    if (!stop.empty()) w.line("e = e < 0 ? (e + n < -1 ? -1 : e + n) : (e > n - 1 ? n - 1 : e);");
-    w.close();
-    w.line("int64_t len = 0;");
-    w.line("if (step > 0 && e > b) len = (e - b - 1) / step + 1;");
-    w.line("if (step < 0 && b > e) len = (b - e - 1) / (-step) + 1;");
     w.line(p + "_shape[" + str(od) + "] = len;");
-    w.line(p + "_strides[" + str(od) + "] = " + s + " * step;");
+    w.line(p + "_strides[" + str(od) + "] = theano_slice_stride(" + s + ", step);");
     w.line("if (len > 0) " + p + " += b * " + s + ";");
     w.close();
     ++od;

@@ -13,8 +13,8 @@
  *
  * Every rule returns THEANO_RULE_OK (0) or one THEANO_RULE_* code and, through
  * `*bad`, the value to report (an entry's index or value; see each rule).
- * theano_rule_text() is the message and theano_rule_is_shape_error() the error
- * kind (ShapeError, else ValueError) for both readers.
+ * theano_rule_text() is the message and theano_rule_error_kind() the error
+ * kind (ShapeError, IndexError or ValueError) for both readers.
  */
 #ifndef THEANO_RUNTIME_SHAPE_RULES_H
 #define THEANO_RUNTIME_SHAPE_RULES_H
@@ -41,6 +41,8 @@
 #define THEANO_RULE_ZERO_STEP 8     /* arange: step 0 */
 #define THEANO_RULE_NOT_FINITE 9    /* arange: an infinite or NaN length */
 #define THEANO_RULE_TOO_LONG 10     /* arange: more elements than int64 holds */
+#define THEANO_RULE_STEP_RANGE 11   /* slice: step INT64_MIN (its negation does not exist) */
+#define THEANO_RULE_INDEX 12        /* index: out of bounds; *bad: the index */
 
 /* a*b and a+b into *r; THEANO_RULE_OVERFLOW when the exact result is not an int64. */
 static inline int theano_checked_mul(int64_t a, int64_t b, int64_t* r) {
@@ -194,6 +196,49 @@ static inline int theano_arange_length_real(double a, double b, double s, int64_
   return THEANO_RULE_OK;
 }
 
+/* Python's slice on an axis of length n (CPython's PySlice_AdjustIndices):
+ * start and stop (absent when has_* is 0) clamp into range, step must be
+ * non-zero and not INT64_MIN. Writes the first index and the length (the
+ * view's stride: theano_slice_stride). */
+static inline int theano_slice_rule(int64_t n, int has_start, int64_t start, int has_stop, int64_t stop,
+                                    int64_t step, int64_t* begin, int64_t* len) {
+  int64_t b, e;
+  if (step == 0) return THEANO_RULE_ZERO_STEP;
+  if (step == -9223372036854775807LL - 1) return THEANO_RULE_STEP_RANGE;
+  if (step > 0) {
+    b = has_start ? start : 0;
+    e = has_stop ? stop : n;
+    b = b < 0 ? (b + n < 0 ? 0 : b + n) : (b > n ? n : b);
+    e = e < 0 ? (e + n < 0 ? 0 : e + n) : (e > n ? n : e);
+  } else {
+    b = has_start ? start : n - 1;
+    e = has_stop ? stop : -1;
+    if (has_start) b = b < 0 ? (b + n < -1 ? -1 : b + n) : (b > n - 1 ? n - 1 : b);
+    if (has_stop) e = e < 0 ? (e + n < -1 ? -1 : e + n) : (e > n - 1 ? n - 1 : e);
+  }
+  *len = 0;
+  if (step > 0 && e > b) *len = (e - b - 1) / step + 1;
+  if (step < 0 && b > e) *len = (b - e - 1) / (-step) + 1;
+  *begin = b;
+  return THEANO_RULE_OK;
+}
+
+/* The stride of a slice's axis: stride * step, or the axis' stride when that
+ * product leaves int64 (possible only for a huge step, which leaves at most
+ * one element, so no second element is ever reached through it). */
+static inline int64_t theano_slice_stride(int64_t stride, int64_t step) {
+  int64_t st;
+  return theano_checked_mul(stride, step, &st) == THEANO_RULE_OK ? st : stride;
+}
+
+/* An integer index into an axis of length n: -n <= i < n, negative counting
+ * from the end. Writes the index in [0, n). */
+static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {
+  if (i < -n || i >= n) return THEANO_RULE_INDEX;
+  *at = i < 0 ? i + n : i;
+  return THEANO_RULE_OK;
+}
+
 /* The message of a rule result, completed by the reported value where the
  * text ends in a space or '=' (see theano_rule_has_value). */
 static inline const char* theano_rule_text(int rule) {
@@ -208,14 +253,26 @@ static inline const char* theano_rule_text(int rule) {
     case THEANO_RULE_ZERO_STEP: return "step must not be zero";
     case THEANO_RULE_NOT_FINITE: return "the range has no finite length";
     case THEANO_RULE_TOO_LONG: return "the range has more elements than int64 holds";
+    case THEANO_RULE_STEP_RANGE: return "slice step -9223372036854775808 is out of range";
+    case THEANO_RULE_INDEX: return "index out of bounds: ";
     default: return "invalid shape";
   }
 }
 /* Whether the rule's message takes the reported value. */
-static inline int theano_rule_has_value(int rule) { return rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID; }
-/* ShapeError (1) for sizes that do not fit the array, else ValueError (0). */
-static inline int theano_rule_is_shape_error(int rule) {
-  return rule == THEANO_RULE_MISMATCH || rule == THEANO_RULE_NOT_DIVISIBLE;
+static inline int theano_rule_has_value(int rule) {
+  return (rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID) || rule == THEANO_RULE_INDEX;
+}
+/* The error a failed rule raises: THEANO_RULE_SHAPE_ERROR (ShapeError) for
+ * sizes that do not fit the array, THEANO_RULE_INDEX_ERROR (IndexError) for an
+ * index out of bounds, else THEANO_RULE_VALUE_ERROR (ValueError). The values
+ * are the thunk ABI's error codes (thunk_abi.h checks that they agree). */
+#define THEANO_RULE_SHAPE_ERROR 1
+#define THEANO_RULE_VALUE_ERROR 2
+#define THEANO_RULE_INDEX_ERROR 3
+static inline int theano_rule_error_kind(int rule) {
+  if (rule == THEANO_RULE_MISMATCH || rule == THEANO_RULE_NOT_DIVISIBLE) return THEANO_RULE_SHAPE_ERROR;
+  if (rule == THEANO_RULE_INDEX) return THEANO_RULE_INDEX_ERROR;
+  return THEANO_RULE_VALUE_ERROR;
 }
 
 #if defined(__cplusplus) && !defined(THEANO_GENERATED_CODE)

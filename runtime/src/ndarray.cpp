@@ -263,7 +263,8 @@ NDArray NDArray::astype(DType dtype) const {
   check_defined("astype");
   NDArray out = empty(shape_, dtype);
   if (dtype == dtype_ && is_c_contiguous()) {
-    std::memcpy(out.data_, data_, static_cast<std::size_t>(nbytes()));
+    // An empty array may have no data at all (from_strided with nullptr).
+    if (nbytes() > 0) std::memcpy(out.data_, data_, static_cast<std::size_t>(nbytes()));
   } else {
     convert_into(out.data_, dtype, out.strides_, data_, dtype_, strides_, shape_);
   }

@@ -342,10 +342,11 @@ void lower_eye(NodeLowering& L) {
   w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
   w.line("const int64_t total = n * m;");
   w.line("for (int64_t i = 0; i < total; ++i) p[i] = (" + ot + ")0;");
-  w.open("for (int64_t i = 0; i < n; ++i)");
-  w.line("const int64_t j = i + k;");
-  w.line("if (j >= 0 && j < m) p[i * m + j] = (" + ot + ")1;");
-  w.close();
+  // Only the rows whose diagonal element lies in [0, m): the rule perform
+  // runs too (shape_rules.h).
+  w.line("int64_t lo = 0, hi = 0;");
+  w.line("theano_eye_rows(n, m, k, &lo, &hi);");
+  w.line("for (int64_t i = lo; i < hi; ++i) p[i * m + i + k] = (" + ot + ")1;");
   w.line("return 0;");
 }
 

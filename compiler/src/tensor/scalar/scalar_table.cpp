@@ -267,11 +267,11 @@ std::vector<ScalarOpInfo> build_table() {
        [](const I*) { return I(0); }, zero});
 
   // ---- logical / bitwise (bool and integer only)
-  row({"and", 2, OutRule::IntOnly, "({0} & {1})", [](const double* a) { return double(I(a[0]) & I(a[1])); },
+  row({"and", 2, OutRule::IntOnly, "((int64_t)({0}) & (int64_t)({1}))", [](const double* a) { return double(I(a[0]) & I(a[1])); },
        [](const I* a) { return a[0] & a[1]; }, zero, true, true});
-  row({"or", 2, OutRule::IntOnly, "({0} | {1})", [](const double* a) { return double(I(a[0]) | I(a[1])); },
+  row({"or", 2, OutRule::IntOnly, "((int64_t)({0}) | (int64_t)({1}))", [](const double* a) { return double(I(a[0]) | I(a[1])); },
        [](const I* a) { return a[0] | a[1]; }, zero, true, true});
-  row({"xor", 2, OutRule::IntOnly, "({0} ^ {1})", [](const double* a) { return double(I(a[0]) ^ I(a[1])); },
+  row({"xor", 2, OutRule::IntOnly, "((int64_t)({0}) ^ (int64_t)({1}))", [](const double* a) { return double(I(a[0]) ^ I(a[1])); },
        [](const I* a) { return a[0] ^ a[1]; }, zero, true, true});
   // invert: bitwise not on integers, logical not on bool (Elemwise special-cases bool).
   row({"invert", 1, OutRule::IntOnly, "(~{0})", [](const double* a) { return double(~I(a[0])); },

@@ -154,8 +154,11 @@ void Eye::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArr
   THEANO_USER_CHECK(n >= 0 && m >= 0, ValueError) << name() << ": negative dimensions are not allowed (n=" << n
                                                   << ", m=" << m << ")";
   NDArray out = NDArray::zeros({n, m}, dtype_);
-  for (std::int64_t i = 0; i < n; ++i)
-    if (i + k >= 0 && i + k < m) out.index(0, i).index(0, i + k).fill(1);
+  // Only the rows whose diagonal element lies in [0, m): the rule generated
+  // code runs too (shape_rules.h).
+  std::int64_t lo = 0, hi = 0;
+  theano_eye_rows(n, m, k, &lo, &hi);
+  for (std::int64_t i = lo; i < hi; ++i) out.index(0, i).index(0, i + k).fill(1);
   outputs[0] = out;
 }
 

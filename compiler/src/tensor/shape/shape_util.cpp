@@ -2,6 +2,7 @@
 /// Helpers shared by the shape, creation, join and indexing ops (see
 /// shape_util.h): constant reading, folded symbolic integers, slice lengths,
 /// broadcast-undoing gradient sums and the strided in-place add.
+#include "theano/runtime/shape_rules.h"
 #include "shape_util.h"
 
 #include <sstream>
@@ -105,21 +106,35 @@ SymInt SymInt::of(const Var& v) {
 
 Var SymInt::var() const { return c_ ? int64_const(*c_) : v_; }
 
+namespace {
+// Constant folding wraps like the int64 arithmetic it stands for (generated
+// code is compiled with -fwrapv), without signed-overflow UB here.
+std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+}  // namespace
+
 SymInt operator+(const SymInt& a, const SymInt& b) {
-  if (a.is_constant() && b.is_constant()) return a.constant() + b.constant();
+  if (a.is_constant() && b.is_constant()) return wrap_add(a.constant(), b.constant());
   if (a.is_constant() && a.constant() == 0) return b;
   if (b.is_constant() && b.constant() == 0) return a;
   return SymInt::of(add(a.var(), b.var()));
 }
 
 SymInt operator-(const SymInt& a, const SymInt& b) {
-  if (a.is_constant() && b.is_constant()) return a.constant() - b.constant();
+  if (a.is_constant() && b.is_constant()) return wrap_sub(a.constant(), b.constant());
   if (b.is_constant() && b.constant() == 0) return a;
   return SymInt::of(sub(a.var(), b.var()));
 }
 
 SymInt operator*(const SymInt& a, const SymInt& b) {
-  if (a.is_constant() && b.is_constant()) return a.constant() * b.constant();
+  if (a.is_constant() && b.is_constant()) return wrap_mul(a.constant(), b.constant());
   if (a.is_constant() && a.constant() == 1) return b;
   if (b.is_constant() && b.constant() == 1) return a;
   return SymInt::of(mul(a.var(), b.var()));
@@ -180,6 +195,14 @@ SymInt slice_length(const SymInt& n, const std::optional<SymInt>& start, const s
   const SymInt st = step.value_or(SymInt(1));
   if (st.is_constant()) {
     THEANO_USER_CHECK(st.constant() != 0, ValueError) << "slice step cannot be zero";
+  }
+  // All known: the rule NDArray::slice and generated code run (shape_rules.h).
+  if (n.is_constant() && st.is_constant() && (!start || start->is_constant()) && (!stop || stop->is_constant())) {
+    std::int64_t b = 0, len = 0;
+    const int rule = theano_slice_rule(n.constant(), start.has_value(), start ? start->constant() : 0,
+                                       stop.has_value(), stop ? stop->constant() : 0, st.constant(), &b, &len);
+    THEANO_USER_CHECK(rule == THEANO_RULE_OK, ValueError) << "slice step " << st.constant() << " is out of range";
+    return len;
   }
   auto len_pos = [&] {
     auto clamp = [&](const SymInt& s) { return select(lt(s, 0), max(s + n, 0), min(s, n)); };

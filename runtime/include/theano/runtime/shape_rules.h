@@ -231,6 +231,14 @@ static inline int64_t theano_slice_stride(int64_t stride, int64_t step) {
   return theano_checked_mul(stride, step, &st) == THEANO_RULE_OK ? st : stride;
 }
 
+/* The rows [*lo, *hi) of an n x m eye whose diagonal element (i, i + k) lies
+ * in [0, m), computed without overflow for any k (eye(2^40, 0) visits no row,
+ * and k near the int64 limits does not overflow i + k). */
+static inline void theano_eye_rows(int64_t n, int64_t m, int64_t k, int64_t* lo, int64_t* hi) {
+  *lo = k >= 0 ? 0 : (k < -n ? n : -k);
+  *hi = k >= m ? 0 : k >= 0 ? (n < m - k ? n : m - k) : (n + k <= m ? n : m - k);
+}
+
 /* An integer index into an axis of length n: -n <= i < n, negative counting
  * from the end. Writes the index in [0, n). */
 static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {

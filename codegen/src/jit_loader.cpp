@@ -159,6 +159,7 @@ struct ModuleState {
 
   ~ModuleState() {
     if (!jd) return;
+    ForkGuard no_fork_while_unloading;  // the session's lock must not be inherited held
     if (auto err = impl->jit->getExecutionSession().removeJITDylib(*jd))
       llvm::consumeError(std::move(err));  // nothing useful to do in a destructor
     impl->live.fetch_sub(1);
@@ -169,6 +170,7 @@ struct ModuleState {
 
 void* LoadedModule::symbol(std::string_view name) const {
   THEANO_USER_CHECK(state_, ValueError) << "LoadedModule::symbol('" << name << "') on an empty handle";
+  ForkGuard no_fork_while_looking_up;
   auto& jit = *state_->impl->jit;
   auto addr = jit.lookup(*state_->jd, llvm::StringRef(name.data(), name.size()));
   if (!addr) {
@@ -216,6 +218,7 @@ std::vector<std::string> JitLoader::runtime_library_errors() const {
 }
 
 LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint) {
+  ForkGuard no_fork_while_loading;
   auto t0 = std::chrono::steady_clock::now();
   auto& jit = impl_->get();
   std::string name = "theano_" + std::string(name_hint) + "_" + std::to_string(impl_->counter.fetch_add(1));
@@ -242,6 +245,7 @@ LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint
 }
 
 void* JitLoader::find_symbol(std::string_view module_name, std::string_view symbol) {
+  ForkGuard no_fork_while_looking_up;
   auto& jit = impl_->get();
   llvm::orc::JITDylibSP jd = jit.getExecutionSession().getJITDylibByName(
       llvm::StringRef(module_name.data(), module_name.size()));

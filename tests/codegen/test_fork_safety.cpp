@@ -11,6 +11,7 @@
 #include <theano/compile/function.h>
 #include <theano/config.h>
 #include <theano/tensor/math.h>
+#include <theano/runtime/fork_guard.h>
 #include <theano/tensor/type.h>
 
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -26,9 +28,17 @@ using namespace theano::tensor;
 
 namespace {
 
+// Forks per run: fewer under AddressSanitizer, whose slower compiles leave
+// fewer chances per second anyway.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kForks = 10;
+#else
+constexpr int kForks = 40;
+#endif
+
 /// In a forked child: compiles and runs a fresh function (a constant that no
 /// other test uses, so it really compiles), then _exit(0) or 1; SIGALRM
-/// after `seconds` kills a hung child.
+/// after `seconds` kills a hung child (exit status 142).
 [[noreturn]] void child_compiles(double c, unsigned seconds) {
   alarm(seconds);
   int rc = 1;
@@ -64,17 +74,24 @@ TEST_SUITE("fork safety") {
       loaders.emplace_back([&, t] {
         int k = 0;
         while (!stop.load()) {
+          // Graph building takes short process-wide locks outside any
+          // compile: a program that forks meanwhile holds a ForkGuard around
+          // it (the documented rule). Compiling, calling and destroying the
+          // function are the library's to guard.
+          std::optional<ForkGuard> building(std::in_place);
           Var y = dvector("y");
-          Function g = function({y}, {y * static_cast<double>(1000 * t + k++)}, {.mode = "fast_compile"});
+          Var out = y * static_cast<double>(1000 * t + k++);
+          building.reset();
+          Function g = function({y}, {out}, {.mode = "fast_compile"});
           g({NDArray::full({2}, 1.0, DType::Float64)});
         }
       });
     std::vector<int> codes;
-    for (int k = 0; k < 40; ++k) {
+    for (int k = 0; k < kForks; ++k) {
       std::this_thread::sleep_for(std::chrono::microseconds(300 + 731 * k % 5000));
       const pid_t pid = fork();
       REQUIRE(pid >= 0);
-      if (pid == 0) child_compiles(3.25 + k, 60);
+      if (pid == 0) child_compiles(3.25 + k, 180);
       codes.push_back(wait_exit(pid));
     }
     stop = true;

@@ -2,6 +2,8 @@
 #include "membership.h"
 
 #include <mutex>
+
+#include "theano/runtime/fork_guard.h"
 #include <unordered_map>
 
 namespace theano::fgraph_membership {
@@ -19,7 +21,10 @@ Registry& registry() {
 
 }  // namespace
 
+// Each takes a ForkGuard before the lock (fork_guard.h): graphs are made and
+// destroyed outside compiles too (a Function going out of scope).
 const FunctionGraph* owner(const void* key) {
+  ForkGuard no_fork;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   auto it = r.owners.find(key);
@@ -27,6 +32,7 @@ const FunctionGraph* owner(const void* key) {
 }
 
 void claim(const void* key, const FunctionGraph* fg) {
+  ForkGuard no_fork;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   r.owners[key] = fg;
@@ -36,6 +42,7 @@ void claim(const void* key, const FunctionGraph* fg) {
 // only for a thread that already holds it (never here: no callback runs under
 // it) or for lack of resources a futex does not need.
 void release(const void* key, const FunctionGraph* fg) noexcept {
+  ForkGuard no_fork;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   auto it = r.owners.find(key);

@@ -12,12 +12,16 @@
 /// starts until the child exists. The child also gets a fresh loop pool
 /// (thread_pool.h) and a JIT whose background preparation, if any, finished.
 ///
+/// Held by: function() (every compile), the JIT's loads, symbol look-ups and
+/// unloads (a Function going out of scope), the FunctionGraph registry.
+///
 /// The rule for users (README, "Threads and fork"): fork() from any thread
-/// while others compile (function(), eval) or call compiled functions; the
-/// child compiles and runs its own. Building graphs (Var arithmetic) in one
-/// thread while another forks is not covered: those take short global locks
-/// outside any compile. A fork from inside a compile (a thread that holds a
-/// ForkGuard) does not wait for itself.
+/// while others compile (function(), eval), call or destroy compiled
+/// functions; the child compiles and runs its own. Building graphs (Var
+/// arithmetic) takes short process-wide locks outside any compile: a program
+/// that forks while other threads build graphs holds a ForkGuard around that
+/// building. A fork from inside a compile (a thread that holds a ForkGuard)
+/// does not wait for itself.
 #pragma once
 
 #include <mutex>

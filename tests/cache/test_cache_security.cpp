@@ -34,9 +34,11 @@
 #include <thread>
 #include <vector>
 #include "stderr_capture.h"
+#include "temp_dir.h"
 
 using namespace theano::cache;
 namespace fs = std::filesystem;
+using theano::test::TempDir;
 using theano::test::count_of;
 using theano::test::slurp;
 using theano::test::StderrCapture;
@@ -44,22 +46,6 @@ using theano::test::StderrCapture;
 namespace {
 
 constexpr uid_t kOtherUid = 65534;  // "nobody"
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    static int n = 0;
-    path = fs::path(tmp && *tmp ? tmp : "/tmp") /
-           ("theano-cache-sec-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string key_of(int i) {
   std::ostringstream os;

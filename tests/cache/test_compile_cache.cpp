@@ -25,34 +25,16 @@
 #include <thread>
 #include <vector>
 #include "stderr_capture.h"
+#include "temp_dir.h"
 
 using namespace theano::cache;
 namespace fs = std::filesystem;
+using theano::test::TempDir;
 using theano::test::count_of;
 using theano::test::slurp;
 using theano::test::StderrCapture;
 
 namespace {
-
-/// A fresh directory under $TMPDIR, removed at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    path = fs::path(tmp && *tmp ? tmp : "/tmp") /
-           ("theano-cache-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-};
 
 std::string key_of(int i) {
   std::ostringstream os;

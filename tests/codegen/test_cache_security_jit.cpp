@@ -32,12 +32,14 @@
 
 #include "test_util.h"
 #include "stderr_capture.h"
+#include "temp_dir.h"
 
 extern char** environ;
 
 using namespace theano;
 using namespace theano::tensor;
 namespace fs = std::filesystem;
+using theano::test::TempDir;
 using theano::test::count_of;
 using theano::test::slurp;
 using theano::test::StderrCapture;
@@ -45,22 +47,6 @@ using theano::test::StderrCapture;
 namespace {
 
 constexpr uid_t kOtherUid = 65534;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    static int n = 0;
-    path = fs::path(tmp && *tmp ? tmp : "/tmp") /
-           ("theano-cachesec-jit-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);

@@ -24,29 +24,16 @@
 #include <vector>
 
 #include "test_util.h"
+#include "temp_dir.h"
 
 extern char** environ;
 
 using namespace theano;
 using namespace theano::tensor;
 namespace fs = std::filesystem;
+using theano::test::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    static int n = 0;
-    path = fs::path(tmp && *tmp ? tmp : "/tmp") / ("theano-jitcache-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 Config with_compiledir(const fs::path& dir) {
   Config c = config();

@@ -1,6 +1,8 @@
 // Shared helpers of the op lowerings and the lowering table (see lowering.h).
 #include "lowering.h"
 
+#include <theano/tensor/c_template.h>
+
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
 
@@ -49,20 +51,7 @@ std::string c_string(std::string_view s) {
 }
 
 std::string expand(const std::string& t, const std::vector<std::string>& args) {
-  std::string out;
-  for (std::size_t p = 0; p < t.size(); ++p) {
-    if (t[p] == '{') {
-      const std::size_t close = t.find('}', p);
-      THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
-      const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
-      THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
-      out += args[idx];
-      p = close;
-    } else {
-      out += t[p];
-    }
-  }
-  return out;
+  return tensor::expand_c_template(t, args);
 }
 
 const tensor::TensorType& ttype(const Var& v) {

@@ -14,6 +14,7 @@
 #include "theano/graph/traversal.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
+#include "theano/tensor/c_template.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
@@ -178,30 +179,12 @@ std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const
 
 namespace {
 
-// `t` with {0}, {1}, ... replaced by `args` (the arguments are not scanned).
-std::string substitute(const std::string& t, const std::vector<std::string>& args) {
-  std::string out;
-  for (std::size_t p = 0; p < t.size(); ++p) {
-    if (t[p] != '{') {
-      out += t[p];
-      continue;
-    }
-    const std::size_t close = t.find('}', p);
-    THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
-    const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
-    THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
-    out += args[idx];
-    p = close;
-  }
-  return out;
-}
-
 // The C expression of one inner node over the texts of its inputs; n-ary ops
 // fold pairwise through their binary template (as eval_all does).
 std::string node_expr(const ScalarOp& op, const std::string& t, const std::vector<std::string>& args) {
-  if (!(op.nin() < 0 && args.size() > 2)) return substitute(t, args);
+  if (!(op.nin() < 0 && args.size() > 2)) return expand_c_template(t, args);
   std::string acc = args[0];
-  for (std::size_t k = 1; k < args.size(); ++k) acc = substitute(t, {acc, args[k]});
+  for (std::size_t k = 1; k < args.size(); ++k) acc = expand_c_template(t, {acc, args[k]});
   return acc;
 }
 
@@ -295,6 +278,23 @@ std::vector<Var> Composite::tensor_grad_all(const std::vector<Var>& inputs, cons
     r.push_back(it != g.end() ? it->second : Var());
   }
   return r;
+}
+
+std::string expand_c_template(const std::string& t, const std::vector<std::string>& args) {
+  std::string out;
+  for (std::size_t p = 0; p < t.size(); ++p) {
+    if (t[p] != '{') {
+      out += t[p];
+      continue;
+    }
+    const std::size_t close = t.find('}', p);
+    THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
+    const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
+    THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
+    out += args[idx];
+    p = close;
+  }
+  return out;
 }
 
 }  // namespace theano::tensor

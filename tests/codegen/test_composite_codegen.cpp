@@ -92,10 +92,10 @@ TEST_SUITE("composite_codegen") {
     const auto prog = comp.c_program();
     REQUIRE(prog.has_value());
     REQUIRE(prog->locals.size() == 4);  // add, sin, cos, mul: the sum once
-    CHECK(prog->locals[0].find("{0}") != std::string::npos);
-    CHECK(prog->locals[0].find("{1}") != std::string::npos);
-    CHECK(prog->locals[1].find("{2}") != std::string::npos);  // sin(local 0)
-    CHECK(prog->locals[2].find("{2}") != std::string::npos);  // cos(local 0)
+    CHECK(prog->locals[0].expr.find("{0}") != std::string::npos);
+    CHECK(prog->locals[0].expr.find("{1}") != std::string::npos);
+    CHECK(prog->locals[1].expr.find("{2}") != std::string::npos);  // sin(local 0)
+    CHECK(prog->locals[2].expr.find("{2}") != std::string::npos);  // cos(local 0)
     CHECK(prog->outputs == std::vector<std::string>{"{5}", "{2}", "{0}"});
   }
 

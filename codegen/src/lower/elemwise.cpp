@@ -1,16 +1,19 @@
 // Lowerings of Elemwise (any ScalarOp with a C expression, Composite included)
 // and DimShuffle (a view). See lowering.h for the node function protocol.
 //
-// A Composite's inner values are locals, one `<compute type> t<j>` per inner
-// node (Composite::c_program), so the loop body is linear in the inner graph:
-// a chain of 10^4 ops nests no brackets, a value used twice is computed once.
-// (Not `const`: clang tries to constant-evaluate a const local's initializer,
-// recursing through every local it reads, which overflows its stack on long
-// chains.)
+// A Composite's inner values are locals, one `<its dtype's C type> t<j>` per
+// inner node (Composite::c_program), so the loop body is linear in the inner
+// graph: a chain of 10^4 ops nests no brackets, a value used twice is computed
+// once. (Not `const`: clang tries to constant-evaluate a const local's
+// initializer, recursing through every local it reads, which overflows its
+// stack on long chains.)
 //
-// Elemwise computes in int64 when perform does (integer inputs and output) and
-// in double otherwise, then converts to the output dtype, so results match
-// perform within floating-point tolerance. Shape rule: a dimension broadcasts
+// Every op, alone or inside a Composite, computes as perform does: in int64
+// when its inputs and output are integers or bools (and it has an integer
+// form), else in double (tensor::computes_in_int64); the value is converted to
+// its dtype by the numpy conversions (from_int64 / from_double), so fused and
+// unfused graphs agree and results match perform within floating-point
+// tolerance (bit for bit for integers). Shape rule: a dimension broadcasts
 // only where the input's type says size 1 (Theano's rule), checked at run time.
 // A contiguous fast path (one flat loop the vectorizer sees) and a strided /
 // broadcast path (nested loops, stride 0 where broadcast).
@@ -29,25 +32,55 @@ namespace {
 
 using tensor::Dim;
 
-/// The compute domain of an Elemwise node, following Elemwise::perform.
-enum class Domain { Int, IntViaDouble, Double };
+/// The C type a value of dtype `d` has in the loop body: its own for integers
+/// and bools, double for floats (Composite's ScalarValue).
+std::string value_type(DType d) { return int_like(d) ? c_type(d) : "double"; }
 
-Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
-  bool all_int = true;
-  for (int k = 0; k < node.nout(); ++k) all_int = all_int && int_like(ttype(node.output(k)).dtype());
-  for (const Var& in : node.inputs()) all_int = all_int && int_like(ttype(in).dtype());
-  if (!all_int) return Domain::Double;
-  std::vector<std::int64_t> probe(static_cast<std::size_t>(std::max(node.nin(), 2)), 1);
-  try {
-    if (op.nout() > 1) {
-      std::vector<std::int64_t> outs(static_cast<std::size_t>(op.nout()));
-      if (!static_cast<const tensor::Composite&>(op).eval_int_all(probe.data(), outs.data())) return Domain::IntViaDouble;
-    } else if (!op.eval_int(probe.data())) {
-      return Domain::IntViaDouble;
+/// A value of dtype `d` held in its value_type, converted to dtype `out`.
+std::string store_value(DType d, DType out, const std::string& v) {
+  if (!int_like(d)) return from_double(out, v);
+  return int_like(out) ? from_int64(out, "(int64_t)" + v) : from_double(out, "(double)" + v);
+}
+
+/// A stable name for a helper computing `expr` (FNV-1a of the text).
+std::string helper_name(const std::string& expr) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : expr) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  for (int k = 15; k >= 0; --k, h >>= 4) buf[k] = "0123456789abcdef"[h & 15];
+  buf[16] = 0;
+  return std::string("theano_node_") + buf;
+}
+
+/// `expr` (a template over {k}) computed by a helper function in namespace
+/// `ns` with parameters of type `param_t`: the call (in another namespace)
+/// and the helper's (key, code). Needed where a Composite's inner node
+/// computes in the other domain than the function around it: each domain's
+/// scalar helpers (theano_floor_div, pow, ...) are found by name in its
+/// namespace.
+std::string call_in_namespace(const std::string& ns, const std::string& param_t, const std::string& ret_t,
+                              const std::string& expr, const std::vector<std::string>& names,
+                              std::vector<std::pair<std::string, std::string>>& support) {
+  std::vector<int> used;  // the {k} that expr reads, in order of first use
+  std::vector<std::string> params(names.size());
+  for (std::size_t p = expr.find('{'); p != std::string::npos; p = expr.find('{', p + 1)) {
+    const int k = std::stoi(expr.substr(p + 1));
+    if (params[static_cast<std::size_t>(k)].empty()) {
+      params[static_cast<std::size_t>(k)] = "p" + str(static_cast<std::int64_t>(used.size()));
+      used.push_back(k);
     }
-  } catch (const Error&) {
   }
-  return Domain::Int;
+  const std::string body = expand(expr, params);
+  const std::string name = helper_name(ns + " " + body);
+  std::string decl = "namespace " + ns + " { static inline " + ret_t + " " + name + "(";
+  std::string call = ns + "::" + name + "(";
+  for (std::size_t u = 0; u < used.size(); ++u) {
+    decl += (u ? ", " : "") + param_t + " p" + str(static_cast<std::int64_t>(u));
+    call += (u ? ", " : "") + names[static_cast<std::size_t>(used[u])];
+  }
+  decl += ") { return " + body + "; } }";
+  support.emplace_back(decl, decl);
+  return call + ")";
 }
 
 }  // namespace
@@ -55,44 +88,58 @@ Domain domain_of(const Apply& node, const tensor::ScalarOp& op) {
 ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
   const tensor::ScalarOp& sop = *op.scalar_op();
-  const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
   const int nin = node.nin();
-  const Domain dom = domain_of(node, sop);
   ElemwiseExprs r;
-  r.compute_type = dom == Domain::Int ? "int64_t" : "double";
-  r.ns = dom == Domain::Int ? "theano_i" : "theano_f";
-  // The values by template index: a0, a1, ..., then a Composite's locals.
   std::vector<std::string> args;
   for (int i = 0; i < nin; ++i) args.push_back("a" + str(i));
-  // Each output's scalar expression over them (n-ary ops fold left, as
-  // perform does), converted to its dtype.
-  std::vector<std::string> exprs;
-  if (comp) {
-    const std::optional<tensor::Composite::CProgram> prog = comp->c_program();
-    if (!prog) refuse(node, " (an op inside its Composite has no C expression)");
-    for (const std::string& t : prog->locals) {
-      const std::string name = "t" + str(static_cast<std::int64_t>(r.locals.size()));
-      r.locals.push_back(r.compute_type + " " + name + " = " + expand(t, args) + ";");
-      args.push_back(name);
-    }
-    for (const std::string& t : prog->outputs) exprs.push_back(expand(t, args));
-  } else {
-    const std::string expr_t = sop.c_expr();
-    if (expr_t.empty()) refuse(node, " (its scalar op has no C expression)");
-    if (sop.name() == "invert" && ttype(node.output(0)).dtype() == DType::Bool && dom == Domain::Int) {
-      exprs.push_back("(!" + args[0] + ")");
-    } else if (sop.nin() < 0 && nin > 2) {
-      std::string expr = args[0];
-      for (int i = 1; i < nin; ++i) expr = expand(expr_t, {expr, args[static_cast<std::size_t>(i)]});
-      exprs.push_back(expr);
-    } else {
-      exprs.push_back(expand(expr_t, args));
-    }
+  const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
+  if (!comp) {
+    // One op: computed in int64 or double (computes_in_int64), then
+    // converted to the output dtype, as Elemwise::perform does.
+    if (sop.c_expr().empty()) refuse(node, " (its scalar op has no C expression)");
+    std::vector<DType> in_dts;
+    for (const Var& in : node.inputs()) in_dts.push_back(ttype(in).dtype());
+    const DType out_dt = ttype(node.output(0)).dtype();
+    const bool int64 = tensor::computes_in_int64(sop, in_dts, out_dt);
+    r.ns = int64 ? "theano_i" : "theano_f";
+    r.arg_types.assign(static_cast<std::size_t>(nin), int64 ? "int64_t" : "double");
+    const std::string v = tensor::apply_c_expr(sop, args, out_dt, int64);
+    r.stores.push_back(int64 ? from_int64(out_dt, v) : from_double(out_dt, v));
+    return r;
   }
-  for (int k = 0; k < node.nout(); ++k) {
-    const DType out_dt = ttype(node.output(k)).dtype();
-    r.stores.push_back(std::string("(") + c_type(out_dt) + ")" + (dom == Domain::IntViaDouble ? "(int64_t)" : "") +
-                       "(" + exprs[static_cast<std::size_t>(k)] + ")");
+  // A Composite: each inner node computes in its own domain and is converted
+  // to its dtype (Composite::c_program), as Composite::evaluate does. The
+  // function's namespace is theano_f when some node computes in double; a
+  // node of the other domain is a helper in its own namespace.
+  const std::optional<tensor::Composite::CProgram> prog = comp->c_program();
+  if (!prog) refuse(node, " (an op inside its Composite has no C expression)");
+  bool any_double = false;
+  for (const auto& local : prog->locals) any_double = any_double || !local.int64;
+  r.ns = any_double ? "theano_f" : "theano_i";
+  std::vector<DType> dts;  // the dtype of every value: inputs, then locals
+  for (const Var& in : node.inputs()) {
+    dts.push_back(ttype(in).dtype());
+    r.arg_types.push_back(value_type(dts.back()));
+  }
+  for (const auto& local : prog->locals) {
+    const std::string name = "t" + str(static_cast<std::int64_t>(r.locals.size()));
+    std::string v;
+    if (local.int64 && any_double)
+      v = call_in_namespace("theano_i", "int64_t", "int64_t", local.expr, args, r.support);
+    else
+      v = expand(local.expr, args);
+    v = local.int64 ? from_int64(local.dtype, v) : from_double(int_like(local.dtype) ? local.dtype : DType::Float64, v);
+    r.locals.push_back(value_type(local.dtype) + " " + name + " = " + v + ";");
+    args.push_back(name);
+    dts.push_back(local.dtype);
+  }
+  for (std::size_t k = 0; k < prog->outputs.size(); ++k) {
+    const std::string& t = prog->outputs[k];
+    const DType out_dt = ttype(node.output(static_cast<int>(k))).dtype();
+    // The value's own dtype: an input's or a local's ({k}), or a constant of the output's dtype.
+    DType vd = out_dt;
+    if (t.size() > 2 && t.front() == '{' && t.back() == '}') vd = dts[static_cast<std::size_t>(std::stoi(t.substr(1)))];
+    r.stores.push_back(store_value(vd, out_dt, expand(t, args)));
   }
   return r;
 }
@@ -112,9 +159,9 @@ void lower_elemwise(NodeLowering& L) {
   const int nin = node.nin();
   const int nout = node.nout();
   const ElemwiseExprs ex = elemwise_exprs(node);
-  const std::string& ct = ex.compute_type;
   const std::vector<std::string>& stores = ex.stores;
   L.ns = ex.ns;
+  for (const auto& [key, code] : ex.support) L.need(key, code);
 
   CodeWriter& w = L.body;
   w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");
@@ -189,7 +236,10 @@ void lower_elemwise(NodeLowering& L) {
       c.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
     }
     c.open("for (int64_t k = " + lo + "; k < " + hi + "; ++k)");
-    for (int i = 0; i < nin; ++i) c.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
+    for (int i = 0; i < nin; ++i) {
+      const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
+      c.line(ct + " a" + str(i) + " = (" + ct + ")p" + str(i) + "[k];");
+    }
     for (const std::string& local : ex.locals) c.line(local);
     for (int k = 0; k < nout; ++k) c.line("po" + str(k) + "[k] = " + stores[static_cast<std::size_t>(k)] + ";");
     c.close();
@@ -222,6 +272,7 @@ void lower_elemwise(NodeLowering& L) {
     };
     for (int i = 0; i < nin; ++i) {
       const std::string is = str(i);
+      const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
       c.line(ct + " a" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
              offset("s" + is + "_") + ");");
     }

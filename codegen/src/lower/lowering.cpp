@@ -31,6 +31,20 @@ const char* c_type(DType d) {
 
 bool int_like(DType d) { return is_integer(d) || is_bool(d); }
 
+std::string from_int64(DType d, const std::string& v) {
+  if (d == DType::Bool) return "((" + v + ") != 0)";
+  return "((" + std::string(c_type(d)) + ")(" + v + "))";
+}
+
+std::string from_double(DType d, const std::string& v) {
+  if (d == DType::Bool) return "((" + v + ") != 0)";
+  const std::string ct = c_type(d);
+  if (is_float(d)) return "((" + ct + ")(" + v + "))";
+  if (dtype_size(d) <= 2 || d == DType::Int32) return "((" + ct + ")theano_f2i32(" + v + "))";
+  if (d == DType::UInt64) return "theano_f2u64(" + v + ")";
+  return "((" + ct + ")theano_f2i64(" + v + "))";
+}
+
 std::string c_string(std::string_view s) {
   std::string r = "\"";
   for (char ch : s) {

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <typeindex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../thunk_abi.h"
@@ -58,6 +59,13 @@ enum ErrorCode : int {
 const char* c_type(DType d);
 /// Integer or bool.
 bool int_like(DType d);
+/// The conversion of an int64 C expression to dtype `d`, as scalar_cast<T>
+/// converts: integers wrap, bool is "!= 0".
+std::string from_int64(DType d, const std::string& v);
+/// The conversion of a double C expression to dtype `d`, as scalar_cast<T>
+/// converts: numpy's float -> integer on x86-64 (the prelude's theano_f2i*,
+/// runtime/scalar_convert.h), never a C cast of an out-of-range value.
+std::string from_double(DType d, const std::string& v);
 /// A C string literal for `s`.
 std::string c_string(std::string_view s);
 /// Substitutes {0}, {1}, ... in `t` with `args`.
@@ -137,18 +145,23 @@ class NodeLowering {
 bool worth_optimizing(const NodeLowering& L);
 
 /// The scalar code of an Elemwise node (lower/elemwise.cpp): the prelude
-/// namespace of its compute domain (theano_f / theano_i), the C type it
-/// computes in, the statements computing a Composite's inner values (one
-/// `<compute_type> t<j> = ...;` per inner node, so the code stays linear in
-/// the inner graph however deep or shared it is), and per output a C
-/// expression over `a0`, `a1`, ... (the inputs converted to the compute type)
-/// and the `t<j>`, already converted to the output's dtype. Emit `locals`
-/// then use `stores` in one scope where the `a<i>` are defined. Also used by
-/// reductions with a fused elementwise op.
+/// namespace of its compute domain (theano_f / theano_i), the C type of each
+/// `a<i>` (input i converted for the loop body), the statements computing a
+/// Composite's inner values (one `t<j>` per inner node, of the node's dtype's
+/// C type (double for floats), so the code stays linear in the inner graph
+/// however deep or shared it is), and per output a C expression over the
+/// `a<i>` and `t<j>`, already converted to the output's dtype. Emit `locals`
+/// then use `stores` in one scope where the `a<i>` are defined, and request
+/// every `support` snippet (L.need). Also used by reductions with a fused
+/// elementwise op.
 struct ElemwiseExprs {
-  std::string ns, compute_type;
+  std::string ns;
+  std::vector<std::string> arg_types;
   std::vector<std::string> locals;
   std::vector<std::string> stores;
+  /// (key, code) pairs for NodeLowering::need: an inner node computed in the
+  /// other domain than the function's is a helper in that domain's namespace.
+  std::vector<std::pair<std::string, std::string>> support;
   /// expr_cost of the locals and the stores.
   int cost() const;
 };

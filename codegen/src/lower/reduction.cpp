@@ -180,6 +180,7 @@ void lower_careduce(NodeLowering& L) {
     cost = ex.cost();
     in_dt = ttype(e->output(0)).dtype();
     L.ns = ex.ns;
+    for (const auto& [key, code] : ex.support) L.need(key, code);
     if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
   }
   const DType out_dt = L.out(0).dtype();
@@ -253,7 +254,7 @@ void lower_careduce(NodeLowering& L) {
     if (!op.pre()) return fn + "_conv(" + loads[0] + ")";
     std::string call = fn + "_map(";
     for (int i = 0; i < nin; ++i)
-      call += (i ? ", (" : "(") + ex.compute_type + ")" + loads[static_cast<std::size_t>(i)];
+      call += (i ? ", (" : "(") + ex.arg_types[static_cast<std::size_t>(i)] + ")" + loads[static_cast<std::size_t>(i)];
     return fn + "_conv(" + call + "))";
   };
   auto loads_of = [&](const std::string& prefix, const std::string& index) {
@@ -263,7 +264,7 @@ void lower_careduce(NodeLowering& L) {
   };
   if (op.pre()) {
     std::string params;
-    for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.compute_type + " a" + str(i);
+    for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.arg_types[static_cast<std::size_t>(i)] + " a" + str(i);
     f.open("static inline " + in_t + " " + fn + "_map(" + params + ")");
     for (const std::string& local : ex.locals) f.line(local);
     f.line("return " + ex.stores[0] + ";");

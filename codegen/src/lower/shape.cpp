@@ -61,21 +61,6 @@ constexpr std::string_view kNoCopyReshapeSupport =
   return 1;
 })";
 
-/// numpy's float -> integer conversion on x86-64 (runtime/scalar_cast.h
-/// float_to_int): through int32 for targets of <= 16 bits and int32, through
-/// int64 for int64 and uint32, uint64 direct when in range; out of range (NaN,
-/// inf) gives the "integer indefinite" value before wrapping.
-constexpr std::string_view kFloatToIntSupport = R"(static inline int32_t theano_shape_f2i32(double v) {
-  return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : (int32_t)(-2147483647 - 1);
-}
-static inline int64_t theano_shape_f2i64(double v) {
-  return (v > -9223372036854775809.0 && v < 9223372036854775808.0) ? (int64_t)v : (int64_t)(-9223372036854775807L - 1);
-}
-static inline uint64_t theano_shape_f2u64(double v) {
-  if (v >= 0.0 && v < 18446744073709551616.0) return (uint64_t)v;
-  return (uint64_t)theano_shape_f2i64(v);
-})";
-
 // ---- host-side helpers -------------------------------------------------------------
 
 /// Element k (a C expression) of the 1-d input i, or its single element (0-d),
@@ -97,24 +82,6 @@ void emit_identity_view(NodeLowering& L, int k, int i) {
     w.line(o + "->shape[" + ds + "] = " + x + "->shape[" + ds + "];");
     w.line(o + "->strides[" + ds + "] = " + x + "->strides[" + ds + "];");
   }
-}
-
-/// The conversion of an int64 C expression to dtype `d` (scalar_cast<T>(int64)).
-std::string from_int64(DType d, const std::string& v) {
-  if (d == DType::Bool) return "((" + v + ") != 0)";
-  return "(" + std::string(c_type(d)) + ")(" + v + ")";
-}
-
-/// The conversion of a double C expression to dtype `d` (scalar_cast<T>(double)).
-std::string from_double(NodeLowering& L, DType d, const std::string& v) {
-  if (d == DType::Bool) return "((" + v + ") != 0)";
-  if (is_float(d)) return "(" + std::string(c_type(d)) + ")(" + v + ")";
-  L.need("theano_shape_float_to_int", kFloatToIntSupport);
-  const std::string ct = c_type(d);
-  const std::size_t size = dtype_size(d);
-  if (size <= 2 || d == DType::Int32) return "(" + ct + ")theano_shape_f2i32(" + v + ")";
-  if (d == DType::UInt64) return "theano_shape_f2u64(" + v + ")";
-  return "(" + ct + ")theano_shape_f2i64(" + v + ")";
 }
 
 // ---- Shape, Shape_i ----------------------------------------------------------------
@@ -159,7 +126,7 @@ void lower_make_vector(NodeLowering& L) {
     else if (int_like(id))
       conv = from_int64(od, "(int64_t)" + v);
     else
-      conv = from_double(L, od, "(double)" + v);
+      conv = from_double(od, "(double)" + v);
     w.line("p[" + str(i) + "] = " + conv + ";");
   }
   w.line("return 0;");
@@ -304,9 +271,9 @@ void lower_arange(NodeLowering& L) {
   } else {
     w.line("const double a0 = " + read_elem(L, 0, "double") + ", s0 = " + read_elem(L, 2, "double") + ";");
     w.line("if (n == 0) return 0;");
-    w.line("p[0] = " + from_double(L, od, "a0") + ";");
+    w.line("p[0] = " + from_double(od, "a0") + ";");
     w.line("if (n == 1) return 0;");
-    w.line("p[1] = " + from_double(L, od, "a0 + s0") + ";");
+    w.line("p[1] = " + from_double(od, "a0 + s0") + ";");
     // Separate statements: no multiply-add contraction, which would round
     // differently from perform.
     if (is_float(od)) {
@@ -319,7 +286,7 @@ void lower_arange(NodeLowering& L) {
       w.open("for (int64_t i = 2; i < n; ++i)");
       w.line("const double step = (double)i * s0;");
       w.line("const double v = a0 + step;");
-      w.line("p[i] = " + from_double(L, od, "v") + ";");
+      w.line("p[i] = " + from_double(od, "v") + ";");
       w.close();
     }
   }

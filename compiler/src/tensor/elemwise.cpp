@@ -162,21 +162,19 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     for (std::int64_t s : shape) k *= s;
     return k;
   }();
-  if (scalar_op_->nout() > 1) {
-    perform_multi(node, inputs, outputs, shape, n);
+  if (dynamic_cast<const Composite*>(scalar_op_.get())) {
+    perform_composite(node, inputs, outputs, shape, n);
     return;
   }
-  const std::size_t nin = inputs.size();
-  bool int_domain = true;
-  for (const NDArray& in : inputs) int_domain = int_domain && (is_integer(in.dtype()) || is_bool(in.dtype()));
-  if (int_domain && !is_integer(out_dtype) && !is_bool(out_dtype)) int_domain = false;
-
   // Reference loop: every input broadcast to the output shape and converted to
-  // the compute domain (int64 or double), then one scalar call per element.
+  // the compute domain (int64 or double, computes_in_int64), one scalar call
+  // per element, then the conversion to the output dtype (astype).
+  const std::size_t nin = inputs.size();
+  std::vector<DType> in_dts;
+  for (const NDArray& in : inputs) in_dts.push_back(in.dtype());
+  const bool int64 = computes_in_int64(*scalar_op_, in_dts, out_dtype);
   NDArray result;
-  const std::string scalar_name = scalar_op_->name();
-  const bool logical_not = scalar_name == "invert" && out_dtype == DType::Bool;
-  if (int_domain) {
+  if (int64) {
     std::vector<NDArray> args;
     for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(DType::Int64));
     result = NDArray::empty(shape, DType::Int64);
@@ -186,25 +184,7 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     std::vector<std::int64_t> buf(nin);
     for (std::int64_t k = 0; k < n; ++k) {
       for (std::size_t i = 0; i < nin; ++i) buf[i] = ptrs[i][k];
-      std::int64_t v = 0;
-      if (logical_not) {
-        v = buf[0] == 0;
-      } else if (scalar_op_->nin() < 0 && nin > 2) {  // n-ary: fold left
-        v = buf[0];
-        for (std::size_t i = 1; i < nin; ++i) {
-          const std::int64_t pair[2] = {v, buf[i]};
-          v = *scalar_op_->eval_int(pair);
-        }
-      } else {
-        std::optional<std::int64_t> r = scalar_op_->eval_int(buf.data());
-        if (!r) {  // no exact integer form: evaluate in double
-          std::vector<double> d(buf.begin(), buf.end());
-          v = static_cast<std::int64_t>(scalar_op_->eval(d.data()));
-        } else {
-          v = *r;
-        }
-      }
-      out[k] = v;
+      out[k] = apply_int64(*scalar_op_, buf, out_dtype);
     }
   } else {
     std::vector<NDArray> args;
@@ -216,17 +196,7 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     std::vector<double> buf(nin);
     for (std::int64_t k = 0; k < n; ++k) {
       for (std::size_t i = 0; i < nin; ++i) buf[i] = ptrs[i][k];
-      double v;
-      if (scalar_op_->nin() < 0 && nin > 2) {
-        v = buf[0];
-        for (std::size_t i = 1; i < nin; ++i) {
-          const double pair[2] = {v, buf[i]};
-          v = scalar_op_->eval(pair);
-        }
-      } else {
-        v = scalar_op_->eval(buf.data());
-      }
-      out[k] = v;
+      out[k] = apply_double(*scalar_op_, buf);
     }
   }
   if (auto it = inplace_.find(0); it != inplace_.end()) {
@@ -238,40 +208,29 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
   }
 }
 
-void Elemwise::perform_multi(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
-                             const std::vector<std::int64_t>& shape, std::int64_t n) const {
-  // A multi-output Composite: every output from one evaluation per element,
-  // in int64 when all inputs and outputs are integers, else in double.
+void Elemwise::perform_composite(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
+                                 const std::vector<std::int64_t>& shape, std::int64_t n) const {
+  // Every output from one evaluation of the inner graph per element, each
+  // value held as a ScalarValue: int64 for integer and bool dtypes, double
+  // for floats (Composite::evaluate computes each inner node as its own
+  // Elemwise would).
   const auto& comp = static_cast<const Composite&>(*scalar_op_);
   const std::size_t nin = inputs.size(), nout = static_cast<std::size_t>(node.nout());
-  bool int_domain = true;
-  for (const NDArray& in : inputs) int_domain = int_domain && (is_integer(in.dtype()) || is_bool(in.dtype()));
-  for (std::size_t o = 0; o < nout; ++o) {
-    const DType d = tensor_type(node.output(static_cast<int>(o)))->dtype();
-    int_domain = int_domain && (is_integer(d) || is_bool(d));
-  }
-  const DType domain = int_domain ? DType::Int64 : DType::Float64;
+  auto domain = [](DType d) { return is_integer(d) || is_bool(d) ? DType::Int64 : DType::Float64; };
   std::vector<NDArray> args, results;
-  for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(domain));
-  for (std::size_t o = 0; o < nout; ++o) results.push_back(NDArray::empty(shape, domain));
-  if (int_domain) {
-    std::vector<std::int64_t> in_buf(nin), out_buf(nout);
-    std::vector<double> din(nin), dout(nout);
-    for (std::int64_t k = 0; k < n; ++k) {
-      for (std::size_t i = 0; i < nin; ++i) in_buf[i] = args[i].data_as<std::int64_t>()[k];
-      if (!comp.eval_int_all(in_buf.data(), out_buf.data())) {  // no exact integer form: in double
-        for (std::size_t i = 0; i < nin; ++i) din[i] = static_cast<double>(in_buf[i]);
-        comp.eval_all(din.data(), dout.data());
-        for (std::size_t o = 0; o < nout; ++o) out_buf[o] = static_cast<std::int64_t>(dout[o]);
-      }
-      for (std::size_t o = 0; o < nout; ++o) results[o].data_as<std::int64_t>()[k] = out_buf[o];
+  for (const NDArray& in : inputs) args.push_back(in.broadcast_to(shape).astype(domain(in.dtype())));
+  const std::vector<DType> out_dts = comp.out_dtypes();
+  for (std::size_t o = 0; o < nout; ++o) results.push_back(NDArray::empty(shape, domain(out_dts[o])));
+  std::vector<ScalarValue> in_buf(nin), out_buf(nout);
+  for (std::int64_t k = 0; k < n; ++k) {
+    for (std::size_t i = 0; i < nin; ++i) {
+      if (args[i].dtype() == DType::Int64) in_buf[i].i = args[i].data_as<std::int64_t>()[k];
+      else in_buf[i].d = args[i].data_as<double>()[k];
     }
-  } else {
-    std::vector<double> in_buf(nin), out_buf(nout);
-    for (std::int64_t k = 0; k < n; ++k) {
-      for (std::size_t i = 0; i < nin; ++i) in_buf[i] = args[i].data_as<double>()[k];
-      comp.eval_all(in_buf.data(), out_buf.data());
-      for (std::size_t o = 0; o < nout; ++o) results[o].data_as<double>()[k] = out_buf[o];
+    comp.evaluate(in_buf.data(), out_buf.data());
+    for (std::size_t o = 0; o < nout; ++o) {
+      if (results[o].dtype() == DType::Int64) results[o].data_as<std::int64_t>()[k] = out_buf[o].i;
+      else results[o].data_as<double>()[k] = out_buf[o].d;
     }
   }
   for (std::size_t o = 0; o < nout; ++o) {

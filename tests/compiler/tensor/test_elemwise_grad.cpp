@@ -99,12 +99,12 @@ TEST_CASE("a multi-output Composite: one Elemwise node with an output per inner 
   CHECK(comp->nout() == 2);
   CHECK(comp->name() == "Composite{mul(*1 -> add(i0, i1), Constant{2.0}), exp(*1)}");
   CHECK(comp->c_exprs() == std::vector<std::string>{"(({0} + {1}) * (2.0))", "exp(({0} + {1}))"});
-  double in[2] = {0.5, 0.25}, out[2];
-  comp->eval_all(in, out);
-  CHECK(out[0] == doctest::Approx(1.5));
-  CHECK(out[1] == doctest::Approx(std::exp(0.75)));
-  std::int64_t iin[2] = {3, 4}, iout[2];
-  CHECK_FALSE(comp->eval_int_all(iin, iout));  // exp has no exact integer form
+  ScalarValue in[2], out[2];
+  in[0].d = 0.5;
+  in[1].d = 0.25;
+  comp->evaluate(in, out);
+  CHECK(out[0].d == doctest::Approx(1.5));
+  CHECK(out[1].d == doctest::Approx(std::exp(0.75)));
 
   Var x = dmatrix("x"), y = drow("y");
   ApplyPtr node = OpPtr(new Elemwise(comp))->make_node({x, y});

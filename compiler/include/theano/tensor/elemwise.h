@@ -40,8 +40,8 @@ class Elemwise final : public Op {
   ViewMap destroy_map() const override;
 
  private:
-  void perform_multi(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
-                     const std::vector<std::int64_t>& shape, std::int64_t n) const;
+  void perform_composite(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
+                         const std::vector<std::int64_t>& shape, std::int64_t n) const;
 
   ScalarOpPtr scalar_op_;
   std::map<int, int> inplace_;

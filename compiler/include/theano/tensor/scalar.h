@@ -89,11 +89,29 @@ class ScalarOp : public Op {
   virtual std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var& output, const Var& gz) const = 0;
   virtual bool commutative() const { return false; }
   virtual bool associative() const { return false; }
+  /// Whether `eval_int` computes this op exactly on integers (false: integer
+  /// arguments are computed in double, see computes_in_int64).
+  virtual bool has_int_form() const { return true; }
 
   /// Op interface over ScalarType variables (used to build Composite graphs).
   ApplyPtr make_node(std::vector<Var> inputs) const override;
 };
 using ScalarOpPtr = IntrusivePtr<const ScalarOp>;
+
+/// How ONE elementwise application of a (non-Composite) scalar op computes.
+/// Elemwise::perform, its lowering and every node inside a Composite follow
+/// these, so a graph gives the same values fused or not: in int64 when every
+/// input and the output is an integer or bool and the op has an exact integer
+/// form, else in double; the value is then converted to the output dtype as
+/// scalar_cast converts (integers wrap, float -> integer as numpy does).
+bool computes_in_int64(const ScalarOp& op, std::span<const DType> inputs, DType output);
+/// One application in int64 (n-ary ops fold left; invert of a bool is logical not).
+std::int64_t apply_int64(const ScalarOp& op, std::span<const std::int64_t> args, DType output);
+/// One application in double (n-ary ops fold left).
+double apply_double(const ScalarOp& op, std::span<const double> args);
+/// The C expression of one application over argument expressions already of
+/// the domain's C type (int64_t or double), as apply_int64 / apply_double compute it.
+std::string apply_c_expr(const ScalarOp& op, const std::vector<std::string>& args, DType output, bool int64);
 
 /// The ScalarOp of a table row, e.g. `scalar_op("add")`.
 ScalarOpPtr scalar_op(std::string_view name);
@@ -115,10 +133,24 @@ class ScalarType final : public Type {
   DType dtype_;
 };
 
+/// One value inside a Composite: an integer or bool dtype's as int64 (already
+/// converted to its dtype: an int8 value is in [-128, 127]), a float's as
+/// double. Which member holds it follows from the value's dtype.
+struct ScalarValue {
+  std::int64_t i = 0;
+  double d = 0;
+};
+
 /// A scalar graph (ScalarType inputs -> one or more outputs) acting as one
 /// ScalarOp. Evaluation walks the inner graph; its C code is one local per
 /// inner node (`c_program`). With several outputs (multi-output fusion: `(x+y)*2, (x+y)*3`
 /// in one loop) the members named `*_all` / `out_dtypes` give each output.
+///
+/// Each inner node computes as the same op would as an Elemwise of its own
+/// (computes_in_int64 and the conversion to its dtype), so fusion does not
+/// change results: `x + (k + k)` wraps `k + k` in int64 as the unfused graph
+/// does, `cast(v, uint8)` wraps to [0, 255] inside the loop. One difference
+/// is allowed: float32 inner values keep double precision.
 class Composite final : public ScalarOp {
  public:
   Composite(std::vector<Var> inputs, Var output);
@@ -135,11 +167,12 @@ class Composite final : public ScalarOp {
   std::string c_expr() const override;
   std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var& output, const Var& gz) const override;
   int nout() const override { return static_cast<int>(outputs_.size()); }
-  /// Every output's dtype / value / exact integer value (false when some
-  /// output has no exact integer form) / C expression.
+  bool has_int_form() const override { return false; }  // its nodes decide, one by one
+  /// Every output's dtype.
   std::vector<DType> out_dtypes() const;
-  void eval_all(const double* dargs, double* outs) const;
-  bool eval_int_all(const std::int64_t* iargs, std::int64_t* outs) const;
+  /// Every output's value from the inputs' (ScalarValue: int64 for integer and
+  /// bool dtypes, double for floats).
+  void evaluate(const ScalarValue* in, ScalarValue* out) const;
   /// Each output's C expression with the inner expressions nested: a value
   /// used twice is written twice and a chain of n ops nests n deep, so this is
   /// for display and small graphs; code generation uses `c_program`.
@@ -147,11 +180,21 @@ class Composite final : public ScalarOp {
   /// The inner graph as straight-line C code, one local per inner node, so
   /// the code is linear in the number of inner nodes however deep or shared
   /// the graph is. Templates use {0}..{nin-1} for the inputs and {nin + j} for
-  /// local j: `locals[j]` (over the inputs and locals before j) is local j's
-  /// value, `outputs[k]` output k's (an input, a local or a constant).
-  /// nullopt when an inner op has no C expression.
+  /// local j. Every value has its dtype's C type (a float's: double), as a
+  /// ScalarValue does. `locals[j].expr` (over the inputs and locals before j,
+  /// already converted to the node's compute type: int64_t when `int64`,
+  /// else double) is node j's value before its conversion to `dtype`, which
+  /// the code generator writes; `outputs[k]` is output k's value (an input, a
+  /// local or a constant of its dtype). nullopt when an inner op has no C
+  /// expression.
+  struct CLocal {
+    std::string expr;
+    bool int64 = false;
+    DType dtype = DType::Float64;
+  };
   struct CProgram {
-    std::vector<std::string> locals, outputs;
+    std::vector<CLocal> locals;
+    std::vector<std::string> outputs;
   };
   std::optional<CProgram> c_program() const;
   /// Gradient with respect to the inputs given one gradient per output (a
@@ -162,10 +205,23 @@ class Composite final : public ScalarOp {
   const std::vector<Var>& inner_outputs() const { return outputs_; }
 
  private:
+  /// One inner node: its op, the slots of its arguments and result, and how
+  /// it computes (computes_in_int64).
+  struct Step {
+    const ScalarOp* op;
+    std::vector<int> args;
+    int out;
+    bool int64;
+  };
   std::vector<Var> inputs_;
   std::vector<Var> outputs_;
   std::vector<Apply*> order_;  // inner toposort
   std::string text_;           // canonical text of the inner graph (props)
+  // Value slots: inputs, then constants (with their values), then node results.
+  std::vector<DType> slot_dtype_;
+  std::vector<ScalarValue> slot_init_;
+  std::vector<Step> steps_;
+  std::vector<int> out_slot_;
 };
 
 }  // namespace theano::tensor

@@ -1,18 +1,24 @@
 // Composite: a scalar graph evaluated as one ScalarOp (what elemwise fusion
 // produces). Its props are the canonical text of the inner graph, so two
-// Composites over the same computation are equal. Its C code (c_program) is
+// Composites over the same computation are equal. Each inner node computes
+// as its op would as an Elemwise of its own (computes_in_int64, then the
+// conversion to the node's dtype), in `evaluate` and in the C code alike, so
+// fusing a graph does not change its values. Its C code (c_program) is
 // one local per inner node, linear in the inner graph: pasting the inner
 // expressions into each other (c_exprs) nests a chain of n ops n brackets deep
 // and writes a value used twice twice (2^30 copies for 30 levels of
 // y = sin(y) * cos(y)).
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 #include <unordered_map>
 
 #include "theano/graph/as_string.h"
 #include "theano/graph/toposort.h"
 #include "theano/graph/traversal.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/c_template.h"
 #include "theano/tensor/elemwise.h"
@@ -29,6 +35,39 @@ const ScalarOp& scalar_of(const Apply* node) {
 }
 
 double constant_value(const Var& v) { return v.as_constant()->data().item<double>(); }
+
+DType dtype_of(const Var& v) { return static_cast<const ScalarType&>(*v.type()).dtype(); }
+bool int_like(DType d) { return is_integer(d) || is_bool(d); }
+
+/// `v` (an int64) converted to dtype `d` and back: an integer dtype wraps, a
+/// bool is "!= 0" (scalar_cast).
+std::int64_t to_int_dtype(DType d, std::int64_t v) {
+  return visit_dtype(d, [&](auto tag) -> std::int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) return static_cast<std::int64_t>(scalar_cast<T>(v));
+    else THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
+    return 0;
+  });
+}
+/// `v` (a double) converted to integer or bool dtype `d`, as an int64 (scalar_cast).
+std::int64_t double_to_int_dtype(DType d, double v) {
+  return visit_dtype(d, [&](auto tag) -> std::int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) return static_cast<std::int64_t>(scalar_cast<T>(v));
+    else THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
+    return 0;
+  });
+}
+/// An integer-dtype value (int64 storage) as a double: uint64 is unsigned.
+double int_value_as_double(DType d, std::int64_t v) {
+  return d == DType::UInt64 ? static_cast<double>(static_cast<std::uint64_t>(v)) : static_cast<double>(v);
+}
+
+/// A C literal for an int64.
+std::string c_int_literal(std::int64_t v) {
+  if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807L - 1)";
+  return "(" + std::to_string(v) + "L)";
+}
 
 // A C literal that reads back to exactly `d`.
 std::string c_literal(double d) {
@@ -67,6 +106,37 @@ Composite::Composite(std::vector<Var> inputs, std::vector<Var> outputs)
   };
   const std::vector<std::string> texts = as_string(inputs_, outputs_, leaf);
   for (std::size_t k = 0; k < texts.size(); ++k) text_ += (k ? ", " : "") + texts[k];
+
+  // Slots: inputs, constants (with their values), node results.
+  std::unordered_map<const Variable*, int> slot;
+  auto add_slot = [&](const Var& v) {
+    slot.emplace(v.get(), static_cast<int>(slot_dtype_.size()));
+    slot_dtype_.push_back(dtype_of(v));
+    slot_init_.emplace_back();
+    return static_cast<int>(slot_dtype_.size()) - 1;
+  };
+  auto slot_of = [&](const Var& v) {
+    if (auto it = slot.find(v.get()); it != slot.end()) return it->second;
+    THEANO_INTERNAL_CHECK(v.is_constant()) << "Composite: " << v.str() << " has no value";
+    const int k = add_slot(v);
+    const NDArray& c = v.as_constant()->data();
+    if (int_like(slot_dtype_[static_cast<std::size_t>(k)])) slot_init_[static_cast<std::size_t>(k)].i = c.item<std::int64_t>();
+    else slot_init_[static_cast<std::size_t>(k)].d = c.item<double>();
+    return k;
+  };
+  for (const Var& in : inputs_) add_slot(in);
+  for (const Apply* node : order_) {
+    Step step{&scalar_of(node), {}, 0, false};
+    std::vector<DType> in_dts;
+    for (const Var& in : node->inputs()) {
+      step.args.push_back(slot_of(in));
+      in_dts.push_back(dtype_of(in));
+    }
+    step.int64 = computes_in_int64(*step.op, in_dts, dtype_of(node->output(0)));
+    step.out = add_slot(node->output(0));
+    steps_.push_back(std::move(step));
+  }
+  for (const Var& out : outputs_) out_slot_.push_back(slot_of(out));
 }
 
 Props Composite::props() const { return {{"graph", text_}}; }
@@ -92,103 +162,57 @@ std::vector<DType> Composite::out_dtypes() const {
   return r;
 }
 
-void Composite::eval_all(const double* dargs, double* outs) const {
-  std::unordered_map<const Variable*, double> value;
-  for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = dargs[i];
-  std::vector<double> buf;
-  for (const Apply* node : order_) {
-    buf.clear();
-    for (const Var& in : node->inputs()) {
-      auto it = value.find(in.get());
-      buf.push_back(it != value.end() ? it->second : constant_value(in));
+void Composite::evaluate(const ScalarValue* in, ScalarValue* out) const {
+  std::vector<ScalarValue> v = slot_init_;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) v[i] = in[i];
+  std::vector<std::int64_t> ibuf;
+  std::vector<double> dbuf;
+  for (const Step& step : steps_) {
+    const DType dt = slot_dtype_[static_cast<std::size_t>(step.out)];
+    ScalarValue& r = v[static_cast<std::size_t>(step.out)];
+    if (step.int64) {
+      ibuf.clear();
+      for (int a : step.args) ibuf.push_back(v[static_cast<std::size_t>(a)].i);
+      r.i = to_int_dtype(dt, apply_int64(*step.op, ibuf, dt));
+      continue;
     }
-    const ScalarOp& op = scalar_of(node);
-    double v = buf[0];
-    if (op.nin() < 0 && buf.size() > 2) {
-      for (std::size_t k = 1; k < buf.size(); ++k) {
-        const double pair[2] = {v, buf[k]};
-        v = op.eval(pair);
-      }
-    } else {
-      v = op.eval(buf.data());
+    dbuf.clear();
+    for (int a : step.args) {
+      const DType at = slot_dtype_[static_cast<std::size_t>(a)];
+      const ScalarValue& x = v[static_cast<std::size_t>(a)];
+      dbuf.push_back(int_like(at) ? int_value_as_double(at, x.i) : x.d);
     }
-    value[node->output(0).get()] = v;
+    const double d = apply_double(*step.op, dbuf);
+    if (int_like(dt)) r.i = double_to_int_dtype(dt, d);
+    else r.d = d;
   }
-  for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    auto it = value.find(outputs_[k].get());
-    outs[k] = it != value.end() ? it->second : constant_value(outputs_[k]);
-  }
+  for (std::size_t k = 0; k < out_slot_.size(); ++k) out[k] = v[static_cast<std::size_t>(out_slot_[k])];
 }
 
 double Composite::eval(const double* dargs) const {
-  if (outputs_.size() == 1) {
-    double r;
-    eval_all(dargs, &r);
-    return r;
+  std::vector<ScalarValue> in(inputs_.size()), out(outputs_.size());
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    const DType d = slot_dtype_[i];
+    if (int_like(d)) in[i].i = double_to_int_dtype(d, dargs[i]);
+    else in[i].d = dargs[i];
   }
-  std::vector<double> r(outputs_.size());
-  eval_all(dargs, r.data());
-  return r.front();
-}
-
-bool Composite::eval_int_all(const std::int64_t* iargs, std::int64_t* outs) const {
-  std::unordered_map<const Variable*, std::int64_t> value;
-  for (std::size_t i = 0; i < inputs_.size(); ++i) value[inputs_[i].get()] = iargs[i];
-  std::vector<std::int64_t> buf;
-  auto int_constant = [](const Var& c, std::int64_t* v) {
-    const NDArray& d = c.as_constant()->data();
-    if (!is_integer(d.dtype()) && !is_bool(d.dtype())) return false;
-    *v = d.item<std::int64_t>();
-    return true;
-  };
-  for (const Apply* node : order_) {
-    buf.clear();
-    for (const Var& in : node->inputs()) {
-      auto it = value.find(in.get());
-      std::int64_t c = 0;
-      if (it != value.end()) buf.push_back(it->second);
-      else if (int_constant(in, &c)) buf.push_back(c);
-      else return false;
-    }
-    const ScalarOp& op = scalar_of(node);
-    std::optional<std::int64_t> v = buf[0];
-    if (op.nin() < 0 && buf.size() > 2) {
-      for (std::size_t k = 1; k < buf.size() && v; ++k) {
-        const std::int64_t pair[2] = {*v, buf[k]};
-        v = op.eval_int(pair);
-      }
-    } else {
-      v = op.eval_int(buf.data());
-    }
-    if (!v) return false;
-    value[node->output(0).get()] = *v;
-  }
-  for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    auto it = value.find(outputs_[k].get());
-    if (it != value.end()) outs[k] = it->second;
-    else if (!int_constant(outputs_[k], &outs[k])) return false;
-  }
-  return true;
+  evaluate(in.data(), out.data());
+  const DType d = dtype_of(outputs_.front());
+  return int_like(d) ? int_value_as_double(d, out.front().i) : out.front().d;
 }
 
 std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const {
-  std::vector<std::int64_t> r(outputs_.size());
-  if (!eval_int_all(iargs, r.data())) return std::nullopt;
-  return r.front();
+  const DType d = dtype_of(outputs_.front());
+  if (!int_like(d)) return std::nullopt;
+  std::vector<ScalarValue> in(inputs_.size()), out(outputs_.size());
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    const DType di = slot_dtype_[i];
+    if (int_like(di)) in[i].i = to_int_dtype(di, iargs[i]);
+    else in[i].d = static_cast<double>(iargs[i]);
+  }
+  evaluate(in.data(), out.data());
+  return out.front().i;
 }
-
-namespace {
-
-// The C expression of one inner node over the texts of its inputs; n-ary ops
-// fold pairwise through their binary template (as eval_all does).
-std::string node_expr(const ScalarOp& op, const std::string& t, const std::vector<std::string>& args) {
-  if (!(op.nin() < 0 && args.size() > 2)) return expand_c_template(t, args);
-  std::string acc = args[0];
-  for (std::size_t k = 1; k < args.size(); ++k) acc = expand_c_template(t, {acc, args[k]});
-  return acc;
-}
-
-}  // namespace
 
 std::vector<std::string> Composite::c_exprs() const {
   std::unordered_map<const Variable*, std::string> expr;
@@ -200,8 +224,7 @@ std::vector<std::string> Composite::c_exprs() const {
   for (const Apply* node : order_) {
     std::vector<std::string> args;
     for (const Var& in : node->inputs()) args.push_back(text_of(in));
-    const ScalarOp& op = scalar_of(node);
-    expr[node->output(0).get()] = node_expr(op, op.c_expr(), args);
+    expr[node->output(0).get()] = apply_c_expr(scalar_of(node), args, dtype_of(node->output(0)), false);
   }
   std::vector<std::string> r;
   for (const Var& out : outputs_) r.push_back(text_of(out));
@@ -209,24 +232,39 @@ std::vector<std::string> Composite::c_exprs() const {
 }
 
 std::optional<Composite::CProgram> Composite::c_program() const {
-  // Each inner value is named once: {i} for input i, {nin + j} for local j.
-  std::unordered_map<const Variable*, std::string> name;
-  for (std::size_t i = 0; i < inputs_.size(); ++i) name[inputs_[i].get()] = "{" + std::to_string(i) + "}";
-  auto text_of = [&](const Var& v) {
-    auto it = name.find(v.get());
-    return it != name.end() ? it->second : "(" + c_literal(constant_value(v)) + ")";
+  // Each inner value is named once: {i} for input i, {nin + j} for local j;
+  // constants are literals of the type they are read as.
+  std::vector<std::string> name(slot_dtype_.size());
+  for (std::size_t i = 0; i < inputs_.size(); ++i) name[i] = "{" + std::to_string(i) + "}";
+  std::vector<bool> computed(slot_dtype_.size(), false);
+  for (std::size_t i = 0; i < inputs_.size(); ++i) computed[i] = true;
+  for (const Step& step : steps_) computed[static_cast<std::size_t>(step.out)] = true;
+  auto is_constant = [&](int a) { return !computed[static_cast<std::size_t>(a)]; };
+  // Slot `a` read as int64_t or double.
+  auto read = [&](int a, bool as_int64) -> std::string {
+    const auto ua = static_cast<std::size_t>(a);
+    const DType d = slot_dtype_[ua];
+    if (is_constant(a)) {
+      if (!int_like(d)) return "(" + c_literal(slot_init_[ua].d) + ")";
+      return as_int64 ? c_int_literal(slot_init_[ua].i) : "(" + c_literal(int_value_as_double(d, slot_init_[ua].i)) + ")";
+    }
+    if (!int_like(d)) return name[ua];  // a double (an int64 node reads no floats)
+    return std::string(as_int64 ? "((int64_t)" : "((double)") + name[ua] + ")";
   };
   CProgram p;
-  for (const Apply* node : order_) {
-    const ScalarOp& op = scalar_of(node);
-    const std::string t = op.c_expr();
-    if (t.empty()) return std::nullopt;
+  for (const Step& step : steps_) {
+    if (step.op->c_expr().empty()) return std::nullopt;
     std::vector<std::string> args;
-    for (const Var& in : node->inputs()) args.push_back(text_of(in));
-    p.locals.push_back(node_expr(op, t, args));
-    name[node->output(0).get()] = "{" + std::to_string(inputs_.size() + p.locals.size() - 1) + "}";
+    for (int a : step.args) args.push_back(read(a, step.int64));
+    const DType dt = slot_dtype_[static_cast<std::size_t>(step.out)];
+    p.locals.push_back(CLocal{apply_c_expr(*step.op, args, dt, step.int64), step.int64, dt});
+    name[static_cast<std::size_t>(step.out)] = "{" + std::to_string(inputs_.size() + p.locals.size() - 1) + "}";
   }
-  for (const Var& out : outputs_) p.outputs.push_back(text_of(out));
+  for (int o : out_slot_) {
+    const auto uo = static_cast<std::size_t>(o);
+    if (!is_constant(o)) p.outputs.push_back(name[uo]);
+    else p.outputs.push_back(int_like(slot_dtype_[uo]) ? c_int_literal(slot_init_[uo].i) : "(" + c_literal(slot_init_[uo].d) + ")");
+  }
   return p;
 }
 

@@ -1,9 +1,12 @@
-// Output-dtype rules, the ScalarOp of a table row, and the cast op.
+// Output-dtype rules, the ScalarOp of a table row, the cast op, and how one
+// elementwise application computes (computes_in_int64, apply_*).
+#include <algorithm>
 #include <map>
 #include <mutex>
 
 #include "theano/runtime/error.h"
 #include "theano/runtime/scalar_cast.h"
+#include "theano/tensor/c_template.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
 #include "theano/tensor/type.h"
@@ -121,31 +124,15 @@ class PrimitiveScalarOp final : public ScalarOp {
   }
   bool commutative() const override { return info_.commutative; }
   bool associative() const override { return info_.associative; }
+  bool has_int_form() const override { return info_.int_impl != nullptr; }
 
  private:
   const ScalarOpInfo& info_;
 };
 
-const char* c_type_name(DType d) {
-  switch (d) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "int8_t";
-    case DType::Int16: return "int16_t";
-    case DType::Int32: return "int32_t";
-    case DType::Int64: return "int64_t";
-    case DType::UInt8: return "uint8_t";
-    case DType::UInt16: return "uint16_t";
-    case DType::UInt32: return "uint32_t";
-    case DType::UInt64: return "uint64_t";
-    case DType::Float16: return "half";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    default: return "complex";
-  }
-}
-
-/// Conversion to a fixed dtype (Theano's Cast{dtype}); values follow NumPy's
-/// unsafe casting, which Elemwise applies when it stores the result.
+/// Conversion to a fixed dtype (Theano's Cast{dtype}): the identity on the
+/// compute value; the conversion itself (NumPy's unsafe casting) is the one
+/// every elementwise result gets into its dtype (computes_in_int64).
 class CastOp final : public ScalarOp {
  public:
   explicit CastOp(DType d) : dtype_(d) {}
@@ -158,7 +145,7 @@ class CastOp final : public ScalarOp {
   }
   double eval(const double* a) const override { return a[0]; }
   std::optional<std::int64_t> eval_int(const std::int64_t* a) const override { return a[0]; }
-  std::string c_expr() const override { return std::string("((") + c_type_name(dtype_) + ")({0}))"; }
+  std::string c_expr() const override { return "({0})"; }
   std::vector<Var> tensor_grad(const std::vector<Var>& inputs, const Var&, const Var& gz) const override {
     const DType in = tensor_type(inputs[0])->dtype();
     if (!is_float(in)) return {Var()};  // no gradient flows into an integer input
@@ -170,6 +157,53 @@ class CastOp final : public ScalarOp {
 };
 
 }  // namespace
+
+bool computes_in_int64(const ScalarOp& op, std::span<const DType> inputs, DType output) {
+  auto int_like = [](DType d) { return is_integer(d) || is_bool(d); };
+  if (!int_like(output) || !op.has_int_form()) return false;
+  return std::all_of(inputs.begin(), inputs.end(), int_like);
+}
+
+namespace {
+
+bool is_bool_invert(const ScalarOp& op, DType output) { return output == DType::Bool && op.name() == "invert"; }
+
+}  // namespace
+
+std::int64_t apply_int64(const ScalarOp& op, std::span<const std::int64_t> args, DType output) {
+  if (is_bool_invert(op, output)) return args[0] == 0;  // numpy: ~ of a bool is logical not
+  std::optional<std::int64_t> v;
+  if (op.nin() < 0 && args.size() > 2) {
+    v = args[0];
+    for (std::size_t k = 1; k < args.size() && v; ++k) {
+      const std::int64_t pair[2] = {*v, args[k]};
+      v = op.eval_int(pair);
+    }
+  } else {
+    v = op.eval_int(args.data());
+  }
+  THEANO_INTERNAL_CHECK(v.has_value()) << "scalar op " << op.name() << " has no integer form";
+  return *v;
+}
+
+double apply_double(const ScalarOp& op, std::span<const double> args) {
+  if (!(op.nin() < 0 && args.size() > 2)) return op.eval(args.data());
+  double v = args[0];
+  for (std::size_t k = 1; k < args.size(); ++k) {
+    const double pair[2] = {v, args[k]};
+    v = op.eval(pair);
+  }
+  return v;
+}
+
+std::string apply_c_expr(const ScalarOp& op, const std::vector<std::string>& args, DType output, bool int64) {
+  if (int64 && is_bool_invert(op, output)) return "(" + args[0] + " == 0)";
+  const std::string t = op.c_expr();
+  if (!(op.nin() < 0 && args.size() > 2)) return expand_c_template(t, args);
+  std::string acc = args[0];
+  for (std::size_t k = 1; k < args.size(); ++k) acc = expand_c_template(t, {acc, args[k]});
+  return acc;
+}
 
 ScalarOpPtr scalar_op(std::string_view name) {
   static std::mutex mu;

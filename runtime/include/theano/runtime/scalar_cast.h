@@ -5,10 +5,8 @@
 /// must agree with numpy: complex -> real keeps the real part, anything -> bool is
 /// "!= 0", float -> integer truncates toward zero, integer -> integer wraps.
 /// Out-of-range float -> integer is undefined behaviour in C++; here it is defined
-/// (so sanitizers stay quiet) and reproduces what numpy gives on x86-64: NaN, inf and
-/// values outside the int32 range (int64 range for 64-bit and uint32 targets) become
-/// the "integer indefinite" value (INT32_MIN / INT64_MIN) before wrapping to the
-/// target width.
+/// (so sanitizers stay quiet) and reproduces what numpy gives on x86-64, by the C
+/// functions of scalar_convert.h that generated code also uses.
 #pragma once
 
 #include <cmath>
@@ -17,25 +15,17 @@
 #include <type_traits>
 
 #include "theano/runtime/dtype.h"
+#include "theano/runtime/scalar_convert.h"
 
 namespace theano {
 namespace detail {
 
+/// numpy's float -> integer conversion (scalar_convert.h, shared with generated code).
 template <class To>
 To float_to_int(double v) {
-  if constexpr (sizeof(To) <= 2 || (sizeof(To) == 4 && std::is_signed_v<To>)) {
-    // x86 cvttsd2si with a 32-bit destination, then truncation.
-    const int32_t i = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v) : INT32_MIN;
-    return static_cast<To>(i);
-  } else if constexpr (std::is_same_v<To, uint64_t> || (sizeof(To) == 8 && std::is_unsigned_v<To>)) {
-    if (v >= 0.0 && v < 18446744073709551616.0) return static_cast<To>(v);
-    const int64_t i = (v > -9223372036854775809.0 && v < 9223372036854775808.0) ? static_cast<int64_t>(v) : INT64_MIN;
-    return static_cast<To>(i);
-  } else {
-    // 64-bit signed, or uint32 (converted through int64 by compilers).
-    const int64_t i = (v > -9223372036854775809.0 && v < 9223372036854775808.0) ? static_cast<int64_t>(v) : INT64_MIN;
-    return static_cast<To>(i);
-  }
+  if constexpr (sizeof(To) <= 2 || (sizeof(To) == 4 && std::is_signed_v<To>)) return static_cast<To>(theano_f2i32(v));
+  else if constexpr (sizeof(To) == 8 && std::is_unsigned_v<To>) return static_cast<To>(theano_f2u64(v));
+  else return static_cast<To>(theano_f2i64(v));  // 64-bit signed, or uint32 (through int64)
 }
 
 template <class T>

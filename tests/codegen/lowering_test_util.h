@@ -38,9 +38,9 @@ inline NDArray random_array(std::mt19937_64& rng, std::vector<std::int64_t> shap
 
 /// The same values as `a` in a non-contiguous array: a view with every
 /// dimension's stride doubled (a slice of a larger array), reversed in the
-/// last dimension. 0-d arrays are returned as they are.
+/// last dimension. 0-d and empty arrays are returned as they are.
 inline NDArray strided_copy(const NDArray& a) {
-  if (a.ndim() == 0) return a;
+  if (a.ndim() == 0 || a.size() == 0) return a;  // no values to lay out (and maybe a 2^61 dimension)
   std::vector<std::int64_t> big = a.shape();
   for (auto& s : big) s = 2 * s + 1;
   NDArray b = NDArray::zeros(big, a.dtype());

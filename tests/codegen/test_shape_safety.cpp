@@ -13,6 +13,7 @@
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/join.h>
 #include <theano/tensor/math.h>
+#include <theano/tensor/reduction.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/subtensor.h>
 #include <theano/tensor/type.h>
@@ -110,6 +111,23 @@ TEST_SUITE("shape safety") {
     // (2^62, 0) int8 arrays hold no element, so they are cheap to make.
     const NDArray e = NDArray::from_strided(nullptr, nullptr, DType::Int8, {big, 0}, {1, 1});
     check_error<ValueError>({a, b}, {j}, {e, e}, "Join", "does not fit in int64");
+  }
+
+  TEST_CASE("empty arrays with a huge dimension: ops that compute in a wider dtype accept them") {
+    // A float32 (0, 2^61 - 1) array is valid (its byte strides fit in int64),
+    // but the same shape in float64 is not: perform, which computes elementwise
+    // ops in int64 / float64 and reductions in their accumulator dtype, must
+    // not convert an empty input to a wider dtype (it raised "array too big").
+    const std::int64_t big = (std::int64_t{1} << 61) - 1;
+    const NDArray e32 = NDArray::from_strided(nullptr, nullptr, DType::Float32, {0, big}, {4, 4});
+    const NDArray e8 = NDArray::from_strided(nullptr, nullptr, DType::Int8, {0, big * 2}, {1, 1});
+    Var x = fmatrix("x"), b = bmatrix("b");
+    const NDArray b8 = NDArray::from_strided(nullptr, nullptr, DType::Int8, {0, big}, {1, 1});
+    check_lowering({x, b}, {x * 2.0f, exp(x), x + cast(b, DType::Float32)}, {e32, b8});
+    check_lowering({b}, {b + b, b * b - b, b.sum(), b.sum(Axes{1}), b.max(Axes{1})}, {e8});  // int8 (0, 2^62 - 2): computed in int64
+    check_lowering({b}, {cast(b, DType::Int32) * 3}, {b8});
+    check_lowering({x}, {x.sum(Axes{1}), x.max(Axes{1}), x.mean(Axes{1}), x.sum(), prod(x)}, {e32});
+    check_lowering({x}, {(x * 2.0f).sum(Axes{1})}, {e32});  // a fused reduction
   }
 
   TEST_CASE("alloc, eye and arange of sizes past int64 are ValueErrors naming the node") {

@@ -162,6 +162,15 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     for (std::int64_t s : shape) k *= s;
     return k;
   }();
+  if (n == 0) {
+    // Nothing to compute; the inputs are not converted to the compute dtype
+    // (an empty float32 (0, 2^61 - 1) array is valid, its float64 copy is not).
+    for (int k = 0; k < node.nout(); ++k) {
+      if (auto it = inplace_.find(k); it != inplace_.end()) outputs[static_cast<std::size_t>(k)] = inputs[static_cast<std::size_t>(it->second)];
+      else outputs[static_cast<std::size_t>(k)] = NDArray::empty(shape, tensor_type(node.output(k))->dtype());
+    }
+    return;
+  }
   if (dynamic_cast<const Composite*>(scalar_op_.get())) {
     perform_composite(node, inputs, outputs, shape, n);
     return;

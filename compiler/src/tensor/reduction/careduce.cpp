@@ -75,7 +75,10 @@ void fold_groups(const NDArray& x, int64_t k, T init, NDArray& out, Fold fold) {
 DType compute_dtype(DType d) { return d == DType::Float16 ? DType::Float32 : d; }
 
 NDArray reduce_kernel(Kind kind, const NDArray& xt, int64_t k, const std::vector<int64_t>& out_shape, DType cd) {
-  NDArray xa = xt.dtype() == cd ? xt : xt.astype(cd);
+  // An empty input is not converted: no element is read (the groups are
+  // empty, or there are none), and its copy in a wider dtype may not exist
+  // (a uint8 (0, 2^62) array is valid, its uint64 copy is not).
+  NDArray xa = xt.dtype() == cd || xt.size() == 0 ? xt : xt.astype(cd);
   NDArray out = NDArray::empty(out_shape, cd);
   visit_dtype(cd, [&](auto tag) {
     using T = typename decltype(tag)::type;

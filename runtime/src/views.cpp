@@ -192,17 +192,18 @@ NDArray NDArray::reshaped(std::vector<int64_t> shape) const {
 NDArray NDArray::broadcast_to(std::vector<int64_t> shape) const {
   check_defined("broadcast_to");
   const std::size_t nd = shape.size(), od = shape_.size();
-  const std::string what = "cannot broadcast array of shape " + shape_to_string(shape_) +
-                           " to shape " + shape_to_string(shape);
-  THEANO_USER_CHECK(nd >= od, ShapeError) << what << " (target has fewer dimensions)";
+  const std::string what = "broadcast_to: the array of shape " + shape_to_string(shape_) + ", target shape " +
+                           shape_to_string(shape);
+  for (int64_t s : shape)
+    THEANO_USER_CHECK(s >= 0, ShapeError) << "broadcast_to: negative dimension in shape " << shape_to_string(shape);
+  // numpy's rule, the function generated code calls (shape_rules.h).
+  int64_t bad = 0;
+  if (const int rule = theano_broadcast_to_rule(static_cast<int64_t>(od), shape_.data(), nullptr,
+                                                static_cast<int64_t>(nd), shape.data(), &bad))
+    throw_shape_rule(rule, what, bad);
   std::vector<int64_t> strides(nd, 0);
-  for (std::size_t i = 0; i < nd; ++i) {
-    THEANO_USER_CHECK(shape[i] >= 0, ShapeError)
-        << "broadcast_to: negative dimension in shape " << shape_to_string(shape);
-    if (i < nd - od) continue;
+  for (std::size_t i = nd - od; i < nd; ++i) {
     const std::size_t j = i - (nd - od);
-    THEANO_USER_CHECK(shape_[j] == shape[i] || shape_[j] == 1, ShapeError)
-        << what << " (dimension " << i << ": " << shape_[j] << " vs " << shape[i] << ")";
     if (shape_[j] == shape[i]) strides[i] = strides_[j];
   }
   return view(data_, std::move(shape), std::move(strides));

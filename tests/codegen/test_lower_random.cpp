@@ -168,8 +168,8 @@ TEST_SUITE("lower random") {
       check_error<ValueError>(u_fg, *u,
                               {s0, vec({0}), vec({1}), NDArray::from_vector(std::vector<std::int64_t>{2, -3}, {2})}, op,
                               "negative entry -3");
-      check_error<ShapeError>(u_fg, *u, {s0, vec({0, 1}), vec({1}), sz}, op, "parameter low does not broadcast");
-      check_error<ShapeError>(u_fg, *u, {s0, vec({0}), vec({1, 2}), sz}, op, "parameter high does not broadcast");
+      check_error<ShapeError>(u_fg, *u, {s0, vec({0, 1}), vec({1}), sz}, op, "parameter low (input 2) cannot be broadcast to the target shape");
+      check_error<ShapeError>(u_fg, *u, {s0, vec({0}), vec({1, 2}), sz}, op, "parameter high (input 3) cannot be broadcast to the target shape");
       auto [uf_fg, uf] = one(Distribution::Uniform, a, b, RandomSize(), DType::Float64);
       check_error<ShapeError>(uf_fg, *uf, {s0, vec({0, 1}), vec({1, 2, 3}), sz}, op, "do not broadcast together");
     }

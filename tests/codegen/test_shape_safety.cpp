@@ -13,6 +13,7 @@
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/join.h>
 #include <theano/tensor/math.h>
+#include <theano/tensor/random.h>
 #include <theano/tensor/reduction.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/subtensor.h>
@@ -128,6 +129,30 @@ TEST_SUITE("shape safety") {
     check_lowering({b}, {cast(b, DType::Int32) * 3}, {b8});
     check_lowering({x}, {x.sum(Axes{1}), x.max(Axes{1}), x.mean(Axes{1}), x.sum(), prod(x)}, {e32});
     check_lowering({x}, {(x * 2.0f).sum(Axes{1})}, {e32});  // a fused reduction
+  }
+
+  TEST_CASE("broadcasting: one rule per kind, the same error from perform and generated code") {
+    // Elemwise (theano_broadcast_rule): a declared-1 dimension with another
+    // size, and two sizes that differ.
+    Var x = dmatrix("x"), r = drow("r");
+    const std::string bcast = "declared broadcastable (size 1) but has another size";
+    check_error<ShapeError>({x, r}, {x + r}, {NDArray::zeros({2, 3}), NDArray::zeros({2, 3})}, "Elemwise", bcast);
+    check_error<ShapeError>({x, r}, {x * x + r}, {NDArray::zeros({2, 3}), NDArray::zeros({1, 4})}, "Elemwise",
+                            "the sizes differ");
+    // Alloc, IncSubtensor and random parameters (theano_broadcast_to_rule).
+    const std::string to = "cannot be broadcast to the target shape at its dimension ";
+    Var v = dvector("v"), n = lscalar("n"), m = lscalar("m");
+    check_error<ShapeError>({v, n, m}, {alloc(v, {n, m})}, {NDArray::zeros({1}), sc(2), sc(3)}, "Alloc", to + "0");
+    Var y = dvector("y");
+    check_error<ShapeError>({x, y}, {set_subtensor(x[slice(0, 2)], y)}, {NDArray::zeros({3, 3}), NDArray::zeros({2})},
+                            "IncSubtensor", to + "0");
+    check_lowering({v, n, m}, {alloc(v, {n, m})}, {NDArray::zeros({3}), sc(2), sc(3)});
+    Var st = tensor::tensor(DType::UInt64, {std::nullopt}, "state"), mu = dvector("mu");
+    auto [ns, draw] = random_function(Distribution::Normal, st, RandomSize(std::vector<std::int64_t>{3}), mu, 1.0,
+                                       DType::Float64);
+    const NDArray state = NDArray::from_vector(std::vector<std::uint64_t>{1, 0}, {2});
+    check_error<ShapeError>({st, mu}, {draw}, {state, NDArray::zeros({2})}, "RandomFunction", to + "0");
+    check_lowering({st, mu}, {draw, ns}, {state, NDArray::zeros({1})});
   }
 
   TEST_CASE("alloc, eye and arange of sizes past int64 are ValueErrors naming the node") {

@@ -150,9 +150,11 @@ TEST_CASE("broadcast_to gives zero strides") {
   CHECK(col.at<double>({1, 2, 4}) == 3.0);
   CHECK(NDArray::scalar(7).broadcast_to({2, 2}).strides() == Shape{0, 0});
   CHECK_THROWS_WITH_AS(v.broadcast_to({3, 4}),
-                       "cannot broadcast array of shape (3,) to shape (3, 4) (dimension 1: 3 vs 4)", ShapeError);
+                       "broadcast_to: the array of shape (3,), target shape (3, 4): cannot be broadcast to the target shape at its "
+                       "dimension 0", ShapeError);
   CHECK_THROWS_WITH_AS(NDArray::zeros({2, 3}).broadcast_to({3}),
-                       "cannot broadcast array of shape (2, 3) to shape (3,) (target has fewer dimensions)",
+                       "broadcast_to: the array of shape (2, 3), target shape (3,): cannot be broadcast to the target shape at its "
+                       "dimension 2",
                        ShapeError);
   CHECK(broadcast_shapes({5, 1, 3}, {4, 1}) == Shape{5, 4, 3});
   CHECK(array_equal(b.copy(), NDArray::from_vector<double>({1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3}, {4, 3})));

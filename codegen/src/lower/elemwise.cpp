@@ -14,11 +14,10 @@
 // its dtype by the numpy conversions (from_int64 / from_double), so fused and
 // unfused graphs agree and results match perform within floating-point
 // tolerance (bit for bit for integers). Shape rule: a dimension broadcasts
-// only where the input's type says size 1 (Theano's rule), checked at run time.
+// only where the input's type says size 1 (Theano's rule), checked at run time
+// by theano_broadcast_rule (shape_rules.h), the function perform calls.
 // A contiguous fast path (one flat loop the vectorizer sees) and a strided /
 // broadcast path (nested loops, stride 0 where broadcast).
-#include "lowering.h"
-
 #include <theano/runtime/error.h>
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/scalar.h>
@@ -26,6 +25,8 @@
 
 #include <algorithm>
 #include <functional>
+
+#include "lowering.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -164,29 +165,25 @@ void lower_elemwise(NodeLowering& L) {
   for (const auto& [key, code] : ex.support) L.need(key, code);
 
   CodeWriter& w = L.body;
+  // The output shape by the broadcasting rule perform uses (shape_rules.h).
   w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");
-  for (int d = 0; d < nd; ++d) {
-    const std::string ds = str(d);
-    int decided = -1;
+  if (nd > 0) {
+    std::string shapes, declared;
     for (int i = 0; i < nin; ++i) {
-      const std::string xi = L.x(i);
-      const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
-      if (s && *s == 1) {
-        w.line("if (" + xi + "->shape[" + ds + "] != 1) " +
-               L.fail(kErrShape, "input " + str(i) + " is declared broadcastable (size 1) in dimension " + ds +
-                                     " but has another size"));
-        continue;
+      shapes += (i ? ", " : "") + L.x(i) + "->shape";
+      for (int d = 0; d < nd; ++d) {
+        const Dim& s = L.in(i).shape()[static_cast<std::size_t>(d)];
+        declared += (i || d ? ", " : "") + std::string(s && *s == 1 ? "1" : "0");
       }
-      if (decided < 0) {
-        w.line("shape[" + ds + "] = " + xi + "->shape[" + ds + "];");
-        decided = i;
-        continue;
-      }
-      w.line("if (" + xi + "->shape[" + ds + "] != shape[" + ds + "]) " +
-             L.fail(kErrShape, "shape mismatch at dimension " + ds + " between input " + str(decided) +
-                                   " and input " + str(i) + " (only dimensions whose type says size 1 broadcast)"));
     }
-    if (decided < 0) w.line("shape[" + ds + "] = 1;");
+    w.line("const int64_t* in_shapes[" + str(nin) + "] = {" + shapes + "};");
+    w.line("static const unsigned char declared_one[" + str(static_cast<std::int64_t>(nin) * nd) + "] = {" + declared +
+           "};");
+    w.line("int64_t bad_input = 0, bad_dim = 0, bad_other = 0;");
+    w.line("if (int rule = theano_broadcast_rule(" + str(nin) + ", " + str(nd) +
+           ", in_shapes, declared_one, shape, &bad_input, &bad_dim, &bad_other)) return theano_fail_broadcast(ctx, "
+           "rule, " +
+           c_string(L.label + ": ") + ", bad_input, bad_dim, bad_other, all, " + str(nin) + ");");
   }
   w.line("int64_t n = 1;");
   for (int d = 0; d < nd; ++d) w.line("n *= shape[" + str(d) + "];");
@@ -205,8 +202,7 @@ void lower_elemwise(NodeLowering& L) {
                L.fail(kErrShape, "the input overwritten in place is broadcast in dimension " + str(d)));
       w.line(ok + "->data = " + xd + "->data;");
       w.line(ok + "->owner = " + xd + "->owner;");
-      for (int d = 0; d < nd; ++d)
-        w.line(ok + "->strides[" + str(d) + "] = " + xd + "->strides[" + str(d) + "];");
+      for (int d = 0; d < nd; ++d) w.line(ok + "->strides[" + str(d) + "] = " + xd + "->strides[" + str(d) + "];");
     } else {
       w.line(L.alloc(k));
     }
@@ -278,8 +274,8 @@ void lower_elemwise(NodeLowering& L) {
     }
     for (const std::string& local : ex.locals) c.line(local);
     for (int k = 0; k < nout; ++k)
-      c.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") + ") = " +
-             stores[static_cast<std::size_t>(k)] + ";");
+      c.line("*(" + L.out_ctype(k) + "*)(o" + str(k) + "->data" + offset("so" + str(k) + "_") +
+             ") = " + stores[static_cast<std::size_t>(k)] + ";");
     for (int d = 0; d < nd; ++d) c.close();
   };
 
@@ -329,8 +325,7 @@ void lower_elemwise(NodeLowering& L) {
   w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", &" + L.fn + "_flat, &args);");
   w.line("return 0;");
   w.close();
-  w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn +
-         "_strided, &args);");
+  w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn + "_strided, &args);");
   w.line("return 0;");
 }
 

@@ -1,9 +1,8 @@
 // Shared helpers of the op lowerings and the lowering table (see lowering.h).
 #include "lowering.h"
 
-#include <theano/tensor/c_template.h>
-
 #include <theano/runtime/error.h>
+#include <theano/tensor/c_template.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -14,18 +13,30 @@ namespace theano::codegen::lower {
 
 const char* c_type(DType d) {
   switch (d) {
-    case DType::Bool: return "bool";
-    case DType::Int8: return "int8_t";
-    case DType::Int16: return "int16_t";
-    case DType::Int32: return "int32_t";
-    case DType::Int64: return "int64_t";
-    case DType::UInt8: return "uint8_t";
-    case DType::UInt16: return "uint16_t";
-    case DType::UInt32: return "uint32_t";
-    case DType::UInt64: return "uint64_t";
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    default: return nullptr;
+    case DType::Bool:
+      return "bool";
+    case DType::Int8:
+      return "int8_t";
+    case DType::Int16:
+      return "int16_t";
+    case DType::Int32:
+      return "int32_t";
+    case DType::Int64:
+      return "int64_t";
+    case DType::UInt8:
+      return "uint8_t";
+    case DType::UInt16:
+      return "uint16_t";
+    case DType::UInt32:
+      return "uint32_t";
+    case DType::UInt64:
+      return "uint64_t";
+    case DType::Float32:
+      return "float";
+    case DType::Float64:
+      return "double";
+    default:
+      return nullptr;
   }
 }
 
@@ -100,8 +111,7 @@ std::string make_label(const Apply& node, std::size_t index) {
 }  // namespace
 
 NodeLowering::NodeLowering(const Apply& n, std::size_t i, CodeWriter& b, CodeWriter& f,
-                           std::vector<std::string>& support_keys, CodeWriter& support,
-                           std::vector<std::int64_t> slots)
+                           std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots)
     : node(n),
       index(i),
       fn("node" + std::to_string(i)),
@@ -179,8 +189,29 @@ std::string NodeLowering::alloc(int k) const {
   const std::int64_t slot = static_cast<std::size_t>(k) < slots_.size() ? slots_[static_cast<std::size_t>(k)] : -1;
   const auto itemsize = static_cast<std::int64_t>(dtype_size(out(k).dtype()));
   return "if (int e = theano_alloc_checked(ctx, " + o(k) + ", " + std::to_string(slot) + ", " +
-         std::to_string(itemsize) + ", " + c_string(label + ": output " + std::to_string(k) + ": ") +
-         ", all, " + std::to_string(nin()) + ")) return e;";
+         std::to_string(itemsize) + ", " + c_string(label + ": output " + std::to_string(k) + ": ") + ", all, " +
+         std::to_string(nin()) + ")) return e;";
+}
+
+void emit_broadcast_to_check(NodeLowering& L, int i, const std::string& target, int tnd, bool declared,
+                             const std::string& what) {
+  const tensor::TensorType& t = L.in(i);
+  std::string decl = "0";
+  if (declared) {
+    std::string flags;
+    for (const tensor::Dim& s : t.shape()) flags += (flags.empty() ? "" : ", ") + std::string(s && *s == 1 ? "1" : "0");
+    L.body.open("");
+    L.body.line("static const unsigned char declared_one[" + str(std::max(t.ndim(), 1)) + "] = {" +
+                (flags.empty() ? std::string("0") : flags) + "};");
+    decl = "declared_one";
+  } else {
+    L.body.open("");
+  }
+  L.body.line("int64_t bad = 0;");
+  L.body.line("const int rule = theano_broadcast_to_rule(" + str(t.ndim()) + ", " + L.x(i) + "->shape, " + decl + ", " +
+              str(tnd) + ", " + target + ", &bad);");
+  L.body.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", what + " (input " + str(i) + ") ", "bad"));
+  L.body.close();
 }
 
 void NodeLowering::need(std::string_view key, std::string_view code) {

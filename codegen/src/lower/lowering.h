@@ -138,6 +138,15 @@ class NodeLowering {
   std::vector<std::int64_t> slots_;
 };
 
+/// Emits the check of theano_broadcast_to_rule (shape_rules.h), the rule
+/// perform applies too: input `i` broadcast to the `tnd`-d shape `target` (a
+/// C array of int64_t). With `declared`, only the dimensions input i's type
+/// says are size 1 broadcast (Theano's rule: Alloc, IncSubtensor), else any
+/// size-1 dimension (numpy's: random parameters). `what` starts the message
+/// ("the value", "parameter loc").
+void emit_broadcast_to_check(NodeLowering& L, int i, const std::string& target, int tnd, bool declared,
+                             const std::string& what);
+
 /// Whether the node function of `L` should be optimized: not when its
 /// lowering marked it cold, nor when every input and output has a static
 /// shape of at most a few elements (optimizing scalar code saves

@@ -95,6 +95,33 @@ THEANO_COLD static int theano_fail(TheanoContext* c, int code, const char* msg, 
   }
   return code;
 }
+// A failed theano_broadcast_rule: "<msg>at dimension D, input I: <rule text>"
+// ("inputs O and I" for a mismatch), as Elemwise::perform words it.
+THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const char* msg, int64_t input, int64_t dim,
+                                             int64_t other, const TheanoArray* const* in, int n) {
+  const int code = theano_rule_error_kind(rule);
+  if (c->error_size <= 0) return code;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put(c, &p, "at dimension ");
+  theano_put_int(c, &p, dim);
+  if (rule == THEANO_RULE_BCAST_MISMATCH) {
+    theano_put(c, &p, ", inputs ");
+    theano_put_int(c, &p, other);
+    theano_put(c, &p, " and ");
+  } else {
+    theano_put(c, &p, ", input ");
+  }
+  theano_put_int(c, &p, input);
+  theano_put(c, &p, ": ");
+  theano_put(c, &p, theano_rule_text(rule));
+  theano_put(c, &p, "; input shapes: ");
+  for (int i = 0; i < n; ++i) {
+    if (i) theano_put(c, &p, ", ");
+    theano_put_shape(c, &p, in[i]);
+  }
+  return code;
+}
 // theano_fail with a run-time value in the message: "<msg><value><tail>".
 THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* msg, int64_t value, const char* tail,
                            const TheanoArray* const* in, int n) {

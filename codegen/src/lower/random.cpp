@@ -272,9 +272,11 @@ void lower_random(NodeLowering& L) {
              L.fail_int(kErrValue, "the size has a negative entry ", "shape[" + ds + "]"));
     }
   }
-  // Each parameter broadcasts to the shape; its walk strides (0 where broadcast).
+  // Each parameter broadcasts to the shape (numpy's rule, as perform checks
+  // it); its walk strides (0 where broadcast).
   for (int k = 0; k < 2; ++k) {
     const std::string xk = L.x(2 + k);
+    emit_broadcast_to_check(L, 2 + k, "shape", nd, false, std::string("parameter ") + kParamNames[di][k]);
     const std::string ks = str(k);
     w.line("int64_t ps" + ks + "[" + nds + "];");
     for (int d = 0; d < nd; ++d) {
@@ -285,8 +287,6 @@ void lower_random(NodeLowering& L) {
         continue;
       }
       const std::string ps = xk + "->shape[" + str(pd) + "]";
-      w.line("if (" + ps + " != 1 && " + ps + " != shape[" + ds + "]) " +
-             L.fail(kErrShape, std::string("parameter ") + kParamNames[di][k] + " does not broadcast to the size"));
       w.line("ps" + ks + "[" + ds + "] = " + ps + " == 1 ? 0 : " + xk + "->strides[" + str(pd) + "];");
     }
   }

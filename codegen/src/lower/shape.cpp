@@ -224,18 +224,9 @@ void lower_alloc(NodeLowering& L) {
            L.fail_int(kErrValue, "shape entry " + is + " is negative (", "shp[" + is + "]", ")"));
   }
   for (int d = 0; d < off; ++d) w.line("vs[" + str(d) + "] = 0;");
+  emit_broadcast_to_check(L, 0, "shp", nd, true, "the value");
   for (int j = 0; j < vnd; ++j) {
     const std::string js = str(j), ts = str(j + off);
-    const tensor::Dim& dv = L.in(0).shape()[static_cast<std::size_t>(j)];
-    const bool bcast = dv && *dv == 1;
-    const std::string cond = bcast ? "x0->shape[" + js + "] != 1 && x0->shape[" + js + "] != shp[" + ts + "]"
-                                   : "x0->shape[" + js + "] != shp[" + ts + "]";
-    w.line("if (" + cond + ") " +
-           L.fail_int(kErrShape, "the value cannot be broadcast to the requested shape: its dimension " + js +
-                                     " has size ",
-                      "x0->shape[" + js + "]",
-                      ", output dimension " + ts + " another" +
-                          (bcast ? std::string() : " (the dimension is not declared broadcastable)")));
     w.line("vs[" + ts + "] = x0->shape[" + js + "] == 1 ? 0 : x0->strides[" + js + "];");
   }
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");

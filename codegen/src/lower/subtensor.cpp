@@ -218,22 +218,15 @@ void emit_x_copy(NodeLowering& L, bool inplace) {
   w.line("theano_copy(o0, x0, " + str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype()))) + ");");
 }
 
-/// kErrShape unless y (input 1, of static type yt) broadcasts to `target(j)`
-/// (right-aligned; only a dimension whose type says 1 broadcasts).
+/// ShapeError unless y (input 1) broadcasts to the shape `target(j)`
+/// (right-aligned; only a dimension whose type says 1 broadcasts), by the rule
+/// perform applies (theano_broadcast_to_rule).
 void emit_value_check(NodeLowering& L, int tnd, const std::function<std::string(int)>& target) {
-  const tensor::TensorType& yt = L.in(1);
-  const int ynd = yt.ndim();
-  const int off = tnd - ynd;
-  for (int j = 0; j < ynd; ++j) {
-    const tensor::Dim& s = yt.shape()[static_cast<std::size_t>(j)];
-    const bool bcast = s && *s == 1;
-    const std::string ys = "x1->shape[" + str(j) + "]";
-    std::string ok = ys + " == " + target(j + off);
-    if (bcast) ok += " || " + ys + " == 1";
-    L.body.line("if (!(" + ok + ")) " +
-                L.fail(kErrShape, "the value (input 1) cannot be broadcast to the indexed shape at its dimension " +
-                                      str(j) + " (only dimensions whose type says size 1 broadcast)"));
-  }
+  std::string dims;
+  for (int j = 0; j < tnd; ++j) dims += (j ? ", " : "") + target(j);
+  L.body.line("const int64_t indexed_shape[" + str(std::max(tnd, 1)) + "] = {" + (tnd ? dims : std::string("0")) +
+              "};");
+  emit_broadcast_to_check(L, 1, "indexed_shape", tnd, true, "the value");
 }
 
 /// Declares `ys<j>`: the byte stride of y (input 1) along dimension j of the
@@ -274,9 +267,9 @@ void emit_checked_index(NodeLowering& L, int il) {
   CodeWriter& w = L.body;
   const std::string xi = L.x(il);
   w.line("int64_t i = (int64_t)*(const " + L.in_ctype(il) + "*)(" + xi + "->data + j * " + xi + "->strides[0]);");
-  w.line("if (i < -n || i >= n) " +
+  // The rule perform runs too (shape_rules.h).
+  w.line("if (theano_index_rule(n, i, &i) != THEANO_RULE_OK) " +
          L.fail_int(kErrIndex, "index ", "i", " is out of bounds for axis 0 of input 0 (advanced indexing)"));
-  w.line("if (i < 0) i += n;");
 }
 
 void lower_advanced_subtensor1(NodeLowering& L) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "theano/runtime/error.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/type.h"
@@ -77,7 +78,7 @@ ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
 
   StaticShape out_shape(static_cast<std::size_t>(ndim));
   for (int d = 0; d < ndim; ++d) {
-    Dim known;          // a known size other than 1
+    Dim known;  // a known size other than 1
     bool all_one = true;
     int known_from = -1;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -114,47 +115,36 @@ ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
 
 void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   const int ndim = tensor_type(node.output(0))->ndim();
-  // Output shape: a dimension broadcasts only where the input's type says 1.
-  std::vector<std::int64_t> shape(static_cast<std::size_t>(ndim), 1);
-  std::vector<int> decided(static_cast<std::size_t>(ndim), -1);
+  // Output shape: a dimension broadcasts only where the input's type says 1
+  // (theano_broadcast_rule, the function generated code calls).
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(std::max(ndim, 1)), 1);
+  std::vector<const std::int64_t*> in_shapes;
+  std::vector<unsigned char> declared_one;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& t = *tensor_type(node.input(static_cast<int>(i)));
     THEANO_USER_CHECK(inputs[i].ndim() == ndim, ShapeError)
         << name() << ": input " << i << " (" << node.input(static_cast<int>(i)).str() << ") has " << inputs[i].ndim()
         << " dimensions, expected " << ndim;
-    for (int d = 0; d < ndim; ++d) {
-      const auto du = static_cast<std::size_t>(d);
-      const Dim& s = t.shape()[du];
-      if (s && *s == 1) continue;  // declared broadcastable
-      const std::int64_t n = inputs[i].shape()[du];
-      if (decided[du] < 0) {
-        shape[du] = n;
-        decided[du] = static_cast<int>(i);
-        continue;
-      }
-      if (n == shape[du]) continue;
-      const auto j = static_cast<std::size_t>(decided[du]);
-      std::ostringstream msg;
-      msg << name() << ": shape mismatch at dimension " << d << ": input " << j << " ("
-          << node.input(decided[du]).str() << ") has shape " << shape_text(inputs[j].shape()) << " and input " << i
-          << " (" << node.input(static_cast<int>(i)).str() << ") has shape " << shape_text(inputs[i].shape())
-          << "; their broadcastable patterns are " << static_text(*tensor_type(node.input(decided[du]))) << " and "
-          << static_text(t) << " (only dimensions whose type says size 1 broadcast; use specify_shape or a 1-sized "
-          << "type to broadcast)";
-      throw ShapeError(msg.str());
-    }
+    in_shapes.push_back(inputs[i].shape().data());
+    for (const Dim& s : t.shape()) declared_one.push_back(s && *s == 1);
   }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const TensorType& t = *tensor_type(node.input(static_cast<int>(i)));
-    for (int d = 0; d < ndim; ++d) {
-      const auto du = static_cast<std::size_t>(d);
-      if (t.shape()[du] && *t.shape()[du] == 1)
-        THEANO_USER_CHECK(inputs[i].shape()[du] == 1, ShapeError)
-            << name() << ": input " << i << " (" << node.input(static_cast<int>(i)).str()
-            << ") is declared broadcastable (size 1) in dimension " << d << " but has shape "
-            << shape_text(inputs[i].shape());
-    }
+  std::int64_t bad_input = 0, bad_dim = 0, bad_other = 0;
+  if (const int rule = theano_broadcast_rule(static_cast<std::int64_t>(inputs.size()), ndim, in_shapes.data(),
+                                             declared_one.data(), shape.data(), &bad_input, &bad_dim, &bad_other)) {
+    auto describe = [&](std::int64_t i) {
+      const auto ui = static_cast<std::size_t>(i);
+      return std::to_string(i) + " (" + node.input(static_cast<int>(i)).str() + ", shape " +
+             shape_text(inputs[ui].shape()) + ", type " + static_text(*tensor_type(node.input(static_cast<int>(i)))) +
+             ")";
+    };
+    std::string msg = name() + ": at dimension " + std::to_string(bad_dim) + ", ";
+    if (rule == THEANO_RULE_BCAST_MISMATCH)
+      msg += "inputs " + describe(bad_other) + " and " + describe(bad_input);
+    else
+      msg += "input " + describe(bad_input);
+    throw_shape_rule(rule, msg, 0);
   }
+  shape.resize(static_cast<std::size_t>(ndim));
 
   const DType out_dtype = tensor_type(node.output(0))->dtype();
   const std::int64_t n = [&] {
@@ -166,8 +156,10 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     // Nothing to compute; the inputs are not converted to the compute dtype
     // (an empty float32 (0, 2^61 - 1) array is valid, its float64 copy is not).
     for (int k = 0; k < node.nout(); ++k) {
-      if (auto it = inplace_.find(k); it != inplace_.end()) outputs[static_cast<std::size_t>(k)] = inputs[static_cast<std::size_t>(it->second)];
-      else outputs[static_cast<std::size_t>(k)] = NDArray::empty(shape, tensor_type(node.output(k))->dtype());
+      if (auto it = inplace_.find(k); it != inplace_.end())
+        outputs[static_cast<std::size_t>(k)] = inputs[static_cast<std::size_t>(it->second)];
+      else
+        outputs[static_cast<std::size_t>(k)] = NDArray::empty(shape, tensor_type(node.output(k))->dtype());
     }
     return;
   }
@@ -233,13 +225,17 @@ void Elemwise::perform_composite(const Apply& node, std::span<const NDArray> inp
   std::vector<ScalarValue> in_buf(nin), out_buf(nout);
   for (std::int64_t k = 0; k < n; ++k) {
     for (std::size_t i = 0; i < nin; ++i) {
-      if (args[i].dtype() == DType::Int64) in_buf[i].i = args[i].data_as<std::int64_t>()[k];
-      else in_buf[i].d = args[i].data_as<double>()[k];
+      if (args[i].dtype() == DType::Int64)
+        in_buf[i].i = args[i].data_as<std::int64_t>()[k];
+      else
+        in_buf[i].d = args[i].data_as<double>()[k];
     }
     comp.evaluate(in_buf.data(), out_buf.data());
     for (std::size_t o = 0; o < nout; ++o) {
-      if (results[o].dtype() == DType::Int64) results[o].data_as<std::int64_t>()[k] = out_buf[o].i;
-      else results[o].data_as<double>()[k] = out_buf[o].d;
+      if (results[o].dtype() == DType::Int64)
+        results[o].data_as<std::int64_t>()[k] = out_buf[o].i;
+      else
+        results[o].data_as<double>()[k] = out_buf[o].d;
     }
   }
   for (std::size_t o = 0; o < nout; ++o) {

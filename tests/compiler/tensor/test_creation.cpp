@@ -33,7 +33,9 @@ TEST_CASE("Alloc: types, values and broadcasting") {
   CHECK_THROWS_WITH_AS(alloc(v, {-1, 3}), doctest::Contains("shape entry 0 is negative (-1)"), ValueError);
   // A value dimension broadcasts only when its type says 1.
   CHECK_THROWS_WITH_AS(a.eval({{v, NDArray::from_list<double>({1})}, {n, i64(2)}}),
-                       doctest::Contains("the value v of shape (1,) cannot be broadcast to shape (2, 3)"), ShapeError);
+                       doctest::Contains("the value v of shape (1,) (type TensorType(float64, (?,)); only dimensions whose type says size "
+                                         "1 broadcast), target shape (2, 3): cannot be broadcast to the target shape at its "
+                                         "dimension 0"), ShapeError);
   Var c = dcol("c");
   NDArray cv = NDArray::from_list<double>({5, 6}, {2, 1});
   CHECK(array_equal(alloc(c, {2, 3}).eval({{c, cv}}), NDArray::from_list<double>({5, 5, 5, 6, 6, 6}, {2, 3})));

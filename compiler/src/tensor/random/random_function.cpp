@@ -207,14 +207,14 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   // Parameters, broadcast to the sample shape (one value per element).
   auto param = [&](int k, DType as) {
     const NDArray& p = inputs[static_cast<std::size_t>(2 + k)];
-    bool ok = p.ndim() <= static_cast<int>(shape.size());
-    for (int d = 0; ok && d < p.ndim(); ++d) {
-      const std::int64_t v = p.shape()[static_cast<std::size_t>(d)];
-      ok = v == 1 || v == shape[shape.size() - static_cast<std::size_t>(p.ndim()) + static_cast<std::size_t>(d)];
-    }
-    THEANO_USER_CHECK(ok, ShapeError) << op << ": parameter " << param_name(dist_, k) << " (" << node.input(2 + k).str()
-                                      << ") of shape " << shape_text(p.shape()) << " does not broadcast to the size "
-                                      << shape_text(shape);
+    // numpy's rule, the function generated code calls (shape_rules.h).
+    std::int64_t bad = 0;
+    if (const int rule = theano_broadcast_to_rule(p.ndim(), p.shape().data(), nullptr,
+                                                  static_cast<std::int64_t>(shape.size()), shape.data(), &bad))
+      throw_shape_rule(rule,
+                       op + ": parameter " + std::string(param_name(dist_, k)) + " (" + node.input(2 + k).str() +
+                           ") of shape " + shape_text(p.shape()) + ", size " + shape_text(shape),
+                       bad);
     return p.broadcast_to(shape).astype(as).contiguous();
   };
 

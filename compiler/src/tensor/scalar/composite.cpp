@@ -44,8 +44,10 @@ bool int_like(DType d) { return is_integer(d) || is_bool(d); }
 std::int64_t to_int_dtype(DType d, std::int64_t v) {
   return visit_dtype(d, [&](auto tag) -> std::int64_t {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) return static_cast<std::int64_t>(scalar_cast<T>(v));
-    else THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<std::int64_t>(scalar_cast<T>(v));
+    else
+      THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
     return 0;
   });
 }
@@ -53,8 +55,10 @@ std::int64_t to_int_dtype(DType d, std::int64_t v) {
 std::int64_t double_to_int_dtype(DType d, double v) {
   return visit_dtype(d, [&](auto tag) -> std::int64_t {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) return static_cast<std::int64_t>(scalar_cast<T>(v));
-    else THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<std::int64_t>(scalar_cast<T>(v));
+    else
+      THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
     return 0;
   });
 }
@@ -82,7 +86,8 @@ std::string c_literal(double d) {
 
 }  // namespace
 
-Composite::Composite(std::vector<Var> inputs, Var output) : Composite(std::move(inputs), std::vector<Var>{std::move(output)}) {}
+Composite::Composite(std::vector<Var> inputs, Var output)
+    : Composite(std::move(inputs), std::vector<Var>{std::move(output)}) {}
 
 Composite::Composite(std::vector<Var> inputs, std::vector<Var> outputs)
     : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
@@ -120,8 +125,10 @@ Composite::Composite(std::vector<Var> inputs, std::vector<Var> outputs)
     THEANO_INTERNAL_CHECK(v.is_constant()) << "Composite: " << v.str() << " has no value";
     const int k = add_slot(v);
     const NDArray& c = v.as_constant()->data();
-    if (int_like(slot_dtype_[static_cast<std::size_t>(k)])) slot_init_[static_cast<std::size_t>(k)].i = c.item<std::int64_t>();
-    else slot_init_[static_cast<std::size_t>(k)].d = c.item<double>();
+    if (int_like(slot_dtype_[static_cast<std::size_t>(k)]))
+      slot_init_[static_cast<std::size_t>(k)].i = c.item<std::int64_t>();
+    else
+      slot_init_[static_cast<std::size_t>(k)].d = c.item<double>();
     return k;
   };
   for (const Var& in : inputs_) add_slot(in);
@@ -183,8 +190,10 @@ void Composite::evaluate(const ScalarValue* in, ScalarValue* out) const {
       dbuf.push_back(int_like(at) ? int_value_as_double(at, x.i) : x.d);
     }
     const double d = apply_double(*step.op, dbuf);
-    if (int_like(dt)) r.i = double_to_int_dtype(dt, d);
-    else r.d = d;
+    if (int_like(dt))
+      r.i = double_to_int_dtype(dt, d);
+    else
+      r.d = d;
   }
   for (std::size_t k = 0; k < out_slot_.size(); ++k) out[k] = v[static_cast<std::size_t>(out_slot_[k])];
 }
@@ -193,8 +202,10 @@ double Composite::eval(const double* dargs) const {
   std::vector<ScalarValue> in(inputs_.size()), out(outputs_.size());
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     const DType d = slot_dtype_[i];
-    if (int_like(d)) in[i].i = double_to_int_dtype(d, dargs[i]);
-    else in[i].d = dargs[i];
+    if (int_like(d))
+      in[i].i = double_to_int_dtype(d, dargs[i]);
+    else
+      in[i].d = dargs[i];
   }
   evaluate(in.data(), out.data());
   const DType d = dtype_of(outputs_.front());
@@ -207,8 +218,10 @@ std::optional<std::int64_t> Composite::eval_int(const std::int64_t* iargs) const
   std::vector<ScalarValue> in(inputs_.size()), out(outputs_.size());
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     const DType di = slot_dtype_[i];
-    if (int_like(di)) in[i].i = to_int_dtype(di, iargs[i]);
-    else in[i].d = static_cast<double>(iargs[i]);
+    if (int_like(di))
+      in[i].i = to_int_dtype(di, iargs[i]);
+    else
+      in[i].d = static_cast<double>(iargs[i]);
   }
   evaluate(in.data(), out.data());
   return out.front().i;
@@ -246,7 +259,8 @@ std::optional<Composite::CProgram> Composite::c_program() const {
     const DType d = slot_dtype_[ua];
     if (is_constant(a)) {
       if (!int_like(d)) return "(" + c_literal(slot_init_[ua].d) + ")";
-      return as_int64 ? c_int_literal(slot_init_[ua].i) : "(" + c_literal(int_value_as_double(d, slot_init_[ua].i)) + ")";
+      return as_int64 ? c_int_literal(slot_init_[ua].i)
+                      : "(" + c_literal(int_value_as_double(d, slot_init_[ua].i)) + ")";
     }
     if (!int_like(d)) return name[ua];  // a double (an int64 node reads no floats)
     return std::string(as_int64 ? "((int64_t)" : "((double)") + name[ua] + ")";
@@ -262,8 +276,11 @@ std::optional<Composite::CProgram> Composite::c_program() const {
   }
   for (int o : out_slot_) {
     const auto uo = static_cast<std::size_t>(o);
-    if (!is_constant(o)) p.outputs.push_back(name[uo]);
-    else p.outputs.push_back(int_like(slot_dtype_[uo]) ? c_int_literal(slot_init_[uo].i) : "(" + c_literal(slot_init_[uo].d) + ")");
+    if (!is_constant(o))
+      p.outputs.push_back(name[uo]);
+    else
+      p.outputs.push_back(int_like(slot_dtype_[uo]) ? c_int_literal(slot_init_[uo].i)
+                                                    : "(" + c_literal(slot_init_[uo].d) + ")");
   }
   return p;
 }

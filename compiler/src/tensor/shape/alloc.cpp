@@ -5,6 +5,7 @@
 /// decided statically.
 #include "shape_util.h"
 #include "theano/config.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/subtensor.h"
 
@@ -52,15 +53,19 @@ void Alloc::perform(const Apply& node, std::span<const NDArray> inputs, std::spa
     THEANO_USER_CHECK(s >= 0, ValueError) << "Alloc: shape entry " << i - 1 << " is negative (" << s << ")";
     shape.push_back(s);
   }
+  // Theano's rule, the function generated code calls (shape_rules.h).
   const TensorType* tv = tensor_type(node.input(0));
-  const std::size_t off = shape.size() - static_cast<std::size_t>(v.ndim());
-  for (std::size_t j = 0; j < static_cast<std::size_t>(v.ndim()); ++j) {
-    const bool bcast = tv->shape()[j] && *tv->shape()[j] == 1;
-    THEANO_USER_CHECK(v.shape()[j] == shape[j + off] || bcast, ShapeError)
-        << "Alloc: the value " << node.input(0).str() << " of shape " << shape_to_string(v.shape())
-        << " cannot be broadcast to shape " << shape_to_string(shape) << " (dimension " << j
-        << " is not declared broadcastable; its type is " << tv->str() << ")";
-  }
+  std::vector<unsigned char> declared_one;
+  for (const Dim& s : tv->shape()) declared_one.push_back(s && *s == 1);
+  declared_one.resize(static_cast<std::size_t>(std::max(v.ndim(), 1)), 0);
+  std::int64_t bad = 0;
+  if (const int rule = theano_broadcast_to_rule(v.ndim(), v.shape().data(), declared_one.data(),
+                                                static_cast<std::int64_t>(shape.size()), shape.data(), &bad))
+    throw_shape_rule(rule,
+                     "Alloc: the value " + node.input(0).str() + " of shape " + shape_to_string(v.shape()) + " (type " +
+                         tv->str() + "; only dimensions whose type says size 1 broadcast), target shape " +
+                         shape_to_string(shape),
+                     bad);
   NDArray out = NDArray::empty(shape, v.dtype());
   if (out.size() > 0) out.assign(v);
   outputs[0] = out;

@@ -5,6 +5,7 @@
 /// through transposes as Theano does.
 #include "../shape/shape_util.h"
 #include "idx_util.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -25,10 +26,11 @@ void check_ilist(const std::string& op, const Var& ilist) {
 std::int64_t checked_index(const NDArray& ilist, std::int64_t j, std::int64_t n, const std::string& op,
                            const std::string& xname) {
   const std::int64_t i = ilist.index(0, j).item<std::int64_t>();
-  THEANO_USER_CHECK(i >= -n && i < n, IndexError)
+  std::int64_t at = 0;  // the rule generated code runs too (shape_rules.h)
+  THEANO_USER_CHECK(theano_index_rule(n, i, &at) == THEANO_RULE_OK, IndexError)
       << op << ": index " << i << " is out of bounds for axis 0 with size " << n << " (position " << j
       << " of the index vector, indexing " << xname << ")";
-  return i < 0 ? i + n : i;
+  return at;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "../shape/shape_util.h"
 #include "idx_util.h"
+#include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {
@@ -217,16 +218,17 @@ NDArray apply_idx(const NDArray& x, const IdxList& idx, std::span<const NDArray>
 
 void check_value_broadcast(const NDArray& y, const TensorType& ytype, const std::vector<std::int64_t>& target,
                            const std::string& op, const std::string& yname) {
-  bool ok = y.ndim() <= static_cast<int>(target.size());
-  const std::size_t off = ok ? target.size() - static_cast<std::size_t>(y.ndim()) : 0;
-  for (std::size_t j = 0; ok && j < static_cast<std::size_t>(y.ndim()); ++j) {
-    const bool bcast = j < ytype.shape().size() && ytype.shape()[j] && *ytype.shape()[j] == 1;
-    ok = y.shape()[j] == target[j + off] || (bcast && y.shape()[j] == 1);
-  }
-  THEANO_USER_CHECK(ok, ShapeError) << op << ": the value " << yname << " of shape " << shape_to_string(y.shape())
-                                    << " cannot be broadcast to the indexed shape " << shape_to_string(target)
-                                    << " (only dimensions whose type says size 1 broadcast; its type is "
-                                    << ytype.str() << ")";
+  // Theano's rule, the function generated code calls (shape_rules.h).
+  std::vector<unsigned char> declared_one;
+  for (const Dim& s : ytype.shape()) declared_one.push_back(s && *s == 1);
+  declared_one.resize(static_cast<std::size_t>(std::max(y.ndim(), 1)), 0);
+  std::int64_t bad = 0;
+  if (const int rule = theano_broadcast_to_rule(y.ndim(), y.shape().data(), declared_one.data(),
+                                                static_cast<std::int64_t>(target.size()), target.data(), &bad))
+    throw_shape_rule(rule,
+                     op + ": the value " + yname + " of shape " + shape_to_string(y.shape()) + " (type " + ytype.str() +
+                         "; only dimensions whose type says size 1 broadcast), indexed shape " + shape_to_string(target),
+                     bad);
 }
 
 void check_inc_value(const Var& x, const Var& y, const StaticShape& sub_shape, const std::string& op) {

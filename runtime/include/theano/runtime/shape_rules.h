@@ -43,6 +43,9 @@
 #define THEANO_RULE_TOO_LONG 10     /* arange: more elements than int64 holds */
 #define THEANO_RULE_STEP_RANGE 11   /* slice: step INT64_MIN (its negation does not exist) */
 #define THEANO_RULE_INDEX 12        /* index: out of bounds; *bad: the index */
+#define THEANO_RULE_BCAST_DECLARED 13 /* elemwise: an input whose type says size 1 has another size */
+#define THEANO_RULE_BCAST_MISMATCH 14 /* elemwise: two sizes differ where neither type says size 1 */
+#define THEANO_RULE_BCAST_TO 15     /* broadcast_to: *bad: the value's dimension that does not fit */
 
 /* a*b and a+b into *r; THEANO_RULE_OVERFLOW when the exact result is not an int64. */
 static inline int theano_checked_mul(int64_t a, int64_t b, int64_t* r) {
@@ -247,6 +250,67 @@ static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {
   return THEANO_RULE_OK;
 }
 
+/* Elementwise broadcasting, Theano's rule: a dimension broadcasts only where
+ * the input's type says size 1. `shapes[i]` is input i's shape (nd entries),
+ * `declared_one[i * nd + d]` whether its type says size 1 in dimension d.
+ * Writes the output shape to `out` (1 where every input is declared 1). On
+ * failure, `*input` and `*dim` name the offending input and dimension and,
+ * for THEANO_RULE_BCAST_MISMATCH, `*other` the earlier input whose size it
+ * differs from. Dimensions are checked in order, inputs in order within one.
+ * Both readers word the error "<node>: at dimension <dim>, input <input>: "
+ * (or "inputs <other> and <input>: ") followed by the rule text. */
+static inline int theano_broadcast_rule(int64_t nin, int64_t nd, const int64_t* const* shapes,
+                                        const unsigned char* declared_one, int64_t* out, int64_t* input,
+                                        int64_t* dim, int64_t* other) {
+  int64_t d, i;
+  for (d = 0; d < nd; ++d) {
+    int64_t decided = -1;
+    out[d] = 1;
+    for (i = 0; i < nin; ++i) {
+      const int64_t n = shapes[i][d];
+      if (declared_one[i * nd + d]) {
+        if (n == 1) continue;
+        *input = i;
+        *dim = d;
+        return THEANO_RULE_BCAST_DECLARED;
+      }
+      if (decided < 0) {
+        out[d] = n;
+        decided = i;
+      } else if (n != out[d]) {
+        *input = i;
+        *dim = d;
+        *other = decided;
+        return THEANO_RULE_BCAST_MISMATCH;
+      }
+    }
+  }
+  return THEANO_RULE_OK;
+}
+
+/* A value of shape `vshape` (vnd dimensions) broadcast to `shape` (nd
+ * dimensions), right-aligned: the value's dimension j must have the target's
+ * size, or be 1 where `declared_one` is null (numpy's rule: NDArray's
+ * broadcast_to, random parameters) or says the value's type has size 1 in
+ * dimension j (Theano's rule: Alloc's value, IncSubtensor's value). *bad: the
+ * value's dimension that does not fit (vnd when it has more dimensions than
+ * the target). */
+static inline int theano_broadcast_to_rule(int64_t vnd, const int64_t* vshape, const unsigned char* declared_one,
+                                           int64_t nd, const int64_t* shape, int64_t* bad) {
+  int64_t j;
+  if (vnd > nd) {
+    *bad = vnd;
+    return THEANO_RULE_BCAST_TO;
+  }
+  for (j = 0; j < vnd; ++j) {
+    if (vshape[j] == shape[nd - vnd + j]) continue;
+    if (vshape[j] == 1 && (!declared_one || declared_one[j])) continue;
+    *bad = j;
+    return THEANO_RULE_BCAST_TO;
+  }
+  return THEANO_RULE_OK;
+}
+
 /* The message of a rule result, completed by the reported value where the
  * text ends in a space or '=' (see theano_rule_has_value). */
 static inline const char* theano_rule_text(int rule) {
@@ -263,12 +327,18 @@ static inline const char* theano_rule_text(int rule) {
     case THEANO_RULE_TOO_LONG: return "the range has more elements than int64 holds";
     case THEANO_RULE_STEP_RANGE: return "slice step -9223372036854775808 is out of range";
     case THEANO_RULE_INDEX: return "index out of bounds: ";
+    case THEANO_RULE_BCAST_DECLARED: return "declared broadcastable (size 1) but has another size";
+    case THEANO_RULE_BCAST_MISMATCH:
+      return "the sizes differ (only dimensions whose type says size 1 broadcast; use specify_shape or a 1-sized "
+             "type to broadcast)";
+    case THEANO_RULE_BCAST_TO: return "cannot be broadcast to the target shape at its dimension ";
     default: return "invalid shape";
   }
 }
 /* Whether the rule's message takes the reported value. */
 static inline int theano_rule_has_value(int rule) {
-  return (rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID) || rule == THEANO_RULE_INDEX;
+  return (rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID) || rule == THEANO_RULE_INDEX ||
+         rule == THEANO_RULE_BCAST_TO;
 }
 /* The error a failed rule raises: THEANO_RULE_SHAPE_ERROR (ShapeError) for
  * sizes that do not fit the array, THEANO_RULE_INDEX_ERROR (IndexError) for an
@@ -278,7 +348,9 @@ static inline int theano_rule_has_value(int rule) {
 #define THEANO_RULE_VALUE_ERROR 2
 #define THEANO_RULE_INDEX_ERROR 3
 static inline int theano_rule_error_kind(int rule) {
-  if (rule == THEANO_RULE_MISMATCH || rule == THEANO_RULE_NOT_DIVISIBLE) return THEANO_RULE_SHAPE_ERROR;
+  if (rule == THEANO_RULE_MISMATCH || rule == THEANO_RULE_NOT_DIVISIBLE || rule == THEANO_RULE_BCAST_DECLARED ||
+      rule == THEANO_RULE_BCAST_MISMATCH || rule == THEANO_RULE_BCAST_TO)
+    return THEANO_RULE_SHAPE_ERROR;
   if (rule == THEANO_RULE_INDEX) return THEANO_RULE_INDEX_ERROR;
   return THEANO_RULE_VALUE_ERROR;
 }

@@ -1,0 +1,391 @@
+// The host Thunk of generated code (c_thunk.h): describing arrays to the
+// thunk ABI, the per-call workspaces, the host callbacks (perform fallback,
+// allocation of outputs into planned slots) and the run loop, whole-graph or
+// node by node (OpWise, for profiles and the checking modes).
+#include "c_thunk.h"
+
+#include <theano/compile/profile.h>
+#include <theano/runtime/error.h>
+#include <theano/runtime/thread_pool.h>
+#include <theano/tensor/basic_ops.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "lower/lowering.h"
+#include "thunk_abi.h"
+
+namespace theano::codegen {
+namespace {
+
+using lower::ttype;
+using tensor::TensorType;
+
+TheanoArray describe(const NDArray& a, std::int64_t owner) {
+  TheanoArray d{};
+  d.data = static_cast<char*>(const_cast<void*>(a.data()));
+  d.ndim = a.ndim();
+  d.dtype = static_cast<std::int64_t>(a.dtype());
+  d.owner = owner;
+  for (int i = 0; i < a.ndim(); ++i) {
+    d.shape[i] = a.shape()[static_cast<std::size_t>(i)];
+    d.strides[i] = a.strides()[static_cast<std::size_t>(i)];
+  }
+  return d;
+}
+
+/// What one call needs besides the inputs: the planned slot buffers (kept
+/// between calls), the table of arrays the generated code refers to by
+/// `owner`, and the descriptor arrays. A thunk keeps a few of these in a pool,
+/// so concurrent calls (of copies of a Function) never share one.
+struct Workspace {
+  std::vector<std::shared_ptr<std::byte[]>> slot_buffers;
+  std::vector<std::size_t> slot_bytes;
+  // Arrays by `owner` index: inputs and constants (not copied: pointers to the
+  // caller's arrays), then the arrays allocated during the call.
+  std::vector<const NDArray*> refs;
+  std::vector<NDArray> allocs;
+  std::vector<NDArray> input_copies;  // protected inputs an op overwrites
+  std::int64_t next_owner() const { return static_cast<std::int64_t>(refs.size() + allocs.size()); }
+  const NDArray& owner_array(std::int64_t owner) const {
+    const auto o = static_cast<std::size_t>(owner);
+    return o < refs.size() ? *refs[o] : allocs[o - refs.size()];
+  }
+  void clear() {
+    refs.clear();
+    allocs.clear();
+    input_copies.clear();
+  }
+  std::vector<TheanoArray> in_desc, out_desc;
+  std::vector<TheanoArray> vars;                        // OpWise: node outputs
+  const std::vector<const Apply*>* fallback = nullptr;  // the thunk's perform-fallback nodes
+  std::exception_ptr host_error;                        // what a fallback perform threw
+};
+
+/// The NDArray a generated-code array stands for (a view into its owner's buffer).
+NDArray as_ndarray(const Workspace& ws, const TheanoArray& a) {
+  THEANO_INTERNAL_CHECK(a.owner >= 0 && a.owner < ws.next_owner()) << "generated code passed an array with no owner";
+  const NDArray& base = ws.owner_array(a.owner);
+  const auto nd = static_cast<std::size_t>(a.ndim);
+  if (a.data == static_cast<const char*>(base.data()) && static_cast<DType>(a.dtype) == base.dtype() &&
+      std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
+      std::equal(a.strides, a.strides + nd, base.strides().begin(), base.strides().end()))
+    return base;
+  return NDArray::from_strided(base.owner(), a.data, static_cast<DType>(a.dtype),
+                               std::vector<std::int64_t>(a.shape, a.shape + nd),
+                               std::vector<std::int64_t>(a.strides, a.strides + nd));
+}
+
+int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, TheanoArray* const* out) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    const Apply& node = *(*ws->fallback)[static_cast<std::size_t>(index)];
+    std::vector<NDArray> inputs, outputs(static_cast<std::size_t>(node.nout()));
+    for (int i = 0; i < node.nin(); ++i) inputs.push_back(as_ndarray(*ws, *in[i]));
+    node.op()->perform(node, inputs, outputs);
+    for (int k = 0; k < node.nout(); ++k) {
+      NDArray& v = outputs[static_cast<std::size_t>(k)];
+      TheanoArray& d = *out[k];
+      const auto* t = tensor::tensor_type(node.output(k));
+      THEANO_INTERNAL_CHECK(v.defined() && v.dtype() == t->dtype() && v.ndim() == t->ndim())
+          << node.op()->name() << ".perform returned a value that does not match output " << k << "'s type "
+          << t->str();
+      const TheanoArray desc = describe(v, ws->next_owner());
+      std::copy(std::begin(desc.shape), std::end(desc.shape), d.shape);
+      std::copy(std::begin(desc.strides), std::end(desc.strides), d.strides);
+      d.data = desc.data;
+      d.owner = desc.owner;
+      ws->allocs.push_back(std::move(v));
+    }
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
+int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
+  try {
+    auto* ws = static_cast<Workspace*>(host);
+    if (a->ndim < 0 || a->ndim > THEANO_MAX_NDIM) return 1;
+    std::vector<std::int64_t> shape(a->shape, a->shape + a->ndim);
+    const DType dt = static_cast<DType>(a->dtype);
+    NDArray arr;
+    if (slot < 0) {
+      arr = NDArray::empty(std::move(shape), dt);
+    } else {
+      const auto s = static_cast<std::size_t>(slot);
+      // The rule generated code checked before calling (shape_rules.h), again:
+      // the host never trusts a size it is handed.
+      std::int64_t n = 0, bad = 0;
+      const int rule = theano_shape_size(shape.data(), a->ndim, static_cast<std::int64_t>(dtype_size(dt)), &n, &bad);
+      if (rule != THEANO_RULE_OK) return 1;
+      const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
+      if (ws->slot_bytes[s] < bytes || !ws->slot_buffers[s]) {
+        // 64-byte aligned like NDArray::empty; at least one element.
+        const std::size_t want = std::max<std::size_t>(bytes, 64);
+        ws->slot_buffers[s] =
+            std::shared_ptr<std::byte[]>(static_cast<std::byte*>(::operator new[](want, std::align_val_t{64})),
+                                         [](std::byte* p) { ::operator delete[](p, std::align_val_t{64}); });
+        ws->slot_bytes[s] = want;
+      }
+      std::vector<std::int64_t> strides(shape.size());
+      std::int64_t st = static_cast<std::int64_t>(dtype_size(dt));
+      for (std::size_t d = shape.size(); d-- > 0;) {
+        strides[d] = st;
+        st *= std::max<std::int64_t>(shape[d], 1);
+      }
+      arr = NDArray::from_strided(std::shared_ptr<void>(ws->slot_buffers[s], ws->slot_buffers[s].get()),
+                                  ws->slot_buffers[s].get(), dt, std::move(shape), std::move(strides));
+    }
+    a->data = static_cast<char*>(arr.data());
+    for (int i = 0; i < a->ndim; ++i) a->strides[i] = arr.strides()[static_cast<std::size_t>(i)];
+    a->owner = ws->next_owner();
+    ws->allocs.push_back(std::move(arr));
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+
+class CThunk final : public Thunk {
+ public:
+  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts)
+      : fg_(std::move(fg)),
+        module_(std::move(module)),
+        constants_(std::move(parts.constants)),
+        nslots_(static_cast<std::size_t>(parts.nslots)),
+        copy_inputs_(std::move(parts.copy_inputs)),
+        fallback_(std::move(parts.fallback)),
+        opwise_(parts.opwise),
+        profile_(parts.profile),
+        threads_(parts.threads),
+        nvars_(static_cast<std::size_t>(parts.nvars)),
+        stats_(std::move(parts.stats)),
+        observer_(std::move(parts.observer)),
+        step_in_(std::move(parts.step_in)),
+        step_out_(std::move(parts.step_out)),
+        step_nodes_(std::move(parts.step_nodes)) {
+    if (opwise_) {
+      step_ = module_.function<int (*)(TheanoContext*, std::int64_t)>("theano_step");
+      finish_ = module_.function<int (*)(TheanoContext*)>("theano_finish");
+      for (std::string& l : parts.labels) stats_.nodes.push_back({std::move(l), 0.0, 0});
+    } else {
+      entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
+    }
+    for (const Var& v : fg_->inputs()) in_types_.push_back(&ttype(v));
+    const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
+    for (std::size_t j = 0; j < constants_.size(); ++j)
+      const_desc_.push_back(describe(constants_[j], base + static_cast<std::int64_t>(j)));
+  }
+
+  ~CThunk() override { delete spare_.load(); }
+  CThunk(const CThunk&) = delete;
+  CThunk& operator=(const CThunk&) = delete;
+
+  ThunkStats stats() const override {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    return stats_;
+  }
+  void set_load_ms(double ms) {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.load_ms = ms;
+  }
+
+  void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const override {
+    THEANO_USER_CHECK(inputs.size() == in_types_.size(), ValueError)
+        << "the compiled function takes " << in_types_.size() << " inputs, got " << inputs.size();
+    THEANO_USER_CHECK(outputs.size() == fg_->outputs().size(), ValueError)
+        << "the compiled function has " << fg_->outputs().size() << " outputs, got room for " << outputs.size();
+    std::unique_ptr<Workspace> ws = acquire();
+    struct Release {
+      const CThunk* self;
+      std::unique_ptr<Workspace>& ws;
+      ~Release() { self->release(std::move(ws)); }
+    } release{this, ws};
+    ws->clear();
+    ws->in_desc.resize(inputs.size());
+    ws->out_desc.resize(outputs.size());
+    ws->input_copies.reserve(copy_inputs_.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const TensorType& t = *in_types_[i];
+      THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
+                        TypeError)
+          << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a " << t.str() << " value";
+      ws->refs.push_back(&inputs[i]);
+    }
+    for (std::size_t i : copy_inputs_) {  // protected, overwritten in place: work on a copy
+      ws->input_copies.push_back(inputs[i].copy());
+      ws->refs[i] = &ws->input_copies.back();
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      ws->in_desc[i] = describe(*ws->refs[i], static_cast<std::int64_t>(i));
+    for (const NDArray& c : constants_) ws->refs.push_back(&c);
+    char error[2048];
+    error[0] = 0;
+    TheanoContext ctx{ws->in_desc.data(),
+                      ws->out_desc.data(),
+                      const_desc_.data(),
+                      ws.get(),
+                      &host_alloc,
+                      error,
+                      sizeof error,
+                      &host_perform,
+                      nullptr,
+                      &parallel_for,
+                      threads_};
+    const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
+    if (rc != 0) {
+      std::string msg(error);
+      ws->clear();
+      // The message starts with the failing node's label, "node <k> (...)":
+      // add where the user created that node's outputs, when recorded.
+      std::size_t k = 0;
+      if (std::sscanf(msg.c_str(), "node %zu (", &k) == 1) {
+        const std::vector<Apply*> order = fg_->toposort();
+        if (k < order.size())
+          if (const std::string note = creation_note(*order[k]); !note.empty()) msg += "\n" + note;
+      }
+      if (rc == lower::kErrHost && ws->host_error) {
+        std::exception_ptr e = std::exchange(ws->host_error, nullptr);
+        std::rethrow_exception(e);
+      }
+      switch (rc) {
+        case lower::kErrShape:
+          throw ShapeError(msg);
+        case lower::kErrIndex:
+          throw IndexError(msg);
+        case lower::kErrValue:
+          throw ValueError(msg);
+        case lower::kErrAssert:
+          throw AssertionError(msg);
+        default:
+          throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
+      }
+    }
+    for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
+    ws->clear();
+  }
+
+ private:
+  /// Runs the nodes one by one (timing each when profiling), then the outputs.
+  int run_opwise(TheanoContext& ctx, Workspace& ws) const {
+    ws.vars.assign(nvars_, TheanoArray{});
+    ctx.vars = ws.vars.data();
+    const std::size_t n = stats_.nodes.size();
+    std::vector<double> seconds(profile_ ? n : 0);
+    int rc = 0;
+    std::size_t t = 0;
+    for (; t < n && rc == 0; ++t) {
+      std::vector<NDArray> before;  // the observer's copies of the inputs
+      if (observer_ && observer_->wants_inputs_before()) before = step_arrays(ws, step_in_[t], /*copy=*/true);
+      if (!profile_) {
+        rc = step_(&ctx, static_cast<std::int64_t>(t));
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        rc = step_(&ctx, static_cast<std::int64_t>(t));
+        seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (rc == 0 && observer_) {
+        const std::vector<NDArray> in = step_arrays(ws, step_in_[t], false), out = step_arrays(ws, step_out_[t], false);
+        observer_->after_node(NodeRun{t, *step_nodes_[t], in, before, out});
+      }
+    }
+    if (profile_) {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      for (std::size_t k = 0; k < t; ++k) {
+        stats_.nodes[k].seconds += seconds[k];
+        ++stats_.nodes[k].calls;
+      }
+    }
+    return rc != 0 ? rc : finish_(&ctx);
+  }
+
+  /// The arrays a node read or wrote, as NDArrays (copies when asked).
+  std::vector<NDArray> step_arrays(const Workspace& ws, const std::vector<ArrayRef>& refs, bool copy) const {
+    std::vector<NDArray> r;
+    for (const ArrayRef& a : refs) {
+      const auto i = static_cast<std::size_t>(a.index);
+      const TheanoArray& d = a.kind == 'i' ? ws.in_desc[i] : a.kind == 'c' ? const_desc_[i] : ws.vars[i];
+      NDArray v = as_ndarray(ws, d);
+      r.push_back(copy ? v.copy() : std::move(v));
+    }
+    return r;
+  }
+
+  std::unique_ptr<Workspace> acquire() const {
+    // The common case, one caller at a time: the spare workspace, no lock.
+    if (Workspace* w = spare_.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<Workspace>(w);
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (!pool_.empty()) {
+        std::unique_ptr<Workspace> ws = std::move(pool_.back());
+        pool_.pop_back();
+        return ws;
+      }
+    }
+    auto ws = std::make_unique<Workspace>();
+    ws->slot_buffers.resize(nslots_);
+    ws->slot_bytes.assign(nslots_, 0);
+    ws->refs.reserve(in_types_.size() + constants_.size());
+    ws->allocs.reserve(16);
+    ws->fallback = &fallback_;
+    return ws;
+  }
+  void release(std::unique_ptr<Workspace> ws) const noexcept {
+    Workspace* expected = nullptr;
+    if (spare_.compare_exchange_strong(expected, ws.get(), std::memory_order_release)) {
+      (void)ws.release();
+      return;
+    }
+    try {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (pool_.size() < 4) pool_.push_back(std::move(ws));
+    } catch (...) {
+    }
+  }
+
+  std::shared_ptr<const FunctionGraph> fg_;
+  LoadedModule module_;
+  std::vector<NDArray> constants_;
+  std::vector<TheanoArray> const_desc_;
+  std::vector<const TensorType*> in_types_;
+  std::size_t nslots_;
+  std::vector<std::size_t> copy_inputs_;
+  std::vector<const Apply*> fallback_;
+  bool opwise_;
+  bool profile_;
+  std::int64_t threads_;
+  std::size_t nvars_;
+  mutable std::mutex stats_mutex_;
+  mutable ThunkStats stats_;
+  std::shared_ptr<const NodeObserver> observer_;
+  std::vector<std::vector<ArrayRef>> step_in_, step_out_;
+  std::vector<const Apply*> step_nodes_;
+  int (*entry_)(TheanoContext*) = nullptr;
+  int (*step_)(TheanoContext*, std::int64_t) = nullptr;
+  int (*finish_)(TheanoContext*) = nullptr;
+  mutable std::atomic<Workspace*> spare_{nullptr};  // owned; taken without a lock
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Workspace>> pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
+                                    std::chrono::steady_clock::time_point load_start) {
+  auto thunk = std::make_unique<CThunk>(std::move(fg), std::move(module), std::move(parts));
+  thunk->set_load_ms(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count());
+  return thunk;
+}
+
+}  // namespace theano::codegen

@@ -1,0 +1,51 @@
+/// \file
+/// The host side of generated code (internal to codegen/): the Thunk that
+/// runs a loaded module, its per-call workspaces, and the host callbacks
+/// generated code calls (perform fallback, output allocation). CLinker
+/// (c_linker.cpp) generates, compiles and loads the code and hands the module
+/// and these parts to make_c_thunk.
+#pragma once
+
+#include <theano/codegen/jit_loader.h>
+#include <theano/compile/linker.h>
+#include <theano/fgraph/function_graph.h>
+#include <theano/runtime/ndarray.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace theano::codegen {
+
+/// OpWise: where a node's input or output lives, for a NodeObserver
+/// ('i': ctx->inputs, 'c': ctx->constants, 'v': ctx->vars).
+struct ArrayRef {
+  char kind;
+  std::int64_t index;
+};
+
+/// What make_thunk hands the thunk besides the loaded module.
+struct ThunkParts {
+  std::vector<NDArray> constants;
+  std::int64_t nslots = 0;
+  std::vector<std::size_t> copy_inputs;  // protected inputs some op overwrites
+  std::vector<const Apply*> fallback;    // perform-fallback nodes
+  bool opwise = false;
+  bool profile = false;      // OpWise: time every node
+  std::int64_t threads = 1;  // loop threads (THEANO_FLAGS threads)
+  std::int64_t nvars = 0;
+  std::vector<std::string> labels;
+  ThunkStats stats;                                      // build times
+  std::shared_ptr<const NodeObserver> observer;          // OpWise: called after every node
+  std::vector<std::vector<ArrayRef>> step_in, step_out;  // OpWise: per node, for the observer
+  std::vector<const Apply*> step_nodes;
+};
+
+/// The thunk over `module` (the loaded code of `fg`); `load_start` is when
+/// loading began (the entry symbols are looked up here: part of load_ms).
+std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
+                                    std::chrono::steady_clock::time_point load_start);
+
+}  // namespace theano::codegen

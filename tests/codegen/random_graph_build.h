@@ -1,0 +1,81 @@
+/// \file
+/// The graph builder of the random-graph generator (internal to the fuzzer:
+/// random_graph_gen.cpp and random_graph_build.cpp): the value tables the
+/// program generator and the builder share, and `build`, which turns a
+/// Program into a graph while following every value's concrete shape.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "codegen/random_graph_gen.h"
+
+namespace theano::fuzz::detail {
+
+inline constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+inline constexpr int kKinds = 27;
+
+/// The input dtypes (float64 twice: the first input is usually float64).
+inline constexpr DType kDTypes[] = {DType::Float64, DType::Float64, DType::Float32, DType::Int8,
+                                    DType::Int32,   DType::Int64,   DType::Bool,    DType::UInt8};
+/// Values of the int64 size scalars: small, negative, and near the int64 limits.
+inline constexpr std::int64_t kSizeValues[] = {0,
+                                               1,
+                                               2,
+                                               3,
+                                               4,
+                                               -1,
+                                               -2,
+                                               std::int64_t{1} << 62,
+                                               (std::int64_t{1} << 62) + 1,
+                                               kMax,
+                                               kMin,
+                                               std::int64_t{1} << 32,
+                                               (std::int64_t{1} << 31) - 1,
+                                               std::int64_t{1} << 40,
+                                               5,
+                                               6};
+/// Huge dimensions of empty inputs.
+inline constexpr std::int64_t kHuge[] = {std::int64_t{1} << 62, kMax, std::int64_t{1} << 40,
+                                         (std::int64_t{1} << 31) + 1};
+
+/// A 64-bit mix (splitmix64's finalizer): seeds from (stream, index).
+inline std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Element count of `shape`: nullopt when it (or its byte count) does not fit in int64.
+inline std::optional<std::int64_t> element_count(const std::vector<std::int64_t>& shape, std::size_t itemsize = 8) {
+  __int128 n = 1;
+  bool zero = false;
+  for (std::int64_t s : shape) {
+    if (s < 0) return std::nullopt;
+    if (s == 0) zero = true;
+  }
+  for (std::int64_t s : shape) {
+    n *= s == 0 ? 1 : s;  // strides of the other dimensions must fit even when one is 0
+    if (n * static_cast<__int128>(itemsize) > kMax) return std::nullopt;
+  }
+  return zero ? 0 : static_cast<std::int64_t>(n);
+}
+
+/// The graph of a Program: its inputs, outputs and what the comparison needs.
+struct Built {
+  std::vector<Var> inputs;   ///< tensor inputs then size scalars
+  std::vector<Var> outputs;  ///< forward outputs, then gradients
+  bool any_float32 = false;
+  std::vector<bool> fuzzy;  ///< per output
+  std::size_t n_grads = 0;  ///< the last outputs that are gradients
+};
+
+/// Builds the graph of `p`. Steps that do not type-check, or whose result
+/// could not be allocated, are skipped.
+Built build(const Program& p, CheckStats* stats = nullptr);
+
+}  // namespace theano::fuzz::detail

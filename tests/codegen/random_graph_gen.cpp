@@ -205,14 +205,43 @@ bool sums_floats(const std::vector<Var>& inputs, const Var& out) {
   return false;
 }
 
-/// Whether a float input holds a finite value of magnitude >= 1e300.
-bool has_huge_values(const std::vector<NDArray>& vals) {
-  for (const NDArray& v : vals) {
-    if (!is_float(v.dtype()) || v.size() == 0) continue;
-    const NDArray d = v.astype(DType::Float64).contiguous();
-    for (std::int64_t i = 0; i < d.size(); ++i)
-      if (std::isfinite(d.data_as<double>()[i]) && std::abs(d.data_as<double>()[i]) >= 1e300) return true;
+/// Whether a float array holds a value that is not finite, or (`huge`) one of
+/// magnitude >= 1e300.
+bool has_extreme(const NDArray& v, bool huge) {
+  if (!v.defined() || !is_float(v.dtype()) || v.size() == 0) return false;
+  const NDArray d = v.astype(DType::Float64).contiguous();
+  for (std::int64_t i = 0; i < d.size(); ++i) {
+    const double x = d.data_as<double>()[i];
+    if (!std::isfinite(x) || (huge && std::abs(x) >= 1e300)) return true;
   }
+  return false;
+}
+
+/// Whether a float input holds a value that is not finite or of magnitude
+/// >= 1e300: sums and products of such values (and BLAS's dot, which may skip
+/// a 0 * inf) depend on the order of the operations.
+bool has_huge_values(const std::vector<NDArray>& vals) {
+  for (const NDArray& v : vals)
+    if (has_extreme(v, true)) return true;
+  return false;
+}
+
+/// Whether perform, run on the graph of `b` with every float intermediate as
+/// an output, meets a NaN or inf on the way.
+bool has_nonfinite_intermediates(const Built& b, const std::vector<NDArray>& vals) {
+  std::vector<Var> inner;
+  for (const Apply* node : io_toposort(b.inputs, b.outputs))
+    for (const Var& out : node->outputs())
+      if (tensor_type(out) && is_float(tensor_type(out)->dtype())) inner.push_back(out);
+  if (inner.empty()) return false;
+  std::vector<NDArray> got(inner.size());
+  try {
+    make_perform_linker()->make_thunk(std::make_shared<FunctionGraph>(b.inputs, inner))->run(vals, got);
+  } catch (const std::exception&) {
+    return true;  // some step raised: nothing is known about the values
+  }
+  for (const NDArray& v : got)
+    if (has_extreme(v, false)) return true;
   return false;
 }
 
@@ -421,7 +450,12 @@ std::string check(const Program& p, std::uint64_t values_seed, CheckStats* stats
     if (ref_err) continue;  // rewrites may drop a check whose result is unused; the values are not held
     if (fast_err)
       return os.str() + "function(fast_run) raised " + error_kind(fast_err) + " '" + what_of(fast_err) + "'";
+    // fast_run's algebra assumes finite values (x / x -> 1): an integer or
+    // bool output computed from a NaN or inf on the way (argmax of x / x at
+    // x = 0, seed 1 graph 9761) is not compared.
+    const bool nonfinite_inside = has_nonfinite_intermediates(b, vals);
     for (std::size_t o = 0; o < n_out; ++o) {
+      if (nonfinite_inside && !is_float(want[o].dtype())) continue;
       const std::string why = compare(f[o], want[o], b.any_float32 ? Tolerance::Float32 : Tolerance::Fuzzy, true,
                                       huge && sums_floats(b.inputs, b.outputs[o]));
       if (!why.empty())

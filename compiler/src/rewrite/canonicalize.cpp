@@ -74,13 +74,20 @@ void collect(const FunctionGraph& fg, const Var& v, bool inverted, const Family&
 bool fits_integer(double value, DType dt) {
   if (value != std::floor(value)) return false;
   switch (dt) {
-    case DType::Int8: return value >= -128 && value <= 127;
-    case DType::Int16: return value >= -32768 && value <= 32767;
-    case DType::Int32: return value >= -2147483648.0 && value <= 2147483647.0;
-    case DType::UInt8: return value >= 0 && value <= 255;
-    case DType::UInt16: return value >= 0 && value <= 65535;
-    case DType::UInt32: return value >= 0 && value <= 4294967295.0;
-    default: return std::abs(value) <= 9007199254740992.0;  // 2^53: exact in double
+    case DType::Int8:
+      return value >= -128 && value <= 127;
+    case DType::Int16:
+      return value >= -32768 && value <= 32767;
+    case DType::Int32:
+      return value >= -2147483648.0 && value <= 2147483647.0;
+    case DType::UInt8:
+      return value >= 0 && value <= 255;
+    case DType::UInt16:
+      return value >= 0 && value <= 65535;
+    case DType::UInt32:
+      return value >= 0 && value <= 4294967295.0;
+    default:
+      return std::abs(value) <= 9007199254740992.0;  // 2^53: exact in double
   }
 }
 
@@ -125,8 +132,10 @@ RewriteResult canonize(FunctionGraph& fg, Apply& node, const Family& f) {
         rest.push_back(v);
         continue;
       }
-      if (f.is_add) k += den ? -*c : *c;
-      else k = den ? k / *c : k * *c;
+      if (f.is_add)
+        k += den ? -*c : *c;
+      else
+        k = den ? k / *c : k * *c;
     }
     terms = std::move(rest);
   };
@@ -150,17 +159,34 @@ RewriteResult canonize(FunctionGraph& fg, Apply& node, const Family& f) {
     d = t.den.erase(d);
   }
 
+  // In a float tree, integer leaves are converted to the tree's dtype first:
+  // the original converts them before adding or multiplying (its nodes have
+  // float outputs), while a product or sum of integer terms alone would be
+  // computed in integers and wrap: k0 / (k2 / x1) -> (k0 * x1) / k2 with int64
+  // k0, x1 near 2^62 overflowed.
+  if (is_float(dt)) {
+    for (std::vector<Var>* terms : {&t.num, &t.den})
+      for (Var& v : *terms)
+        if (!is_float(dtype_of(v))) v = T::cast(v, dt);
+  }
+
   const double identity = f.is_add ? 0.0 : 1.0;
   std::vector<Var> num = t.num;
   if (k != identity) {
-    if (f.is_add) num.push_back(constant_like(k, out));  // x + k
-    else num.insert(num.begin(), constant_like(k, out));  // k * x
+    if (f.is_add)
+      num.push_back(constant_like(k, out));  // x + k
+    else
+      num.insert(num.begin(), constant_like(k, out));  // k * x
   }
   Var result;
-  if (num.empty() && t.den.empty()) result = constant_like(identity, out);
-  else if (t.den.empty()) result = join(num, f.main);
-  else if (num.empty()) result = T::elemwise(f.unary, {join(t.den, f.main)});
-  else result = T::elemwise(f.inverse, {join(num, f.main), join(t.den, f.main)});
+  if (num.empty() && t.den.empty())
+    result = constant_like(identity, out);
+  else if (t.den.empty())
+    result = join(num, f.main);
+  else if (num.empty())
+    result = T::elemwise(f.unary, {join(t.den, f.main)});
+  else
+    result = T::elemwise(f.inverse, {join(num, f.main), join(t.den, f.main)});
 
   Var fitted = fit_exact(result, out, leaves);
   if (!fitted) return RewriteResult::fail("the canonical form cannot keep the output type " + out.type()->str());
@@ -172,10 +198,10 @@ RewriteResult canonize(FunctionGraph& fg, Apply& node, const Family& f) {
 
 // (a + b - a) - c -> b - c; x - x -> zeros; (x + 1) + 2 -> x + 3
 NodeRewriterPtr local_add_canonizer() {
-  static const NodeRewriterPtr r = make_node_rewriter(
-      "local_add_canonizer", {"Elemwise:add", "Elemwise:sub", "Elemwise:neg"},
-      "add/sub/neg tree -> (a + b + ... + k) - (z + ...), equal terms cancelled, constants merged",
-      [](FunctionGraph& fg, Apply& node) { return canonize(fg, node, kAdd); });
+  static const NodeRewriterPtr r =
+      make_node_rewriter("local_add_canonizer", {"Elemwise:add", "Elemwise:sub", "Elemwise:neg"},
+                         "add/sub/neg tree -> (a + b + ... + k) - (z + ...), equal terms cancelled, constants merged",
+                         [](FunctionGraph& fg, Apply& node) { return canonize(fg, node, kAdd); });
   return r;
 }
 

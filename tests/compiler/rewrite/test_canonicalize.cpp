@@ -38,7 +38,11 @@ void check_exact(const std::vector<Var>& ins, const std::vector<Var>& outs, cons
   rewrite::RewriteStats stats = rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding(excl));
   CHECK(stats.capped.empty());
   const bool same = equal_computations(fg.outputs(), expected, fg.inputs(), ins);
-  if (!same) std::cerr << "Input:\n" << debugprint(outs) << "Output:\n" << debugprint(fg) << "Expected:\n" << debugprint(expected);
+  if (!same)
+    std::cerr << "Input:\n"
+              << debugprint(outs) << "Output:\n"
+              << debugprint(fg) << "Expected:\n"
+              << debugprint(expected);
   CHECK(same);
   std::vector<NDArray> args;
   for (std::size_t i = 0; i < ins.size(); ++i) args.push_back(typed_value(ins[i], static_cast<int>(i)));
@@ -106,11 +110,37 @@ TEST_SUITE("rewrite_tests") {
     check_exact({i}, {(i * ci(2, DType::Int32)) * ci(3, DType::Int32)}, {T::mul(ci(6, DType::Int32), i)});
   }
 
+  TEST_CASE("a float tree over integer leaves converts them before the product or sum (no integer overflow)") {
+    // k0 / (k2 / x1) has float64 nodes only; its canonical form must not
+    // multiply the int64 leaves k0 * x1 in int64 (it wraps near 2^62).
+    Var k0 = T::lscalar("k0"), k2 = T::lscalar("k2"), x1 = T::lvector("x1");
+    Var out = k0 / (k2 / x1);
+    check_exact({k0, k2, x1}, {out},
+                {T::true_div(T::mul(T::cast(k0.dimshuffle({T::kNewAxis}), DType::Float64), T::cast(x1, DType::Float64)),
+                             T::cast(k2.dimshuffle({T::kNewAxis}), DType::Float64))});
+    // x - k1 - k2: the sum of the two int64 subtrahends in float64.
+    Var x = T::dvector("x"), k1 = T::lscalar("k1");
+    check_exact({x, k1, k2}, {(x - k1) - k2},
+                {T::sub(x, T::add(T::cast(k1.dimshuffle({T::kNewAxis}), DType::Float64),
+                                  T::cast(k2.dimshuffle({T::kNewAxis}), DType::Float64)))});
+    // Numerically at the int64 edge, against the unoptimized graph.
+    const std::int64_t big = std::int64_t{1} << 62;
+    const std::vector<NDArray> args{NDArray::scalar<std::int64_t>(3), NDArray::scalar<std::int64_t>(4),
+                                    NDArray::from_vector(std::vector<std::int64_t>{big, -big, 5}, {3})};
+    FunctionOptions raw;
+    raw.mode = "unoptimized";
+    const NDArray want = function({k0, k2, x1}, {out}, raw)(args)[0];
+    const NDArray got = function({k0, k2, x1}, {out})(args)[0];
+    CHECK(allclose(got, want, 1e-12, 0));
+    CHECK(got.at<double>({0}) == doctest::Approx(0.75 * static_cast<double>(big)));
+  }
+
   TEST_CASE("canonizers and specialize do not cycle") {
     Var x = T::dvector("x"), y = T::dvector("y");
     Var e = T::exp(((x * c(-1)) / (y * c(-1))) - (-(x * x)) + x / x + (c(0) - y) * c(1));
     FunctionGraph fg({x, y}, {e});
-    rewrite::RewriteStats stats = rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    rewrite::RewriteStats stats =
+        rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
     CHECK(stats.capped.empty());
     CHECK(stats.applied("local_add_canonizer") >= 1);
     CHECK(stats.applied("local_mul_canonizer") >= 1);
@@ -129,7 +159,8 @@ TEST_SUITE("rewrite_tests") {
     Var s = T::dscalar("s"), m = T::dmatrix("m");
     check_rewrite({s, m}, {T::sum(s * m)}, {s * T::sum(m)});
     check_rewrite({s, m}, {T::sum(s * m, 0)}, {T::mul(s.dimshuffle({T::kNewAxis}), T::sum(m, 0))});
-    check_rewrite({s, m}, {T::sum(s * m, 1, true)}, {T::mul(s.dimshuffle({T::kNewAxis}), T::sum(m, 1)).dimshuffle({0, T::kNewAxis})});
+    check_rewrite({s, m}, {T::sum(s * m, 1, true)},
+                  {T::mul(s.dimshuffle({T::kNewAxis}), T::sum(m, 1)).dimshuffle({0, T::kNewAxis})});
     check_rewrite({m}, {T::sum(-m, 1)}, {-T::sum(m, 1)});
     Var v = T::dvector("v");
     check_rewrite({v, m}, {T::sum(v * m)}, {T::sum(v * m)});  // v is not broadcast on every axis
@@ -161,7 +192,7 @@ TEST_SUITE("rewrite_tests") {
     check_exact({i}, {T::int_div(i, ci(1, DType::Int32))}, {i});
     check_rewrite({x}, {T::exp(T::elemwise(T::scalar_cast_op(DType::Float64), {x}))}, {T::exp(x)});
     check_exact({i}, {T::exp(T::elemwise(T::scalar_cast_op(DType::Float64), {i}))},
-                  {T::exp(T::elemwise(T::scalar_cast_op(DType::Float64), {i}))});
+                {T::exp(T::elemwise(T::scalar_cast_op(DType::Float64), {i}))});
     check_rewrite({x}, {T::int_div(x, c(1))}, {T::int_div(x, c(1))});  // floor(x) for floats
     const std::vector<std::string> no_canon{"local_add_canonizer", "local_mul_canonizer"};
     check_exact({x}, {T::exp(x - c(0))}, {T::exp(x)}, no_canon);

@@ -25,8 +25,6 @@
 // Otherwise (strided, negatively strided or broadcast input, or several
 // non-adjacent axes) nested loops with byte strides walk the kept axes and,
 // inside, the reduced axes in C order.
-#include "lowering.h"
-
 #include <theano/runtime/error.h>
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/reduction.h>
@@ -34,39 +32,38 @@
 
 #include <algorithm>
 
+#include "lowering.h"
+
 namespace theano::codegen::lower {
 namespace {
 
-enum class Kind { Add, Mul, Max, Min, And, Or, MulNoZeros };
-
-Kind kind_of(const Apply& node, const std::string& s) {
-  if (s == "add") return Kind::Add;
-  if (s == "mul") return Kind::Mul;
-  if (s == "maximum") return Kind::Max;
-  if (s == "minimum") return Kind::Min;
-  if (s == "and") return Kind::And;
-  if (s == "or") return Kind::Or;
-  if (s == "mul_without_zeros") return Kind::MulNoZeros;
-  refuse(node, " (unknown scalar op " + s + ")");
-}
-
-bool is_arith(Kind k) { return k == Kind::Add || k == Kind::Mul || k == Kind::MulNoZeros; }
+using Kind = tensor::ReduceKind;
+using tensor::is_arith;
 
 /// C literal of the smallest / largest value of `d` (infinities for floats).
 std::string lowest_of(DType d) {
   switch (d) {
-    case DType::Bool: return "0";
-    case DType::Int8: return "(-128)";
-    case DType::Int16: return "(-32768)";
-    case DType::Int32: return "(-2147483647 - 1)";
-    case DType::Int64: return "(-9223372036854775807L - 1)";
+    case DType::Bool:
+      return "0";
+    case DType::Int8:
+      return "(-128)";
+    case DType::Int16:
+      return "(-32768)";
+    case DType::Int32:
+      return "(-2147483647 - 1)";
+    case DType::Int64:
+      return "(-9223372036854775807L - 1)";
     case DType::UInt8:
     case DType::UInt16:
     case DType::UInt32:
-    case DType::UInt64: return "0";
-    case DType::Float32: return "(-__builtin_inff())";
-    case DType::Float64: return "(-__builtin_inf())";
-    default: break;
+    case DType::UInt64:
+      return "0";
+    case DType::Float32:
+      return "(-__builtin_inff())";
+    case DType::Float64:
+      return "(-__builtin_inf())";
+    default:
+      break;
   }
   THEANO_INTERNAL_CHECK(false) << "lowest_of: unsupported dtype";
   return "";
@@ -74,18 +71,30 @@ std::string lowest_of(DType d) {
 
 std::string highest_of(DType d) {
   switch (d) {
-    case DType::Bool: return "1";
-    case DType::Int8: return "127";
-    case DType::Int16: return "32767";
-    case DType::Int32: return "2147483647";
-    case DType::Int64: return "9223372036854775807L";
-    case DType::UInt8: return "255";
-    case DType::UInt16: return "65535";
-    case DType::UInt32: return "4294967295U";
-    case DType::UInt64: return "18446744073709551615UL";
-    case DType::Float32: return "__builtin_inff()";
-    case DType::Float64: return "__builtin_inf()";
-    default: break;
+    case DType::Bool:
+      return "1";
+    case DType::Int8:
+      return "127";
+    case DType::Int16:
+      return "32767";
+    case DType::Int32:
+      return "2147483647";
+    case DType::Int64:
+      return "9223372036854775807L";
+    case DType::UInt8:
+      return "255";
+    case DType::UInt16:
+      return "65535";
+    case DType::UInt32:
+      return "4294967295U";
+    case DType::UInt64:
+      return "18446744073709551615UL";
+    case DType::Float32:
+      return "__builtin_inff()";
+    case DType::Float64:
+      return "__builtin_inf()";
+    default:
+      break;
   }
   THEANO_INTERNAL_CHECK(false) << "highest_of: unsupported dtype";
   return "";
@@ -167,7 +176,7 @@ void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt
 void lower_careduce(NodeLowering& L) {
   const Apply& node = L.node;
   const auto& op = static_cast<const tensor::CAReduce&>(*node.op());
-  const Kind kind = kind_of(node, op.scalar_op());
+  const Kind kind = op.kind();
   // The values reduced: input 0's, or those of the fused elementwise op
   // (`pre`) over every input, computed as the Elemwise lowering does.
   const int nin = L.nin();
@@ -200,10 +209,14 @@ void lower_careduce(NodeLowering& L) {
 
   // Accumulator type, element conversion, fold, lane combination, identity.
   std::string acc_t;
-  if (cd_bool) acc_t = "int";
-  else if (is_float(cd)) acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
-  else if (is_arith(kind)) acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
-  else acc_t = cd_t;
+  if (cd_bool)
+    acc_t = "int";
+  else if (is_float(cd))
+    acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
+  else if (is_arith(kind))
+    acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
+  else
+    acc_t = cd_t;
   auto conv = [&](const std::string& v) {
     return cd_bool ? "(int)((" + v + ") != 0)" : "(" + acc_t + ")(" + cd_t + ")(" + v + ")";
   };
@@ -321,7 +334,8 @@ void lower_careduce(NodeLowering& L) {
     f.line("int64_t outer, group, inner;");
     f.close(";");
     auto open_part = [&](const std::string& name) {
-      f.open("__attribute__((noinline)) static void " + fn + "_" + name + "(void* args_, int64_t lo, int64_t hi, int64_t p)");
+      f.open("__attribute__((noinline)) static void " + fn + "_" + name +
+             "(void* args_, int64_t lo, int64_t hi, int64_t p)");
       f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
       f.line("const int64_t outer = args->outer, group = args->group, inner = args->inner;");
       f.line("(void)outer; (void)group; (void)inner; (void)p;");
@@ -358,7 +372,8 @@ void lower_careduce(NodeLowering& L) {
       advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
     }
     f.open("for (int64_t g = 0; g < group; ++g, " + advance + ")");
-    f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) + ");");
+    f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + fn + "_fold(acc[j], " + element(loads_of("row", "[j]")) +
+           ");");
     f.close();
     if (!in_place) f.line("for (int64_t j = 0; j < m; ++j) q[j] = " + store("acc[j]") + ";");
     f.close();
@@ -405,8 +420,8 @@ void lower_argreduce(NodeLowering& L) {
   const std::string fn = L.fn;
   // better(best, v): the first NaN wins; otherwise a strict improvement.
   CodeWriter& f = L.file;
-  f.line("static inline bool " + fn + "_better(" + in_t + " best, " + in_t + " v) { return best == best && (v != v || v " +
-         cmp + " best); }");
+  f.line("static inline bool " + fn + "_better(" + in_t + " best, " + in_t +
+         " v) { return best == best && (v != v || v " + cmp + " best); }");
   // Index of the extreme of n contiguous elements (n > 0), in two vectorizable
   // passes: the extreme value (NaN propagating, 16 accumulators), then the first
   // position holding it (the first NaN when it is NaN), as the sequential scan.

@@ -31,6 +31,17 @@
 
 namespace theano::tensor {
 
+/// What a CAReduce computes, told by its scalar op's name; one table for
+/// perform and the code generator.
+enum class ReduceKind { Add, Mul, Max, Min, And, Or, MulNoZeros };
+/// The kind of "add", "mul", "maximum", "minimum", "and", "or" or
+/// "mul_without_zeros"; ValueError naming the valid ones for anything else.
+ReduceKind reduce_kind(std::string_view scalar_op);
+/// Sum and the products: they accumulate in acc_dtype.
+inline bool is_arith(ReduceKind k) {
+  return k == ReduceKind::Add || k == ReduceKind::Mul || k == ReduceKind::MulNoZeros;
+}
+
 class CAReduce final : public Op {
  public:
   /// `scalar_op`: one of "add", "mul", "maximum", "minimum", "and", "or",
@@ -50,6 +61,7 @@ class CAReduce final : public Op {
   std::string name() const override;
 
   const std::string& scalar_op() const { return scalar_op_; }
+  ReduceKind kind() const { return reduce_kind(scalar_op_); }
   const std::vector<int>& axes() const { return axes_; }
   /// The fused elementwise op (null for a plain reduction).
   const ScalarOpPtr& pre() const { return pre_; }

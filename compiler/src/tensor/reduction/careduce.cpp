@@ -16,36 +16,42 @@
 #include "theano/tensor/type.h"
 
 namespace theano::tensor {
-namespace {
 
-enum class Kind { Add, Mul, Max, Min, And, Or, MulNoZeros };
-
-Kind kind_of(const std::string& s) {
-  if (s == "add") return Kind::Add;
-  if (s == "mul") return Kind::Mul;
-  if (s == "maximum") return Kind::Max;
-  if (s == "minimum") return Kind::Min;
-  if (s == "and") return Kind::And;
-  if (s == "or") return Kind::Or;
-  if (s == "mul_without_zeros") return Kind::MulNoZeros;
-  throw ValueError("CAReduce: unknown scalar op '" + s +
+ReduceKind reduce_kind(std::string_view s) {
+  if (s == "add") return ReduceKind::Add;
+  if (s == "mul") return ReduceKind::Mul;
+  if (s == "maximum") return ReduceKind::Max;
+  if (s == "minimum") return ReduceKind::Min;
+  if (s == "and") return ReduceKind::And;
+  if (s == "or") return ReduceKind::Or;
+  if (s == "mul_without_zeros") return ReduceKind::MulNoZeros;
+  throw ValueError("CAReduce: unknown scalar op '" + std::string(s) +
                    "' (expected add, mul, maximum, minimum, and, or or mul_without_zeros)");
 }
 
+namespace {
+
+using Kind = ReduceKind;
+
 const char* display_name(Kind k) {
   switch (k) {
-    case Kind::Add: return "Sum";
-    case Kind::Mul: return "Prod";
-    case Kind::Max: return "Max";
-    case Kind::Min: return "Min";
-    case Kind::And: return "All";
-    case Kind::Or: return "Any";
-    case Kind::MulNoZeros: break;
+    case Kind::Add:
+      return "Sum";
+    case Kind::Mul:
+      return "Prod";
+    case Kind::Max:
+      return "Max";
+    case Kind::Min:
+      return "Min";
+    case Kind::And:
+      return "All";
+    case Kind::Or:
+      return "Any";
+    case Kind::MulNoZeros:
+      break;
   }
   return "ProdWithoutZeros";
 }
-
-bool is_arith(Kind k) { return k == Kind::Add || k == Kind::Mul || k == Kind::MulNoZeros; }
 
 using detail::add_wrap;
 using detail::mul_wrap;
@@ -86,13 +92,21 @@ NDArray reduce_kernel(Kind kind, const NDArray& xt, int64_t k, const std::vector
       THEANO_INTERNAL_CHECK(false) << "CAReduce kernel called with float16";
     } else {
       switch (kind) {
-        case Kind::Add: fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return add_wrap(a, v); }); break;
-        case Kind::Mul: fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return mul_wrap(a, v); }); break;
+        case Kind::Add:
+          fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return add_wrap(a, v); });
+          break;
+        case Kind::Mul:
+          fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return mul_wrap(a, v); });
+          break;
         case Kind::MulNoZeros:
           fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return v == T(0) ? a : mul_wrap(a, v); });
           break;
-        case Kind::And: fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return static_cast<T>(a != T(0) && v != T(0)); }); break;
-        case Kind::Or: fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return static_cast<T>(a != T(0) || v != T(0)); }); break;
+        case Kind::And:
+          fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return static_cast<T>(a != T(0) && v != T(0)); });
+          break;
+        case Kind::Or:
+          fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return static_cast<T>(a != T(0) || v != T(0)); });
+          break;
         case Kind::Max:
         case Kind::Min:
           if constexpr (is_complex_type<T>::value) {
@@ -123,20 +137,27 @@ DType sum_default_dtype(DType in) {
     case DType::Bool:
     case DType::Int8:
     case DType::Int16:
-    case DType::Int32: return DType::Int64;
+    case DType::Int32:
+      return DType::Int64;
     case DType::UInt8:
     case DType::UInt16:
-    case DType::UInt32: return DType::UInt64;
-    default: return in;
+    case DType::UInt32:
+      return DType::UInt64;
+    default:
+      return in;
   }
 }
 
 CAReduce::CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype,
                    std::optional<DType> acc_dtype, ScalarOpPtr pre)
-    : scalar_op_(std::move(scalar_op)), axes_(std::move(axes)), dtype_(dtype), acc_dtype_(acc_dtype), pre_(std::move(pre)) {
+    : scalar_op_(std::move(scalar_op)),
+      axes_(std::move(axes)),
+      dtype_(dtype),
+      acc_dtype_(acc_dtype),
+      pre_(std::move(pre)) {
   THEANO_USER_CHECK(!pre_ || pre_->nout() == 1, ValueError)
       << "CAReduce: the fused elementwise op " << pre_->name() << " must have one output";
-  const Kind k = kind_of(scalar_op_);
+  const Kind k = reduce_kind(scalar_op_);
   std::sort(axes_.begin(), axes_.end());
   for (std::size_t i = 0; i < axes_.size(); ++i) {
     THEANO_USER_CHECK(axes_[i] >= 0, ValueError)
@@ -170,7 +191,7 @@ CAReduce::Unfused CAReduce::unfused(const std::vector<Var>& inputs) const {
 }
 
 std::string CAReduce::name() const {
-  std::string r = std::string(display_name(kind_of(scalar_op_))) + "{axes=" + detail::axes_text(axes_);
+  std::string r = std::string(display_name(reduce_kind(scalar_op_))) + "{axes=" + detail::axes_text(axes_);
   if (dtype_) r += ", dtype=" + std::string(dtype_name(*dtype_));
   if (acc_dtype_) r += ", acc_dtype=" + std::string(dtype_name(*acc_dtype_));
   if (pre_) r += ", fused=" + pre_->name();
@@ -178,27 +199,30 @@ std::string CAReduce::name() const {
 }
 
 DType CAReduce::out_dtype(DType in) const {
-  switch (kind_of(scalar_op_)) {
+  switch (reduce_kind(scalar_op_)) {
     case Kind::Add:
     case Kind::Mul:
-    case Kind::MulNoZeros: return dtype_ ? *dtype_ : sum_default_dtype(in);
+    case Kind::MulNoZeros:
+      return dtype_ ? *dtype_ : sum_default_dtype(in);
     case Kind::Max:
-    case Kind::Min: return in;
+    case Kind::Min:
+      return in;
     case Kind::And:
-    case Kind::Or: break;
+    case Kind::Or:
+      break;
   }
   return DType::Bool;
 }
 
 DType CAReduce::acc_dtype(DType in) const {
-  const Kind k = kind_of(scalar_op_);
+  const Kind k = reduce_kind(scalar_op_);
   if (!is_arith(k)) return out_dtype(in);
   if (acc_dtype_) return *acc_dtype_;
   return compute_dtype(out_dtype(in));
 }
 
 ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
-  const Kind k = kind_of(scalar_op_);
+  const Kind k = reduce_kind(scalar_op_);
   if (pre_) {
     THEANO_USER_CHECK(pre_->nin() < 0 || static_cast<int>(inputs.size()) == pre_->nin(), TypeError)
         << name() << " takes " << pre_->nin() << " inputs, got " << inputs.size();
@@ -214,9 +238,9 @@ ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   Var x = as_tensor_variable(inputs[0]);
   const TensorType& t = *tensor_type(x);
   for (int a : axes_) {
-    THEANO_USER_CHECK(a < t.ndim(), ValueError) << display_name(k) << ": axis " << a << " is out of range for "
-                                                << x.str() << " of type " << t.str() << " (" << t.ndim()
-                                                << " dimensions)";
+    THEANO_USER_CHECK(a < t.ndim(), ValueError)
+        << display_name(k) << ": axis " << a << " is out of range for " << x.str() << " of type " << t.str() << " ("
+        << t.ndim() << " dimensions)";
   }
   if (k == Kind::Max || k == Kind::Min) {
     THEANO_USER_CHECK(!is_complex(t.dtype()), TypeError)
@@ -224,8 +248,8 @@ ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   }
   if (dtype_ && !is_arith(k)) {
     THEANO_USER_CHECK(*dtype_ == out_dtype(t.dtype()), TypeError)
-        << name() << ": the output dtype of " << display_name(k) << " of " << x.str() << " is "
-        << out_dtype(t.dtype()) << ", not " << *dtype_;
+        << name() << ": the output dtype of " << display_name(k) << " of " << x.str() << " is " << out_dtype(t.dtype())
+        << ", not " << *dtype_;
   }
   StaticShape shape;
   for (int i = 0; i < t.ndim(); ++i)
@@ -242,7 +266,7 @@ void CAReduce::perform(const Apply& node, std::span<const NDArray> inputs, std::
     u.reduce->op()->perform(*u.reduce, mapped, outputs);
     return;
   }
-  const Kind k = kind_of(scalar_op_);
+  const Kind k = reduce_kind(scalar_op_);
   const NDArray& x = inputs[0];
   const auto [perm, out_shape, group] = detail::reduction_layout(x, axes_, name());
   int64_t n_out = 1;
@@ -255,9 +279,12 @@ void CAReduce::perform(const Apply& node, std::span<const NDArray> inputs, std::
   }
   const DType out_dt = out_dtype(x.dtype());
   DType cd;
-  if (is_arith(k)) cd = compute_dtype(acc_dtype(x.dtype()));
-  else if (k == Kind::And || k == Kind::Or) cd = DType::Bool;
-  else cd = compute_dtype(x.dtype());
+  if (is_arith(k))
+    cd = compute_dtype(acc_dtype(x.dtype()));
+  else if (k == Kind::And || k == Kind::Or)
+    cd = DType::Bool;
+  else
+    cd = compute_dtype(x.dtype());
   NDArray r = reduce_kernel(k, x.transpose(perm), group, out_shape, cd);
   outputs[0] = r.dtype() == out_dt ? r : r.astype(out_dt);
 }
@@ -278,7 +305,7 @@ std::vector<Var> CAReduce::grad(const Apply& node, const std::vector<Var>& outpu
     if (!g.at(0)) return std::vector<Var>(static_cast<std::size_t>(node.nin()));
     return u.elemwise->op()->grad(*u.elemwise, g);
   }
-  const Kind k = kind_of(scalar_op_);
+  const Kind k = reduce_kind(scalar_op_);
   const Var& x = node.input(0);
   const Var& gz = output_grads.at(0);
   const DType xd = tensor_type(x)->dtype();

@@ -2,16 +2,11 @@
 // c_linker.h). Source generation, the memory plan, compilation and loading;
 // the host Thunk that runs the loaded code is in c_thunk.cpp.
 #include <theano/codegen/c_linker.h>
-
 #include <theano/codegen/code_writer.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/errors.h>
 #include <theano/codegen/jit_loader.h>
 #include <theano/compile/profile.h>
-
-#include "c_thunk.h"
-#include "lower/lowering.h"
-#include "thunk_abi.h"
 #include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
@@ -30,10 +25,15 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "c_thunk.h"
+#include "lower/lowering.h"
+#include "memory_plan.h"
+#include "thunk_abi.h"
 
 namespace theano::codegen {
 namespace {
@@ -52,95 +52,6 @@ void check_type(const Apply& node, const Var& v) {
     lower::refuse(node, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
 }
 
-/// The memory plan (DESIGN.md 3.8): every buffer an op allocates for an
-/// intermediate gets a slot; buffers whose lives do not overlap share a slot,
-/// which the host keeps between calls and grows when a call needs more.
-/// A buffer lives from its producer to the last reader of any view of it
-/// (views and destroyed-in-place inputs are followed through view_map and
-/// destroy_map), so a view never outlives its base. Buffers that reach a graph
-/// output are fresh each call, unless the output is borrowed (Out::borrow),
-/// in which case they get a slot of their own that is recycled on the next
-/// call (Theano's no_recycling rule).
-struct MemoryPlan {
-  std::unordered_map<const Variable*, std::int64_t> slot;  // allocated variable -> slot (absent: fresh)
-  std::int64_t nslots = 0;
-  std::unordered_map<const Variable*, const Variable*> root;  // variable -> buffer it lives in
-  std::vector<std::size_t> destroyed_inputs;                 // graph inputs some op overwrites
-};
-
-const Variable* alias_of(const Apply& node, int k) {
-  for (const ViewMap& m : {node.op()->view_map(), node.op()->destroy_map()}) {
-    auto it = m.find(k);
-    if (it != m.end() && !it->second.empty()) return node.input(it->second.front()).get();
-  }
-  return nullptr;
-}
-
-MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order, const LinkOptions& options) {
-  MemoryPlan plan;
-  auto root_of = [&](const Variable* v) {
-    auto it = plan.root.find(v);
-    return it == plan.root.end() ? v : it->second;
-  };
-  for (Apply* node : order)
-    for (int k = 0; k < node->nout(); ++k)
-      if (const Variable* a = alias_of(*node, k)) plan.root[node->output(k).get()] = root_of(a);
-  // Graph inputs overwritten in place (the host passes a copy unless mutable).
-  for (Apply* node : order)
-    for (const auto& [k, ins] : node->op()->destroy_map())
-      for (int i : ins) {
-        const Variable* r = root_of(node->input(i).get());
-        for (std::size_t j = 0; j < fg.inputs().size(); ++j)
-          if (fg.inputs()[j].get() == r &&
-              std::find(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end(), j) == plan.destroyed_inputs.end())
-            plan.destroyed_inputs.push_back(j);
-      }
-  std::sort(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end());
-  // Last use of each buffer (toposort index); graph outputs live past the end.
-  std::unordered_map<const Variable*, std::size_t> last;
-  for (std::size_t t = 0; t < order.size(); ++t) {
-    for (const Var& in : order[t]->inputs()) last[root_of(in.get())] = t;
-    for (int k = 0; k < order[t]->nout(); ++k) {
-      const Variable* r = root_of(order[t]->output(k).get());
-      last[r] = std::max(last[r], t);
-    }
-  }
-  std::unordered_map<const Variable*, bool> borrowed;  // buffers reaching an output: borrowed by all?
-  for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
-    const Variable* r = root_of(fg.outputs()[o].get());
-    const bool b = o < options.borrow_outputs.size() && options.borrow_outputs[o];
-    auto [it, fresh] = borrowed.emplace(r, b);
-    if (!fresh) it->second = it->second && b;
-  }
-  std::vector<std::int64_t> free_slots;  // kept sorted descending: back() is the smallest
-  std::vector<std::vector<std::int64_t>> release(order.size());
-  for (std::size_t t = 0; t < order.size(); ++t) {
-    const Apply& node = *order[t];
-    for (int k = 0; k < node.nout(); ++k) {
-      const Variable* v = node.output(k).get();
-      if (root_of(v) != v) continue;  // a view or an in-place result
-      auto b = borrowed.find(v);
-      if (b != borrowed.end()) {
-        if (b->second) plan.slot[v] = plan.nslots++;  // recycled between calls, never shared
-        continue;
-      }
-      std::int64_t s;
-      if (!free_slots.empty()) {
-        s = free_slots.back();
-        free_slots.pop_back();
-      } else {
-        s = plan.nslots++;
-      }
-      plan.slot[v] = s;
-      release[last[v]].push_back(s);
-    }
-    for (std::int64_t s : release[t]) free_slots.push_back(s);
-    std::sort(free_slots.begin(), free_slots.end(), std::greater<>());
-  }
-  return plan;
-}
-
-
 /// The least node-function source (optimized functions count fully,
 /// unoptimized ones a tenth) worth a translation unit of its own: below it, a
 /// second front end and thread cost more than they save.
@@ -153,16 +64,16 @@ struct Generator {
   /// OpWise: every node output lives in ctx->vars and `theano_step(ctx, t)`
   /// runs node t alone, so the host can call (and time) the nodes one by one.
   bool opwise = false;
-  std::vector<const Apply*> fallback;  // nodes that run their perform through the host
-  std::vector<std::string> labels;     // per node, for profiles
-  std::int64_t nvars = 0;              // OpWise: size of ctx->vars
+  std::vector<const Apply*> fallback;                      // nodes that run their perform through the host
+  std::vector<std::string> labels;                         // per node, for profiles
+  std::int64_t nvars = 0;                                  // OpWise: size of ctx->vars
   std::unordered_map<const Variable*, std::string> names;  // variable -> `const TheanoArray*` expression
   std::unordered_map<const Variable*, ArrayRef> refs;      // OpWise: variable -> where it lives
   std::vector<std::vector<ArrayRef>> step_in, step_out;    // OpWise: per node
   std::vector<const Apply*> step_nodes;                    // the toposort
   std::vector<const Constant*> constants;
   std::vector<std::string> support_keys;
-  CodeWriter support;    // shared helpers requested by lowerings
+  CodeWriter support;  // shared helpers requested by lowerings
   /// Per node, its function (with its file-scope helpers) and what compiling
   /// it costs, roughly (source size; a tenth for unoptimized functions).
   struct NodeFunction {
@@ -230,7 +141,7 @@ struct Generator {
         const auto open = why.find(" (");
         const auto end = why.find(';');
         why = open != std::string::npos && end != std::string::npos && end > open ? why.substr(open, end - open)
-                                                                               : std::string();
+                                                                                  : std::string();
         perform_fallback(L, why);
       }
     }
@@ -259,8 +170,8 @@ struct Generator {
     w.line("");
     NodeFunction nf;
     nf.text = w.str();
-    nf.declaration = (L.ns.empty() ? "" : "namespace " + L.ns + " { ") + "int " + L.fn + params + ";" +
-                     (L.ns.empty() ? "" : " }");
+    nf.declaration =
+        (L.ns.empty() ? "" : "namespace " + L.ns + " { ") + "int " + L.fn + params + ";" + (L.ns.empty() ? "" : " }");
     nf.weight = optimized ? nf.text.size() : nf.text.size() / 10;
     functions.push_back(std::move(nf));
 
@@ -309,10 +220,9 @@ struct Generator {
     // Consecutive runs of nodes of about equal weight, one per unit.
     std::size_t total = 0;
     for (const NodeFunction& f : functions) total += f.weight;
-    const std::size_t units =
-        std::clamp<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)),
-                                                        total / kSplitWeight),
-                                1, std::max<std::size_t>(functions.size(), 1));
+    const std::size_t units = std::clamp<std::size_t>(
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)), total / kSplitWeight), 1,
+        std::max<std::size_t>(functions.size(), 1));
     std::vector<std::size_t> unit_of(functions.size(), 0);
     std::size_t acc = 0;
     for (std::size_t t = 0; t < functions.size(); ++t) {
@@ -409,8 +319,8 @@ CLinker::CLinker(CompileOptions options, std::string name)
 
 std::string_view CLinker::prelude() { return lower::prelude(); }
 
-std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options,
-                                     bool perform_fallback, bool opwise) {
+std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOptions& options, bool perform_fallback,
+                                     bool opwise) {
   Generator g{fgraph, options, perform_fallback, opwise};
   return g.run()[0];
 }

@@ -1,6 +1,6 @@
 /* \file
  * The thunk ABI: how the host and a generated translation unit exchange arrays,
- * errors and callbacks. Defined ONCE here: the host (c_linker.cpp) includes this
+ * errors and callbacks. Defined ONCE here: the host (c_linker.cpp, c_thunk.cpp) includes this
  * header and the code generator embeds its text in the prelude of every
  * generated translation unit (codegen/CMakeLists.txt), so the two sides cannot
  * disagree on a layout. The static_asserts pin the layout itself: changing it

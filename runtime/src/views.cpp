@@ -42,13 +42,19 @@ std::optional<std::vector<int64_t>> nocopy_strides(const std::vector<int64_t>& o
   while (ni < newnd && oi < oldnd) {
     int64_t np = nshape[ni], op = oshape[oi];
     while (np != op) {
-      if (np < op) np *= nshape[nj++];
-      else op *= oshape[oj++];
+      if (np < op)
+        np *= nshape[nj++];
+      else
+        op *= oshape[oj++];
     }
+    // Checked products: a stride that does not fit in int64 means a copy.
+    int64_t p = 0;
     for (std::size_t ok = oi; ok + 1 < oj; ++ok)
-      if (ostrides[ok] != oshape[ok + 1] * ostrides[ok + 1]) return std::nullopt;
+      if (theano_checked_mul(oshape[ok + 1], ostrides[ok + 1], &p) != THEANO_RULE_OK || ostrides[ok] != p)
+        return std::nullopt;
     nstrides[nj - 1] = ostrides[oj - 1];
-    for (std::size_t nk = nj - 1; nk > ni; --nk) nstrides[nk - 1] = nstrides[nk] * nshape[nk];
+    for (std::size_t nk = nj - 1; nk > ni; --nk)
+      if (theano_checked_mul(nstrides[nk], nshape[nk], &nstrides[nk - 1]) != THEANO_RULE_OK) return std::nullopt;
     ni = nj++;
     oi = oj++;
   }
@@ -74,15 +80,14 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
   return out;
 }
 
-NDArray NDArray::slice(int axis, std::optional<int64_t> start, std::optional<int64_t> stop,
-                       int64_t step) const {
+NDArray NDArray::slice(int axis, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) const {
   check_defined("slice");
   axis = normalize_axis(axis, ndim(), "slice");
   const int64_t n = shape_[static_cast<std::size_t>(axis)];
   // The rule generated code runs too (shape_rules.h).
   int64_t b = 0, len = 0;
-  const int rule = theano_slice_rule(n, start.has_value(), start.value_or(0), stop.has_value(), stop.value_or(0),
-                                     step, &b, &len);
+  const int rule =
+      theano_slice_rule(n, start.has_value(), start.value_or(0), stop.has_value(), stop.value_or(0), step, &b, &len);
   THEANO_USER_CHECK(rule != THEANO_RULE_ZERO_STEP, ValueError) << "slice step cannot be zero";
   THEANO_USER_CHECK(rule == THEANO_RULE_OK, ValueError) << "slice step " << step << " is out of range";
   std::vector<int64_t> shape = shape_, strides = strides_;
@@ -124,12 +129,12 @@ NDArray NDArray::transpose(std::vector<int> perm) const {
   for (std::size_t i = 0; i < perm.size(); ++i) {
     const int p = perm[i];
     THEANO_USER_CHECK(p >= -nd && p < nd, ValueError)
-        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1
-        << " (axis " << p << " is out of bounds)";
+        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1 << " (axis " << p
+        << " is out of bounds)";
     const auto a = static_cast<std::size_t>(p < 0 ? p + nd : p);
     THEANO_USER_CHECK(!seen[a], ValueError)
-        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1
-        << " (axis " << a << " repeated)";
+        << "transpose: axes " << perm_to_string(perm) << " is not a permutation of 0.." << nd - 1 << " (axis " << a
+        << " repeated)";
     seen[a] = true;
     shape[i] = shape_[a];
     strides[i] = strides_[a];
@@ -137,8 +142,7 @@ NDArray NDArray::transpose(std::vector<int> perm) const {
   return view(data_, std::move(shape), std::move(strides));
 }
 
-static std::vector<int64_t> resolve_shape(std::vector<int64_t> shape, int64_t size,
-                                          const std::vector<int64_t>& from) {
+static std::vector<int64_t> resolve_shape(std::vector<int64_t> shape, int64_t size, const std::vector<int64_t>& from) {
   int infer = -1;
   int64_t known = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -149,34 +153,31 @@ static std::vector<int64_t> resolve_shape(std::vector<int64_t> shape, int64_t si
     } else {
       THEANO_USER_CHECK(shape[i] >= 0, ShapeError)
           << "reshape: negative dimension " << shape[i] << " in " << shape_to_string(shape);
-      THEANO_USER_CHECK(shape[i] == 0 || known <= std::numeric_limits<int64_t>::max() / shape[i],
-                        ShapeError)
+      THEANO_USER_CHECK(shape[i] == 0 || known <= std::numeric_limits<int64_t>::max() / shape[i], ShapeError)
           << "reshape: shape " << shape_to_string(shape) << " is too big";
       known *= shape[i];
     }
   }
   if (infer >= 0) {
     THEANO_USER_CHECK(known != 0 && size % known == 0, ShapeError)
-        << "cannot reshape array of size " << size << " (shape " << shape_to_string(from)
-        << ") into shape " << shape_to_string(shape);
+        << "cannot reshape array of size " << size << " (shape " << shape_to_string(from) << ") into shape "
+        << shape_to_string(shape);
     shape[static_cast<std::size_t>(infer)] = size / known;
     known = size;
   }
-  THEANO_USER_CHECK(known == size, ShapeError)
-      << "cannot reshape array of size " << size << " (shape " << shape_to_string(from)
-      << ") into shape " << shape_to_string(shape);
+  THEANO_USER_CHECK(known == size, ShapeError) << "cannot reshape array of size " << size << " (shape "
+                                               << shape_to_string(from) << ") into shape " << shape_to_string(shape);
   return shape;
 }
 
 NDArray NDArray::reshape(std::vector<int64_t> shape) const {
   check_defined("reshape");
   shape = resolve_shape(std::move(shape), size(), shape_);
-  if (size() == 0 || is_c_contiguous())
-    return view(data_, shape, c_strides(shape, itemsize()));
+  if (size() == 0 || is_c_contiguous()) return view(data_, shape, c_strides(shape, itemsize()));
   auto strides = nocopy_strides(shape_, strides_, shape);
   THEANO_USER_CHECK(strides.has_value(), ShapeError)
-      << "cannot reshape a non-contiguous array of shape " << shape_to_string(shape_)
-      << " (strides " << shape_to_string(strides_) << ") into shape " << shape_to_string(shape)
+      << "cannot reshape a non-contiguous array of shape " << shape_to_string(shape_) << " (strides "
+      << shape_to_string(strides_) << ") into shape " << shape_to_string(shape)
       << " without copying; use reshaped() to allow a copy";
   return view(data_, std::move(shape), std::move(*strides));
 }
@@ -184,16 +185,15 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
 NDArray NDArray::reshaped(std::vector<int64_t> shape) const {
   check_defined("reshaped");
   shape = resolve_shape(std::move(shape), size(), shape_);
-  if (size() == 0 || is_c_contiguous() || nocopy_strides(shape_, strides_, shape))
-    return reshape(std::move(shape));
+  if (size() == 0 || is_c_contiguous() || nocopy_strides(shape_, strides_, shape)) return reshape(std::move(shape));
   return copy().reshape(std::move(shape));
 }
 
 NDArray NDArray::broadcast_to(std::vector<int64_t> shape) const {
   check_defined("broadcast_to");
   const std::size_t nd = shape.size(), od = shape_.size();
-  const std::string what = "broadcast_to: the array of shape " + shape_to_string(shape_) + ", target shape " +
-                           shape_to_string(shape);
+  const std::string what =
+      "broadcast_to: the array of shape " + shape_to_string(shape_) + ", target shape " + shape_to_string(shape);
   for (int64_t s : shape)
     THEANO_USER_CHECK(s >= 0, ShapeError) << "broadcast_to: negative dimension in shape " << shape_to_string(shape);
   // numpy's rule, the function generated code calls (shape_rules.h).
@@ -215,8 +215,12 @@ NDArray NDArray::expand_dims(int axis) const {
   axis = normalize_axis(axis, nd, "expand_dims");
   std::vector<int64_t> shape = shape_, strides = strides_;
   const auto a = static_cast<std::size_t>(axis);
-  const int64_t st = a < strides_.size() ? strides_[a] * std::max<int64_t>(shape_[a], 1)
-                                         : static_cast<int64_t>(itemsize());
+  // The new axis has size 1, so its stride is never used to step; the
+  // C-order value is taken when it fits in int64 (a valid empty array with a
+  // huge dimension and a doubled stride may not: 2 * 2^62), else any stride.
+  int64_t st = static_cast<int64_t>(itemsize());
+  if (a < strides_.size() && theano_checked_mul(strides_[a], std::max<int64_t>(shape_[a], 1), &st) != THEANO_RULE_OK)
+    st = strides_[a];
   shape.insert(shape.begin() + axis, 1);
   strides.insert(strides.begin() + axis, st);
   return view(data_, std::move(shape), std::move(strides));
@@ -226,8 +230,8 @@ NDArray NDArray::squeeze(int axis) const {
   check_defined("squeeze");
   axis = normalize_axis(axis, ndim(), "squeeze");
   THEANO_USER_CHECK(shape_[static_cast<std::size_t>(axis)] == 1, ValueError)
-      << "squeeze: cannot select an axis to squeeze out which has size not equal to one (axis "
-      << axis << " has size " << shape_[static_cast<std::size_t>(axis)] << ")";
+      << "squeeze: cannot select an axis to squeeze out which has size not equal to one (axis " << axis << " has size "
+      << shape_[static_cast<std::size_t>(axis)] << ")";
   return index(axis, 0);
 }
 

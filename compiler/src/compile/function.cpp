@@ -1,10 +1,10 @@
 /// \file
 /// `function()`: validates the user's request and builds the FunctionGraph and
-/// Thunk of a Function (see function.h for the pipeline). Calls live in
-/// function_call.cpp.
+/// Thunk of a Function in named stages, as PyTensor's FunctionMaker does
+/// (request, givens, updates, leaves, FunctionGraph, rewrite, link), so a
+/// device stage fits between them (see function.h for the pipeline). Calls
+/// live in function_call.cpp.
 #include "theano/compile/function.h"
-#include "theano/fgraph/mutable_inputs.h"
-#include "theano/runtime/fork_guard.h"
 
 #include <chrono>
 #include <iostream>
@@ -13,12 +13,14 @@
 #include <unordered_set>
 
 #include "function_impl.h"
-#include "theano/graph/clone.h"
-#include "theano/graph/traversal.h"
-#include "theano/config.h"
 #include "theano/compile/debug_mode.h"
 #include "theano/compile/rewrite_provenance.h"
+#include "theano/config.h"
+#include "theano/fgraph/mutable_inputs.h"
+#include "theano/graph/clone.h"
+#include "theano/graph/traversal.h"
 #include "theano/rewrite/optdb.h"
+#include "theano/runtime/fork_guard.h"
 
 namespace theano {
 namespace {
@@ -69,21 +71,39 @@ void check_update(const FunctionImpl& f, const Var& target, const Var& expr,
   THEANO_USER_CHECK(!seen.count(target.get()), ValueError)
       << f.what() << ": shared variable " << target.str() << " has two update expressions";
   THEANO_USER_CHECK(target.type()->convert_variable(expr), TypeError)
-      << f.what() << ": an update must have the same type as the original shared variable (shared_var="
-      << target.str() << ", shared_var.type=" << type_str(target) << ", update_val=" << expr.str()
+      << f.what() << ": an update must have the same type as the original shared variable (shared_var=" << target.str()
+      << ", shared_var.type=" << type_str(target) << ", update_val=" << expr.str()
       << ", update_val.type=" << type_str(expr) << "); cast the update (e.g. .astype(" << type_str(target)
       << "'s dtype)) or give the shared variable the dtype of the update";
 }
 
-}  // namespace
+/// What function() knows as it goes through its stages (PyTensor's
+/// FunctionMaker): the request checked, the graph's roots and replacements,
+/// the expressions (outputs, then update values), the FunctionGraph and the
+/// inputs the compiled code may overwrite.
+struct Build {
+  FunctionImpl& f;
+  const FunctionOptions& options;
+  std::vector<std::pair<Var, Var>> replace;  // cut explicit inputs, then givens
+  std::vector<Var> roots;                    // graph inputs standing for the explicit inputs
+  std::vector<Var> exprs;                    // outputs, then update values, after replacement
+  std::vector<Var> shared_leaves;            // shared variables the expressions read
+  std::vector<Var> fg_inputs;
+  std::vector<bool> input_mutable;
+  std::shared_ptr<FunctionGraph> fg;
+  std::shared_ptr<RewriteProvenance> provenance;     // the checking modes
+  std::shared_ptr<const FunctionGraph> unoptimized;  // DebugMode
 
-Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options) {
-  ForkGuard no_fork_while_compiling;  // a fork waits for this compile (fork_guard.h)
-  SuppressCreationSites quiet;  // the user's variables exist already; clones copy their sites
-  auto impl = std::make_shared<FunctionImpl>();
-  FunctionImpl& f = *impl;
-  f.name = options.name;
-  f.mode = get_mode(options.mode);
+  std::vector<Var> substitute(const std::vector<Var>& e) const {
+    return replace.empty() ? e : clone_replace(e, replace);
+  }
+};
+
+/// Stage 1: the mode, the explicit inputs and the outputs, checked.
+void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out>& outputs) {
+  FunctionImpl& f = b.f;
+  f.name = b.options.name;
+  f.mode = get_mode(b.options.mode);
   if (auto it = config().flags.find("device"); it != config().flags.end() && !it->second.empty()) {
     THEANO_USER_CHECK(it->second == "cpu", ValueError)
         << "THEANO_FLAGS device='" << it->second << "': only device=cpu runs compiled functions so far (the CUDA "
@@ -100,22 +120,27 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
     f.outputs.push_back(outputs[i].variable);
     f.out_borrow.push_back(outputs[i].borrow);
   }
+  for (const In& in : f.ins) {
+    f.strict.push_back(in.strict);
+    f.allow_downcast.push_back(in.allow_downcast.value_or(b.options.allow_input_downcast.value_or(false)));
+  }
+}
 
-  // Replacements: an owned explicit input cuts the graph there (a fresh root
-  // stands for it), then the givens.
-  std::vector<std::pair<Var, Var>> replace;
-  std::vector<Var> roots;  // graph inputs standing for the explicit inputs
+/// Stage 2: replacements. An owned explicit input cuts the graph there (a
+/// fresh root stands for it), then the givens.
+void take_givens(Build& b) {
+  const FunctionImpl& f = b.f;
   for (const Var& v : f.input_vars) {
     if (v.owner()) {
       Var cut = v.type()->make_variable(v.name());
-      replace.emplace_back(v, cut);
-      roots.push_back(cut);
+      b.replace.emplace_back(v, cut);
+      b.roots.push_back(cut);
     } else {
-      roots.push_back(v);
+      b.roots.push_back(v);
     }
   }
   std::unordered_set<const Variable*> given;
-  for (const auto& [from, to] : options.givens) {
+  for (const auto& [from, to] : b.options.givens) {
     THEANO_USER_CHECK(from && to, ValueError) << f.what() << ": a `givens` pair has a null Var";
     for (const Var& v : f.input_vars)
       THEANO_USER_CHECK(!(v == from), ValueError)
@@ -130,24 +155,24 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
         << f.what() << ": `givens` cannot replace " << from.str() << " (" << type_str(from) << ") by " << to.str()
         << " (" << type_str(to) << "): the types differ; cast the replacement or declare the variable with the "
         << "replacement's type";
-    replace.emplace_back(from, to);
+    b.replace.emplace_back(from, to);
   }
-  auto substitute = [&](const std::vector<Var>& exprs) {
-    return replace.empty() ? exprs : clone_replace(exprs, replace);
-  };
+}
 
-  // Explicit updates, then default updates of every shared variable the graph
-  // (including update expressions) uses, until no new one appears.
+/// Stage 3: explicit updates, then default updates of every shared variable
+/// the graph (including update expressions) uses, until no new one appears.
+void take_updates(Build& b) {
+  FunctionImpl& f = b.f;
   std::unordered_set<const Variable*> updated;
-  for (const auto& [target, expr] : options.updates) {
+  for (const auto& [target, expr] : b.options.updates) {
     check_update(f, target, expr, updated);
     updated.insert(target.get());
     f.updates.emplace_back(target, expr);
   }
   std::vector<Var> exprs = f.outputs;
   for (const auto& u : f.updates) exprs.push_back(u.second);
-  exprs = substitute(exprs);
-  if (!options.no_default_updates) {
+  exprs = b.substitute(exprs);
+  if (!b.options.no_default_updates) {
     std::size_t scanned = 0;
     while (scanned < exprs.size()) {
       std::vector<Var> fresh(exprs.begin() + static_cast<std::ptrdiff_t>(scanned), exprs.end());
@@ -160,51 +185,64 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
         check_update(f, v, du, updated);
         updated.insert(v.get());
         f.updates.emplace_back(v, du);
-        exprs.push_back(substitute({du})[0]);
+        exprs.push_back(b.substitute({du})[0]);
       }
     }
   }
   for (std::size_t k = 0; k < f.updates.size(); ++k) {
     const Var& expr = exprs[f.outputs.size() + k];
     THEANO_USER_CHECK(f.updates[k].first.type()->convert_variable(expr), TypeError)
-        << f.what() << ": after `givens`, the update of " << f.updates[k].first.str() << " has type "
-        << type_str(expr) << " but the shared variable has type " << type_str(f.updates[k].first);
+        << f.what() << ": after `givens`, the update of " << f.updates[k].first.str() << " has type " << type_str(expr)
+        << " but the shared variable has type " << type_str(f.updates[k].first);
   }
+  b.exprs = std::move(exprs);
+}
 
-  // Leaves of the graph: explicit inputs, shared variables, constants; anything
-  // else is missing.
+/// Stage 4: the leaves of the graph are explicit inputs, shared variables and
+/// constants; anything else is missing. Unused explicit inputs are reported
+/// as asked.
+void check_leaves(Build& b) {
+  const FunctionImpl& f = b.f;
   std::unordered_set<const Variable*> root_set;
-  for (const Var& r : roots) root_set.insert(r.get());
+  for (const Var& r : b.roots) root_set.insert(r.get());
   std::unordered_set<const Variable*> used;
-  std::vector<Var> shared_leaves;
-  for (const Var& leaf : theano::inputs(exprs, roots)) {
+  for (const Var& leaf : theano::inputs(b.exprs, b.roots)) {
     used.insert(leaf.get());
     if (root_set.count(leaf.get()) || leaf.is_constant()) continue;
     if (is_shared(leaf)) {
-      shared_leaves.push_back(leaf);
+      b.shared_leaves.push_back(leaf);
       continue;
     }
-    const std::string user = user_of(leaf, exprs);
+    const std::string user = user_of(leaf, b.exprs);
     throw MissingInputError(f.what() + ": variable " + leaf.str() + " (" + type_str(leaf) +
-                            ") is needed to compute the outputs" + (user.empty() ? "" : " (it is used by " + user + ")") +
+                            ") is needed to compute the outputs" +
+                            (user.empty() ? "" : " (it is used by " + user + ")") +
                             " but it was not given as an input; add it to the inputs, replace it with `givens`, or "
                             "make it a shared variable");
   }
-  for (std::size_t i = 0; i < roots.size(); ++i) {
-    if (used.count(roots[i].get()) || options.on_unused_input == OnUnusedInput::Ignore) continue;
-    const std::string msg = f.what() + " was asked to create a function computing outputs given certain inputs, "
-                            "but the provided input variable at index " + std::to_string(i) + " (" +
-                            f.input_vars[i].str() + ") is not part of the computational graph needed to compute "
+  for (std::size_t i = 0; i < b.roots.size(); ++i) {
+    if (used.count(b.roots[i].get()) || b.options.on_unused_input == OnUnusedInput::Ignore) continue;
+    const std::string msg = f.what() +
+                            " was asked to create a function computing outputs given certain inputs, "
+                            "but the provided input variable at index " +
+                            std::to_string(i) + " (" + f.input_vars[i].str() +
+                            ") is not part of the computational graph needed to compute "
                             "the outputs. To make this error into a warning, pass on_unused_input = Warn; to "
                             "disable it completely, use on_unused_input = Ignore.";
-    if (options.on_unused_input == OnUnusedInput::Raise) throw UnusedInputError(msg);
+    if (b.options.on_unused_input == OnUnusedInput::Raise) throw UnusedInputError(msg);
     std::cerr << "UserWarning: " << msg << "\n";
   }
+}
 
-  // Graph inputs: explicit inputs, then the shared variables used, then
-  // update targets used by nothing else.
+/// Stage 5: the FunctionGraph. Its inputs are the explicit inputs, then the
+/// shared variables used, then update targets used by nothing else; the
+/// inputs the compiled code may overwrite are In(mutable=True) and the storage
+/// of every shared variable this function updates (its old value is read
+/// before it is replaced; the inplace rewrites order those readers first).
+void make_fgraph(Build& b) {
+  FunctionImpl& f = b.f;
   std::unordered_map<const Variable*, int> shared_index;
-  for (const Var& s : shared_leaves) {
+  for (const Var& s : b.shared_leaves) {
     shared_index.emplace(s.get(), static_cast<int>(f.shared_vars.size()));
     f.shared_vars.push_back(s);
   }
@@ -213,66 +251,59 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
     if (fresh) f.shared_vars.push_back(target);
     f.update_target.push_back(it->second);
   }
-  std::vector<Var> fg_inputs = roots;
-  fg_inputs.insert(fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
-  const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
-  linker->prepare();
-  auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
-  // Inputs the compiled code may overwrite: In(mutable=True), and the storage
-  // of every shared variable this function updates (its old value is read
-  // before it is replaced; the inplace rewrites order those readers first).
-  std::vector<bool> input_mutable;
-  for (const In& in : f.ins) input_mutable.push_back(in.mutable_);
-  input_mutable.resize(fg_inputs.size(), false);
-  for (int t : f.update_target) input_mutable[roots.size() + static_cast<std::size_t>(t)] = true;
-  {
-    std::vector<Var> mutable_vars;
-    for (std::size_t k = 0; k < input_mutable.size(); ++k)
-      if (input_mutable[k]) mutable_vars.push_back(fg->inputs()[k]);
-    fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
+  b.fg_inputs = b.roots;
+  b.fg_inputs.insert(b.fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
+  b.fg = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
+  for (const In& in : f.ins) b.input_mutable.push_back(in.mutable_);
+  b.input_mutable.resize(b.fg_inputs.size(), false);
+  for (int t : f.update_target) b.input_mutable[b.roots.size() + static_cast<std::size_t>(t)] = true;
+  std::vector<Var> mutable_vars;
+  for (std::size_t k = 0; k < b.input_mutable.size(); ++k)
+    if (b.input_mutable[k]) mutable_vars.push_back(b.fg->inputs()[k]);
+  b.fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
+}
+
+/// Stage 6: the mode's optimizer rewrites the graph; then its constants are
+/// collected. The checking modes (debug_mode.h, nan_guard.h) record which
+/// rewrite made each node; DebugMode also keeps the graph as it was before.
+void rewrite_fgraph(Build& b) {
+  FunctionImpl& f = b.f;
+  const bool checking = f.mode.name == "debugmode" || f.mode.name == "nanguardmode";
+  if (checking) {
+    b.provenance = std::make_shared<RewriteProvenance>();
+    b.fg->attach_feature(b.provenance);
   }
-  // The checking modes (debug_mode.h, nan_guard.h) record which rewrite made
-  // each node; DebugMode also keeps the graph as it was before rewriting.
-  const bool debug_mode = f.mode.name == "debugmode", nan_guard = f.mode.name == "nanguardmode";
-  std::shared_ptr<RewriteProvenance> provenance;
-  std::shared_ptr<const FunctionGraph> unoptimized;
-  if (debug_mode || nan_guard) {
-    provenance = std::make_shared<RewriteProvenance>();
-    fg->attach_feature(provenance);
-  }
-  if (debug_mode) unoptimized = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, true);
-  // The mode's optimizer rewrites the graph before the constants are
-  // collected and the linker runs.
+  if (f.mode.name == "debugmode")
+    b.unoptimized = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, true);
   const auto t_rewrite = std::chrono::steady_clock::now();
-  f.rewrite_stats = rewrite::optimize(*fg, rewrite::mode_query(f.mode.name)
-                                               .including(options.optimizer_including)
-                                               .excluding(options.optimizer_excluding));
-  f.rewrite_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();
-  for (Apply* node : fg->apply_nodes())
+  f.rewrite_stats = rewrite::optimize(*b.fg, rewrite::mode_query(f.mode.name)
+                                                 .including(b.options.optimizer_including)
+                                                 .excluding(b.options.optimizer_excluding));
+  f.rewrite_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();
+  for (Apply* node : b.fg->apply_nodes())
     for (const Var& in : node->inputs())
       if (const Constant* c = in.as_constant()) f.constants.push_back(c->data());
-  for (const Var& out : fg->outputs())
+  for (const Var& out : b.fg->outputs())
     if (const Constant* c = out.as_constant()) f.constants.push_back(c->data());
-  f.fgraph = fg;
+  f.fgraph = b.fg;
+}
 
-  // Per-input call policies.
-  for (const In& in : f.ins) {
-    f.strict.push_back(in.strict);
-    f.allow_downcast.push_back(in.allow_downcast.value_or(options.allow_input_downcast.value_or(false)));
-  }
+/// Stage 7: the linker makes the thunk (under a checking mode's observer).
+void link_thunk(Build& b, const Linker& linker) {
+  FunctionImpl& f = b.f;
   LinkOptions link;
-  link.mutable_inputs = input_mutable;
+  link.mutable_inputs = b.input_mutable;
   link.borrow_outputs = f.out_borrow;
   link.fast_compile = f.mode.name == "fast_compile";
-  f.trust_input = options.trust_input;
-  f.profile = options.profile.value_or(config_flag("profile"));
+  f.trust_input = b.options.trust_input;
+  f.profile = b.options.profile.value_or(config_flag("profile"));
   link.profile = f.profile;
-  if (nan_guard)
-    link.observer = make_nan_guard_observer(options.nan_guard.value_or(NanGuardOptions::from_flags()), fg,
-                                            provenance, f.what());
-  f.thunk = debug_mode ? make_debug_mode_thunk(*linker, fg, unoptimized, provenance, link, f.what())
-                       : linker->make_thunk(fg, link);
+  if (f.mode.name == "nanguardmode")
+    link.observer = make_nan_guard_observer(b.options.nan_guard.value_or(NanGuardOptions::from_flags()), b.fg,
+                                            b.provenance, f.what());
+  f.thunk = f.mode.name == "debugmode"
+                ? make_debug_mode_thunk(linker, b.fg, b.unoptimized, b.provenance, link, f.what())
+                : linker.make_thunk(b.fg, link);
   if (config_flag("log_compile")) {
     const ThunkStats st = f.thunk->stats();
     std::ostringstream line;
@@ -283,7 +314,27 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
     if (!st.source_path.empty()) line << "; source " << st.source_path;
     std::cerr << line.str() << "\n";
   }
+}
 
+}  // namespace
+
+Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options) {
+  ForkGuard no_fork_while_compiling;  // a fork waits for this compile (fork_guard.h)
+  SuppressCreationSites quiet;        // the user's variables exist already; clones copy their sites
+  auto impl = std::make_shared<FunctionImpl>();
+  FunctionImpl& f = *impl;
+  Build b{f, options};
+  take_request(b, inputs, outputs);
+  take_givens(b);
+  take_updates(b);
+  check_leaves(b);
+  const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
+  linker->prepare();  // the JIT gets ready while the graph is rewritten
+  make_fgraph(b);
+  rewrite_fgraph(b);
+  link_thunk(b, *linker);
+
+  // The Function: default values filtered into their types, shared storage.
   Function result;
   for (std::size_t i = 0; i < f.ins.size(); ++i) {
     const In& in = f.ins[i];

@@ -90,3 +90,22 @@ inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b
 inline bool operator!=(const Op& a, const Op& b) { return !(a == b); }
 
 }  // namespace theano
+
+/// The members every op with a reference implementation declares, in one
+/// line, so a new op (CPU or GPU) is declared in one short place:
+///
+///     class Shape final : public Op {
+///      public:
+///       THEANO_OP_DECLARE("Shape")
+///       std::vector<Var> grad(...) const override;  // what it has besides
+///     };
+///
+/// Declares type_name() (returning TYPE_NAME), make_node, has_perform (true),
+/// perform and infer_shape; the op defines the last three in its .cpp.
+#define THEANO_OP_DECLARE(TYPE_NAME)                                                                           \
+  std::string_view type_name() const override { return TYPE_NAME; }                                           \
+  ApplyPtr make_node(std::vector<Var> inputs) const override;                                                 \
+  bool has_perform() const override { return true; }                                                          \
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override; \
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,                                                \
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;

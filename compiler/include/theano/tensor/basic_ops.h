@@ -36,12 +36,7 @@ namespace theano::tensor {
 /// lower (left-padded). Sizes that are constants give the output static shape.
 class Alloc final : public Op {
  public:
-  std::string_view type_name() const override { return "Alloc"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("Alloc")
   /// The output gradient summed over the broadcast dimensions; nothing for sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -51,15 +46,10 @@ class Alloc final : public Op {
 class ARange final : public Op {
  public:
   explicit ARange(DType dtype) : dtype_(dtype) {}
-  std::string_view type_name() const override { return "ARange"; }
+  THEANO_OP_DECLARE("ARange")
   Props props() const override { return {{"dtype", dtype_}}; }
   std::string name() const override;  ///< `ARange{dtype='int64'}`
   DType dtype() const { return dtype_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Float ranges: d/dstart = sum(gz), d/dstep = sum(gz * arange(n)); stop only
   /// changes the length (disconnected). Integer ranges: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
@@ -74,15 +64,10 @@ class ARange final : public Op {
 class Eye final : public Op {
  public:
   explicit Eye(DType dtype) : dtype_(dtype) {}
-  std::string_view type_name() const override { return "Eye"; }
+  THEANO_OP_DECLARE("Eye")
   Props props() const override { return {{"dtype", dtype_}}; }
   std::string name() const override;  ///< `Eye{dtype='float64'}`
   DType dtype() const { return dtype_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// No gradient (all inputs are integers).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -96,15 +81,10 @@ class Eye final : public Op {
 class Assert final : public Op {
  public:
   explicit Assert(std::string msg) : msg_(std::move(msg)) {}
-  std::string_view type_name() const override { return "Assert"; }
+  THEANO_OP_DECLARE("Assert")
   Props props() const override { return {{"msg", msg_}}; }
   std::string name() const override;  ///< `Assert{msg='...'}`
   const std::string& msg() const { return msg_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Identity for value; conditions are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;

@@ -34,12 +34,7 @@ namespace theano::tensor {
 /// NumPy promotion of the inputs.
 class Dot final : public Op {
  public:
-  std::string_view type_name() const override { return "Dot"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("Dot")
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -47,12 +42,7 @@ class Dot final : public Op {
 /// what `dot` becomes after the specialize rewrites.
 class Dot22 final : public Op {
  public:
-  std::string_view type_name() const override { return "Dot22"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("Dot22")
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -63,16 +53,11 @@ class Dot22 final : public Op {
 class Gemm final : public Op {
  public:
   explicit Gemm(bool inplace = false) : inplace_(inplace) {}
-  std::string_view type_name() const override { return "Gemm"; }
+  THEANO_OP_DECLARE("Gemm")
   Props props() const override { return {{"inplace", inplace_}}; }
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
   bool inplace() const { return inplace_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
@@ -85,15 +70,10 @@ class Gemm final : public Op {
 class Gemv final : public Op {
  public:
   explicit Gemv(bool inplace = false) : inplace_(inplace) {}
-  std::string_view type_name() const override { return "Gemv"; }
+  THEANO_OP_DECLARE("Gemv")
   Props props() const override { return {{"inplace", inplace_}}; }
   std::string name() const override;
   bool inplace() const { return inplace_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
@@ -106,16 +86,11 @@ class Gemv final : public Op {
 class Ger final : public Op {
  public:
   explicit Ger(bool destructive = false) : destructive_(destructive) {}
-  std::string_view type_name() const override { return "Ger"; }
+  THEANO_OP_DECLARE("Ger")
   Props props() const override { return {{"destructive", destructive_}}; }
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;
   bool destructive() const { return destructive_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 

@@ -22,20 +22,15 @@ class Elemwise final : public Op {
   /// `inplace_pattern`: output index -> input index whose buffer it overwrites
   /// (set by the inplace rewrites; empty for user graphs).
   explicit Elemwise(ScalarOpPtr scalar_op, std::map<int, int> inplace_pattern = {});
-  std::string_view type_name() const override { return "Elemwise"; }
+  /// make_node: inputs of lower rank are left-padded with broadcastable
+  /// dimensions (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
+  THEANO_OP_DECLARE("Elemwise")
   Props props() const override;
   /// `Elemwise{add,no_inplace}` as Theano prints it.
   std::string name() const override;
   const ScalarOpPtr& scalar_op() const { return scalar_op_; }
   const std::map<int, int>& inplace_pattern() const { return inplace_; }
 
-  /// Inputs of lower rank are left-padded with broadcastable dimensions
-  /// (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
@@ -64,7 +59,7 @@ class DimShuffle final : public Op {
   /// `input_ndim`: rank of the input; `new_order`: for each output axis, an
   /// input axis or kNewAxis. Input axes left out must be broadcastable (size 1).
   DimShuffle(int input_ndim, std::vector<int> new_order);
-  std::string_view type_name() const override { return "DimShuffle"; }
+  THEANO_OP_DECLARE("DimShuffle")
   Props props() const override;
   /// `DimShuffle{1,0}`, `DimShuffle{x,0}` as Theano prints it.
   std::string name() const override;
@@ -73,11 +68,6 @@ class DimShuffle final : public Op {
   /// True when it only transposes (no axes added or dropped).
   bool is_transpose() const;
 
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap view_map() const override { return {{0, {0}}}; }
 

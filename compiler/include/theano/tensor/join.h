@@ -25,14 +25,9 @@ namespace theano::tensor {
 class Join final : public Op {
  public:
   explicit Join(int axis);
-  std::string_view type_name() const override { return "Join"; }
+  THEANO_OP_DECLARE("Join")
   Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
   int axis() const { return axis_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Slices of the output gradient (float outputs); integer joins: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
@@ -45,15 +40,10 @@ class Join final : public Op {
 class Split final : public Op {
  public:
   Split(int len_splits, int axis);
-  std::string_view type_name() const override { return "Split"; }
+  THEANO_OP_DECLARE("Split")
   Props props() const override { return {{"len_splits", std::int64_t{len_splits_}}, {"axis", std::int64_t{axis_}}}; }
   int len_splits() const { return len_splits_; }
   int axis() const { return axis_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Join of the output gradients (zeros for disconnected ones); nothing for splits.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;

@@ -29,14 +29,9 @@ using theano::tensor::softplus;
 class Softmax final : public Op {
  public:
   explicit Softmax(int axis);
-  std::string_view type_name() const override { return "Softmax"; }
+  THEANO_OP_DECLARE("Softmax")
   Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
   int axis() const { return axis_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// sm * (gz - sum(gz * sm, axis, keepdims)).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
@@ -48,14 +43,9 @@ class Softmax final : public Op {
 class LogSoftmax final : public Op {
  public:
   explicit LogSoftmax(int axis);
-  std::string_view type_name() const override { return "LogSoftmax"; }
+  THEANO_OP_DECLARE("LogSoftmax")
   Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
   int axis() const { return axis_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// gz - exp(out) * sum(gz, axis, keepdims).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
@@ -68,12 +58,7 @@ class LogSoftmax final : public Op {
 /// IndexError naming the row and the label.
 class CrossentropyCategorical1Hot final : public Op {
  public:
-  std::string_view type_name() const override { return "CrossentropyCategorical1Hot"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("CrossentropyCategorical1Hot")
   /// CrossentropyCategorical1HotGrad for coding_dist; nothing for the labels.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -84,12 +69,7 @@ class CrossentropyCategorical1Hot final : public Op {
 /// (No gradient of its own, as in Theano.)
 class CrossentropyCategorical1HotGrad final : public Op {
  public:
-  std::string_view type_name() const override { return "CrossentropyCategorical1HotGrad"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("CrossentropyCategorical1HotGrad")
 };
 
 /// Softmax / LogSoftmax along `axis` (negative counts from the end).

@@ -81,7 +81,7 @@ std::string_view distribution_name(Distribution d);
 class RandomFunction final : public Op {
  public:
   RandomFunction(Distribution dist, DType dtype, bool size_from_params = false, bool inplace = false);
-  std::string_view type_name() const override { return "RandomFunction"; }
+  THEANO_OP_DECLARE("RandomFunction")
   Props props() const override;
   /// `RandomFunction{uniform}` as Theano prints it.
   std::string name() const override;
@@ -92,12 +92,7 @@ class RandomFunction final : public Op {
   int nparams() const { return 2; }
   ViewMap destroy_map() const override;
 
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
   std::optional<int> default_output() const override { return 1; }
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 

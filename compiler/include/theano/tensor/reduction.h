@@ -55,7 +55,7 @@ class CAReduce final : public Op {
   /// pattern. Without it the node takes exactly one input.
   CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype = {},
            std::optional<DType> acc_dtype = {}, ScalarOpPtr pre = {});
-  std::string_view type_name() const override { return "CAReduce"; }
+  THEANO_OP_DECLARE("CAReduce")
   Props props() const override;
   /// `Sum{axes=(0,)}`, `Max{axes=(0, 1)}`, `Sum{axes=(1,), acc_dtype=float64}`.
   std::string name() const override;
@@ -73,11 +73,6 @@ class CAReduce final : public Op {
   /// Accumulator dtype for an input of dtype `in`.
   DType acc_dtype(DType in) const;
 
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// sum: gz broadcast back; prod: Theano's zero-aware rule; max/min: gz routed
   /// to the positions equal to the result; all/any, mul_without_zeros and
   /// integer inputs: no gradient (null Var).

@@ -27,12 +27,7 @@ namespace theano::tensor {
 /// `shape(x)`: the int64 vector of x's dimensions (static length x.ndim).
 class Shape final : public Op {
  public:
-  std::string_view type_name() const override { return "Shape"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("Shape")
   /// Disconnected: the shape does not depend on x's values.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -42,14 +37,9 @@ class Shape final : public Op {
 class Shape_i final : public Op {
  public:
   explicit Shape_i(int i);
-  std::string_view type_name() const override { return "Shape_i"; }
+  THEANO_OP_DECLARE("Shape_i")
   Props props() const override { return {{"i", std::int64_t{i_}}}; }
   int i() const { return i_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
@@ -63,16 +53,11 @@ class Shape_i final : public Op {
 class MakeVector final : public Op {
  public:
   explicit MakeVector(DType dtype = DType::Int64) : dtype_(dtype) {}
-  std::string_view type_name() const override { return "MakeVector"; }
+  THEANO_OP_DECLARE("MakeVector")
   Props props() const override { return {{"dtype", dtype_}}; }
   /// `MakeVector{dtype='int64'}` as Theano prints it.
   std::string name() const override;
   DType dtype() const { return dtype_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Element i of the output gradient for input i (nothing for integer vectors).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
@@ -89,16 +74,11 @@ class SpecifyShape final : public Op {
   static constexpr std::int64_t kUnspecified = -1;
   static constexpr std::int64_t kSymbolic = -2;
   explicit SpecifyShape(std::vector<std::int64_t> spec);
-  std::string_view type_name() const override { return "SpecifyShape"; }
+  THEANO_OP_DECLARE("SpecifyShape")
   Props props() const override { return {{"spec", spec_}}; }
   /// `SpecifyShape{(2, ?, s)}`: sizes, `?` unspecified, `s` symbolic.
   std::string name() const override;
   const std::vector<std::int64_t>& spec() const { return spec_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Identity for x (kept at the specified shape); nothing for the sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -114,14 +94,9 @@ class SpecifyShape final : public Op {
 class Reshape final : public Op {
  public:
   explicit Reshape(int ndim);
-  std::string_view type_name() const override { return "Reshape"; }
+  THEANO_OP_DECLARE("Reshape")
   Props props() const override { return {{"ndim", std::int64_t{ndim_}}}; }
   int ndim() const { return ndim_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// Reshape the output gradient back to x's shape; nothing for the shape.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;

@@ -64,14 +64,9 @@ int idx_list_n_symbolic(const IdxList& idx);
 class Subtensor final : public Op {
  public:
   explicit Subtensor(IdxList idx_list);
-  std::string_view type_name() const override { return "Subtensor"; }
+  THEANO_OP_DECLARE("Subtensor")
   Props props() const override { return {{"idx_list", idx_list_str(idx_)}}; }
   const IdxList& idx_list() const { return idx_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// IncSubtensor of gz into zeros_like(x); bounds are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -86,18 +81,13 @@ class Subtensor final : public Op {
 class IncSubtensor final : public Op {
  public:
   IncSubtensor(IdxList idx_list, bool inplace = false, bool set_instead_of_inc = false);
-  std::string_view type_name() const override { return "IncSubtensor"; }
+  THEANO_OP_DECLARE("IncSubtensor")
   Props props() const override;
   /// `IncSubtensor{Inc;1:3:}`, `IncSubtensor{InplaceSet;int64}` as Theano prints it.
   std::string name() const override;
   const IdxList& idx_list() const { return idx_; }
   bool inplace() const { return inplace_; }
   bool set_instead_of_inc() const { return set_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   /// gx = gz (with zeros at the set positions for set); gy = gz[idx] summed over
   /// y's broadcast dimensions.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
@@ -115,12 +105,7 @@ class IncSubtensor final : public Op {
 /// IndexError naming the index and the size). A copy.
 class AdvancedSubtensor1 final : public Op {
  public:
-  std::string_view type_name() const override { return "AdvancedSubtensor1"; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  THEANO_OP_DECLARE("AdvancedSubtensor1")
   /// AdvancedIncSubtensor1 of gz into zeros_like(x); the indices are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -132,16 +117,11 @@ class AdvancedIncSubtensor1 final : public Op {
  public:
   explicit AdvancedIncSubtensor1(bool inplace = false, bool set_instead_of_inc = false)
       : inplace_(inplace), set_(set_instead_of_inc) {}
-  std::string_view type_name() const override { return "AdvancedIncSubtensor1"; }
+  THEANO_OP_DECLARE("AdvancedIncSubtensor1")
   Props props() const override { return {{"inplace", inplace_}, {"set_instead_of_inc", set_}}; }
   std::string name() const override;
   bool inplace() const { return inplace_; }
   bool set_instead_of_inc() const { return set_; }
-  ApplyPtr make_node(std::vector<Var> inputs) const override;
-  bool has_perform() const override { return true; }
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap destroy_map() const override;

@@ -94,7 +94,10 @@ NDArray NDArray::slice(int axis, std::optional<int64_t> start, std::optional<int
   const auto ax = static_cast<std::size_t>(axis);
   shape[ax] = len;
   strides[ax] = theano_slice_stride(strides_[ax], step);
-  std::byte* d = len > 0 ? data_ + b * strides_[ax] : data_;
+  // An empty result keeps the base pointer: an empty array may have no data
+  // at all (nullptr), and no offset may be applied to it.
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  std::byte* d = empty ? data_ : data_ + b * strides_[ax];
   return view(d, std::move(shape), std::move(strides));
 }
 
@@ -110,7 +113,9 @@ NDArray NDArray::index(int axis, int64_t i) const {
   std::vector<int64_t> shape = shape_, strides = strides_;
   shape.erase(shape.begin() + axis);
   strides.erase(strides.begin() + axis);
-  return view(data_ + i * strides_[ax], std::move(shape), std::move(strides));
+  // As in slice: an empty result keeps the (maybe null) base pointer.
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  return view(empty ? data_ : data_ + i * strides_[ax], std::move(shape), std::move(strides));
 }
 
 NDArray NDArray::transpose() const {

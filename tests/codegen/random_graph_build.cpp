@@ -319,17 +319,23 @@ Built build(const Program& p, CheckStats* stats) {
             // The reshape rule: at most one -1, the others >= 0, the product (checked) equal to the size.
             int minus = 0;
             bool bad = false;
+            // (the non-zero entries' product must fit, as theano_reshape_rule
+            // checks; it stops at the first overflow, so __int128 never wraps)
             __int128 prod_known = 1;
+            bool zero = false;
             for (std::int64_t x : req) {
-              if (x == -1)
+              if (x == -1) {
                 ++minus;
-              else if (x < 0)
+              } else if (x < 0) {
                 bad = true;
-              else {
+              } else if (x == 0) {
+                zero = true;
+              } else if (!bad) {
                 prod_known *= x;
                 if (prod_known > kMax) bad = true;
               }
             }
+            if (zero && !bad) prod_known = 0;
             if (minus > 1) bad = true;
             std::vector<std::int64_t> shape = req;
             if (!bad) {

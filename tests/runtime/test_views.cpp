@@ -173,6 +173,30 @@ TEST_CASE("expand_dims and squeeze") {
                        ValueError);
 }
 
+TEST_CASE("expand_dims of a valid empty array with a huge dimension: no stride overflow") {
+  // An int8 (2^62, 0) array with every stride doubled is valid (it holds no
+  // element); the C-order stride of a new axis before dimension 0 would be
+  // 2 * 2^62, past int64 (signed overflow, found by UBSan in the fuzz slice).
+  const std::int64_t big = std::int64_t{1} << 62;
+  const NDArray e = NDArray::from_strided(nullptr, nullptr, DType::Int8, {big, 0}, {2, 2});
+  const NDArray x = e.expand_dims(0);
+  CHECK(x.shape() == Shape{1, big, 0});
+  CHECK(x.strides()[0] == 2);  // any stride serves a size-1 axis; never a wrapped product
+  CHECK(x.squeeze(0).shape() == e.shape());
+}
+
+TEST_CASE("index and slice of an empty array with no data keep its null pointer") {
+  // Empty arrays may hold no data at all; offsetting a null pointer is
+  // undefined behaviour (UBSan found it in the fuzz: index 5 of a (2^62, 0)
+  // array). A view that is empty keeps the base pointer.
+  const std::int64_t big = std::int64_t{1} << 62;
+  const NDArray e = NDArray::from_strided(nullptr, nullptr, DType::Int8, {big, 0}, {1, 1});
+  CHECK(e.index(0, 5).data() == nullptr);
+  CHECK(e.index(0, -1).shape() == Shape{0});
+  CHECK(e.slice(0, 7, 9, 1).data() == nullptr);
+  CHECK(e.slice(0, -3, std::nullopt, -1).shape() == Shape{big - 2, 0});
+}
+
 TEST_CASE("shares_buffer") {
   NDArray a = iota({4});
   NDArray b = iota({4});

@@ -4,7 +4,6 @@
 // larger than its buffer; more than THEANO_MAX_NDIM dimensions are a TypeError
 // everywhere an array or a tensor type is made.
 #include <doctest/doctest.h>
-
 #include <theano/compile/function.h>
 #include <theano/runtime/dlpack.h>
 #include <theano/runtime/error.h>
@@ -125,10 +124,24 @@ TEST_SUITE("shape safety") {
     Var x = fmatrix("x"), b = bmatrix("b");
     const NDArray b8 = NDArray::from_strided(nullptr, nullptr, DType::Int8, {0, big}, {1, 1});
     check_lowering({x, b}, {x * 2.0f, exp(x), x + cast(b, DType::Float32)}, {e32, b8});
-    check_lowering({b}, {b + b, b * b - b, b.sum(), b.sum(Axes{1}), b.max(Axes{1})}, {e8});  // int8 (0, 2^62 - 2): computed in int64
+    check_lowering({b}, {b + b, b * b - b, b.sum(), b.sum(Axes{1}), b.max(Axes{1})},
+                   {e8});  // int8 (0, 2^62 - 2): computed in int64
     check_lowering({b}, {cast(b, DType::Int32) * 3}, {b8});
     check_lowering({x}, {x.sum(Axes{1}), x.max(Axes{1}), x.mean(Axes{1}), x.sum(), prod(x)}, {e32});
     check_lowering({x}, {(x * 2.0f).sum(Axes{1})}, {e32});  // a fused reduction
+    // Views of an array with no data: the generated Subtensor keeps the null
+    // base pointer of an empty view, as NDArray::index / slice do (no
+    // arithmetic on a null pointer).
+    const NDArray tall = NDArray::from_strided(nullptr, nullptr, DType::Float32, {big, 0}, {4, 4});
+    Var v = x[5], w = x[slice(2, 9)];
+    auto thunk = lowered_thunk({x}, {v, w});
+    std::vector<NDArray> out(2);
+    const std::vector<NDArray> in{tall};
+    thunk->run(in, out);
+    CHECK(out[0].shape() == std::vector<std::int64_t>{0});
+    CHECK(out[0].data() == nullptr);
+    CHECK(out[1].shape() == std::vector<std::int64_t>{7, 0});
+    CHECK(out[1].data() == nullptr);
   }
 
   TEST_CASE("broadcasting: one rule per kind, the same error from perform and generated code") {
@@ -148,8 +161,8 @@ TEST_SUITE("shape safety") {
                             "IncSubtensor", to + "0");
     check_lowering({v, n, m}, {alloc(v, {n, m})}, {NDArray::zeros({3}), sc(2), sc(3)});
     Var st = tensor::tensor(DType::UInt64, {std::nullopt}, "state"), mu = dvector("mu");
-    auto [ns, draw] = random_function(Distribution::Normal, st, RandomSize(std::vector<std::int64_t>{3}), mu, 1.0,
-                                       DType::Float64);
+    auto [ns, draw] =
+        random_function(Distribution::Normal, st, RandomSize(std::vector<std::int64_t>{3}), mu, 1.0, DType::Float64);
     const NDArray state = NDArray::from_vector(std::vector<std::uint64_t>{1, 0}, {2});
     check_error<ShapeError>({st, mu}, {draw}, {state, NDArray::zeros({2})}, "RandomFunction", to + "0");
     check_lowering({st, mu}, {draw, ns}, {state, NDArray::zeros({1})});
@@ -166,8 +179,8 @@ TEST_SUITE("shape safety") {
     check_error<ValueError>({n, m}, {ey}, {sc(big), sc(big)}, "Eye");
     Var a = lscalar("a"), b = lscalar("b"), s = lscalar("s");
     Var ar = arange(a, b, s);
-    check_error<ValueError>({a, b, s}, {ar}, {sc(std::numeric_limits<std::int64_t>::min()), sc(kMax), sc(1)},
-                            "ARange", "more elements than int64 holds");
+    check_error<ValueError>({a, b, s}, {ar}, {sc(std::numeric_limits<std::int64_t>::min()), sc(kMax), sc(1)}, "ARange",
+                            "more elements than int64 holds");
     check_error<ValueError>({a, b, s}, {ar}, {sc(0), sc(5), sc(0)}, "ARange", "step must not be zero");
   }
 

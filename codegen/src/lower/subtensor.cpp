@@ -12,14 +12,14 @@
 // slice bounds clamp. Symbolic bounds are 0-d integer
 // inputs read through their dtype. Updates convert the value to x's dtype
 // first, then add in x's dtype (bool: or), as perform's add_into does.
-#include "lowering.h"
-
 #include <theano/tensor/subtensor.h>
 #include <theano/tensor/type.h>
 
 #include <cstdint>
 #include <functional>
 #include <limits>
+
+#include "lowering.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -43,13 +43,15 @@ std::string read_int_input(const NodeLowering& L, int i) {
 /// strides in `int64_t <p>_shape[]`, `<p>_strides[]` (at least one element each).
 /// Symbolic bounds are node inputs sym0, sym0 + 1, ... in idx_list order.
 /// Returns the view's ndim.
-int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& src, int sym0,
-               const std::string& p) {
+int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& src, int sym0, const std::string& p) {
   CodeWriter& w = L.body;
   int vnd = 0;
   for (const IdxEntry& e : idx) vnd += e.is_slice ? 1 : 0;
   vnd += xnd - static_cast<int>(idx.size());
-  w.line("char* " + p + " = " + src + "->data;");
+  // The byte offset is applied to the data pointer only when the view is
+  // not empty: an empty array may have no data (nullptr), and perform's
+  // NDArray::index / slice keep the base pointer of an empty view too.
+  w.line("int64_t " + p + "_off = 0;");
   w.line("int64_t " + p + "_shape[" + str(std::max(vnd, 1)) + "];");
   w.line("int64_t " + p + "_strides[" + str(std::max(vnd, 1)) + "];");
   int sym = sym0;
@@ -71,7 +73,7 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
       w.line("int64_t at = 0;");
       w.line("if (theano_index_rule(n, i, &at) != THEANO_RULE_OK) " +
              L.fail_int(kErrIndex, "index ", "i", " is out of bounds for axis " + ds + " (input 0)"));
-      w.line(p + " += at * " + s + ";");
+      w.line(p + "_off += at * " + s + ";");
       w.close();
       continue;
     }
@@ -86,13 +88,12 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
     w.line(std::string("const int rule = theano_slice_rule(n, ") + (start.empty() ? "0, 0" : "1, start") + ", " +
            (stop.empty() ? "0, 0" : "1, stop") + ", step, &b, &len);");
     if (!e.step.is_none()) {
-      w.line("if (rule == THEANO_RULE_ZERO_STEP) " +
-             L.fail(kErrValue, "slice step cannot be zero (axis " + ds + ")"));
+      w.line("if (rule == THEANO_RULE_ZERO_STEP) " + L.fail(kErrValue, "slice step cannot be zero (axis " + ds + ")"));
       w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "axis " + ds + ": ", "0"));
     }
     w.line(p + "_shape[" + str(od) + "] = len;");
     w.line(p + "_strides[" + str(od) + "] = theano_slice_stride(" + s + ", step);");
-    w.line("if (len > 0) " + p + " += b * " + s + ";");
+    w.line("if (len > 0) " + p + "_off += b * " + s + ";");
     w.close();
     ++od;
   }
@@ -100,6 +101,9 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
     w.line(p + "_shape[" + str(od) + "] = " + src + "->shape[" + str(d) + "];");
     w.line(p + "_strides[" + str(od) + "] = " + src + "->strides[" + str(d) + "];");
   }
+  std::string empty = "0";
+  for (int j = 0; j < vnd; ++j) empty += " || " + p + "_shape[" + str(j) + "] == 0";
+  w.line("char* " + p + " = (" + empty + ") ? " + src + "->data : " + src + "->data + " + p + "_off;");
   return vnd;
 }
 
@@ -252,9 +256,8 @@ void lower_inc_subtensor(NodeLowering& L) {
   w.line("(void)v_strides;");
   w.line("if (n == 0) return 0;");
   emit_value_strides(L, vnd);
-  std::vector<LoopOperand> ops{
-      {"pv", "v", c_type(xd), false, [](int j) { return "v_strides[" + str(j) + "]"; }},
-      {"py", "x1->data", c_type(yd), true, [](int j) { return "ys" + str(j); }}};
+  std::vector<LoopOperand> ops{{"pv", "v", c_type(xd), false, [](int j) { return "v_strides[" + str(j) + "]"; }},
+                               {"py", "x1->data", c_type(yd), true, [](int j) { return "ys" + str(j); }}};
   const bool set = op.set_instead_of_inc();
   emit_loops(
       w, vnd, [](int j) { return "v_shape[" + str(j) + "]"; }, ops,
@@ -329,10 +332,9 @@ void lower_advanced_inc_subtensor1(NodeLowering& L) {
   w.open("for (int64_t j = 0; j < k; ++j)");
   emit_checked_index(L, 2);
   w.line("if (row == 0) continue;");
-  std::vector<LoopOperand> ops{
-      {"pd", "o0->data + i * o0->strides[0]", c_type(xd), false,
-       [](int j) { return "o0->strides[" + str(j + 1) + "]"; }},
-      {"py", "x1->data + j * ys0", c_type(yd), true, [](int j) { return "ys" + str(j + 1); }}};
+  std::vector<LoopOperand> ops{{"pd", "o0->data + i * o0->strides[0]", c_type(xd), false,
+                                [](int j) { return "o0->strides[" + str(j + 1) + "]"; }},
+                               {"py", "x1->data + j * ys0", c_type(yd), true, [](int j) { return "ys" + str(j + 1); }}};
   const bool set = op.set_instead_of_inc();
   emit_loops(
       w, nd - 1, [](int j) { return "o0->shape[" + str(j + 1) + "]"; }, ops,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/random_graph_gen.h"
+#include "theano/tensor/type.h"
 
 namespace theano::fuzz::detail {
 
@@ -65,6 +66,20 @@ inline std::optional<std::int64_t> element_count(const std::vector<std::int64_t>
   return zero ? 0 : static_cast<std::int64_t>(n);
 }
 
+/// Larger non-empty results are skipped: the reference would really allocate them.
+constexpr std::int64_t kMaxElements = 1 << 15;
+
+/// One value of the pool: the variable and what the generator knows about it.
+struct Entry {
+  Var v;
+  std::vector<std::int64_t> shape;   ///< its concrete shape (meaningless when poison)
+  bool fuzzy = false;                ///< may differ by rounding between linkers (float32, dot, softmax)
+  bool poison = false;               ///< computing it raises (a deliberate bad size or index)
+  std::optional<std::int64_t> ival;  ///< 0-d int64 with a known value (size inputs, shape_i)
+};
+
+inline DType dtype_of(const Var& v) { return tensor::tensor_type(v)->dtype(); }
+
 /// The graph of a Program: its inputs, outputs and what the comparison needs.
 struct Built {
   std::vector<Var> inputs;   ///< tensor inputs then size scalars
@@ -77,5 +92,10 @@ struct Built {
 /// Builds the graph of `p`. Steps that do not type-check, or whose result
 /// could not be allocated, are skipped.
 Built build(const Program& p, CheckStats* stats = nullptr);
+
+/// One step over the values built so far (`pool`: the inputs, then the
+/// results of the earlier steps): its result, or an Entry whose `v` is null
+/// when the step does not apply to those values.
+Entry build_step(const Step& s, const std::vector<Entry>& pool);
 
 }  // namespace theano::fuzz::detail

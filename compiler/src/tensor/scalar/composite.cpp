@@ -39,20 +39,11 @@ double constant_value(const Var& v) { return v.as_constant()->data().item<double
 DType dtype_of(const Var& v) { return static_cast<const ScalarType&>(*v.type()).dtype(); }
 bool int_like(DType d) { return is_integer(d) || is_bool(d); }
 
-/// `v` (an int64) converted to dtype `d` and back: an integer dtype wraps, a
-/// bool is "!= 0" (scalar_cast).
-std::int64_t to_int_dtype(DType d, std::int64_t v) {
-  return visit_dtype(d, [&](auto tag) -> std::int64_t {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>)
-      return static_cast<std::int64_t>(scalar_cast<T>(v));
-    else
-      THEANO_INTERNAL_CHECK(false) << "not an integer dtype";
-    return 0;
-  });
-}
-/// `v` (a double) converted to integer or bool dtype `d`, as an int64 (scalar_cast).
-std::int64_t double_to_int_dtype(DType d, double v) {
+/// `v` (an int64 or a double) converted to integer or bool dtype `d` by
+/// scalar_cast (integers wrap, a bool is "!= 0", a float converts as numpy
+/// does), as an int64.
+template <class V>
+std::int64_t to_int_dtype(DType d, V v) {
   return visit_dtype(d, [&](auto tag) -> std::int64_t {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>)
@@ -191,7 +182,7 @@ void Composite::evaluate(const ScalarValue* in, ScalarValue* out) const {
     }
     const double d = apply_double(*step.op, dbuf);
     if (int_like(dt))
-      r.i = double_to_int_dtype(dt, d);
+      r.i = to_int_dtype(dt, d);
     else
       r.d = d;
   }
@@ -203,7 +194,7 @@ double Composite::eval(const double* dargs) const {
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     const DType d = slot_dtype_[i];
     if (int_like(d))
-      in[i].i = double_to_int_dtype(d, dargs[i]);
+      in[i].i = to_int_dtype(d, dargs[i]);
     else
       in[i].d = dargs[i];
   }

@@ -26,13 +26,13 @@ namespace theano::tensor {
 
 /// How a scalar op's output dtype follows from its input dtypes.
 enum class OutRule {
-  Upcast,          ///< numpy promotion of all inputs (add, mul, maximum, ...)
-  UpcastFrom1,     ///< promotion of inputs 1.. (switch: the condition does not count)
-  Float,           ///< promotion, then ints -> float (int8/16, uint8/16, bool -> float32; wider -> float64)
-  Bool,            ///< bool (comparisons, isnan, logical results)
-  IntOnly,         ///< promotion; floats refused (bitwise ops)
-  SecondInput,     ///< the dtype of input 1 (second / fill)
-  Fixed,           ///< a dtype given by the op's props (cast)
+  Upcast,       ///< numpy promotion of all inputs (add, mul, maximum, ...)
+  UpcastFrom1,  ///< promotion of inputs 1.. (switch: the condition does not count)
+  Float,        ///< promotion, then ints -> float (int8/16, uint8/16, bool -> float32; wider -> float64)
+  Bool,         ///< bool (comparisons, isnan, logical results)
+  IntOnly,      ///< promotion; floats refused (bitwise ops)
+  SecondInput,  ///< the dtype of input 1 (second / fill)
+  Fixed,        ///< a dtype given by the op's props (cast)
 };
 
 /// Gradient of one scalar op, written with tensor ops: given the node's inputs,
@@ -42,15 +42,15 @@ using ScalarGradFn = std::function<std::vector<Var>(const std::vector<Var>& inpu
 
 /// One row of the scalar op table.
 struct ScalarOpInfo {
-  std::string name;      ///< Theano's name: "add", "true_div", "sigmoid", ...
-  int arity;             ///< number of inputs; -1 for n-ary (add, mul: at least 1)
+  std::string name;  ///< Theano's name: "add", "true_div", "sigmoid", ...
+  int arity;         ///< number of inputs; -1 for n-ary (add, mul: at least 1)
   OutRule rule;
-  std::string c_expr;    ///< C expression template with {0}, {1}, ... for the inputs
+  std::string c_expr;  ///< C expression template with {0}, {1}, ... for the inputs
   /// Reference implementation on doubles (floats, and ints when no int_impl).
   double (*impl)(const double* args);
   /// Exact implementation for integer/bool compute dtypes, or nullptr.
   std::int64_t (*int_impl)(const std::int64_t* args) = nullptr;
-  ScalarGradFn grad;     ///< empty: not differentiable (MethodNotDefined if needed)
+  ScalarGradFn grad;  ///< empty: not differentiable (MethodNotDefined if needed)
   bool commutative = false;
   bool associative = false;
 };
@@ -92,6 +92,9 @@ class ScalarOp : public Op {
   /// Whether `eval_int` computes this op exactly on integers (false: integer
   /// arguments are computed in double, see computes_in_int64).
   virtual bool has_int_form() const { return true; }
+  /// Whether this is `invert` (bitwise not; logical not on bools). Cheap: the
+  /// per-element evaluation asks it.
+  virtual bool is_invert() const { return false; }
 
   /// Op interface over ScalarType variables (used to build Composite graphs).
   ApplyPtr make_node(std::vector<Var> inputs) const override;

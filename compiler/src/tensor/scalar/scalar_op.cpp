@@ -125,6 +125,7 @@ class PrimitiveScalarOp final : public ScalarOp {
   bool commutative() const override { return info_.commutative; }
   bool associative() const override { return info_.associative; }
   bool has_int_form() const override { return info_.int_impl != nullptr; }
+  bool is_invert() const override { return info_.name == "invert"; }
 
  private:
   const ScalarOpInfo& info_;
@@ -166,7 +167,7 @@ bool computes_in_int64(const ScalarOp& op, std::span<const DType> inputs, DType 
 
 namespace {
 
-bool is_bool_invert(const ScalarOp& op, DType output) { return output == DType::Bool && op.name() == "invert"; }
+bool is_bool_invert(const ScalarOp& op, DType output) { return output == DType::Bool && op.is_invert(); }
 
 }  // namespace
 

@@ -72,6 +72,7 @@ std::vector<EntryInfo> CompileCache::entries() const {
         if (auto it = meta.find("created"); it != meta.end()) info.created = std::atoll(it->second.c_str());
         if (auto it = meta.find("compile_ms"); it != meta.end()) info.compile_ms = std::atof(it->second.c_str());
         if (auto it = meta.find("origin"); it != meta.end()) info.origin = it->second;
+        if (auto it = meta.find("kind"); it != meta.end() && !it->second.empty()) info.kind = it->second;
       }
       out.push_back(std::move(info));
     }

@@ -427,6 +427,8 @@ int CompileCache::publish(const std::string& key, const Entry& e) {
        << "\nsource_bytes=" << e.source.size() << "\ncreated=" << now_seconds() << "\ncompile_ms=" << e.compile_ms
        << "\norigin=";
   for (char c : e.origin) meta << (c == '\n' ? ' ' : c);
+  meta << "\nkind=";
+  for (char c : e.kind.empty() ? std::string("cpu") : e.kind) meta << (c == '\n' ? ' ' : c);
   meta << "\n";
   int err = e.source.empty() ? 0 : write_atomic(entry_path(key, ".cpp"), e.source, policy_);
   if (!err) err = write_atomic(entry_path(key, ".meta"), meta.str(), policy_);

@@ -190,6 +190,50 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.out.find("entries: 5") != std::string::npos);
   }
 
+  TEST_CASE("list shows each entry's kind (cpu, or CUDA with its arch); stats and info count per kind") {
+    Populated p;
+    const std::string cd = p.dir.string();
+    {
+      CompileCache c(p.dir);
+      for (const char* kind : {"cuda sm_90 cubin", "cuda compute_121 ptx"}) {
+        const std::string key = std::string(kind).find("ptx") != std::string::npos
+                                    ? "cafe000000000000000000000000000000000001"
+                                    : "cafe000000000000000000000000000000000002";
+        c.get_or_produce(key, [&] {
+          Entry e{std::string(2000, 'c'), "extern \"C\" __global__ void k() {}\n", 100.0, "kernel k"};
+          e.kind = kind;
+          return e;
+        });
+      }
+    }
+    Result r = cli({"list", "--compiledir", cd});
+    CHECK(r.code == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);
+    CHECK(r.out.find("  cuda sm_90 cubin  kernel k\n") != std::string::npos);
+    CHECK(r.out.find("  cuda compute_121 ptx  kernel k\n") != std::string::npos);
+    CHECK(r.out.find("  cpu  test 3\n") != std::string::npos);
+    r = cli({"list", "--compiledir", cd, "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(r.out.find("\"kind\": \"cuda sm_90 cubin\"") != std::string::npos);
+    CHECK(r.out.find("\"kind\": \"cuda compute_121 ptx\"") != std::string::npos);
+    CHECK(r.out.find("\"kind\": \"cpu\"") != std::string::npos);
+    r = cli({"stats", "--compiledir", cd, "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(json_int(r.out, "entries") == 7);
+    CHECK(r.out.find("\"cpu\": {\"entries\": 5,") != std::string::npos);
+    CHECK(r.out.find("\"cuda sm_90 cubin\": {\"entries\": 1,") != std::string::npos);
+    r = cli({"stats", "--compiledir", cd});
+    CHECK(r.out.find("  cuda compute_121 ptx: 1 entry, ") != std::string::npos);
+    CHECK(r.out.find("  cpu: 5 entries, ") != std::string::npos);
+    r = cli({"info", "--compiledir", cd, "--json"});
+    CHECK(Json::valid(r.out));
+    CHECK(r.out.find("\"nvrtc\": \"") != std::string::npos);
+    r = cli({"info", "--compiledir", cd});
+    CHECK(r.out.find("\nnvrtc: ") != std::string::npos);
+  }
+
   TEST_CASE("cleanup and clear remove entries; the compiledir with no command") {
     Populated p;
     const std::string cd = p.dir.string();

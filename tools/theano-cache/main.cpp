@@ -1,9 +1,9 @@
 // theano-cache: inspect and maintain the JIT's compiledir.
 //
 //   theano-cache                       print the compiledir in use
-//   theano-cache list                  one line per entry: key, size, created, last used, origin
-//   theano-cache info                  directories, entry count, total size, compiler identity
-//   theano-cache stats                 entries, bytes, recorded compile time
+//   theano-cache list                  one line per entry: key, size, created, last used, kind, origin
+//   theano-cache info                  directories, entry count, total size, compiler identity, NVRTC
+//   theano-cache stats                 entries, bytes, recorded compile time (also per kind)
 //   theano-cache clear                 remove every entry of the compiledir
 //   theano-cache cleanup [--older-than DAYS] [--max-size SIZE]
 //   theano-cache basecompiledir list|purge
@@ -14,6 +14,7 @@
 #include <theano/cache/compile_cache.h>
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
+#include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config.h>
 
 #include <algorithm>
@@ -39,11 +40,15 @@ const std::map<std::string, std::string> kHelp = {
          "with no command, prints the compiledir in use. `theano-cache COMMAND --help` for details.\n"
          "exit codes: 0 ok, 1 error, 2 usage\n"},
     {"list", "usage: theano-cache list [--compiledir PATH] [--json]\n"
-             "one line per entry: key, total size, created, last used, origin\n"},
+             "one line per entry: key, total size, created, last used, kind, origin\n"
+             "kind: cpu (a host object), or a CUDA image with its architecture: \"cuda sm_90 cubin\",\n"
+             "\"cuda compute_90 ptx\" (PTX for devices newer than the toolkit)\n"},
     {"info", "usage: theano-cache info [--compiledir PATH] [--json]\n"
-             "the base directory, the compiledir, entry count, total size and the compiler identity\n"},
+             "the base directory, the compiledir, entry count, total size (also per kind), the compiler identity\n"
+             "and the NVRTC version\n"},
     {"stats", "usage: theano-cache stats [--compiledir PATH] [--json]\n"
-              "entries, bytes, and the compile time the entries recorded (what a hit saves)\n"},
+              "entries, bytes, and the compile time the entries recorded (what a hit saves), in all and per kind\n"
+              "(cpu, cuda sm_90 cubin, ...)\n"},
     {"clear", "usage: theano-cache clear [--compiledir PATH] [--json]\nremoves every entry of the compiledir\n"},
     {"cleanup", "usage: theano-cache cleanup [--older-than DAYS] [--max-size SIZE] [--compiledir PATH] [--json]\n"
                 "removes entries unused for more than DAYS (default 30), then the least recently used until\n"
@@ -192,7 +197,17 @@ int run(const std::vector<std::string>& args) {
   std::sort(entries.begin(), entries.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
   std::uintmax_t total = 0;
   double compile_ms = 0;
-  for (const auto& e : entries) total += e.total_bytes, compile_ms += e.compile_ms;
+  struct KindTotals {
+    std::size_t entries = 0;
+    std::uintmax_t bytes = 0;
+    double compile_ms = 0;
+  };
+  std::map<std::string, KindTotals> kinds;  // "cpu", "cuda sm_90 cubin", ...
+  for (const auto& e : entries) {
+    total += e.total_bytes, compile_ms += e.compile_ms;
+    KindTotals& k = kinds[e.kind];
+    ++k.entries, k.bytes += e.total_bytes, k.compile_ms += e.compile_ms;
+  }
   if (command == "list") {
     if (json) {
       std::cout << "[";
@@ -201,28 +216,51 @@ int run(const std::vector<std::string>& args) {
         std::cout << (i ? ",\n " : "") << "{\"key\": " << json_string(e.key) << ", \"bytes\": " << e.total_bytes
                   << ", \"object_bytes\": " << e.object_bytes << ", \"created\": " << e.created
                   << ", \"last_used\": " << e.last_used << ", \"compile_ms\": " << e.compile_ms
-                  << ", \"origin\": " << json_string(e.origin) << "}";
+                  << ", \"kind\": " << json_string(e.kind) << ", \"origin\": " << json_string(e.origin) << "}";
       }
       std::cout << "]\n";
     } else {
       for (const auto& e : entries)
         std::cout << e.key << "  " << human(e.total_bytes) << "  created " << iso_time(e.created) << "  used "
-                  << iso_time(e.last_used) << "  " << e.origin << "\n";
+                  << iso_time(e.last_used) << "  " << e.kind << "  " << e.origin << "\n";
     }
     return 0;
   }
   if (command == "info" || command == "stats") {
     const std::string identity = command == "info" ? theano::codegen::compiler_identity() : "";
+    const std::string nvrtc = command != "info" ? "" : [] {
+      try {
+        return theano::codegen::nvrtc_version();  // "" without NVRTC
+      } catch (const std::exception&) {
+        return std::string();
+      }
+    }();
     if (json) {
       std::cout << "{\"compiledir\": " << json_string(dir.string()) << ", \"base_compiledir\": "
                 << json_string(base_dir().string()) << ", \"entries\": " << entries.size() << ", \"bytes\": " << total
                 << ", \"compile_ms_recorded\": " << compile_ms;
-      if (command == "info") std::cout << ", \"compiler\": " << json_string(identity);
+      std::cout << ", \"kinds\": {";
+      bool first = true;
+      for (const auto& [kind, k] : kinds) {
+        std::cout << (first ? "" : ", ") << json_string(kind) << ": {\"entries\": " << k.entries
+                  << ", \"bytes\": " << k.bytes << ", \"compile_ms_recorded\": " << k.compile_ms << "}";
+        first = false;
+      }
+      std::cout << "}";
+      if (command == "info")
+        std::cout << ", \"compiler\": " << json_string(identity) << ", \"nvrtc\": " << json_string(nvrtc);
       std::cout << "}\n";
     } else {
       std::cout << "compiledir: " << dir.string() << "\nbase_compiledir: " << base_dir().string()
                 << "\nentries: " << entries.size() << "\nsize: " << human(total) << " (" << total << " bytes)"
                 << "\ncompile time recorded: " << compile_ms << " ms\n";
+      if (!kinds.empty()) {
+        std::cout << "by kind:\n";
+        for (const auto& [kind, k] : kinds)
+          std::cout << "  " << kind << ": " << k.entries << " entr" << (k.entries == 1 ? "y" : "ies") << ", "
+                    << human(k.bytes) << ", " << k.compile_ms << " ms recorded\n";
+      }
+      if (command == "info") std::cout << "nvrtc: " << (nvrtc.empty() ? "unavailable" : nvrtc) << "\n";
       if (command == "info") std::cout << "compiler:\n  " << [&] {
         std::string s = identity;
         for (std::size_t p = 0; (p = s.find('\n', p)) != std::string::npos; p += 3) s.replace(p, 1, "\n  ");

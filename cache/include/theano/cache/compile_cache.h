@@ -8,7 +8,11 @@
 /// Here:
 /// * an entry is `<dir>/<key[0:2]>/<key>.o` (the object), `<key>.cpp` (the
 ///   source, for people) and `<key>.meta` (a small text file: sizes, a CRC-32 of
-///   the object, creation time, compile time, origin). No index file.
+///   the object, creation time, compile time, origin, kind). No index file.
+///   The kind says what the object is: "cpu" (a host ELF object; also what an
+///   entry written before kinds existed reads as) or a CUDA image such as
+///   "cuda sm_90 cubin" / "cuda compute_90 ptx" (codegen/cuda_cache.h), whose
+///   `.cpp` then holds the CUDA source.
 /// * nothing is loaded from a file someone else could have written
 ///   (dir_security.h): the compiledir must be owned by the effective uid (or,
 ///   for a team cache, by the group given in CacheOptions::group), writable by
@@ -67,6 +71,9 @@ struct Entry {
   std::string source;  ///< the generated source, kept beside it (may be empty)
   double compile_ms = 0;
   std::string origin;  ///< a one-line summary of what was compiled (e.g. the graph's outputs)
+  /// What the object is, one line: "cpu" (a host ELF object), or e.g. "cuda
+  /// sm_90 cubin", "cuda compute_90 ptx". Empty is written as "cpu".
+  std::string kind = "cpu";
 };
 
 /// Counters of one CompileCache in this process.
@@ -108,6 +115,7 @@ struct EntryInfo {
   std::int64_t last_used = 0;      ///< the object's modification time (touched on use, coarsely)
   double compile_ms = 0;
   std::string origin;
+  std::string kind = "cpu";  ///< Entry::kind; "cpu" for entries written without one
 };
 
 /// How a CompileCache opens its compiledir.

@@ -17,6 +17,7 @@
 #include "theano/compile/rewrite_provenance.h"
 #include "theano/config.h"
 #include "theano/fgraph/mutable_inputs.h"
+#include "theano/gpu/context.h"
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
 #include "theano/rewrite/optdb.h"
@@ -104,11 +105,8 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
   FunctionImpl& f = b.f;
   f.name = b.options.name;
   f.mode = get_mode(b.options.mode);
-  if (auto it = config().flags.find("device"); it != config().flags.end() && !it->second.empty()) {
-    THEANO_USER_CHECK(it->second == "cpu", ValueError)
-        << "THEANO_FLAGS device='" << it->second << "': only device=cpu runs compiled functions so far (the CUDA "
-        << "back end, device=cuda, is not built yet; NVRTC compilation is available in codegen/)";
-  }
+  // The device flag's GPU; an unusable device=cuda is an error here, before any work.
+  f.gpu_context = gpu::selected_context();
   f.ins = inputs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (f.ins[i].name.empty() && f.ins[i].variable) f.ins[i].name = f.ins[i].variable.name();
@@ -276,9 +274,9 @@ void rewrite_fgraph(Build& b) {
   if (f.mode.name == "debugmode")
     b.unoptimized = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, true);
   const auto t_rewrite = std::chrono::steady_clock::now();
-  f.rewrite_stats = rewrite::optimize(*b.fg, rewrite::mode_query(f.mode.name)
-                                                 .including(b.options.optimizer_including)
-                                                 .excluding(b.options.optimizer_excluding));
+  rewrite::Query query = rewrite::mode_query(f.mode.name).including(b.options.optimizer_including);
+  if (f.gpu_context) query = query.including({"gpu"});  // the GPU transfer stage
+  f.rewrite_stats = rewrite::optimize(*b.fg, query.excluding(b.options.optimizer_excluding));
   f.rewrite_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();
   for (Apply* node : b.fg->apply_nodes())
     for (const Var& in : node->inputs())

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,7 @@ struct FunctionImpl {
   bool trust_input = false;
   bool profile = false;
   double rewrite_ms = 0;
+  std::optional<std::string> gpu_context;  // THEANO_FLAGS device's GPU (gpu/context.h), nullopt: the CPU
   mutable std::mutex profile_mutex;  // guards calls / call_seconds
   mutable std::uint64_t calls = 0;
   mutable double call_seconds = 0;

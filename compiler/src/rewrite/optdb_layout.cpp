@@ -28,6 +28,10 @@
 ///                                         once with them), then fusion into reductions
 ///                                         (Sum{fused=Composite}) [fusion]
 ///   49        merge2                      merge
+///   49.3      gpu_transfer                with a GPU context selected (THEANO_FLAGS device,
+///                                         gpu/context.h): inputs seeded onto the GPU, elementwise
+///                                         nodes moved greedily, transfer pairs cancelled (only
+///                                         tag: gpu, which function() includes for a GPU device)
 ///   49.5      add_destroy_handler         DestroyHandler with function()'s MutableInputs  [inplace]
 ///   60        inplace_setsubtensor        IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
 ///   70        blas_opt_inplace            Gemm / Gemv / Ger inplace                        [inplace]
@@ -35,8 +39,8 @@
 ///   99        inplace_random              RandomFunction inplace on its stream state       [inplace]
 ///   100       merge3                      merge
 ///
-/// Not yet present: sparse_dot (no sparse types yet), GPU transfer and
-/// specialize_device 48.6 (they come with the CUDA back end).
+/// Not yet present: sparse_dot (no sparse types yet) and specialize_device
+/// 48.6; GPU transfer moves elementwise nodes only so far.
 #include <algorithm>
 #include <cctype>
 
@@ -64,6 +68,7 @@ SequenceDB build_optdb() {
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
   db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
+  db.register_stage("gpu_transfer", 49.3, gpu_transfer(), {"gpu"});
   // 49.5 add_destroy_handler and the inplace stages (>= 60): register_inplace_rewrites.
   db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});
 

@@ -15,6 +15,8 @@ namespace theano::rewrite::detail {
 GraphRewriterPtr merge_optimizer();
 // fusion.cpp
 GraphRewriterPtr elemwise_fusion();
+// gpu_transfer.cpp
+GraphRewriterPtr gpu_transfer();
 // constant_folding.cpp
 NodeRewriterPtr constant_folding();
 // math.cpp

@@ -66,8 +66,8 @@ std::string c_int_literal(std::int64_t v) {
 
 // A C literal that reads back to exactly `d`.
 std::string c_literal(double d) {
-  if (std::isnan(d)) return "__builtin_nan(\"\")";
-  if (std::isinf(d)) return d > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
+  if (std::isnan(d)) return "THEANO_NAN";  // prelude macros: host builtins or CUDA intrinsics
+  if (std::isinf(d)) return d > 0 ? "THEANO_INF" : "(-THEANO_INF)";
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, d);
   std::string s(buf, r.ptr);

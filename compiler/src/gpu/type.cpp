@@ -1,0 +1,109 @@
+// GpuArrayType: interning, context names, and the host-value semantics of
+// gpu/type.h.
+#include "theano/gpu/type.h"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "theano/runtime/error.h"
+#include "theano/runtime/shape_rules.h"
+
+namespace theano::gpu {
+
+bool parse_context(const std::string& context, int* index) {
+  if (context == kEmulatedContext) {
+    if (index) *index = -1;
+    return true;
+  }
+  if (context.size() < 5 || context.size() > 7 || context.compare(0, 4, "cuda") != 0) return false;
+  int n = 0;
+  for (std::size_t i = 4; i < context.size(); ++i) {
+    if (context[i] < '0' || context[i] > '9') return false;
+    n = n * 10 + (context[i] - '0');
+  }
+  if (context.size() > 5 && context[4] == '0') return false;  // "cuda01"
+  if (index) *index = n;
+  return true;
+}
+
+bool gpu_dtype_supported(DType dtype) {
+  switch (dtype) {
+    case DType::Bool:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32:
+    case DType::Int64:
+    case DType::UInt8:
+    case DType::UInt16:
+    case DType::UInt32:
+    case DType::UInt64:
+    case DType::Float32:
+    case DType::Float64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+GpuArrayTypePtr GpuArrayType::make(DType dtype, tensor::StaticShape shape, std::string context) {
+  THEANO_USER_CHECK(parse_context(context), ValueError)
+      << "GpuArrayType: unknown GPU context '" << context << "'; expected cuda<N> (e.g. cuda0) or " << kEmulatedContext;
+  THEANO_USER_CHECK(gpu_dtype_supported(dtype), TypeError)
+      << "GpuArrayType: dtype " << dtype_name(dtype) << " has no GPU kernels yet (bool, integers, float32 and "
+      << "float64 do)";
+  // Validates the shape as TensorType does (rank limit, sizes >= 0).
+  (void)tensor::TensorType::make(dtype, shape);
+  static std::mutex mu;
+  static std::map<std::tuple<DType, tensor::StaticShape, std::string>, GpuArrayTypePtr> table;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(dtype, shape, context);
+  auto it = table.find(key);
+  if (it != table.end()) return it->second;
+  GpuArrayTypePtr t(new GpuArrayType(dtype, std::move(shape), std::move(context)));
+  table.emplace(std::move(key), t);
+  return t;
+}
+
+GpuArrayTypePtr GpuArrayType::of(const tensor::TensorType& t, std::string context) {
+  return make(t.dtype(), t.shape(), std::move(context));
+}
+
+tensor::TensorTypePtr GpuArrayType::host_type() const { return tensor::TensorType::make(dtype_, shape_); }
+
+std::string GpuArrayType::str() const {
+  std::string r = "GpuArrayType<" + context_ + ">(" + std::string(dtype_name(dtype_)) + ", (";
+  for (std::size_t i = 0; i < shape_.size(); ++i)
+    r += (i ? ", " : "") + (shape_[i] ? std::to_string(*shape_[i]) : std::string("?"));
+  return r + (shape_.size() == 1 ? ",))" : "))");
+}
+
+bool GpuArrayType::equals(const Type& other) const {
+  if (this == &other) return true;
+  const auto* o = dynamic_cast<const GpuArrayType*>(&other);
+  return o && o->dtype_ == dtype_ && o->shape_ == shape_ && o->context_ == context_;
+}
+
+std::size_t GpuArrayType::hash() const {
+  return host_type()->hash() * 31 + std::hash<std::string>()(context_) + 0x6770;
+}
+
+NDArray GpuArrayType::filter(const NDArray& value, bool strict, bool allow_downcast) const {
+  return host_type()->filter(value, strict, allow_downcast);
+}
+
+bool GpuArrayType::values_eq(const NDArray& a, const NDArray& b) const { return host_type()->values_eq(a, b); }
+
+bool GpuArrayType::is_super(const Type& other) const {
+  const auto* o = dynamic_cast<const GpuArrayType*>(&other);
+  return o && o->context_ == context_ && host_type()->is_super(*o->host_type());
+}
+
+Var GpuArrayType::convert_variable(const Var& var) const {
+  if (var && is_super(*var.type())) return var;
+  return Var();
+}
+
+const GpuArrayType* gpu_type(const Var& v) { return v ? dynamic_cast<const GpuArrayType*>(v.type().get()) : nullptr; }
+
+}  // namespace theano::gpu

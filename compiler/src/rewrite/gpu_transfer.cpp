@@ -1,0 +1,152 @@
+/// \file
+/// The GPU transfer rewrite (Theano's gpu optimizer, here after fusion, like
+/// its `gpu_after_fusion`; stage "gpu_transfer" at 49.5, tag `gpu`): with
+/// THEANO_FLAGS device=cuda/auto/emulated selecting a GPU context, elementwise
+/// work moves to the GPU greedily.
+///
+/// 1. Seed (Theano's InputToGpuOptimizer): every graph input x of a dtype the
+///    GPU handles is used through `HostFromGpu(GpuFromHost(x))`.
+/// 2. Move: an Elemwise (Composite included) whose input comes from the GPU
+///    (a HostFromGpu) or whose output goes to the GPU (a GpuFromHost client)
+///    becomes `HostFromGpu(GpuElemwise(GpuFromHost(inputs)...))`, repeated to
+///    a fixed point, so a chain of elementwise nodes moves as a whole while a
+///    node between two CPU-only ops (dot -> exp -> sum) stays on the CPU.
+///    Only ops with a C expression move (the CUDA kernels are made from it).
+/// 3. Cancel: `GpuFromHost(HostFromGpu(g))` -> g (a value stays on the GPU
+///    between two GPU nodes) and unused seeds `HostFromGpu(GpuFromHost(x))`
+///    -> x.
+/// The result is "copy the inputs to the GPU, compute there, copy the outputs
+/// back". Running after fusion moves each fused loop as one kernel.
+#include <vector>
+
+#include "rewrites.h"
+#include "theano/fgraph/function_graph.h"
+#include "theano/gpu/context.h"
+#include "theano/gpu/ops.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/scalar.h"
+
+namespace theano::rewrite::detail {
+namespace {
+
+using gpu::as_gpu_from_host;
+using gpu::as_host_from_gpu;
+
+bool host_tensor_on_gpu_ok(const Var& v) {
+  const tensor::TensorType* t = tensor::tensor_type(v);
+  return t && gpu::gpu_dtype_supported(t->dtype());
+}
+
+/// An Elemwise the CUDA emitter can compile: no inplace pattern, every input
+/// and output a GPU-supported dtype, and a C expression for its scalar code.
+bool movable(const Apply& node) {
+  const auto* op = dynamic_cast<const tensor::Elemwise*>(node.op().get());
+  if (!op || !op->inplace_pattern().empty()) return false;
+  for (const Var& v : node.inputs())
+    if (!host_tensor_on_gpu_ok(v)) return false;
+  for (const Var& v : node.outputs())
+    if (!host_tensor_on_gpu_ok(v)) return false;
+  const tensor::ScalarOp& sop = *op->scalar_op();
+  if (const auto* comp = dynamic_cast<const tensor::Composite*>(&sop)) return comp->c_program().has_value();
+  return !sop.c_expr().empty();
+}
+
+bool wants_gpu(const FunctionGraph& fg, const Apply& node) {
+  for (const Var& in : node.inputs())
+    if (as_host_from_gpu(in)) return true;
+  for (const Var& out : node.outputs())
+    for (const auto& c : fg.clients(out))
+      if (c.node && as_gpu_from_host(c.node->output(0))) return true;
+  return false;
+}
+
+bool seed_inputs(FunctionGraph& fg, const std::string& context) {
+  bool changed = false;
+  for (const Var& x : std::vector<Var>(fg.inputs())) {
+    if (!host_tensor_on_gpu_ok(x)) continue;
+    const auto clients = fg.clients(x);  // a copy: change_input edits the list
+    if (clients.empty()) continue;
+    Var seeded;
+    for (const auto& c : clients) {
+      if (!c.node) continue;  // x is an output of the graph
+      if (!seeded) seeded = gpu::host_from_gpu(gpu::gpu_from_host(x, context));
+      fg.change_input(c.node, c.index, seeded, "gpu_transfer");
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool move_nodes(FunctionGraph& fg, const std::string& context, RewriteStats::Entry& entry) {
+  bool changed_any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Apply* node : fg.toposort()) {
+      if (!movable(*node) || !wants_gpu(fg, *node)) continue;
+      ++entry.tried;
+      std::vector<Var> gpu_inputs;
+      for (const Var& in : node->inputs()) {
+        const Apply* h = as_host_from_gpu(in);
+        if (h && gpu::gpu_type(h->input(0))->context() == context)
+          gpu_inputs.push_back(h->input(0));
+        else
+          gpu_inputs.push_back(gpu::gpu_from_host(in, context));
+      }
+      const auto& host_op = static_cast<const tensor::Elemwise&>(*node->op());
+      OpPtr op(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(&host_op)));
+      const std::vector<Var> gpu_outs = op->make_node(std::move(gpu_inputs))->outputs();
+      std::vector<std::pair<Var, Var>> pairs;
+      for (int k = 0; k < node->nout(); ++k) {
+        gpu_outs[static_cast<std::size_t>(k)]->set_name(node->output(k).name());
+        Var back = gpu::host_from_gpu(gpu_outs[static_cast<std::size_t>(k)]);
+        back->set_name(node->output(k).name());
+        pairs.emplace_back(node->output(k), back);
+      }
+      fg.replace_all(pairs, "gpu_transfer");
+      ++entry.applied;
+      changed = changed_any = true;
+      break;  // the toposort changed
+    }
+  }
+  return changed_any;
+}
+
+bool cancel_transfers(FunctionGraph& fg) {
+  bool changed_any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Apply* node : fg.toposort()) {
+      if (node->nout() != 1) continue;
+      const Var out = node->output(0);
+      if (const Apply* h = as_host_from_gpu(node->input(0)); h && as_gpu_from_host(out)) {
+        // GpuFromHost(HostFromGpu(g)) -> g when g is on the same context.
+        if (!same_type(h->input(0).type(), out.type())) continue;
+        fg.replace(out, h->input(0), "gpu_transfer");
+      } else if (const Apply* g = as_gpu_from_host(node->input(0)); g && as_host_from_gpu(out)) {
+        fg.replace(out, g->input(0), "gpu_transfer");  // an unused seed
+      } else {
+        continue;
+      }
+      changed = changed_any = true;
+      break;  // the toposort changed
+    }
+  }
+  return changed_any;
+}
+
+}  // namespace
+
+GraphRewriterPtr gpu_transfer() {
+  static const GraphRewriterPtr r = make_graph_rewriter("gpu_transfer", [](FunctionGraph& fg, RewriteStats& stats) {
+    const std::optional<std::string> context = gpu::selected_context();
+    if (!context) return false;
+    auto& entry = stats.entries["gpu_transfer"];
+    bool changed = seed_inputs(fg, *context);
+    changed = move_nodes(fg, *context, entry) || changed;
+    changed = cancel_transfers(fg) || changed;
+    return changed;
+  });
+  return r;
+}
+
+}  // namespace theano::rewrite::detail

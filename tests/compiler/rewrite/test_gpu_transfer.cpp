@@ -1,0 +1,86 @@
+// The GPU transfer rewrite (rewrite/gpu_transfer.cpp) as before/after graph
+// text, on the host-emulated device (THEANO_FLAGS device=emulated), which
+// needs no GPU and no codegen: the graphs run through the GPU ops' reference
+// perform here (codegen's tests run the generated kernels).
+#include <doctest/doctest.h>
+
+#include "rewrite_test_util.h"
+#include "theano/gpu/ops.h"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+
+namespace {
+
+Config with_device(const std::string& device) {
+  Config c = config();
+  c.flags["device"] = device;
+  return c;
+}
+
+NDArray mat(std::vector<double> v, std::int64_t rows, std::int64_t cols) {
+  return NDArray::from_vector<double>(v, {rows, cols});
+}
+
+std::int64_t count_type(const FunctionGraph& fg, std::string_view type) {
+  std::int64_t n = 0;
+  for (const Apply* node : fg.toposort()) n += node->op()->type_name() == type;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("gpu transfer rewrite") {
+  TEST_CASE("gpu transfer: an elementwise program becomes copy in, compute on the GPU, copy out") {
+    Var x = T::dvector("x"), y = T::dvector("y");
+    std::vector<Out> outs = {(x + y) * 2.0, (x + y) * 3.0};
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({x, y}, outs, {.mode = "fast_run"});
+    CHECK(
+        debugprint(f) ==
+        lines(
+            {"HostFromGpu [id A] ''   3",
+             " |GpuElemwise{Composite{mul(Constant{2.0}, *1 -> add(i0, i1)), mul(Constant{3.0}, *1)}}.0 [id B] ''   2",
+             "   |GpuFromHost{emulated} [id C] ''   0", "   | |x [id D]", "   |GpuFromHost{emulated} [id E] ''   1",
+             "     |y [id F]", "HostFromGpu [id G] ''   4",
+             " |GpuElemwise{Composite{mul(Constant{2.0}, *1 -> add(i0, i1)), mul(Constant{3.0}, *1)}}.1 [id B] ''   "
+             "2"}));
+    const std::vector<NDArray> got = f({vec({0.5, -1, 2}), vec({0.25, 4, -3})});
+    CHECK(close_enough(got[0], vec({1.5, 6, -2})));
+    CHECK(close_enough(got[1], vec({2.25, 9, -3})));
+  }
+
+  TEST_CASE("gpu transfer: a node between two CPU-only ops stays on the CPU; unused seeds are cancelled") {
+    Var a = T::dmatrix("a"), b = T::dmatrix("b"), c = T::dmatrix("c");
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({a, b, c}, {T::dot(T::exp(T::dot(a, b)), c)}, {.mode = "fast_run"});
+    CAPTURE(debugprint(f));
+    CHECK(count_type(f.fgraph(), "GpuElemwise") == 0);
+    CHECK(count_type(f.fgraph(), "GpuFromHost") == 0);
+    CHECK(count_type(f.fgraph(), "HostFromGpu") == 0);
+    CHECK(count_type(f.fgraph(), "Elemwise") == 1);
+  }
+
+  TEST_CASE("gpu transfer: values cross both ways around a CPU op (exp on the GPU, dot on the CPU, + on the GPU)") {
+    Var x = T::dmatrix("x"), w = T::dmatrix("w"), b = T::drow("b");
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({x, w, b}, {T::dot(T::exp(x), w) + b}, {.mode = "fast_run"});
+    CAPTURE(debugprint(f));
+    CHECK(count_type(f.fgraph(), "GpuElemwise") == 2);
+    CHECK(count_type(f.fgraph(), "GpuFromHost") == 3);  // x, b, and dot's result
+    CHECK(count_type(f.fgraph(), "HostFromGpu") == 2);  // exp's result (for dot) and the output
+    CHECK(count_type(f.fgraph(), "Elemwise") == 0);
+    const std::vector<NDArray> got = f({mat({0, 1, 2, 0}, 2, 2), mat({1, 0, 0, 1}, 2, 2), mat({1, -1}, 1, 2)});
+    CHECK(close_enough(got[0], mat({2, std::exp(1.0) - 1, std::exp(2.0) + 1, 0}, 2, 2)));
+  }
+
+  TEST_CASE("gpu transfer: nothing moves without a GPU device, and the stage is listed in the summary") {
+    Var x = T::dvector("x");
+    Function f = function({x}, {T::exp(x) * 2.0}, {.mode = "fast_run"});
+    CHECK(count_type(f.fgraph(), "GpuElemwise") == 0);
+    CHECK(rewrite::optdb().summary(rewrite::mode_query("fast_run").including({"gpu"})).find("gpu_transfer") !=
+          std::string::npos);
+    CHECK(rewrite::optdb().summary(rewrite::mode_query("fast_run")).find("gpu_transfer") == std::string::npos);
+  }
+}

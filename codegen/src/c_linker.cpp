@@ -9,6 +9,8 @@
 #include <theano/compile/profile.h>
 #include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
+#include <theano/gpu/context.h>
+#include <theano/gpu/type.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
 #include <theano/runtime/thread_pool.h>
@@ -31,6 +33,8 @@
 #include <vector>
 
 #include "c_thunk.h"
+#include "cuda/cuda_unit.h"
+#include "cuda/gpu_device.h"
 #include "lower/lowering.h"
 #include "memory_plan.h"
 #include "thunk_abi.h"
@@ -45,6 +49,7 @@ using tensor::TensorType;
 
 void check_type(const Apply& node, const Var& v) {
   const TensorType* t = tensor::tensor_type(v);
+  if (!t && lower::on_gpu(v)) t = &ttype(v);  // a GPU array: its host twin's dtype and rank
   if (!t) lower::refuse(node, " (a non-tensor variable)");
   if (!lower::c_type(t->dtype()))
     lower::refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
@@ -84,6 +89,8 @@ struct Generator {
   std::vector<NodeFunction> functions;
   std::vector<NodeCode> blocks;
   MemoryPlan plan;
+  cuda::CudaUnit cuda;        // the kernels of GPU nodes: the function's CUDA translation unit
+  std::string gpu_context;    // the GPU context of the function's GPU arrays ("" for none)
 
   std::string name_of(const Var& v) {
     auto it = names.find(v.get());
@@ -120,6 +127,20 @@ struct Generator {
     fallback.push_back(&L.node);
   }
 
+  /// One GPU context per function (its kernels are one CUDA unit on one device).
+  void note_gpu_context(const Apply& node) {
+    auto note = [&](const Var& v) {
+      const gpu::GpuArrayType* g = gpu::gpu_type(v);
+      if (!g) return;
+      if (gpu_context.empty()) gpu_context = g->context();
+      if (g->context() != gpu_context)
+        lower::refuse(node, " (GPU arrays of two contexts, " + gpu_context + " and " + g->context() +
+                                ", in one function)");
+    };
+    for (const Var& v : node.inputs()) note(v);
+    for (const Var& v : node.outputs()) note(v);
+  }
+
   void lower_node(std::size_t t, const Apply& node) {
     std::vector<std::int64_t> slots;
     for (int k = 0; k < node.nout(); ++k) {
@@ -128,6 +149,8 @@ struct Generator {
     }
     CodeWriter body, file;
     NodeLowering L(node, t, body, file, support_keys, support, std::move(slots));
+    L.cuda = &cuda;
+    note_gpu_context(node);
     const lower::LowerFn fn = lower::find_lowering(*node.op());
     if (!fn) {
       perform_fallback(L, " yet");
@@ -325,6 +348,12 @@ std::string CLinker::generate_source(const FunctionGraph& fgraph, const LinkOpti
   return g.run()[0];
 }
 
+std::string CLinker::generate_cuda_source(const FunctionGraph& fgraph, const LinkOptions& options) {
+  Generator g{fgraph, options, true, false};
+  g.run();
+  return g.cuda.empty() ? std::string() : g.cuda.source();
+}
+
 std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                            const LinkOptions& options) const {
   using Clock = std::chrono::steady_clock;
@@ -425,6 +454,19 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     object = compile().bytes;
     parts.stats.cache = "off";
   }
+  if (!g.gpu_context.empty()) {
+    // The GPU side: the CUDA unit compiled (NVRTC, or Clang for the emulated
+    // device), cached in the compiledir and loaded on the function's device.
+    std::string origin = "CUDA kernels of " + std::to_string(parts.labels.size()) + " nodes, outputs:";
+    for (const Var& v : fgraph->outputs()) origin += " " + v.str();
+    cuda::GpuDevice& device = cuda::GpuDevice::get(g.gpu_context);
+    parts.gpu = std::make_shared<cuda::GpuProgram>(device, g.cuda, copts, origin);
+    const cuda::GpuProgramStats& gs = parts.gpu->stats();
+    parts.stats.cache += "; cuda " + gs.image + " " + gs.cache;
+    parts.stats.compile_ms += gs.compile_ms;
+    if (config_flag("keep_sources"))
+      parts.stats.source_path += " " + keep_source(parts.gpu->source(), ".cu", "theano-cpp-sources");
+  }
   const auto t2 = Clock::now();
   LoadedModule module = JitLoader::instance().load(object, name_);
   return make_c_thunk(std::move(fgraph), std::move(module), std::move(parts), t2);
@@ -433,6 +475,7 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
 void CLinker::prepare() const { JitLoader::instance().prepare_async(); }
 
 void register_linkers() {
+  gpu::register_context_probe(&cuda::GpuDevice::unusable_reason);
   static std::once_flag once;
   std::call_once(once, [] {
     set_compile_cache_reporter(&compile_cache_report);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/gpu_device.h"
 #include "lower/lowering.h"
 #include "thunk_abi.h"
 
@@ -68,7 +69,10 @@ struct Workspace {
   std::vector<TheanoArray> in_desc, out_desc;
   std::vector<TheanoArray> vars;                        // OpWise: node outputs
   const std::vector<const Apply*>* fallback = nullptr;  // the thunk's perform-fallback nodes
-  std::exception_ptr host_error;                        // what a fallback perform threw
+  std::exception_ptr host_error;                        // what a fallback perform or a GPU callback threw
+  const cuda::GpuProgram* gpu = nullptr;                // the function's kernels (GPU functions)
+  std::vector<std::shared_ptr<void>> gpu_slot_blocks;   // planned slots of GPU intermediates
+  std::vector<std::size_t> gpu_slot_bytes;
 };
 
 /// The NDArray a generated-code array stands for (a view into its owner's buffer).
@@ -157,6 +161,108 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
   }
 }
 
+/// C-order byte strides of `a`'s shape, written into `a`; its size in bytes.
+std::size_t set_c_strides(TheanoArray* a) {
+  std::int64_t st = static_cast<std::int64_t>(dtype_size(static_cast<DType>(a->dtype)));
+  for (std::int64_t d = a->ndim; d-- > 0;) {
+    a->strides[d] = st;
+    st *= std::max<std::int64_t>(a->shape[d], 1);
+  }
+  return static_cast<std::size_t>(st);
+}
+
+bool c_contiguous(const TheanoArray& a) {
+  std::int64_t expect = static_cast<std::int64_t>(dtype_size(static_cast<DType>(a.dtype)));
+  for (std::int64_t d = a.ndim; d-- > 0;) {
+    if (a.shape[d] == 1) continue;
+    if (a.strides[d] != expect) return false;
+    expect *= a.shape[d];
+  }
+  return true;
+}
+
+/// GPU memory for `a` (ndim, dtype, shape set; the size rule already
+/// checked by generated code, checked again here): C-order strides, a
+/// fresh block or the planned slot's.
+int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    THEANO_INTERNAL_CHECK(ws->gpu && a->ndim >= 0 && a->ndim <= THEANO_MAX_NDIM) << "bad GPU allocation request";
+    const DType dt = static_cast<DType>(a->dtype);
+    std::int64_t n = 0, bad = 0;
+    const int rule = theano_shape_size(a->shape, a->ndim, static_cast<std::int64_t>(dtype_size(dt)), &n, &bad);
+    THEANO_INTERNAL_CHECK(rule == THEANO_RULE_OK) << "GPU allocation of an invalid shape";
+    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dt);
+    std::shared_ptr<void> block;
+    if (slot < 0) {
+      block = ws->gpu->device().allocate(bytes);
+    } else {
+      const auto s = static_cast<std::size_t>(slot);
+      if (ws->gpu_slot_bytes[s] < bytes || !ws->gpu_slot_blocks[s]) {
+        ws->gpu_slot_blocks[s] = ws->gpu->device().allocate(bytes);
+        ws->gpu_slot_bytes[s] = bytes;
+      }
+      block = ws->gpu_slot_blocks[s];
+    }
+    set_c_strides(a);
+    a->data = static_cast<char*>(block.get());
+    a->owner = ws->next_owner();
+    // Kept as an NDArray for ownership only: its data is a device address,
+    // never read on the host (the strides and shape are the device array's).
+    ws->allocs.push_back(NDArray::from_strided(block, block.get(), dt, std::vector<std::int64_t>(a->shape, a->shape + a->ndim),
+                                               std::vector<std::int64_t>(a->strides, a->strides + a->ndim)));
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
+/// dst <- src between host and GPU (direction 0: to the GPU, 1: to the host).
+int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int64_t direction) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    std::int64_t n = 1;  // an existing array's size passed the shape rule when it was made
+    for (std::int64_t d = 0; d < src->ndim; ++d) n *= src->shape[d];
+    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(static_cast<DType>(src->dtype));
+    THEANO_INTERNAL_CHECK(c_contiguous(*dst)) << "a transfer into a non-contiguous array";
+    if (direction == 0) {
+      const NDArray h = as_ndarray(*ws, *src).contiguous();
+      ws->gpu->device().copy_to_device(reinterpret_cast<std::uint64_t>(dst->data), h.data(), bytes);
+    } else {
+      // No GPU op makes a non-contiguous view yet (GpuElemwise and the
+      // transfers write fresh C-contiguous buffers).
+      THEANO_INTERNAL_CHECK(c_contiguous(*src)) << "a transfer from a non-contiguous GPU array";
+      ws->gpu->device().copy_to_host(dst->data, reinterpret_cast<std::uint64_t>(src->data), bytes);
+    }
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
+int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::int64_t* params,
+                    std::int64_t nparams) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    ws->gpu->launch(kernel, n, params, nparams);
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
+/// The host value of a generated-code array: a download for a GPU array.
+NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
+  if (!gpu) return as_ndarray(ws, a);
+  THEANO_INTERNAL_CHECK(c_contiguous(a)) << "a non-contiguous GPU array";
+  NDArray h = NDArray::empty(std::vector<std::int64_t>(a.shape, a.shape + a.ndim), static_cast<DType>(a.dtype));
+  ws.gpu->device().copy_to_host(h.data(), reinterpret_cast<std::uint64_t>(a.data), static_cast<std::size_t>(h.nbytes()));
+  return h;
+}
+
 class CThunk final : public Thunk {
  public:
   CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts)
@@ -174,7 +280,8 @@ class CThunk final : public Thunk {
         observer_(std::move(parts.observer)),
         step_in_(std::move(parts.step_in)),
         step_out_(std::move(parts.step_out)),
-        step_nodes_(std::move(parts.step_nodes)) {
+        step_nodes_(std::move(parts.step_nodes)),
+        gpu_(std::move(parts.gpu)) {
     if (opwise_) {
       step_ = module_.function<int (*)(TheanoContext*, std::int64_t)>("theano_step");
       finish_ = module_.function<int (*)(TheanoContext*)>("theano_finish");
@@ -242,7 +349,10 @@ class CThunk final : public Thunk {
                       &host_perform,
                       nullptr,
                       &parallel_for,
-                      threads_};
+                      threads_,
+                      &host_gpu_alloc,
+                      &host_gpu_copy,
+                      &host_gpu_launch};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
@@ -287,7 +397,9 @@ class CThunk final : public Thunk {
     std::size_t t = 0;
     for (; t < n && rc == 0; ++t) {
       std::vector<NDArray> before;  // the observer's copies of the inputs
-      if (observer_ && observer_->wants_inputs_before()) before = step_arrays(ws, step_in_[t], /*copy=*/true);
+      const Apply& node = *step_nodes_[t];
+      if (observer_ && observer_->wants_inputs_before())
+        before = step_arrays(ws, step_in_[t], node.inputs(), /*copy=*/true);
       if (!profile_) {
         rc = step_(&ctx, static_cast<std::int64_t>(t));
       } else {
@@ -296,8 +408,9 @@ class CThunk final : public Thunk {
         seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
       if (rc == 0 && observer_) {
-        const std::vector<NDArray> in = step_arrays(ws, step_in_[t], false), out = step_arrays(ws, step_out_[t], false);
-        observer_->after_node(NodeRun{t, *step_nodes_[t], in, before, out});
+        const std::vector<NDArray> in = step_arrays(ws, step_in_[t], node.inputs(), false),
+                                   out = step_arrays(ws, step_out_[t], node.outputs(), false);
+        observer_->after_node(NodeRun{t, node, in, before, out});
       }
     }
     if (profile_) {
@@ -310,14 +423,18 @@ class CThunk final : public Thunk {
     return rc != 0 ? rc : finish_(&ctx);
   }
 
-  /// The arrays a node read or wrote, as NDArrays (copies when asked).
-  std::vector<NDArray> step_arrays(const Workspace& ws, const std::vector<ArrayRef>& refs, bool copy) const {
+  /// The arrays a node read or wrote (`vars`), as host NDArrays (copies when
+  /// asked; GPU arrays are always downloaded).
+  std::vector<NDArray> step_arrays(const Workspace& ws, const std::vector<ArrayRef>& refs, const std::vector<Var>& vars,
+                                   bool copy) const {
     std::vector<NDArray> r;
-    for (const ArrayRef& a : refs) {
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      const ArrayRef& a = refs[k];
       const auto i = static_cast<std::size_t>(a.index);
       const TheanoArray& d = a.kind == 'i' ? ws.in_desc[i] : a.kind == 'c' ? const_desc_[i] : ws.vars[i];
-      NDArray v = as_ndarray(ws, d);
-      r.push_back(copy ? v.copy() : std::move(v));
+      const bool gpu = lower::on_gpu(vars[k]);
+      NDArray v = host_value(ws, d, gpu);
+      r.push_back(copy && !gpu ? v.copy() : std::move(v));
     }
     return r;
   }
@@ -339,6 +456,9 @@ class CThunk final : public Thunk {
     ws->refs.reserve(in_types_.size() + constants_.size());
     ws->allocs.reserve(16);
     ws->fallback = &fallback_;
+    ws->gpu = gpu_.get();
+    ws->gpu_slot_blocks.resize(nslots_);
+    ws->gpu_slot_bytes.assign(nslots_, 0);
     return ws;
   }
   void release(std::unique_ptr<Workspace> ws) const noexcept {
@@ -371,6 +491,7 @@ class CThunk final : public Thunk {
   std::shared_ptr<const NodeObserver> observer_;
   std::vector<std::vector<ArrayRef>> step_in_, step_out_;
   std::vector<const Apply*> step_nodes_;
+  std::shared_ptr<const cuda::GpuProgram> gpu_;
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;

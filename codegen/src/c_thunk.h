@@ -1,7 +1,8 @@
 /// \file
 /// The host side of generated code (internal to codegen/): the Thunk that
 /// runs a loaded module, its per-call workspaces, and the host callbacks
-/// generated code calls (perform fallback, output allocation). CLinker
+/// generated code calls (perform fallback, output allocation; for GPU nodes,
+/// GPU memory, transfers and kernel launches through the GpuProgram). CLinker
 /// (c_linker.cpp) generates, compiles and loads the code and hands the module
 /// and these parts to make_c_thunk.
 #pragma once
@@ -18,6 +19,10 @@
 #include <vector>
 
 namespace theano::codegen {
+
+namespace cuda {
+class GpuProgram;
+}
 
 /// OpWise: where a node's input or output lives, for a NodeObserver
 /// ('i': ctx->inputs, 'c': ctx->constants, 'v': ctx->vars).
@@ -41,6 +46,8 @@ struct ThunkParts {
   std::shared_ptr<const NodeObserver> observer;          // OpWise: called after every node
   std::vector<std::vector<ArrayRef>> step_in, step_out;  // OpWise: per node, for the observer
   std::vector<const Apply*> step_nodes;
+  /// The function's kernels on its GPU (null for a CPU-only function).
+  std::shared_ptr<const cuda::GpuProgram> gpu;
 };
 
 /// The thunk over `module` (the loaded code of `fg`); `load_start` is when

@@ -43,6 +43,8 @@ struct CudaDriver::Api {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, void*, void**, void**) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceTotalMem)(std::size_t*, CUdevice) = nullptr;
   CUcontext context = nullptr;
 };
 
@@ -80,7 +82,9 @@ CudaDriver::CudaDriver() : api_(std::make_unique<Api>()) {
             bind(a.handle, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(a.handle, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
             bind(a.handle, a.cuLaunchKernel, "cuLaunchKernel") &&
-            bind(a.handle, a.cuGetErrorName, "cuGetErrorName");
+            bind(a.handle, a.cuGetErrorName, "cuGetErrorName") &&
+            bind(a.handle, a.cuDriverGetVersion, "cuDriverGetVersion") &&
+            bind(a.handle, a.cuDeviceTotalMem, "cuDeviceTotalMem_v2");
   if (!ok) {
     reason_ = "libcuda.so.1 lacks a required driver entry point (driver too old?)";
     return;
@@ -119,6 +123,20 @@ int CudaDriver::compute_capability(int device) const {
   THEANO_CU(cuDeviceGetAttribute, &major, kAttrCcMajor, dev);
   THEANO_CU(cuDeviceGetAttribute, &minor, kAttrCcMinor, dev);
   return major * 10 + minor;
+}
+
+int CudaDriver::driver_version() const {
+  int v = 0;
+  THEANO_CU(cuDriverGetVersion, &v);
+  return v;
+}
+
+std::size_t CudaDriver::total_memory(int device) const {
+  CUdevice dev = 0;
+  std::size_t bytes = 0;
+  THEANO_CU(cuDeviceGet, &dev, device);
+  THEANO_CU(cuDeviceTotalMem, &bytes, dev);
+  return bytes;
 }
 
 void CudaDriver::make_current() const {

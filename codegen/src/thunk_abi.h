@@ -54,6 +54,17 @@ struct TheanoContext {
   int64_t (*parallel_for)(int64_t threads, int64_t n, int64_t min_part,
                           void (*body)(void*, int64_t, int64_t, int64_t), void* closure);
   int64_t threads; /* THEANO_FLAGS threads: 1 runs every loop on the caller */
+  /* The GPU side (functions with GPU nodes; null otherwise). Device arrays are
+   * TheanoArrays whose data is a device address, never dereferenced here.
+   * Each returns 0, or THEANO_ERR_HOST with the error (naming the node) kept
+   * by the host. gpu_alloc: as alloc, in the function's GPU memory.
+   * gpu_copy: dst <- src, same shape and dtype; direction 0: host -> device,
+   * 1: device -> host (dst C-contiguous; src any strides). gpu_launch: runs
+   * kernel `kernel` of the function's CUDA translation unit over `n`
+   * elements with its parameter block (nparams int64 values). */
+  int (*gpu_alloc)(void* host, struct TheanoArray* a, int64_t slot);
+  int (*gpu_copy)(void* host, struct TheanoArray* dst, const struct TheanoArray* src, int64_t direction);
+  int (*gpu_launch)(void* host, int64_t kernel, int64_t n, const int64_t* params, int64_t nparams);
 };
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
@@ -66,8 +77,9 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 11, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 14, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

@@ -191,7 +191,7 @@ TEST_SUITE("compile cache with the JIT") {
     const fs::path dir = codegen::current_compiledir();
     CHECK(dir.parent_path() == d.path);
     CHECK(dir.filename().string().rfind("compiledir_", 0) == 0);
-    CHECK(dir.filename().string().find("-abi1") != std::string::npos);
+    CHECK(dir.filename().string().find("-abi" + std::to_string(codegen::kRuntimeAbiVersion)) != std::string::npos);
     CHECK(function({x}, {x + 6.0}).profile().build.cache == "miss");
     CHECK(fs::exists(dir / "locks"));
   }

@@ -151,19 +151,8 @@ int ElemwiseExprs::cost() const {
   return expr_cost(all);
 }
 
-namespace {
-
-void lower_elemwise(NodeLowering& L) {
-  const Apply& node = L.node;
-  const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
-  const int nd = L.out(0).ndim();
-  const int nin = node.nin();
-  const int nout = node.nout();
-  const ElemwiseExprs ex = elemwise_exprs(node);
-  const std::vector<std::string>& stores = ex.stores;
-  L.ns = ex.ns;
-  for (const auto& [key, code] : ex.support) L.need(key, code);
-
+void emit_elemwise_shape(NodeLowering& L, int nd) {
+  const int nin = L.nin();
   CodeWriter& w = L.body;
   // The output shape by the broadcasting rule perform uses (shape_rules.h).
   w.line("int64_t shape[" + str(std::max(nd, 1)) + "];");
@@ -187,6 +176,43 @@ void lower_elemwise(NodeLowering& L) {
   }
   w.line("int64_t n = 1;");
   for (int d = 0; d < nd; ++d) w.line("n *= shape[" + str(d) + "];");
+}
+
+std::string elemwise_contiguous_condition(const NodeLowering& L, int nd) {
+  std::string contiguous = "1";
+  for (int i = 0; i < L.nin(); ++i) {
+    const std::string xi = L.x(i);
+    std::string expect = str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype())));
+    for (int d = nd - 1; d >= 0; --d) {
+      const std::string ds = str(d);
+      contiguous += " && (shape[" + ds + "] == 1 || (" + xi + "->shape[" + ds + "] == shape[" + ds + "] && " + xi +
+                    "->strides[" + ds + "] == " + expect + "))";
+      expect += " * shape[" + ds + "]";
+    }
+  }
+  return contiguous;
+}
+
+std::string elemwise_input_stride(const NodeLowering& L, int i, int d) {
+  const Dim& sd = L.in(i).shape()[static_cast<std::size_t>(d)];
+  return (sd && *sd == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]";
+}
+
+namespace {
+
+void lower_elemwise(NodeLowering& L) {
+  const Apply& node = L.node;
+  const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
+  const int nd = L.out(0).ndim();
+  const int nin = node.nin();
+  const int nout = node.nout();
+  const ElemwiseExprs ex = elemwise_exprs(node);
+  const std::vector<std::string>& stores = ex.stores;
+  L.ns = ex.ns;
+  for (const auto& [key, code] : ex.support) L.need(key, code);
+
+  CodeWriter& w = L.body;
+  emit_elemwise_shape(L, nd);
   // No __restrict when an output overwrites an input (they alias).
   const bool inplace = !op.inplace_pattern().empty();
   const std::string restrict_kw = inplace ? "" : " __restrict";
@@ -209,17 +235,7 @@ void lower_elemwise(NodeLowering& L) {
   }
   w.line("if (n == 0) return 0;");
   // Contiguous fast path: every input C-contiguous with the output's shape.
-  std::string contiguous = "1";
-  for (int i = 0; i < nin; ++i) {
-    const std::string xi = L.x(i);
-    std::string expect = str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype())));
-    for (int d = nd - 1; d >= 0; --d) {
-      const std::string ds = str(d);
-      contiguous += " && (shape[" + ds + "] == 1 || (" + xi + "->shape[" + ds + "] == shape[" + ds + "] && " + xi +
-                    "->strides[" + ds + "] == " + expect + "))";
-      expect += " * shape[" + ds + "]";
-    }
-  }
+  const std::string contiguous = elemwise_contiguous_condition(L, nd);
   // The contiguous loop over [lo, hi): one flat loop the vectorizer sees.
   auto emit_flat = [&](CodeWriter& c, const std::string& lo, const std::string& hi) {
     for (int i = 0; i < nin; ++i) {
@@ -247,9 +263,7 @@ void lower_elemwise(NodeLowering& L) {
                           const std::function<std::string(int)>& ext) {
     for (int i = 0; i < nin; ++i)
       for (int d = 0; d < nd; ++d) {
-        const Dim& sd = L.in(i).shape()[static_cast<std::size_t>(d)];
-        c.line("const int64_t s" + str(i) + "_" + str(d) + " = " +
-               ((sd && *sd == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]") + ";");
+        c.line("const int64_t s" + str(i) + "_" + str(d) + " = " + elemwise_input_stride(L, i, d) + ";");
       }
     for (int k = 0; k < nout; ++k)
       for (int d = 0; d < nd; ++d)

@@ -1,6 +1,8 @@
 // Shared helpers of the op lowerings and the lowering table (see lowering.h).
 #include "lowering.h"
 
+#include <theano/gpu/type.h>
+
 #include <theano/runtime/error.h>
 #include <theano/tensor/c_template.h>
 #include <theano/tensor/type.h>
@@ -80,10 +82,14 @@ std::string expand(const std::string& t, const std::vector<std::string>& args) {
 }
 
 const tensor::TensorType& ttype(const Var& v) {
-  const tensor::TensorType* t = tensor::tensor_type(v);
-  THEANO_INTERNAL_CHECK(t != nullptr) << "the cpp linker expects tensor variables";
-  return *t;
+  if (const tensor::TensorType* t = tensor::tensor_type(v)) return *t;
+  // A GPU array: its host twin (interned, so the reference stays valid).
+  const gpu::GpuArrayType* g = gpu::gpu_type(v);
+  THEANO_INTERNAL_CHECK(g != nullptr) << "the cpp linker expects tensor or GPU array variables";
+  return *g->host_type();
 }
+
+bool on_gpu(const Var& v) { return gpu::gpu_type(v) != nullptr; }
 
 void refuse(const Apply& node, const std::string& why) {
   throw MethodNotDefined("the cpp linker cannot compile op " + node.op()->name() + why + "; use linker=py");
@@ -188,7 +194,8 @@ std::string NodeLowering::fail_int(ErrorCode code, std::string_view msg, std::st
 std::string NodeLowering::alloc(int k) const {
   const std::int64_t slot = static_cast<std::size_t>(k) < slots_.size() ? slots_[static_cast<std::size_t>(k)] : -1;
   const auto itemsize = static_cast<std::int64_t>(dtype_size(out(k).dtype()));
-  return "if (int e = theano_alloc_checked(ctx, " + o(k) + ", " + std::to_string(slot) + ", " +
+  const char* fn = on_gpu(node.output(k)) ? "theano_gpu_alloc_checked" : "theano_alloc_checked";
+  return "if (int e = " + std::string(fn) + "(ctx, " + o(k) + ", " + std::to_string(slot) + ", " +
          std::to_string(itemsize) + ", " + c_string(label + ": output " + std::to_string(k) + ": ") + ", all, " +
          std::to_string(nin()) + ")) return e;";
 }
@@ -295,6 +302,7 @@ LowerFn find_lowering(const Op& op) {
     add_nnet_lowerings(t);
     add_blas_lowerings(t);
     add_random_lowerings(t);
+    add_gpu_lowerings(t);
     return t;
   }();
   auto it = table.find(std::type_index(typeid(op)));

@@ -42,6 +42,9 @@
 namespace theano::tensor {
 class TensorType;
 }
+namespace theano::codegen::cuda {
+class CudaUnit;
+}
 
 namespace theano::codegen::lower {
 
@@ -70,12 +73,18 @@ std::string from_double(DType d, const std::string& v);
 std::string c_string(std::string_view s);
 /// Substitutes {0}, {1}, ... in `t` with `args`.
 std::string expand(const std::string& t, const std::vector<std::string>& args);
-/// The TensorType of `v` (InternalError if it is not a tensor).
+/// The TensorType of `v`; for a GPU array, its host twin (same dtype and
+/// static shape). InternalError for anything else.
 const tensor::TensorType& ttype(const Var& v);
+/// Whether `v` is a GPU array (its data pointer is a device address).
+bool on_gpu(const Var& v);
 /// "3" -> std::to_string, for building code text.
 inline std::string str(std::int64_t v) { return std::to_string(v); }
 /// The embedded prelude text (ABI structs, libm and cblas prototypes, helpers).
 std::string_view prelude();
+/// The prelude of the CUDA translation unit: the same typedefs, float ->
+/// integer conversions and scalar helpers, without the host-only parts.
+std::string_view cuda_prelude();
 
 /// Throws MethodNotDefined: the cpp linker cannot compile `node` (`why` is
 /// appended, e.g. " (dtype complex128)").
@@ -104,6 +113,8 @@ class NodeLowering {
   /// -O2 compile time of its body. Nodes whose inputs and outputs are all
   /// statically tiny are compiled so too (see `worth_optimizing`).
   bool cold = false;
+  /// The function's CUDA translation unit, where GPU lowerings add kernels.
+  cuda::CudaUnit* cuda = nullptr;
 
   int nin() const { return node.nin(); }
   int nout() const { return node.nout(); }
@@ -126,7 +137,7 @@ class NodeLowering {
   /// rule's error kind, as perform's throw_shape_rule words it.
   std::string fail_rule(std::string_view rule_expr, std::string_view msg, std::string_view value_expr) const;
   /// A statement that allocates output k (its shape must be set): C-contiguous
-  /// strides, a fresh or a planned buffer.
+  /// strides, a fresh or a planned buffer; in GPU memory for a GPU output.
   std::string alloc(int k) const;
   /// Emits once per translation unit, before the node functions, a support
   /// snippet (shared helpers such as Philox) identified by `key`.
@@ -176,6 +187,17 @@ struct ElemwiseExprs {
 };
 ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 
+/// Emits, for an Elemwise-shaped node (the CPU Elemwise and GpuElemwise):
+/// `int64_t shape[]` by theano_broadcast_rule (shape_rules.h, what perform
+/// calls; failing with the node's label) and `int64_t n`, its element count.
+void emit_elemwise_shape(NodeLowering& L, int nd);
+/// A C condition: every input is C-contiguous with the output's shape
+/// (`shape` from emit_elemwise_shape), so one flat index serves all arrays.
+std::string elemwise_contiguous_condition(const NodeLowering& L, int nd);
+/// The byte stride of input i's dimension d in a broadcasting loop: 0 where
+/// its type says size 1 (the only broadcast theano_broadcast_rule allows).
+std::string elemwise_input_stride(const NodeLowering& L, int i, int d);
+
 /// Per-element cost of scalar C expressions in units of one arithmetic
 /// operation: 1, plus 4 for every function call (libm, prelude helpers).
 int expr_cost(const std::vector<std::string>& exprs);
@@ -211,5 +233,6 @@ void add_reduction_lowerings(LoweringTable& t);
 void add_nnet_lowerings(LoweringTable& t);
 void add_blas_lowerings(LoweringTable& t);
 void add_random_lowerings(LoweringTable& t);
+void add_gpu_lowerings(LoweringTable& t);
 
 }  // namespace theano::codegen::lower

@@ -27,6 +27,20 @@ typedef unsigned long uint64_t;
 #define THEANO_GENERATED_CODE 1
 )PRELUDE";
 
+// Infinity and NaN for the scalar helpers: GCC builtins on the host (and in
+// the emulated CUDA unit), CUDA intrinsics under NVRTC, which has no builtins.
+constexpr std::string_view kHostSpecials = R"PRELUDE(#define THEANO_INF __builtin_inf()
+#define THEANO_NAN __builtin_nan("")
+)PRELUDE";
+constexpr std::string_view kCudaSpecials = R"PRELUDE(#ifdef THEANO_CUDA_EMULATION
+#define THEANO_INF __builtin_inf()
+#define THEANO_NAN __builtin_nan("")
+#else
+#define THEANO_INF __longlong_as_double(0x7ff0000000000000LL)
+#define THEANO_NAN __longlong_as_double(0x7ff8000000000000LL)
+#endif
+)PRELUDE";
+
 // After the embedded headers (shape_rules.h, scalar_convert.h, thunk_abi.h).
 constexpr std::string_view kPreludeTail = R"PRELUDE(// Error reporting runs at most once per call: compiled without optimization
 // (optnone), it costs the compile almost nothing (at -O2 the digit loops alone
@@ -165,6 +179,14 @@ static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t
   if (c->alloc(c->host, a, slot) != 0) return theano_fail_int(c, THEANO_ERR_VALUE, msg, size, " elements: out of memory", in, n);
   return 0;
 }
+// theano_alloc_checked for a GPU output: the same size rule, GPU memory.
+static inline int theano_gpu_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
+                                           const char* msg, const TheanoArray* const* in, int n) {
+  int64_t size = 0, bad = 0;
+  const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);
+  if (rule != THEANO_RULE_OK) return theano_fail_rule(c, rule, msg, bad, in, n);
+  return c->gpu_alloc(c->host, a, slot);
+}
 // Number of elements of an existing array: its size passed theano_shape_size
 // when it was made (NDArray, theano_alloc_checked, a view of such), so this
 // product cannot overflow; sizes being made go through the checked rules.
@@ -237,7 +259,12 @@ void cblas_sger(int order, int m, int n, float alpha, const float* x, int incx, 
 double cblas_ddot(int n, const double* x, int incx, const double* y, int incy);
 float cblas_sdot(int n, const float* x, int incx, const float* y, int incy);
 }
-// Helpers for the double compute domain (the scalar table's C expressions).
+)PRELUDE";
+
+// The scalar helpers the scalar table's C expressions name, in both compute
+// domains: plain code that compiles as host C++ and, under NVRTC's
+// -default-device, as CUDA device code (the CUDA prelude, cuda_prelude()).
+constexpr std::string_view kScalarHelpers = R"PRELUDE(// Helpers for the double compute domain (the scalar table's C expressions).
 namespace theano_f {
 static inline double theano_floor_div(double a, double b) { return floor(a / b); }
 static inline double theano_mod(double a, double b) {
@@ -284,10 +311,10 @@ static inline double theano_softplus(double x) {
   return (x > 0 ? x : 0.0) + theano_log1p_unit(exp(-fabs(x)));
 }
 static inline bool isnan(double x) { return x != x; }
-static inline bool isinf(double x) { return x == __builtin_inf() || x == -__builtin_inf(); }
+static inline bool isinf(double x) { return x == THEANO_INF || x == -THEANO_INF; }
 static inline double theano_digamma(double x) {
-  if (x != x || x == -__builtin_inf()) return __builtin_nan("");
-  if (x <= 0 && floor(x) == x) return __builtin_nan("");
+  if (x != x || x == -THEANO_INF) return THEANO_NAN;
+  if (x <= 0 && floor(x) == x) return THEANO_NAN;
   const double pi = 3.14159265358979323846;
   double r = 0;
   if (x < 0) {
@@ -341,7 +368,17 @@ static inline bool isinf(int64_t) { return false; }
 }  // namespace
 
 std::string_view prelude() {
-  static const std::string text = std::string(kPreludeHead) + kShapeRulesText + kScalarConvertText + kThunkAbiText + std::string(kPreludeTail);
+  static const std::string text = std::string(kPreludeHead) + std::string(kHostSpecials) + kShapeRulesText +
+                                  kScalarConvertText + kThunkAbiText +
+                                  std::string(kPreludeTail) + std::string(kScalarHelpers);
+  return text;
+}
+
+std::string_view cuda_prelude() {
+  // NVRTC provides the libm functions (exp, floor, ...) as device functions
+  // with no include; the emulation shim declares them for the host compiler.
+  static const std::string text = std::string(kPreludeHead) + "#define THEANO_CUDA 1\n" +
+                                  std::string(kCudaSpecials) + kScalarConvertText + std::string(kScalarHelpers);
   return text;
 }
 

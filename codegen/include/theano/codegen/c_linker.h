@@ -79,6 +79,9 @@ class CLinker final : public Linker {
   /// graph gives the same bytes. Throws MethodNotDefined like make_thunk.
   static std::string generate_source(const FunctionGraph& fgraph, const LinkOptions& options = {},
                                      bool perform_fallback = true, bool opwise = false);
+  /// The CUDA translation unit of `fgraph`'s GPU nodes (the kernels NVRTC
+  /// compiles; "" when the graph has none); the same graph gives the same bytes.
+  static std::string generate_cuda_source(const FunctionGraph& fgraph, const LinkOptions& options = {});
   /// The embedded prelude (ABI structs, prototypes, helpers).
   static std::string_view prelude();
 

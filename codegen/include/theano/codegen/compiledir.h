@@ -31,7 +31,7 @@ namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
-inline constexpr int kRuntimeAbiVersion = 1;
+inline constexpr int kRuntimeAbiVersion = 2;
 
 /// The cache key of `source` compiled with `options`.
 std::string cache_key(const CompileOptions& options, const std::string& source);

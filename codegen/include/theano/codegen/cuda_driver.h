@@ -40,6 +40,10 @@ class CudaDriver {
 
   /// Compute capability of `device` as major*10+minor (e.g. 90 for sm_90).
   int compute_capability(int device = 0) const;
+  /// The CUDA version the driver supports, e.g. 13000 for 13.0 (cuDriverGetVersion).
+  int driver_version() const;
+  /// Bytes of memory on `device`.
+  std::size_t total_memory(int device = 0) const;
   /// Makes device 0's primary context current on the calling thread.
   void make_current() const;
 

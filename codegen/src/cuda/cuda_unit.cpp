@@ -1,0 +1,124 @@
+// The CUDA translation unit builder and the emulation shim (cuda_unit.h).
+#include "cuda_unit.h"
+
+#include <theano/runtime/error.h>
+
+#include "../lower/lowering.h"
+
+namespace theano::codegen::cuda {
+
+using lower::str;
+
+void CudaUnit::need(const std::string& key, const std::string& code) {
+  if (support_keys_.insert(key).second) support_.raw(code + "\n");
+}
+
+void CudaUnit::need_params(std::int64_t nparams) {
+  const std::string p = str(nparams);
+  need("params " + p, "struct theano_params_" + p + " { int64_t v[" + p + "]; };");
+}
+
+int CudaUnit::add_elemwise(const std::string& base, const std::string& label, int nd, const std::vector<DType>& in,
+                           const std::vector<DType>& out, const lower::ElemwiseExprs& ex) {
+  const int nin = static_cast<int>(in.size()), nout = static_cast<int>(out.size());
+  const std::int64_t np = elemwise_param_count(nd, nin + nout);
+  THEANO_INTERNAL_CHECK(np <= kMaxParams) << "elementwise kernel with " << np << " parameters";
+  need_params(np);
+  for (const auto& [key, code] : ex.support) need(key, code);
+  const std::string params_t = "theano_params_" + str(np);
+  auto array_base = [&](int j) { return 1 + nd + static_cast<std::int64_t>(j) * (1 + nd); };
+  const int first = static_cast<int>(kernels_.size());
+  for (int variant = 0; variant < 2; ++variant) {
+    const bool flat = variant == 1;
+    const std::string name = base + (flat ? "_flat" : "_strided");
+    CodeWriter& w = kernels_code_;
+    w.line("namespace " + ex.ns + " {");
+    w.open("extern \"C\" __global__ void " + name + "(const " + params_t + " p)", name);
+    w.line("const int64_t n = p.v[0];");
+    w.line("const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;");
+    w.open("for (int64_t k = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; k < n; k += step)");
+    for (int j = 0; j < nin + nout; ++j) w.line("char* q" + str(j) + " = (char*)p.v[" + str(array_base(j)) + "];");
+    if (flat) {
+      for (int j = 0; j < nin + nout; ++j) {
+        const DType d = j < nin ? in[static_cast<std::size_t>(j)] : out[static_cast<std::size_t>(j - nin)];
+        w.line("q" + str(j) + " += k * " + str(static_cast<std::int64_t>(dtype_size(d))) + ";");
+      }
+    } else if (nd > 0) {
+      // Unravel k over the shape, innermost dimension first.
+      w.line("int64_t r = k;");
+      for (int d = nd - 1; d >= 0; --d) {
+        w.line((d == nd - 1 ? "int64_t " : "") + std::string("i = r % p.v[") + str(1 + d) + "];" +
+               (d > 0 ? " r /= p.v[" + str(1 + d) + "];" : ""));
+        for (int j = 0; j < nin + nout; ++j) w.line("q" + str(j) + " += i * p.v[" + str(array_base(j) + 1 + d) + "];");
+      }
+    }
+    for (int i = 0; i < nin; ++i) {
+      const std::string& t = ex.arg_types[static_cast<std::size_t>(i)];
+      w.line("const " + t + " a" + str(i) + " = (" + t + ")*(const " + lower::c_type(in[static_cast<std::size_t>(i)]) +
+             "*)q" + str(i) + ";");
+    }
+    for (const std::string& local : ex.locals) w.line(local);
+    for (int k = 0; k < nout; ++k)
+      w.line("*(" + std::string(lower::c_type(out[static_cast<std::size_t>(k)])) + "*)q" + str(nin + k) + " = " +
+             ex.stores[static_cast<std::size_t>(k)] + ";");
+    w.close();
+    w.close();
+    w.line("}  // namespace " + ex.ns);
+    // The emulation wrapper: every (block, thread) of the launch in turn.
+    CodeWriter& e = emulation_;
+    e.open("extern \"C\" void theano_emu_" + name + "(const int64_t* v, int64_t grid, int64_t block)",
+           "theano_emu_" + name);
+    e.line(params_t + " p;");
+    e.line("for (int64_t j = 0; j < " + str(np) + "; ++j) p.v[j] = v[j];");
+    e.line("gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;");
+    e.open("for (int64_t b = 0; b < grid; ++b)");
+    e.line("blockIdx.x = (unsigned)b;");
+    e.open("for (int64_t t = 0; t < block; ++t)");
+    e.line("threadIdx.x = (unsigned)t;");
+    e.line(ex.ns + "::" + name + "(p);");
+    e.close();
+    e.close();
+    e.close();
+    kernels_.push_back(KernelInfo{name, label, np});
+  }
+  return first;
+}
+
+std::string CudaUnit::source() const {
+  CodeWriter w;
+  w.raw(lower::cuda_prelude());
+  w.line("// ---- support code");
+  w.append(support_);
+  w.line("// ---- kernels");
+  w.append(kernels_code_);
+  w.line("#ifdef THEANO_CUDA_EMULATION");
+  w.line("// ---- launch wrappers of the host-emulated device");
+  w.append(emulation_);
+  w.line("#endif");
+  return w.str();
+}
+
+std::string_view emulation_shim() {
+  return R"SHIM(// theano-cpp: host emulation of the CUDA kernel language (cuda_unit.h)
+#define THEANO_CUDA_EMULATION 1
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+struct theano_dim3 { unsigned x, y, z; };
+static theano_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
+extern "C" {
+double exp(double); double exp2(double); double expm1(double);
+double log(double); double log2(double); double log10(double); double log1p(double);
+double sin(double); double cos(double); double tan(double);
+double asin(double); double acos(double); double atan(double); double atan2(double, double);
+double sinh(double); double cosh(double); double tanh(double);
+double asinh(double); double acosh(double); double atanh(double);
+double erf(double); double erfc(double); double lgamma(double);
+double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
+double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
+}
+)SHIM";
+}
+
+}  // namespace theano::codegen::cuda

@@ -1,0 +1,88 @@
+/// \file
+/// The CUDA translation unit of one compiled function (internal to codegen/).
+///
+/// Why one unit: the host side of a GPU function is the same generated C++
+/// as on the CPU (node functions, the memory plan, the thunk ABI; DESIGN.md
+/// 3.12): a GPU node's host function checks shapes by the shared rules,
+/// allocates through ctx->gpu_alloc and launches its kernels through
+/// ctx->gpu_launch by number. Those kernels are collected here into ONE CUDA
+/// source, compiled by NVRTC for the device (cuda_cache.h), or by Clang for
+/// the host-emulated device with the emulation shim put in front of the very
+/// same text (emulation_shim()).
+///
+/// Kernel ABI: `extern "C" __global__ void <name>(const theano_params_<P> p)`,
+/// a struct of P int64 values passed by value (one kernel parameter; the
+/// host packs it). Elementwise kernels: p.v[0] = n (elements), p.v[1..nd] =
+/// the output shape, then per array (inputs, then outputs) its device address
+/// and nd byte strides (0 where broadcast). Each thread walks the elements
+/// in a grid-stride loop, so any grid covers any n. Under
+/// THEANO_CUDA_EMULATION every kernel also gets `theano_emu_<name>(const
+/// int64_t* params, int64_t grid, int64_t block)`, which runs the kernel for
+/// every (block, thread) of the launch in turn.
+#pragma once
+
+#include <theano/codegen/code_writer.h>
+#include <theano/runtime/dtype.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace theano::codegen::lower {
+struct ElemwiseExprs;
+}
+
+namespace theano::codegen::cuda {
+
+/// Kernel parameter blocks above this many int64 values are refused: CUDA
+/// guarantees 4 KiB of kernel parameters on every architecture.
+inline constexpr std::int64_t kMaxParams = 4096 / 8;
+
+/// Parameters of an elementwise kernel of `nd` dimensions over `narrays` arrays.
+inline std::int64_t elemwise_param_count(int nd, int narrays) {
+  return 1 + nd + static_cast<std::int64_t>(narrays) * (1 + nd);
+}
+
+/// One kernel of the unit, for the host: its symbol and the node it belongs to.
+struct KernelInfo {
+  std::string name;
+  std::string label;  // the node's label (errors name the node)
+  std::int64_t nparams = 0;
+};
+
+class CudaUnit {
+ public:
+  /// Adds the two kernels of an elementwise node: strided (any strides,
+  /// broadcast by stride 0) and contiguous (one flat index). `ex` is the
+  /// node's scalar code (lower::elemwise_exprs); `in` / `out` its dtypes.
+  /// Returns the strided kernel's number; the contiguous one is the next.
+  int add_elemwise(const std::string& base, const std::string& label, int nd, const std::vector<DType>& in,
+                   const std::vector<DType>& out, const lower::ElemwiseExprs& ex);
+
+  bool empty() const { return kernels_.empty(); }
+  const std::vector<KernelInfo>& kernels() const { return kernels_; }
+  /// The whole CUDA source: prelude, support code, kernels, emulation wrappers.
+  std::string source() const;
+
+ private:
+  void need(const std::string& key, const std::string& code);
+  void need_params(std::int64_t nparams);
+  std::vector<KernelInfo> kernels_;
+  std::set<std::string> support_keys_;
+  CodeWriter support_;
+  CodeWriter kernels_code_;
+  CodeWriter emulation_;
+};
+
+/// The text put in front of a unit's source to compile it for the CPU
+/// (host-emulated device): __global__ and friends as plain C++, the thread
+/// and block indices as globals set by the launch wrappers (launches of one
+/// module are serialized by the host), the libm prototypes NVRTC would
+/// provide. There is no __syncthreads, shared memory or atomics yet:
+/// elementwise kernels need none, and a kernel that uses them fails to
+/// compile for emulation instead of running wrongly.
+std::string_view emulation_shim();
+
+}  // namespace theano::codegen::cuda

@@ -1,0 +1,236 @@
+// GpuDevice and GpuProgram (gpu_device.h): the driver and emulated devices,
+// their memory, and loading and launching a function's kernels.
+#include "gpu_device.h"
+
+#include <theano/codegen/compiledir.h>
+#include <theano/codegen/cuda_cache.h>
+#include <theano/codegen/cuda_driver.h>
+#include <theano/codegen/jit_loader.h>
+#include <theano/codegen/nvrtc_compiler.h>
+#include <theano/config.h>
+#include <theano/gpu/type.h>
+#include <theano/runtime/error.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace theano::codegen::cuda {
+
+namespace {
+
+/// NVRTC's version as major*1000 + minor*10 (the driver's encoding), 0 if unknown.
+int nvrtc_cuda_version() {
+  const std::string v = nvrtc_version();
+  const auto dot = v.find('.');
+  if (dot == std::string::npos) return 0;
+  return std::atoi(v.substr(0, dot).c_str()) * 1000 + std::atoi(v.substr(dot + 1).c_str()) * 10;
+}
+
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+/// THEANO_FLAGS gpu_preallocate: a fraction of the device's memory, 0 = none.
+double preallocate_fraction() {
+  auto it = config().flags.find("gpu_preallocate");
+  if (it == config().flags.end() || it->second.empty()) return 0;
+  char* end = nullptr;
+  const double f = std::strtod(it->second.c_str(), &end);
+  THEANO_USER_CHECK(*end == 0 && f >= 0 && f <= 1, ValueError)
+      << "THEANO_FLAGS gpu_preallocate must be a fraction of the GPU's memory from 0 (none) to 1, got '" << it->second
+      << "'";
+  return f;
+}
+
+}  // namespace
+
+std::string GpuDevice::unusable_reason(const std::string& context) {
+  int index = 0;
+  if (!gpu::parse_context(context, &index)) return "'" + context + "' is not a GPU context";
+  if (index < 0) return {};  // the emulated device is always there
+  if (!nvrtc_available()) return nvrtc_unavailable_reason();
+  const CudaDriver& d = CudaDriver::instance();
+  if (!d.available()) return d.unavailable_reason();
+  if (index >= d.device_count())
+    return "there is no CUDA device " + std::to_string(index) + " (the driver sees " +
+           std::to_string(d.device_count()) + ")";
+  if (index != 0) return "only device 0 (cuda0) is driven so far";
+  try {
+    const int driver = d.driver_version(), toolkit = nvrtc_cuda_version();
+    if (toolkit > 0 && driver / 1000 < toolkit / 1000)
+      return "the NVIDIA driver supports CUDA " + version_text(driver) + ", older than the toolkit's NVRTC " +
+             version_text(toolkit) + " (the code it compiles would not load); update the driver";
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+GpuDevice& GpuDevice::get(const std::string& context) {
+  static std::mutex mu;
+  // Never destroyed: blocks handed out may outlive static destruction.
+  static auto* devices = new std::map<std::string, GpuDevice*>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = devices->find(context); it != devices->end()) return *it->second;
+  const std::string why = unusable_reason(context);
+  THEANO_USER_CHECK(why.empty(), ValueError) << "the GPU " << context << " cannot be used: " << why;
+  auto* dev = new GpuDevice(context);
+  devices->emplace(context, dev);
+  return *dev;
+}
+
+GpuDevice::GpuDevice(std::string context) : context_(std::move(context)) {
+  int index = 0;
+  gpu::parse_context(context_, &index);
+  emulated_ = index < 0;
+  RawDeviceMemory raw;
+  if (emulated_) {
+    raw.alloc = [](std::size_t bytes) -> std::uint64_t {
+      const std::size_t rounded = (bytes + 255) / 256 * 256;  // the allocator's chunks: no overflow near 2 MiB
+      return reinterpret_cast<std::uint64_t>(std::aligned_alloc(256, rounded));
+    };
+    raw.free = [](std::uint64_t p) { std::free(reinterpret_cast<void*>(p)); };
+  } else {
+    const CudaDriver& d = CudaDriver::instance();
+    d.make_current();
+    cc_ = d.compute_capability(index);
+    raw.total_bytes = d.total_memory(index);
+    raw.alloc = [](std::size_t bytes) -> std::uint64_t {
+      const CudaDriver& drv = CudaDriver::instance();
+      drv.make_current();
+      return drv.alloc(bytes);
+    };
+    raw.free = [](std::uint64_t p) {
+      const CudaDriver& drv = CudaDriver::instance();
+      drv.make_current();
+      drv.free(p);
+    };
+  }
+  allocator_ = std::make_unique<DeviceAllocator>(std::move(raw));
+  if (const double f = preallocate_fraction(); f > 0 && !emulated_) allocator_->preallocate(f);
+}
+
+std::shared_ptr<void> GpuDevice::allocate(std::size_t bytes) { return allocator_->allocate(bytes); }
+
+void GpuDevice::copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (emulated_) {
+    std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
+    return;
+  }
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current();
+  d.copy_to_device(dst, src, bytes);
+}
+
+void GpuDevice::copy_to_host(void* dst, std::uint64_t src, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (emulated_) {
+    std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
+    return;
+  }
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current();
+  d.copy_to_host(dst, src, bytes);
+}
+
+using EmulatedKernel = void (*)(const std::int64_t*, std::int64_t, std::int64_t);
+
+struct GpuProgram::Loaded {
+  LoadedModule emulated;                // the emulated device's host object
+  std::vector<EmulatedKernel> emu_fns;  // by kernel number
+  void* module = nullptr;               // the driver's CUmodule
+  std::vector<void*> functions;         // CUfunction by kernel number
+};
+
+GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOptions& copts, const std::string& origin)
+    : device_(device), kernels_(unit.kernels()), source_(unit.source()), loaded_(std::make_unique<Loaded>()) {
+  if (kernels_.empty()) {  // transfers only: nothing to compile
+    stats_.image = "none";
+    stats_.cache = "off";
+    return;
+  }
+  cache::CompileCache* cache = current_cache();
+  if (device_.emulated()) {
+    // The same CUDA text, compiled for the CPU behind the emulation shim.
+    const std::string text = std::string(emulation_shim()) + source_;
+    std::string object;
+    auto compile = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      CompiledObject obj = ClangCompiler(copts).compile(text, "theano_cuda_emulated.cpp");
+      stats_.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return obj;
+    };
+    if (cache) {
+      bool hit = false;
+      object = cache->get_or_produce(
+          cache_key(copts, text),
+          [&] {
+            CompiledObject obj = compile();
+            cache::Entry e{std::move(obj.bytes), text, stats_.compile_ms, origin.substr(0, 300)};
+            e.kind = "cuda emulated (host object)";
+            return e;
+          },
+          &hit);
+      stats_.cache = hit ? "hit" : "miss";
+    } else {
+      object = compile().bytes;
+      stats_.cache = "off";
+    }
+    stats_.image = "emulated (host object)";
+    loaded_->emulated = JitLoader::instance().load(object, "theano_cuda_emulated");
+    for (const KernelInfo& k : kernels_)
+      loaded_->emu_fns.push_back(loaded_->emulated.function<EmulatedKernel>("theano_emu_" + k.name));
+    return;
+  }
+  const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), NvrtcOptions{}, cache, origin);
+  stats_.image = std::string(image.cubin ? "cubin " : "ptx ") + image.arch;
+  stats_.cache = !cache ? "off" : image.cache_hit ? "hit" : "miss";
+  stats_.compile_ms = image.compile_ms;
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current();
+  loaded_->module = d.load_module(image.bytes);
+  for (const KernelInfo& k : kernels_) loaded_->functions.push_back(d.get_function(loaded_->module, k.name.c_str()));
+}
+
+GpuProgram::~GpuProgram() {
+  if (loaded_ && loaded_->module) {
+    try {
+      const CudaDriver& d = CudaDriver::instance();
+      d.make_current();
+      d.unload_module(loaded_->module);
+    } catch (...) {  // the context may be gone at exit: nothing to free then
+    }
+  }
+}
+
+std::pair<unsigned, unsigned> GpuProgram::launch_shape(std::int64_t n) {
+  constexpr std::int64_t kBlock = 256, kMaxGrid = 1024;
+  const std::int64_t blocks = n / kBlock + (n % kBlock != 0);
+  return {static_cast<unsigned>(kBlock), static_cast<unsigned>(std::min(std::max<std::int64_t>(blocks, 1), kMaxGrid))};
+}
+
+void GpuProgram::launch(std::int64_t kernel, std::int64_t n, const std::int64_t* params, std::int64_t nparams) const {
+  THEANO_INTERNAL_CHECK(kernel >= 0 && kernel < static_cast<std::int64_t>(kernels_.size()))
+      << "generated code launched kernel " << kernel << " of " << kernels_.size();
+  const KernelInfo& k = kernels_[static_cast<std::size_t>(kernel)];
+  THEANO_INTERNAL_CHECK(nparams == k.nparams)
+      << k.label << ": kernel " << k.name << " takes " << k.nparams << " parameters, got " << nparams;
+  if (n <= 0) return;
+  const auto [block, grid] = launch_shape(n);
+  if (device_.emulated()) {
+    std::lock_guard<std::mutex> lock(emulation_mutex_);
+    loaded_->emu_fns[static_cast<std::size_t>(kernel)](params, grid, block);
+    return;
+  }
+  try {
+    const CudaDriver& d = CudaDriver::instance();
+    d.make_current();
+    void* args[] = {const_cast<std::int64_t*>(params)};
+    d.launch(loaded_->functions[static_cast<std::size_t>(kernel)], grid, block, args);
+  } catch (const Error& e) {
+    throw Error(k.label + ": kernel " + k.name + ": " + e.what());
+  }
+}
+
+}  // namespace theano::codegen::cuda

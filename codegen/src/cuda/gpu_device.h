@@ -1,0 +1,102 @@
+/// \file
+/// The GPU side of compiled functions at run time (internal to codegen/): one
+/// GpuDevice per GPU context of the process, and the GpuProgram of each
+/// function (its CUDA translation unit, compiled, cached and loaded).
+///
+/// Two kinds of device stand behind one interface:
+/// * "cuda0": the CUDA driver (dlopened, cuda_driver.h). Memory from
+///   cuMemAlloc through the caching allocator (device_allocator.h: no
+///   cuMemAlloc per call), copies by cuMemcpy, kernels from the CUBIN NVRTC
+///   compiled for the device's exact architecture, or PTX for a device newer
+///   than NVRTC (cuda_cache.h: cached in the compiledir).
+/// * "emulated": host memory through the same caching allocator, kernels
+///   compiled by the in-process Clang from the same CUDA source with the
+///   emulation shim in front (cuda_unit.h), cached as CPU objects, and run
+///   block by block, thread by thread. Launches of one program are
+///   serialized (the shim's thread and block indices are module globals).
+/// Only device 0 of the driver is supported so far (cuda1... are refused by
+/// the context probe with that reason).
+#pragma once
+
+#include <theano/codegen/clang_compiler.h>
+#include <theano/runtime/device_allocator.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_unit.h"
+
+namespace theano::codegen::cuda {
+
+class GpuDevice {
+ public:
+  /// The device of `context` ("cuda0", "emulated"), created on first use
+  /// (THEANO_FLAGS gpu_preallocate=<fraction> reserves that much memory
+  /// then); ValueError naming why when it cannot be used.
+  static GpuDevice& get(const std::string& context);
+  /// Why `context` cannot be used ("" when it can): the probe behind
+  /// THEANO_FLAGS device (gpu/context.h).
+  static std::string unusable_reason(const std::string& context);
+
+  const std::string& context() const { return context_; }
+  bool emulated() const { return emulated_; }
+  /// major*10+minor of the device (0 for the emulated device).
+  int compute_capability() const { return cc_; }
+
+  /// A block of at least `bytes` bytes of device memory (the stored pointer
+  /// is the device address; the deleter gives it back to the pool).
+  std::shared_ptr<void> allocate(std::size_t bytes);
+  void copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes);
+  void copy_to_host(void* dst, std::uint64_t src, std::size_t bytes);
+  DeviceAllocatorStats memory_stats() const { return allocator_->stats(); }
+
+ private:
+  explicit GpuDevice(std::string context);
+  std::string context_;
+  bool emulated_ = false;
+  int cc_ = 0;
+  std::unique_ptr<DeviceAllocator> allocator_;
+};
+
+/// What compiling a program cost and where it came from.
+struct GpuProgramStats {
+  std::string image;      // "cubin sm_90", "ptx compute_90" or "emulated (host object)"
+  std::string cache;      // "hit", "miss" or "off"
+  double compile_ms = 0;  // NVRTC or Clang time (the recorded time on a hit)
+};
+
+/// The kernels of one function's CUDA unit, loaded on one device.
+class GpuProgram {
+ public:
+  /// Compiles `unit` for `device` (cached in the current compiledir), loads it.
+  /// `copts`: the CPU compile options (the emulated device compiles with them).
+  GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOptions& copts, const std::string& origin);
+  ~GpuProgram();
+  GpuProgram(const GpuProgram&) = delete;
+  GpuProgram& operator=(const GpuProgram&) = delete;
+
+  GpuDevice& device() const { return device_; }
+  const GpuProgramStats& stats() const { return stats_; }
+  const std::string& source() const { return source_; }
+  /// Runs kernel `kernel` over `n` elements with its parameter block.
+  /// Throws Error naming the kernel's node on a bad kernel number, a wrong
+  /// parameter count or a failed launch.
+  void launch(std::int64_t kernel, std::int64_t n, const std::int64_t* params, std::int64_t nparams) const;
+  /// The (block, grid) of a launch over n elements: 256 threads a block, at
+  /// most 1024 blocks (threads then loop: the kernels are grid-stride loops).
+  static std::pair<unsigned, unsigned> launch_shape(std::int64_t n);
+
+ private:
+  struct Loaded;
+  GpuDevice& device_;
+  std::vector<KernelInfo> kernels_;
+  std::string source_;
+  GpuProgramStats stats_;
+  std::unique_ptr<Loaded> loaded_;
+  mutable std::mutex emulation_mutex_;
+};
+
+}  // namespace theano::codegen::cuda

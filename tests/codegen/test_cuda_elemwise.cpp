@@ -1,0 +1,283 @@
+// The CUDA back end on elementwise graphs (issue 16), through the
+// host-emulated device (THEANO_FLAGS device=emulated): the GPU transfer
+// rewrite moves the graph to the GPU, the generated CUDA translation unit
+// is compiled for the CPU behind the emulation shim and its kernels run
+// block by block, thread by thread: the generated kernels themselves, never
+// a perform fallback. Every result is compared with the CPU back end over
+// odd sizes (0, 1, 31, 33, 1025), broadcast and strided inputs. Test names
+// contain "cuda" so that `ctest -R cuda` selects them.
+#include <doctest/doctest.h>
+#include <theano/cache/compile_cache.h>
+#include <theano/codegen/c_linker.h>
+#include <theano/codegen/compiledir.h>
+#include <theano/codegen/nvrtc_compiler.h>
+#include <theano/compile/function.h>
+#include <theano/config.h>
+#include <theano/gpu/context.h>
+#include <theano/gpu/ops.h>
+#include <theano/printing.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "temp_dir.h"
+
+using namespace theano;
+using namespace theano::tensor;
+
+namespace {
+
+Config with_device(const std::string& device) {
+  Config c = config();
+  c.flags["device"] = device;
+  return c;
+}
+
+NDArray random_array(std::vector<std::int64_t> shape, DType d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  NDArray a = NDArray::empty(std::move(shape), DType::Float64);
+  double* p = a.data_as<double>();
+  for (std::int64_t k = 0; k < a.size(); ++k) p[k] = is_float(d) ? u(rng) : std::floor(u(rng) * 1000);
+  return a.astype(d);
+}
+
+std::int64_t count_ops(const Function& f, std::string_view type) {
+  std::int64_t n = 0;
+  for (const Apply* node : f.fgraph().toposort()) n += node->op()->type_name() == type;
+  return n;
+}
+
+/// `outs` over `ins` compiled on the emulated GPU agree with the CPU back end.
+void check_on_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& args,
+                  std::int64_t expect_kernels_at_least = 1, const std::string& device = "emulated") {
+  std::vector<In> in(ins.begin(), ins.end());
+  std::vector<Out> out(outs.begin(), outs.end());
+  Function cpu = function(in, out, {.mode = "fast_run"});
+  std::vector<NDArray> want = cpu(args);
+  ConfigGuard guard(with_device(device));
+  Function gpu = function(in, out, {.mode = "fast_run"});
+  CAPTURE(debugprint(gpu));
+  CHECK(count_ops(gpu, "GpuElemwise") >= expect_kernels_at_least);
+  CHECK(count_ops(gpu, "Elemwise") == 0);
+  std::vector<NDArray> got = gpu(args);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(got[k].dtype() == want[k].dtype());
+    REQUIRE(got[k].shape() == want[k].shape());
+    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].astype(DType::Float64).copy();
+    for (std::int64_t e = 0; e < w.size(); ++e) {
+      const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (!(std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(a)))) {
+        CAPTURE(e);
+        CHECK(a == b);
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("cuda elemwise (emulated device)") {
+  TEST_CASE("cuda emulated: a fused elementwise graph at odd sizes") {
+    Var x = vector("x"), y = vector("y");
+    Var out = exp(x) * y + tanh(x - y) * 2.0;
+    for (std::int64_t n : {0, 1, 31, 33, 1025, 300000}) {
+      CAPTURE(n);
+      check_on_gpu({x, y}, {out}, {random_array({n}, DType::Float64, 1), random_array({n}, DType::Float64, 2)});
+    }
+  }
+
+  TEST_CASE("cuda emulated: the elementwise workloads W1 and W5 (../shared/workloads.md), one kernel each") {
+    Var x = vector("x"), y = vector("y"), z = vector("z");
+    const std::vector<NDArray> w1 = {random_array({1000}, DType::Float64, 101),
+                                     random_array({1000}, DType::Float64, 102),
+                                     random_array({1000}, DType::Float64, 103)};
+    check_on_gpu({x, y, z}, {exp(x) * y + tanh(z) - x * x / (1.0 + y)}, w1);
+    check_on_gpu({x, y}, {(x + y) * 2.0, (x + y) * 3.0}, {w1[0], w1[1]});
+    for (DType d : {DType::Float32, DType::Float64}) {
+      Var a = vector("a", d), b = vector("b", d), c = vector("c", d);
+      ConfigGuard guard(with_device("emulated"));
+      Function f1 = function({a, b, c}, {exp(a) * b + tanh(c) - a * a / (1.0 + b)});
+      Function f5 = function({a, b}, {(a + b) * 2.0, (a + b) * 3.0});
+      CHECK(count_ops(f1, "GpuElemwise") == 1);
+      CHECK(count_ops(f5, "GpuElemwise") == 1);
+    }
+  }
+
+  TEST_CASE("cuda emulated: broadcast patterns and strided inputs") {
+    Var m = matrix("m"), r = row("r"), c = col("c");
+    Var out = m * r + c;
+    for (auto [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 5}, {1, 33}, {31, 1}, {0, 4}}) {
+      CAPTURE(rows);
+      CAPTURE(cols);
+      check_on_gpu({m, r, c}, {out},
+                   {random_array({rows, cols}, DType::Float64, 3), random_array({1, cols}, DType::Float64, 4),
+                    random_array({rows, 1}, DType::Float64, 5)});
+    }
+    // A transposed (non-contiguous) argument.
+    NDArray big = random_array({6, 4}, DType::Float64, 6);
+    check_on_gpu({m, r, c}, {out},
+                 {big.transpose(), random_array({1, 6}, DType::Float64, 7), random_array({4, 1}, DType::Float64, 8)});
+  }
+
+  TEST_CASE("cuda emulated: float32, integers that wrap, and multi-output fusion") {
+    Var f = vector("f", DType::Float32), g = vector("g", DType::Float32);
+    check_on_gpu({f, g}, {sqrt(abs(f)) * g + 1.5f},
+                 {random_array({33}, DType::Float32, 9), random_array({33}, DType::Float32, 10)});
+    Var k = vector("k", DType::Int64), j = vector("j", DType::Int32);
+    NDArray kv = NDArray::from_vector<std::int64_t>({std::int64_t{1} << 62, -5, 7, 9'000'000'000'000'000'000}, {4});
+    NDArray jv = NDArray::from_vector<std::int32_t>({-2147483647 - 1, 3, -4, 5}, {4});
+    check_on_gpu({k, j}, {(k + k) * cast(j, DType::Int64), int_div(abs(j), 4)}, {kv, jv});
+    Var x = vector("x"), y = vector("y");
+    Var s = x + y;
+    check_on_gpu({x, y}, {s * 2.0, s * 3.0},
+                 {random_array({1025}, DType::Float64, 11), random_array({1025}, DType::Float64, 12)});
+  }
+
+  TEST_CASE("cuda emulated: a shape mismatch is a ShapeError naming the node") {
+    Var x = vector("x"), y = vector("y");
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({x, y}, {exp(x) + y});
+    CHECK(count_ops(f, "GpuElemwise") == 1);
+    try {
+      f({random_array({3}, DType::Float64, 1), random_array({4}, DType::Float64, 2)});
+      FAIL("expected a ShapeError");
+    } catch (const ShapeError& e) {
+      const std::string msg = e.what();
+      CAPTURE(msg);
+      CHECK(msg.find("GpuElemwise") != std::string::npos);
+      CHECK(msg.find("(3,), (4,)") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("cuda emulated: the CUDA unit is cached in the compiledir beside the host object") {
+    test::TempDir d;
+    Config c = with_device("emulated");
+    c.flags["compiledir"] = (d.path / "cd").string();
+    ConfigGuard guard(c);
+    Var x = vector("x"), y = vector("y");
+    Function f = function({x, y}, {exp(x) * y + 1.0});
+    CHECK(f.profile().build.cache == "miss; cuda emulated (host object) miss");
+    Function g = function({x, y}, {exp(x) * y + 1.0});
+    CHECK(g.profile().build.cache == "hit; cuda emulated (host object) hit");
+    CHECK(g.profile().build.compile_ms == 0);
+    std::vector<std::string> kinds;
+    for (const cache::EntryInfo& e : codegen::current_cache()->entries()) kinds.push_back(e.kind);
+    std::sort(kinds.begin(), kinds.end());
+    CHECK(kinds == std::vector<std::string>{"cpu", "cuda emulated (host object)"});
+    const NDArray xv = random_array({33}, DType::Float64, 1), yv = random_array({33}, DType::Float64, 2);
+    const NDArray a = f({xv, yv})[0], b = g({xv, yv})[0];
+    for (std::int64_t e = 0; e < 33; ++e) CHECK(a.data_as<double>()[e] == b.data_as<double>()[e]);
+  }
+
+  TEST_CASE("cuda: device=cuda without a usable GPU is a clear error naming why") {
+    if (gpu::context_unusable_reason("cuda0").empty()) {
+      MESSAGE("a GPU is usable here: nothing to refuse");
+      return;
+    }
+    Var x = vector("x");
+    ConfigGuard guard(with_device("cuda"));
+    try {
+      function({x}, {exp(x)});
+      FAIL("expected a ValueError");
+    } catch (const ValueError& e) {
+      const std::string msg = e.what();
+      CAPTURE(msg);
+      CHECK(msg.find("device='cuda'") != std::string::npos);
+      CHECK(msg.find("cannot be used: ") != std::string::npos);
+    }
+  }
+}
+
+TEST_SUITE("cuda kernels compile with NVRTC") {
+  TEST_CASE("cuda nvrtc: the kernels of the GPU tests' graphs compile for sm_80 and sm_90 and run emulated") {
+    if (!codegen::nvrtc_available()) {
+      MESSAGE("skipped: " << codegen::nvrtc_unavailable_reason());
+      return;
+    }
+    Var x = vector("x"), y = vector("y"), m = matrix("m"), r = row("r"), c = col("c");
+    Var f = vector("f", DType::Float32), k = vector("k", DType::Int64), j = vector("j", DType::Int32);
+    Var b = vector("b", DType::Bool), u = vector("u", DType::UInt8);
+    struct Case {
+      std::vector<Var> ins, outs;
+    };
+    const std::vector<Case> cases = {
+        {{x, y}, {exp(x) * y + tanh(x - y) * 2.0}},
+        {{m, r, c}, {m * r + c}},
+        {{f}, {sqrt(abs(f)) * f + 1.5f}},
+        {{k, j}, {(k + k) * cast(j, DType::Int64), int_div(abs(j), 4)}},
+        {{x, y}, {(x + y) * 2.0, (x + y) * 3.0}},
+        // Every scalar helper family of the prelude: int64 nodes inside a
+        // double loop, floor division and modulo, comparisons, casts to
+        // narrow integers and bool, sigmoid / softplus / erf / pow.
+        {{x, k}, {cast(int_div(k, 3) % 5 + k, DType::Float64) * x}},
+        {{x, b, u}, {switch_(b, sigmoid(x), softplus(x)) + cast(u, DType::Float64)}},
+        {{x}, {cast(x * 1e3, DType::Int8), cast(x, DType::Bool), pow(abs(x), 0.5) + erf(x) + floor(x)}},
+        // Infinite and NaN constants inside a Composite (the prelude's THEANO_INF / THEANO_NAN).
+        {{x}, {maximum(x, -std::numeric_limits<double>::infinity()) + minimum(x, std::nan("")) * 2.0}},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      CAPTURE(i);
+      // The same kernels run on the emulated device and agree with the CPU.
+      std::vector<NDArray> args;
+      for (const Var& v : cases[i].ins) {
+        std::vector<std::int64_t> shape;
+        for (const Dim& d : tensor_type(v)->shape()) shape.push_back(d ? *d : 33);
+        args.push_back(random_array(shape, tensor_type(v)->dtype(), static_cast<unsigned>(args.size() + 7 * i)));
+      }
+      check_on_gpu(cases[i].ins, cases[i].outs, args);
+      ConfigGuard guard(with_device("emulated"));
+      std::vector<In> in(cases[i].ins.begin(), cases[i].ins.end());
+      std::vector<Out> out(cases[i].outs.begin(), cases[i].outs.end());
+      Function fn = function(in, out, {.mode = "fast_run"});
+      const std::string source = codegen::CLinker::generate_cuda_source(fn.fgraph());
+      REQUIRE(!source.empty());
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        CAPTURE(arch);
+        codegen::NvrtcOptions o;
+        o.arch = arch;
+        const codegen::NvrtcResult res = codegen::nvrtc_compile(source, o, "theano_test.cu");
+        CHECK(!res.cubin.empty());
+        CHECK(res.ptx.find(".entry node") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_SUITE("cuda on a real GPU") {
+  TEST_CASE("cuda gpu: elementwise graphs on cuda0 agree with the CPU (skipped without a usable GPU)") {
+    const std::string why = gpu::context_unusable_reason("cuda0");
+    if (!why.empty()) {
+      MESSAGE("skipped: no usable GPU: " << why);
+      return;
+    }
+    Var x = vector("x"), y = vector("y"), z = vector("z");
+    for (std::int64_t n : {0, 1, 31, 33, 1025, 1000000}) {
+      CAPTURE(n);
+      const std::vector<NDArray> a = {random_array({n}, DType::Float64, 101), random_array({n}, DType::Float64, 102),
+                                      random_array({n}, DType::Float64, 103)};
+      check_on_gpu({x, y, z}, {exp(x) * y + tanh(z) - x * x / (1.0 + y)}, a, 1, "cuda");
+      check_on_gpu({x, y}, {(x + y) * 2.0, (x + y) * 3.0}, {a[0], a[1]}, 1, "cuda");
+    }
+    Var m = matrix("m"), r = row("r"), c = col("c");
+    check_on_gpu({m, r, c}, {m * r + c},
+                 {random_array({31, 33}, DType::Float64, 3), random_array({1, 33}, DType::Float64, 4),
+                  random_array({31, 1}, DType::Float64, 5)},
+                 1, "cuda");
+    Var f = vector("f", DType::Float32), k = vector("k", DType::Int64), j = vector("j", DType::Int32);
+    check_on_gpu({f}, {sqrt(abs(f)) * f + 1.5f}, {random_array({1025}, DType::Float32, 9)}, 1, "cuda");
+    check_on_gpu({k, j}, {(k + k) * cast(j, DType::Int64), int_div(abs(j), 4)},
+                 {random_array({33}, DType::Int64, 1), random_array({33}, DType::Int32, 2)}, 1, "cuda");
+  }
+}

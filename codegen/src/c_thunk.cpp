@@ -224,6 +224,7 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
   try {
     std::int64_t n = 1;  // an existing array's size passed the shape rule when it was made
     for (std::int64_t d = 0; d < src->ndim; ++d) n *= src->shape[d];
+    if (n == 0) return 0;  // (the strides of an empty array are arbitrary)
     const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(static_cast<DType>(src->dtype));
     THEANO_INTERNAL_CHECK(c_contiguous(*dst)) << "a transfer into a non-contiguous array";
     if (direction == 0) {
@@ -257,8 +258,9 @@ int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::
 /// The host value of a generated-code array: a download for a GPU array.
 NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
   if (!gpu) return as_ndarray(ws, a);
-  THEANO_INTERNAL_CHECK(c_contiguous(a)) << "a non-contiguous GPU array";
   NDArray h = NDArray::empty(std::vector<std::int64_t>(a.shape, a.shape + a.ndim), static_cast<DType>(a.dtype));
+  if (h.size() == 0) return h;
+  THEANO_INTERNAL_CHECK(c_contiguous(a)) << "a non-contiguous GPU array";
   ws.gpu->device().copy_to_host(h.data(), reinterpret_cast<std::uint64_t>(a.data), static_cast<std::size_t>(h.nbytes()));
   return h;
 }

@@ -462,8 +462,9 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     cuda::GpuDevice& device = cuda::GpuDevice::get(g.gpu_context);
     parts.gpu = std::make_shared<cuda::GpuProgram>(device, g.cuda, copts, origin);
     const cuda::GpuProgramStats& gs = parts.gpu->stats();
-    parts.stats.cache += "; cuda " + gs.image + " " + gs.cache;
-    parts.stats.compile_ms += gs.compile_ms;
+    std::ostringstream gpu_line;
+    gpu_line << gs.image << ", cache " << gs.cache << ", " << gs.compile_ms << " ms to compile";
+    parts.stats.gpu = gpu_line.str();
     if (config_flag("keep_sources"))
       parts.stats.source_path += " " + keep_source(parts.gpu->source(), ".cu", "theano-cpp-sources");
   }

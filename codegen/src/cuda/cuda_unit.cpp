@@ -18,6 +18,42 @@ void CudaUnit::need_params(std::int64_t nparams) {
   need("params " + p, "struct theano_params_" + p + " { int64_t v[" + p + "]; };");
 }
 
+namespace {
+
+// An elementwise kernel: {0} the compute namespace (theano_f / theano_i),
+// {1} its name, {2} the parameter struct, {3} the element addresses, {4}
+// the loads, the inner values and the stores. Each thread walks a grid-stride
+// loop over the n elements.
+constexpr const char* kElemwiseKernel = R"(namespace {0} {
+extern "C" __global__ void {1}(const {2} p) {
+  const int64_t n = p.v[0];
+  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;
+  for (int64_t k = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; k < n; k += step) {
+{3}{4}  }
+}
+}  // namespace {0}
+)";
+
+// The emulated launch of kernel {0}::{1} ({2} its parameter struct of {3}
+// values): every (block, thread) of the grid in turn.
+constexpr const char* kEmulatedLaunch =
+    R"(extern "C" void theano_emu_{1}(const int64_t* v, int64_t grid, int64_t block) {
+  {2} p;
+  for (int64_t j = 0; j < {3}; ++j) p.v[j] = v[j];
+  gridDim.x = (unsigned)grid;
+  blockDim.x = (unsigned)block;
+  for (int64_t b = 0; b < grid; ++b) {
+    blockIdx.x = (unsigned)b;
+    for (int64_t t = 0; t < block; ++t) {
+      threadIdx.x = (unsigned)t;
+      {0}::{1}(p);
+    }
+  }
+}
+)";
+
+}  // namespace
+
 int CudaUnit::add_elemwise(const std::string& base, const std::string& label, int nd, const std::vector<DType>& in,
                            const std::vector<DType>& out, const lower::ElemwiseExprs& ex) {
   const int nin = static_cast<int>(in.size()), nout = static_cast<int>(out.size());
@@ -27,58 +63,43 @@ int CudaUnit::add_elemwise(const std::string& base, const std::string& label, in
   for (const auto& [key, code] : ex.support) need(key, code);
   const std::string params_t = "theano_params_" + str(np);
   auto array_base = [&](int j) { return 1 + nd + static_cast<std::int64_t>(j) * (1 + nd); };
+  auto dtype_of = [&](int j) {
+    return j < nin ? in[static_cast<std::size_t>(j)] : out[static_cast<std::size_t>(j - nin)];
+  };
+  const std::string i4 = "    ";
+  // The loads, the Composite's inner values and the stores (the same for both kernels).
+  std::string body;
+  for (int i = 0; i < nin; ++i) {
+    const std::string& t = ex.arg_types[static_cast<std::size_t>(i)];
+    body += i4 + "const " + t + " a" + str(i) + " = (" + t + ")*(const " +
+            lower::c_type(in[static_cast<std::size_t>(i)]) + "*)q" + str(i) + ";\n";
+  }
+  for (const std::string& local : ex.locals) body += i4 + local + "\n";
+  for (int k = 0; k < nout; ++k)
+    body += i4 + "*(" + lower::c_type(out[static_cast<std::size_t>(k)]) + "*)q" + str(nin + k) + " = " +
+            ex.stores[static_cast<std::size_t>(k)] + ";\n";
   const int first = static_cast<int>(kernels_.size());
-  for (int variant = 0; variant < 2; ++variant) {
-    const bool flat = variant == 1;
+  for (const bool flat : {false, true}) {
     const std::string name = base + (flat ? "_flat" : "_strided");
-    CodeWriter& w = kernels_code_;
-    w.line("namespace " + ex.ns + " {");
-    w.open("extern \"C\" __global__ void " + name + "(const " + params_t + " p)", name);
-    w.line("const int64_t n = p.v[0];");
-    w.line("const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;");
-    w.open("for (int64_t k = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; k < n; k += step)");
-    for (int j = 0; j < nin + nout; ++j) w.line("char* q" + str(j) + " = (char*)p.v[" + str(array_base(j)) + "];");
+    // Each array's element address: k * itemsize in the flat kernel; in the
+    // strided one, k unravelled over the shape (innermost dimension first)
+    // times the byte strides (0 where broadcast).
+    std::string addr;
+    for (int j = 0; j < nin + nout; ++j)
+      addr += i4 + "char* q" + str(j) + " = (char*)p.v[" + str(array_base(j)) + "];\n";
     if (flat) {
-      for (int j = 0; j < nin + nout; ++j) {
-        const DType d = j < nin ? in[static_cast<std::size_t>(j)] : out[static_cast<std::size_t>(j - nin)];
-        w.line("q" + str(j) + " += k * " + str(static_cast<std::int64_t>(dtype_size(d))) + ";");
-      }
+      for (int j = 0; j < nin + nout; ++j)
+        addr += i4 + "q" + str(j) + " += k * " + str(static_cast<std::int64_t>(dtype_size(dtype_of(j)))) + ";\n";
     } else if (nd > 0) {
-      // Unravel k over the shape, innermost dimension first.
-      w.line("int64_t r = k;");
+      addr += i4 + "int64_t r = k, i = 0;\n";
       for (int d = nd - 1; d >= 0; --d) {
-        w.line((d == nd - 1 ? "int64_t " : "") + std::string("i = r % p.v[") + str(1 + d) + "];" +
-               (d > 0 ? " r /= p.v[" + str(1 + d) + "];" : ""));
-        for (int j = 0; j < nin + nout; ++j) w.line("q" + str(j) + " += i * p.v[" + str(array_base(j) + 1 + d) + "];");
+        addr += i4 + "i = r % p.v[" + str(1 + d) + "];" + (d > 0 ? " r /= p.v[" + str(1 + d) + "];" : "") + "\n";
+        for (int j = 0; j < nin + nout; ++j)
+          addr += i4 + "q" + str(j) + " += i * p.v[" + str(array_base(j) + 1 + d) + "];\n";
       }
     }
-    for (int i = 0; i < nin; ++i) {
-      const std::string& t = ex.arg_types[static_cast<std::size_t>(i)];
-      w.line("const " + t + " a" + str(i) + " = (" + t + ")*(const " + lower::c_type(in[static_cast<std::size_t>(i)]) +
-             "*)q" + str(i) + ";");
-    }
-    for (const std::string& local : ex.locals) w.line(local);
-    for (int k = 0; k < nout; ++k)
-      w.line("*(" + std::string(lower::c_type(out[static_cast<std::size_t>(k)])) + "*)q" + str(nin + k) + " = " +
-             ex.stores[static_cast<std::size_t>(k)] + ";");
-    w.close();
-    w.close();
-    w.line("}  // namespace " + ex.ns);
-    // The emulation wrapper: every (block, thread) of the launch in turn.
-    CodeWriter& e = emulation_;
-    e.open("extern \"C\" void theano_emu_" + name + "(const int64_t* v, int64_t grid, int64_t block)",
-           "theano_emu_" + name);
-    e.line(params_t + " p;");
-    e.line("for (int64_t j = 0; j < " + str(np) + "; ++j) p.v[j] = v[j];");
-    e.line("gridDim.x = (unsigned)grid; blockDim.x = (unsigned)block;");
-    e.open("for (int64_t b = 0; b < grid; ++b)");
-    e.line("blockIdx.x = (unsigned)b;");
-    e.open("for (int64_t t = 0; t < block; ++t)");
-    e.line("threadIdx.x = (unsigned)t;");
-    e.line(ex.ns + "::" + name + "(p);");
-    e.close();
-    e.close();
-    e.close();
+    kernels_code_.raw(lower::expand(kElemwiseKernel, {ex.ns, name, params_t, addr, body}));
+    emulation_.raw(lower::expand(kEmulatedLaunch, {ex.ns, name, params_t, str(np)}));
     kernels_.push_back(KernelInfo{name, label, np});
   }
   return first;

@@ -186,7 +186,7 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
   const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), NvrtcOptions{}, cache, origin);
   stats_.image = std::string(image.cubin ? "cubin " : "ptx ") + image.arch;
   stats_.cache = !cache ? "off" : image.cache_hit ? "hit" : "miss";
-  stats_.compile_ms = image.compile_ms;
+  stats_.compile_ms = image.cache_hit ? 0 : image.compile_ms;  // this process's compile time
   const CudaDriver& d = CudaDriver::instance();
   d.make_current();
   loaded_->module = d.load_module(image.bytes);

@@ -309,6 +309,7 @@ void link_thunk(Build& b, const Linker& linker) {
          << "): rewrite " << f.rewrite_ms << " ms, codegen " << st.codegen_ms << " ms, clang " << st.compile_ms
          << " ms, load " << st.load_ms << " ms";
     if (!st.cache.empty()) line << "; cache " << st.cache;
+    if (!st.gpu.empty()) line << "; GPU code " << st.gpu;
     if (!st.source_path.empty()) line << "; source " << st.source_path;
     std::cerr << line.str() << "\n";
   }

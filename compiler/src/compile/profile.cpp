@@ -36,6 +36,7 @@ std::string ProfileStats::summary() const {
     const std::string line = report();
     if (!line.empty()) os << "  Compile cache, this process: " << line << "\n";
   }
+  if (!build.gpu.empty()) os << "  GPU code: " << build.gpu << "\n";
   if (!build.source_path.empty()) os << "  Source kept at: " << build.source_path << "\n";
   if (!enabled) {
     os << "  (calls not timed: profiling is off; set FunctionOptions::profile or THEANO_FLAGS profile=True)\n";

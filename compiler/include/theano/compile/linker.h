@@ -47,6 +47,9 @@ struct ThunkStats {
   std::string cache;             ///< compile cache: "hit", "miss", "off", or "" for linkers without one
   double cache_ms = 0;           ///< key, look-up, lock wait and publish time (compile excluded)
   std::string cache_key;         ///< the compiledir key of the generated code
+  /// The GPU side (functions with GPU nodes), e.g. "cubin sm_90, cache hit,
+  /// 41.2 ms" or "emulated (host object), cache miss, 70.1 ms"; "" without.
+  std::string gpu;
   struct Node {
     std::string name;  ///< "node 3 (Elemwise{add})"
     double seconds = 0;

@@ -1,7 +1,8 @@
 /// \file
-/// The scalar table's C expression templates ("({0} + {1})") filled with
-/// argument texts: one implementation for Composite (which builds its inner
-/// program from them) and the code generator (which emits them).
+/// C templates filled with argument texts: the scalar table's expressions
+/// ("({0} + {1})"), which Composite builds its inner program from and the
+/// code generator emits, and the code generator's larger code templates (the
+/// CUDA kernels), where braces that are not `{<digits>}` are plain text.
 #pragma once
 
 #include <string>
@@ -9,8 +10,8 @@
 
 namespace theano::tensor {
 
-/// `t` with {0}, {1}, ... replaced by `args` (the arguments are not scanned);
-/// InternalError for a malformed template or an index past `args`.
+/// `t` with {0}, {1}, ... replaced by `args` (the arguments are not scanned;
+/// other braces are copied); InternalError for an index past `args`.
 std::string expand_c_template(const std::string& t, const std::vector<std::string>& args);
 
 }  // namespace theano::tensor

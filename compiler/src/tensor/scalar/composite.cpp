@@ -329,16 +329,17 @@ std::vector<Var> Composite::tensor_grad_all(const std::vector<Var>& inputs, cons
 std::string expand_c_template(const std::string& t, const std::vector<std::string>& args) {
   std::string out;
   for (std::size_t p = 0; p < t.size(); ++p) {
-    if (t[p] != '{') {
+    // A placeholder is `{` digits `}`; any other brace is text (code templates).
+    std::size_t q = p + 1;
+    while (t[p] == '{' && q < t.size() && t[q] >= '0' && t[q] <= '9') ++q;
+    if (t[p] != '{' || q == p + 1 || q >= t.size() || t[q] != '}') {
       out += t[p];
       continue;
     }
-    const std::size_t close = t.find('}', p);
-    THEANO_INTERNAL_CHECK(close != std::string::npos) << "bad C expression template '" << t << "'";
-    const auto idx = static_cast<std::size_t>(std::stoi(t.substr(p + 1, close - p - 1)));
-    THEANO_INTERNAL_CHECK(idx < args.size()) << "C expression '" << t << "' uses {" << idx << "}";
+    const auto idx = static_cast<std::size_t>(std::stoul(t.substr(p + 1, q - p - 1)));
+    THEANO_INTERNAL_CHECK(idx < args.size()) << "C template '" << t << "' uses {" << idx << "}";
     out += args[idx];
-    p = close;
+    p = q;
   }
   return out;
 }

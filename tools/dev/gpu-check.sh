@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The GPU check (issue 16), for a machine with an NVIDIA GPU and driver:
+# builds the Release tree, runs every CUDA test (`ctest -R cuda`: NVRTC, the
+# host-emulated device, and the real-GPU tests, which skip elsewhere), then
+# the elementwise workloads W1 and W5 on the GPU (THEANO_FLAGS device=cuda,
+# checksums verified) beside the CPU, so their figures can go into
+# bench/README.md.
+#
+#   tools/dev/gpu-check.sh [--no-bench]
+#
+# Exit status: 0 all passed; 1 a test or a checksum failed; 2 no usable GPU
+# here (the reason is printed; the CUDA tests that need none still ran).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="$root/build/release"
+bench=1
+[ "${1:-}" = "--no-bench" ] && bench=0
+
+"$root/tools/dev/setup.sh" "$build" -DCMAKE_BUILD_TYPE=Release
+echo "== CUDA tests (ctest -R cuda)"
+ctest --test-dir "$build" -R cuda --output-on-failure -j "$(nproc)"
+
+# Is a GPU usable? The real-GPU test case says why not when it skips.
+probe="$("$build/tests/codegen_tests" -tc="cuda gpu:*" -s 2>&1 || true)"
+if grep -q "skipped: no usable GPU" <<<"$probe"; then
+  grep -o "skipped: no usable GPU.*" <<<"$probe" | head -1
+  echo "gpu-check: no usable GPU here; the real-GPU tests and the GPU bench did not run"
+  exit 2
+fi
+echo "== the real-GPU tests ran (not skipped)"
+
+if [ "$bench" = 1 ]; then
+  echo "== W1, W5 on the GPU (device=cuda)"
+  THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$root/bench/run" --only W1,W5 --dtype all
+  echo "== W1, W5 on the CPU, same machine, for the ratio"
+  "$root/bench/run" --only W1,W5 --dtype all
+fi

@@ -16,7 +16,9 @@
 #include <theano/gpu/context.h>
 #include <theano/gpu/ops.h>
 #include <theano/printing.h>
+#include <theano/tensor/basic_ops.h>
 #include <theano/tensor/math.h>
+#include <theano/tensor/shape.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -143,6 +145,23 @@ TEST_SUITE("cuda elemwise (emulated device)") {
     Var s = x + y;
     check_on_gpu({x, y}, {s * 2.0, s * 3.0},
                  {random_array({1025}, DType::Float64, 11), random_array({1025}, DType::Float64, 12)});
+  }
+
+  TEST_CASE("cuda emulated: DimShuffle views and Alloc on the GPU; a transposed result is gathered before download") {
+    Var m = matrix("m"), b = vector("b"), x = vector("x");
+    const NDArray mv = random_array({31, 33}, DType::Float64, 21), bv = random_array({33}, DType::Float64, 22);
+    check_on_gpu({m, b}, {exp(m) + b}, {mv, bv});  // b broadcast through DimShuffle{x,0}
+    check_on_gpu({m, b}, {(exp(m) + b).T()}, {mv, bv});
+    check_on_gpu({m}, {(m * 2.0).T() + 1.0, exp(m).T()}, {mv});
+    check_on_gpu({m, b}, {tensor::alloc(b, {shape_i(m, 0), shape_i(m, 1)}) * m}, {mv, bv});
+    check_on_gpu({x}, {tensor::alloc(x, {std::int64_t{3}, shape_i(x, 0)}) + 1.0},
+                 {random_array({1025}, DType::Float64, 23)});
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({m, b}, {(exp(m) + b).T()});
+    CHECK(count_ops(f, "GpuDimShuffle") >= 2);
+    Function g = function({x}, {tensor::alloc(x, {std::int64_t{3}, shape_i(x, 0)}) + 1.0});
+    CAPTURE(debugprint(g));
+    CHECK(count_ops(g, "GpuAlloc") == 1);
   }
 
   TEST_CASE("cuda emulated: a shape mismatch is a ShapeError naming the node") {

@@ -105,6 +105,18 @@ int CudaUnit::add_elemwise(const std::string& base, const std::string& label, in
   return first;
 }
 
+int CudaUnit::add_copy(DType dtype, int nd) {
+  if (auto it = copies_.find({dtype, nd}); it != copies_.end()) return it->second;
+  lower::ElemwiseExprs ex;
+  ex.ns = lower::int_like(dtype) ? "theano_i" : "theano_f";
+  ex.arg_types = {lower::c_type(dtype)};
+  ex.stores = {"a0"};
+  const std::string base = "theano_copy_" + std::string(dtype_name(dtype)) + "_" + str(nd);
+  const int k = add_elemwise(base, "a copy between GPU arrays", nd, {dtype}, {dtype}, ex);
+  copies_.emplace(std::make_pair(dtype, nd), k);
+  return k;
+}
+
 std::string CudaUnit::source() const {
   CodeWriter w;
   w.raw(lower::cuda_prelude());

@@ -25,7 +25,9 @@
 #include <theano/runtime/dtype.h>
 
 #include <cstdint>
+#include <map>
 #include <set>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,12 @@ class CudaUnit {
   int add_elemwise(const std::string& base, const std::string& label, int nd, const std::vector<DType>& in,
                    const std::vector<DType>& out, const lower::ElemwiseExprs& ex);
 
+  /// Adds (once per dtype and rank) the strided kernels copying an array of
+  /// `dtype` into another of the same shape, element by element: an
+  /// elementwise identity (same parameter block; source strides may be 0 to
+  /// broadcast). Returns the strided kernel's number.
+  int add_copy(DType dtype, int nd);
+
   bool empty() const { return kernels_.empty(); }
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
   /// The whole CUDA source: prelude, support code, kernels, emulation wrappers.
@@ -70,6 +78,7 @@ class CudaUnit {
   void need(const std::string& key, const std::string& code);
   void need_params(std::int64_t nparams);
   std::vector<KernelInfo> kernels_;
+  std::map<std::pair<DType, int>, int> copies_;  // (dtype, rank) -> add_copy's kernel
   std::set<std::string> support_keys_;
   CodeWriter support_;
   CodeWriter kernels_code_;

@@ -198,6 +198,30 @@ std::string elemwise_input_stride(const NodeLowering& L, int i, int d) {
   return (sd && *sd == 1) ? std::string("0") : L.x(i) + "->strides[" + str(d) + "]";
 }
 
+void emit_dimshuffle_view(NodeLowering& L, int ind, const std::vector<int>& order) {
+  L.cold = true;
+  CodeWriter& w = L.body;
+  for (int a = 0; a < ind; ++a) {
+    if (std::find(order.begin(), order.end(), a) != order.end()) continue;
+    w.line("if (x0->shape[" + str(a) + "] != 1) " +
+           L.fail(kErrShape, "dimension " + str(a) + " must have size 1 to be dropped"));
+  }
+  w.line("o0->data = x0->data;");
+  w.line("o0->owner = x0->owner;");
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::string is = str(static_cast<std::int64_t>(i));
+    if (order[i] == tensor::kNewAxis) {
+      w.line("o0->shape[" + is + "] = 1;");
+      w.line("o0->strides[" + is + "] = 0;");
+    } else {
+      const std::string as = str(order[i]);
+      w.line("o0->shape[" + is + "] = x0->shape[" + as + "];");
+      w.line("o0->strides[" + is + "] = x0->strides[" + as + "];");
+    }
+  }
+  w.line("return 0;");
+}
+
 namespace {
 
 void lower_elemwise(NodeLowering& L) {
@@ -344,30 +368,8 @@ void lower_elemwise(NodeLowering& L) {
 }
 
 void lower_dimshuffle(NodeLowering& L) {
-  L.cold = true;
   const auto& op = static_cast<const tensor::DimShuffle&>(*L.node.op());
-  const int ind = op.input_ndim();
-  const std::vector<int>& order = op.new_order();
-  CodeWriter& w = L.body;
-  for (int a = 0; a < ind; ++a) {
-    if (std::find(order.begin(), order.end(), a) != order.end()) continue;
-    w.line("if (x0->shape[" + str(a) + "] != 1) " +
-           L.fail(kErrShape, "dimension " + str(a) + " must have size 1 to be dropped"));
-  }
-  w.line("o0->data = x0->data;");
-  w.line("o0->owner = x0->owner;");
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::string is = str(static_cast<std::int64_t>(i));
-    if (order[i] == tensor::kNewAxis) {
-      w.line("o0->shape[" + is + "] = 1;");
-      w.line("o0->strides[" + is + "] = 0;");
-    } else {
-      const std::string as = str(order[i]);
-      w.line("o0->shape[" + is + "] = x0->shape[" + as + "];");
-      w.line("o0->strides[" + is + "] = x0->strides[" + as + "];");
-    }
-  }
-  w.line("return 0;");
+  emit_dimshuffle_view(L, op.input_ndim(), op.new_order());
 }
 
 }  // namespace

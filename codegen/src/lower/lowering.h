@@ -187,6 +187,16 @@ struct ElemwiseExprs {
 };
 ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 
+/// Emits the body of a DimShuffle view (lower/elemwise.cpp): output 0 is input
+/// 0 with its axes reordered (`order`, tensor::kNewAxis for a new axis),
+/// dropped axes checked to be of size 1. Metadata only: also the GPU form.
+void emit_dimshuffle_view(NodeLowering& L, int input_ndim, const std::vector<int>& order);
+/// Emits the first part of an Alloc (lower/shape.cpp): `int64_t shp[]` from
+/// the shape inputs (checked), `int64_t vs[]` the value's strides broadcast to
+/// it (0 where broadcast; checked by the shared rule), and output 0
+/// allocated. The caller then fills o0 from x0 through `vs`.
+void emit_alloc_target(NodeLowering& L);
+
 /// Emits, for an Elemwise-shaped node (the CPU Elemwise and GpuElemwise):
 /// `int64_t shape[]` by theano_broadcast_rule (shape_rules.h, what perform
 /// calls; failing with the node's label) and `int64_t n`, its element count.

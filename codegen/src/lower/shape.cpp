@@ -71,6 +71,33 @@ std::string read_elem(const NodeLowering& L, int i, const std::string& as, const
   return "(" + as + ")*(const " + L.in_ctype(i) + "*)" + addr;
 }
 
+}  // namespace
+
+void emit_alloc_target(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const int nd = L.nin() - 1;
+  const int vnd = L.in(0).ndim();
+  const int off = nd - vnd;
+  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
+  w.line("int64_t vs[" + str(std::max(nd, 1)) + "];");
+  for (int i = 0; i < nd; ++i) {
+    const std::string is = str(i);
+    w.line("shp[" + is + "] = " + read_elem(L, i + 1, "int64_t") + ";");
+    w.line("if (shp[" + is + "] < 0) " +
+           L.fail_int(kErrValue, "shape entry " + is + " is negative (", "shp[" + is + "]", ")"));
+  }
+  for (int d = 0; d < off; ++d) w.line("vs[" + str(d) + "] = 0;");
+  emit_broadcast_to_check(L, 0, "shp", nd, true, "the value");
+  for (int j = 0; j < vnd; ++j) {
+    const std::string js = str(j), ts = str(j + off);
+    w.line("vs[" + ts + "] = x0->shape[" + js + "] == 1 ? 0 : x0->strides[" + js + "];");
+  }
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
+  w.line(L.alloc(0));
+}
+
+namespace {
+
 /// Makes output k a view of input i with the same shape and strides.
 void emit_identity_view(NodeLowering& L, int k, int i) {
   CodeWriter& w = L.body;
@@ -210,30 +237,12 @@ void lower_reshape(NodeLowering& L) {
 // ---- Alloc -------------------------------------------------------------------------
 
 void lower_alloc(NodeLowering& L) {
-  CodeWriter& w = L.body;
-  const int nd = L.nin() - 1;
-  const int vnd = L.in(0).ndim();
-  const int off = nd - vnd;
+  emit_alloc_target(L);
   const std::string t = L.in_ctype(0);
-  w.line("int64_t shp[" + str(std::max(nd, 1)) + "];");
-  w.line("int64_t vs[" + str(std::max(nd, 1)) + "];");
-  for (int i = 0; i < nd; ++i) {
-    const std::string is = str(i);
-    w.line("shp[" + is + "] = " + read_elem(L, i + 1, "int64_t") + ";");
-    w.line("if (shp[" + is + "] < 0) " +
-           L.fail_int(kErrValue, "shape entry " + is + " is negative (", "shp[" + is + "]", ")"));
-  }
-  for (int d = 0; d < off; ++d) w.line("vs[" + str(d) + "] = 0;");
-  emit_broadcast_to_check(L, 0, "shp", nd, true, "the value");
-  for (int j = 0; j < vnd; ++j) {
-    const std::string js = str(j), ts = str(j + off);
-    w.line("vs[" + ts + "] = x0->shape[" + js + "] == 1 ? 0 : x0->strides[" + js + "];");
-  }
-  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
-  w.line(L.alloc(0));
   need_convert_copy(L);
-  w.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " + str(nd) + ");");
-  w.line("return 0;");
+  L.body.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " +
+              str(L.nin() - 1) + ");");
+  L.body.line("return 0;");
 }
 
 // ---- ARange ------------------------------------------------------------------------

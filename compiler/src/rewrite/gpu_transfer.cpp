@@ -6,23 +6,27 @@
 ///
 /// 1. Seed (Theano's InputToGpuOptimizer): every graph input x of a dtype the
 ///    GPU handles is used through `HostFromGpu(GpuFromHost(x))`.
-/// 2. Move: an Elemwise (Composite included) whose input comes from the GPU
-///    (a HostFromGpu) or whose output goes to the GPU (a GpuFromHost client)
-///    becomes `HostFromGpu(GpuElemwise(GpuFromHost(inputs)...))`, repeated to
-///    a fixed point, so a chain of elementwise nodes moves as a whole while a
-///    node between two CPU-only ops (dot -> exp -> sum) stays on the CPU.
-///    Only ops with a C expression move (the CUDA kernels are made from it).
+/// 2. Move: an Elemwise (Composite included), a DimShuffle or an Alloc whose
+///    data input comes from the GPU (a HostFromGpu) or whose output goes to
+///    the GPU (a GpuFromHost client) becomes its GPU form over transferred
+///    inputs, `HostFromGpu(GpuElemwise(GpuFromHost(x), ...))`, repeated to a
+///    fixed point, so a chain of such nodes moves as a whole while a node
+///    between two CPU-only ops (dot -> exp -> dot) stays on the CPU. Only
+///    elementwise ops with a C expression move (the kernels are made from it).
 /// 3. Cancel: `GpuFromHost(HostFromGpu(g))` -> g (a value stays on the GPU
 ///    between two GPU nodes) and unused seeds `HostFromGpu(GpuFromHost(x))`
 ///    -> x.
 /// The result is "copy the inputs to the GPU, compute there, copy the outputs
 /// back". Running after fusion moves each fused loop as one kernel.
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "rewrites.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/gpu/context.h"
 #include "theano/gpu/ops.h"
+#include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/scalar.h"
 
@@ -37,23 +41,39 @@ bool host_tensor_on_gpu_ok(const Var& v) {
   return t && gpu::gpu_dtype_supported(t->dtype());
 }
 
-/// An Elemwise the CUDA emitter can compile: no inplace pattern, every input
-/// and output a GPU-supported dtype, and a C expression for its scalar code.
-bool movable(const Apply& node) {
-  const auto* op = dynamic_cast<const tensor::Elemwise*>(node.op().get());
-  if (!op || !op->inplace_pattern().empty()) return false;
-  for (const Var& v : node.inputs())
-    if (!host_tensor_on_gpu_ok(v)) return false;
+/// The GPU form of a node: its op and which inputs are GPU arrays (the
+/// others, like Alloc's shape, stay host values).
+struct GpuForm {
+  OpPtr op;
+  std::vector<bool> gpu_inputs;
+};
+
+/// An Elemwise the CUDA emitter can compile (no inplace pattern, a C
+/// expression for its scalar code), a DimShuffle (a view) or an Alloc, with
+/// every data input and output of a GPU-supported dtype; nullopt otherwise.
+std::optional<GpuForm> gpu_form(const Apply& node) {
+  const Op& op = *node.op();
+  std::vector<bool> data(static_cast<std::size_t>(node.nin()), true);
+  if (dynamic_cast<const tensor::Alloc*>(&op)) std::fill(data.begin() + 1, data.end(), false);
+  for (int i = 0; i < node.nin(); ++i)
+    if (data[static_cast<std::size_t>(i)] && !host_tensor_on_gpu_ok(node.input(i))) return std::nullopt;
   for (const Var& v : node.outputs())
-    if (!host_tensor_on_gpu_ok(v)) return false;
-  const tensor::ScalarOp& sop = *op->scalar_op();
-  if (const auto* comp = dynamic_cast<const tensor::Composite*>(&sop)) return comp->c_program().has_value();
-  return !sop.c_expr().empty();
+    if (!host_tensor_on_gpu_ok(v)) return std::nullopt;
+  if (const auto* e = dynamic_cast<const tensor::Elemwise*>(&op)) {
+    if (!e->inplace_pattern().empty()) return std::nullopt;
+    const tensor::ScalarOp& sop = *e->scalar_op();
+    const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
+    if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;
+    return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), data};
+  }
+  if (dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op))
+    return GpuForm{OpPtr(new gpu::GpuOp(node.op(), data)), data};
+  return std::nullopt;
 }
 
-bool wants_gpu(const FunctionGraph& fg, const Apply& node) {
-  for (const Var& in : node.inputs())
-    if (as_host_from_gpu(in)) return true;
+bool wants_gpu(const FunctionGraph& fg, const Apply& node, const std::vector<bool>& gpu_inputs) {
+  for (int i = 0; i < node.nin(); ++i)
+    if (gpu_inputs[static_cast<std::size_t>(i)] && as_host_from_gpu(node.input(i))) return true;
   for (const Var& out : node.outputs())
     for (const auto& c : fg.clients(out))
       if (c.node && as_gpu_from_host(c.node->output(0))) return true;
@@ -82,19 +102,21 @@ bool move_nodes(FunctionGraph& fg, const std::string& context, RewriteStats::Ent
   for (bool changed = true; changed;) {
     changed = false;
     for (Apply* node : fg.toposort()) {
-      if (!movable(*node) || !wants_gpu(fg, *node)) continue;
+      const std::optional<GpuForm> form = gpu_form(*node);
+      if (!form || !wants_gpu(fg, *node, form->gpu_inputs)) continue;
       ++entry.tried;
-      std::vector<Var> gpu_inputs;
-      for (const Var& in : node->inputs()) {
+      std::vector<Var> inputs;
+      for (int i = 0; i < node->nin(); ++i) {
+        const Var& in = node->input(i);
         const Apply* h = as_host_from_gpu(in);
-        if (h && gpu::gpu_type(h->input(0))->context() == context)
-          gpu_inputs.push_back(h->input(0));
+        if (!form->gpu_inputs[static_cast<std::size_t>(i)])
+          inputs.push_back(in);
+        else if (h && gpu::gpu_type(h->input(0))->context() == context)
+          inputs.push_back(h->input(0));
         else
-          gpu_inputs.push_back(gpu::gpu_from_host(in, context));
+          inputs.push_back(gpu::gpu_from_host(in, context));
       }
-      const auto& host_op = static_cast<const tensor::Elemwise&>(*node->op());
-      OpPtr op(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(&host_op)));
-      const std::vector<Var> gpu_outs = op->make_node(std::move(gpu_inputs))->outputs();
+      const std::vector<Var> gpu_outs = form->op->make_node(std::move(inputs))->outputs();
       std::vector<std::pair<Var, Var>> pairs;
       for (int k = 0; k < node->nout(); ++k) {
         gpu_outs[static_cast<std::size_t>(k)]->set_name(node->output(k).name());

@@ -75,6 +75,27 @@ TEST_SUITE("gpu transfer rewrite") {
     CHECK(close_enough(got[0], mat({2, std::exp(1.0) - 1, std::exp(2.0) + 1, 0}, 2, 2)));
   }
 
+  TEST_CASE("gpu transfer: DimShuffle and Alloc move with their elementwise clients; Alloc's shape stays on the host") {
+    Var m = T::dmatrix("m"), b = T::dvector("b");
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({m, b}, {T::alloc(b, {T::shape_i(m, 0), T::shape_i(m, 1)}) * T::exp(m) + b},
+                          {.mode = "fast_run"});
+    CHECK(debugprint(f) ==
+          lines({"HostFromGpu [id A] ''   7",
+                 " |GpuElemwise{Composite{add(mul(i0, exp(i1)), i2)}} [id B] ''   6",
+                 "   |GpuAlloc [id C] ''   3",
+                 "   | |GpuFromHost{emulated} [id D] ''   0",
+                 "   | | |b [id E]",
+                 "   | |Shape_i{0} [id F] ''   1",
+                 "   | | |m [id G]",
+                 "   | |Shape_i{1} [id H] ''   2",
+                 "   |   |m [id G]",
+                 "   |GpuFromHost{emulated} [id I] ''   4",
+                 "   | |m [id G]",
+                 "   |GpuDimShuffle{x,0} [id J] ''   5",
+                 "     |GpuFromHost{emulated} [id D] ''   0"}));
+  }
+
   TEST_CASE("gpu transfer: nothing moves without a GPU device, and the stage is listed in the summary") {
     Var x = T::dvector("x");
     Function f = function({x}, {T::exp(x) * 2.0}, {.mode = "fast_run"});

@@ -72,4 +72,36 @@ class GpuElemwise final : public Op {
   IntrusivePtr<const tensor::Elemwise> host_;
 };
 
+/// A host op whose GPU form keeps its semantics and only moves its data
+/// inputs and outputs to the GPU: DimShuffle (a view of a GPU array) and
+/// Alloc (a GPU array filled from a GPU value; the shape stays host scalars).
+/// Typing, view_map, shapes and the reference perform are the host op's, on
+/// the host twin node (the GPU inputs replaced by host variables of their
+/// host types, the other inputs as they are).
+class GpuOp final : public Op {
+ public:
+  /// `host`: the op; `gpu_inputs[i]`: whether input i is a GPU array.
+  GpuOp(OpPtr host, std::vector<bool> gpu_inputs);
+  std::string_view type_name() const override { return type_name_; }
+  ApplyPtr make_node(std::vector<Var> inputs) const override;
+  Props props() const override;
+  /// `GpuDimShuffle{x,0}`: "Gpu" and the host op's name.
+  std::string name() const override;
+  bool equals(const Op& other) const override;
+  std::size_t hash() const override;
+  bool has_perform() const override { return true; }
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,
+                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+  ViewMap view_map() const override { return host_->view_map(); }
+  const Op& host_op() const { return *host_; }
+  const std::vector<bool>& gpu_inputs() const { return gpu_inputs_; }
+  ApplyPtr host_node(const Apply& node) const;
+
+ private:
+  OpPtr host_;
+  std::vector<bool> gpu_inputs_;
+  std::string type_name_;  // "Gpu" + the host op's type name
+};
+
 }  // namespace theano::gpu

@@ -1,0 +1,80 @@
+// GpuOp (gpu/ops.h): a host op's GPU form, typed and performed through its
+// host twin node.
+#include "theano/gpu/ops.h"
+#include "theano/runtime/error.h"
+
+namespace theano::gpu {
+
+GpuOp::GpuOp(OpPtr host, std::vector<bool> gpu_inputs)
+    : host_(std::move(host)), gpu_inputs_(std::move(gpu_inputs)), type_name_("Gpu" + std::string(host_->type_name())) {}
+
+Props GpuOp::props() const {
+  Props p = host_->props();
+  std::vector<std::int64_t> on_gpu;
+  for (bool g : gpu_inputs_) on_gpu.push_back(g);
+  p.push_back({"gpu_inputs", on_gpu});
+  return p;
+}
+
+std::string GpuOp::name() const { return "Gpu" + host_->name(); }
+
+bool GpuOp::equals(const Op& other) const {
+  const auto* o = dynamic_cast<const GpuOp*>(&other);
+  return o && (o == this || (o->gpu_inputs_ == gpu_inputs_ && host_->equals(*o->host_)));
+}
+
+std::size_t GpuOp::hash() const { return host_->hash() * 13 + gpu_inputs_.size() + 0x67707530; }
+
+ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == gpu_inputs_.size(), TypeError)
+      << name() << " takes " << gpu_inputs_.size() << " inputs, got " << inputs.size();
+  std::string context;
+  std::vector<Var> host_inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const GpuArrayType* t = gpu_type(inputs[i]);
+    if (!gpu_inputs_[i]) {
+      THEANO_USER_CHECK(!t, TypeError) << name() << ": input " << i << " (" << inputs[i].str()
+                                       << ") must be a host value, got " << t->str();
+      host_inputs.push_back(inputs[i]);
+      continue;
+    }
+    THEANO_USER_CHECK(t, TypeError) << name() << ": input " << i << " (" << inputs[i].str()
+                                    << ") must be a GPU array, got "
+                                    << (inputs[i] ? inputs[i].type()->str() : std::string("a null Var"));
+    if (context.empty()) context = t->context();
+    THEANO_USER_CHECK(t->context() == context, TypeError)
+        << name() << ": input " << i << " lives on " << t->context() << ", another input on " << context;
+    host_inputs.push_back(t->host_type()->make_variable());
+  }
+  THEANO_USER_CHECK(!context.empty(), TypeError) << name() << ": no GPU input";
+  ApplyPtr h = host_->make_node(std::move(host_inputs));
+  std::vector<Var> outs;
+  for (int k = 0; k < h->nout(); ++k) {
+    const tensor::TensorType* ot = tensor::tensor_type(h->output(k));
+    THEANO_USER_CHECK(ot, TypeError) << name() << ": output " << k << " is not a tensor";
+    outs.push_back(GpuArrayType::of(*ot, context)->make_variable());
+  }
+  return Apply::create(OpPtr(this), std::move(inputs), std::move(outs));
+}
+
+ApplyPtr GpuOp::host_node(const Apply& node) const {
+  std::vector<Var> host_inputs;
+  for (int i = 0; i < node.nin(); ++i) {
+    const Var& in = node.input(i);
+    host_inputs.push_back(gpu_inputs_[static_cast<std::size_t>(i)] ? gpu_type(in)->host_type()->make_variable(in.name())
+                                                                   : in);
+  }
+  return host_->make_node(std::move(host_inputs));
+}
+
+void GpuOp::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const ApplyPtr h = host_node(node);
+  host_->perform(*h, inputs, outputs);
+}
+
+std::vector<std::vector<Var>> GpuOp::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& shapes) const {
+  const ApplyPtr h = host_node(node);
+  return host_->infer_shape(*h, shapes);
+}
+
+}  // namespace theano::gpu

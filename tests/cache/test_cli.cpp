@@ -190,7 +190,7 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.out.find("entries: 5") != std::string::npos);
   }
 
-  TEST_CASE("list shows each entry's kind (cpu, or CUDA with its arch); stats and info count per kind") {
+  TEST_CASE("list shows each entry's kind (cpu, or CUDA with its arch), stats and info count per kind") {
     Populated p;
     const std::string cd = p.dir.string();
     {
@@ -234,7 +234,7 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.out.find("\nnvrtc: ") != std::string::npos);
   }
 
-  TEST_CASE("cleanup and clear remove entries; the compiledir with no command") {
+  TEST_CASE("cleanup and clear remove entries, the compiledir with no command") {
     Populated p;
     const std::string cd = p.dir.string();
     Result r = cli({"cleanup", "--compiledir", cd, "--max-size", "3k", "--json"});
@@ -304,7 +304,7 @@ TEST_SUITE("theano-cache CLI") {
     }
   }
 
-  TEST_CASE("read commands on an existing compiledir write nothing; an untrusted one is refused (exit 1)") {
+  TEST_CASE("read commands on an existing compiledir write nothing, an untrusted one is refused (exit 1)") {
     Populated p;
     fs::remove_all(p.dir / "locks");
     CHECK(cli({"list", "--compiledir", p.dir.string()}).code == 0);

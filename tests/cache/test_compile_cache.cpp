@@ -57,7 +57,7 @@ void age(const fs::path& p, std::chrono::hours h) {
 }  // namespace
 
 TEST_SUITE("compile cache") {
-  TEST_CASE("a miss produces and publishes; another instance on the same directory hits") {
+  TEST_CASE("a miss produces and publishes, another instance on the same directory hits") {
     TempDir d;
     const std::string key = key_of(1);
     int produced = 0;
@@ -123,7 +123,7 @@ TEST_SUITE("compile cache") {
     CHECK(c.entries().empty());
   }
 
-  TEST_CASE("cleanup by size removes the least recently used; clear removes everything") {
+  TEST_CASE("cleanup by size removes the least recently used, clear removes everything") {
     TempDir d;
     CompileCache c(d.path);
     for (int i = 0; i < 6; ++i) c.get_or_produce(key_of(10 + i), [&] { return entry_of(key_of(10 + i)); });
@@ -188,7 +188,7 @@ TEST_SUITE("compile cache") {
     CHECK(std::set<std::string>(produced.begin(), produced.end()).size() == 20);
   }
 
-  TEST_CASE("a process killed while publishing leaves no visible entry; the next run works") {
+  TEST_CASE("a process killed while publishing leaves no visible entry, the next run works") {
     TempDir d;
     const std::string key = key_of(7);
     int ready[2];

@@ -35,7 +35,7 @@ fs::path meta_of(const fs::path& dir, const std::string& key) { return dir / key
 }  // namespace
 
 TEST_SUITE("compile cache entry kind") {
-  TEST_CASE("the kind round-trips through the metadata; the default and an empty kind read as cpu") {
+  TEST_CASE("the kind round-trips through the metadata, the default and an empty kind read as cpu") {
     TempDir d("theano-entry-kind");
     {
       CompileCache c(d.path);

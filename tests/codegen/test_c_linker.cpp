@@ -261,7 +261,7 @@ TEST_SUITE("c_linker") {
     CHECK(a.rfind(std::string(CLinker::prelude()), 0) == 0);
   }
 
-  TEST_CASE("views, shape queries and statically tiny nodes are compiled unoptimized; loops are not") {
+  TEST_CASE("views, shape queries and statically tiny nodes are compiled unoptimized, loops are not") {
     Var x = dmatrix("x"), s = dscalar("s");
     Var t = transpose(x);           // node 0: DimShuffle (a view)
     Var u = exp(t) + 1.0;           // a loop over a matrix of unknown size
@@ -355,7 +355,7 @@ TEST_SUITE("c_linker") {
     CHECK(msg.find("use linker=py") != std::string::npos);
   }
 
-  TEST_CASE("registered as linker cpp and c; THEANO_FLAGS linker=cpp selects it") {
+  TEST_CASE("registered as linker cpp and c, THEANO_FLAGS linker=cpp selects it") {
     codegen::register_linkers();
     const auto names = registered_linkers();
     CHECK(std::find(names.begin(), names.end(), "cpp") != names.end());

@@ -134,7 +134,7 @@ std::string run_child(const fs::path& dir, const std::string& constant, const st
 }  // namespace
 
 TEST_SUITE("compile cache with the JIT") {
-  TEST_CASE("the key: same source and flags give the same key in any working directory; other flags another") {
+  TEST_CASE("the key: same source and flags give the same key in any working directory, other flags another") {
     const std::string src = "extern \"C\" int f() { return 1; }\n";
     codegen::CompileOptions o;
     const std::string k1 = codegen::cache_key(o, src);

@@ -71,7 +71,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 TEST_SUITE("cuda compile cache") {
-  TEST_CASE("cuda cache: keys: arch, options and source change them; the options' own arch does not") {
+  TEST_CASE("cuda cache: keys: arch, options and source change them, the options' own arch does not") {
     NvrtcOptions o;
     const std::string k = cuda_cache_key(kElemwise, "sm_90", o);
     CHECK(k.size() == 40);
@@ -133,7 +133,7 @@ TEST_SUITE("cuda compile cache") {
     CHECK(c.entries().empty());
   }
 
-  TEST_CASE("cuda cache: cold compile misses and compiles; warm hits with the same bytes and no NVRTC") {
+  TEST_CASE("cuda cache: cold compile misses and compiles, warm hits with the same bytes and no NVRTC") {
     if (skip_without_nvrtc()) return;
     TempDir d("theano-cuda-cache");
     CompileCache c(d.path);

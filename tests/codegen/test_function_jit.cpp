@@ -125,7 +125,7 @@ TEST_SUITE("function with the JIT") {
     }
   }
 
-  TEST_CASE("THEANO_FLAGS codegen_threads: one or several threads give the same function; bad values are refused") {
+  TEST_CASE("THEANO_FLAGS codegen_threads: one or several threads give the same function, bad values are refused") {
     Var x = dvector("x"), y = dvector("y");
     // A graph of a few loops (thousands of IR instructions: split when allowed).
     Var out = exp(x) * y + tanh(x) - x * x / (1.0 + y);

@@ -242,7 +242,7 @@ TEST_CASE("parallel code generation: a module split over two threads loads and r
   std::remove(path.c_str());
 }
 
-TEST_CASE("object bundles: round trip; a damaged bundle is a LoadError") {
+TEST_CASE("object bundles: round trip, a damaged bundle is a LoadError") {
   const std::string b = bundle_objects({"first", std::string("sec\0nd", 6)});
   const auto parts = unbundle_objects(b);
   REQUIRE(parts.size() == 2);

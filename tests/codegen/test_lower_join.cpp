@@ -58,7 +58,7 @@ TEST_SUITE("lower join") {
     }
   }
 
-  TEST_CASE("Join of mixed dtypes promotes; stack; one input") {
+  TEST_CASE("Join of mixed dtypes promotes, stack, one input") {
     std::mt19937_64 rng(2);
     Var i8 = any_tensor(DType::Int8, 2, "i8"), i16 = any_tensor(DType::Int16, 2, "i16"),
         f32 = any_tensor(DType::Float32, 2, "f32"), i32 = any_tensor(DType::Int32, 2, "i32"),
@@ -91,7 +91,7 @@ TEST_SUITE("lower join") {
     CHECK(out[0].shape() == std::vector<std::int64_t>{2, 8});
   }
 
-  TEST_CASE("Split with run-time sizes of several int dtypes, along every axis; outputs are views") {
+  TEST_CASE("Split with run-time sizes of several int dtypes, along every axis, outputs are views") {
     std::mt19937_64 rng(4);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32}) {
       for (DType st : {DType::Int64, DType::Int32, DType::UInt8}) {

@@ -132,7 +132,7 @@ TEST_SUITE("lower nnet") {
                {.atol32 = 1e-7});
   }
 
-  TEST_CASE("CrossentropyCategorical1Hot: labels out of range are IndexErrors; row mismatches ShapeErrors") {
+  TEST_CASE("CrossentropyCategorical1Hot: labels out of range are IndexErrors, row mismatches ShapeErrors") {
     for (DType lt : {DType::Int64, DType::Int32, DType::UInt8}) {
       CAPTURE(dtype_name(lt));
       Var c = any_tensor(DType::Float64, 2, "c"), l = any_tensor(lt, 1, "l"), g = any_tensor(DType::Float64, 1, "g");

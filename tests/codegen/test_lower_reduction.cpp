@@ -183,7 +183,7 @@ TEST_SUITE("lower reduction") {
     }
   }
 
-  TEST_CASE("CAReduce: max/min over an empty axis is a ValueError naming the op; kept empty axes are fine") {
+  TEST_CASE("CAReduce: max/min over an empty axis is a ValueError naming the op, kept empty axes are fine") {
     for (const char* op : {"maximum", "minimum"}) {
       Var x = any_tensor(DType::Float64, 2, "x");
       Var y = careduce(op, {0}, x);
@@ -205,7 +205,7 @@ TEST_SUITE("lower reduction") {
     }
   }
 
-  TEST_CASE("CAReduce: NaN propagates through max and min; infinities") {
+  TEST_CASE("CAReduce: NaN propagates through max and min, infinities") {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     for (DType dt : {DType::Float64, DType::Float32}) {
       Var x = any_tensor(dt, 2, "x");

@@ -89,7 +89,7 @@ TEST_SUITE("lower shape") {
                    {sc(-3, DType::Int8), sc(123456, DType::Int32), sc(0.25, DType::Float32)});
   }
 
-  TEST_CASE("SpecifyShape: fixed, symbolic and unspecified sizes; a view; mismatches are ShapeErrors") {
+  TEST_CASE("SpecifyShape: fixed, symbolic and unspecified sizes, a view, mismatches are ShapeErrors") {
     std::mt19937_64 rng(3);
     for (DType dt : kDtypes) {
       CAPTURE(dtype_name(dt));
@@ -304,7 +304,7 @@ TEST_SUITE("lower shape") {
     check_error<ValueError>(fg, *cpp, {sc(0), sc(10), sc(0, i32)}, "ARange");
   }
 
-  TEST_CASE("Eye: rectangular, offset diagonals, empty, several dtypes; negative sizes are ValueErrors") {
+  TEST_CASE("Eye: rectangular, offset diagonals, empty, several dtypes, negative sizes are ValueErrors") {
     Var n = any_tensor(DType::Int64, 0, "n"), m = any_tensor(DType::Int32, 0, "m"), k = any_tensor(DType::Int8, 0, "k");
     std::vector<Var> outs;
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Bool, DType::UInt8})

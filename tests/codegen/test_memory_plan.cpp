@@ -39,7 +39,7 @@ std::vector<long> alloc_slots(const std::string& src) {
 }  // namespace
 
 TEST_SUITE("codegen memory plan") {
-  TEST_CASE("a chain of intermediates reuses two slots; the output is fresh") {
+  TEST_CASE("a chain of intermediates reuses two slots, the output is fresh") {
     Var x = dvector("x");
     Var v = x;
     for (int i = 0; i < 6; ++i) v = exp(v) * 0.5;  // 12 nodes, each reads only the previous
@@ -57,7 +57,7 @@ TEST_SUITE("codegen memory plan") {
     test::compare_thunks(fgp, *thunk, {test::vec({0.5})});
   }
 
-  TEST_CASE("outputs are fresh arrays unless borrowed; borrowed outputs are recycled") {
+  TEST_CASE("outputs are fresh arrays unless borrowed, borrowed outputs are recycled") {
     Var x = dvector("x");
     Function fresh = function({x}, {exp(x) + 1.0}, {.mode = "unoptimized"});
     REQUIRE(fresh.mode().linker == "cpp");
@@ -85,7 +85,7 @@ TEST_SUITE("codegen memory plan") {
     CHECK(r1[0].shape() == std::vector<std::int64_t>{3, 2});
   }
 
-  TEST_CASE("an in-place op on a protected input works on a copy; a mutable input is overwritten") {
+  TEST_CASE("an in-place op on a protected input works on a copy, a mutable input is overwritten") {
     Var x = dvector("x");
     const OpPtr op(new Elemwise(scalar_op("exp"), {{0, 0}}));
     REQUIRE_FALSE(op->destroy_map().empty());

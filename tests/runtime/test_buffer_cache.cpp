@@ -40,7 +40,7 @@ TEST_SUITE("buffer cache") {
     CHECK(buffer_cache_stats().cached_bytes == 0);
   }
 
-  TEST_CASE("small buffers bypass the cache; the limit bounds it; limit 0 disables it") {
+  TEST_CASE("small buffers bypass the cache, the limit bounds it, limit 0 disables it") {
     CacheOn on;
     release_buffer_cache();
     { NDArray small = NDArray::empty({100}, DType::Float64); }

@@ -167,7 +167,7 @@ TEST_SUITE("device allocator") {
     CHECK(a.stats().raw_allocs == 1);
   }
 
-  TEST_CASE("0-byte requests give distinct 512-byte blocks; every address is 256-aligned") {
+  TEST_CASE("0-byte requests give distinct 512-byte blocks, every address is 256-aligned") {
     FakeDevice dev;
     DeviceAllocator a(dev.raw());
     auto p = a.allocate(0);

@@ -67,7 +67,7 @@ TEST_SUITE("thread pool") {
     CHECK(parallel_parts(0, 1, 4) == 1);
   }
 
-  TEST_CASE("every index runs once, in the part the cut says; boundaries are multiples of 64") {
+  TEST_CASE("every index runs once, in the part the cut says, boundaries are multiples of 64") {
     for (std::int64_t threads : {1, 2, 3, 5}) {
       for (std::int64_t n : {1, 64, 1000, 4097, 100003}) {
         CAPTURE(threads);

@@ -162,7 +162,7 @@ TEST_CASE("an in-place rewrite refused by the DestroyHandler is rolled back") {
   fg.check_integrity();
 }
 
-TEST_CASE("DestroyHandler attached late sees existing nodes; one per graph") {
+TEST_CASE("DestroyHandler attached late sees existing nodes, one per graph") {
   Var x = var("x");
   FunctionGraph fg({x}, {ap(destroy_op("D"), {x})});
   CHECK(fg.consistent());  // no DestroyHandler: nothing checks in-place safety

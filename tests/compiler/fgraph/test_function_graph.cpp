@@ -56,7 +56,7 @@ TEST_CASE("clone=true copies the user's graph and never mutates it") {
   fg.check_integrity();
 }
 
-TEST_CASE("inputs must be owner-less and listed once; missing inputs are named") {
+TEST_CASE("inputs must be owner-less and listed once, missing inputs are named") {
   Var x = var("x"), y = var("y");
   Var a = ap(my_op("op2"), {x, y});
   CHECK_THROWS_AS(FunctionGraph({a}, {a}), ValueError);

@@ -11,7 +11,7 @@
 using namespace theano;
 using namespace theano::fake;
 
-TEST_CASE("two graphs cannot share variables without clone; disown releases them") {
+TEST_CASE("two graphs cannot share variables without clone, disown releases them") {
   Var x = var("x"), y = var("y");
   Var e = ap(my_op("op1"), {x, ap(my_op("op2"), {y})});
   auto fg1 = std::make_unique<FunctionGraph>(std::vector<Var>{x, y}, std::vector<Var>{e},
@@ -45,7 +45,7 @@ TEST_CASE("two graphs cannot share variables without clone; disown releases them
   fg2.check_integrity();
 }
 
-TEST_CASE("destroying a graph releases its nodes; constants are shared freely") {
+TEST_CASE("destroying a graph releases its nodes, constants are shared freely") {
   Var x = var("x");
   Var c = constant(3.0, "three");
   Var e = ap(my_op("op1"), {x, c});

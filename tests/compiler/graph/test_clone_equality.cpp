@@ -14,7 +14,7 @@
 using namespace theano;
 using namespace theano::testing;
 
-TEST_CASE("clone_get_equiv maps every variable and node; flags decide inputs and orphans") {
+TEST_CASE("clone_get_equiv maps every variable and node, flags decide inputs and orphans") {
   Var x = var("x"), y = var("y");
   Var c = dmat()->make_constant(NDArray::ones({2, 2}), "c");
   Var m = ap(op("mul"), {x, c});
@@ -45,7 +45,7 @@ TEST_CASE("clone_get_equiv maps every variable and node; flags decide inputs and
   CHECK_THROWS_WITH_AS(sub.at(var("other")), doctest::Contains("other is not part of the cloned graph"), ValueError);
 }
 
-TEST_CASE("clone returns copied inputs and outputs; the original is untouched") {
+TEST_CASE("clone returns copied inputs and outputs, the original is untouched") {
   Var x = var("x"), y = var("y");
   Var e = ap(op("add"), {x, y});
   auto [ins, outs] = clone({x, y}, {e});

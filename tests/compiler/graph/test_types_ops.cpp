@@ -10,7 +10,7 @@
 using namespace theano;
 using namespace theano::tensor;
 
-TEST_CASE("TensorType is interned; broadcastable derives from static shape") {
+TEST_CASE("TensorType is interned, broadcastable derives from static shape") {
   auto a = TensorType::make(DType::Float32, {Dim(), Dim(1)});
   auto b = TensorType::from_broadcastable(DType::Float32, {false, true});
   CHECK(a.get() == b.get());

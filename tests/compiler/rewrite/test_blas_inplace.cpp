@@ -156,7 +156,7 @@ TEST_SUITE("rewrite_tests") {
     CHECK(close_enough(r, vec({1, std::exp(1.0)})));
   }
 
-  TEST_CASE("inplace: set_subtensor on an intermediate becomes inplace; on a protected input it does not") {
+  TEST_CASE("inplace: set_subtensor on an intermediate becomes inplace, on a protected input it does not") {
     Var x = T::dvector("x"), y = T::dscalar("y");
     Var e = T::exp(x);
     Var s = T::set_subtensor(e[T::slice(0, 1)], y);

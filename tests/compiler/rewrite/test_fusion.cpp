@@ -120,7 +120,7 @@ TEST_SUITE("rewrite_tests") {
     CHECK(multi >= 1);
   }
 
-  TEST_CASE("fusion: clients of another broadcast pattern stay apart; the shared result is an output then") {
+  TEST_CASE("fusion: clients of another broadcast pattern stay apart, the shared result is an output then") {
     Var x = T::dvector("x"), y = T::dvector("y"), m = T::dmatrix("m");
     Var s = x + y;
     Var row = s * m;   // a matrix: s is broadcast, so it is not recomputed per row

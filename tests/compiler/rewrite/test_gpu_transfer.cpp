@@ -51,7 +51,7 @@ TEST_SUITE("gpu transfer rewrite") {
     CHECK(close_enough(got[1], vec({2.25, 9, -3})));
   }
 
-  TEST_CASE("gpu transfer: a node between two CPU-only ops stays on the CPU; unused seeds are cancelled") {
+  TEST_CASE("gpu transfer: a node between two CPU-only ops stays on the CPU, unused seeds are cancelled") {
     Var a = T::dmatrix("a"), b = T::dmatrix("b"), c = T::dmatrix("c");
     ConfigGuard guard(with_device("emulated"));
     Function f = function({a, b, c}, {T::dot(T::exp(T::dot(a, b)), c)}, {.mode = "fast_run"});
@@ -75,7 +75,7 @@ TEST_SUITE("gpu transfer rewrite") {
     CHECK(close_enough(got[0], mat({2, std::exp(1.0) - 1, std::exp(2.0) + 1, 0}, 2, 2)));
   }
 
-  TEST_CASE("gpu transfer: DimShuffle and Alloc move with their elementwise clients; Alloc's shape stays on the host") {
+  TEST_CASE("gpu transfer: DimShuffle and Alloc move with their elementwise clients, Alloc's shape stays on the host") {
     Var m = T::dmatrix("m"), b = T::dvector("b");
     ConfigGuard guard(with_device("emulated"));
     Function f = function({m, b}, {T::alloc(b, {T::shape_i(m, 0), T::shape_i(m, 1)}) * T::exp(m) + b},

@@ -34,7 +34,7 @@ int left_after(const std::vector<Var>& ins, const std::vector<Var>& outs, std::s
 }  // namespace
 
 TEST_SUITE("rewrite_tests") {
-  TEST_CASE("ShapeFeature: shape(log(x)) is computed from x; the log never runs") {
+  TEST_CASE("ShapeFeature: shape(log(x)) is computed from x, the log never runs") {
     Var x = T::dmatrix("x");
     check_rewrite({x}, {T::shape(T::log(x))}, {T::make_vector({si(x, 0), si(x, 1)}, DType::Int64)});
     Function f = function({x}, {T::shape(T::log(x))});

@@ -34,7 +34,7 @@ NDArray run(const std::vector<Var>& ins, const Var& out, const std::vector<NDArr
 }  // namespace
 
 TEST_SUITE("rewrite_tests") {
-  TEST_CASE("local_log_sigmoid: log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x)") {
+  TEST_CASE("local_log_sigmoid: log(sigmoid(x)) -> -softplus(-x), log(1 - sigmoid(x)) -> -softplus(x)") {
     Var x = T::dvector("x");
     check_rewrite({x}, {T::log(T::sigmoid(x))}, {T::neg(T::softplus(T::neg(x)))});
     check_rewrite({x}, {T::log(c(1) - T::sigmoid(x))}, {T::neg(T::softplus(x))});

@@ -143,7 +143,7 @@ TEST_CASE("to_dot: compact mode, colours, constants, view edges, unused outputs"
   CHECK(to_dot(T::exp(T::dvector("a\"b\\c"))).find("label=\"name=a\\\"b\\\\c TensorType") != std::string::npos);
 }
 
-TEST_CASE("to_dot: compiled functions draw updates; FunctionGraphs work too") {
+TEST_CASE("to_dot: compiled functions draw updates, FunctionGraphs work too") {
   const Var w = shared(NDArray::zeros({3}), "w");
   const Var x = T::dvector("x");
   FunctionOptions opt;

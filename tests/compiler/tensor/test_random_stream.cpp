@@ -52,7 +52,7 @@ TEST_CASE("RandomStream: each call draws new numbers, the same seed repeats them
   CHECK_FALSE(array_equal(f({})[0], b));
 }
 
-TEST_CASE("RandomStream: variables of one stream are independent; no_default_updates") {
+TEST_CASE("RandomStream: variables of one stream are independent, no_default_updates") {
   RandomStream rs(1);
   const Var u = rs.uniform({4}), v = rs.uniform({4});
   Function f = function({}, {u, v});

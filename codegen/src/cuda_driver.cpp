@@ -9,6 +9,8 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace theano::codegen {
 
@@ -45,7 +47,8 @@ struct CudaDriver::Api {
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
   CUresult (*cuDriverGetVersion)(int*) = nullptr;
   CUresult (*cuDeviceTotalMem)(std::size_t*, CUdevice) = nullptr;
-  CUcontext context = nullptr;
+  std::mutex contexts_mutex;
+  std::vector<CUcontext> contexts;  // the primary context of each device, retained on first use
 };
 
 namespace {
@@ -139,13 +142,23 @@ std::size_t CudaDriver::total_memory(int device) const {
   return bytes;
 }
 
-void CudaDriver::make_current() const {
-  if (!api_->context) {
-    CUdevice dev = 0;
-    THEANO_CU(cuDeviceGet, &dev, 0);
-    THEANO_CU(cuDevicePrimaryCtxRetain, &api_->context, dev);
+void CudaDriver::make_current(int device) const {
+  if (device < 0 || device >= device_count_)
+    throw Error("CUDA device " + std::to_string(device) + " does not exist (the driver sees " +
+                std::to_string(device_count_) + ")");
+  CUcontext ctx = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(api_->contexts_mutex);
+    if (api_->contexts.empty()) api_->contexts.assign(static_cast<std::size_t>(device_count_), nullptr);
+    CUcontext& slot = api_->contexts[static_cast<std::size_t>(device)];
+    if (!slot) {
+      CUdevice dev = 0;
+      THEANO_CU(cuDeviceGet, &dev, device);
+      THEANO_CU(cuDevicePrimaryCtxRetain, &slot, dev);
+    }
+    ctx = slot;
   }
-  THEANO_CU(cuCtxSetCurrent, api_->context);
+  THEANO_CU(cuCtxSetCurrent, ctx);
 }
 
 void* CudaDriver::load_module(std::string_view image) const {

@@ -10,6 +10,7 @@
 #include <theano/cache/compile_cache.h>
 #include <theano/codegen/c_linker.h>
 #include <theano/codegen/compiledir.h>
+#include <theano/codegen/cuda_cache.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
 #include <theano/config.h>
@@ -17,11 +18,13 @@
 #include <theano/gpu/ops.h>
 #include <theano/printing.h>
 #include <theano/tensor/basic_ops.h>
+#include <theano/tensor/index.h>
 #include <theano/tensor/math.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -147,7 +150,7 @@ TEST_SUITE("cuda elemwise (emulated device)") {
                  {random_array({1025}, DType::Float64, 11), random_array({1025}, DType::Float64, 12)});
   }
 
-  TEST_CASE("cuda emulated: DimShuffle views and Alloc on the GPU; a transposed result is gathered before download") {
+  TEST_CASE("cuda emulated: DimShuffle views and Alloc on the GPU, a transposed result is gathered before download") {
     Var m = matrix("m"), b = vector("b"), x = vector("x");
     const NDArray mv = random_array({31, 33}, DType::Float64, 21), bv = random_array({33}, DType::Float64, 22);
     check_on_gpu({m, b}, {exp(m) + b}, {mv, bv});  // b broadcast through DimShuffle{x,0}
@@ -162,6 +165,60 @@ TEST_SUITE("cuda elemwise (emulated device)") {
     Function g = function({x}, {tensor::alloc(x, {std::int64_t{3}, shape_i(x, 0)}) + 1.0});
     CAPTURE(debugprint(g));
     CHECK(count_ops(g, "GpuAlloc") == 1);
+  }
+
+  TEST_CASE("cuda emulated: Subtensor and Reshape on the GPU, as views or through a copy kernel") {
+    Var m = matrix("m"), k = scalar("k", DType::Int64);
+    const NDArray mv = random_array({31, 33}, DType::Float64, 31);
+    check_on_gpu({m}, {exp(m)[{tensor::slice(1, tensor::none), tensor::slice(tensor::none, tensor::none, 2)}] + 1.0},
+                 {mv});
+    check_on_gpu({m}, {(exp(m)[{tensor::slice(tensor::none, tensor::none, -3)}] * 2.0).T()}, {mv});
+    check_on_gpu({m, k}, {exp(m)[{k}] + 1.0}, {mv, NDArray::scalar<std::int64_t>(-2)});
+    check_on_gpu({m}, {exp(m).reshape({33, 31}) + 1.0}, {mv});  // a view
+    check_on_gpu({m}, {exp(m).T().reshape({-1}) * 3.0}, {mv});  // not a view: a copy kernel
+    check_on_gpu({m}, {exp(m).T().reshape({3, 11, 31}) + 0.5}, {mv});
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({m}, {exp(m).T().reshape({-1}) * 3.0});
+    CAPTURE(debugprint(f));
+    CHECK(count_ops(f, "GpuReshape") == 1);
+    Function g = function({m, k}, {exp(m)[{k}] + 1.0});
+    CHECK(count_ops(g, "GpuSubtensor") == 1);
+    // An index out of range is the IndexError the CPU gives, naming the node.
+    try {
+      g({mv, NDArray::scalar<std::int64_t>(31)});
+      FAIL("expected an IndexError");
+    } catch (const IndexError& e) {
+      CHECK(std::string(e.what()).find("GpuSubtensor") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("cuda emulated: DebugMode and NanGuardMode check the GPU nodes (outputs downloaded after each node)") {
+    Var x = vector("x"), y = vector("y");
+    Var out = exp(x) * y + tanh(x - y);
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({x, y}, {out}, {.mode = "DebugMode"});
+    CHECK(count_ops(f, "GpuElemwise") == 1);
+    const NDArray xv = random_array({33}, DType::Float64, 41), yv = random_array({33}, DType::Float64, 42);
+    const NDArray got = f({xv, yv})[0];
+    Function cpu = [&] {
+      ConfigGuard back(with_device("cpu"));
+      return function({x, y}, {out});
+    }();
+    const NDArray want = cpu({xv, yv})[0];
+    for (std::int64_t e = 0; e < 33; ++e)
+      CHECK(std::fabs(got.data_as<double>()[e] - want.data_as<double>()[e]) <= 1e-12);
+    Function g = function({x}, {log(x) * 2.0}, {.mode = "NanGuardMode"});
+    CHECK(count_ops(g, "GpuElemwise") == 1);
+    const NDArray negative = NDArray::from_vector<double>({1.0, -1.0}, {2});
+    try {
+      g({negative});
+      FAIL("expected NanGuardMode to stop at the NaN");
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      CAPTURE(msg);
+      CHECK(msg.find("NaN") != std::string::npos);
+      CHECK(msg.find("GpuElemwise") != std::string::npos);
+    }
   }
 
   TEST_CASE("cuda emulated: a shape mismatch is a ShapeError naming the node") {
@@ -272,6 +329,52 @@ TEST_SUITE("cuda kernels compile with NVRTC") {
         const codegen::NvrtcResult res = codegen::nvrtc_compile(source, o, "theano_test.cu");
         CHECK(!res.cubin.empty());
         CHECK(res.ptx.find(".entry node") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_SUITE("cuda timings") {
+  TEST_CASE("cuda timings (informational): NVRTC cold and warm compiles of W1's and W5's CUDA units") {
+    if (!codegen::nvrtc_available()) {
+      MESSAGE("skipped: " << codegen::nvrtc_unavailable_reason());
+      return;
+    }
+    Var x = vector("x"), y = vector("y"), z = vector("z");
+    struct Unit {
+      const char* name;
+      std::vector<Var> ins, outs;
+    };
+    const std::vector<Unit> units = {{"W1", {x, y, z}, {exp(x) * y + tanh(z) - x * x / (1.0 + y)}},
+                                     {"W5", {x, y}, {(x + y) * 2.0, (x + y) * 3.0}}};
+    for (const Unit& u : units) {
+      std::string source;
+      {
+        ConfigGuard guard(with_device("emulated"));
+        Function f =
+            function(std::vector<In>(u.ins.begin(), u.ins.end()), std::vector<Out>(u.outs.begin(), u.outs.end()));
+        source = codegen::CLinker::generate_cuda_source(f.fgraph());
+      }
+      for (int cc : {80, 90}) {
+        std::vector<double> cold, warm;
+        for (int rep = 0; rep < 3; ++rep) {
+          test::TempDir d;
+          cache::CompileCache cache(d.path / "cd");
+          auto t0 = std::chrono::steady_clock::now();
+          const codegen::CudaImage a = codegen::compile_cuda_cached(source, cc, {}, &cache, u.name);
+          auto t1 = std::chrono::steady_clock::now();
+          const codegen::CudaImage b = codegen::compile_cuda_cached(source, cc, {}, &cache, u.name);
+          auto t2 = std::chrono::steady_clock::now();
+          CHECK(!a.cache_hit);
+          CHECK(b.cache_hit);
+          CHECK(a.bytes == b.bytes);
+          cold.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+          warm.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        }
+        std::sort(cold.begin(), cold.end());
+        std::sort(warm.begin(), warm.end());
+        MESSAGE(std::string(u.name) << " CUDA unit (" << source.size() << " bytes), sm_" << cc << " cubin: cold "
+                                    << cold[1] << " ms, warm (cache hit) " << warm[1] << " ms (medians of 3)");
       }
     }
   }

@@ -54,7 +54,6 @@ std::string GpuDevice::unusable_reason(const std::string& context) {
   if (index >= d.device_count())
     return "there is no CUDA device " + std::to_string(index) + " (the driver sees " +
            std::to_string(d.device_count()) + ")";
-  if (index != 0) return "only device 0 (cuda0) is driven so far";
   try {
     const int driver = d.driver_version(), toolkit = nvrtc_cuda_version();
     if (toolkit > 0 && driver / 1000 < toolkit / 1000)
@@ -83,6 +82,7 @@ GpuDevice::GpuDevice(std::string context) : context_(std::move(context)) {
   int index = 0;
   gpu::parse_context(context_, &index);
   emulated_ = index < 0;
+  index_ = index;
   RawDeviceMemory raw;
   if (emulated_) {
     raw.alloc = [](std::size_t bytes) -> std::uint64_t {
@@ -92,17 +92,17 @@ GpuDevice::GpuDevice(std::string context) : context_(std::move(context)) {
     raw.free = [](std::uint64_t p) { std::free(reinterpret_cast<void*>(p)); };
   } else {
     const CudaDriver& d = CudaDriver::instance();
-    d.make_current();
+    d.make_current(index);
     cc_ = d.compute_capability(index);
     raw.total_bytes = d.total_memory(index);
-    raw.alloc = [](std::size_t bytes) -> std::uint64_t {
+    raw.alloc = [index](std::size_t bytes) -> std::uint64_t {
       const CudaDriver& drv = CudaDriver::instance();
-      drv.make_current();
+      drv.make_current(index);
       return drv.alloc(bytes);
     };
-    raw.free = [](std::uint64_t p) {
+    raw.free = [index](std::uint64_t p) {
       const CudaDriver& drv = CudaDriver::instance();
-      drv.make_current();
+      drv.make_current(index);
       drv.free(p);
     };
   }
@@ -119,7 +119,7 @@ void GpuDevice::copy_to_device(std::uint64_t dst, const void* src, std::size_t b
     return;
   }
   const CudaDriver& d = CudaDriver::instance();
-  d.make_current();
+  d.make_current(index_);
   d.copy_to_device(dst, src, bytes);
 }
 
@@ -130,7 +130,7 @@ void GpuDevice::copy_to_host(void* dst, std::uint64_t src, std::size_t bytes) {
     return;
   }
   const CudaDriver& d = CudaDriver::instance();
-  d.make_current();
+  d.make_current(index_);
   d.copy_to_host(dst, src, bytes);
 }
 
@@ -188,7 +188,7 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
   stats_.cache = !cache ? "off" : image.cache_hit ? "hit" : "miss";
   stats_.compile_ms = image.cache_hit ? 0 : image.compile_ms;  // this process's compile time
   const CudaDriver& d = CudaDriver::instance();
-  d.make_current();
+  d.make_current(device_.index());
   loaded_->module = d.load_module(image.bytes);
   for (const KernelInfo& k : kernels_) loaded_->functions.push_back(d.get_function(loaded_->module, k.name.c_str()));
 }
@@ -197,7 +197,7 @@ GpuProgram::~GpuProgram() {
   if (loaded_ && loaded_->module) {
     try {
       const CudaDriver& d = CudaDriver::instance();
-      d.make_current();
+      d.make_current(device_.index());
       d.unload_module(loaded_->module);
     } catch (...) {  // the context may be gone at exit: nothing to free then
     }
@@ -225,7 +225,7 @@ void GpuProgram::launch(std::int64_t kernel, std::int64_t n, const std::int64_t*
   }
   try {
     const CudaDriver& d = CudaDriver::instance();
-    d.make_current();
+    d.make_current(device_.index());
     void* args[] = {const_cast<std::int64_t*>(params)};
     d.launch(loaded_->functions[static_cast<std::size_t>(kernel)], grid, block, args);
   } catch (const Error& e) {

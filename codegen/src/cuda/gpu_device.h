@@ -14,8 +14,7 @@
 ///   emulation shim in front (cuda_unit.h), cached as CPU objects, and run
 ///   block by block, thread by thread. Launches of one program are
 ///   serialized (the shim's thread and block indices are module globals).
-/// Only device 0 of the driver is supported so far (cuda1... are refused by
-/// the context probe with that reason).
+/// "cuda<N>" is the driver's device N, each in its primary context.
 #pragma once
 
 #include <theano/codegen/clang_compiler.h>
@@ -43,6 +42,8 @@ class GpuDevice {
 
   const std::string& context() const { return context_; }
   bool emulated() const { return emulated_; }
+  /// The driver's device number (-1 for the emulated device).
+  int index() const { return index_; }
   /// major*10+minor of the device (0 for the emulated device).
   int compute_capability() const { return cc_; }
 
@@ -57,6 +58,7 @@ class GpuDevice {
   explicit GpuDevice(std::string context);
   std::string context_;
   bool emulated_ = false;
+  int index_ = 0;
   int cc_ = 0;
   std::unique_ptr<DeviceAllocator> allocator_;
 };

@@ -368,7 +368,7 @@ void lower_elemwise(NodeLowering& L) {
 }
 
 void lower_dimshuffle(NodeLowering& L) {
-  const auto& op = static_cast<const tensor::DimShuffle&>(*L.node.op());
+  const auto& op = static_cast<const tensor::DimShuffle&>(L.op);
   emit_dimshuffle_view(L, op.input_ndim(), op.new_order());
 }
 

@@ -10,8 +10,8 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/elemwise.h>
-
-#include <functional>
+#include <theano/tensor/shape.h>
+#include <theano/tensor/subtensor.h>
 
 #include "../cuda/cuda_unit.h"
 #include "lowering.h"
@@ -30,27 +30,6 @@ void lower_gpu_from_host(NodeLowering& L) {
   L.body.line("return ctx->gpu_copy(ctx->host, o0, x0, 0);");
 }
 
-/// Emits the launch of copy kernel `kernel` (CudaUnit::add_copy) from
-/// `src` (its data, and its byte strides by `src_stride(d)`) into `dst`,
-/// both of the shape `shape(d)` (C expressions).
-void emit_copy_launch(NodeLowering& L, int kernel, int nd, const std::function<std::string(int)>& shape,
-                      const std::string& src, const std::function<std::string(int)>& src_stride,
-                      const std::string& dst) {
-  CodeWriter& w = L.body;
-  const std::int64_t np = cuda::elemwise_param_count(nd, 2);
-  w.open("");
-  w.line("int64_t p[" + str(np) + "];");
-  w.line("int64_t n = 1;");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(1 + d) + "] = " + shape(d) + "; n *= p[" + str(1 + d) + "];");
-  w.line("p[0] = n;");
-  w.line("p[" + str(1 + nd) + "] = (int64_t)" + src + "->data;");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(2 + nd + d) + "] = " + src_stride(d) + ";");
-  w.line("p[" + str(2 + 2 * nd) + "] = (int64_t)" + dst + "->data;");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(3 + 2 * nd + d) + "] = " + dst + "->strides[" + str(d) + "];");
-  w.line("if (n > 0) if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, " + str(np) + ")) return e;");
-  w.close();
-}
-
 void lower_host_from_gpu(NodeLowering& L) {
   L.cold = true;
   const int nd = L.out(0).ndim();
@@ -67,41 +46,30 @@ void lower_host_from_gpu(NodeLowering& L) {
   }
   // A non-contiguous view is first copied into a C-contiguous GPU buffer by
   // a kernel, then downloaded in one piece.
-  const int kernel = L.cuda->add_copy(dt, nd);
   L.body.open("if (theano_size(x0) > 0 && !theano_c_contiguous(x0, " + str(itemsize) + "))");
   L.body.line("TheanoArray t;");
   L.body.line("t.ndim = " + str(nd) + "; t.dtype = " + str(static_cast<int>(dt)) + "; t.owner = -1;");
   for (int d = 0; d < nd; ++d) L.body.line("t.shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
   L.body.line("if (int e = theano_gpu_alloc_checked(ctx, &t, -1, " + str(itemsize) + ", " +
               c_string(L.label + ": a contiguous copy: ") + ", all, 1)) return e;");
-  emit_copy_launch(
-      L, kernel, nd, [](int d) { return "x0->shape[" + str(d) + "]"; }, "x0",
-      [](int d) { return "x0->strides[" + str(d) + "]"; }, "(&t)");
+  emit_gpu_copy(L, dt, nd, "t.data", "t.strides", "x0->data", "x0->strides", "x0->shape");
   L.body.line("return ctx->gpu_copy(ctx->host, o0, &t, 1);");
   L.body.close();
   L.body.line("return ctx->gpu_copy(ctx->host, o0, x0, 1);");
 }
 
-/// The GPU form of a DimShuffle (a view, as on the CPU) or an Alloc (the
-/// CPU's shape logic, then a copy kernel broadcasting the value).
+/// The GPU form of a host op whose lowering touches no element on the host:
+/// the views (DimShuffle, Subtensor, Reshape when the strides allow) are the
+/// CPU's metadata code on device addresses; the copies (Alloc, Reshape
+/// otherwise) go through emit_strided_copy, which launches a copy kernel for
+/// a GPU output. L.op is the host op, so the host lowering runs as it is.
 void lower_gpu_op(NodeLowering& L) {
-  const auto& op = static_cast<const gpu::GpuOp&>(*L.node.op());
-  if (const auto* ds = dynamic_cast<const tensor::DimShuffle*>(&op.host_op())) {
-    emit_dimshuffle_view(L, ds->input_ndim(), ds->new_order());
-    return;
-  }
-  if (dynamic_cast<const tensor::Alloc*>(&op.host_op())) {
-    L.cold = true;
-    const int nd = L.out(0).ndim();
-    emit_alloc_target(L);
-    const int kernel = L.cuda->add_copy(L.out(0).dtype(), nd);
-    emit_copy_launch(
-        L, kernel, nd, [](int d) { return "shp[" + str(d) + "]"; }, "x0", [](int d) { return "vs[" + str(d) + "]"; },
-        "o0");
-    L.body.line("return 0;");
-    return;
-  }
-  refuse(L.node, " (no GPU lowering for " + op.host_op().name() + ")");
+  const Op& host = L.op;
+  const bool ok = dynamic_cast<const tensor::DimShuffle*>(&host) || dynamic_cast<const tensor::Alloc*>(&host) ||
+                  dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host);
+  const LowerFn fn = ok ? find_lowering(host) : nullptr;
+  if (!fn) refuse(L.node, " (no GPU lowering for " + host.name() + ")");
+  fn(L);
 }
 
 void lower_gpu_elemwise(NodeLowering& L) {

@@ -1,8 +1,8 @@
 // Shared helpers of the op lowerings and the lowering table (see lowering.h).
 #include "lowering.h"
 
+#include <theano/gpu/ops.h>
 #include <theano/gpu/type.h>
-
 #include <theano/runtime/error.h>
 #include <theano/tensor/c_template.h>
 #include <theano/tensor/type.h>
@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+
+#include "../cuda/cuda_unit.h"
 
 namespace theano::codegen::lower {
 
@@ -91,6 +93,47 @@ const tensor::TensorType& ttype(const Var& v) {
 
 bool on_gpu(const Var& v) { return gpu::gpu_type(v) != nullptr; }
 
+namespace {
+const Op& gpu_host_op(const Apply& n) {
+  if (const auto* g = dynamic_cast<const gpu::GpuOp*>(n.op().get())) return g->host_op();
+  return *n.op();
+}
+}  // namespace
+
+void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const std::string& dst_strides,
+                       const std::string& src, const std::string& src_strides, const std::string& shape) {
+  CodeWriter& w = L.body;
+  const DType dt = L.out(0).dtype();
+  if (!on_gpu(L.node.output(0))) {
+    need_convert_copy(L);
+    const std::string t = c_type(dt);
+    w.line("theano_convert_copy<" + t + ", " + t + ">(" + dst + ", " + dst_strides + ", " + src + ", " + src_strides +
+           ", " + shape + ", " + str(nd) + ");");
+    return;
+  }
+  emit_gpu_copy(L, dt, nd, dst, dst_strides, src, src_strides, shape);
+}
+
+void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, const std::string& dst_strides,
+                   const std::string& src, const std::string& src_strides, const std::string& shape) {
+  CodeWriter& w = L.body;
+  THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU copy outside a GPU function";
+  const int kernel = L.cuda->add_copy(dt, nd);
+  const std::int64_t np = cuda::elemwise_param_count(nd, 2);
+  w.open("");
+  w.line("int64_t p[" + str(np) + "];");
+  w.line("int64_t n = 1;");
+  for (int d = 0; d < nd; ++d)
+    w.line("p[" + str(1 + d) + "] = " + shape + "[" + str(d) + "]; n *= p[" + str(1 + d) + "];");
+  w.line("p[0] = n;");
+  w.line("p[" + str(1 + nd) + "] = (int64_t)(" + src + ");");
+  for (int d = 0; d < nd; ++d) w.line("p[" + str(2 + nd + d) + "] = " + src_strides + "[" + str(d) + "];");
+  w.line("p[" + str(2 + 2 * nd) + "] = (int64_t)(" + dst + ");");
+  for (int d = 0; d < nd; ++d) w.line("p[" + str(3 + 2 * nd + d) + "] = " + dst_strides + "[" + str(d) + "];");
+  w.line("if (n > 0) if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, " + str(np) + ")) return e;");
+  w.close();
+}
+
 void refuse(const Apply& node, const std::string& why) {
   throw MethodNotDefined("the cpp linker cannot compile op " + node.op()->name() + why + "; use linker=py");
 }
@@ -119,6 +162,7 @@ std::string make_label(const Apply& node, std::size_t index) {
 NodeLowering::NodeLowering(const Apply& n, std::size_t i, CodeWriter& b, CodeWriter& f,
                            std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots)
     : node(n),
+      op(gpu_host_op(n)),
       index(i),
       fn("node" + std::to_string(i)),
       label(make_label(n, i)),

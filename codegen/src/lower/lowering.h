@@ -97,6 +97,10 @@ class NodeLowering {
                std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots);
 
   const Apply& node;
+  /// The op whose code is generated: node's op, or for a GpuOp (a host op's
+  /// GPU form, gpu/ops.h) its host op, so the host lowering of a view or a
+  /// shape op serves both (read the op's parameters from here).
+  const Op& op;
   const std::size_t index;  ///< toposort position
   const std::string fn;     ///< "node<index>": the node function's name, a prefix for helper names
   /// "node 3 (Elemwise{add}) computing 'loss' from 'x', 'y'" (the user's names
@@ -220,6 +224,18 @@ std::int64_t min_part_elements(int cost);
 /// Generated code: the minimum part, in indices that each cover `per_index`
 /// elements (a C expression, at least 1), for theano_parallel.
 std::string min_part_expr(int cost, const std::string& per_index);
+
+/// Emits a copy of `nd`-d elements of output 0's dtype from `src` (a char*
+/// C expression) with byte strides `src_strides` (a C array; 0 to broadcast)
+/// into `dst` with strides `dst_strides`, over the extents `shape` (a C
+/// array): theano_convert_copy on the host, a copy kernel (CudaUnit::add_copy)
+/// launched through ctx->gpu_launch when output 0 is a GPU array.
+void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const std::string& dst_strides,
+                       const std::string& src, const std::string& src_strides, const std::string& shape);
+/// The GPU half of emit_strided_copy, for GPU arrays of dtype `dt` whatever
+/// the node's output is (HostFromGpu gathers a view into a GPU buffer).
+void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, const std::string& dst_strides,
+                   const std::string& src, const std::string& src_strides, const std::string& shape);
 
 /// Requests the shared support function
 /// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:

@@ -186,7 +186,7 @@ void lower_specify_shape(NodeLowering& L) {
 // ---- Reshape -----------------------------------------------------------------------
 
 void lower_reshape(NodeLowering& L) {
-  const auto& op = static_cast<const tensor::Reshape&>(*L.node.op());
+  const auto& op = static_cast<const tensor::Reshape&>(L.op);
   CodeWriter& w = L.body;
   const int nd = op.ndim();
   const std::string nds = str(nd);
@@ -229,8 +229,7 @@ void lower_reshape(NodeLowering& L) {
     w.line("ds[" + str(d) + "] = expect;");
     if (d > 0) w.line("expect *= x0->shape[" + str(d) + "];");
   }
-  w.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, ds, x0->data, x0->strides, x0->shape, " + str(ind) +
-         ");");
+  emit_strided_copy(L, ind, "o0->data", "ds", "x0->data", "x0->strides", "x0->shape");
   w.line("return 0;");
 }
 
@@ -238,10 +237,7 @@ void lower_reshape(NodeLowering& L) {
 
 void lower_alloc(NodeLowering& L) {
   emit_alloc_target(L);
-  const std::string t = L.in_ctype(0);
-  need_convert_copy(L);
-  L.body.line("theano_convert_copy<" + t + ", " + t + ">(o0->data, o0->strides, x0->data, vs, shp, " +
-              str(L.nin() - 1) + ");");
+  emit_strided_copy(L, L.nin() - 1, "o0->data", "o0->strides", "x0->data", "vs", "shp");
   L.body.line("return 0;");
 }
 

@@ -11,6 +11,7 @@
 #include "reference_eval.h"
 #include "theano/compile/rewrite_provenance.h"
 #include "theano/fgraph/function_graph.h"
+#include "theano/gpu/type.h"
 #include "theano/tensor/type.h"
 #include "value_checks.h"
 
@@ -36,6 +37,14 @@ std::string node_line(std::size_t index, const Apply& node, const RewriteProvena
   return os.str();
 }
 
+/// The rank of a tensor or a GPU array (whose DebugMode values are the host
+/// arrays downloaded after its node), -1 for anything else.
+int array_ndim(const Var& v) {
+  if (const tensor::TensorType* t = tensor::tensor_type(v)) return t->ndim();
+  if (const gpu::GpuArrayType* g = gpu::gpu_type(v)) return g->ndim();
+  return -1;
+}
+
 /// Per node: its infer_shape graph over placeholder dimensions, built once.
 struct ShapeProgram {
   std::vector<std::vector<Var>> in_dims;   // per input: one int64 scalar per dimension (empty: not a tensor)
@@ -47,8 +56,7 @@ ShapeProgram build_shape_program(const Apply& node) {
   ShapeProgram p;
   for (const Var& in : node.inputs()) {
     std::vector<Var> dims;
-    if (const tensor::TensorType* t = tensor::tensor_type(in))
-      for (int d = 0; d < t->ndim(); ++d) dims.push_back(tensor::scalar("", DType::Int64));
+    for (int d = 0; d < array_ndim(in); ++d) dims.push_back(tensor::scalar("", DType::Int64));
     p.in_dims.push_back(std::move(dims));
   }
   try {
@@ -63,11 +71,11 @@ ShapeProgram build_shape_program(const Apply& node) {
     return p;
   }
   for (int k = 0; k < node.nout(); ++k) {
-    const tensor::TensorType* t = tensor::tensor_type(node.output(k));
+    const int nd = array_ndim(node.output(k));
     const std::size_t got = p.out_dims[static_cast<std::size_t>(k)].size();
-    if (t && got != static_cast<std::size_t>(t->ndim()))
+    if (nd >= 0 && got != static_cast<std::size_t>(nd))
       p.problem = "infer_shape gave " + std::to_string(got) + " dimensions for output " + std::to_string(k) +
-                  " of type " + t->str();
+                  " of type " + node.output(k).type()->str();
   }
   return p;
 }
@@ -139,8 +147,8 @@ class DebugObserver final : public NodeObserver {
           if (ins[i].defined() && outs[k].shares_buffer(ins[i]))
             fail(Kind::BadViewMap, run,
                  std::string("in the ") + side + ", output " + std::to_string(k) + " (" +
-                     node.output(static_cast<int>(k)).str() + ") shares memory with input " + std::to_string(i) +
-                     " (" + node.input(static_cast<int>(i)).str() + ") but the op declares no view_map or destroy_map for it",
+                     node.output(static_cast<int>(k)).str() + ") shares memory with input " + std::to_string(i) + " (" +
+                     node.input(static_cast<int>(i)).str() + ") but the op declares no view_map or destroy_map for it",
                  "", before);
         for (std::size_t j = 0; j < k; ++j)
           if (!declared(j) && outs[j].defined() && outs[k].shares_buffer(outs[j]))
@@ -264,7 +272,8 @@ class DebugModeThunk final : public Thunk {
       std::ostringstream os;
       os << "DebugMode: BadOptimization in " << what_ << ": output " << o << " (" << v.str()
          << ") of the optimized graph differs from the unoptimized graph's (run with perform)";
-      if (const Apply* n = v.owner()) os << "\n  computed by " << *n << (prov_ ? "\n  node " + prov_->describe(*n) : "");
+      if (const Apply* n = v.owner())
+        os << "\n  computed by " << *n << (prov_ ? "\n  node " + prov_->describe(*n) : "");
       os << "\n" << indent(d) << "\n  rewrites that changed the graph: " << rewrites_applied();
       throw DebugModeError(Kind::BadOptimization, os.str());
     }
@@ -319,19 +328,24 @@ class DebugModeThunk final : public Thunk {
 
 const char* DebugModeError::kind_name(Kind k) {
   switch (k) {
-    case Kind::BadThunkOutput: return "BadThunkOutput";
-    case Kind::BadDestroyMap: return "BadDestroyMap";
-    case Kind::BadViewMap: return "BadViewMap";
-    case Kind::BadInferShape: return "BadInferShape";
-    case Kind::BadOptimization: return "BadOptimization";
+    case Kind::BadThunkOutput:
+      return "BadThunkOutput";
+    case Kind::BadDestroyMap:
+      return "BadDestroyMap";
+    case Kind::BadViewMap:
+      return "BadViewMap";
+    case Kind::BadInferShape:
+      return "BadInferShape";
+    case Kind::BadOptimization:
+      return "BadOptimization";
   }
   return "DebugModeError";
 }
 
 std::unique_ptr<Thunk> make_debug_mode_thunk(const Linker& linker, std::shared_ptr<const FunctionGraph> optimized,
                                              std::shared_ptr<const FunctionGraph> unoptimized,
-                                             std::shared_ptr<const RewriteProvenance> provenance,
-                                             LinkOptions options, std::string what) {
+                                             std::shared_ptr<const RewriteProvenance> provenance, LinkOptions options,
+                                             std::string what) {
   THEANO_INTERNAL_CHECK(optimized && unoptimized) << "make_debug_mode_thunk: null FunctionGraph";
   options.observer = std::make_shared<DebugObserver>(optimized, provenance, what);
   std::unique_ptr<Thunk> main = linker.make_thunk(optimized, options);

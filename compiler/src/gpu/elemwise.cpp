@@ -61,6 +61,7 @@ void GpuElemwise::perform(const Apply& node, std::span<const NDArray> inputs, st
 
 std::vector<std::vector<Var>> GpuElemwise::infer_shape(const Apply& node,
                                                        const std::vector<std::vector<Var>>& shapes) const {
+  check_input_shapes(name(), node, shapes);
   const ApplyPtr h = host_node(node);
   return host_->infer_shape(*h, shapes);
 }

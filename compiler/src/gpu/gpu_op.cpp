@@ -73,6 +73,7 @@ void GpuOp::perform(const Apply& node, std::span<const NDArray> inputs, std::spa
 }
 
 std::vector<std::vector<Var>> GpuOp::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& shapes) const {
+  check_input_shapes(name(), node, shapes);
   const ApplyPtr h = host_node(node);
   return host_->infer_shape(*h, shapes);
 }

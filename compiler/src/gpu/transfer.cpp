@@ -27,11 +27,24 @@ ApplyPtr GpuFromHost::make_node(std::vector<Var> inputs) const {
 }
 
 void GpuFromHost::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  outputs[0] = inputs[0];
+  outputs[0] = inputs[0].copy();  // a transfer makes a new array (no view_map)
 }
 
-std::vector<std::vector<Var>> GpuFromHost::infer_shape(const Apply&,
+void check_input_shapes(const std::string& op, const Apply& node, const std::vector<std::vector<Var>>& shapes) {
+  THEANO_USER_CHECK(shapes.size() == static_cast<std::size_t>(node.nin()), ValueError)
+      << op << ".infer_shape: " << shapes.size() << " input shapes for " << node.nin() << " inputs";
+  for (int i = 0; i < node.nin(); ++i) {
+    const Var& in = node.input(i);
+    const int nd = gpu_type(in) ? gpu_type(in)->ndim() : tensor::tensor_type(in) ? tensor::tensor_type(in)->ndim() : 0;
+    THEANO_USER_CHECK(shapes[static_cast<std::size_t>(i)].size() == static_cast<std::size_t>(nd), ValueError)
+        << op << ".infer_shape: the shape given for input " << i << " (" << in.str() << ") has "
+        << shapes[static_cast<std::size_t>(i)].size() << " dimensions, its type " << in.type()->str() << " has " << nd;
+  }
+}
+
+std::vector<std::vector<Var>> GpuFromHost::infer_shape(const Apply& node,
                                                        const std::vector<std::vector<Var>>& shapes) const {
+  check_input_shapes(name(), node, shapes);
   return {shapes[0]};
 }
 
@@ -49,11 +62,12 @@ ApplyPtr HostFromGpu::make_node(std::vector<Var> inputs) const {
 }
 
 void HostFromGpu::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  outputs[0] = inputs[0];
+  outputs[0] = inputs[0].copy();  // a transfer makes a new array (no view_map)
 }
 
-std::vector<std::vector<Var>> HostFromGpu::infer_shape(const Apply&,
+std::vector<std::vector<Var>> HostFromGpu::infer_shape(const Apply& node,
                                                        const std::vector<std::vector<Var>>& shapes) const {
+  check_input_shapes(name(), node, shapes);
   return {shapes[0]};
 }
 

@@ -1,14 +1,15 @@
 /// \file
 /// The GPU transfer rewrite (Theano's gpu optimizer, here after fusion, like
-/// its `gpu_after_fusion`; stage "gpu_transfer" at 49.5, tag `gpu`): with
+/// its `gpu_after_fusion`; stage "gpu_transfer" at 49.3, tag `gpu`): with
 /// THEANO_FLAGS device=cuda/auto/emulated selecting a GPU context, elementwise
-/// work moves to the GPU greedily.
+/// work and the views and allocations around it move to the GPU greedily.
 ///
 /// 1. Seed (Theano's InputToGpuOptimizer): every graph input x of a dtype the
 ///    GPU handles is used through `HostFromGpu(GpuFromHost(x))`.
-/// 2. Move: an Elemwise (Composite included), a DimShuffle or an Alloc whose
-///    data input comes from the GPU (a HostFromGpu) or whose output goes to
-///    the GPU (a GpuFromHost client) becomes its GPU form over transferred
+/// 2. Move: an Elemwise (Composite included), a view (DimShuffle, Subtensor,
+///    Reshape) or an Alloc whose data input comes from the GPU (a
+///    HostFromGpu) or whose output goes to the GPU (a GpuFromHost client)
+///    becomes its GPU form over transferred
 ///    inputs, `HostFromGpu(GpuElemwise(GpuFromHost(x), ...))`, repeated to a
 ///    fixed point, so a chain of such nodes moves as a whole while a node
 ///    between two CPU-only ops (dot -> exp -> dot) stays on the CPU. Only
@@ -29,6 +30,8 @@
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/scalar.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
 
 namespace theano::rewrite::detail {
 namespace {
@@ -49,12 +52,16 @@ struct GpuForm {
 };
 
 /// An Elemwise the CUDA emitter can compile (no inplace pattern, a C
-/// expression for its scalar code), a DimShuffle (a view) or an Alloc, with
+/// expression for its scalar code), a view (DimShuffle, Subtensor, Reshape)
+/// or an Alloc, with
 /// every data input and output of a GPU-supported dtype; nullopt otherwise.
 std::optional<GpuForm> gpu_form(const Apply& node) {
   const Op& op = *node.op();
+  // Views and shape ops move their array input; their shape and index inputs stay host scalars.
+  const bool shape_op = dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op) ||
+                        dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op);
   std::vector<bool> data(static_cast<std::size_t>(node.nin()), true);
-  if (dynamic_cast<const tensor::Alloc*>(&op)) std::fill(data.begin() + 1, data.end(), false);
+  if (shape_op) std::fill(data.begin() + 1, data.end(), false);
   for (int i = 0; i < node.nin(); ++i)
     if (data[static_cast<std::size_t>(i)] && !host_tensor_on_gpu_ok(node.input(i))) return std::nullopt;
   for (const Var& v : node.outputs())
@@ -66,8 +73,7 @@ std::optional<GpuForm> gpu_form(const Apply& node) {
     if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;
     return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), data};
   }
-  if (dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op))
-    return GpuForm{OpPtr(new gpu::GpuOp(node.op(), data)), data};
+  if (shape_op) return GpuForm{OpPtr(new gpu::GpuOp(node.op(), data)), data};
   return std::nullopt;
 }
 

@@ -1,6 +1,6 @@
 /// \file
 /// A minimal CUDA driver API, opened with dlopen("libcuda.so.1") and never linked:
-/// enough to load NVRTC output (CUBIN or PTX) into device 0's primary context,
+/// enough to load NVRTC output (CUBIN or PTX) into a device's primary context,
 /// move buffers and launch a kernel.
 ///
 /// Why dlopen: a binary linked against libcuda fails to start on machines without
@@ -44,8 +44,9 @@ class CudaDriver {
   int driver_version() const;
   /// Bytes of memory on `device`.
   std::size_t total_memory(int device = 0) const;
-  /// Makes device 0's primary context current on the calling thread.
-  void make_current() const;
+  /// Makes `device`'s primary context (retained on first use) current on the
+  /// calling thread; what follows (alloc, copies, modules, launches) uses it.
+  void make_current(int device = 0) const;
 
   /// Loads a CUBIN or PTX image; returns the module handle.
   void* load_module(std::string_view image) const;

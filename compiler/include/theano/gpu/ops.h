@@ -6,7 +6,8 @@
 /// turns an elementwise program into "copy the inputs to the GPU, compute
 /// there, copy the outputs back", and codegen lowers it to one CUDA
 /// translation unit. Each op's `perform` is its reference semantics on host
-/// values (gpu/type.h): transfers are the identity, GpuElemwise computes what
+/// values (gpu/type.h): transfers copy (the identity on values, a new
+/// buffer as on the device), GpuElemwise computes what
 /// the host Elemwise computes, so the perform linker and DebugMode check the
 /// kernels against the same reference as the CPU back end.
 #pragma once
@@ -40,6 +41,11 @@ class HostFromGpu final : public Op {
   THEANO_OP_DECLARE("HostFromGpu")
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
+
+/// ValueError unless `shapes` has one entry per input of `node`, each with the
+/// input's rank (infer_shape's callers pass placeholders; a wrong count must
+/// not index past them). `op` names the op in the message.
+void check_input_shapes(const std::string& op, const Apply& node, const std::vector<std::vector<Var>>& shapes);
 
 /// `GpuFromHost(context)(x)`; TypeError unless x is a host tensor.
 Var gpu_from_host(const Var& x, const std::string& context);

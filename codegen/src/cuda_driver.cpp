@@ -192,10 +192,10 @@ void CudaDriver::copy_to_host(void* dst, DevicePtr src, std::size_t bytes) const
   THEANO_CU(cuMemcpyDtoH, dst, src, bytes);
 }
 
-void CudaDriver::launch(void* function, unsigned grid, unsigned block, void** args,
-                        unsigned shared_bytes) const {
+void CudaDriver::launch(void* function, unsigned grid, unsigned block, void** args, unsigned shared_bytes,
+                        bool synchronize) const {
   THEANO_CU(cuLaunchKernel, function, grid, 1, 1, block, 1, 1, shared_bytes, nullptr, args, nullptr);
-  THEANO_CU(cuCtxSynchronize);
+  if (synchronize) THEANO_CU(cuCtxSynchronize);
 }
 
 #undef THEANO_CU

@@ -1,4 +1,4 @@
-// The CUDA translation unit builder and the emulation shim (cuda_unit.h).
+// The CUDA translation unit builder (cuda_unit.h).
 #include "cuda_unit.h"
 
 #include <theano/runtime/error.h>
@@ -32,24 +32,6 @@ extern "C" __global__ void {1}(const {2} p) {
 {3}{4}  }
 }
 }  // namespace {0}
-)";
-
-// The emulated launch of kernel {0}::{1} ({2} its parameter struct of {3}
-// values): every (block, thread) of the grid in turn.
-constexpr const char* kEmulatedLaunch =
-    R"(extern "C" void theano_emu_{1}(const int64_t* v, int64_t grid, int64_t block) {
-  {2} p;
-  for (int64_t j = 0; j < {3}; ++j) p.v[j] = v[j];
-  gridDim.x = (unsigned)grid;
-  blockDim.x = (unsigned)block;
-  for (int64_t b = 0; b < grid; ++b) {
-    blockIdx.x = (unsigned)b;
-    for (int64_t t = 0; t < block; ++t) {
-      threadIdx.x = (unsigned)t;
-      {0}::{1}(p);
-    }
-  }
-}
 )";
 
 }  // namespace
@@ -99,7 +81,6 @@ int CudaUnit::add_elemwise(const std::string& base, const std::string& label, in
       }
     }
     kernels_code_.raw(lower::expand(kElemwiseKernel, {ex.ns, name, params_t, addr, body}));
-    emulation_.raw(lower::expand(kEmulatedLaunch, {ex.ns, name, params_t, str(np)}));
     kernels_.push_back(KernelInfo{name, label, np});
   }
   return first;
@@ -124,34 +105,7 @@ std::string CudaUnit::source() const {
   w.append(support_);
   w.line("// ---- kernels");
   w.append(kernels_code_);
-  w.line("#ifdef THEANO_CUDA_EMULATION");
-  w.line("// ---- launch wrappers of the host-emulated device");
-  w.append(emulation_);
-  w.line("#endif");
   return w.str();
-}
-
-std::string_view emulation_shim() {
-  return R"SHIM(// theano-cpp: host emulation of the CUDA kernel language (cuda_unit.h)
-#define THEANO_CUDA_EMULATION 1
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-struct theano_dim3 { unsigned x, y, z; };
-static theano_dim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
-extern "C" {
-double exp(double); double exp2(double); double expm1(double);
-double log(double); double log2(double); double log10(double); double log1p(double);
-double sin(double); double cos(double); double tan(double);
-double asin(double); double acos(double); double atan(double); double atan2(double, double);
-double sinh(double); double cosh(double); double tanh(double);
-double asinh(double); double acosh(double); double atanh(double);
-double erf(double); double erfc(double); double lgamma(double);
-double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
-double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
-}
-)SHIM";
 }
 
 }  // namespace theano::codegen::cuda

@@ -7,18 +7,15 @@
 /// allocates through ctx->gpu_alloc and launches its kernels through
 /// ctx->gpu_launch by number. Those kernels are collected here into ONE CUDA
 /// source, compiled by NVRTC for the device (cuda_cache.h), or by Clang for
-/// the host-emulated device with the emulation shim put in front of the very
-/// same text (emulation_shim()).
+/// the host-emulated device with the emulation shim in front of the very
+/// same text and launch wrappers after it (theano/codegen/cuda_emulation.h).
 ///
 /// Kernel ABI: `extern "C" __global__ void <name>(const theano_params_<P> p)`,
 /// a struct of P int64 values passed by value (one kernel parameter; the
 /// host packs it). Elementwise kernels: p.v[0] = n (elements), p.v[1..nd] =
 /// the output shape, then per array (inputs, then outputs) its device address
 /// and nd byte strides (0 where broadcast). Each thread walks the elements
-/// in a grid-stride loop, so any grid covers any n. Under
-/// THEANO_CUDA_EMULATION every kernel also gets `theano_emu_<name>(const
-/// int64_t* params, int64_t grid, int64_t block)`, which runs the kernel for
-/// every (block, thread) of the launch in turn.
+/// in a grid-stride loop, so any grid covers any n.
 #pragma once
 
 #include <theano/codegen/code_writer.h>
@@ -27,9 +24,9 @@
 #include <cstdint>
 #include <map>
 #include <set>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace theano::codegen::lower {
@@ -71,7 +68,7 @@ class CudaUnit {
 
   bool empty() const { return kernels_.empty(); }
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
-  /// The whole CUDA source: prelude, support code, kernels, emulation wrappers.
+  /// The whole CUDA source: prelude, support code, kernels.
   std::string source() const;
 
  private:
@@ -82,16 +79,6 @@ class CudaUnit {
   std::set<std::string> support_keys_;
   CodeWriter support_;
   CodeWriter kernels_code_;
-  CodeWriter emulation_;
 };
-
-/// The text put in front of a unit's source to compile it for the CPU
-/// (host-emulated device): __global__ and friends as plain C++, the thread
-/// and block indices as globals set by the launch wrappers (launches of one
-/// module are serialized by the host), the libm prototypes NVRTC would
-/// provide. There is no __syncthreads, shared memory or atomics yet:
-/// elementwise kernels need none, and a kernel that uses them fails to
-/// compile for emulation instead of running wrongly.
-std::string_view emulation_shim();
 
 }  // namespace theano::codegen::cuda

@@ -5,6 +5,7 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_cache.h>
 #include <theano/codegen/cuda_driver.h>
+#include <theano/codegen/cuda_emulation.h>
 #include <theano/codegen/jit_loader.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config.h>
@@ -134,13 +135,10 @@ void GpuDevice::copy_to_host(void* dst, std::uint64_t src, std::size_t bytes) {
   d.copy_to_host(dst, src, bytes);
 }
 
-using EmulatedKernel = void (*)(const std::int64_t*, std::int64_t, std::int64_t);
-
 struct GpuProgram::Loaded {
-  LoadedModule emulated;                // the emulated device's host object
-  std::vector<EmulatedKernel> emu_fns;  // by kernel number
-  void* module = nullptr;               // the driver's CUmodule
-  std::vector<void*> functions;         // CUfunction by kernel number
+  std::unique_ptr<EmulatedKernels> emulated;  // the emulated device's kernels
+  void* module = nullptr;                     // the driver's CUmodule
+  std::vector<void*> functions;               // CUfunction by kernel number
 };
 
 GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOptions& copts, const std::string& origin)
@@ -153,34 +151,12 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
   cache::CompileCache* cache = current_cache();
   if (device_.emulated()) {
     // The same CUDA text, compiled for the CPU behind the emulation shim.
-    const std::string text = std::string(emulation_shim()) + source_;
-    std::string object;
-    auto compile = [&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      CompiledObject obj = ClangCompiler(copts).compile(text, "theano_cuda_emulated.cpp");
-      stats_.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      return obj;
-    };
-    if (cache) {
-      bool hit = false;
-      object = cache->get_or_produce(
-          cache_key(copts, text),
-          [&] {
-            CompiledObject obj = compile();
-            cache::Entry e{std::move(obj.bytes), text, stats_.compile_ms, origin.substr(0, 300)};
-            e.kind = "cuda emulated (host object)";
-            return e;
-          },
-          &hit);
-      stats_.cache = hit ? "hit" : "miss";
-    } else {
-      object = compile().bytes;
-      stats_.cache = "off";
-    }
+    std::vector<EmulatedKernelInfo> infos;
+    for (const KernelInfo& k : kernels_) infos.push_back({k.name, k.nparams});
+    loaded_->emulated = std::make_unique<EmulatedKernels>(source_, std::move(infos), copts, cache, origin);
     stats_.image = "emulated (host object)";
-    loaded_->emulated = JitLoader::instance().load(object, "theano_cuda_emulated");
-    for (const KernelInfo& k : kernels_)
-      loaded_->emu_fns.push_back(loaded_->emulated.function<EmulatedKernel>("theano_emu_" + k.name));
+    stats_.cache = loaded_->emulated->cache_state();
+    stats_.compile_ms = loaded_->emulated->cache_hit() ? 0 : loaded_->emulated->compile_ms();
     return;
   }
   const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), NvrtcOptions{}, cache, origin);
@@ -219,15 +195,16 @@ void GpuProgram::launch(std::int64_t kernel, std::int64_t n, const std::int64_t*
   if (n <= 0) return;
   const auto [block, grid] = launch_shape(n);
   if (device_.emulated()) {
-    std::lock_guard<std::mutex> lock(emulation_mutex_);
-    loaded_->emu_fns[static_cast<std::size_t>(kernel)](params, grid, block);
+    loaded_->emulated->launch(static_cast<std::size_t>(kernel), grid, block, params);
     return;
   }
   try {
     const CudaDriver& d = CudaDriver::instance();
     d.make_current(device_.index());
     void* args[] = {const_cast<std::int64_t*>(params)};
-    d.launch(loaded_->functions[static_cast<std::size_t>(kernel)], grid, block, args);
+    // Asynchronous: the transfers back (cuMemcpyDtoH on the default stream)
+    // wait for it; a fault in the kernel is reported there.
+    d.launch(loaded_->functions[static_cast<std::size_t>(kernel)], grid, block, args, 0, /*synchronize=*/false);
   } catch (const Error& e) {
     throw Error(k.label + ": kernel " + k.name + ": " + e.what());
   }

@@ -10,10 +10,9 @@
 ///   compiled for the device's exact architecture, or PTX for a device newer
 ///   than NVRTC (cuda_cache.h: cached in the compiledir).
 /// * "emulated": host memory through the same caching allocator, kernels
-///   compiled by the in-process Clang from the same CUDA source with the
-///   emulation shim in front (cuda_unit.h), cached as CPU objects, and run
-///   block by block, thread by thread. Launches of one program are
-///   serialized (the shim's thread and block indices are module globals).
+///   compiled by the in-process Clang from the same CUDA source behind the
+///   emulation shim (theano/codegen/cuda_emulation.h), cached as CPU objects,
+///   and run block by block, thread by thread.
 /// "cuda<N>" is the driver's device N, each in its primary context.
 #pragma once
 
@@ -98,7 +97,6 @@ class GpuProgram {
   std::string source_;
   GpuProgramStats stats_;
   std::unique_ptr<Loaded> loaded_;
-  mutable std::mutex emulation_mutex_;
 };
 
 }  // namespace theano::codegen::cuda

@@ -57,8 +57,12 @@ class CudaDriver {
   void free(DevicePtr p) const;
   void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) const;
   void copy_to_host(void* dst, DevicePtr src, std::size_t bytes) const;
-  /// cuLaunchKernel with a 1-D grid and block, then cuCtxSynchronize.
-  void launch(void* function, unsigned grid, unsigned block, void** args, unsigned shared_bytes = 0) const;
+  /// cuLaunchKernel with a 1-D grid and block on the default stream, then
+  /// (with `synchronize`) cuCtxSynchronize. Without it the launch is
+  /// asynchronous: later copies and launches on the default stream are
+  /// ordered after it, and a fault surfaces at the next synchronizing call.
+  void launch(void* function, unsigned grid, unsigned block, void** args, unsigned shared_bytes = 0,
+              bool synchronize = true) const;
 
   struct Api;
 

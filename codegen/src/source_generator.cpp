@@ -1,0 +1,242 @@
+// The CLinker's source generator (source_generator.h).
+#include "source_generator.h"
+
+#include <theano/gpu/type.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+
+namespace theano::codegen {
+
+using lower::NodeLowering;
+using lower::str;
+using lower::ttype;
+using tensor::TensorType;
+
+namespace {
+
+void check_type(const Apply& node, const Var& v) {
+  const TensorType* t = tensor::tensor_type(v);
+  if (!t && lower::on_gpu(v)) t = &ttype(v);  // a GPU array: its host twin's dtype and rank
+  if (!t) lower::refuse(node, " (a non-tensor variable)");
+  if (!lower::c_type(t->dtype()))
+    lower::refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
+  if (t->ndim() > THEANO_MAX_NDIM)
+    lower::refuse(node, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
+}
+
+/// The least node-function source (optimized functions count fully,
+/// unoptimized ones a tenth) worth a translation unit of its own: below it, a
+/// second front end and thread cost more than they save.
+constexpr std::size_t kSplitWeight = 12000;
+
+}  // namespace
+
+std::string Generator::name_of(const Var& v) {
+  auto it = names.find(v.get());
+  if (it != names.end()) return it->second;
+  const Constant* c = v.as_constant();
+  THEANO_INTERNAL_CHECK(c != nullptr) << "variable " << v.str() << " has no producer in the graph";
+  const std::string n = "&ctx->constants[" + str(static_cast<std::int64_t>(constants.size())) + "]";
+  refs[v.get()] = ArrayRef{'c', static_cast<std::int64_t>(constants.size())};
+  constants.push_back(c);
+  names[v.get()] = n;
+  return n;
+}
+
+void Generator::perform_fallback(NodeLowering& L, const std::string& why) {
+  if (!allow_fallback) lower::refuse(L.node, why);
+  for (const Var& v : L.node.inputs())
+    if (!tensor::tensor_type(v)) lower::refuse(L.node, " (a non-tensor input)");
+  for (int k = 0; k < L.nout(); ++k)
+    if (!tensor::tensor_type(L.node.output(k))) lower::refuse(L.node, " (a non-tensor output)");
+  L.ns.clear();
+  L.file = CodeWriter();
+  L.body = CodeWriter();
+  std::string in = "const TheanoArray* in[" + str(std::max(L.nin(), 1)) + "] = {";
+  for (int i = 0; i < L.nin(); ++i) in += (i ? ", x" : "x") + str(i);
+  L.body.line(in + (L.nin() ? "};" : "0};"));
+  std::string out = "TheanoArray* out[" + str(std::max(L.nout(), 1)) + "] = {";
+  for (int k = 0; k < L.nout(); ++k) out += (k ? ", o" : "o") + str(k);
+  L.body.line(out + (L.nout() ? "};" : "0};"));
+  L.cold = true;
+  L.body.line("// no lowering" + why + ": the op's perform runs on the host");
+  L.body.line("return ctx->perform(ctx->host, " + str(static_cast<std::int64_t>(fallback.size())) + ", in, out);");
+  fallback.push_back(&L.node);
+}
+
+void Generator::note_gpu_context(const Apply& node) {
+  auto note = [&](const Var& v) {
+    const gpu::GpuArrayType* g = gpu::gpu_type(v);
+    if (!g) return;
+    if (gpu_context.empty()) gpu_context = g->context();
+    if (g->context() != gpu_context)
+      lower::refuse(node,
+                    " (GPU arrays of two contexts, " + gpu_context + " and " + g->context() + ", in one function)");
+  };
+  for (const Var& v : node.inputs()) note(v);
+  for (const Var& v : node.outputs()) note(v);
+}
+
+void Generator::lower_node(std::size_t t, const Apply& node) {
+  std::vector<std::int64_t> slots;
+  for (int k = 0; k < node.nout(); ++k) {
+    auto it = plan.slot.find(node.output(k).get());
+    slots.push_back(it == plan.slot.end() ? -1 : it->second);
+  }
+  CodeWriter body, file;
+  NodeLowering L(node, t, body, file, support_keys, support, std::move(slots));
+  L.cuda = &cuda;
+  note_gpu_context(node);
+  const lower::LowerFn fn = lower::find_lowering(*node.op());
+  if (!fn) {
+    perform_fallback(L, " yet");
+  } else {
+    try {
+      for (const Var& v : node.inputs()) check_type(node, v);
+      for (int k = 0; k < node.nout(); ++k) check_type(node, node.output(k));
+      fn(L);
+    } catch (const MethodNotDefined& e) {
+      std::string why = e.what();
+      const auto open = why.find(" (");
+      const auto end = why.find(';');
+      why = open != std::string::npos && end != std::string::npos && end > open ? why.substr(open, end - open)
+                                                                                : std::string();
+      perform_fallback(L, why);
+    }
+  }
+  const int nin = node.nin(), nout = node.nout();
+  CodeWriter w;
+  if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
+  w.append(file);
+  const bool optimized = lower::worth_optimizing(L);
+  std::string params = "(TheanoContext* ctx";
+  for (int i = 0; i < nin; ++i) params += ", const TheanoArray* x" + str(i);
+  for (int k = 0; k < nout; ++k) params += ", TheanoArray* o" + str(k);
+  params += ")";
+  w.open(std::string(optimized ? "" : "THEANO_UNOPTIMIZED ") + "THEANO_LINKAGE int " + L.fn + params, L.fn);
+  std::string all;
+  for (int i = 0; i < nin; ++i) all += (i ? ", x" : "x") + str(i);
+  w.line("const TheanoArray* all[" + str(std::max(nin, 1)) + "] = {" + (nin ? all : std::string("0")) + "};");
+  w.line("(void)all;");
+  for (int k = 0; k < nout; ++k) {
+    const TensorType& ot = ttype(node.output(k));
+    w.line("o" + str(k) + "->ndim = " + str(ot.ndim()) + "; o" + str(k) +
+           "->dtype = " + str(static_cast<int>(ot.dtype())) + "; o" + str(k) + "->owner = -1;");
+  }
+  w.append(body);
+  w.close();
+  if (!L.ns.empty()) w.line("}  // namespace " + L.ns);
+  w.line("");
+  NodeFunction nf;
+  nf.text = w.str();
+  nf.declaration =
+      (L.ns.empty() ? "" : "namespace " + L.ns + " { ") + "int " + L.fn + params + ";" + (L.ns.empty() ? "" : " }");
+  nf.weight = optimized ? nf.text.size() : nf.text.size() / 10;
+  functions.push_back(std::move(nf));
+
+  NodeCode nc;
+  nc.name = L.label;
+  std::string call = "if (int e = " + (L.ns.empty() ? std::string() : L.ns + "::") + L.fn + "(ctx";
+  for (int i = 0; i < nin; ++i) call += ", " + name_of(node.input(i));
+  for (int k = 0; k < nout; ++k) {
+    std::string ref;
+    if (opwise) {
+      refs[node.output(k).get()] = ArrayRef{'v', nvars};
+      ref = "&ctx->vars[" + str(nvars++) + "]";
+    } else {
+      const std::string out = "n" + str(static_cast<std::int64_t>(t)) + "_" + str(k);
+      nc.init.line("TheanoArray " + out + ";");
+      ref = "&" + out;
+    }
+    call += ", " + ref;
+    names[node.output(k).get()] = ref;
+  }
+  labels.push_back(L.label);
+  if (opwise) {
+    step_in.emplace_back();
+    step_out.emplace_back();
+    for (const Var& v : node.inputs()) step_in.back().push_back(refs.at(v.get()));
+    for (int k = 0; k < nout; ++k) step_out.back().push_back(refs.at(node.output(k).get()));
+  }
+  nc.compute.line(call + ")) return e;");
+  blocks.push_back(std::move(nc));
+}
+
+std::vector<std::string> Generator::run(int max_units) {
+  for (std::size_t i = 0; i < fg.inputs().size(); ++i) {
+    names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
+    refs[fg.inputs()[i].get()] = ArrayRef{'i', static_cast<std::int64_t>(i)};
+  }
+  const std::vector<Apply*> order = fg.toposort();
+  step_nodes.assign(order.begin(), order.end());
+  plan = plan_memory(fg, order, options);
+  for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
+
+  // Consecutive runs of nodes of about equal weight, one per unit.
+  std::size_t total = 0;
+  for (const NodeFunction& f : functions) total += f.weight;
+  const std::size_t units = std::clamp<std::size_t>(
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)), total / kSplitWeight), 1,
+      std::max<std::size_t>(functions.size(), 1));
+  std::vector<std::size_t> unit_of(functions.size(), 0);
+  std::size_t acc = 0;
+  for (std::size_t t = 0; t < functions.size(); ++t) {
+    unit_of[t] = std::min(units - 1, acc * units / std::max<std::size_t>(total, 1));
+    acc += functions[t].weight;
+  }
+  std::vector<CodeWriter> src(units);
+  for (std::size_t u = 0; u < units; ++u) {
+    src[u].raw(lower::prelude());
+    src[u].line("");
+    src[u].line(u == 0 ? "#define THEANO_LINKAGE static" : "#define THEANO_LINKAGE");
+    if (!support.empty()) {
+      src[u].line("// ---- support code");
+      src[u].append(support);
+    }
+    src[u].line("// ---- per-node functions");
+  }
+  for (std::size_t t = 0; t < functions.size(); ++t) src[unit_of[t]].raw(functions[t].text);
+  if (units > 1) {
+    src[0].line("// ---- node functions of the other translation units");
+    for (std::size_t t = 0; t < functions.size(); ++t)
+      if (unit_of[t] != 0) src[0].line(functions[t].declaration);
+  }
+  CodeWriter& entry = src[0];
+  entry.line("// ---- entry");
+  if (opwise) {
+    entry.open("extern \"C\" int theano_step(TheanoContext* ctx, int64_t t)", "theano_step");
+    entry.open("switch (t)");
+    for (std::size_t t = 0; t < blocks.size(); ++t) {
+      entry.line("case " + str(static_cast<std::int64_t>(t)) + ":  // " + blocks[t].name);
+      entry.append(blocks[t].compute);
+      entry.line("  return 0;");
+    }
+    entry.close();
+    entry.line("return 0;");
+    entry.close();
+    entry.open("extern \"C\" int theano_finish(TheanoContext* ctx)", "theano_finish");
+  } else {
+    entry.open("extern \"C\" int theano_entry(TheanoContext* ctx)", "theano_entry");
+    assemble(entry, blocks);
+  }
+  for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
+    const Var& v = fg.outputs()[o];
+    entry.line("ctx->outputs[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(v) + ";");
+  }
+  entry.line("return 0;");
+  entry.close();
+  std::vector<std::string> r;
+  for (const CodeWriter& w : src) r.push_back(w.str());
+  return r;
+}
+
+std::string join_units(const std::vector<std::string>& units) {
+  std::string r = units[0];
+  for (std::size_t u = 1; u < units.size(); ++u)
+    r += "\n// ==== translation unit " + std::to_string(u) + " (compiled on its own)\n" + units[u];
+  return r;
+}
+
+}  // namespace theano::codegen

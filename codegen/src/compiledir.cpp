@@ -58,12 +58,9 @@ std::string clang_short_version() {
 
 }  // namespace
 
-std::string cache_key(const CompileOptions& options, const std::string& source) {
+std::string hash_fields(const std::vector<std::string_view>& fields) {
   llvm::BLAKE3 h;
-  add_field(h, "theano-cpp cache key 1");
-  add_field(h, std::to_string(kRuntimeAbiVersion));
-  add_field(h, ClangCompiler(options).identity());
-  add_field(h, source);
+  for (std::string_view f : fields) add_field(h, f);
   const auto digest = h.final<20>();
   static const char* hex = "0123456789abcdef";
   std::string key;
@@ -72,6 +69,11 @@ std::string cache_key(const CompileOptions& options, const std::string& source) 
     key += hex[b & 15];
   }
   return key;
+}
+
+std::string cache_key(const CompileOptions& options, const std::string& source) {
+  const std::string abi = std::to_string(kRuntimeAbiVersion), identity = ClangCompiler(options).identity();
+  return hash_fields({"theano-cpp cache key 1", abi, identity, source});
 }
 
 fs::path current_compiledir() {

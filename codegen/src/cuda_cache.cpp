@@ -1,8 +1,8 @@
 // NVRTC images in the compiledir (see cuda_cache.h): choosing the
 // architecture for a compute capability, the cache key, and compile-or-hit.
 #include <fcntl.h>
-#include <llvm/Support/BLAKE3.h>
 #include <sys/stat.h>
+#include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_cache.h>
 #include <theano/runtime/error.h>
 #include <unistd.h>
@@ -20,13 +20,6 @@ namespace {
 /// output (and so it is part of the key too).
 constexpr const char* kProgramName = "theano_kernel.cu";
 
-void add_field(llvm::BLAKE3& h, std::string_view field) {
-  const std::uint64_t n = field.size();
-  std::uint8_t len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(n >> (8 * i));
-  h.update(llvm::ArrayRef<std::uint8_t>(len, 8));
-  h.update(llvm::StringRef(field.data(), field.size()));
-}
 
 NvrtcOptions with_arch(const NvrtcOptions& options, const std::string& arch) {
   NvrtcOptions o = options;
@@ -74,23 +67,14 @@ std::string cuda_entry_kind(const std::string& arch) {
 }
 
 std::string cuda_cache_key(std::string_view source, const std::string& arch, const NvrtcOptions& options) {
-  llvm::BLAKE3 h;
-  add_field(h, "theano-cpp cuda cache key 1");
-  add_field(h, nvrtc_version());
-  add_field(h, arch);
+  const std::string version = nvrtc_version();
   const std::vector<std::string> flags = with_arch(options, arch).flags();
-  add_field(h, std::to_string(flags.size()));
-  for (const std::string& f : flags) add_field(h, f);
-  add_field(h, kProgramName);
-  add_field(h, source);
-  const auto digest = h.final<20>();
-  static const char* hex = "0123456789abcdef";
-  std::string key;
-  for (std::uint8_t b : digest) {
-    key += hex[b >> 4];
-    key += hex[b & 15];
-  }
-  return key;
+  const std::string nflags = std::to_string(flags.size());
+  std::vector<std::string_view> fields = {"theano-cpp cuda cache key 1", version, arch, nflags};
+  for (const std::string& f : flags) fields.push_back(f);
+  fields.push_back(kProgramName);
+  fields.push_back(source);
+  return hash_fields(fields);
 }
 
 CudaImage compile_cuda_cached(std::string_view source, int cc, const NvrtcOptions& options, cache::CompileCache* cache,

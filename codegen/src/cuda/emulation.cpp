@@ -52,8 +52,9 @@ struct EmuHostAbi {
 
 }  // namespace
 
-std::string_view emulation_shim() {
-  return R"SHIM(// theano-cpp: host emulation of the CUDA kernel language (cuda_emulation.h)
+namespace {
+// The shim proper; the libm prototypes follow it (lower::libm_prototypes).
+constexpr std::string_view kShim = R"SHIM(// theano-cpp: host emulation of the CUDA kernel language (cuda_emulation.h)
 #define THEANO_CUDA_EMULATION 1
 #define __global__
 #define __device__
@@ -81,18 +82,12 @@ template <class T> static inline T atomicMax(T* p, T v) { T old = *p; if (v > ol
 template <class T> static inline T atomicMin(T* p, T v) { T old = *p; if (v < old) *p = v; return old; }
 template <class T> static inline T atomicExch(T* p, T v) { T old = *p; *p = v; return old; }
 template <class T> static inline T atomicCAS(T* p, T cmp, T v) { T old = *p; if (old == cmp) *p = v; return old; }
-extern "C" {
-double exp(double); double exp2(double); double expm1(double);
-double log(double); double log2(double); double log10(double); double log1p(double);
-double sin(double); double cos(double); double tan(double);
-double asin(double); double acos(double); double atan(double); double atan2(double, double);
-double sinh(double); double cosh(double); double tanh(double);
-double asinh(double); double acosh(double); double atanh(double);
-double erf(double); double erfc(double); double lgamma(double);
-double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
-double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
-}
 )SHIM";
+}  // namespace
+
+std::string_view emulation_shim() {
+  static const std::string text = std::string(kShim) + std::string(lower::libm_prototypes());
+  return text;
 }
 
 /// The fiber scheduler of barrier kernels: a block's threads are fibers

@@ -82,6 +82,9 @@ bool on_gpu(const Var& v);
 inline std::string str(std::int64_t v) { return std::to_string(v); }
 /// The embedded prelude text (ABI structs, libm and cblas prototypes, helpers).
 std::string_view prelude();
+/// `extern "C"` prototypes of the libm functions generated code calls (in the
+/// host prelude; the CUDA emulation shim declares them too, NVRTC has them).
+std::string_view libm_prototypes();
 /// The prelude of the CUDA translation unit: the same typedefs, float ->
 /// integer conversions and scalar helpers, without the host-only parts.
 std::string_view cuda_prelude();

@@ -41,6 +41,21 @@ constexpr std::string_view kCudaSpecials = R"PRELUDE(#ifdef THEANO_CUDA_EMULATIO
 #endif
 )PRELUDE";
 
+// The libm functions the scalar table's C expressions call (NVRTC has them
+// built in; the host prelude and the emulation shim declare them).
+constexpr std::string_view kLibmPrototypes = R"PRELUDE(extern "C" {
+double exp(double); double exp2(double); double expm1(double);
+double log(double); double log2(double); double log10(double); double log1p(double);
+double sin(double); double cos(double); double tan(double);
+double asin(double); double acos(double); double atan(double); double atan2(double, double);
+double sinh(double); double cosh(double); double tanh(double);
+double asinh(double); double acosh(double); double atanh(double);
+double erf(double); double erfc(double); double lgamma(double);
+double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
+double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
+}
+)PRELUDE";
+
 // After the embedded headers (shape_rules.h, scalar_convert.h, thunk_abi.h).
 constexpr std::string_view kPreludeTail = R"PRELUDE(// Error reporting runs at most once per call: compiled without optimization
 // (optnone), it costs the compile almost nothing (at -O2 the digit loops alone
@@ -61,18 +76,10 @@ static inline int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min
   part(args, 0, n, 0);
   return 1;
 }
-extern "C" {
-double exp(double); double exp2(double); double expm1(double);
-double log(double); double log2(double); double log10(double); double log1p(double);
-double sin(double); double cos(double); double tan(double);
-double asin(double); double acos(double); double atan(double); double atan2(double, double);
-double sinh(double); double cosh(double); double tanh(double);
-double asinh(double); double acosh(double); double atanh(double);
-double erf(double); double erfc(double); double lgamma(double);
-double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
-double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
-}
-THEANO_COLD static void theano_put(TheanoContext* c, int64_t* p, const char* s) {
+)PRELUDE";
+
+// After the libm prototypes.
+constexpr std::string_view kPreludeTail2 = R"PRELUDE(THEANO_COLD static void theano_put(TheanoContext* c, int64_t* p, const char* s) {
   while (*s && *p + 1 < c->error_size) c->error[(*p)++] = *s++;
   c->error[*p] = 0;
 }
@@ -369,10 +376,13 @@ static inline bool isinf(int64_t) { return false; }
 
 std::string_view prelude() {
   static const std::string text = std::string(kPreludeHead) + std::string(kHostSpecials) + kShapeRulesText +
-                                  kScalarConvertText + kThunkAbiText +
-                                  std::string(kPreludeTail) + std::string(kScalarHelpers);
+                                  kScalarConvertText + kThunkAbiText + std::string(kPreludeTail) +
+                                  std::string(kLibmPrototypes) + std::string(kPreludeTail2) +
+                                  std::string(kScalarHelpers);
   return text;
 }
+
+std::string_view libm_prototypes() { return kLibmPrototypes; }
 
 std::string_view cuda_prelude() {
   // NVRTC provides the libm functions (exp, floor, ...) as device functions

@@ -72,10 +72,9 @@ GpuArrayTypePtr GpuArrayType::of(const tensor::TensorType& t, std::string contex
 tensor::TensorTypePtr GpuArrayType::host_type() const { return tensor::TensorType::make(dtype_, shape_); }
 
 std::string GpuArrayType::str() const {
-  std::string r = "GpuArrayType<" + context_ + ">(" + std::string(dtype_name(dtype_)) + ", (";
-  for (std::size_t i = 0; i < shape_.size(); ++i)
-    r += (i ? ", " : "") + (shape_[i] ? std::to_string(*shape_[i]) : std::string("?"));
-  return r + (shape_.size() == 1 ? ",))" : "))");
+  // "TensorType(float32, (?, 3))" -> "GpuArrayType<cuda0>(float32, (?, 3))": one spelling of the shape.
+  const std::string host = host_type()->str();
+  return "GpuArrayType<" + context_ + ">" + host.substr(host.find('('));
 }
 
 bool GpuArrayType::equals(const Type& other) const {

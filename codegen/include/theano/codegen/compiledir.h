@@ -26,12 +26,19 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
 inline constexpr int kRuntimeAbiVersion = 2;
+
+/// A compiledir key: BLAKE3 over the length-prefixed `fields` (so no two
+/// field lists hash alike by concatenation), truncated to 160 bits, as 40 hex
+/// digits. Every kind of entry (host objects, CUDA images) is keyed by it.
+std::string hash_fields(const std::vector<std::string_view>& fields);
 
 /// The cache key of `source` compiled with `options`.
 std::string cache_key(const CompileOptions& options, const std::string& source);

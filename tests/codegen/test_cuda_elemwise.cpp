@@ -18,8 +18,10 @@
 #include <theano/gpu/ops.h>
 #include <theano/printing.h>
 #include <theano/tensor/basic_ops.h>
+#include <theano/tensor/elemwise.h>
 #include <theano/tensor/index.h>
 #include <theano/tensor/math.h>
+#include <theano/tensor/scalar.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/type.h>
 
@@ -330,6 +332,42 @@ TEST_SUITE("cuda kernels compile with NVRTC") {
         CHECK(!res.cubin.empty());
         CHECK(res.ptx.find(".entry node") != std::string::npos);
       }
+    }
+  }
+}
+
+TEST_SUITE("cuda scalar table") {
+  TEST_CASE("cuda nvrtc: every scalar op of the table compiles for sm_90 and runs emulated as on the CPU") {
+    // Per input dtype, one function with an output per op that takes it:
+    // one CUDA unit (one NVRTC compile) holds every op's kernel.
+    for (DType d : {DType::Float64, DType::Int64, DType::Bool}) {
+      CAPTURE(dtype_name(d));
+      std::vector<Var> ins;
+      std::vector<NDArray> args;
+      for (int i = 0; i < 3; ++i) {
+        ins.push_back(vector("v" + std::to_string(i), d));
+        args.push_back(random_array({33}, d, static_cast<unsigned>(i + 1)));
+      }
+      std::vector<Var> outs;
+      for (const ScalarOpInfo& row : scalar_op_table()) {
+        if (row.c_expr.empty() || row.name == "identity") continue;
+        const int arity = row.arity < 0 ? 2 : row.arity;
+        try {
+          outs.push_back(elemwise(row.name, std::vector<Var>(ins.begin(), ins.begin() + arity)));
+        } catch (const Error&) {  // the op does not take this dtype
+        }
+      }
+      CAPTURE(outs.size());
+      CHECK(outs.size() > 20);
+      check_on_gpu(ins, outs, args);
+      if (!codegen::nvrtc_available()) continue;
+      ConfigGuard guard(with_device("emulated"));
+      Function f = function(std::vector<In>(ins.begin(), ins.end()), std::vector<Out>(outs.begin(), outs.end()),
+                            {.on_unused_input = OnUnusedInput::Ignore});
+      const std::string source = codegen::CLinker::generate_cuda_source(f.fgraph());
+      codegen::NvrtcOptions o;
+      o.arch = "sm_90";
+      CHECK(!codegen::nvrtc_compile(source, o, "theano_table.cu").cubin.empty());
     }
   }
 }

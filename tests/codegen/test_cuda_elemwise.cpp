@@ -11,6 +11,7 @@
 #include <theano/codegen/c_linker.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_cache.h>
+#include <theano/codegen/gpu_memory.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
 #include <theano/config.h>
@@ -26,12 +27,14 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "temp_dir.h"
@@ -221,6 +224,35 @@ TEST_SUITE("cuda elemwise (emulated device)") {
       CHECK(msg.find("NaN") != std::string::npos);
       CHECK(msg.find("GpuElemwise") != std::string::npos);
     }
+  }
+
+  TEST_CASE("cuda emulated: repeated calls reuse GPU memory; calls from several threads agree") {
+    Var x = vector("x"), y = vector("y");
+    ConfigGuard guard(with_device("emulated"));
+    Function f = function({x, y}, {exp(x) * y + 1.0, x - y});
+    const NDArray xv = random_array({1025}, DType::Float64, 51), yv = random_array({1025}, DType::Float64, 52);
+    const std::vector<NDArray> first = f({xv, yv});
+    const DeviceAllocatorStats before = *codegen::gpu_memory_stats("emulated");
+    for (int k = 0; k < 50; ++k) f({xv, yv});
+    const DeviceAllocatorStats after = *codegen::gpu_memory_stats("emulated");
+    // No cuMemAlloc per call, nothing leaked; GPU intermediates live in the
+    // memory plan's slots, kept between calls (no allocator request at all).
+    CHECK(after.raw_allocs == before.raw_allocs);
+    CHECK(after.bytes_in_use == before.bytes_in_use);
+    CHECK(after.requests == before.requests);
+    std::vector<std::thread> threads;
+    std::atomic<int> mismatches{0};
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        for (int k = 0; k < 20; ++k) {
+          const std::vector<NDArray> got = f({xv, yv});
+          for (std::size_t o = 0; o < got.size(); ++o)
+            for (std::int64_t e = 0; e < got[o].size(); ++e)
+              if (got[o].data_as<double>()[e] != first[o].data_as<double>()[e]) ++mismatches;
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    CHECK(mismatches.load() == 0);
   }
 
   TEST_CASE("cuda emulated: a shape mismatch is a ShapeError naming the node") {

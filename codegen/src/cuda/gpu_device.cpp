@@ -6,6 +6,7 @@
 #include <theano/codegen/cuda_cache.h>
 #include <theano/codegen/cuda_driver.h>
 #include <theano/codegen/cuda_emulation.h>
+#include <theano/codegen/gpu_memory.h>
 #include <theano/codegen/jit_loader.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config.h>
@@ -66,11 +67,21 @@ std::string GpuDevice::unusable_reason(const std::string& context) {
   return {};
 }
 
+namespace {
+std::mutex g_devices_mutex;
+// Never destroyed: blocks handed out may outlive static destruction.
+auto* const g_devices = new std::map<std::string, GpuDevice*>();
+}  // namespace
+
+GpuDevice* GpuDevice::find(const std::string& context) {
+  std::lock_guard<std::mutex> lock(g_devices_mutex);
+  auto it = g_devices->find(context);
+  return it == g_devices->end() ? nullptr : it->second;
+}
+
 GpuDevice& GpuDevice::get(const std::string& context) {
-  static std::mutex mu;
-  // Never destroyed: blocks handed out may outlive static destruction.
-  static auto* devices = new std::map<std::string, GpuDevice*>();
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(g_devices_mutex);
+  auto* devices = g_devices;
   if (auto it = devices->find(context); it != devices->end()) return *it->second;
   const std::string why = unusable_reason(context);
   THEANO_USER_CHECK(why.empty(), ValueError) << "the GPU " << context << " cannot be used: " << why;
@@ -112,6 +123,25 @@ GpuDevice::GpuDevice(std::string context) : context_(std::move(context)) {
 }
 
 std::shared_ptr<void> GpuDevice::allocate(std::size_t bytes) { return allocator_->allocate(bytes); }
+
+}  // namespace theano::codegen::cuda
+
+namespace theano::codegen {
+
+std::optional<DeviceAllocatorStats> gpu_memory_stats(const std::string& context) {
+  const cuda::GpuDevice* d = cuda::GpuDevice::find(context);
+  if (!d) return std::nullopt;
+  return d->memory_stats();
+}
+
+std::size_t gpu_release_cached(const std::string& context) {
+  cuda::GpuDevice* d = cuda::GpuDevice::find(context);
+  return d ? d->release_cached() : 0;
+}
+
+}  // namespace theano::codegen
+
+namespace theano::codegen::cuda {
 
 void GpuDevice::copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;

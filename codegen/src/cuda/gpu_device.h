@@ -38,6 +38,8 @@ class GpuDevice {
   /// Why `context` cannot be used ("" when it can): the probe behind
   /// THEANO_FLAGS device (gpu/context.h).
   static std::string unusable_reason(const std::string& context);
+  /// The device of `context` when this process opened it, else nullptr.
+  static GpuDevice* find(const std::string& context);
 
   const std::string& context() const { return context_; }
   bool emulated() const { return emulated_; }
@@ -52,6 +54,7 @@ class GpuDevice {
   void copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes);
   void copy_to_host(void* dst, std::uint64_t src, std::size_t bytes);
   DeviceAllocatorStats memory_stats() const { return allocator_->stats(); }
+  std::size_t release_cached() { return allocator_->release_cached(); }
 
  private:
   explicit GpuDevice(std::string context);

@@ -39,8 +39,8 @@ extern "C" __global__ void {1}(const {2} p) {
 int CudaUnit::add_elemwise(const std::string& base, const std::string& label, int nd, const std::vector<DType>& in,
                            const std::vector<DType>& out, const lower::ElemwiseExprs& ex) {
   const int nin = static_cast<int>(in.size()), nout = static_cast<int>(out.size());
-  const std::int64_t np = elemwise_param_count(nd, nin + nout);
-  THEANO_INTERNAL_CHECK(np <= kMaxParams) << "elementwise kernel with " << np << " parameters";
+  const std::int64_t np = elemwise_kernel_params(nd, nin + nout);
+  THEANO_INTERNAL_CHECK(np <= kMaxKernelParams) << "elementwise kernel with " << np << " parameters";
   need_params(np);
   for (const auto& [key, code] : ex.support) need(key, code);
   const std::string params_t = "theano_params_" + str(np);

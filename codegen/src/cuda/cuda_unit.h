@@ -19,6 +19,7 @@
 #pragma once
 
 #include <theano/codegen/code_writer.h>
+#include <theano/gpu/ops.h>
 #include <theano/runtime/dtype.h>
 
 #include <cstdint>
@@ -35,14 +36,10 @@ struct ElemwiseExprs;
 
 namespace theano::codegen::cuda {
 
-/// Kernel parameter blocks above this many int64 values are refused: CUDA
-/// guarantees 4 KiB of kernel parameters on every architecture.
-inline constexpr std::int64_t kMaxParams = 4096 / 8;
-
-/// Parameters of an elementwise kernel of `nd` dimensions over `narrays` arrays.
-inline std::int64_t elemwise_param_count(int nd, int narrays) {
-  return 1 + nd + static_cast<std::int64_t>(narrays) * (1 + nd);
-}
+/// The parameter block's size and limit: gpu::elemwise_kernel_params and
+/// gpu::kMaxKernelParams (gpu/ops.h; the GPU transfer rewrite checks them).
+using gpu::elemwise_kernel_params;
+using gpu::kMaxKernelParams;
 
 /// One kernel of the unit, for the host: its symbol and the node it belongs to.
 struct KernelInfo {

@@ -1,11 +1,15 @@
 // Host-side lowerings of the GPU ops (gpu/ops.h). A GPU node's function runs
-// on the host like any other node function: the transfers call
-// ctx->gpu_copy (HostFromGpu first gathers a view into a contiguous buffer
-// with a copy kernel); GpuDimShuffle is the CPU's view code (metadata only);
-// GpuAlloc the CPU's shape code and a broadcasting copy kernel; GpuElemwise checks shapes by the broadcasting rule the
-// CPU Elemwise uses (emit_elemwise_shape), allocates its outputs in GPU memory (NodeLowering::alloc does for a GPU
-// output), packs the kernel's parameter block (cuda_unit.h) and launches the contiguous or the strided kernel through
-// ctx->gpu_launch. The kernels themselves go into the function's CUDA translation unit (L.cuda).
+// on the host like any other node function:
+// * the transfers call ctx->gpu_copy (HostFromGpu first gathers a view into
+//   a contiguous buffer with a copy kernel);
+// * the GpuOps run the host op's lowering (NodeLowering::op): views are the
+//   CPU's metadata code, copies launch a copy kernel (emit_strided_copy);
+// * GpuElemwise checks shapes by the broadcasting rule the CPU Elemwise uses
+//   (emit_elemwise_shape), allocates its outputs in GPU memory
+//   (NodeLowering::alloc does for a GPU output), packs the kernel's
+//   parameter block (cuda_unit.h) and launches the contiguous or the strided
+//   kernel through ctx->gpu_launch.
+// The kernels themselves go into the function's CUDA translation unit (L.cuda).
 #include <theano/gpu/ops.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
@@ -78,9 +82,9 @@ void lower_gpu_elemwise(NodeLowering& L) {
   const ApplyPtr host = op.host_node(L.node);
   const ElemwiseExprs ex = elemwise_exprs(*host);
   const int nd = L.out(0).ndim(), nin = L.nin(), nout = L.nout();
-  const std::int64_t np = cuda::elemwise_param_count(nd, nin + nout);
-  if (np > cuda::kMaxParams)
-    refuse(L.node, " (" + str(np) + " kernel parameters, more than CUDA's " + str(cuda::kMaxParams) + ")");
+  const std::int64_t np = gpu::elemwise_kernel_params(nd, nin + nout);
+  THEANO_INTERNAL_CHECK(np <= gpu::kMaxKernelParams)
+      << L.label << ": " << np << " kernel parameters (the GPU transfer rewrite leaves such nodes on the CPU)";
   std::vector<DType> in, out;
   for (int i = 0; i < nin; ++i) in.push_back(L.in(i).dtype());
   for (int k = 0; k < nout; ++k) out.push_back(L.out(k).dtype());

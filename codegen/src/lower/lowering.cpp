@@ -119,7 +119,7 @@ void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, co
   CodeWriter& w = L.body;
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU copy outside a GPU function";
   const int kernel = L.cuda->add_copy(dt, nd);
-  const std::int64_t np = cuda::elemwise_param_count(nd, 2);
+  const std::int64_t np = gpu::elemwise_kernel_params(nd, 2);
   w.open("");
   w.line("int64_t p[" + str(np) + "];");
   w.line("int64_t n = 1;");

@@ -52,9 +52,9 @@ struct GpuForm {
 };
 
 /// An Elemwise the CUDA emitter can compile (no inplace pattern, a C
-/// expression for its scalar code), a view (DimShuffle, Subtensor, Reshape)
-/// or an Alloc, with
-/// every data input and output of a GPU-supported dtype; nullopt otherwise.
+/// expression for its scalar code, a kernel parameter block within CUDA's
+/// limit), a view (DimShuffle, Subtensor, Reshape) or an Alloc, with every
+/// data input and output of a GPU-supported dtype; nullopt otherwise.
 std::optional<GpuForm> gpu_form(const Apply& node) {
   const Op& op = *node.op();
   // Views and shape ops move their array input; their shape and index inputs stay host scalars.
@@ -68,6 +68,8 @@ std::optional<GpuForm> gpu_form(const Apply& node) {
     if (!host_tensor_on_gpu_ok(v)) return std::nullopt;
   if (const auto* e = dynamic_cast<const tensor::Elemwise*>(&op)) {
     if (!e->inplace_pattern().empty()) return std::nullopt;
+    const int nd = tensor::tensor_type(node.output(0))->ndim();
+    if (gpu::elemwise_kernel_params(nd, node.nin() + node.nout()) > gpu::kMaxKernelParams) return std::nullopt;
     const tensor::ScalarOp& sop = *e->scalar_op();
     const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
     if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;

@@ -96,6 +96,20 @@ TEST_SUITE("gpu transfer rewrite") {
                  "     |GpuFromHost{emulated} [id D] ''   0"}));
   }
 
+  TEST_CASE("gpu transfer: an elementwise node whose kernel parameters would pass CUDA's 4 KiB stays on the CPU") {
+    const T::StaticShape shape(16, std::nullopt);  // 16 dimensions
+    std::vector<Var> ins;
+    for (int i = 0; i < 29; ++i) ins.push_back(T::tensor(DType::Float64, shape, "x" + std::to_string(i)));
+    ConfigGuard guard(with_device("emulated"));
+    FunctionGraph big(ins, {T::elemwise("add", ins)});
+    rewrite::optimize(big, rewrite::mode_query("fast_run").including({"gpu"}));
+    CHECK(count_type(big, "GpuElemwise") == 0);  // 1 + 16 + 30 * 17 = 527 > 512 parameters
+    const std::vector<Var> few(ins.begin(), ins.begin() + 20);
+    FunctionGraph small(few, {T::elemwise("add", few)});
+    rewrite::optimize(small, rewrite::mode_query("fast_run").including({"gpu"}));
+    CHECK(count_type(small, "GpuElemwise") == 1);  // 1 + 16 + 21 * 17 = 374
+  }
+
   TEST_CASE("gpu transfer: nothing moves without a GPU device, and the stage is listed in the summary") {
     Var x = T::dvector("x");
     Function f = function({x}, {T::exp(x) * 2.0}, {.mode = "fast_run"});

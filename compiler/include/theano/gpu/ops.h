@@ -12,6 +12,7 @@
 /// kernels against the same reference as the CPU back end.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "theano/gpu/type.h"
@@ -20,6 +21,17 @@
 #include "theano/tensor/elemwise.h"
 
 namespace theano::gpu {
+
+/// A CUDA kernel of the back end takes one block of int64 parameters; CUDA
+/// guarantees 4 KiB of kernel parameters on every architecture, so at most
+/// this many.
+inline constexpr std::int64_t kMaxKernelParams = 4096 / 8;
+/// The parameters of an elementwise kernel of `nd` dimensions over `narrays`
+/// arrays (codegen's cuda_unit.h layout): the element count, the shape, and
+/// per array its address and `nd` strides.
+inline std::int64_t elemwise_kernel_params(int nd, int narrays) {
+  return 1 + nd + static_cast<std::int64_t>(narrays) * (1 + nd);
+}
 
 /// Host tensor -> GPU array on `context` (cuMemcpyHtoD of a contiguous copy).
 class GpuFromHost final : public Op {

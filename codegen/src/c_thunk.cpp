@@ -231,8 +231,8 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
       const NDArray h = as_ndarray(*ws, *src).contiguous();
       ws->gpu->device().copy_to_device(reinterpret_cast<std::uint64_t>(dst->data), h.data(), bytes);
     } else {
-      // No GPU op makes a non-contiguous view yet (GpuElemwise and the
-      // transfers write fresh C-contiguous buffers).
+      // HostFromGpu gathers a non-contiguous view into a contiguous GPU
+      // buffer before it calls this (lower/gpu.cpp).
       THEANO_INTERNAL_CHECK(c_contiguous(*src)) << "a transfer from a non-contiguous GPU array";
       ws->gpu->device().copy_to_host(dst->data, reinterpret_cast<std::uint64_t>(src->data), bytes);
     }

@@ -27,35 +27,35 @@
 namespace theano::codegen::lower {
 namespace {
 
-/// The body of one lane of (log-)softmax with element strides `ps` (input)
-/// and `os` (output): "1" for the contiguous version.
+// The body of one lane of (log-)softmax: {0} the output C type, {1} / {2}
+// the input / output element strides ("1" for the contiguous lane), {3} the
+// last pass (kSoftmaxLast or kLogSoftmaxLast).
+constexpr const char* kLaneBody = R"(// The maximum, NaN ignored (16 lanes; max is exact in any order).
+double r[16];
+for (int j = 0; j < 16; ++j) r[j] = -__builtin_inf();
+int64_t k = 0;
+for (; k + 16 <= n; k += 16)
+  for (int j = 0; j < 16; ++j) { const double v = (double)p[(k + j) * {1}]; r[j] = r[j] < v ? v : r[j]; }
+double m = -__builtin_inf();
+for (int j = 0; j < 16; ++j) m = m < r[j] ? r[j] : m;
+for (; k < n; ++k) { const double v = (double)p[k * {1}]; m = m < v ? v : m; }
+// exp(x - m) into the output, then their sum.
+for (k = 0; k < n; ++k) o[k * {2}] = ({0})exp((double)p[k * {1}] - m);
+for (int j = 0; j < 16; ++j) r[j] = 0;
+for (k = 0; k + 16 <= n; k += 16)
+  for (int j = 0; j < 16; ++j) r[j] += (double)o[(k + j) * {2}];
+for (int w = 8; w >= 1; w /= 2)
+  for (int j = 0; j < w; ++j) r[j] += r[j + w];
+double total = r[0];
+for (; k < n; ++k) total += (double)o[k * {2}];
+{3})";
+constexpr const char* kSoftmaxLast = "for (k = 0; k < n; ++k) o[k * {2}] = ({0})((double)o[k * {2}] / total);";
+constexpr const char* kLogSoftmaxLast = R"(const double lse = m + log(total);
+for (k = 0; k < n; ++k) o[k * {2}] = ({0})((double)p[k * {1}] - lse);)";
+
 void emit_lane_body(CodeWriter& f, const std::string& out_t, const std::string& ps, const std::string& os, bool log) {
-  // The maximum, NaN ignored (16 lanes; max is exact in any order).
-  f.line("double r[16];");
-  f.line("for (int j = 0; j < 16; ++j) r[j] = -__builtin_inf();");
-  f.line("int64_t k = 0;");
-  f.line("for (; k + 16 <= n; k += 16)");
-  f.line("  for (int j = 0; j < 16; ++j) { const double v = (double)p[(k + j) * " + ps +
-         "]; r[j] = r[j] < v ? v : r[j]; }");
-  f.line("double m = -__builtin_inf();");
-  f.line("for (int j = 0; j < 16; ++j) m = m < r[j] ? r[j] : m;");
-  f.line("for (; k < n; ++k) { const double v = (double)p[k * " + ps + "]; m = m < v ? v : m; }");
-  // exp(x - m) into the output.
-  f.line("for (k = 0; k < n; ++k) o[k * " + os + "] = (" + out_t + ")exp((double)p[k * " + ps + "] - m);");
-  // Their sum.
-  f.line("for (int j = 0; j < 16; ++j) r[j] = 0;");
-  f.line("for (k = 0; k + 16 <= n; k += 16)");
-  f.line("  for (int j = 0; j < 16; ++j) r[j] += (double)o[(k + j) * " + os + "];");
-  f.line("for (int w = 8; w >= 1; w /= 2)");
-  f.line("  for (int j = 0; j < w; ++j) r[j] += r[j + w];");
-  f.line("double total = r[0];");
-  f.line("for (; k < n; ++k) total += (double)o[k * " + os + "];");
-  if (log) {
-    f.line("const double lse = m + log(total);");
-    f.line("for (k = 0; k < n; ++k) o[k * " + os + "] = (" + out_t + ")((double)p[k * " + ps + "] - lse);");
-  } else {
-    f.line("for (k = 0; k < n; ++k) o[k * " + os + "] = (" + out_t + ")((double)o[k * " + os + "] / total);");
-  }
+  const std::string last = expand(log ? kLogSoftmaxLast : kSoftmaxLast, {out_t, ps, os});
+  f.lines(expand(kLaneBody, {out_t, ps, os, last}));
 }
 
 void lower_softmax_common(NodeLowering& L, int axis, bool log) {

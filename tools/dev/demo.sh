@@ -22,3 +22,4 @@ echo "== run 2: the same program again, a new process (the compiledir serves bot
 echo
 echo "== more: $root/build/release/examples/mlp (W3 MLP: loss curve, per-node profile, mlp.dot)"
 echo "         $root/build/release/examples/graph_demo (graph structures and algorithms)"
+echo "         $root/build/release/examples/gpu_elemwise (W1 on a GPU, or the emulated device without one)"

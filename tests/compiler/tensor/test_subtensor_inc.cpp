@@ -207,3 +207,14 @@ TEST_CASE("AdvancedIncSubtensor1") {
   testing::verify_grad([&](const std::vector<Var>& in) { return inc_subtensor(in[0][{all, cu}], in[1]); },
                        {range({3, 4}), NDArray::from_list<double>({1, 2, 3, 4, 5, 6}, {3, 2})});
 }
+
+TEST_CASE("inc_subtensor of integers wraps as numpy does (perform, no signed overflow)") {
+  // INT32_MAX + 1 wraps to INT32_MIN; found by the UBSan fuzz (seed 12, graph 1238).
+  Var x = ivector("x"), y = iscalar("y");
+  Function f = function({x, y}, {inc_subtensor(x[{slice(1, none)}], y)}, {.mode = "unoptimized"});
+  const NDArray xv = NDArray::from_vector<std::int32_t>({1, 2147483647, -2147483647 - 1}, {3});
+  const NDArray got = f({xv, NDArray::scalar<std::int32_t>(1)})[0];
+  CHECK(got.at<std::int32_t>({0}) == 1);
+  CHECK(got.at<std::int32_t>({1}) == -2147483647 - 1);
+  CHECK(got.at<std::int32_t>({2}) == -2147483647);
+}

@@ -6,6 +6,7 @@
 #include "shape_util.h"
 
 #include <sstream>
+#include <type_traits>
 
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
@@ -283,6 +284,8 @@ void add_into(NDArray dst, const NDArray& src) {
         out = half(static_cast<float>(out) + static_cast<float>(in));
       else if constexpr (std::is_same_v<T, bool>)
         out = out || in;
+      else if constexpr (std::is_integral_v<T>)  // wraps as numpy does (no signed overflow)
+        out = static_cast<T>(static_cast<std::make_unsigned_t<T>>(out) + static_cast<std::make_unsigned_t<T>>(in));
       else
         out = static_cast<T>(out + in);
       int ax = nd - 1;

@@ -226,7 +226,7 @@ TEST_SUITE("cuda elemwise (emulated device)") {
     }
   }
 
-  TEST_CASE("cuda emulated: repeated calls reuse GPU memory; calls from several threads agree") {
+  TEST_CASE("cuda emulated: repeated calls reuse GPU memory, calls from several threads agree") {
     Var x = vector("x"), y = vector("y");
     ConfigGuard guard(with_device("emulated"));
     Function f = function({x, y}, {exp(x) * y + 1.0, x - y});

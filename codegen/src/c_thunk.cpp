@@ -209,7 +209,8 @@ int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     a->owner = ws->next_owner();
     // Kept as an NDArray for ownership only: its data is a device address,
     // never read on the host (the strides and shape are the device array's).
-    ws->allocs.push_back(NDArray::from_strided(block, block.get(), dt, std::vector<std::int64_t>(a->shape, a->shape + a->ndim),
+    ws->allocs.push_back(NDArray::from_strided(block, block.get(), dt,
+                                               std::vector<std::int64_t>(a->shape, a->shape + a->ndim),
                                                std::vector<std::int64_t>(a->strides, a->strides + a->ndim)));
     return 0;
   } catch (...) {
@@ -234,7 +235,14 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
       // HostFromGpu gathers a non-contiguous view into a contiguous GPU
       // buffer before it calls this (lower/gpu.cpp).
       THEANO_INTERNAL_CHECK(c_contiguous(*src)) << "a transfer from a non-contiguous GPU array";
-      ws->gpu->device().copy_to_host(dst->data, reinterpret_cast<std::uint64_t>(src->data), bytes);
+      try {
+        ws->gpu->device().copy_to_host(dst->data, reinterpret_cast<std::uint64_t>(src->data), bytes);
+      } catch (const Error& e) {
+        // Launches are asynchronous: a kernel that failed earlier is reported here.
+        throw Error(std::string("copying a GPU result to the host failed (a kernel launched before it may have "
+                                "failed): ") +
+                    e.what());
+      }
     }
     return 0;
   } catch (...) {
@@ -261,7 +269,8 @@ NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
   NDArray h = NDArray::empty(std::vector<std::int64_t>(a.shape, a.shape + a.ndim), static_cast<DType>(a.dtype));
   if (h.size() == 0) return h;
   THEANO_INTERNAL_CHECK(c_contiguous(a)) << "a non-contiguous GPU array";
-  ws.gpu->device().copy_to_host(h.data(), reinterpret_cast<std::uint64_t>(a.data), static_cast<std::size_t>(h.nbytes()));
+  ws.gpu->device().copy_to_host(h.data(), reinterpret_cast<std::uint64_t>(a.data),
+                                static_cast<std::size_t>(h.nbytes()));
   return h;
 }
 

@@ -23,6 +23,12 @@
 /// perform's (compiled with -fwrapv). Known difference: integer `pow` with a
 /// negative exponent gives 1 instead of perform's ValueError.
 ///
+/// GPU nodes (gpu/ops.h, placed by the GPU transfer rewrite) get host
+/// functions like any node (shape checks, allocation, launches through the
+/// thunk ABI's gpu_* callbacks) and kernels in ONE CUDA translation unit per
+/// function (codegen/src/cuda/), compiled by NVRTC for the device or by Clang
+/// for the emulated device, cached in the same compiledir.
+///
 /// Errors inside generated code return a code and a message naming the node
 /// (toposort index), its op, the user's names of its outputs and the input
 /// shapes; the Thunk rethrows them as ShapeError, IndexError or ValueError

@@ -216,8 +216,17 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
 
 void CLinker::prepare() const { JitLoader::instance().prepare_async(); }
 
+namespace {
+/// The runtime's DeviceMemory of a GPU (device arrays users hold): the
+/// GpuDevice of that context, opened on first use.
+DeviceMemory* gpu_device_memory(const Device& device, bool open) {
+  return open ? &cuda::GpuDevice::get(device.str()) : cuda::GpuDevice::find(device.str());
+}
+}  // namespace
+
 void register_linkers() {
   gpu::register_context_probe(&cuda::GpuDevice::unusable_reason);
+  register_device_memory_provider(&gpu_device_memory);
   static std::once_flag once;
   std::call_once(once, [] {
     set_compile_cache_reporter(&compile_cache_report);

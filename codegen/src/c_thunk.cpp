@@ -33,7 +33,7 @@ using tensor::TensorType;
 
 TheanoArray describe(const NDArray& a, std::int64_t owner) {
   TheanoArray d{};
-  d.data = static_cast<char*>(const_cast<void*>(a.data()));
+  d.data = static_cast<char*>(a.address());  // a device address for a GPU array
   d.ndim = a.ndim();
   d.dtype = static_cast<std::int64_t>(a.dtype());
   d.owner = owner;
@@ -80,13 +80,13 @@ NDArray as_ndarray(const Workspace& ws, const TheanoArray& a) {
   THEANO_INTERNAL_CHECK(a.owner >= 0 && a.owner < ws.next_owner()) << "generated code passed an array with no owner";
   const NDArray& base = ws.owner_array(a.owner);
   const auto nd = static_cast<std::size_t>(a.ndim);
-  if (a.data == static_cast<const char*>(base.data()) && static_cast<DType>(a.dtype) == base.dtype() &&
+  if (a.data == static_cast<const char*>(base.address()) && static_cast<DType>(a.dtype) == base.dtype() &&
       std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
       std::equal(a.strides, a.strides + nd, base.strides().begin(), base.strides().end()))
     return base;
   return NDArray::from_strided(base.owner(), a.data, static_cast<DType>(a.dtype),
                                std::vector<std::int64_t>(a.shape, a.shape + nd),
-                               std::vector<std::int64_t>(a.strides, a.strides + nd));
+                               std::vector<std::int64_t>(a.strides, a.strides + nd), base.device());
 }
 
 int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, TheanoArray* const* out) noexcept {
@@ -207,11 +207,11 @@ int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     set_c_strides(a);
     a->data = static_cast<char*>(block.get());
     a->owner = ws->next_owner();
-    // Kept as an NDArray for ownership only: its data is a device address,
-    // never read on the host (the strides and shape are the device array's).
+    // A device array: returned as such when it is an output of the function.
     ws->allocs.push_back(NDArray::from_strided(block, block.get(), dt,
                                                std::vector<std::int64_t>(a->shape, a->shape + a->ndim),
-                                               std::vector<std::int64_t>(a->strides, a->strides + a->ndim)));
+                                               std::vector<std::int64_t>(a->strides, a->strides + a->ndim),
+                                               ws->gpu->device().device()));
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
@@ -230,13 +230,13 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
     THEANO_INTERNAL_CHECK(c_contiguous(*dst)) << "a transfer into a non-contiguous array";
     if (direction == 0) {
       const NDArray h = as_ndarray(*ws, *src).contiguous();
-      ws->gpu->device().copy_to_device(reinterpret_cast<std::uint64_t>(dst->data), h.data(), bytes);
+      ws->gpu->device().copy_to_device(dst->data, h.data(), bytes);
     } else {
       // HostFromGpu gathers a non-contiguous view into a contiguous GPU
       // buffer before it calls this (lower/gpu.cpp).
       THEANO_INTERNAL_CHECK(c_contiguous(*src)) << "a transfer from a non-contiguous GPU array";
       try {
-        ws->gpu->device().copy_to_host(dst->data, reinterpret_cast<std::uint64_t>(src->data), bytes);
+        ws->gpu->device().copy_to_host(dst->data, src->data, bytes);
       } catch (const Error& e) {
         // Launches are asynchronous: a kernel that failed earlier is reported here.
         throw Error(std::string("copying a GPU result to the host failed (a kernel launched before it may have "
@@ -263,15 +263,11 @@ int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::
   }
 }
 
-/// The host value of a generated-code array: a download for a GPU array.
+/// The host value of a generated-code array: a download for a GPU array
+/// (any strides: a view is fetched by the byte range it spans, device_copy.h).
 NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
-  if (!gpu) return as_ndarray(ws, a);
-  NDArray h = NDArray::empty(std::vector<std::int64_t>(a.shape, a.shape + a.ndim), static_cast<DType>(a.dtype));
-  if (h.size() == 0) return h;
-  THEANO_INTERNAL_CHECK(c_contiguous(a)) << "a non-contiguous GPU array";
-  ws.gpu->device().copy_to_host(h.data(), reinterpret_cast<std::uint64_t>(a.data),
-                                static_cast<std::size_t>(h.nbytes()));
-  return h;
+  NDArray v = as_ndarray(ws, a);
+  return gpu ? v.to_host() : v;
 }
 
 class CThunk final : public Thunk {
@@ -300,7 +296,11 @@ class CThunk final : public Thunk {
     } else {
       entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
     }
-    for (const Var& v : fg_->inputs()) in_types_.push_back(&ttype(v));
+    for (const Var& v : fg_->inputs()) {
+      in_types_.push_back(&ttype(v));
+      in_gpu_.push_back(lower::on_gpu(v));
+    }
+    if (gpu_) gpu_device_ = gpu_->device().device();
     const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
     for (std::size_t j = 0; j < constants_.size(); ++j)
       const_desc_.push_back(describe(constants_[j], base + static_cast<std::int64_t>(j)));
@@ -333,16 +333,31 @@ class CThunk final : public Thunk {
     ws->clear();
     ws->in_desc.resize(inputs.size());
     ws->out_desc.resize(outputs.size());
-    ws->input_copies.reserve(copy_inputs_.size());
+    // (input_copies never reallocates: refs point into it)
+    ws->input_copies.reserve(copy_inputs_.size() + inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const TensorType& t = *in_types_[i];
       THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
                         TypeError)
           << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a " << t.str() << " value";
       ws->refs.push_back(&inputs[i]);
+      if (!in_gpu_[i]) {
+        THEANO_USER_CHECK(inputs[i].on_host(), TypeError)
+            << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a host array, got an array on the GPU "
+            << inputs[i].device().str() << " (call to_host() on it)";
+        continue;
+      }
+      // A GPU input: the value on this function's device, C-contiguous (the
+      // transfers and the observers' downloads copy whole buffers); a host
+      // value is uploaded for this call.
+      const NDArray& v = inputs[i];
+      if (v.device() != gpu_device_ || !v.is_c_contiguous()) {
+        ws->input_copies.push_back(v.to(gpu_device_).contiguous());
+        ws->refs[i] = &ws->input_copies.back();
+      }
     }
     for (std::size_t i : copy_inputs_) {  // protected, overwritten in place: work on a copy
-      ws->input_copies.push_back(inputs[i].copy());
+      ws->input_copies.push_back(ws->refs[i]->copy());
       ws->refs[i] = &ws->input_copies.back();
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -490,6 +505,8 @@ class CThunk final : public Thunk {
   std::vector<NDArray> constants_;
   std::vector<TheanoArray> const_desc_;
   std::vector<const TensorType*> in_types_;
+  std::vector<bool> in_gpu_;  // per input: a GPU array (its value lives on gpu_device_)
+  Device gpu_device_;
   std::size_t nslots_;
   std::vector<std::size_t> copy_inputs_;
   std::vector<const Apply*> fallback_;

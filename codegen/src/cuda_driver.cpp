@@ -42,6 +42,7 @@ struct CudaDriver::Api {
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, std::size_t) = nullptr;
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, void*, void**, void**) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
@@ -84,6 +85,7 @@ CudaDriver::CudaDriver() : api_(std::make_unique<Api>()) {
             bind(a.handle, a.cuMemAlloc, "cuMemAlloc_v2") && bind(a.handle, a.cuMemFree, "cuMemFree_v2") &&
             bind(a.handle, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(a.handle, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+            bind(a.handle, a.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
             bind(a.handle, a.cuLaunchKernel, "cuLaunchKernel") &&
             bind(a.handle, a.cuGetErrorName, "cuGetErrorName") &&
             bind(a.handle, a.cuDriverGetVersion, "cuDriverGetVersion") &&
@@ -191,6 +193,12 @@ void CudaDriver::copy_to_device(DevicePtr dst, const void* src, std::size_t byte
 void CudaDriver::copy_to_host(void* dst, DevicePtr src, std::size_t bytes) const {
   THEANO_CU(cuMemcpyDtoH, dst, src, bytes);
 }
+
+void CudaDriver::copy_on_device(DevicePtr dst, DevicePtr src, std::size_t bytes) const {
+  THEANO_CU(cuMemcpyDtoD, dst, src, bytes);
+}
+
+void CudaDriver::synchronize() const { THEANO_CU(cuCtxSynchronize); }
 
 void CudaDriver::launch(void* function, unsigned grid, unsigned block, void** args, unsigned shared_bytes,
                         bool synchronize) const {

@@ -169,6 +169,18 @@ std::vector<std::string> Generator::run(int max_units) {
     names[fg.inputs()[i].get()] = "&ctx->inputs[" + str(static_cast<std::int64_t>(i)) + "]";
     refs[fg.inputs()[i].get()] = ArrayRef{'i', static_cast<std::int64_t>(i)};
   }
+  // GPU arrays the function takes or returns directly (a GPU shared variable,
+  // its update) put it on their GPU even when no node computes there.
+  std::vector<Var> ends = fg.inputs();
+  ends.insert(ends.end(), fg.outputs().begin(), fg.outputs().end());
+  for (const Var& v : ends) {
+    const gpu::GpuArrayType* g = gpu::gpu_type(v);
+    if (!g) continue;
+    if (gpu_context.empty()) gpu_context = g->context();
+    THEANO_USER_CHECK(g->context() == gpu_context, ValueError)
+        << "the cpp linker compiles a function for one GPU; this one takes or returns arrays of " << gpu_context
+        << " and " << g->context() << " (" << v.str() << ")";
+  }
   const std::vector<Apply*> order = fg.toposort();
   step_nodes.assign(order.begin(), order.end());
   plan = plan_memory(fg, order, options);

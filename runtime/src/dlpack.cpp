@@ -24,6 +24,41 @@ void call_deleter(DLManagedTensor* t) {
   if (t != nullptr && t->deleter != nullptr) t->deleter(t);
 }
 
+DLDevice to_dl_device(const Device& d) {
+  switch (d.kind) {
+    case DeviceKind::CPU: return DLDevice{kDLCPU, 0};
+    case DeviceKind::CUDA: return DLDevice{kDLCUDA, d.index};
+    case DeviceKind::Emulated: return DLDevice{kDLExtDev, 0};
+  }
+  return DLDevice{kDLCPU, 0};
+}
+
+/// The Device of an imported tensor; ValueError for memory we cannot address.
+Device from_dl_device(const DLManagedTensor& m) {
+  const DLDevice d = m.dl_tensor.device;
+  switch (d.device_type) {
+    case kDLCPU:
+    case kDLCUDAHost:  // pinned host memory: an ordinary host pointer
+      return Device::cpu();
+    case kDLCUDA:
+      THEANO_USER_CHECK(d.device_id >= 0 && d.device_id < 1000, ValueError)
+          << "from_dlpack: invalid CUDA device id " << d.device_id;
+      return Device::cuda(d.device_id);
+    case kDLExtDev:
+      // Only our own export of an emulated-device array: another producer's
+      // extension device is memory we know nothing of.
+      THEANO_USER_CHECK(m.deleter == &delete_export, ValueError)
+          << "from_dlpack: a tensor on an extension device (kDLExtDev) from another library cannot be used; "
+          << "theano-cpp reads kDLExtDev only as its own emulated GPU";
+      return Device::emulated();
+    default: break;
+  }
+  THEANO_USER_CHECK(false, ValueError)
+      << "from_dlpack: unsupported device type " << static_cast<int>(d.device_type)
+      << "; expected kDLCPU (1), kDLCUDA (2) or kDLCUDAHost (3)";
+  return Device::cpu();
+}
+
 }  // namespace
 
 DLDataType to_dlpack_dtype(DType dtype) {
@@ -82,6 +117,9 @@ DType from_dlpack_dtype(DLDataType t) {
 
 DLManagedTensor* to_dlpack(const NDArray& a) {
   THEANO_USER_CHECK(a.defined(), ValueError) << "to_dlpack: null NDArray handle";
+  // The consumer may read on any stream: let the kernels writing it finish first.
+  if (!a.on_host() && a.size() > 0)
+    if (DeviceMemory* m = opened_device_memory(a.device())) m->synchronize();  // (unopened: nothing of ours queued)
   auto ctx = std::make_unique<ExportContext>();
   ctx->array = a;
   ctx->shape = a.shape();
@@ -94,8 +132,8 @@ DLManagedTensor* to_dlpack(const NDArray& a) {
     ctx->strides.push_back(s / item);
   }
   DLTensor& t = ctx->managed.dl_tensor;
-  t.data = const_cast<void*>(a.data());
-  t.device = DLDevice{kDLCPU, 0};
+  t.data = a.address();
+  t.device = to_dl_device(a.device());
   t.ndim = a.ndim();
   t.dtype = to_dlpack_dtype(a.dtype());
   t.shape = ctx->shape.empty() ? nullptr : ctx->shape.data();
@@ -111,9 +149,7 @@ NDArray from_dlpack(DLManagedTensor* tensor) {
   // Own the tensor first, so the deleter runs exactly once even if validation throws.
   std::shared_ptr<void> owner(tensor, [](void* p) { call_deleter(static_cast<DLManagedTensor*>(p)); });
   const DLTensor& t = tensor->dl_tensor;
-  THEANO_USER_CHECK(t.device.device_type == kDLCPU, ValueError)
-      << "from_dlpack: only CPU tensors are supported (expected device type kDLCPU = 1, got "
-      << static_cast<int>(t.device.device_type) << ")";
+  const Device device = from_dl_device(*tensor);
   const DType dtype = from_dlpack_dtype(t.dtype);
   THEANO_USER_CHECK(t.ndim >= 0 && (t.ndim == 0 || t.shape != nullptr), ValueError)
       << "from_dlpack: invalid ndim " << t.ndim << " or null shape";
@@ -130,7 +166,7 @@ NDArray from_dlpack(DLManagedTensor* tensor) {
     for (int i = 0; i < t.ndim; ++i) strides.push_back(t.strides[i] * item);
   }
   auto* data = static_cast<std::byte*>(t.data) + t.byte_offset;
-  return NDArray::from_strided(std::move(owner), data, dtype, std::move(shape), std::move(strides));
+  return NDArray::from_strided(std::move(owner), data, dtype, std::move(shape), std::move(strides), device);
 }
 
 }  // namespace theano

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "device_copy.h"
 #include "strided_loop.h"
 #include "theano/runtime/shape_rules.h"
 
@@ -93,8 +94,15 @@ void NDArray::check_defined(const char* what) const {
   THEANO_USER_CHECK(defined_, ValueError) << what << "() called on a null NDArray handle";
 }
 
+void NDArray::throw_not_on_host(const char* what) const {
+  throw ValueError(std::string(what) + "(): the array lives on the GPU " + device_.str() + " (shape " +
+                   shape_to_string(shape_) + ", " + std::string(dtype_name(dtype_)) +
+                   "); its elements cannot be read or written on the host: call to_host() for a host copy");
+}
+
 void NDArray::check_element_type(DType requested) const {
   check_defined("data_as/at");
+  check_on_host("data_as/at");
   THEANO_USER_CHECK(requested == dtype_, TypeError)
       << "element type mismatch: the array has dtype " << dtype_name(dtype_)
       << " but was accessed as " << dtype_name(requested);
@@ -109,6 +117,7 @@ void NDArray::check_value_count(int64_t count, const std::vector<int64_t>& shape
 
 std::byte* NDArray::element_ptr(std::span<const int64_t> index) const {
   check_defined("element_ptr");
+  check_on_host("element_ptr");
   THEANO_USER_CHECK(index.size() == shape_.size(), IndexError)
       << "expected " << shape_.size() << " indices for an array of shape "
       << shape_to_string(shape_) << ", got " << index.size();
@@ -126,6 +135,7 @@ std::byte* NDArray::element_ptr(std::span<const int64_t> index) const {
 
 const void* NDArray::single_element_ptr() const {
   check_defined("item");
+  check_on_host("item");
   THEANO_USER_CHECK(size() == 1, ValueError)
       << "item() needs an array of size 1, got shape " << shape_to_string(shape_) << " (size "
       << size() << ")";
@@ -155,7 +165,7 @@ bool NDArray::is_f_contiguous() const {
 }
 
 bool NDArray::shares_buffer(const NDArray& other) const {
-  if (!defined_ || !other.defined_) return false;
+  if (!defined_ || !other.defined_ || device_ != other.device_) return false;
   if (owner_ && other.owner_ && !owner_.owner_before(other.owner_) &&
       !other.owner_.owner_before(owner_))
     return true;
@@ -232,8 +242,17 @@ NDArray NDArray::arange(double start, double stop, double step, DType dtype) {
   return a;
 }
 
+NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype, const Device& device) {
+  if (device.is_cpu()) return empty(std::move(shape), dtype);
+  const int64_t n = checked_size(shape, dtype_size(dtype));
+  std::shared_ptr<void> block = device_memory(device).allocate(static_cast<std::size_t>(n) * dtype_size(dtype));
+  void* data = block.get();
+  std::vector<int64_t> strides = c_strides(shape, dtype_size(dtype));
+  return from_strided(std::move(block), data, dtype, std::move(shape), std::move(strides), device);
+}
+
 NDArray NDArray::from_strided(std::shared_ptr<void> buffer_owner, void* data, DType dtype,
-                              std::vector<int64_t> shape, std::vector<int64_t> strides) {
+                              std::vector<int64_t> shape, std::vector<int64_t> strides, const Device& device) {
   THEANO_USER_CHECK(shape.size() == strides.size(), ShapeError)
       << "from_strided: shape " << shape_to_string(shape) << " has " << shape.size()
       << " dimensions but " << strides.size() << " strides were given";
@@ -244,6 +263,7 @@ NDArray NDArray::from_strided(std::shared_ptr<void> buffer_owner, void* data, DT
   a.owner_ = std::move(buffer_owner);
   a.base_ = a.data_ = static_cast<std::byte*>(data);
   a.dtype_ = dtype;
+  a.device_ = device;
   a.shape_ = std::move(shape);
   a.strides_ = std::move(strides);
   a.defined_ = true;
@@ -252,15 +272,26 @@ NDArray NDArray::from_strided(std::shared_ptr<void> buffer_owner, void* data, DT
 
 // ---- copies -----------------------------------------------------------------------------
 
-NDArray NDArray::copy() const { return astype(dtype_); }
+NDArray NDArray::copy() const {
+  check_defined("copy");
+  return on_host() ? astype(dtype_) : detail::copy_device_array(*this, device_);
+}
 
 NDArray NDArray::contiguous() const {
   check_defined("contiguous");
   return is_c_contiguous() ? *this : copy();
 }
 
+NDArray NDArray::to(const Device& device) const {
+  check_defined("to");
+  if (device == device_) return *this;
+  return detail::copy_device_array(*this, device);
+}
+
 NDArray NDArray::astype(DType dtype) const {
   check_defined("astype");
+  if (!on_host() && dtype == dtype_) return copy();
+  check_on_host("astype");
   NDArray out = empty(shape_, dtype);
   if (dtype == dtype_ && is_c_contiguous()) {
     // An empty array may have no data at all (from_strided with nullptr).
@@ -273,6 +304,8 @@ NDArray NDArray::astype(DType dtype) const {
 
 void NDArray::assign(const NDArray& src) {
   check_defined("assign");
+  check_on_host("assign");
+  src.check_on_host("assign");
   THEANO_USER_CHECK(src.defined(), ValueError) << "assign: the source is a null NDArray handle";
   for (std::size_t i = 0; i < shape_.size(); ++i)
     THEANO_USER_CHECK(strides_[i] != 0 || shape_[i] <= 1, ValueError)

@@ -204,6 +204,10 @@ bool dtype_is_implied(DType d) {
 
 std::string NDArray::str() const {
   if (!defined_) return "NDArray()";
+  // A device array's elements are not readable here (ndarray.h): its metadata.
+  if (!on_host())
+    return "array(shape=" + shape_to_string(shape_) + ", dtype=" + std::string(dtype_name(dtype_)) + ", device='" +
+           device_.str() + "')";
   const std::string prefix = "array(";
   const int64_t n = size();
   std::string lst;

@@ -140,13 +140,57 @@ TEST_CASE("byte_offset and explicit strides are honoured") {
 
 TEST_CASE("rejected tensors are still released exactly once") {
   Producer::deleted = 0;
-  CHECK_THROWS_WITH_AS(from_dlpack(Producer::make(kDLCUDA)),
-                       "from_dlpack: only CPU tensors are supported (expected device type kDLCPU = 1, got 2)",
+  CHECK_THROWS_WITH_AS(from_dlpack(Producer::make(kDLROCM)),
+                       "from_dlpack: unsupported device type 10; expected kDLCPU (1), kDLCUDA (2) or kDLCUDAHost (3)",
                        ValueError);
   CHECK(Producer::deleted == 1);
+  // An extension-device tensor is read only from our own export (the emulated GPU).
+  CHECK_THROWS_AS(from_dlpack(Producer::make(kDLExtDev)), ValueError);
+  CHECK(Producer::deleted == 2);
+  Producer::deleted = 1;
   CHECK_THROWS_AS(from_dlpack(Producer::make(kDLCPU, {kDLFloat, 64, 2})), ValueError);
   CHECK(Producer::deleted == 2);
   CHECK_THROWS_AS(from_dlpack(nullptr), ValueError);
+}
+
+TEST_CASE("device arrays: kDLCUDA imports wrap device memory that the host never reads, and export back as kDLCUDA") {
+  Producer::deleted = 0;
+  {
+    NDArray g = from_dlpack(Producer::make(kDLCUDA));
+    CHECK(g.device() == Device::cuda(0));
+    CHECK_FALSE(g.on_host());
+    CHECK_THROWS_AS((void)g.data(), ValueError);
+    CHECK_THROWS_AS((void)g.at<double>({0, 0}), ValueError);
+    CHECK_THROWS_AS(g.fill(0), ValueError);
+    CHECK_THROWS_AS((void)g.copy(), ValueError);  // no GPU back end in this program: says so
+    CHECK(g.str().find("device='cuda0'") != std::string::npos);
+    NDArray v = g.transpose();
+    CHECK(v.device() == Device::cuda(0));
+    DLManagedTensor* back = to_dlpack(v);  // this process never opened cuda0: nothing to wait for
+    CHECK(back->dl_tensor.device.device_type == kDLCUDA);
+    CHECK(back->dl_tensor.device.device_id == 0);
+    CHECK(back->dl_tensor.data == g.address());
+    back->deleter(back);
+    CHECK(Producer::deleted == 0);
+  }
+  CHECK(Producer::deleted == 1);
+  // Pinned host memory is host memory.
+  NDArray pinned = from_dlpack(Producer::make(kDLCUDAHost));
+  CHECK(pinned.on_host());
+  CHECK(pinned.at<double>({0, 1}) == 1.0);
+}
+
+TEST_CASE("device names: cpu, cuda<N>, emulated") {
+  Device d;
+  CHECK(Device::parse("cuda0", &d));
+  CHECK(d == Device::cuda(0));
+  CHECK(Device::parse("cuda12", &d));
+  CHECK(d.str() == "cuda12");
+  CHECK(Device::parse("emulated", &d));
+  CHECK(d == Device::emulated());
+  CHECK(Device::parse("cpu", &d));
+  CHECK(d.is_cpu());
+  for (const char* bad : {"cuda", "cuda01", "cuda1234", "gpu0", "cudax", ""}) CHECK_FALSE(Device::parse(bad, &d));
 }
 
 TEST_CASE("to_dlpack rejects strides that are not whole elements") {

@@ -143,26 +143,50 @@ std::size_t gpu_release_cached(const std::string& context) {
 
 namespace theano::codegen::cuda {
 
-void GpuDevice::copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes) {
+Device GpuDevice::device() const { return emulated_ ? Device::emulated() : Device::cuda(index_); }
+
+namespace {
+CudaDriver::DevicePtr dptr(const void* p) { return reinterpret_cast<CudaDriver::DevicePtr>(p); }
+}  // namespace
+
+void GpuDevice::copy_to_device(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   if (emulated_) {
-    std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
+    std::memcpy(dst, src, bytes);
     return;
   }
   const CudaDriver& d = CudaDriver::instance();
   d.make_current(index_);
-  d.copy_to_device(dst, src, bytes);
+  d.copy_to_device(dptr(dst), src, bytes);
 }
 
-void GpuDevice::copy_to_host(void* dst, std::uint64_t src, std::size_t bytes) {
+void GpuDevice::copy_to_host(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   if (emulated_) {
-    std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
+    std::memcpy(dst, src, bytes);
     return;
   }
   const CudaDriver& d = CudaDriver::instance();
   d.make_current(index_);
-  d.copy_to_host(dst, src, bytes);
+  d.copy_to_host(dst, dptr(src), bytes);
+}
+
+void GpuDevice::copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (emulated_) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current(index_);
+  d.copy_on_device(dptr(dst), dptr(src), bytes);
+}
+
+void GpuDevice::synchronize() {
+  if (emulated_) return;  // emulated kernels run to completion in their launch
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current(index_);
+  d.synchronize();
 }
 
 struct GpuProgram::Loaded {

@@ -14,9 +14,13 @@
 ///   emulation shim (theano/codegen/cuda_emulation.h), cached as CPU objects,
 ///   and run block by block, thread by thread.
 /// "cuda<N>" is the driver's device N, each in its primary context.
+/// A GpuDevice is the runtime's DeviceMemory of its device (runtime/device.h):
+/// device arrays users hold (shared variables, function results, DLPack)
+/// live in the same caching allocator as the compiled functions' memory.
 #pragma once
 
 #include <theano/codegen/clang_compiler.h>
+#include <theano/runtime/device.h>
 #include <theano/runtime/device_allocator.h>
 
 #include <cstdint>
@@ -29,7 +33,7 @@
 
 namespace theano::codegen::cuda {
 
-class GpuDevice {
+class GpuDevice final : public DeviceMemory {
  public:
   /// The device of `context` ("cuda0", "emulated"), created on first use
   /// (THEANO_FLAGS gpu_preallocate=<fraction> reserves that much memory
@@ -48,11 +52,17 @@ class GpuDevice {
   /// major*10+minor of the device (0 for the emulated device).
   int compute_capability() const { return cc_; }
 
-  /// A block of at least `bytes` bytes of device memory (the stored pointer
-  /// is the device address; the deleter gives it back to the pool).
-  std::shared_ptr<void> allocate(std::size_t bytes);
-  void copy_to_device(std::uint64_t dst, const void* src, std::size_t bytes);
-  void copy_to_host(void* dst, std::uint64_t src, std::size_t bytes);
+  /// The runtime Device this context is.
+  Device device() const;
+
+  // DeviceMemory (runtime/device.h). allocate: a block of at least `bytes`
+  // bytes from the caching allocator (the stored pointer is the device
+  // address; the deleter gives it back to the pool).
+  std::shared_ptr<void> allocate(std::size_t bytes) override;
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) override;
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override;
+  void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
+  void synchronize() override;
   DeviceAllocatorStats memory_stats() const { return allocator_->stats(); }
   std::size_t release_cached() { return allocator_->release_cached(); }
 

@@ -253,9 +253,10 @@ class DebugModeThunk final : public Thunk {
   ThunkStats stats() const override { return optimized_->stats(); }
 
   void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const override {
-    // The optimized program may overwrite mutable inputs: keep the originals.
+    // The optimized program may overwrite mutable inputs: keep the originals
+    // (host copies: the reference runs perform on the host).
     std::vector<NDArray> saved;
-    for (const NDArray& v : inputs) saved.push_back(v.defined() ? v.copy() : v);
+    for (const NDArray& v : inputs) saved.push_back(!v.defined() ? v : v.on_host() ? v.copy() : v.to_host());
     std::vector<NDArray> expected(outputs.size());
     if (reference_) reference_->run(saved, expected);
     optimized_->run(inputs, outputs);
@@ -266,7 +267,8 @@ class DebugModeThunk final : public Thunk {
       opt.got_name = "optimized";
       opt.want_name = "unoptimized";
       opt.skip_nonfinite_want = true;
-      const std::string d = detail::compare_values(outputs[o], expected[o], opt);
+      const NDArray got = outputs[o].defined() ? outputs[o].to_host() : outputs[o];  // a GPU update: downloaded
+      const std::string d = detail::compare_values(got, expected[o], opt);
       if (d.empty()) continue;
       const Var& v = fg_->outputs()[o];
       std::ostringstream os;

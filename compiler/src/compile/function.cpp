@@ -149,11 +149,12 @@ void take_givens(Build& b) {
         << f.what() << ": `givens` cannot replace the constant " << from.str();
     THEANO_USER_CHECK(given.insert(from.get()).second, ValueError)
         << f.what() << ": variable " << from.str() << " is replaced twice in `givens`";
-    THEANO_USER_CHECK(*from.type() == *to.type() || from.type()->convert_variable(to), TypeError)
+    const Var converted = *from.type() == *to.type() ? to : from.type()->convert_variable(to);
+    THEANO_USER_CHECK(converted, TypeError)
         << f.what() << ": `givens` cannot replace " << from.str() << " (" << type_str(from) << ") by " << to.str()
         << " (" << type_str(to) << "): the types differ; cast the replacement or declare the variable with the "
         << "replacement's type";
-    b.replace.emplace_back(from, to);
+    b.replace.emplace_back(from, converted);
   }
 }
 
@@ -188,10 +189,12 @@ void take_updates(Build& b) {
     }
   }
   for (std::size_t k = 0; k < f.updates.size(); ++k) {
-    const Var& expr = exprs[f.outputs.size() + k];
-    THEANO_USER_CHECK(f.updates[k].first.type()->convert_variable(expr), TypeError)
+    Var& expr = exprs[f.outputs.size() + k];
+    const Var converted = f.updates[k].first.type()->convert_variable(expr);
+    THEANO_USER_CHECK(converted, TypeError)
         << f.what() << ": after `givens`, the update of " << f.updates[k].first.str() << " has type " << type_str(expr)
         << " but the shared variable has type " << type_str(f.updates[k].first);
+    expr = converted;  // e.g. GpuFromHost of a host update of a GPU shared variable
   }
   b.exprs = std::move(exprs);
 }

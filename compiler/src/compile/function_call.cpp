@@ -106,9 +106,13 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std
     if (alias) v = v.copy();
   }
 
-  // Every update read the old values; write them all now.
-  for (std::size_t k = 0; k < f.updates.size(); ++k)
-    shared[static_cast<std::size_t>(f.update_target[k])]->value = std::move(new_values[k]);
+  // Every update read the old values; write them all now (a GPU shared
+  // variable keeps its value on its GPU: the perform-based linkers compute
+  // host values, uploaded here).
+  for (std::size_t k = 0; k < f.updates.size(); ++k) {
+    const auto t = static_cast<std::size_t>(f.update_target[k]);
+    shared[t]->value = stored_value(*f.shared_vars[t].type(), new_values[k]);
+  }
   return results;
 }
 

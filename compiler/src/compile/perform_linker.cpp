@@ -97,7 +97,10 @@ class PerformThunk final : public Thunk {
     THEANO_INTERNAL_CHECK(outputs.size() == output_slots_.size())
         << "PerformLinker: " << outputs.size() << " output slots for " << output_slots_.size() << " graph outputs";
     std::vector<NDArray> storage(static_cast<std::size_t>(n_slots_));
-    for (std::size_t i = 0; i < inputs.size(); ++i) storage[i] = inputs[i];
+    // perform computes on host values: a device array (a GPU shared variable's
+    // value) is downloaded (gpu/type.h).
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      storage[i] = inputs[i].defined() && !inputs[i].on_host() ? inputs[i].to_host() : inputs[i];
     for (const auto& [sl, value] : constants_) storage[static_cast<std::size_t>(sl)] = value;
     std::vector<NDArray> in_values, out_values;
     for (std::size_t k = 0; k < steps_.size(); ++k) {

@@ -3,6 +3,8 @@
 /// default updates stored without a reference cycle (see shared.h).
 #include "theano/compile/shared.h"
 
+#include "theano/gpu/context.h"
+#include "theano/gpu/type.h"
 #include "theano/graph/clone.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/type.h"
@@ -12,13 +14,21 @@ namespace {
 
 NDArray filtered(const Type& type, const NDArray& value, bool strict, bool allow_downcast, const std::string& who) {
   try {
-    return type.filter(value, strict, allow_downcast);
+    return stored_value(type, type.filter(value, strict, allow_downcast));
   } catch (const TypeError& e) {
     throw TypeError("shared variable " + who + ": cannot store the value: " + e.what());
   }
 }
 
 }  // namespace
+
+NDArray stored_value(const Type& type, const NDArray& value) {
+  const auto* g = dynamic_cast<const gpu::GpuArrayType*>(&type);
+  if (!g || !value.on_host()) return value;
+  Device d;
+  Device::parse(g->context(), &d);
+  return value.to(d);
+}
 
 SharedVariable::SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict,
                                bool allow_downcast)
@@ -37,7 +47,11 @@ SharedVariable::SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> stor
   THEANO_INTERNAL_CHECK(storage_) << "SharedVariable without storage";
 }
 
-NDArray SharedVariable::get_value(bool borrow) const { return borrow ? storage_->value : storage_->value.copy(); }
+NDArray SharedVariable::get_value(bool borrow, bool return_internal_type) const {
+  const NDArray& v = storage_->value;
+  if (!v.on_host() && !return_internal_type) return v.to_host();  // a fresh host copy
+  return borrow ? v : v.copy();
+}
 
 void SharedVariable::set_value(const NDArray& value, bool borrow) {
   THEANO_USER_CHECK(value.defined(), ValueError) << "set_value: the new value of shared variable " << str()
@@ -87,11 +101,38 @@ SharedVariable& require_shared(const Var& v, const char* what) {
 
 Var shared(const NDArray& value, std::string name, bool strict, bool allow_downcast) {
   THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << name << "' is undefined";
-  TypePtr type = tensor::TensorType::make(value.dtype(), tensor::StaticShape(static_cast<std::size_t>(value.ndim())));
+  // Theano's rule: with a GPU device selected, float32 values live on it; a
+  // device array stays on its device.
+  std::string target = "cpu";
+  if (!value.on_host())
+    target = value.device().str();
+  else if (value.dtype() == DType::Float32)
+    if (const std::optional<std::string> context = gpu::selected_context()) target = *context;
+  return shared_on(target, value, std::move(name), strict, allow_downcast);
+}
+
+Var shared_on(const std::string& target, const NDArray& value, std::string name, bool strict, bool allow_downcast) {
+  THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << name << "' is undefined";
+  const tensor::StaticShape shape(static_cast<std::size_t>(value.ndim()));
+  TypePtr type;
+  if (target == "cpu") {
+    type = tensor::TensorType::make(value.dtype(), shape);
+  } else {
+    THEANO_USER_CHECK(gpu::parse_context(target), ValueError)
+        << "shared: unknown target '" << target << "' for '" << name << "'; expected cpu, cuda<N> or "
+        << gpu::kEmulatedContext;
+    // The value moves there now: an unusable GPU is an error here, naming why.
+    const std::string why = gpu::context_unusable_reason(target);
+    THEANO_USER_CHECK(why.empty(), ValueError)
+        << "shared: '" << name << "' cannot live on the GPU " << target << ": " << why;
+    type = gpu::GpuArrayType::make(value.dtype(), shape, target);
+  }
   return Var(new SharedVariable(std::move(type), value, std::move(name), strict, allow_downcast));
 }
 
-NDArray get_value(const Var& shared_var, bool borrow) { return require_shared(shared_var, "get_value").get_value(borrow); }
+NDArray get_value(const Var& shared_var, bool borrow, bool return_internal_type) {
+  return require_shared(shared_var, "get_value").get_value(borrow, return_internal_type);
+}
 
 void set_value(const Var& shared_var, const NDArray& value, bool borrow) {
   require_shared(shared_var, "set_value").set_value(value, borrow);

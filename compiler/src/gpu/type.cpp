@@ -6,24 +6,16 @@
 #include <mutex>
 #include <tuple>
 
+#include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 
 namespace theano::gpu {
 
 bool parse_context(const std::string& context, int* index) {
-  if (context == kEmulatedContext) {
-    if (index) *index = -1;
-    return true;
-  }
-  if (context.size() < 5 || context.size() > 7 || context.compare(0, 4, "cuda") != 0) return false;
-  int n = 0;
-  for (std::size_t i = 4; i < context.size(); ++i) {
-    if (context[i] < '0' || context[i] > '9') return false;
-    n = n * 10 + (context[i] - '0');
-  }
-  if (context.size() > 5 && context[4] == '0') return false;  // "cuda01"
-  if (index) *index = n;
+  Device d;
+  if (!Device::parse(context, &d) || d.is_cpu()) return false;  // one spelling: runtime/device.h
+  if (index) *index = d.kind == DeviceKind::Emulated ? -1 : d.index;
   return true;
 }
 
@@ -88,10 +80,21 @@ std::size_t GpuArrayType::hash() const {
 }
 
 NDArray GpuArrayType::filter(const NDArray& value, bool strict, bool allow_downcast) const {
-  return host_type()->filter(value, strict, allow_downcast);
+  THEANO_USER_CHECK(value.defined(), TypeError) << "expected a value of " << str() << ", got an undefined array";
+  if (value.on_host()) return host_type()->filter(value, strict, allow_downcast);
+  THEANO_USER_CHECK(value.device().str() == context_, TypeError)
+      << "expected a value of " << str() << ", got an array on " << value.device().str()
+      << " (move it with to(), or give the variable that GPU's context)";
+  THEANO_USER_CHECK(value.dtype() == dtype_, TypeError)
+      << "expected dtype " << dtype_name(dtype_) << " for " << str() << ", got a " << dtype_name(value.dtype())
+      << " array on " << context_ << " (dtypes are not converted on the GPU: convert on the host first)";
+  host_type()->check_shape(value.shape());  // rank and static shape, by the host type's rule
+  return value;
 }
 
-bool GpuArrayType::values_eq(const NDArray& a, const NDArray& b) const { return host_type()->values_eq(a, b); }
+bool GpuArrayType::values_eq(const NDArray& a, const NDArray& b) const {
+  return host_type()->values_eq(a.to_host(), b.to_host());
+}
 
 bool GpuArrayType::is_super(const Type& other) const {
   const auto* o = dynamic_cast<const GpuArrayType*>(&other);
@@ -100,6 +103,10 @@ bool GpuArrayType::is_super(const Type& other) const {
 
 Var GpuArrayType::convert_variable(const Var& var) const {
   if (var && is_super(*var.type())) return var;
+  // A host tensor of this type's host form moves here (an update of a GPU
+  // shared variable computed on the host, a `givens` replacement).
+  if (const tensor::TensorType* t = tensor::tensor_type(var); t && host_type()->is_super(*t))
+    return gpu_from_host(var, context_);
   return Var();
 }
 

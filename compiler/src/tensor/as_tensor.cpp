@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "theano/config.h"
+#include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/type.h"
 
@@ -39,6 +40,9 @@ Var constant(const NDArray& value, std::string name) {
 
 Var as_tensor_variable(const Var& v) {
   THEANO_USER_CHECK(v, TypeError) << "expected a tensor variable, got a null Var";
+  // A GPU array enters host ops through its transfer (Theano's as_tensor_variable
+  // does the same); the GPU transfer rewrite moves what it can back onto the GPU.
+  if (gpu::gpu_type(v)) return gpu::host_from_gpu(v);
   THEANO_USER_CHECK(tensor_type(v) != nullptr, TypeError)
       << "expected a tensor variable, got " << v.str() << " of type " << v.type()->str();
   return v;

@@ -1,6 +1,8 @@
 // TensorType: interning, filtering run-time values, and the variable makers.
 #include "theano/tensor/type.h"
 
+#include "theano/gpu/ops.h"
+
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -70,17 +72,24 @@ std::size_t TensorType::hash() const {
   return h;
 }
 
-NDArray TensorType::filter(const NDArray& value, bool strict, bool allow_downcast) const {
-  THEANO_USER_CHECK(value.defined(), TypeError) << "expected a value of " << str() << ", got an undefined array";
-  THEANO_USER_CHECK(value.ndim() == ndim(), TypeError)
-      << "expected a " << ndim() << "-d array for " << str() << ", got a " << value.ndim()
-      << "-d array of shape " << shape_text(value.shape());
+void TensorType::check_shape(const std::vector<int64_t>& shape) const {
+  THEANO_USER_CHECK(static_cast<int>(shape.size()) == ndim(), TypeError)
+      << "expected a " << ndim() << "-d array for " << str() << ", got a " << shape.size()
+      << "-d array of shape " << shape_text(shape);
   for (int i = 0; i < ndim(); ++i) {
     const Dim& d = shape_[static_cast<std::size_t>(i)];
-    THEANO_USER_CHECK(!d || *d == value.shape()[static_cast<std::size_t>(i)], TypeError)
-        << "expected an array of static shape matching " << str() << ", got shape " << shape_text(value.shape())
+    THEANO_USER_CHECK(!d || *d == shape[static_cast<std::size_t>(i)], TypeError)
+        << "expected an array of static shape matching " << str() << ", got shape " << shape_text(shape)
         << " (dimension " << i << " must be " << *d << ")";
   }
+}
+
+NDArray TensorType::filter(const NDArray& value, bool strict, bool allow_downcast) const {
+  THEANO_USER_CHECK(value.defined(), TypeError) << "expected a value of " << str() << ", got an undefined array";
+  THEANO_USER_CHECK(value.on_host(), TypeError)
+      << "expected a host array for " << str() << ", got a " << dtype_name(value.dtype()) << " array on the GPU "
+      << value.device().str() << " (call to_host() on it)";
+  check_shape(value.shape());
   if (value.dtype() == dtype_) return value;
   THEANO_USER_CHECK(!strict, TypeError)
       << "expected dtype " << dtype_name(dtype_) << " for " << str() << ", got " << dtype_name(value.dtype())
@@ -105,6 +114,7 @@ bool TensorType::is_super(const Type& other) const {
 
 Var TensorType::convert_variable(const Var& var) const {
   if (var && is_super(*var.type())) return var;
+  if (const gpu::GpuArrayType* g = gpu::gpu_type(var); g && is_super(*g->host_type())) return gpu::host_from_gpu(var);
   return Var();
 }
 

@@ -57,6 +57,10 @@ class CudaDriver {
   void free(DevicePtr p) const;
   void copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) const;
   void copy_to_host(void* dst, DevicePtr src, std::size_t bytes) const;
+  /// cuMemcpyDtoD: ordered after earlier work on the default stream.
+  void copy_on_device(DevicePtr dst, DevicePtr src, std::size_t bytes) const;
+  /// cuCtxSynchronize of the current context.
+  void synchronize() const;
   /// cuLaunchKernel with a 1-D grid and block on the default stream, then
   /// (with `synchronize`) cuCtxSynchronize. Without it the launch is
   /// asynchronous: later copies and launches on the default stream are

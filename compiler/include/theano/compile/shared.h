@@ -11,7 +11,18 @@
 /// Value semantics: `shared(value)` stores a copy; `get_value` returns a copy
 /// unless `borrow`; `set_value` filters the new value through the variable's
 /// type (with the `strict` / `allow_downcast` given at creation) and stores a
-/// copy unless `borrow`. A function that UPDATES a shared variable may
+/// copy unless `borrow`.
+///
+/// On the GPU (Theano's gpuarray shared variables): with THEANO_FLAGS
+/// device=cuda/cuda<N>/auto/emulated selecting a GPU, `shared()` of a float32
+/// value makes a variable of GpuArrayType that keeps its value in that GPU's
+/// memory (a device array; other dtypes stay on the host unless asked with
+/// `shared_on`). Functions read it there and write their updates there: a
+/// training loop moves no parameter across the bus. `get_value` returns a
+/// host copy unless `return_internal_type` asks for the device array;
+/// `set_value` takes a host array (uploaded) or a device array of the same GPU
+/// (stored as it is with `borrow`, else copied on the device). Used in a host
+/// op, a GPU shared variable enters through HostFromGpu (as_tensor_variable). A function that UPDATES a shared variable may
 /// overwrite its stored value in place while computing the new one (the
 /// inplace rewrites reuse that buffer), so a value got with `borrow` can change
 /// under you after such a call; functions that only read the variable never
@@ -46,7 +57,9 @@ class SharedVariable final : public Variable {
   SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> storage, std::string name, bool strict,
                  bool allow_downcast);
 
-  NDArray get_value(bool borrow = false) const;
+  /// The value: a copy unless `borrow`. A GPU variable's value comes back as a
+  /// fresh host array unless `return_internal_type` (then the device array).
+  NDArray get_value(bool borrow = false, bool return_internal_type = false) const;
   /// Filters `value` through the type (TypeError naming this variable when it
   /// does not fit) and stores it (a copy unless `borrow`).
   void set_value(const NDArray& value, bool borrow = false);
@@ -78,13 +91,25 @@ class SharedVariable final : public Variable {
 SharedVariable* as_shared(const Var& v) noexcept;
 inline bool is_shared(const Var& v) noexcept { return as_shared(v) != nullptr; }
 
-/// Theano's `shared(value, name, strict, allow_downcast)`: a tensor shared
-/// variable whose type has `value`'s dtype and rank with every dimension of
-/// unknown size. The value is copied.
+/// Theano's `shared(value, name, strict, allow_downcast)`: a shared variable
+/// whose type has `value`'s dtype and rank with every dimension of unknown
+/// size. The value is copied. A TensorType on the host; a GpuArrayType when
+/// `value` is a device array (its GPU), or a float32 value while the device
+/// flag selects a GPU (see the file comment).
 Var shared(const NDArray& value, std::string name = {}, bool strict = false, bool allow_downcast = false);
+/// `shared` on an explicit `target` (Theano's `target=` argument): "cpu", or a
+/// GPU context ("cuda0", "emulated") for any dtype the GPU handles. ValueError
+/// naming why when that GPU cannot be used.
+Var shared_on(const std::string& target, const NDArray& value, std::string name = {}, bool strict = false,
+              bool allow_downcast = false);
 
-/// `as_shared(v)->get_value(borrow)`; TypeError when `v` is not shared.
-NDArray get_value(const Var& shared_var, bool borrow = false);
+/// What a shared variable of `type` stores for a value its filter accepted:
+/// for a GpuArrayType, the value on its GPU (a host value is uploaded);
+/// otherwise the value itself.
+NDArray stored_value(const Type& type, const NDArray& value);
+
+/// `as_shared(v)->get_value(borrow, return_internal_type)`; TypeError when `v` is not shared.
+NDArray get_value(const Var& shared_var, bool borrow = false, bool return_internal_type = false);
 /// `as_shared(v)->set_value(value, borrow)`; TypeError when `v` is not shared.
 void set_value(const Var& shared_var, const NDArray& value, bool borrow = false);
 /// `as_shared(v)->set_default_update(update)`; TypeError when `v` is not shared.

@@ -10,11 +10,14 @@
 /// op by mistake; only the transfer ops (GpuFromHost / HostFromGpu, gpu/ops.h)
 /// cross the boundary, and the GPU transfer rewrite places them.
 ///
-/// Values. Compiled code holds a GPU variable's value in device memory. The
-/// reference implementations (`perform`, the "py" linker, DebugMode's
-/// reference run) hold it as the host NDArray it stands for: a transfer's
-/// perform is the identity on values, a GPU op's perform computes what its
-/// kernel computes. So `filter` accepts host arrays as TensorType's does.
+/// Values. A value of this type is a device NDArray on its context (what
+/// compiled code takes and returns, what a GPU shared variable stores), or the
+/// host NDArray it stands for: the reference implementations (`perform`, the
+/// "py" linker, DebugMode's reference run) compute on host values (a
+/// transfer's perform is the identity on values, a GPU op's perform computes
+/// what its kernel computes), and compiled code uploads a host value it is
+/// given. So `filter` accepts host arrays as TensorType's does, and device
+/// arrays of this context and dtype (no conversion on the device).
 #pragma once
 
 #include <optional>
@@ -53,6 +56,8 @@ class GpuArrayType final : public Type {
   bool values_eq(const NDArray& a, const NDArray& b) const override;
   /// Same context, dtype and ndim; each dim of this type unknown or equal.
   bool is_super(const Type& other) const override;
+  /// `var` when this type is its super type; a host tensor whose type fits
+  /// host_type() becomes `GpuFromHost(var)`; else a null Var.
   Var convert_variable(const Var& var) const override;
 
  private:

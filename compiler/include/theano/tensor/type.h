@@ -39,13 +39,18 @@ class TensorType final : public Type {
   std::string str() const override;
   bool equals(const Type& other) const override;
   std::size_t hash() const override;
-  /// Accepts an NDArray of the right ndim whose known dims match. A different
-  /// dtype is refused with `strict`, cast when NumPy's safe casting allows it,
-  /// and otherwise cast only with `allow_downcast`.
+  /// Accepts a host NDArray of the right ndim whose known dims match (a device
+  /// array is a TypeError saying to call to_host()). A different dtype is
+  /// refused with `strict`, cast when NumPy's safe casting allows it, and
+  /// otherwise cast only with `allow_downcast`.
   NDArray filter(const NDArray& value, bool strict = false, bool allow_downcast = false) const override;
+  /// TypeError unless `shape` has this type's rank and its known dims.
+  void check_shape(const std::vector<int64_t>& shape) const;
   bool values_eq(const NDArray& a, const NDArray& b) const override;
   /// Same dtype and ndim, and each dim of this type is unknown or equal.
   bool is_super(const Type& other) const override;
+  /// `var` when this type is its super type; a GPU array whose host type
+  /// fits becomes `HostFromGpu(var)`; else a null Var.
   Var convert_variable(const Var& var) const override;
 
  private:

@@ -11,8 +11,16 @@
 ///
 /// Bool: exported as type code 6 / 8 bits (kDLBool, DLPack >= 0.8; 0.6 has no bool
 /// code). On import code 6 / 8 bits is Bool; kDLUInt / 8 bits is always UInt8 (it
-/// cannot be told apart from bool). Only CPU tensors (kDLCPU) with lanes == 1 are
-/// accepted (ValueError otherwise); NULL strides mean compact C order.
+/// cannot be told apart from bool). Lanes must be 1; NULL strides mean compact C order.
+///
+/// Devices: host arrays travel as kDLCPU, CUDA arrays as kDLCUDA with their
+/// device number (GPU values stay on the GPU: no copy either way). Export of a
+/// device array first waits for the device's queued work (device.h), so a
+/// consumer on any stream reads finished values. Import takes kDLCPU and
+/// kDLCUDAHost (pinned host memory) as host arrays and kDLCUDA as device
+/// arrays on cuda<device_id>. The emulated GPU's arrays travel as kDLExtDev,
+/// which is read back only from theano-cpp's own exports. Anything else is a
+/// ValueError.
 #pragma once
 
 #include <dlpack/dlpack.h>

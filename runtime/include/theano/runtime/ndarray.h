@@ -13,6 +13,15 @@
 /// >= 0 and their product fits in int64. A default-constructed NDArray is a null
 /// handle (`defined() == false`); calling accessors on it other than defined() and
 /// str() is a ValueError.
+///
+/// Device arrays. An NDArray may live on a GPU (`device()`, device.h): its data
+/// is then a device address. Shape, strides, dtype and the views (slice,
+/// index, transpose, reshape, broadcast_to, ...) work as on the host, since
+/// they touch no element; everything that reads or writes elements on the host
+/// (data(), data_as, at, item, fill, assign, astype to another dtype, the
+/// comparisons, .npy) is a ValueError naming the device and saying to call
+/// to_host() first. copy() and contiguous() copy on the device; `to(device)`
+/// moves values between the host and a device.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "theano/runtime/device.h"
 #include "theano/runtime/dtype.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/scalar_cast.h"
@@ -50,9 +60,23 @@ class NDArray {
   int64_t nbytes() const { return size() * static_cast<int64_t>(itemsize()); }
   std::size_t itemsize() const { return dtype_size(dtype_); }
 
-  /// Address of element [0,...,0] (buffer base + offset).
-  void* data() { return data_; }
-  const void* data() const { return data_; }
+  /// Where the elements live (the host unless made on or moved to a GPU).
+  const Device& device() const { return device_; }
+  bool on_host() const { return device_.kind == DeviceKind::CPU; }
+
+  /// Address of element [0,...,0] (buffer base + offset) of a host array;
+  /// ValueError for a device array (its address is not a host pointer).
+  void* data() {
+    if (!on_host()) throw_not_on_host("data");
+    return data_;
+  }
+  const void* data() const {
+    if (!on_host()) throw_not_on_host("data");
+    return data_;
+  }
+  /// The address of element [0,...,0] wherever it lives: a host pointer, or a
+  /// device address for a device array (never dereference that on the host).
+  void* address() const { return data_; }
   /// Byte offset of data() from the start of the buffer this array was made from.
   int64_t offset() const { return data_ - base_; }
   /// The reference that keeps the buffer alive (shared by all views).
@@ -89,7 +113,7 @@ class NDArray {
   /// (ValueError if size() != 1).
   template <class T>
   T item() const {
-    const void* p = single_element_ptr();
+    const void* p = single_element_ptr();  // (checks that the array is on the host)
     return visit_dtype(dtype_, [p](auto tag) -> T {
       using S = typename decltype(tag)::type;
       return scalar_cast<T>(*static_cast<const S*>(p));
@@ -102,10 +126,15 @@ class NDArray {
   /// in memory (so an array rebuilt from its own DLPack export still shares).
   bool shares_buffer(const NDArray& other) const;
 
-  /// C-contiguous deep copy.
+  /// C-contiguous deep copy, on this array's device.
   NDArray copy() const;
   /// This array if already C-contiguous, else copy().
   NDArray contiguous() const;
+  /// This array when it is on `device` already, else a C-contiguous copy of it
+  /// there (uploads and downloads through the GPU back end's DeviceMemory).
+  NDArray to(const Device& device) const;
+  /// `to(Device::cpu())`: the host array itself, or a host copy of a device array.
+  NDArray to_host() const { return to(Device::cpu()); }
   /// Converting copy (numpy unsafe casting, see scalar_cast.h).
   NDArray astype(DType) const;
   /// Writes `src` (broadcast to this shape, converted to this dtype) into this array's
@@ -145,6 +174,8 @@ class NDArray {
   // ---- factories -------------------------------------------------------------------
   /// Uninitialised elements.
   static NDArray empty(std::vector<int64_t> shape, DType dtype = DType::Float64);
+  /// Uninitialised elements on `device` (device memory for a GPU).
+  static NDArray empty(std::vector<int64_t> shape, DType dtype, const Device& device);
   static NDArray zeros(std::vector<int64_t> shape, DType dtype = DType::Float64);
   static NDArray ones(std::vector<int64_t> shape, DType dtype = DType::Float64);
   static NDArray full(std::vector<int64_t> shape, double value, DType dtype = DType::Float64);
@@ -174,9 +205,11 @@ class NDArray {
     return a;
   }
   /// Wraps external memory without copying. `buffer_owner` keeps it alive (its deleter
-  /// runs when the last view dies); `data` is element [0,...,0]; strides in bytes.
+  /// runs when the last view dies); `data` is element [0,...,0] (a device
+  /// address when `device` is a GPU); strides in bytes.
   static NDArray from_strided(std::shared_ptr<void> buffer_owner, void* data, DType dtype,
-                              std::vector<int64_t> shape, std::vector<int64_t> strides);
+                              std::vector<int64_t> shape, std::vector<int64_t> strides,
+                              const Device& device = Device::cpu());
 
   /// C-order byte strides of a compact array of `shape`.
   static std::vector<int64_t> c_strides(const std::vector<int64_t>& shape, std::size_t itemsize);
@@ -185,6 +218,11 @@ class NDArray {
 
  private:
   void check_defined(const char* what) const;
+  /// ValueError: `what` needs the elements on the host, this array is on a GPU.
+  [[noreturn]] void throw_not_on_host(const char* what) const;
+  void check_on_host(const char* what) const {
+    if (!on_host()) throw_not_on_host(what);
+  }
   void check_element_type(DType requested) const;
   const void* single_element_ptr() const;
   static void check_value_count(int64_t count, const std::vector<int64_t>& shape);
@@ -194,6 +232,7 @@ class NDArray {
   std::byte* base_ = nullptr;  // start of the buffer (for offset())
   std::byte* data_ = nullptr;  // element [0,...,0]
   DType dtype_ = DType::Float64;
+  Device device_;
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
   bool defined_ = false;

@@ -13,9 +13,12 @@ namespace theano {
 
 std::string Device::str() const {
   switch (kind) {
-    case DeviceKind::CPU: return "cpu";
-    case DeviceKind::CUDA: return "cuda" + std::to_string(index);
-    case DeviceKind::Emulated: return "emulated";
+    case DeviceKind::CPU:
+      return "cpu";
+    case DeviceKind::CUDA:
+      return "cuda" + std::to_string(index);
+    case DeviceKind::Emulated:
+      return "emulated";
   }
   return "unknown";
 }
@@ -74,8 +77,8 @@ void byte_span(const NDArray& a, int64_t* lo, int64_t* hi) {
     const int64_t n = a.shape()[static_cast<std::size_t>(d)] - 1;
     const bool ok = theano_checked_mul(a.strides()[static_cast<std::size_t>(d)], n, &span) == THEANO_RULE_OK &&
                     theano_checked_add(span < 0 ? l : h, span, span < 0 ? &l : &h) == THEANO_RULE_OK;
-    THEANO_USER_CHECK(ok, ValueError) << "the strides of an array of shape " << shape_to_string(a.shape())
-                                      << " on " << a.device().str() << " span more than 2^63 bytes";
+    THEANO_USER_CHECK(ok, ValueError) << "the strides of an array of shape " << shape_to_string(a.shape()) << " on "
+                                      << a.device().str() << " span more than 2^63 bytes";
   }
   THEANO_USER_CHECK(theano_checked_add(h, static_cast<int64_t>(a.itemsize()), hi) == THEANO_RULE_OK, ValueError)
       << "the strides of an array of shape " << shape_to_string(a.shape()) << " span more than 2^63 bytes";
@@ -116,7 +119,8 @@ NDArray copy_device_array(const NDArray& a, const Device& to) {
   if (a.on_host()) return to.is_cpu() ? a.copy() : upload(a, to);
   if (to == a.device() && a.is_c_contiguous()) {
     NDArray out = NDArray::empty(a.shape(), a.dtype(), to);
-    if (a.size() > 0) device_memory(to).copy_on_device(out.address(), a.address(), static_cast<std::size_t>(a.nbytes()));
+    if (a.size() > 0)
+      device_memory(to).copy_on_device(out.address(), a.address(), static_cast<std::size_t>(a.nbytes()));
     return out;
   }
   NDArray h = download(a);

@@ -23,8 +23,8 @@
 #include <theano/tensor/type.h>
 
 #include <cmath>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,7 +79,8 @@ TEST_SUITE("cuda device arrays (emulated device)") {
       // Views are metadata: they stay on the device and download as the host view would.
       if (n > 2) {
         CHECK(array_equal(d.transpose().to_host(), h.transpose()));
-        CHECK(array_equal(d.slice(0, std::nullopt, std::nullopt, -2).to_host(), h.slice(0, std::nullopt, std::nullopt, -2)));
+        CHECK(array_equal(d.slice(0, std::nullopt, std::nullopt, -2).to_host(),
+                          h.slice(0, std::nullopt, std::nullopt, -2)));
         CHECK(array_equal(d.index(1, 2).to_host(), h.index(1, 2)));
         CHECK(d.slice(0, 1, 3).device() == kEmu);
       }

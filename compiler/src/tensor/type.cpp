@@ -1,13 +1,12 @@
 // TensorType: interning, filtering run-time values, and the variable makers.
 #include "theano/tensor/type.h"
 
-#include "theano/gpu/ops.h"
-
 #include <map>
 #include <mutex>
 #include <sstream>
 
 #include "theano/config.h"
+#include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 

@@ -119,3 +119,41 @@ TEST_SUITE("gpu transfer rewrite") {
     CHECK(rewrite::optdb().summary(rewrite::mode_query("fast_run")).find("gpu_transfer") == std::string::npos);
   }
 }
+
+TEST_SUITE("gpu transfer rewrite: GPU array inputs") {
+  TEST_CASE("gpu transfer: a GPU array input (a GPU shared variable) seeds the rewrite, and is never transferred") {
+    Var w = gpu::GpuArrayType::make(DType::Float64, T::StaticShape(1), "emulated")->make_variable("w");
+    Var x = T::dvector("x");
+    Var out = T::exp(w) * x;  // a host op reads w through HostFromGpu (as_tensor_variable)
+    CHECK(debugprint(out) == lines({"Elemwise{mul,no_inplace} [id A] ''", " |Elemwise{exp,no_inplace} [id B] ''",
+                                    " | |HostFromGpu [id C] ''", " |   |w [id D]", " |x [id E]"}));
+    {
+      ConfigGuard guard(with_device("emulated"));
+      Function f = function({w, x}, {out}, {.mode = "fast_run"});
+      CHECK(debugprint(f) ==
+            lines({"HostFromGpu [id A] ''   2", " |GpuElemwise{Composite{mul(exp(i0), i1)}} [id B] ''   1",
+                   "   |w [id C]", "   |GpuFromHost{emulated} [id D] ''   0", "     |x [id E]"}));
+      CHECK(close_enough(f({vec({0, 1}), vec({2, 3})})[0], vec({2, 3 * std::exp(1.0)})));
+    }
+    // Without a GPU device selected the graph stays on the CPU and reads w through its transfer.
+    Function g = function({w, x}, {out}, {.mode = "fast_run"});
+    CHECK(count_type(g.fgraph(), "GpuElemwise") == 0);
+    CHECK(count_type(g.fgraph(), "HostFromGpu") == 1);
+    CHECK(close_enough(g({vec({0, 1}), vec({2, 3})})[0], vec({2, 3 * std::exp(1.0)})));
+  }
+
+  TEST_CASE("gpu transfer: an update of a GPU variable computed on the host goes back through GpuFromHost") {
+    Var w = gpu::GpuArrayType::make(DType::Float64, T::StaticShape(1), "emulated")->make_variable("w");
+    Var host = T::dvector("h");
+    // convert_variable in both directions: what updates and givens use.
+    Var to_gpu = w.type()->convert_variable(host);
+    REQUIRE(to_gpu);
+    CHECK(to_gpu.type()->str() == "GpuArrayType<emulated>(float64, (?,))");
+    CHECK(gpu::as_gpu_from_host(to_gpu));
+    Var to_host = host.type()->convert_variable(w);
+    REQUIRE(to_host);
+    CHECK(gpu::as_host_from_gpu(to_host));
+    CHECK_FALSE(w.type()->convert_variable(T::fvector("f32")));  // dtypes differ: no conversion
+    CHECK_FALSE(T::dmatrix("m").type()->convert_variable(w));
+  }
+}

@@ -11,6 +11,7 @@
 #include <theano/codegen/gpu_memory.h>
 #include <theano/compile/function.h>
 #include <theano/config.h>
+#include <theano/gpu/context.h>
 #include <theano/gpu/ops.h>
 #include <theano/gpu/type.h>
 #include <theano/gradient.h>
@@ -57,6 +58,80 @@ std::int64_t count_ops(const Function& f, std::string_view type) {
   std::int64_t n = 0;
   for (const Apply* node : f.fgraph().toposort()) n += node->op()->type_name() == type;
   return n;
+}
+
+constexpr std::int64_t kTrainSteps = 12;
+
+struct TrainRun {
+  std::vector<float> costs;
+  NDArray w, b;
+};
+
+/// Logistic-style regression for `steps` steps with THEANO_FLAGS device and
+/// linker: dot stays on the CPU, the elementwise work around it (sigmoid, the
+/// loss, the gradient's elementwise parts and the parameter updates) moves to
+/// the GPU, and the parameters are float32 shared variables (on the GPU unless
+/// device=cpu).
+TrainRun train_run(const std::string& device, const std::string& linker, const std::string& mode, std::int64_t steps) {
+  const std::int64_t n = 67, k = 9;
+  const NDArray X = random_array({n, k}, DType::Float32, 3);
+  const NDArray y = random_array({n}, DType::Float32, 4);
+  const NDArray w0 = random_array({k}, DType::Float32, 5);
+  ConfigGuard guard(with_flags({{"device", device}, {"linker", linker}}));
+  const std::optional<std::string> context = gpu::selected_context();
+  Device dev;
+  if (context) Device::parse(*context, &dev);
+  Var w = shared(w0, "w"), b = shared(NDArray::scalar(0.25f), "b");
+  CHECK(is_gpu_var(w) == context.has_value());
+  Var x = fmatrix("x"), t = fvector("t");
+  Var p = sigmoid(dot(x, w) + b);
+  Var cost = mean(sqr(p - t)) + 0.0078125 * sum(sqr(w));  // w read twice: its gradient terms add up
+  std::vector<Var> g = grad(cost, {w, b});
+  Function f = function({x, t}, {cost}, {.updates = {{w, w - 0.5 * g[0]}, {b, b - 0.5 * g[1]}}, .mode = mode});
+  CAPTURE(debugprint(f));
+  if (context && linker == "cpp" && mode == "fast_run") {
+    // The shared variables are graph inputs on the GPU and their updates are
+    // computed there: no value of w crosses to the host and back.
+    const FunctionGraph& fg = f.fgraph();
+    const std::size_t nin = fg.inputs().size();
+    CHECK(is_gpu_var(fg.inputs()[nin - 2]));
+    CHECK(is_gpu_var(fg.inputs()[nin - 1]));
+    for (std::size_t o = 1; o < fg.outputs().size(); ++o) {
+      REQUIRE(is_gpu_var(fg.outputs()[o]));
+      REQUIRE(fg.outputs()[o].owner());
+      CHECK(fg.outputs()[o].owner()->op()->type_name() == "GpuElemwise");
+    }
+    for (const Apply* node : fg.toposort())
+      if (gpu::as_gpu_from_host(node->output(0))) CHECK_FALSE(gpu::as_host_from_gpu(node->input(0)));
+    CHECK(count_ops(f, "GpuElemwise") >= 2);
+  }
+  TrainRun r;
+  std::optional<DeviceAllocatorStats> after_first;
+  for (std::int64_t s = 0; s < steps; ++s) {
+    r.costs.push_back(f({X, y})[0].item<float>());
+    if (context) {
+      CHECK(get_value(w, true, true).device() == dev);  // still on the GPU after the update
+      CHECK(get_value(b, true, true).device() == dev);
+      if (s == 0) after_first = codegen::gpu_memory_stats(*context);
+    }
+  }
+  if (after_first && linker == "cpp")  // later steps reuse the allocator's blocks
+    CHECK(codegen::gpu_memory_stats(*context)->raw_allocs == after_first->raw_allocs);
+  r.w = get_value(w);
+  r.b = get_value(b);
+  CHECK(r.w.on_host());
+  return r;
+}
+
+void same_training(const TrainRun& r, const TrainRun& cpu) {
+  for (std::size_t s = 0; s < r.costs.size(); ++s) {
+    CAPTURE(s);
+    CHECK(r.costs[s] == doctest::Approx(cpu.costs[s]).epsilon(1e-5));
+  }
+  if (r.costs.size() == cpu.costs.size()) {
+    CHECK(allclose(r.w, cpu.w, 1e-4, 1e-6));
+    CHECK(allclose(r.b, cpu.b, 1e-4, 1e-6));
+  }
 }
 
 }  // namespace
@@ -251,79 +326,15 @@ TEST_SUITE("cuda device arrays (emulated device)") {
 
   TEST_CASE("cuda shared variables: a training loop keeps its parameters on the GPU and matches the CPU") {
     codegen::register_linkers();
-    const std::int64_t n = 67, k = 9, steps = 12;
-    const NDArray X = random_array({n, k}, DType::Float32, 3);
-    const NDArray y = random_array({n}, DType::Float32, 4);
-    const NDArray w0 = random_array({k}, DType::Float32, 5);
-    struct Run {
-      std::vector<float> costs;
-      NDArray w, b;
-    };
-    // Logistic-style regression: dot stays on the CPU, the elementwise work
-    // around it (sigmoid, the loss, the gradient's elementwise parts and the
-    // parameter updates) moves to the GPU.
-    auto train = [&](const std::string& device, const std::string& linker, const std::string& mode,
-                     std::int64_t nsteps) {
-      ConfigGuard guard(with_flags({{"device", device}, {"linker", linker}}));
-      Var w = shared(w0, "w"), b = shared(NDArray::scalar(0.25f), "b");
-      CHECK(is_gpu_var(w) == (device != "cpu"));
-      Var x = fmatrix("x"), t = fvector("t");
-      Var p = sigmoid(dot(x, w) + b);
-      Var cost = mean(sqr(p - t));
-      std::vector<Var> g = grad(cost, {w, b});
-      Function f = function({x, t}, {cost}, {.updates = {{w, w - 0.5 * g[0]}, {b, b - 0.5 * g[1]}}, .mode = mode});
-      CAPTURE(debugprint(f));
-      if (device != "cpu" && linker == "cpp" && mode == "fast_run") {
-        // The shared variables are graph inputs on the GPU and their updates
-        // are computed there: no value of w crosses to the host and back.
-        const FunctionGraph& fg = f.fgraph();
-        const std::size_t nin = fg.inputs().size();
-        CHECK(is_gpu_var(fg.inputs()[nin - 2]));
-        CHECK(is_gpu_var(fg.inputs()[nin - 1]));
-        for (std::size_t o = 1; o < fg.outputs().size(); ++o) {
-          REQUIRE(is_gpu_var(fg.outputs()[o]));
-          REQUIRE(fg.outputs()[o].owner());
-          CHECK(fg.outputs()[o].owner()->op()->type_name() == "GpuElemwise");
-        }
-        for (const Apply* node : fg.toposort())
-          if (gpu::as_gpu_from_host(node->output(0))) CHECK_FALSE(gpu::as_host_from_gpu(node->input(0)));
-        CHECK(count_ops(f, "GpuElemwise") >= 2);
-      }
-      Run r;
-      std::optional<DeviceAllocatorStats> after_first;
-      for (std::int64_t s = 0; s < nsteps; ++s) {
-        r.costs.push_back(f({X, y})[0].item<float>());
-        if (device != "cpu") {
-          CHECK(get_value(w, true, true).device() == kEmu);  // still on the GPU after the update
-          CHECK(get_value(b, true, true).device() == kEmu);
-        }
-        if (s == 0 && device != "cpu") after_first = codegen::gpu_memory_stats("emulated");
-      }
-      if (after_first && linker == "cpp")  // later steps reuse the allocator's blocks
-        CHECK(codegen::gpu_memory_stats("emulated")->raw_allocs == after_first->raw_allocs);
-      r.w = get_value(w);
-      r.b = get_value(b);
-      CHECK(r.w.on_host());
-      return r;
-    };
-    const Run cpu = train("cpu", "cpp", "fast_run", steps);
+    const TrainRun cpu = train_run("cpu", "cpp", "fast_run", kTrainSteps);
     CHECK(cpu.costs.back() < cpu.costs.front());
-    auto same = [&](const Run& r, std::int64_t nsteps) {
-      for (std::int64_t s = 0; s < nsteps; ++s) {
-        CAPTURE(s);
-        CHECK(r.costs[static_cast<std::size_t>(s)] ==
-              doctest::Approx(cpu.costs[static_cast<std::size_t>(s)]).epsilon(1e-5));
-      }
-      if (nsteps == steps) {
-        CHECK(allclose(r.w, cpu.w, 1e-4, 1e-6));
-        CHECK(allclose(r.b, cpu.b, 1e-4, 1e-6));
-      }
-    };
-    SUBCASE("cpp linker") { same(train("emulated", "cpp", "fast_run", steps), steps); }
+    SUBCASE("cpp linker") { same_training(train_run("emulated", "cpp", "fast_run", kTrainSteps), cpu); }
     SUBCASE("py linker: perform on downloaded values, the updates uploaded back") {
-      same(train("emulated", "py", "fast_run", 3), 3);
+      same_training(train_run("emulated", "py", "fast_run", 3), cpu);
     }
-    SUBCASE("DebugMode checks the GPU nodes against perform") { same(train("emulated", "cpp", "DebugMode", 2), 2); }
+    SUBCASE("DebugMode checks the GPU nodes against perform") {
+      same_training(train_run("emulated", "cpp", "DebugMode", 2), cpu);
+    }
   }
 
   TEST_CASE("cuda shared variables: a GPU shared variable as an output, in givens, copies of functions, device=cpu") {
@@ -361,5 +372,32 @@ TEST_SUITE("cuda device arrays (emulated device)") {
     // A device array passed for a host input is refused with a clear error.
     Function h = function({x}, {x * 2.0});
     CHECK_THROWS_AS(h({NDArray::from_list({1.0f}).to(kEmu)}), TypeError);
+  }
+
+  TEST_CASE("cuda gpu: device arrays and GPU shared variables on cuda0 (skipped without a usable GPU)") {
+    codegen::register_linkers();
+    const std::string why = gpu::context_unusable_reason("cuda0");
+    if (!why.empty()) {
+      MESSAGE("skipped: no usable GPU: " << why);
+      // Where no GPU is usable, moving a value there says why.
+      CHECK_THROWS_AS(shared_on("cuda0", NDArray::zeros({2}, DType::Float32), "w"), ValueError);
+      CHECK_THROWS_AS((void)NDArray::zeros({2}).to(Device::cuda(0)), ValueError);
+      return;
+    }
+    const Device cu = Device::cuda(0);
+    for (std::int64_t n : {0, 1, 33, 1025, 1000000}) {
+      CAPTURE(n);
+      const NDArray h = random_array({n, 2}, DType::Float64, 9);
+      const NDArray d = h.to(cu);
+      CHECK(d.device() == cu);
+      CHECK(array_equal(d.to_host(), h));
+      CHECK(array_equal(d.transpose().contiguous().to_host(), h.transpose()));
+      CHECK(array_equal(d.copy().to_host(), h));
+      DLManagedTensor* m = to_dlpack(d);
+      CHECK(m->dl_tensor.device.device_type == kDLCUDA);
+      CHECK(array_equal(from_dlpack(m).to_host(), h));
+    }
+    const TrainRun cpu = train_run("cpu", "cpp", "fast_run", kTrainSteps);
+    same_training(train_run("cuda", "cpp", "fast_run", kTrainSteps), cpu);
   }
 }

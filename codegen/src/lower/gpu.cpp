@@ -42,7 +42,8 @@ void lower_host_from_gpu(NodeLowering& L) {
   copy_shape(L);
   L.body.line(L.alloc(0));
   // Only a view (an op with a view_map: GpuDimShuffle) can be non-contiguous;
-  // the other GPU ops write fresh C-contiguous buffers.
+  // the other GPU ops write fresh C-contiguous buffers, and the thunk hands
+  // GPU graph inputs over C-contiguous (c_thunk.cpp).
   const Apply* producer = L.node.input(0).owner();
   if (!producer || producer->op()->view_map().empty()) {
     L.body.line("return ctx->gpu_copy(ctx->host, o0, x0, 1);");

@@ -9,8 +9,10 @@
 #include <unordered_set>
 
 #include "theano/config.h"
+#include "theano/gpu/type.h"
 #include "theano/gradient.h"
 #include "theano/graph/toposort.h"
+#include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/type.h"
 
@@ -109,7 +111,16 @@ std::vector<Var> grad(const Var& cost, const std::vector<Var>& wrt, const GradOp
     auto it = terms.find(v.get());
     if (it == terms.end() || it->second.empty()) return Var();
     if (it->second.size() == 1) return it->second[0];
-    Var sum = tensor::add(it->second);
+    Var sum;
+    if (const gpu::GpuArrayType* g = gpu::gpu_type(v)) {
+      // A GPU array's terms: summed by the host add, moved back by its
+      // transfer (the GPU transfer rewrite puts the sum on the GPU).
+      std::vector<Var> host;
+      for (const Var& t : it->second) host.push_back(tensor::as_tensor_variable(t));
+      sum = g->convert_variable(tensor::add(host));
+    } else {
+      sum = tensor::add(it->second);
+    }
     it->second = {sum};  // reuse the sum if asked again
     return sum;
   };

@@ -27,7 +27,8 @@ NDArray autocast_scalar(bool value);
 /// A tensor Constant holding `value` (type: its dtype, static shape = its shape).
 Var constant(const NDArray& value, std::string name = {});
 
-/// `v` itself when it is a tensor; TypeError naming `v` and its type otherwise.
+/// `v` itself when it is a tensor; `HostFromGpu(v)` for a GPU array (gpu/type.h);
+/// TypeError naming `v` and its type otherwise.
 Var as_tensor_variable(const Var& v);
 
 /// Anything the tensor API accepts where a tensor is expected.

@@ -369,6 +369,23 @@ TEST_SUITE("cuda device arrays (emulated device)") {
     CHECK(array_equal(get_value(v), NDArray::from_list({2.0f, -1.0f, 4.0f})));
     CHECK(inc2.shared_value(v).device() == kEmu);
     CHECK(array_equal(inc2.shared_value(v).to_host(), NDArray::from_list({3.0f, 0.0f, 5.0f})));
+    // An explicit GPU input takes a device array as it is, a host array
+    // uploaded for the call, a strided device view compacted first.
+    Var gx = gpu::GpuArrayType::make(DType::Float32, StaticShape(1), "emulated")->make_variable("gx");
+    Function k = function({gx}, {exp(gx) * 2.0});
+    const NDArray hv = NDArray::from_list({0.0f, 1.0f, -1.0f, 2.0f});
+    const NDArray want = k({hv})[0];
+    CHECK(want.on_host());
+    CHECK(want.at<float>({1}) == doctest::Approx(2 * std::exp(1.0f)));
+    CHECK(array_equal(k({hv.to(kEmu)})[0], want));
+    CHECK(array_equal(k({hv.to(kEmu).slice(0, std::nullopt, std::nullopt, 2)})[0],
+                      want.slice(0, std::nullopt, std::nullopt, 2)));
+    try {
+      k({NDArray::from_list({1.0, 2.0}).to(kEmu)});  // float64 on the GPU for a float32 input
+      FAIL("a device array of another dtype must be refused");
+    } catch (const TypeError& e) {
+      CHECK(std::string(e.what()).find("gx") != std::string::npos);
+    }
     // A device array passed for a host input is refused with a clear error.
     Function h = function({x}, {x * 2.0});
     CHECK_THROWS_AS(h({NDArray::from_list({1.0f}).to(kEmu)}), TypeError);

@@ -2,6 +2,7 @@
 # The GPU check (issue 16), for a machine with an NVIDIA GPU and driver:
 # builds the Release tree, runs every CUDA test (`ctest -R cuda`: NVRTC, the
 # host-emulated device, and the real-GPU tests, which skip elsewhere), then
+# a training loop whose weights live on the GPU (examples/gpu_training), and
 # the elementwise workloads W1 and W5 on the GPU (THEANO_FLAGS device=cuda,
 # checksums verified) beside the CPU, so their figures can go into
 # bench/README.md.
@@ -28,6 +29,9 @@ if grep -q "skipped: no usable GPU" <<<"$probe"; then
   exit 2
 fi
 echo "== the real-GPU tests ran (not skipped)"
+
+echo "== training with the weights in GPU shared variables (examples/gpu_training) beside the CPU"
+"$build/examples/gpu_training" --device cuda --steps 200 --feats 784 --samples 4096 | grep -v "^ |"
 
 if [ "$bench" = 1 ]; then
   echo "== W1, W5 on the GPU (device=cuda)"

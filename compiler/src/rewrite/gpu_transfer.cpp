@@ -19,6 +19,11 @@
 ///    -> x.
 /// The result is "copy the inputs to the GPU, compute there, copy the outputs
 /// back". Running after fusion moves each fused loop as one kernel.
+///
+/// `local_cut_gpu_transfers` (canonicalize, whatever the device; Theano's
+/// rewrite of that name) cancels the same pairs early: a graph that reads GPU
+/// values (GPU shared variables, their gradients) then fuses across them as
+/// if they were not there.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -165,6 +170,23 @@ bool cancel_transfers(FunctionGraph& fg) {
 }
 
 }  // namespace
+
+NodeRewriterPtr local_cut_gpu_transfers() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_cut_gpu_transfers", {"HostFromGpu", "GpuFromHost"},
+      "HostFromGpu(GpuFromHost(x)) -> x; GpuFromHost(HostFromGpu(g)) -> g (same context)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var out = node.output(0);
+        const Apply* inner = node.input(0).owner();
+        const bool pair = inner && ((as_host_from_gpu(out) && as_gpu_from_host(inner->output(0))) ||
+                                    (as_gpu_from_host(out) && as_host_from_gpu(inner->output(0))));
+        if (!pair) return RewriteResult::fail("not a transfer of a transfer");
+        const Var& x = inner->input(0);
+        if (!same_type(x.type(), out.type())) return RewriteResult::fail("another GPU context");
+        return x;
+      });
+  return r;
+}
 
 GraphRewriterPtr gpu_transfer() {
   static const GraphRewriterPtr r = make_graph_rewriter("gpu_transfer", [](FunctionGraph& fg, RewriteStats& stats) {

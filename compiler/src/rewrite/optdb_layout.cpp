@@ -14,7 +14,8 @@
 ///                                         inc_subtensor serialization; add and mul canonicalization
 ///                                         (Canonizer); neg_neg, neg_div_neg, sum_scalar_mul, fill cut /
 ///                                         fill sink, useless elemwise / arith / cast / dimshuffle,
-///                                         DimShuffle merging; local_remove_all_assert (unsafe)
+///                                         DimShuffle merging; local_remove_all_assert (unsafe);
+///                                         local_cut_gpu_transfers (transfer pairs cancelled)
 ///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy gradient, softmax from
 ///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
 ///                                         log-sum-exp, crossentropy through log_softmax,
@@ -80,6 +81,7 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+  canonicalize->register_rewrite(local_cut_gpu_transfers(), {"fast_run", "canonicalize", "gpu"});
 
   // stabilize: numerically safer forms.
   stabilize->register_global(merge_optimizer(), {"fast_run", "merge"});

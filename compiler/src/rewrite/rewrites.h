@@ -17,6 +17,7 @@ GraphRewriterPtr merge_optimizer();
 GraphRewriterPtr elemwise_fusion();
 // gpu_transfer.cpp
 GraphRewriterPtr gpu_transfer();
+NodeRewriterPtr local_cut_gpu_transfers();
 // constant_folding.cpp
 NodeRewriterPtr constant_folding();
 // math.cpp

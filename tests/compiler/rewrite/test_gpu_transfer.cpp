@@ -156,4 +156,31 @@ TEST_SUITE("gpu transfer rewrite: GPU array inputs") {
     CHECK_FALSE(w.type()->convert_variable(T::fvector("f32")));  // dtypes differ: no conversion
     CHECK_FALSE(T::dmatrix("m").type()->convert_variable(w));
   }
+
+  TEST_CASE("gpu transfer: local_cut_gpu_transfers cancels transfer pairs in canonicalize, so fusion sees through them") {
+    Var w = gpu::GpuArrayType::make(DType::Float64, T::StaticShape(1), "emulated")->make_variable("w");
+    // A value that went to the GPU and back between two host ops (as a GPU
+    // variable's gradient terms do).
+    Var out = gpu::gpu_from_host(T::exp(w), "emulated") * 2.0;
+    CHECK(debugprint(out) == lines({"Elemwise{mul,no_inplace} [id A] ''", " |HostFromGpu [id B] ''",
+                                    " | |GpuFromHost{emulated} [id C] ''", " |   |Elemwise{exp,no_inplace} [id D] ''",
+                                    " |     |HostFromGpu [id E] ''", " |       |w [id F]",
+                                    " |DimShuffle{x} [id G] ''", "   |TensorConstant{2.0} [id H]"}));
+    // device=cpu: the pair is gone and exp and mul fuse into one loop.
+    Function f = function({w}, {out}, {.mode = "fast_run"});
+    CHECK(debugprint(f) == lines({"Elemwise{Composite{mul(Constant{2.0}, exp(i0))},inplace} [id A] ''   1",
+                                  " |HostFromGpu [id B] ''   0", "   |w [id C]"}));
+    CHECK(close_enough(f({vec({0, 1})})[0], vec({2, 2 * std::exp(1.0)})));
+    // Excluded, the two loops stay apart around the round trip.
+    Function g = function({w}, {out}, {.mode = "fast_run", .optimizer_excluding = {"local_cut_gpu_transfers"}});
+    CHECK(count_type(g.fgraph(), "Elemwise") == 2);
+    CHECK(count_type(g.fgraph(), "GpuFromHost") == 1);
+    // With the GPU selected: one kernel reading w where it lives.
+    ConfigGuard guard(with_device("emulated"));
+    Function h = function({w}, {out}, {.mode = "fast_run"});
+    CHECK(count_type(h.fgraph(), "GpuElemwise") == 1);
+    CHECK(count_type(h.fgraph(), "GpuFromHost") == 0);
+    CHECK(count_type(h.fgraph(), "HostFromGpu") == 1);
+    CHECK(close_enough(h({vec({0, 1})})[0], vec({2, 2 * std::exp(1.0)})));
+  }
 }

@@ -22,7 +22,9 @@
 /// host copy unless `return_internal_type` asks for the device array;
 /// `set_value` takes a host array (uploaded) or a device array of the same GPU
 /// (stored as it is with `borrow`, else copied on the device). Used in a host
-/// op, a GPU shared variable enters through HostFromGpu (as_tensor_variable). A function that UPDATES a shared variable may
+/// op, a GPU shared variable enters through HostFromGpu (as_tensor_variable).
+///
+/// A function that UPDATES a shared variable may
 /// overwrite its stored value in place while computing the new one (the
 /// inplace rewrites reuse that buffer), so a value got with `borrow` can change
 /// under you after such a call; functions that only read the variable never

@@ -161,8 +161,9 @@ class Function {
   ProfileStats profile() const;
 
   /// The value this function sees for shared variable `v` (differs from
-  /// `get_value(v)` in a `copy(false)`); TypeError when `v` is not shared,
-  /// ValueError when this function does not use it.
+  /// `get_value(v)` in a `copy(false)`), as stored: a GPU shared variable's is
+  /// its device array (`to_host()` it to read it). TypeError when `v` is not
+  /// shared, ValueError when this function does not use it.
   NDArray shared_value(const Var& v, bool borrow = false) const;
 
  private:

@@ -60,6 +60,31 @@ std::int64_t count_ops(const Function& f, std::string_view type) {
   return n;
 }
 
+/// A tensor another library exported: device memory we never read (the
+/// address is made up), counted deletes.
+struct ForeignTensor {
+  static inline int deletes = 0;
+  DLManagedTensor managed{};
+  std::vector<std::int64_t> shape;
+  static DLManagedTensor* make(DLDeviceType type, int id, std::uintptr_t address, DType dtype,
+                               std::vector<std::int64_t> shape) {
+    auto* f = new ForeignTensor;
+    f->shape = std::move(shape);
+    DLTensor& t = f->managed.dl_tensor;
+    t.data = reinterpret_cast<void*>(address);
+    t.device = DLDevice{type, id};
+    t.ndim = static_cast<int>(f->shape.size());
+    t.dtype = to_dlpack_dtype(dtype);
+    t.shape = f->shape.data();
+    f->managed.manager_ctx = f;
+    f->managed.deleter = [](DLManagedTensor* m) {
+      ++deletes;
+      delete static_cast<ForeignTensor*>(m->manager_ctx);
+    };
+    return &f->managed;
+  }
+};
+
 constexpr std::int64_t kTrainSteps = 12;
 
 struct TrainRun {
@@ -225,38 +250,15 @@ TEST_SUITE("cuda device arrays (emulated device)") {
     CHECK(array_equal(back.to_host(), h.transpose()));
 
     // Another library's extension-device tensor is refused (its deleter still runs once).
-    static int foreign_deletes = 0;
-    foreign_deletes = 0;
-    std::int64_t shape[1] = {2};
-    auto* foreign = new DLManagedTensor{};
-    foreign->dl_tensor.data = reinterpret_cast<void*>(0x1000);
-    foreign->dl_tensor.device = DLDevice{kDLExtDev, 0};
-    foreign->dl_tensor.ndim = 1;
-    foreign->dl_tensor.dtype = to_dlpack_dtype(DType::Float32);
-    foreign->dl_tensor.shape = shape;
-    foreign->deleter = [](DLManagedTensor* t) {
-      ++foreign_deletes;
-      delete t;
-    };
-    CHECK_THROWS_AS(from_dlpack(foreign), ValueError);
-    CHECK(foreign_deletes == 1);
+    ForeignTensor::deletes = 0;
+    CHECK_THROWS_AS(from_dlpack(ForeignTensor::make(kDLExtDev, 0, 0x1000, DType::Float32, {2})), ValueError);
+    CHECK(ForeignTensor::deletes == 1);
 
     // A CUDA tensor from another library: wrapped, never read on the host,
     // exported back as kDLCUDA at the same address (no device touched).
-    static int cuda_deletes = 0;
-    cuda_deletes = 0;
-    std::int64_t cshape[2] = {2, 3};
-    auto* cu = new DLManagedTensor{};
-    cu->dl_tensor.data = reinterpret_cast<void*>(0x7f0000000000);
+    ForeignTensor::deletes = 0;
+    DLManagedTensor* cu = ForeignTensor::make(kDLCUDA, 1, 0x7f0000000000, DType::Float64, {2, 3});
     cu->dl_tensor.byte_offset = 16;
-    cu->dl_tensor.device = DLDevice{kDLCUDA, 1};
-    cu->dl_tensor.ndim = 2;
-    cu->dl_tensor.dtype = to_dlpack_dtype(DType::Float64);
-    cu->dl_tensor.shape = cshape;
-    cu->deleter = [](DLManagedTensor* t) {
-      ++cuda_deletes;
-      delete t;
-    };
     {
       const NDArray g = from_dlpack(cu);
       CHECK(g.device() == Device::cuda(1));
@@ -271,9 +273,9 @@ TEST_SUITE("cuda device arrays (emulated device)") {
       CHECK(again->dl_tensor.strides[0] == 1);
       CHECK(again->dl_tensor.strides[1] == 3);
       again->deleter(again);
-      CHECK(cuda_deletes == 0);  // g still holds it
+      CHECK(ForeignTensor::deletes == 0);  // g still holds it
     }
-    CHECK(cuda_deletes == 1);
+    CHECK(ForeignTensor::deletes == 1);
   }
 
   TEST_CASE("cuda shared variables: float32 values live on the selected GPU, get_value and set_value") {

@@ -147,39 +147,38 @@ Device GpuDevice::device() const { return emulated_ ? Device::emulated() : Devic
 
 namespace {
 CudaDriver::DevicePtr dptr(const void* p) { return reinterpret_cast<CudaDriver::DevicePtr>(p); }
+
+/// One copy of `bytes` bytes: `host` for the emulated device (its memory is
+/// host memory), else `driver` with the device's context current.
+template <class Host, class Driver>
+void copy_bytes(bool emulated, int index, std::size_t bytes, Host host, Driver driver) {
+  if (bytes == 0) return;
+  if (emulated) {
+    host();
+    return;
+  }
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current(index);
+  driver(d);
+}
 }  // namespace
 
 void GpuDevice::copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (emulated_) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  const CudaDriver& d = CudaDriver::instance();
-  d.make_current(index_);
-  d.copy_to_device(dptr(dst), src, bytes);
+  copy_bytes(
+      emulated_, index_, bytes, [&] { std::memcpy(dst, src, bytes); },
+      [&](const CudaDriver& d) { d.copy_to_device(dptr(dst), src, bytes); });
 }
 
 void GpuDevice::copy_to_host(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (emulated_) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  const CudaDriver& d = CudaDriver::instance();
-  d.make_current(index_);
-  d.copy_to_host(dst, dptr(src), bytes);
+  copy_bytes(
+      emulated_, index_, bytes, [&] { std::memcpy(dst, src, bytes); },
+      [&](const CudaDriver& d) { d.copy_to_host(dst, dptr(src), bytes); });
 }
 
 void GpuDevice::copy_on_device(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (emulated_) {
-    std::memmove(dst, src, bytes);
-    return;
-  }
-  const CudaDriver& d = CudaDriver::instance();
-  d.make_current(index_);
-  d.copy_on_device(dptr(dst), dptr(src), bytes);
+  copy_bytes(
+      emulated_, index_, bytes, [&] { std::memmove(dst, src, bytes); },
+      [&](const CudaDriver& d) { d.copy_on_device(dptr(dst), dptr(src), bytes); });
 }
 
 void GpuDevice::synchronize() {

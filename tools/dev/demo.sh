@@ -23,3 +23,4 @@ echo
 echo "== more: $root/build/release/examples/mlp (W3 MLP: loss curve, per-node profile, mlp.dot)"
 echo "         $root/build/release/examples/graph_demo (graph structures and algorithms)"
 echo "         $root/build/release/examples/gpu_elemwise (W1 on a GPU, or the emulated device without one)"
+echo "         $root/build/release/examples/gpu_training (training with the weights on a GPU, or the emulated device)"

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <theano/codegen/c_linker.h>
 #include <theano/codegen/gpu_memory.h>
+#include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
 #include <theano/config.h>
 #include <theano/gpu/context.h>
@@ -129,6 +130,18 @@ TrainRun train_run(const std::string& device, const std::string& linker, const s
     for (const Apply* node : fg.toposort())
       if (gpu::as_gpu_from_host(node->output(0))) CHECK_FALSE(gpu::as_host_from_gpu(node->input(0)));
     CHECK(count_ops(f, "GpuElemwise") >= 2);
+    // The same CUDA unit compiles with NVRTC for the architectures CI checks
+    // (the emulated run below executes it; a real GPU would load the CUBIN).
+    if (codegen::nvrtc_available()) {
+      const std::string source = codegen::CLinker::generate_cuda_source(fg);
+      REQUIRE(!source.empty());
+      for (const char* arch : {"sm_80", "sm_90"}) {
+        CAPTURE(arch);
+        codegen::NvrtcOptions o;
+        o.arch = arch;
+        CHECK(!codegen::nvrtc_compile(source, o, "gpu_training.cu").cubin.empty());
+      }
+    }
   }
   TrainRun r;
   std::optional<DeviceAllocatorStats> after_first;

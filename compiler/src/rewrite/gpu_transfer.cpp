@@ -14,7 +14,11 @@
 ///    fixed point, so a chain of such nodes moves as a whole while a node
 ///    between two CPU-only ops (dot -> exp -> dot) stays on the CPU. Only
 ///    elementwise ops with a C expression move (the kernels are made from it).
-/// 3. Cancel: `GpuFromHost(HostFromGpu(g))` -> g (a value stays on the GPU
+/// 3. Views back: a view (DimShuffle, Subtensor, Reshape) of a value seeded
+///    from the host whose every client is a transfer back, e.g. `x.T` read
+///    only by a CPU dot, goes back to the host: on the GPU it would only send
+///    x up and its view down again.
+/// 4. Cancel: `GpuFromHost(HostFromGpu(g))` -> g (a value stays on the GPU
 ///    between two GPU nodes) and unused seeds `HostFromGpu(GpuFromHost(x))`
 ///    -> x.
 /// The result is "copy the inputs to the GPU, compute there, copy the outputs
@@ -146,6 +150,53 @@ bool move_nodes(FunctionGraph& fg, const std::string& context, RewriteStats::Ent
   return changed_any;
 }
 
+/// A view moved because its input was seeded onto the GPU, whose every
+/// client is a transfer back, moves nothing but bytes (up and down again, a
+/// gather kernel between): it goes back to the host.
+/// HostFromGpu(GpuView(GpuFromHost(x), ...)) -> View(x, ...).
+bool keep_host_views(FunctionGraph& fg, RewriteStats::Entry& entry) {
+  bool changed_any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Apply* node : fg.toposort()) {
+      const auto* g = dynamic_cast<const gpu::GpuOp*>(node->op().get());
+      if (!g || g->view_map().empty()) continue;
+      std::vector<Var> host_inputs;
+      bool from_host = true;
+      for (int i = 0; i < node->nin() && from_host; ++i) {
+        const Var& in = node->input(i);
+        const Apply* up = g->gpu_inputs()[static_cast<std::size_t>(i)] ? as_gpu_from_host(in) : nullptr;
+        from_host = up || !g->gpu_inputs()[static_cast<std::size_t>(i)];
+        host_inputs.push_back(up ? up->input(0) : in);
+      }
+      if (!from_host) continue;
+      bool to_host = true, used = false;
+      for (const Var& out : node->outputs())
+        for (const auto& c : fg.clients(out)) {
+          used = true;
+          to_host = to_host && c.node && as_host_from_gpu(c.node->output(0));
+        }
+      if (!to_host || !used) continue;
+      ++entry.tried;
+      const std::vector<Var> outs = g->host_op().make_node(std::move(host_inputs))->outputs();
+      std::vector<std::pair<Var, Var>> pairs;
+      for (int k = 0; k < node->nout(); ++k)
+        for (const auto& c : fg.clients(node->output(k))) {
+          const Var back = c.node->output(0);
+          if (!same_type(back.type(), outs[static_cast<std::size_t>(k)].type())) continue;
+          outs[static_cast<std::size_t>(k)]->set_name(back.name());
+          pairs.emplace_back(back, outs[static_cast<std::size_t>(k)]);
+        }
+      if (pairs.empty()) continue;
+      fg.replace_all(pairs, "gpu_transfer");
+      ++entry.applied;
+      changed = changed_any = true;
+      break;  // the toposort changed
+    }
+  }
+  return changed_any;
+}
+
 bool cancel_transfers(FunctionGraph& fg) {
   bool changed_any = false;
   for (bool changed = true; changed;) {
@@ -195,6 +246,7 @@ GraphRewriterPtr gpu_transfer() {
     auto& entry = stats.entries["gpu_transfer"];
     bool changed = seed_inputs(fg, *context);
     changed = move_nodes(fg, *context, entry) || changed;
+    changed = keep_host_views(fg, entry) || changed;
     changed = cancel_transfers(fg) || changed;
     return changed;
   });

@@ -187,4 +187,19 @@ TEST_SUITE("gpu transfer rewrite: GPU array inputs") {
     CHECK(count_type(h.fgraph(), "HostFromGpu") == 1);
     CHECK(close_enough(h({vec({0, 1})})[0], vec({2, 2 * std::exp(1.0)})));
   }
+
+  TEST_CASE("gpu transfer: a view of an input read only by CPU ops stays on the host (no round trip for x.T)") {
+    Var x = T::dmatrix("x"), w = T::dmatrix("w");
+    ConfigGuard guard(with_device("emulated"));
+    // x.T feeds only the CPU dot: moving it would send x up and x.T down.
+    Function f = function({x, w}, {T::dot(x.T(), w)}, {.mode = "fast_run"});
+    CHECK(debugprint(f) ==
+          lines({"Dot22 [id A] ''   1", " |DimShuffle{1,0} [id B] ''   0", " | |x [id C]", " |w [id D]"}));
+    CHECK(close_enough(f({mat({1, 2, 3, 4}, 2, 2), mat({1, 0, 0, 1}, 2, 2)})[0], mat({1, 3, 2, 4}, 2, 2)));
+    // A view with a GPU client still moves (it feeds the kernel where it is).
+    Function g = function({x, w}, {T::dot(x.T(), w), T::exp(x.T()) * 2.0}, {.mode = "fast_run"});
+    CAPTURE(debugprint(g));
+    CHECK(count_type(g.fgraph(), "GpuDimShuffle") == 1);
+    CHECK(count_type(g.fgraph(), "GpuElemwise") == 1);
+  }
 }

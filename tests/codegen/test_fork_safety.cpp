@@ -28,13 +28,15 @@ using namespace theano::tensor;
 
 namespace {
 
-// Forks per run: fewer under AddressSanitizer, whose slower compiles leave
-// fewer chances per second anyway.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kForks = 10;
-#else
+// Forks per run. Under AddressSanitizer the test does not run: GCC 12's
+// libasan allocator is not fork-safe. A child forked while another thread
+// holds the lock of one of its size classes (SizeClassAllocator64's region
+// mutex) blocks forever in its first allocation of that class. A stack of
+// such a hung child (gdb, issue 16's stop) showed it in
+// __sanitizer::SizeClassAllocator64::GetFromAllocator under operator new,
+// called from the source generator: no lock of ours. The Release build runs
+// the test with 40 forks.
 constexpr int kForks = 40;
-#endif
 
 /// In a forked child: compiles and runs a fresh function (a constant that no
 /// other test uses, so it really compiles), then _exit(0) or 1; SIGALRM
@@ -63,6 +65,10 @@ int wait_exit(pid_t pid) {
 
 TEST_SUITE("fork safety") {
   TEST_CASE("a child forked while other threads load compiled code compiles and runs its own") {
+#if defined(__SANITIZE_ADDRESS__)
+    MESSAGE("skipped under AddressSanitizer: its allocator's locks are not fork-safe (see kForks)");
+    return;
+#endif
     codegen::register_linkers();
     Config cfg = config();
     cfg.flags["compiledir"] = "off";

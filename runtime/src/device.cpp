@@ -66,7 +66,6 @@ DeviceMemory* opened_device_memory(const Device& device) {
 }
 
 namespace detail {
-namespace {
 
 /// The byte offsets, relative to element [0,...,0], of the lowest byte and one
 /// past the highest byte that `a`'s elements span (a non-empty array).
@@ -84,6 +83,8 @@ void byte_span(const NDArray& a, int64_t* lo, int64_t* hi) {
       << "the strides of an array of shape " << shape_to_string(a.shape()) << " span more than 2^63 bytes";
   *lo = l;
 }
+
+namespace {
 
 /// A C-contiguous host copy of device array `a`.
 NDArray download(const NDArray& a) {

@@ -173,12 +173,9 @@ bool NDArray::shares_buffer(const NDArray& other) const {
   auto extent = [](const NDArray& a, const std::byte*& lo, const std::byte*& hi) {
     if (a.size() == 0) return false;
     int64_t l = 0, h = 0;
-    for (std::size_t i = 0; i < a.shape_.size(); ++i) {
-      const int64_t span = a.strides_[i] * (a.shape_[i] - 1);
-      (span < 0 ? l : h) += span;
-    }
+    detail::byte_span(a, &l, &h);
     lo = a.data_ + l;
-    hi = a.data_ + h + static_cast<int64_t>(a.itemsize());
+    hi = a.data_ + h;
     return true;
   };
   const std::byte *alo, *ahi, *blo, *bhi;

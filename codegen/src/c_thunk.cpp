@@ -263,6 +263,20 @@ int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::
   }
 }
 
+int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int64_t trans_b, std::int64_t m,
+                  std::int64_t n, std::int64_t k, double alpha, const char* a, std::int64_t lda, const char* b,
+                  std::int64_t ldb, double beta, char* c, std::int64_t ldc) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    ws->gpu->device().gemm(static_cast<DType>(dtype), trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb,
+                           beta, c, ldc);
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
 /// The host value of a generated-code array: a download for a GPU array
 /// (any strides: a view is fetched by the byte range it spans, device_copy.h).
 NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
@@ -378,7 +392,8 @@ class CThunk final : public Thunk {
                       threads_,
                       &host_gpu_alloc,
                       &host_gpu_copy,
-                      &host_gpu_launch};
+                      &host_gpu_launch,
+                      &host_gpu_gemm};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

@@ -61,10 +61,17 @@ struct TheanoContext {
    * gpu_copy: dst <- src, same shape and dtype; direction 0: host -> device,
    * 1: device -> host (dst C-contiguous; src any strides). gpu_launch: runs
    * kernel `kernel` of the function's CUDA translation unit over `n`
-   * elements with its parameter block (nparams int64 values). */
+   * elements with its parameter block (nparams int64 values). gpu_gemm:
+   * C (m x n, ldc) <- alpha op(A) op(B) + beta C on GPU arrays of `dtype`
+   * (float32 / float64) with row-major CBLAS semantics (trans_*: 0 or 1,
+   * leading dimensions in elements): cuBLAS, or OpenBLAS on the emulated
+   * device. */
   int (*gpu_alloc)(void* host, struct TheanoArray* a, int64_t slot);
   int (*gpu_copy)(void* host, struct TheanoArray* dst, const struct TheanoArray* src, int64_t direction);
   int (*gpu_launch)(void* host, int64_t kernel, int64_t n, const int64_t* params, int64_t nparams);
+  int (*gpu_gemm)(void* host, int64_t dtype, int64_t trans_a, int64_t trans_b, int64_t m, int64_t n, int64_t k,
+                  double alpha, const char* a, int64_t lda, const char* b, int64_t ldb, double beta, char* c,
+                  int64_t ldc);
 };
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
@@ -77,9 +84,10 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 14, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 15, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm) == 112, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

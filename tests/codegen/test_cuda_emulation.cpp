@@ -52,7 +52,7 @@ extern "C" __global__ void block_sum(const theano_params_4 p) {
 }
 )";
 
-const std::vector<EmulatedKernelInfo> kKernels = {{"neighbours", 4}, {"block_sum", 4}};
+const std::vector<EmulatedKernelInfo> kKernels = {{"neighbours", 4, true}, {"block_sum", 4, true}};
 
 }  // namespace
 

@@ -86,6 +86,24 @@ int CudaUnit::add_elemwise(const std::string& base, const std::string& label, in
   return first;
 }
 
+int CudaUnit::add_kernel(const std::string& name, const std::string& label, std::int64_t nparams, int block,
+                         const std::string& ns, const std::string& code) {
+  THEANO_INTERNAL_CHECK(nparams <= kMaxKernelParams) << label << ": kernel with " << nparams << " parameters";
+  THEANO_INTERNAL_CHECK(block == 0 || block == kLaneBlock) << label << ": blocks of " << block << " threads";
+  need_params(nparams);
+  if (!ns.empty()) kernels_code_.line("namespace " + ns + " {");
+  kernels_code_.raw(code);
+  if (!ns.empty()) kernels_code_.line("}  // namespace " + ns);
+  kernels_.push_back(KernelInfo{name, label, nparams, block, code.find("__syncthreads") != std::string::npos});
+  return static_cast<int>(kernels_.size()) - 1;
+}
+
+int CudaUnit::find_kernel(const std::string& name) const {
+  for (std::size_t k = 0; k < kernels_.size(); ++k)
+    if (kernels_[k].name == name) return static_cast<int>(k);
+  return -1;
+}
+
 int CudaUnit::add_copy(DType dtype, int nd) {
   if (auto it = copies_.find({dtype, nd}); it != copies_.end()) return it->second;
   lower::ElemwiseExprs ex;

@@ -41,11 +41,25 @@ namespace theano::codegen::cuda {
 using gpu::elemwise_kernel_params;
 using gpu::kMaxKernelParams;
 
+/// The threads of a block of a "blocks" kernel (CudaUnit::add_kernel): a
+/// power of two, so a block's tree reduction halves it to one.
+inline constexpr int kLaneBlock = 256;
+/// The most blocks of a "blocks" launch; its kernels loop over the rest.
+inline constexpr std::int64_t kMaxLaneGrid = 65535;
+
 /// One kernel of the unit, for the host: its symbol and the node it belongs to.
 struct KernelInfo {
   std::string name;
   std::string label;  // the node's label (errors name the node)
   std::int64_t nparams = 0;
+  /// 0: an elementwise launch over n elements (GpuProgram::launch_shape;
+  /// grid-stride loops). kLaneBlock: n is a count of work items, one per
+  /// block, launched as min(n, kMaxLaneGrid) blocks of kLaneBlock threads
+  /// (the kernel loops `for (item = blockIdx.x; item < n; item += gridDim.x)`).
+  int block = 0;
+  /// Whether the kernel uses __syncthreads (the emulation then runs its
+  /// blocks' threads as fibers; other kernels run their threads in turn).
+  bool barriers = false;
 };
 
 class CudaUnit {
@@ -63,14 +77,27 @@ class CudaUnit {
   /// broadcast). Returns the strided kernel's number.
   int add_copy(DType dtype, int nd);
 
+  /// Adds a kernel written by a lowering: `code` defines
+  /// `extern "C" __global__ void <name>(const theano_params_<nparams> p)`
+  /// (request the struct with need_params), in namespace `ns` when not empty
+  /// (the prelude's theano_f / theano_i helpers). `block`: KernelInfo::block.
+  /// Returns its number for ctx->gpu_launch.
+  int add_kernel(const std::string& name, const std::string& label, std::int64_t nparams, int block,
+                 const std::string& ns, const std::string& code);
+  /// Support code (helper functions, structs) emitted once per `key`, before the kernels.
+  void need(const std::string& key, const std::string& code);
+  /// The parameter struct theano_params_<nparams>.
+  void need_params(std::int64_t nparams);
+
+  /// The number of the kernel named `name`, or -1 (kernels shared by nodes).
+  int find_kernel(const std::string& name) const;
+
   bool empty() const { return kernels_.empty(); }
   const std::vector<KernelInfo>& kernels() const { return kernels_; }
   /// The whole CUDA source: prelude, support code, kernels.
   std::string source() const;
 
  private:
-  void need(const std::string& key, const std::string& code);
-  void need_params(std::int64_t nparams);
   std::vector<KernelInfo> kernels_;
   std::map<std::pair<DType, int>, int> copies_;  // (dtype, rank) -> add_copy's kernel
   std::set<std::string> support_keys_;

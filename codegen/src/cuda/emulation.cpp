@@ -181,12 +181,12 @@ using EmulatedLaunch = void (*)(const std::int64_t*, std::int64_t, std::int64_t,
 EmulatedKernels::EmulatedKernels(std::string_view source, std::vector<EmulatedKernelInfo> kernels,
                                  const CompileOptions& copts, cache::CompileCache* cache, const std::string& origin)
     : kernels_(std::move(kernels)), host_(std::make_unique<Host>()) {
-  barriers_ = source.find("__syncthreads") != std::string_view::npos;
   std::string text = std::string(emulation_shim()) + std::string(source);
   text += "// ---- launch wrappers of the host-emulated device\n";
   for (const EmulatedKernelInfo& k : kernels_) {
     const std::string np = std::to_string(k.nparams);
-    const std::string block = barriers_
+    barriers_ = barriers_ || k.barriers;
+    const std::string block = k.barriers
                                   ? "host->run_block(host->self, block, &theano_emu_thread_" + k.name + ", &p);"
                                   : "for (int64_t t = 0; t < block; ++t) theano_emu_thread_" + k.name + "(&p, t);";
     text += lower::expand(kLaunchWrapper, {k.name, "theano_params_" + np, np, block});

@@ -2,6 +2,12 @@
 // their memory, and loading and launching a function's kernels.
 #include "gpu_device.h"
 
+#include <cblas.h>
+
+#include <climits>
+
+#include "cublas.h"
+
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_cache.h>
 #include <theano/codegen/cuda_driver.h>
@@ -188,6 +194,33 @@ void GpuDevice::synchronize() {
   d.synchronize();
 }
 
+void GpuDevice::gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                     double alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta,
+                     void* c, std::int64_t ldc) {
+  THEANO_INTERNAL_CHECK(dtype == DType::Float32 || dtype == DType::Float64) << "GPU gemm of " << dtype_name(dtype);
+  const bool single = dtype == DType::Float32;
+  if (m == 0 || n == 0) return;
+  if (!emulated_) {
+    const CudaDriver& d = CudaDriver::instance();
+    d.make_current(index_);
+    Cublas::instance().gemm(index_, single, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  for (std::int64_t v : {m, n, k, lda, ldb, ldc})
+    THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
+        << "gemm: a size or leading dimension of " << v << " does not fit BLAS's 32-bit int";
+  const CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  if (single)
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                static_cast<float>(alpha), static_cast<const float*>(a), static_cast<int>(lda),
+                static_cast<const float*>(b), static_cast<int>(ldb), static_cast<float>(beta), static_cast<float*>(c),
+                static_cast<int>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha,
+                static_cast<const double*>(a), static_cast<int>(lda), static_cast<const double*>(b),
+                static_cast<int>(ldb), beta, static_cast<double*>(c), static_cast<int>(ldc));
+}
+
 struct GpuProgram::Loaded {
   std::unique_ptr<EmulatedKernels> emulated;  // the emulated device's kernels
   void* module = nullptr;                     // the driver's CUmodule
@@ -205,7 +238,7 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
   if (device_.emulated()) {
     // The same CUDA text, compiled for the CPU behind the emulation shim.
     std::vector<EmulatedKernelInfo> infos;
-    for (const KernelInfo& k : kernels_) infos.push_back({k.name, k.nparams});
+    for (const KernelInfo& k : kernels_) infos.push_back({k.name, k.nparams, k.barriers});
     loaded_->emulated = std::make_unique<EmulatedKernels>(source_, std::move(infos), copts, cache, origin);
     stats_.image = "emulated (host object)";
     stats_.cache = loaded_->emulated->cache_state();
@@ -246,7 +279,11 @@ void GpuProgram::launch(std::int64_t kernel, std::int64_t n, const std::int64_t*
   THEANO_INTERNAL_CHECK(nparams == k.nparams)
       << k.label << ": kernel " << k.name << " takes " << k.nparams << " parameters, got " << nparams;
   if (n <= 0) return;
-  const auto [block, grid] = launch_shape(n);
+  auto [block, grid] = launch_shape(n);
+  if (k.block > 0) {  // one work item a block (cuda_unit.h)
+    block = static_cast<unsigned>(k.block);
+    grid = static_cast<unsigned>(std::min(n, kMaxLaneGrid));
+  }
   if (device_.emulated()) {
     loaded_->emulated->launch(static_cast<std::size_t>(kernel), grid, block, params);
     return;

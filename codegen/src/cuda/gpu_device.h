@@ -63,6 +63,12 @@ class GpuDevice final : public DeviceMemory {
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override;
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
   void synchronize() override;
+  /// C (m x n, ldc) <- alpha op(A) op(B) + beta C with row-major CBLAS
+  /// semantics (cblas_?gemm(CblasRowMajor, ...)) on arrays of this device,
+  /// float32 or float64: cuBLAS (cublas.h) on a GPU, OpenBLAS on the
+  /// emulated device's host memory (the BLAS ops' emulation path).
+  void gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c, std::int64_t ldc);
   DeviceAllocatorStats memory_stats() const { return allocator_->stats(); }
   std::size_t release_cached() { return allocator_->release_cached(); }
 

@@ -410,6 +410,8 @@ void lower_ger(NodeLowering& L) {
 
 }  // namespace
 
+void need_blas_layout(NodeLowering& L) { L.need("blas layout", kLayout); }
+
 void add_blas_lowerings(LoweringTable& t) {
   t[typeid(tensor::Dot)] = &lower_dot;
   t[typeid(tensor::Dot22)] = &lower_dot22;

@@ -68,11 +68,13 @@ void lower_host_from_gpu(NodeLowering& L) {
 /// CPU's metadata code on device addresses; the copies (Alloc, Reshape
 /// otherwise) go through emit_strided_copy, which launches a copy kernel for
 /// a GPU output. L.op is the host op, so the host lowering runs as it is.
+/// The other GpuOps (reductions, nnet, BLAS) have GPU lowerings of their own,
+/// registered by host op type (find_gpu_lowering).
 void lower_gpu_op(NodeLowering& L) {
   const Op& host = L.op;
-  const bool ok = dynamic_cast<const tensor::DimShuffle*>(&host) || dynamic_cast<const tensor::Alloc*>(&host) ||
-                  dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host);
-  const LowerFn fn = ok ? find_lowering(host) : nullptr;
+  const bool view = dynamic_cast<const tensor::DimShuffle*>(&host) || dynamic_cast<const tensor::Alloc*>(&host) ||
+                    dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host);
+  const LowerFn fn = view ? find_lowering(host) : find_gpu_lowering(host);
   if (!fn) refuse(L.node, " (no GPU lowering for " + host.name() + ")");
   fn(L);
 }
@@ -117,6 +119,17 @@ void lower_gpu_elemwise(NodeLowering& L) {
 }
 
 }  // namespace
+
+LowerFn find_gpu_lowering(const Op& host) {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    add_gpu_reduction_lowerings(t);
+    add_gpu_blas_lowerings(t);
+    return t;
+  }();
+  auto it = table.find(std::type_index(typeid(host)));
+  return it == table.end() ? nullptr : it->second;
+}
 
 void add_gpu_lowerings(LoweringTable& t) {
   t[typeid(gpu::GpuFromHost)] = &lower_gpu_from_host;

@@ -264,4 +264,18 @@ void add_blas_lowerings(LoweringTable& t);
 void add_random_lowerings(LoweringTable& t);
 void add_gpu_lowerings(LoweringTable& t);
 
+/// The GPU lowering of a GpuOp whose host op is `host` (a reduction, an nnet
+/// op, a BLAS op: gpu::gpu_op_inputs lists them), or nullptr. Registered by
+/// host op type from the GPU family files (lower/gpu_<family>.cpp); L.op is
+/// the host op, L.node the GpuOp node (GPU inputs and outputs).
+LowerFn find_gpu_lowering(const Op& host);
+void add_gpu_reduction_lowerings(LoweringTable& t);
+void add_gpu_blas_lowerings(LoweringTable& t);
+
+/// The host support function theano_blas_matrix (lower/blas.cpp): whether
+/// BLAS reads an m x k operand with byte strides (s0, s1) in place, with
+/// which row-major transpose flag and leading dimension. The CPU BLAS
+/// lowerings and the GPU ones (cuBLAS, lower/gpu_blas.cpp) share it.
+void need_blas_layout(NodeLowering& L);
+
 }  // namespace theano::codegen::lower

@@ -35,9 +35,12 @@ constexpr std::string_view kHostSpecials = R"PRELUDE(#define THEANO_INF __builti
 constexpr std::string_view kCudaSpecials = R"PRELUDE(#ifdef THEANO_CUDA_EMULATION
 #define THEANO_INF __builtin_inf()
 #define THEANO_NAN __builtin_nan("")
+// A double passed bit for bit in an int64 kernel parameter.
+static inline double theano_bits_double(int64_t v) { double d; __builtin_memcpy(&d, &v, 8); return d; }
 #else
 #define THEANO_INF __longlong_as_double(0x7ff0000000000000LL)
 #define THEANO_NAN __longlong_as_double(0x7ff8000000000000LL)
+static inline double theano_bits_double(int64_t v) { return __longlong_as_double((long long)v); }
 #endif
 )PRELUDE";
 

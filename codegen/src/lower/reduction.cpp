@@ -33,6 +33,7 @@
 #include <algorithm>
 
 #include "lowering.h"
+#include "reduce_code.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -59,9 +60,9 @@ std::string lowest_of(DType d) {
     case DType::UInt64:
       return "0";
     case DType::Float32:
-      return "(-__builtin_inff())";
+      return "(-(float)THEANO_INF)";
     case DType::Float64:
-      return "(-__builtin_inf())";
+      return "(-THEANO_INF)";
     default:
       break;
   }
@@ -90,9 +91,9 @@ std::string highest_of(DType d) {
     case DType::UInt64:
       return "18446744073709551615UL";
     case DType::Float32:
-      return "__builtin_inff()";
+      return "((float)THEANO_INF)";
     case DType::Float64:
-      return "__builtin_inf()";
+      return "THEANO_INF";
     default:
       break;
   }
@@ -172,24 +173,23 @@ void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt
   w.line("++ko;");
   for (std::size_t i = 0; i < l.kept.size(); ++i) w.close();
 }
+}  // namespace
 
-void lower_careduce(NodeLowering& L) {
+ReduceCode reduce_code(const NodeLowering& L, const tensor::CAReduce& op) {
   const Apply& node = L.node;
-  const auto& op = static_cast<const tensor::CAReduce&>(*node.op());
   const Kind kind = op.kind();
+  ReduceCode rc;
+  rc.nin = L.nin();
+  rc.has_pre = op.pre() != nullptr;
   // The values reduced: input 0's, or those of the fused elementwise op
   // (`pre`) over every input, computed as the Elemwise lowering does.
-  const int nin = L.nin();
-  ElemwiseExprs ex;
-  int cost = 1;  // per element, for the loop split
   DType in_dt = L.in(0).dtype();
   if (op.pre()) {
-    ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(node.inputs());
-    ex = elemwise_exprs(*e);
-    cost = ex.cost();
+    std::vector<Var> host_inputs;  // the host twins of GPU inputs: elemwise_exprs reads dtypes only
+    for (const Var& v : node.inputs()) host_inputs.push_back(ttype(v).make_variable());
+    ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(std::move(host_inputs));
+    rc.ex = elemwise_exprs(*e);
     in_dt = ttype(e->output(0)).dtype();
-    L.ns = ex.ns;
-    for (const auto& [key, code] : ex.support) L.need(key, code);
     if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
   }
   const DType out_dt = L.out(0).dtype();
@@ -204,85 +204,115 @@ void lower_careduce(NodeLowering& L) {
     cd = in_dt;
   }
   if (!c_type(cd)) refuse(node, std::string(" (compute dtype ") + std::string(dtype_name(cd)) + ")");
-  const std::string in_t = c_type(in_dt), out_t = c_type(out_dt), cd_t = c_type(cd);
-  const bool cd_bool = cd == DType::Bool;
+  rc.in_t = c_type(in_dt);
+  rc.out_t = c_type(out_dt);
+  rc.cd_t = c_type(cd);
+  rc.cd_bool = cd == DType::Bool;
 
-  // Accumulator type, element conversion, fold, lane combination, identity.
-  std::string acc_t;
-  if (cd_bool)
-    acc_t = "int";
+  // Accumulator type, fold, lane combination, identity.
+  if (rc.cd_bool)
+    rc.acc_t = "int";
   else if (is_float(cd))
-    acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
+    rc.acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
   else if (is_arith(kind))
-    acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
+    rc.acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
   else
-    acc_t = cd_t;
-  auto conv = [&](const std::string& v) {
-    return cd_bool ? "(int)((" + v + ") != 0)" : "(" + acc_t + ")(" + cd_t + ")(" + v + ")";
-  };
-  std::string fold, combine, init;  // fold/combine over a, v
+    rc.acc_t = rc.cd_t;
+  std::string init;
   switch (kind) {
     case Kind::Add:
-      fold = combine = cd_bool ? "(a | v)" : "(a + v)";
+      rc.fold = rc.combine = rc.cd_bool ? "(a | v)" : "(a + v)";
       init = "0";
       break;
     case Kind::Mul:
-      fold = combine = cd_bool ? "(a & v)" : "(a * v)";
+      rc.fold = rc.combine = rc.cd_bool ? "(a & v)" : "(a * v)";
       init = "1";
       break;
     case Kind::MulNoZeros:
-      fold = "(v == 0 ? a : a * v)";
-      combine = "(a * v)";
+      rc.fold = "(v == 0 ? a : a * v)";
+      rc.combine = "(a * v)";
       init = "1";
       break;
     case Kind::And:
-      fold = combine = "(a & v)";
+      rc.fold = rc.combine = "(a & v)";
       init = "1";
       break;
     case Kind::Or:
-      fold = combine = "(a | v)";
+      rc.fold = rc.combine = "(a | v)";
       init = "0";
       break;
     case Kind::Max:
-      fold = combine = cd_bool ? "(a | v)" : "((v > a || v != v) ? v : a)";
+      rc.fold = rc.combine = rc.cd_bool ? "(a | v)" : "((v > a || v != v) ? v : a)";
       init = lowest_of(cd);
       break;
     case Kind::Min:
-      fold = combine = cd_bool ? "(a & v)" : "((v < a || v != v) ? v : a)";
+      rc.fold = rc.combine = rc.cd_bool ? "(a & v)" : "((v < a || v != v) ? v : a)";
       init = highest_of(cd);
       break;
   }
-  init = "(" + acc_t + ")" + init;
-  auto store = [&](const std::string& a) { return "(" + out_t + ")(" + cd_t + ")(" + a + ")"; };
+  rc.init = "(" + rc.acc_t + ")" + init;
+  rc.no_identity = kind == Kind::Max || kind == Kind::Min;
+  return rc;
+}
 
-  // File-scope helpers: the fold, the lane combination and the flat fold.
+std::string ReduceCode::conv(const std::string& v) const {
+  return cd_bool ? "(int)((" + v + ") != 0)" : "(" + acc_t + ")(" + cd_t + ")(" + v + ")";
+}
+
+std::string ReduceCode::store(const std::string& a) const { return "(" + out_t + ")(" + cd_t + ")(" + a + ")"; }
+
+std::string ReduceCode::helpers(const std::string& fn, const std::string& qualifiers) const {
+  CodeWriter f;
+  f.line(qualifiers + " " + acc_t + " " + fn + "_fold(" + acc_t + " a, " + acc_t + " v) { return " + fold + "; }");
+  f.line(qualifiers + " " + acc_t + " " + fn + "_combine(" + acc_t + " a, " + acc_t + " v) { return " + combine +
+         "; }");
+  f.line(qualifiers + " " + acc_t + " " + fn + "_conv(" + in_t + " v) { return " + conv("v") + "; }");
+  if (has_pre) {
+    std::string params;
+    for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.arg_types[static_cast<std::size_t>(i)] + " a" + str(i);
+    f.open(qualifiers + " " + in_t + " " + fn + "_map(" + params + ")");
+    for (const std::string& local : ex.locals) f.line(local);
+    f.line("return " + ex.stores[0] + ";");
+    f.close();
+  }
+  return f.str();
+}
+
+std::string ReduceCode::element(const std::string& fn, const std::vector<std::string>& loads) const {
+  if (!has_pre) return fn + "_conv(" + loads[0] + ")";
+  std::string call = fn + "_map(";
+  for (int i = 0; i < nin; ++i)
+    call += (i ? ", (" : "(") + ex.arg_types[static_cast<std::size_t>(i)] + ")" + loads[static_cast<std::size_t>(i)];
+  return fn + "_conv(" + call + "))";
+}
+
+namespace {
+
+void lower_careduce(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::CAReduce&>(L.op);
+  const Kind kind = op.kind();
+  const int nin = L.nin();
+  const ReduceCode rc = reduce_code(L, op);
+  const ElemwiseExprs& ex = rc.ex;
+  const int cost = op.pre() ? ex.cost() : 1;  // per element, for the loop split
+  if (op.pre()) L.ns = ex.ns;
+  for (const auto& [key, code] : ex.support) L.need(key, code);
+  const std::string& acc_t = rc.acc_t;
+  const std::string& out_t = rc.out_t;
+  const std::string& init = rc.init;
+  auto store = [&](const std::string& a) { return rc.store(a); };
+
+  // File-scope helpers: the fold, the lane combination, the element's value
+  // (reduce_code.h), then the flat fold.
   CodeWriter& f = L.file;
   const std::string fn = L.fn;
-  f.line("static inline " + acc_t + " " + fn + "_fold(" + acc_t + " a, " + acc_t + " v) { return " + fold + "; }");
-  f.line("static inline " + acc_t + " " + fn + "_combine(" + acc_t + " a, " + acc_t + " v) { return " + combine +
-         "; }");
-  f.line("static inline " + acc_t + " " + fn + "_conv(" + in_t + " v) { return " + conv("v") + "; }");
-  // The accumulator value of one element, given each input's load.
-  auto element = [&](const std::vector<std::string>& loads) {
-    if (!op.pre()) return fn + "_conv(" + loads[0] + ")";
-    std::string call = fn + "_map(";
-    for (int i = 0; i < nin; ++i)
-      call += (i ? ", (" : "(") + ex.arg_types[static_cast<std::size_t>(i)] + ")" + loads[static_cast<std::size_t>(i)];
-    return fn + "_conv(" + call + "))";
-  };
+  f.lines(rc.helpers(fn, "static inline"));
+  auto element = [&](const std::vector<std::string>& loads) { return rc.element(fn, loads); };
   auto loads_of = [&](const std::string& prefix, const std::string& index) {
     std::vector<std::string> r;
     for (int i = 0; i < nin; ++i) r.push_back(prefix + str(i) + index);
     return r;
   };
-  if (op.pre()) {
-    std::string params;
-    for (int i = 0; i < nin; ++i) params += (i ? ", " : "") + ex.arg_types[static_cast<std::size_t>(i)] + " a" + str(i);
-    f.open("static inline " + in_t + " " + fn + "_map(" + params + ")");
-    for (const std::string& local : ex.locals) f.line(local);
-    f.line("return " + ex.stores[0] + ";");
-    f.close();
-  }
   f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
   std::string flat_params;
   for (int i = 0; i < nin; ++i) flat_params += "const " + L.in_ctype(i) + "* __restrict p" + str(i) + ", ";

@@ -2,6 +2,13 @@
 // host twin node.
 #include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/blas.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/nnet.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
 
 namespace theano::gpu {
 
@@ -76,6 +83,45 @@ std::vector<std::vector<Var>> GpuOp::infer_shape(const Apply& node, const std::v
   check_input_shapes(name(), node, shapes);
   const ApplyPtr h = host_node(node);
   return host_->infer_shape(*h, shapes);
+}
+
+std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
+  const Op& op = *node.op();
+  if (!op.destroy_map().empty()) return std::nullopt;
+  const auto n = static_cast<std::size_t>(node.nin());
+  auto only = [n](std::initializer_list<std::size_t> data) {
+    std::vector<bool> r(n, false);
+    for (std::size_t i : data)
+      if (i < n) r[i] = true;
+    return r;
+  };
+  // Views and shape ops: the array; the shape and index inputs stay host scalars.
+  if (dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op) ||
+      dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op))
+    return only({0});
+  // Reductions and the nnet ops: every input (a fused reduction's too; the labels).
+  if (dynamic_cast<const tensor::CAReduce*>(&op) || dynamic_cast<const tensor::ArgReduce*>(&op))
+    return std::vector<bool>(n, true);
+  if ((true) && (dynamic_cast<const tensor::nnet::Softmax*>(&op) || dynamic_cast<const tensor::nnet::LogSoftmax*>(&op) ||
+      dynamic_cast<const tensor::nnet::CrossentropyCategorical1Hot*>(&op) ||
+      dynamic_cast<const tensor::nnet::CrossentropyCategorical1HotGrad*>(&op)))
+    return std::nullopt;  // TODO(issue 17): the nnet lowerings land next
+  // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.
+  const bool blas = dynamic_cast<const tensor::Dot*>(&op) || dynamic_cast<const tensor::Dot22*>(&op) ||
+                    dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||
+                    dynamic_cast<const tensor::Ger*>(&op);
+  if (!blas) return std::nullopt;
+  const tensor::TensorType* out = tensor::tensor_type(node.output(0));
+  if (!out || (out->dtype() != DType::Float32 && out->dtype() != DType::Float64)) return std::nullopt;
+  const std::vector<bool> data = (dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||
+                                  dynamic_cast<const tensor::Ger*>(&op))
+                                     ? only({0, 2, 3})
+                                     : std::vector<bool>(n, true);  // Dot, Dot22
+  for (std::size_t i = 0; i < n; ++i) {  // cuBLAS multiplies arrays of one dtype
+    const tensor::TensorType* t = tensor::tensor_type(node.input(static_cast<int>(i)));
+    if (data[i] && (!t || t->dtype() != out->dtype())) return std::nullopt;
+  }
+  return data;
 }
 
 }  // namespace theano::gpu

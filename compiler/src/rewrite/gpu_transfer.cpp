@@ -62,30 +62,30 @@ struct GpuForm {
 
 /// An Elemwise the CUDA emitter can compile (no inplace pattern, a C
 /// expression for its scalar code, a kernel parameter block within CUDA's
-/// limit), a view (DimShuffle, Subtensor, Reshape) or an Alloc, with every
-/// data input and output of a GPU-supported dtype; nullopt otherwise.
+/// limit), or a host op with a GPU form (gpu::gpu_op_inputs: views, Alloc,
+/// reductions, softmax, the cross-entropies, BLAS), with every data input and
+/// output of a GPU-supported dtype; nullopt otherwise.
 std::optional<GpuForm> gpu_form(const Apply& node) {
   const Op& op = *node.op();
-  // Views and shape ops move their array input; their shape and index inputs stay host scalars.
-  const bool shape_op = dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op) ||
-                        dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op);
-  std::vector<bool> data(static_cast<std::size_t>(node.nin()), true);
-  if (shape_op) std::fill(data.begin() + 1, data.end(), false);
+  const auto* e = dynamic_cast<const tensor::Elemwise*>(&op);
+  std::optional<std::vector<bool>> data =
+      e ? std::optional<std::vector<bool>>(std::vector<bool>(static_cast<std::size_t>(node.nin()), true))
+        : gpu::gpu_op_inputs(node);
+  if (!data) return std::nullopt;
   for (int i = 0; i < node.nin(); ++i)
-    if (data[static_cast<std::size_t>(i)] && !host_tensor_on_gpu_ok(node.input(i))) return std::nullopt;
+    if ((*data)[static_cast<std::size_t>(i)] && !host_tensor_on_gpu_ok(node.input(i))) return std::nullopt;
   for (const Var& v : node.outputs())
     if (!host_tensor_on_gpu_ok(v)) return std::nullopt;
-  if (const auto* e = dynamic_cast<const tensor::Elemwise*>(&op)) {
+  if (e) {
     if (!e->inplace_pattern().empty()) return std::nullopt;
     const int nd = tensor::tensor_type(node.output(0))->ndim();
     if (gpu::elemwise_kernel_params(nd, node.nin() + node.nout()) > gpu::kMaxKernelParams) return std::nullopt;
     const tensor::ScalarOp& sop = *e->scalar_op();
     const auto* comp = dynamic_cast<const tensor::Composite*>(&sop);
     if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;
-    return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), data};
+    return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), *data};
   }
-  if (shape_op) return GpuForm{OpPtr(new gpu::GpuOp(node.op(), data)), data};
-  return std::nullopt;
+  return GpuForm{OpPtr(new gpu::GpuOp(node.op(), *data)), *data};
 }
 
 bool wants_gpu(const FunctionGraph& fg, const Apply& node, const std::vector<bool>& gpu_inputs) {

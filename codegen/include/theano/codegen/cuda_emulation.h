@@ -9,10 +9,10 @@
 ///   `threadIdx`, `blockIdx`, `blockDim`, `gridDim` are module globals set by
 ///   launch wrappers generated here (`theano_emu_<kernel>`), so launches of
 ///   one module are serialized (EmulatedKernels::launch holds a mutex);
-/// * `__syncthreads()` is a barrier between phases: when the source uses it,
+/// * `__syncthreads()` is a barrier between phases: in a kernel that uses it,
 ///   the threads of a block run as cooperative fibers (ucontext), each
-///   running until its next barrier, round after round; otherwise the threads
-///   of a block simply run one after the other;
+///   running until its next barrier, round after round; in the others the
+///   threads of a block simply run one after the other;
 /// * `__shared__` variables are `static` (blocks run one at a time, so all
 ///   fibers of a block share them); `atomicAdd`, `atomicMax`, `atomicMin`,
 ///   `atomicExch` and `atomicCAS` are plain read-modify-writes (fibers switch
@@ -41,10 +41,12 @@ namespace theano::codegen {
 /// The shim put in front of a CUDA source to compile it for the CPU.
 std::string_view emulation_shim();
 
-/// One kernel of an emulated module: its name and parameter count.
+/// One kernel of an emulated module: its name, parameter count and whether
+/// it uses __syncthreads (its blocks then run as fibers).
 struct EmulatedKernelInfo {
   std::string name;
   std::int64_t nparams = 0;
+  bool barriers = false;
 };
 
 /// A CUDA source compiled for the emulated device, loaded and launchable.
@@ -64,7 +66,7 @@ class EmulatedKernels {
   /// threads; `params` holds its nparams values. Thread-safe (serialized).
   void launch(std::size_t kernel, unsigned grid, unsigned block, const std::int64_t* params) const;
 
-  /// Whether the source uses __syncthreads (its blocks then run as fibers).
+  /// Whether a kernel uses __syncthreads (its blocks then run as fibers).
   bool barriers() const { return barriers_; }
   bool cache_hit() const { return cache_hit_; }
   const std::string& cache_state() const { return cache_state_; }  // "hit", "miss", "off"

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "theano/gpu/type.h"
 #include "theano/graph/basic.h"
@@ -121,5 +123,13 @@ class GpuOp final : public Op {
   std::vector<bool> gpu_inputs_;
   std::string type_name_;  // "Gpu" + the host op's type name
 };
+
+/// Whether `host_node`'s op has a GPU form as a GpuOp (codegen lowers each:
+/// codegen/src/lower/gpu*.cpp), and which of its inputs then become GPU
+/// arrays: the data (arrays reduced, multiplied, indexed); shapes, Subtensor
+/// indices and the scalars alpha / beta of the BLAS ops stay host values.
+/// nullopt for any other op and for inplace forms (a GpuOp writes fresh
+/// buffers or views). One table: the GPU transfer rewrite moves exactly these.
+std::optional<std::vector<bool>> gpu_op_inputs(const Apply& host_node);
 
 }  // namespace theano::gpu

@@ -1,0 +1,42 @@
+/// \file
+/// cuBLAS, opened with dlopen (internal to codegen/): the GPU BLAS ops (Dot,
+/// Dot22, Gemm, Gemv, Ger on GPU arrays) call its Sgemm / Dgemm.
+///
+/// Why dlopen, as for the driver (cuda_driver.h): executables must start on
+/// machines without a GPU or without cuBLAS; only a function that runs a BLAS
+/// op on a real GPU needs the library, and then a missing one is a clear
+/// error naming the file and what needs it. The host-emulated device never
+/// loads it (its gemm is OpenBLAS's, gpu_device.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace theano::codegen::cuda {
+
+class Cublas {
+ public:
+  /// The process's cuBLAS; Error naming the library and dlerror when it
+  /// cannot be loaded.
+  static const Cublas& instance();
+
+  /// Row-major CBLAS semantics (as cblas_?gemm(CblasRowMajor, ...)) on device
+  /// pointers of the current context of device `device`: C (m x n, ldc) <-
+  /// alpha op(A) op(B) + beta C. float32 when `single`, else float64. Every
+  /// size must fit cuBLAS's int (ValueError otherwise). Asynchronous on the
+  /// default stream, like the kernels.
+  void gemm(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+            double alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
+            std::int64_t ldc) const;
+
+ private:
+  Cublas();
+  struct Api;
+  std::unique_ptr<Api> api_;
+  std::string reason_;  // why the library is unusable ("" when it is)
+  mutable std::mutex mutex_;
+};
+
+}  // namespace theano::codegen::cuda

@@ -1,0 +1,200 @@
+// GPU lowerings of the BLAS ops (Dot of vectors and matrices, Dot22, Gemm,
+// Gemv, Ger; float32 / float64) through one host callback, ctx->gpu_gemm
+// (thunk_abi.h): cuBLAS on a GPU (cuda/cublas.h), OpenBLAS on the emulated
+// device. Every op is a row-major gemm C (m x n) <- alpha op(A) op(B) + beta C
+// over 2-d views of its operands: a vector is a k x 1 column (its stride the
+// row stride) or a 1 x k row. An operand BLAS cannot read in place (the CPU
+// lowering's rule, theano_blas_matrix: zero, negative or non-unit inner
+// strides) is first gathered into a contiguous GPU buffer by a copy kernel.
+// As perform: alpha == 0 or an empty inner dimension only scales by beta (a
+// scale kernel), beta == 0 never reads the old values; the non-inplace ops
+// write a fresh output, copied from Z / y / A first where it is read.
+#include <theano/runtime/error.h>
+#include <theano/tensor/blas.h>
+
+#include "../cuda/cuda_unit.h"
+#include "lowering.h"
+
+namespace theano::codegen::lower {
+namespace {
+
+std::string item_of(DType d) { return str(static_cast<std::int64_t>(dtype_size(d))); }
+
+/// Declares `const char* P; int64_t P_t, P_ld;`: the rows x cols operand at
+/// `data` with byte strides (s0, s1) as BLAS reads it, gathered into a
+/// contiguous GPU buffer when it cannot be read in place.
+void emit_operand(NodeLowering& L, const std::string& P, const std::string& data, const std::string& rows,
+                  const std::string& cols, const std::string& s0, const std::string& s1) {
+  CodeWriter& w = L.body;
+  const DType dt = L.out(0).dtype();
+  const std::string item = item_of(dt);
+  w.line("const char* " + P + " = " + data + ";");
+  w.line("int64_t " + P + "_t = 0, " + P + "_ld = 1;");
+  w.open("");
+  w.line("int tr = 0, ld = 0;");
+  w.open("if (theano_blas_matrix(" + rows + ", " + cols + ", " + s0 + ", " + s1 + ", " + item + ", &tr, &ld))");
+  w.line(P + "_t = tr == CblasTrans;");
+  w.line(P + "_ld = ld;");
+  w.close();
+  w.open("else");
+  w.line("TheanoArray t;");
+  w.line("t.ndim = 2; t.dtype = " + str(static_cast<int>(dt)) + "; t.owner = -1; t.shape[0] = " + rows +
+         "; t.shape[1] = " + cols + ";");
+  w.line("if (int e = theano_gpu_alloc_checked(ctx, &t, -1, " + item + ", " +
+         c_string(L.label + ": a contiguous copy of operand " + P + ": ") + ", all, " + str(L.nin()) + ")) return e;");
+  w.line("const int64_t src_st[2] = {" + s0 + ", " + s1 + "};");
+  w.line("const int64_t src_shape[2] = {" + rows + ", " + cols + "};");
+  emit_gpu_copy(L, dt, 2, "t.data", "t.strides", data, "src_st", "src_shape");
+  w.line(P + " = t.data;");
+  w.line(P + "_ld = " + cols + " > 1 ? " + cols + " : 1;");
+  w.close();
+  w.close();
+}
+
+/// The kernel scaling n contiguous elements of the output's dtype by beta
+/// (0 clears them without reading), shared by the unit's nodes.
+int scale_kernel(NodeLowering& L) {
+  const DType dt = L.out(0).dtype();
+  const std::string t = c_type(dt), name = "theano_scale_" + t;
+  if (const int k = L.cuda->find_kernel(name); k >= 0) return k;
+  const std::string code = "extern \"C\" __global__ void " + name + "(const theano_params_3 p) {\n" +
+                           "  const int64_t n = p.v[0];\n  " + t + "* c = (" + t + "*)p.v[1];\n" +
+                           "  const double beta = theano_bits_double(p.v[2]);\n" +
+                           "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n" +
+                           "  for (int64_t k = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; "
+                           "k < n; k += step)\n" +
+                           "    c[k] = beta == 0 ? (" + t + ")0 : c[k] * (" + t + ")beta;\n}\n";
+  return L.cuda->add_kernel(name, "the BLAS ops' scaling by beta", 3, 0, "", code);
+}
+
+/// Emits the gemm of the op: output o0 (fresh, C-contiguous, m x n seen
+/// row-major with leading dimension `ldc`) <- alpha A B + beta o0, A and B
+/// declared by emit_operand; `alpha` / `beta` are C doubles in scope.
+void emit_gemm(NodeLowering& L, const std::string& ldc) {
+  CodeWriter& w = L.body;
+  const int scale = scale_kernel(L);
+  w.open("if (k == 0 || alpha == 0)");
+  w.line("if (beta == 1 || m * n == 0) return 0;");
+  w.line("int64_t p[3];");
+  w.line("p[0] = m * n; p[1] = (int64_t)o0->data; __builtin_memcpy(&p[2], &beta, 8);");
+  w.line("return ctx->gpu_launch(ctx->host, " + str(scale) + ", m * n, p, 3);");
+  w.close();
+  w.line("return ctx->gpu_gemm(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) +
+         ", A_t, B_t, m, n, k, alpha, A, A_ld, B, B_ld, beta, o0->data, " + ldc + ");");
+}
+
+/// o0 (fresh) <- a copy of input i where `copy_if` holds (beta != 0).
+void emit_output_copy(NodeLowering& L, int i, const std::string& copy_if) {
+  CodeWriter& w = L.body;
+  const int nd = L.in(i).ndim();
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = " + L.x(i) + "->shape[" + str(d) + "];");
+  w.line(L.alloc(0));
+  w.open("if (" + copy_if + ")");
+  emit_gpu_copy(L, L.out(0).dtype(), nd, "o0->data", "o0->strides", L.x(i) + "->data", L.x(i) + "->strides",
+                L.x(i) + "->shape");
+  w.close();
+}
+
+std::string read_scalar(const NodeLowering& L, int i, const std::string& name) {
+  return "const double " + name + " = (double)*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data;";
+}
+
+void prologue(NodeLowering& L) {
+  THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
+  const DType od = L.out(0).dtype();
+  if (od != DType::Float32 && od != DType::Float64) refuse(L.node, " (GPU BLAS of " + std::string(dtype_name(od)) + ")");
+  L.cold = true;
+  need_blas_layout(L);
+}
+
+void lower_gpu_dot(NodeLowering& L) {
+  prologue(L);
+  CodeWriter& w = L.body;
+  const int ndx = L.in(0).ndim(), ndy = L.in(1).ndim();
+  const std::string item = item_of(L.out(0).dtype());
+  w.line("const int64_t k = x0->shape[" + str(ndx - 1) + "];");
+  w.line("if (x1->shape[0] != k) " +
+         L.fail(kErrShape, "shapes are not aligned: dimension " + str(ndx - 1) +
+                               " of input 0 differs from dimension 0 of input 1"));
+  w.line("const int64_t m = " + std::string(ndx == 2 ? "x0->shape[0]" : "1") + ";");
+  w.line("const int64_t n = " + std::string(ndy == 2 ? "x1->shape[1]" : "1") + ";");
+  int axis = 0;
+  if (ndx == 2) w.line("o0->shape[" + str(axis++) + "] = m;");
+  if (ndy == 2) w.line("o0->shape[" + str(axis++) + "] = n;");
+  w.line(L.alloc(0));
+  w.line("const double alpha = 1, beta = 0;");
+  if (ndx == 2)
+    emit_operand(L, "A", "x0->data", "m", "k", "x0->strides[0]", "x0->strides[1]");
+  else
+    emit_operand(L, "A", "x0->data", "1", "k", item, "x0->strides[0]");
+  if (ndy == 2)
+    emit_operand(L, "B", "x1->data", "k", "n", "x1->strides[0]", "x1->strides[1]");
+  else
+    emit_operand(L, "B", "x1->data", "k", "1", "x1->strides[0]", item);
+  emit_gemm(L, ndy == 2 ? "(n > 1 ? n : 1)" : "1");
+}
+
+void lower_gpu_gemm(NodeLowering& L) {
+  prologue(L);
+  CodeWriter& w = L.body;
+  // Inputs: Z, alpha, X, Y, beta.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = x3->shape[1];");
+  w.line("if (x3->shape[0] != k) " +
+         L.fail(kErrShape, "shapes of X (input 2) and Y (input 3) are not aligned: dimension 1 of X differs from "
+                           "dimension 0 of Y"));
+  w.line("if (x0->shape[0] != m || x0->shape[1] != n) " +
+         L.fail(kErrShape, "Z (input 0) does not have the shape of dot(X, Y) (inputs 2 and 3)"));
+  emit_output_copy(L, 0, "beta != 0");
+  emit_operand(L, "A", "x2->data", "m", "k", "x2->strides[0]", "x2->strides[1]");
+  emit_operand(L, "B", "x3->data", "k", "n", "x3->strides[0]", "x3->strides[1]");
+  emit_gemm(L, "(n > 1 ? n : 1)");
+}
+
+void lower_gpu_gemv(NodeLowering& L) {
+  prologue(L);
+  CodeWriter& w = L.body;
+  const std::string item = item_of(L.out(0).dtype());
+  // Inputs: y, alpha, A, x, beta. y (m) <- beta y + alpha A (m x k) x (k): n = 1.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = 1;");
+  w.line("if (x3->shape[0] != k) " +
+         L.fail(kErrShape, "shapes of A (input 2) and x (input 3) are not aligned: dimension 1 of A differs from "
+                           "the length of x"));
+  w.line("if (x0->shape[0] != m) " +
+         L.fail(kErrShape, "y (input 0) does not have the length of dot(A, x) (inputs 2 and 3)"));
+  emit_output_copy(L, 0, "beta != 0");
+  emit_operand(L, "A", "x2->data", "m", "k", "x2->strides[0]", "x2->strides[1]");
+  emit_operand(L, "B", "x3->data", "k", "1", "x3->strides[0]", item);
+  emit_gemm(L, "1");
+}
+
+void lower_gpu_ger(NodeLowering& L) {
+  prologue(L);
+  CodeWriter& w = L.body;
+  const std::string item = item_of(L.out(0).dtype());
+  // Inputs: A, alpha, x, y. A (m x n) <- A + alpha x (m x 1) y^T (1 x n): k = 1, beta = 1.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line("const double beta = 1;");
+  w.line("const int64_t m = x0->shape[0], n = x0->shape[1], k = 1;");
+  w.line("if (x2->shape[0] != m || x3->shape[0] != n) " +
+         L.fail(kErrShape, "A (input 0) does not have the shape of outer(x, y) (inputs 2 and 3)"));
+  emit_output_copy(L, 0, "1");
+  emit_operand(L, "A", "x2->data", "m", "1", "x2->strides[0]", item);
+  emit_operand(L, "B", "x3->data", "1", "n", item, "x3->strides[0]");
+  emit_gemm(L, "(n > 1 ? n : 1)");
+}
+
+}  // namespace
+
+void add_gpu_blas_lowerings(LoweringTable& t) {
+  t[typeid(tensor::Dot)] = &lower_gpu_dot;
+  t[typeid(tensor::Dot22)] = &lower_gpu_dot;
+  t[typeid(tensor::Gemm)] = &lower_gpu_gemm;
+  t[typeid(tensor::Gemv)] = &lower_gpu_gemv;
+  t[typeid(tensor::Ger)] = &lower_gpu_ger;
+}
+
+}  // namespace theano::codegen::lower

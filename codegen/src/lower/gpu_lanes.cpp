@@ -1,0 +1,133 @@
+// Lane kernels on the GPU (gpu_lanes.h): the host-side lane walk and the
+// kernel-side addressing.
+#include "gpu_lanes.h"
+
+#include <theano/runtime/error.h>
+
+namespace theano::codegen::lower {
+
+namespace {
+
+// Host support: merges the dimensions (j, j + 1) that every walked array
+// steps through as one (stride[j] == stride[j + 1] * shape[j + 1]) and drops
+// size-1 ones, keeping C order; at least one dimension remains (size 1,
+// stride 0 when nothing did). Returns the new rank.
+constexpr const char* kLanesMerge = R"(static inline int64_t theano_lanes_merge(int64_t nd, int64_t* shape,
+                                         int64_t (*st)[THEANO_MAX_NDIM], int64_t na) {
+  int64_t m = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (shape[d] == 1) continue;
+    if (m > 0) {
+      int ok = 1;
+      for (int64_t a = 0; a < na; ++a) ok = ok && st[a][m - 1] == st[a][d] * shape[d];
+      if (ok) {
+        shape[m - 1] *= shape[d];
+        for (int64_t a = 0; a < na; ++a) st[a][m - 1] = st[a][d];
+        continue;
+      }
+    }
+    shape[m] = shape[d];
+    for (int64_t a = 0; a < na; ++a) st[a][m] = st[a][d];
+    ++m;
+  }
+  if (m == 0) {
+    shape[0] = 1;
+    for (int64_t a = 0; a < na; ++a) st[a][0] = 0;
+    m = 1;
+  }
+  return m;
+}
+)";
+
+}  // namespace
+
+void need_lanes_merge(NodeLowering& L) { L.need("theano_lanes_merge", kLanesMerge); }
+
+LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
+                            const std::vector<std::string>& walked, int extras) {
+  need_lanes_merge(L);
+  LaneLayout l;
+  l.nk = std::max<int>(1, static_cast<int>(kept.size()));
+  l.nr = std::max<int>(1, static_cast<int>(reduced.size()));
+  l.arrays = static_cast<int>(walked.size());
+  const std::int64_t np = l.extra_base() + extras;
+  CodeWriter& w = L.body;
+  const std::string na = str(l.arrays);
+  w.line("int64_t ks[THEANO_MAX_NDIM], rs[THEANO_MAX_NDIM];");
+  w.line("int64_t kst[" + na + "][THEANO_MAX_NDIM], rst[" + na + "][THEANO_MAX_NDIM];");
+  w.line("ks[0] = 1; rs[0] = 1;");
+  for (int a = 0; a < l.arrays; ++a) w.line("kst[" + str(a) + "][0] = 0; rst[" + str(a) + "][0] = 0;");
+  auto fill = [&](const std::vector<int>& axes, const std::string& shape, const std::string& strides) {
+    for (std::size_t j = 0; j < axes.size(); ++j) {
+      const std::string js = str(static_cast<std::int64_t>(j)), d = str(axes[j]);
+      w.line(shape + "[" + js + "] = x0->shape[" + d + "];");
+      for (int a = 0; a < l.arrays; ++a)
+        w.line(strides + "[" + str(a) + "][" + js + "] = " + walked[static_cast<std::size_t>(a)] + "->strides[" + d +
+               "];");
+    }
+  };
+  fill(kept, "ks", "kst");
+  fill(reduced, "rs", "rst");
+  w.line("const int64_t nk = theano_lanes_merge(" + str(static_cast<std::int64_t>(kept.size())) + ", ks, kst, " + na +
+         ");");
+  w.line("const int64_t nr = theano_lanes_merge(" + str(static_cast<std::int64_t>(reduced.size())) + ", rs, rst, " +
+         na + ");");
+  // Both products are of extents of an existing array: no overflow (theano_size's argument).
+  w.line("int64_t lanes = 1, len = 1;");
+  w.line("for (int64_t d = 0; d < nk; ++d) lanes *= ks[d];");
+  w.line("for (int64_t d = 0; d < nr; ++d) len *= rs[d];");
+  w.line("const int64_t kst0 = kst[0][nk - 1], rst0 = rst[0][nr - 1];");
+  w.line("(void)kst0; (void)rst0;");
+  w.line("int64_t p[" + str(np) + "];");
+  w.line("p[0] = lanes; p[1] = len; p[2] = 1; p[3] = len; p[4] = nk; p[5] = nr;");
+  w.line("for (int64_t d = 0; d < " + str(l.nk) + "; ++d) p[6 + d] = d < nk ? ks[d] : 1;");
+  w.line("for (int64_t d = 0; d < " + str(l.nr) + "; ++d) p[" + str(6 + l.nk) + " + d] = d < nr ? rs[d] : 1;");
+  for (int a = 0; a < l.arrays; ++a) {
+    const std::string b = str(l.array_base(a)), as = str(a);
+    w.line("p[" + b + "] = (int64_t)" + walked[static_cast<std::size_t>(a)] + "->data;");
+    w.line("for (int64_t d = 0; d < " + str(l.nk) + "; ++d) p[" + b + " + 1 + d] = d < nk ? kst[" + as + "][d] : 0;");
+    w.line("for (int64_t d = 0; d < " + str(l.nr) + "; ++d) p[" + str(l.array_base(a) + 1 + l.nk) +
+           " + d] = d < nr ? rst[" + as + "][d] : 0;");
+  }
+  return l;
+}
+
+std::string lane_bases(const LaneLayout& l, const std::string& lane) {
+  std::string s;
+  for (int a = 0; a < l.arrays; ++a)
+    s += "const char* b" + str(a) + " = (const char*)p.v[" + str(l.array_base(a)) + "];\n";
+  s += "if (p.v[4] == 1) {\n";
+  for (int a = 0; a < l.arrays; ++a) s += "  b" + str(a) + " += (" + lane + ") * p.v[" + str(l.array_base(a) + 1) + "];\n";
+  s += "} else {\n  int64_t r = " + lane + ";\n";
+  s += "  for (int64_t d = p.v[4] - 1; d >= 0; --d) {\n";
+  s += "    const int64_t i = r % p.v[6 + d];\n    r /= p.v[6 + d];\n";
+  for (int a = 0; a < l.arrays; ++a) s += "    b" + str(a) + " += i * p.v[" + str(l.array_base(a) + 1) + " + d];\n";
+  s += "  }\n}\n";
+  return s;
+}
+
+std::string lane_element(const LaneLayout& l, const std::string& e) {
+  std::string s;
+  for (int a = 0; a < l.arrays; ++a) s += "const char* at" + str(a) + " = b" + str(a) + ";\n";
+  s += "if (p.v[5] == 1) {\n";
+  for (int a = 0; a < l.arrays; ++a)
+    s += "  at" + str(a) + " += (" + e + ") * p.v[" + str(l.array_base(a) + 1 + l.nk) + "];\n";
+  s += "} else {\n  int64_t r = " + e + ";\n";
+  s += "  for (int64_t d = p.v[5] - 1; d >= 0; --d) {\n";
+  s += "    const int64_t i = r % p.v[" + str(6 + l.nk) + " + d];\n    r /= p.v[" + str(6 + l.nk) + " + d];\n";
+  for (int a = 0; a < l.arrays; ++a)
+    s += "    at" + str(a) + " += i * p.v[" + str(l.array_base(a) + 1 + l.nk) + " + d];\n";
+  s += "  }\n}\n";
+  return s;
+}
+
+DType dtype_of_c_type(const std::string& name) {
+  for (DType d : {DType::Float64, DType::Float32, DType::Int64, DType::UInt64, DType::Int32, DType::UInt32,
+                  DType::Int16, DType::UInt16, DType::Int8, DType::UInt8, DType::Bool})
+    if (const char* t = c_type(d); t && name == t) return d;
+  if (name == "int") return DType::Int32;
+  THEANO_INTERNAL_CHECK(false) << "no dtype has the C type " << name;
+  return DType::Float64;
+}
+
+}  // namespace theano::codegen::lower

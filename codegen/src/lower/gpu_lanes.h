@@ -1,0 +1,72 @@
+/// \file
+/// Lane kernels on the GPU (internal to codegen/): the addressing shared by
+/// every GPU op that works lane by lane (reductions, argmax, softmax).
+///
+/// A lane is the run of elements an op folds or normalizes: the input's
+/// elements with the same "kept" coordinates, walked over the "reduced" axes
+/// in C order. The host side (the node function) collects the kept and the
+/// reduced extents and every walked array's byte strides, merges the
+/// dimensions each array walks as one (a C-contiguous sum over the last axes
+/// becomes one kept and one reduced dimension) and drops size-1 ones, then
+/// packs a parameter block:
+///
+///     v[0] lanes   v[1] lane length   v[2] parts   v[3] chunk
+///     v[4] kept rank after merging    v[5] reduced rank after merging
+///     v[6 ..]      the kept extents (NK), then the reduced extents (NR)
+///     per walked array a: its address, NK kept strides, NR reduced strides
+///     then the op's extra values (output addresses, ...)
+///
+/// NK / NR are the node's kept / reduced axis counts (at least 1). The
+/// kernels find a lane's first element by unravelling the lane number over
+/// the kept extents and an element by its index over the reduced extents,
+/// with a one-multiply path for a single merged dimension (the common case).
+/// `parts` > 1 splits each lane into parts of `chunk` elements (a long lane
+/// with few lanes: one block per part, then a second kernel combines the
+/// parts in order), so a sum of 10^8 elements fills the GPU; parts and chunk
+/// depend only on the shape, so results are the same bits on every call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lowering.h"
+
+namespace theano::codegen::lower {
+
+struct LaneLayout {
+  int nk = 1;      ///< kept extents in the block (at least 1)
+  int nr = 1;      ///< reduced extents in the block (at least 1)
+  int arrays = 1;  ///< walked arrays
+  /// Index in the parameter block of array a's address; its kept strides
+  /// follow, then its reduced strides.
+  std::int64_t array_base(int a) const { return 6 + nk + nr + static_cast<std::int64_t>(a) * (1 + nk + nr); }
+  /// The first index after the walked arrays (the op's extra values).
+  std::int64_t extra_base() const { return array_base(arrays); }
+};
+
+/// Emits into L.body the lane walk of input 0's axes: `kept` / `reduced`
+/// (axes of input 0, each list in C order) over the arrays `walked` (C
+/// expressions of `const TheanoArray*`, each with input 0's shape), merged;
+/// declares `int64_t lanes, len, p[<np>]` with v[0..5], the extents and the
+/// arrays filled in, and `int64_t kst0` / `rst0`: input 0's innermost merged
+/// kept / reduced byte stride (to choose a kernel). `np` = extra_base() +
+/// `extras`.
+LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
+                            const std::vector<std::string>& walked, int extras);
+
+/// Kernel code: declares `const char* b<a>` for every walked array, the
+/// address of lane `lane`'s first element (`lane`: an int64 expression).
+std::string lane_bases(const LaneLayout& l, const std::string& lane);
+/// Kernel code: declares `const char* at<a>` for every walked array, the
+/// address of element `e` of the lane whose bases lane_bases declared.
+std::string lane_element(const LaneLayout& l, const std::string& e);
+
+/// The support function theano_lanes_merge (host code), requested once.
+void need_lanes_merge(NodeLowering& L);
+
+/// The DType whose C type is `c_type_name` (an accumulator's byte size for a
+/// scratch buffer); InternalError when there is none.
+DType dtype_of_c_type(const std::string& c_type_name);
+
+}  // namespace theano::codegen::lower

@@ -1,0 +1,113 @@
+// What the GPU op tests share (tests/codegen/test_cuda_*.cpp): compile a
+// graph for the CPU back end and for a GPU device (the host-emulated one by
+// default), check that the work moved to the GPU (no host node of the listed
+// op types is left) and that every result agrees with the CPU's; and compile
+// a function's CUDA unit with NVRTC for real architectures.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <theano/codegen/c_linker.h>
+#include <theano/codegen/nvrtc_compiler.h>
+#include <theano/compile/function.h>
+#include <theano/config.h>
+#include <theano/printing.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpu_test {
+
+inline theano::Config with_device(const std::string& device) {
+  theano::Config c = theano::config();
+  c.flags["device"] = device;
+  return c;
+}
+
+/// Uniform values in [-3, 3) (integers: their floor times 1000).
+inline theano::NDArray random_array(std::vector<std::int64_t> shape, theano::DType d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  theano::NDArray a = theano::NDArray::empty(std::move(shape), theano::DType::Float64);
+  double* p = a.data_as<double>();
+  for (std::int64_t k = 0; k < a.size(); ++k) p[k] = is_float(d) ? u(rng) : std::floor(u(rng) * 1000);
+  return a.astype(d);
+}
+
+inline std::int64_t count_ops(const theano::Function& f, std::string_view type) {
+  std::int64_t n = 0;
+  for (const theano::Apply* node : f.fgraph().toposort()) n += node->op()->type_name() == type;
+  return n;
+}
+
+/// Whether a and b agree: NaN with NaN, else within `rtol` relative (at least 1 absolute scale).
+inline bool close(double a, double b, double rtol) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= rtol * std::max(1.0, std::fabs(a));
+}
+
+/// `outs` over `ins` compiled for `device` agree with the CPU back end on
+/// `args` within `rtol`; no host node of a type in `gone` remains (they
+/// moved to the GPU); the GPU function is returned for more checks.
+inline theano::Function check_on_gpu(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
+                                     const std::vector<theano::NDArray>& args, const std::vector<std::string>& gone,
+                                     double rtol = 1e-12, const std::string& device = "emulated") {
+  using namespace theano;
+  std::vector<In> in(ins.begin(), ins.end());
+  std::vector<Out> out(outs.begin(), outs.end());
+  Function cpu = function(in, out, {.mode = "fast_run"});
+  std::vector<NDArray> want = cpu(args);
+  ConfigGuard guard(with_device(device));
+  Function gpu = function(in, out, {.mode = "fast_run"});
+  CAPTURE(debugprint(gpu));
+  for (const std::string& type : gone) {
+    CAPTURE(type);
+    CHECK(count_ops(gpu, type) == 0);
+    CHECK(count_ops(gpu, "Gpu" + type) > 0);
+  }
+  std::vector<NDArray> got = gpu(args);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(got[k].dtype() == want[k].dtype());
+    REQUIRE(got[k].shape() == want[k].shape());
+    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
+    for (std::int64_t e = 0; e < w.size(); ++e) {
+      const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
+      if (!close(a, b, rtol)) {
+        CAPTURE(e);
+        CHECK(a == b);
+        return gpu;
+      }
+    }
+  }
+  return gpu;
+}
+
+/// The CUDA unit of `f` (compiled for a GPU device) compiles with NVRTC for
+/// sm_80 and sm_90 into an image with kernel entries; a skip message when
+/// NVRTC is missing.
+inline void check_nvrtc(const theano::Function& f) {
+  using namespace theano;
+  if (!codegen::nvrtc_available()) {
+    MESSAGE("NVRTC check skipped: " << codegen::nvrtc_unavailable_reason());
+    return;
+  }
+  const std::string source = codegen::CLinker::generate_cuda_source(f.fgraph());
+  REQUIRE(!source.empty());
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    CAPTURE(arch);
+    codegen::NvrtcOptions o;
+    o.arch = arch;
+    const codegen::NvrtcResult res = codegen::nvrtc_compile(source, o, "theano_test.cu");
+    CHECK(!res.cubin.empty());
+    CHECK(res.ptx.find(".entry ") != std::string::npos);
+  }
+}
+
+}  // namespace gpu_test

@@ -125,6 +125,7 @@ LowerFn find_gpu_lowering(const Op& host) {
     LoweringTable t;
     add_gpu_reduction_lowerings(t);
     add_gpu_blas_lowerings(t);
+    add_gpu_nnet_lowerings(t);
     return t;
   }();
   auto it = table.find(std::type_index(typeid(host)));

@@ -100,12 +100,11 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
       dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op))
     return only({0});
   // Reductions and the nnet ops: every input (a fused reduction's too; the labels).
-  if (dynamic_cast<const tensor::CAReduce*>(&op) || dynamic_cast<const tensor::ArgReduce*>(&op))
-    return std::vector<bool>(n, true);
-  if ((true) && (dynamic_cast<const tensor::nnet::Softmax*>(&op) || dynamic_cast<const tensor::nnet::LogSoftmax*>(&op) ||
+  if (dynamic_cast<const tensor::CAReduce*>(&op) || dynamic_cast<const tensor::ArgReduce*>(&op) ||
+      dynamic_cast<const tensor::nnet::Softmax*>(&op) || dynamic_cast<const tensor::nnet::LogSoftmax*>(&op) ||
       dynamic_cast<const tensor::nnet::CrossentropyCategorical1Hot*>(&op) ||
-      dynamic_cast<const tensor::nnet::CrossentropyCategorical1HotGrad*>(&op)))
-    return std::nullopt;  // TODO(issue 17): the nnet lowerings land next
+      dynamic_cast<const tensor::nnet::CrossentropyCategorical1HotGrad*>(&op))
+    return std::vector<bool>(n, true);
   // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.
   const bool blas = dynamic_cast<const tensor::Dot*>(&op) || dynamic_cast<const tensor::Dot22*>(&op) ||
                     dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||

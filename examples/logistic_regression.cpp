@@ -24,6 +24,7 @@
 #include <theano/theano.hpp>
 
 #include "example_cli.h"
+#include "example_device.h"
 
 namespace {
 
@@ -55,7 +56,8 @@ void print_usage(std::ostream& os) {
      << "  --every N    print the loss every N steps (default 1000)\n"
      << "  --help       this text\n"
      << "\n"
-     << "THEANO_FLAGS (e.g. compiledir=<dir>, mode=fast_compile) is honoured.\n";
+     << "THEANO_FLAGS (e.g. compiledir=<dir>, mode=fast_compile, device=cuda) is honoured; with\n"
+     << "device=cuda (or emulated) the training step runs on the GPU and the demo says so.\n";
 }
 
 /// Accepts `--flag N` and `--flag=N`. Returns false when --help was asked.
@@ -239,6 +241,7 @@ std::string head(const NDArray& v, std::int64_t n = 24) {
 int run(const Options& o) {
   std::printf("logistic regression (the Theano tutorial): %lld samples, %lld features, %lld steps\n",
               static_cast<long long>(o.samples), static_cast<long long>(o.feats), static_cast<long long>(o.steps));
+  std::printf("%s\n", example::device_line().c_str());
 
   // Generated data: two Gaussian clouds around +mu and -mu.
   std::mt19937_64 rng(1234);
@@ -277,8 +280,9 @@ int run(const Options& o) {
   const Compiled train = compile("train", {x, y}, {cost}, {.updates = {{w, w - 0.1 * g[0]}, {b, b - 0.1 * g[1]}}});
   const Compiled predict = compile("predict", {x}, {prediction});
   print_compile_summary({train, predict});
-  std::printf("train: %zu nodes after rewriting; predict: %zu nodes\n\n", train.f.fgraph().toposort().size(),
-              predict.f.fgraph().toposort().size());
+  std::printf("train: %zu nodes after rewriting (%zu on the GPU); predict: %zu nodes (%zu on the GPU)\n\n",
+              train.f.fgraph().toposort().size(), example::gpu_nodes(train.f), predict.f.fgraph().toposort().size(),
+              example::gpu_nodes(predict.f));
 
   // Train.
   std::printf("training\n");

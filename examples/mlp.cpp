@@ -24,6 +24,7 @@
 #include <theano/theano.hpp>
 
 #include "example_cli.h"
+#include "example_device.h"
 
 namespace {
 
@@ -60,7 +61,8 @@ void print_usage(std::ostream& os) {
      << "  --help       this text\n"
      << "\n"
      << "The training function is linked with THEANO_FLAGS linker (default: opwise, which times\n"
-     << "every node); other THEANO_FLAGS (compiledir=<dir>, mode=...) are honoured.\n";
+     << "every node); other THEANO_FLAGS (compiledir=<dir>, mode=..., device=cuda) are honoured;\n"
+     << "with device=cuda (or emulated) training runs on the GPU and the demo says so.\n";
 }
 
 /// Accepts `--flag VALUE` and `--flag=VALUE`. Returns false when --help was asked.
@@ -139,9 +141,9 @@ Function compile(const char* name, const std::vector<theano::In>& ins, const std
   Function f = theano::function(ins, outs, options);
   const double wall = ms_since(t0);
   const theano::ProfileStats p = f.profile();
-  std::printf("compile %-8s %8.1f ms (%s, linker %s; %zu nodes)\n", (std::string(name) + ":").c_str(), wall,
-              p.build.cache.empty() ? "no compile cache" : ("cache " + p.build.cache).c_str(), p.linker.c_str(),
-              f.fgraph().toposort().size());
+  std::printf("compile %-8s %8.1f ms (%s, linker %s; %zu nodes, %zu on the GPU)\n", (std::string(name) + ":").c_str(),
+              wall, p.build.cache.empty() ? "no compile cache" : ("cache " + p.build.cache).c_str(), p.linker.c_str(),
+              f.fgraph().toposort().size(), example::gpu_nodes(f));
   return f;
 }
 
@@ -221,6 +223,7 @@ int run(const Options& o) {
   std::printf("mlp (W3): %lld-%lld-%lld, batch %lld, %lld epochs over %lld samples\n",
               static_cast<long long>(kInputs), static_cast<long long>(o.hidden), static_cast<long long>(kClasses),
               static_cast<long long>(o.batch), static_cast<long long>(o.epochs), static_cast<long long>(o.samples));
+  std::printf("%s\n", example::device_line().c_str());
   std::mt19937_64 rng(2024);
   const std::vector<double> centres = cluster_centres(rng);
   const Dataset train_set = draw(rng, centres, o.samples);

@@ -18,7 +18,11 @@
 #include <theano/gpu/context.h>
 #include <theano/gpu/ops.h>
 #include <theano/printing.h>
+#include <theano/gradient.h>
 #include <theano/tensor/basic_ops.h>
+#include <theano/tensor/blas.h>
+#include <theano/tensor/nnet.h>
+#include <theano/tensor/reduction.h>
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/index.h>
 #include <theano/tensor/math.h>
@@ -405,7 +409,7 @@ TEST_SUITE("cuda scalar table") {
 }
 
 TEST_SUITE("cuda timings") {
-  TEST_CASE("cuda timings (informational): NVRTC cold and warm compiles of W1's and W5's CUDA units") {
+  TEST_CASE("cuda timings (informational): NVRTC cold and warm compiles of W1's, W5's and W3's CUDA units") {
     if (!codegen::nvrtc_available()) {
       MESSAGE("skipped: " << codegen::nvrtc_unavailable_reason());
       return;
@@ -415,8 +419,16 @@ TEST_SUITE("cuda timings") {
       const char* name;
       std::vector<Var> ins, outs;
     };
+    // W3's training step (the MLP: two products, tanh, softmax, the cross-entropy, their gradients).
+    Var X = matrix("X", DType::Float32), t = vector("t", DType::Int64);
+    Var W1 = matrix("W1", DType::Float32), b1 = vector("b1", DType::Float32);
+    Var W2 = matrix("W2", DType::Float32), b2 = vector("b2", DType::Float32);
+    Var loss = mean(nnet::crossentropy_categorical_1hot(nnet::softmax(dot(tanh(dot(X, W1) + b1), W2) + b2), t));
+    std::vector<Var> w3_outs = grad(loss, std::vector<Var>{W1, b1, W2, b2});
+    w3_outs.insert(w3_outs.begin(), loss);
     const std::vector<Unit> units = {{"W1", {x, y, z}, {exp(x) * y + tanh(z) - x * x / (1.0 + y)}},
-                                     {"W5", {x, y}, {(x + y) * 2.0, (x + y) * 3.0}}};
+                                     {"W5", {x, y}, {(x + y) * 2.0, (x + y) * 3.0}},
+                                     {"W3 step", {X, t, W1, b1, W2, b2}, w3_outs}};
     for (const Unit& u : units) {
       std::string source;
       {

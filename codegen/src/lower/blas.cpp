@@ -262,16 +262,7 @@ void lower_dot(NodeLowering& L) {
   const DType od = L.out(0).dtype();
   const DType dx = L.in(0).dtype(), dy = L.in(1).dtype();
   if (!c_type(od) || !c_type(dx) || !c_type(dy)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
-  w.line("const int64_t k = x0->shape[" + str(ndx - 1) + "];");
-  w.line("if (x1->shape[0] != k) " +
-         L.fail(kErrShape, "shapes are not aligned: dimension " + str(ndx - 1) +
-                               " of input 0 differs from dimension 0 of input 1"));
-  w.line("const int64_t m = " + std::string(ndx == 2 ? "x0->shape[0]" : "1") + ";");
-  w.line("const int64_t n = " + std::string(ndy == 2 ? "x1->shape[1]" : "1") + ";");
-  int od_axis = 0;
-  if (ndx == 2) w.line("o0->shape[" + str(od_axis++) + "] = m;");
-  if (ndy == 2) w.line("o0->shape[" + str(od_axis++) + "] = n;");
-  w.line(L.alloc(0));
+  emit_dot_output(L);
   const std::string ot = c_type(od);
   if (blas_dtype(od) && dx == od && dy == od) {
     const std::string t = need_kernels(L, od);
@@ -347,15 +338,7 @@ void lower_gemm(NodeLowering& L) {
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
-  // Inputs: Z, alpha, X, Y, beta.
-  w.line(read_scalar(L, 1, "alpha"));
-  w.line(read_scalar(L, 4, "beta"));
-  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = x3->shape[1];");
-  w.line("if (x3->shape[0] != k) " +
-         L.fail(kErrShape, "shapes of X (input 2) and Y (input 3) are not aligned: dimension 1 of X differs from "
-                           "dimension 0 of Y"));
-  w.line("if (x0->shape[0] != m || x0->shape[1] != n) " +
-         L.fail(kErrShape, "Z (input 0) does not have the shape of dot(X, Y) (inputs 2 and 3)"));
+  emit_gemm_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
   emit_unaliased(L, 2, op.inplace(), "X");
   emit_unaliased(L, 3, op.inplace(), "Y");
@@ -371,15 +354,7 @@ void lower_gemv(NodeLowering& L) {
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
-  // Inputs: y, alpha, A, x, beta.
-  w.line(read_scalar(L, 1, "alpha"));
-  w.line(read_scalar(L, 4, "beta"));
-  w.line("const int64_t m = x2->shape[0], n = x2->shape[1];");
-  w.line("if (x3->shape[0] != n) " +
-         L.fail(kErrShape, "shapes of A (input 2) and x (input 3) are not aligned: dimension 1 of A differs from "
-                           "the length of x"));
-  w.line("if (x0->shape[0] != m) " +
-         L.fail(kErrShape, "y (input 0) does not have the length of dot(A, x) (inputs 2 and 3)"));
+  emit_gemv_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
   emit_unaliased(L, 2, op.inplace(), "A");
   emit_unaliased(L, 3, op.inplace(), "X");
@@ -395,11 +370,7 @@ void lower_ger(NodeLowering& L) {
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
-  // Inputs: A, alpha, x, y.
-  w.line(read_scalar(L, 1, "alpha"));
-  w.line("const int64_t m = x0->shape[0], n = x0->shape[1];");
-  w.line("if (x2->shape[0] != m || x3->shape[0] != n) " +
-         L.fail(kErrShape, "A (input 0) does not have the shape of outer(x, y) (inputs 2 and 3)"));
+  emit_ger_checks(L);
   emit_output_from(L, 0, op.destructive(), "1");
   emit_unaliased(L, 2, op.destructive(), "X");
   emit_unaliased(L, 3, op.destructive(), "Y");
@@ -411,6 +382,56 @@ void lower_ger(NodeLowering& L) {
 }  // namespace
 
 void need_blas_layout(NodeLowering& L) { L.need("blas layout", kLayout); }
+
+void emit_dot_output(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const int ndx = L.in(0).ndim(), ndy = L.in(1).ndim();
+  w.line("const int64_t k = x0->shape[" + str(ndx - 1) + "];");
+  w.line("if (x1->shape[0] != k) " +
+         L.fail(kErrShape, "shapes are not aligned: dimension " + str(ndx - 1) +
+                               " of input 0 differs from dimension 0 of input 1"));
+  w.line("const int64_t m = " + std::string(ndx == 2 ? "x0->shape[0]" : "1") + ";");
+  w.line("const int64_t n = " + std::string(ndy == 2 ? "x1->shape[1]" : "1") + ";");
+  int od_axis = 0;
+  if (ndx == 2) w.line("o0->shape[" + str(od_axis++) + "] = m;");
+  if (ndy == 2) w.line("o0->shape[" + str(od_axis++) + "] = n;");
+  w.line(L.alloc(0));
+}
+
+void emit_gemm_checks(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  // Inputs: Z, alpha, X, Y, beta.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = x3->shape[1];");
+  w.line("if (x3->shape[0] != k) " +
+         L.fail(kErrShape, "shapes of X (input 2) and Y (input 3) are not aligned: dimension 1 of X differs from "
+                           "dimension 0 of Y"));
+  w.line("if (x0->shape[0] != m || x0->shape[1] != n) " +
+         L.fail(kErrShape, "Z (input 0) does not have the shape of dot(X, Y) (inputs 2 and 3)"));
+}
+
+void emit_gemv_checks(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  // Inputs: y, alpha, A, x, beta.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line(read_scalar(L, 4, "beta"));
+  w.line("const int64_t m = x2->shape[0], n = x2->shape[1];");
+  w.line("if (x3->shape[0] != n) " +
+         L.fail(kErrShape, "shapes of A (input 2) and x (input 3) are not aligned: dimension 1 of A differs from "
+                           "the length of x"));
+  w.line("if (x0->shape[0] != m) " +
+         L.fail(kErrShape, "y (input 0) does not have the length of dot(A, x) (inputs 2 and 3)"));
+}
+
+void emit_ger_checks(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  // Inputs: A, alpha, x, y.
+  w.line(read_scalar(L, 1, "alpha"));
+  w.line("const int64_t m = x0->shape[0], n = x0->shape[1];");
+  w.line("if (x2->shape[0] != m || x3->shape[0] != n) " +
+         L.fail(kErrShape, "A (input 0) does not have the shape of outer(x, y) (inputs 2 and 3)"));
+}
 
 void add_blas_lowerings(LoweringTable& t) {
   t[typeid(tensor::Dot)] = &lower_dot;

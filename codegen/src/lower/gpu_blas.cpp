@@ -68,19 +68,22 @@ int scale_kernel(NodeLowering& L) {
 }
 
 /// Emits the gemm of the op: output o0 (fresh, C-contiguous, m x n seen
-/// row-major with leading dimension `ldc`) <- alpha A B + beta o0, A and B
-/// declared by emit_operand; `alpha` / `beta` are C doubles in scope.
-void emit_gemm(NodeLowering& L, const std::string& ldc) {
+/// row-major with leading dimension `ldc`) <- alpha A (m x k) B (k x n) +
+/// beta o0, A and B declared by emit_operand; m, n, k are C expressions,
+/// `alpha` / `beta` C doubles in scope.
+void emit_gemm(NodeLowering& L, const std::string& m, const std::string& n, const std::string& k,
+               const std::string& ldc) {
   CodeWriter& w = L.body;
   const int scale = scale_kernel(L);
-  w.open("if (k == 0 || alpha == 0)");
-  w.line("if (beta == 1 || m * n == 0) return 0;");
+  const std::string mn = "(" + m + ") * (" + n + ")";  // an existing output's size: no overflow
+  w.open("if ((" + k + ") == 0 || alpha == 0)");
+  w.line("if (beta == 1 || " + mn + " == 0) return 0;");
   w.line("int64_t p[3];");
-  w.line("p[0] = m * n; p[1] = (int64_t)o0->data; __builtin_memcpy(&p[2], &beta, 8);");
-  w.line("return ctx->gpu_launch(ctx->host, " + str(scale) + ", m * n, p, 3);");
+  w.line("p[0] = " + mn + "; p[1] = (int64_t)o0->data; __builtin_memcpy(&p[2], &beta, 8);");
+  w.line("return ctx->gpu_launch(ctx->host, " + str(scale) + ", p[0], p, 3);");
   w.close();
-  w.line("return ctx->gpu_gemm(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) +
-         ", A_t, B_t, m, n, k, alpha, A, A_ld, B, B_ld, beta, o0->data, " + ldc + ");");
+  w.line("return ctx->gpu_gemm(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) + ", A_t, B_t, " + m + ", " + n +
+         ", " + k + ", alpha, A, A_ld, B, B_ld, beta, o0->data, " + ldc + ");");
 }
 
 /// o0 (fresh) <- a copy of input i where `copy_if` holds (beta != 0).
@@ -93,10 +96,6 @@ void emit_output_copy(NodeLowering& L, int i, const std::string& copy_if) {
   emit_gpu_copy(L, L.out(0).dtype(), nd, "o0->data", "o0->strides", L.x(i) + "->data", L.x(i) + "->strides",
                 L.x(i) + "->shape");
   w.close();
-}
-
-std::string read_scalar(const NodeLowering& L, int i, const std::string& name) {
-  return "const double " + name + " = (double)*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data;";
 }
 
 void prologue(NodeLowering& L) {
@@ -112,16 +111,7 @@ void lower_gpu_dot(NodeLowering& L) {
   CodeWriter& w = L.body;
   const int ndx = L.in(0).ndim(), ndy = L.in(1).ndim();
   const std::string item = item_of(L.out(0).dtype());
-  w.line("const int64_t k = x0->shape[" + str(ndx - 1) + "];");
-  w.line("if (x1->shape[0] != k) " +
-         L.fail(kErrShape, "shapes are not aligned: dimension " + str(ndx - 1) +
-                               " of input 0 differs from dimension 0 of input 1"));
-  w.line("const int64_t m = " + std::string(ndx == 2 ? "x0->shape[0]" : "1") + ";");
-  w.line("const int64_t n = " + std::string(ndy == 2 ? "x1->shape[1]" : "1") + ";");
-  int axis = 0;
-  if (ndx == 2) w.line("o0->shape[" + str(axis++) + "] = m;");
-  if (ndy == 2) w.line("o0->shape[" + str(axis++) + "] = n;");
-  w.line(L.alloc(0));
+  emit_dot_output(L);
   w.line("const double alpha = 1, beta = 0;");
   if (ndx == 2)
     emit_operand(L, "A", "x0->data", "m", "k", "x0->strides[0]", "x0->strides[1]");
@@ -131,60 +121,40 @@ void lower_gpu_dot(NodeLowering& L) {
     emit_operand(L, "B", "x1->data", "k", "n", "x1->strides[0]", "x1->strides[1]");
   else
     emit_operand(L, "B", "x1->data", "k", "1", "x1->strides[0]", item);
-  emit_gemm(L, ndy == 2 ? "(n > 1 ? n : 1)" : "1");
+  emit_gemm(L, "m", "n", "k", ndy == 2 ? "(n > 1 ? n : 1)" : "1");
 }
 
 void lower_gpu_gemm(NodeLowering& L) {
   prologue(L);
-  CodeWriter& w = L.body;
-  // Inputs: Z, alpha, X, Y, beta.
-  w.line(read_scalar(L, 1, "alpha"));
-  w.line(read_scalar(L, 4, "beta"));
-  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = x3->shape[1];");
-  w.line("if (x3->shape[0] != k) " +
-         L.fail(kErrShape, "shapes of X (input 2) and Y (input 3) are not aligned: dimension 1 of X differs from "
-                           "dimension 0 of Y"));
-  w.line("if (x0->shape[0] != m || x0->shape[1] != n) " +
-         L.fail(kErrShape, "Z (input 0) does not have the shape of dot(X, Y) (inputs 2 and 3)"));
+  emit_gemm_checks(L);
   emit_output_copy(L, 0, "beta != 0");
   emit_operand(L, "A", "x2->data", "m", "k", "x2->strides[0]", "x2->strides[1]");
   emit_operand(L, "B", "x3->data", "k", "n", "x3->strides[0]", "x3->strides[1]");
-  emit_gemm(L, "(n > 1 ? n : 1)");
+  emit_gemm(L, "m", "n", "k", "(n > 1 ? n : 1)");
 }
 
 void lower_gpu_gemv(NodeLowering& L) {
   prologue(L);
-  CodeWriter& w = L.body;
   const std::string item = item_of(L.out(0).dtype());
-  // Inputs: y, alpha, A, x, beta. y (m) <- beta y + alpha A (m x k) x (k): n = 1.
-  w.line(read_scalar(L, 1, "alpha"));
-  w.line(read_scalar(L, 4, "beta"));
-  w.line("const int64_t m = x2->shape[0], k = x2->shape[1], n = 1;");
-  w.line("if (x3->shape[0] != k) " +
-         L.fail(kErrShape, "shapes of A (input 2) and x (input 3) are not aligned: dimension 1 of A differs from "
-                           "the length of x"));
-  w.line("if (x0->shape[0] != m) " +
-         L.fail(kErrShape, "y (input 0) does not have the length of dot(A, x) (inputs 2 and 3)"));
+  // y (m) <- beta y + alpha A (m x n) x (n): a gemm of m x n by n x 1.
+  emit_gemv_checks(L);
   emit_output_copy(L, 0, "beta != 0");
-  emit_operand(L, "A", "x2->data", "m", "k", "x2->strides[0]", "x2->strides[1]");
-  emit_operand(L, "B", "x3->data", "k", "1", "x3->strides[0]", item);
-  emit_gemm(L, "1");
+  emit_operand(L, "A", "x2->data", "m", "n", "x2->strides[0]", "x2->strides[1]");
+  emit_operand(L, "B", "x3->data", "n", "1", "x3->strides[0]", item);
+  emit_gemm(L, "m", "1", "n", "1");
 }
 
 void lower_gpu_ger(NodeLowering& L) {
   prologue(L);
   CodeWriter& w = L.body;
   const std::string item = item_of(L.out(0).dtype());
-  // Inputs: A, alpha, x, y. A (m x n) <- A + alpha x (m x 1) y^T (1 x n): k = 1, beta = 1.
-  w.line(read_scalar(L, 1, "alpha"));
+  // A (m x n) <- A + alpha x (m x 1) y^T (1 x n): a gemm with k = 1, beta = 1.
+  emit_ger_checks(L);
   w.line("const double beta = 1;");
-  w.line("const int64_t m = x0->shape[0], n = x0->shape[1], k = 1;");
-  w.line("if (x2->shape[0] != m || x3->shape[0] != n) " +
-         L.fail(kErrShape, "A (input 0) does not have the shape of outer(x, y) (inputs 2 and 3)"));
   emit_output_copy(L, 0, "1");
   emit_operand(L, "A", "x2->data", "m", "1", "x2->strides[0]", item);
   emit_operand(L, "B", "x3->data", "1", "n", item, "x3->strides[0]");
-  emit_gemm(L, "(n > 1 ? n : 1)");
+  emit_gemm(L, "m", "n", "1", "(n > 1 ? n : 1)");
 }
 
 }  // namespace

@@ -278,5 +278,13 @@ void add_gpu_nnet_lowerings(LoweringTable& t);
 /// which row-major transpose flag and leading dimension. The CPU BLAS
 /// lowerings and the GPU ones (cuBLAS, lower/gpu_blas.cpp) share it.
 void need_blas_layout(NodeLowering& L);
+/// The BLAS ops' run-time shape checks and operand reads (lower/blas.cpp),
+/// one text for the CPU and the GPU lowerings. Dot: declares k, m, n (1 for
+/// a vector operand), sets o0's shape and allocates it. Gemm: alpha, beta,
+/// m, k, n. Gemv: alpha, beta, m, n (A is m x n). Ger: alpha, m, n.
+void emit_dot_output(NodeLowering& L);
+void emit_gemm_checks(NodeLowering& L);
+void emit_gemv_checks(NodeLowering& L);
+void emit_ger_checks(NodeLowering& L);
 
 }  // namespace theano::codegen::lower

@@ -214,8 +214,6 @@ std::string need_kernels(NodeLowering& L, DType d) {
 
 bool blas_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
-std::string item_of(DType d) { return str(static_cast<std::int64_t>(dtype_size(d))); }
-
 /// `double <name> = <0-d input i as double>;`
 std::string read_scalar(const NodeLowering& L, int i, const std::string& name) {
   return "const double " + name + " = (double)*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data;";

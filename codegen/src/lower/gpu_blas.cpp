@@ -18,8 +18,6 @@
 namespace theano::codegen::lower {
 namespace {
 
-std::string item_of(DType d) { return str(static_cast<std::int64_t>(dtype_size(d))); }
-
 /// Declares `const char* P; int64_t P_t, P_ld;`: the rows x cols operand at
 /// `data` with byte strides (s0, s1) as BLAS reads it, gathered into a
 /// contiguous GPU buffer when it cannot be read in place.

@@ -121,6 +121,19 @@ std::string lane_element(const LaneLayout& l, const std::string& e) {
   return s;
 }
 
+std::string indent_code(const std::string& code, int spaces) {
+  std::string out, pad(static_cast<std::size_t>(spaces), ' ');
+  std::size_t i = 0;
+  while (i < code.size()) {
+    const std::size_t j = code.find('\n', i);
+    const std::string line = code.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    out += (line.empty() ? "" : pad + line) + "\n";
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
 DType dtype_of_c_type(const std::string& name) {
   for (DType d : {DType::Float64, DType::Float32, DType::Int64, DType::UInt64, DType::Int32, DType::UInt32,
                   DType::Int16, DType::UInt16, DType::Int8, DType::UInt8, DType::Bool})

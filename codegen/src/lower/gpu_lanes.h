@@ -62,6 +62,10 @@ std::string lane_bases(const LaneLayout& l, const std::string& lane);
 /// address of element `e` of the lane whose bases lane_bases declared.
 std::string lane_element(const LaneLayout& l, const std::string& e);
 
+/// `code` with every non-empty line indented by `spaces` (kernel text built
+/// from snippets).
+std::string indent_code(const std::string& code, int spaces);
+
 /// The support function theano_lanes_merge (host code), requested once.
 void need_lanes_merge(NodeLowering& L);
 

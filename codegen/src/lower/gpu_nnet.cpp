@@ -46,31 +46,21 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
                                                                                    " / total);";
   const std::string lse = log ? "const double lse = m + log(total);\n" : "";
   auto element = [&](const std::string& stmt) { return lane_element(l, "e") + stmt + "\n"; };
-  auto indent = [](const std::string& code, const std::string& pad) {
-    std::string r;
-    std::size_t i = 0;
-    while (i < code.size()) {
-      const std::size_t j = code.find('\n', i);
-      r += pad + code.substr(i, j - i) + "\n";
-      i = j + 1;
-    }
-    return r;
-  };
   // thread: one lane a thread.
   std::string t = "extern \"C\" __global__ void " + fn + "_thread(const " + P + " p) {\n";
   t += "  const int64_t lanes = p.v[0], len = p.v[1];\n";
   t += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
   t += "  for (int64_t lane = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; lane < lanes; "
        "lane += step) {\n";
-  t += indent(lane_bases(l, "lane"), "    ");
+  t += indent_code(lane_bases(l, "lane"), 4);
   t += "    double m = -THEANO_INF, total = 0;\n";
   t += "    for (int64_t e = 0; e < len; ++e) {\n" +
-       indent(element("const double v = " + load + "; m = m < v ? v : m;"), "      ") + "    }\n";
+       indent_code(element("const double v = " + load + "; m = m < v ? v : m;"), 6) + "    }\n";
   t += "    for (int64_t e = 0; e < len; ++e) {\n" +
-       indent(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), "      ") +
+       indent_code(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), 6) +
        "    }\n";
-  t += indent(lse, "    ");
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent(element(last), "      ") + "    }\n";
+  t += indent_code(lse, 4);
+  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent_code(element(last), 6) + "    }\n";
   t += "  }\n}\n";
   const int k_thread = L.cuda->add_kernel(fn + "_thread", L.label, np, 0, "", t);
   // block: one lane a block; the maximum and the total through __syncthreads trees.
@@ -79,24 +69,24 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   b += "  const int64_t lanes = p.v[0], len = p.v[1];\n";
   b += "  const unsigned t = threadIdx.x;\n";
   b += "  for (int64_t lane = blockIdx.x; lane < lanes; lane += gridDim.x) {\n";
-  b += indent(lane_bases(l, "lane"), "    ");
+  b += indent_code(lane_bases(l, "lane"), 4);
   b += "    double m = -THEANO_INF;\n";
   b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" +
-       indent(element("const double v = " + load + "; m = m < v ? v : m;"), "      ") + "    }\n";
+       indent_code(element("const double v = " + load + "; m = m < v ? v : m;"), 6) + "    }\n";
   b += "    sh[t] = m;\n    __syncthreads();\n";
   b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
   b += "      if (t < w) sh[t] = sh[t] < sh[t + w] ? sh[t + w] : sh[t];\n      __syncthreads();\n    }\n";
   b += "    m = sh[0];\n    __syncthreads();\n";
   b += "    double total = 0;\n";
   b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" +
-       indent(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), "      ") +
+       indent_code(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), 6) +
        "    }\n";
   b += "    sh[t] = total;\n    __syncthreads();\n";
   b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
   b += "      if (t < w) sh[t] += sh[t + w];\n      __syncthreads();\n    }\n";
   b += "    total = sh[0];\n    __syncthreads();  // sh is the next lane's\n";
-  b += indent(lse, "    ");
-  b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" + indent(element(last), "      ") + "    }\n";
+  b += indent_code(lse, 4);
+  b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" + indent_code(element(last), 6) + "    }\n";
   b += "  }\n}\n";
   const int k_block = L.cuda->add_kernel(fn + "_block", L.label, np, kLaneBlock, "", b);
   w.line("if (lanes == 0 || len == 0) return 0;");

@@ -58,19 +58,6 @@ std::string loads(const LaneReduce& r) {
   return s;
 }
 
-std::string indent(const std::string& code, int spaces) {
-  std::string out, pad(static_cast<std::size_t>(spaces), ' ');
-  std::size_t i = 0;
-  while (i < code.size()) {
-    const std::size_t j = code.find('\n', i);
-    const std::string line = code.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    out += (line.empty() ? "" : pad + line) + "\n";
-    if (j == std::string::npos) break;
-    i = j + 1;
-  }
-  return out;
-}
-
 LaneKernels add_lane_reduce(NodeLowering& L, const LaneLayout& l, const LaneReduce& r) {
   cuda::CudaUnit& u = *L.cuda;
   const std::int64_t np = l.extra_base() + 2;
@@ -85,10 +72,10 @@ LaneKernels add_lane_reduce(NodeLowering& L, const LaneLayout& l, const LaneRedu
   t += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
   t += "  for (int64_t lane = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; lane < lanes; "
        "lane += step) {\n";
-  t += indent(lane_bases(l, "lane"), 4);
+  t += indent_code(lane_bases(l, "lane"), 4);
   t += "    " + r.acc_t + " a = " + r.init + ";\n";
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent(element, 6) + "    }\n";
-  t += indent(r.store, 4) + "  }\n}\n";
+  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent_code(element, 6) + "    }\n";
+  t += indent_code(r.store, 4) + "  }\n}\n";
   k.thread = u.add_kernel(fn + "_thread", L.label, np, 0, r.ns, t);
   // block: one lane (or part) a block, a tree of halvings.
   std::string b = "extern \"C\" __global__ void " + fn + "_block(const " + P + " p) {\n";
@@ -98,15 +85,15 @@ LaneKernels add_lane_reduce(NodeLowering& L, const LaneLayout& l, const LaneRedu
   b += "  const unsigned t = threadIdx.x;\n";
   b += "  for (int64_t item = blockIdx.x; item < lanes * parts; item += gridDim.x) {\n";
   b += "    const int64_t lane = item / parts, part = item % parts;\n";
-  b += indent(lane_bases(l, "lane"), 4);
+  b += indent_code(lane_bases(l, "lane"), 4);
   b += "    const int64_t lo = part * chunk, hi = len - lo < chunk ? len : lo + chunk;\n";
   b += "    " + r.acc_t + " a = " + r.init + ";\n";
-  b += "    for (int64_t e = lo + t; e < hi; e += blockDim.x) {\n" + indent(element, 6) + "    }\n";
+  b += "    for (int64_t e = lo + t; e < hi; e += blockDim.x) {\n" + indent_code(element, 6) + "    }\n";
   b += "    sh[t] = a;\n    __syncthreads();\n";
   b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
   b += "      if (t < w) sh[t] = " + r.combine + "(sh[t], sh[t + w]);\n      __syncthreads();\n    }\n";
   b += "    if (t == 0) {\n      a = sh[0];\n";
-  b += "      if (parts == 1) {\n" + indent(r.store, 8) + "      } else {\n";
+  b += "      if (parts == 1) {\n" + indent_code(r.store, 8) + "      } else {\n";
   b += "        ((" + r.acc_t + "*)p.v[" + partial + "])[item] = a;\n      }\n    }\n";
   b += "    __syncthreads();  // sh is the next item's\n  }\n}\n";
   k.block = u.add_kernel(fn + "_block", L.label, np, kLaneBlock, r.ns, b);
@@ -120,7 +107,7 @@ LaneKernels add_lane_reduce(NodeLowering& L, const LaneLayout& l, const LaneRedu
        "lane += step) {\n";
   c += "    " + r.acc_t + " a = q[lane * parts];\n";
   c += "    for (int64_t k = 1; k < parts; ++k) a = " + r.combine + "(a, q[lane * parts + k]);\n";
-  c += indent(r.store, 4) + "  }\n}\n";
+  c += indent_code(r.store, 4) + "  }\n}\n";
   k.parts = u.add_kernel(fn + "_parts", L.label, np, 0, r.ns, c);
   return k;
 }

@@ -80,6 +80,8 @@ const tensor::TensorType& ttype(const Var& v);
 bool on_gpu(const Var& v);
 /// "3" -> std::to_string, for building code text.
 inline std::string str(std::int64_t v) { return std::to_string(v); }
+/// The item size of `d` as code text ("8" for float64).
+inline std::string item_of(DType d) { return str(static_cast<std::int64_t>(dtype_size(d))); }
 /// The embedded prelude text (ABI structs, libm and cblas prototypes, helpers).
 std::string_view prelude();
 /// `extern "C"` prototypes of the libm functions generated code calls (in the

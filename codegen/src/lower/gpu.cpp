@@ -14,6 +14,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/elemwise.h>
+#include <theano/tensor/join.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/subtensor.h>
 
@@ -64,16 +65,17 @@ void lower_host_from_gpu(NodeLowering& L) {
 }
 
 /// The GPU form of a host op whose lowering touches no element on the host:
-/// the views (DimShuffle, Subtensor, Reshape when the strides allow) are the
-/// CPU's metadata code on device addresses; the copies (Alloc, Reshape
-/// otherwise) go through emit_strided_copy, which launches a copy kernel for
-/// a GPU output. L.op is the host op, so the host lowering runs as it is.
+/// the views (DimShuffle, Subtensor, Split, Reshape when the strides allow)
+/// are the CPU's metadata code on device addresses; the copies (Alloc, Join,
+/// Reshape otherwise) launch a copy kernel for a GPU output
+/// (emit_strided_copy, emit_gpu_copy). L.op is the host op, so the host lowering runs as it is.
 /// The other GpuOps (reductions, nnet, BLAS) have GPU lowerings of their own,
 /// registered by host op type (find_gpu_lowering).
 void lower_gpu_op(NodeLowering& L) {
   const Op& host = L.op;
   const bool view = dynamic_cast<const tensor::DimShuffle*>(&host) || dynamic_cast<const tensor::Alloc*>(&host) ||
-                    dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host);
+                    dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host) ||
+                    dynamic_cast<const tensor::Join*>(&host) || dynamic_cast<const tensor::Split*>(&host);
   const LowerFn fn = view ? find_lowering(host) : find_gpu_lowering(host);
   if (!fn) refuse(L.node, " (no GPU lowering for " + host.name() + ")");
   fn(L);
@@ -126,6 +128,7 @@ LowerFn find_gpu_lowering(const Op& host) {
     add_gpu_reduction_lowerings(t);
     add_gpu_blas_lowerings(t);
     add_gpu_nnet_lowerings(t);
+    add_gpu_subtensor_lowerings(t);
     return t;
   }();
   auto it = table.find(std::type_index(typeid(host)));

@@ -3,6 +3,9 @@
 #include "gpu_lanes.h"
 
 #include <theano/runtime/error.h>
+#include <theano/tensor/type.h>
+
+#include "../cuda/cuda_unit.h"
 
 namespace theano::codegen::lower {
 
@@ -132,6 +135,39 @@ std::string indent_code(const std::string& code, int spaces) {
     i = j + 1;
   }
   return out;
+}
+
+void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
+                         const std::string& launch, const std::string& tail, ErrorCode code, const std::string& head) {
+  CodeWriter& w = L.body;
+  const std::string l = L.x(li), nps = str(np);
+  const std::string init = L.fn + "_check_init";
+  const int k = L.cuda->add_kernel(init, L.label, np, 0, "",
+                                   "extern \"C\" __global__ void " + init + "(const theano_params_" + nps +
+                                       " p) {\n  if (blockIdx.x == 0 && threadIdx.x == 0) *(int64_t*)p.v[" +
+                                       str(err_at) + "] = p.v[0];\n}\n");
+  w.line("TheanoArray err;");
+  w.line("err.ndim = 1; err.dtype = " + str(static_cast<int>(DType::Int64)) + "; err.owner = -1; err.shape[0] = 1;");
+  w.line("if (int e = theano_gpu_alloc_checked(ctx, &err, -1, 8, " + c_string(L.label + ": the index check: ") +
+         ", all, " + str(L.nin()) + ")) return e;");
+  w.lines(declare_p);
+  w.line("if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", 1, p, " + nps + ")) return e;");
+  w.lines(launch);
+  w.line("int64_t bad = p[0];");
+  w.line("TheanoArray hb;");
+  w.line("hb.data = (char*)&bad; hb.ndim = 1; hb.dtype = " + str(static_cast<int>(DType::Int64)) +
+         "; hb.owner = -1; hb.shape[0] = 1; hb.strides[0] = 8;");
+  w.line("if (int e = ctx->gpu_copy(ctx->host, &hb, &err, 1)) return e;");
+  w.open("if (bad < p[0])");
+  w.line("int64_t raw = 0;");
+  w.line("TheanoArray hl = hb;");
+  w.line("hl.data = (char*)&raw; hl.dtype = " + l + "->dtype; hl.strides[0] = " + item_of(L.in(li).dtype()) + ";");
+  w.line("TheanoArray dl = hl;");
+  w.line("dl.data = " + l + "->data + bad * " + l + "->strides[0];");
+  w.line("if (int e = ctx->gpu_copy(ctx->host, &hl, &dl, 1)) return e;");
+  w.line("const int64_t value = (int64_t)*(const " + L.in_ctype(li) + "*)&raw;");
+  w.line(L.fail_int(code, head, "value", tail));
+  w.close();
 }
 
 DType dtype_of_c_type(const std::string& name) {

@@ -69,6 +69,18 @@ std::string indent_code(const std::string& code, int spaces);
 /// The support function theano_lanes_merge (host code), requested once.
 void need_lanes_merge(NodeLowering& L);
 
+/// An index check done on the device, reported by the host as perform does.
+/// The kernels record the smallest bad position j (atomicMin) in a
+/// one-element int64 GPU buffer `err` that a first kernel sets to p[0] (the
+/// count of positions); after `launch` the host downloads it and, when a
+/// position was bad, element j of input `li` (an integer vector on the GPU),
+/// and fails with `code`: "<label>: <head><value><tail>".
+/// `declare_p` declares `int64_t p[np]` with p[0] the count and p[err_at]
+/// = (int64_t)err.data; `launch` launches the op's kernels.
+void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
+                         const std::string& launch, const std::string& tail, ErrorCode code = kErrIndex,
+                         const std::string& head = "label ");
+
 /// The DType whose C type is `c_type_name` (an accumulator's byte size for a
 /// scratch buffer); InternalError when there is none.
 DType dtype_of_c_type(const std::string& c_type_name);

@@ -26,6 +26,9 @@ namespace {
 
 using cuda::kLaneBlock;
 
+/// perform's message for a label outside [0, k): "label <l>" + this.
+constexpr const char* kLabelError = " is out of range for the number of classes (coding_dist's columns)";
+
 void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
@@ -104,48 +107,6 @@ void lower_gpu_log_softmax(NodeLowering& L) {
   lower_gpu_softmax_any(L, static_cast<const tensor::nnet::LogSoftmax&>(L.op).axis(), true);
 }
 
-/// The kernel setting the label check's buffer (p.v[`at`]) to rows (p.v[0]).
-int init_kernel(NodeLowering& L, int np, int at) {
-  const std::string code = "extern \"C\" __global__ void " + L.fn + "_init(const theano_params_" + str(np) +
-                           " p) {\n  if (blockIdx.x == 0 && threadIdx.x == 0) *(int64_t*)p.v[" + str(at) +
-                           "] = p.v[0];\n}\n";
-  return L.cuda->add_kernel(L.fn + "_init", L.label, np, 0, "", code);
-}
-
-/// The cross-entropies' shared host code: the device label check's buffer
-/// `err` (the smallest bad row; rows when none), `declare_p` (statements
-/// declaring the parameter block `p`, err.data included), the `init` kernel
-/// setting err, `launch` (the op's kernels), then the download of err and
-/// of the bad row's label for perform's message. li: the labels' input.
-void emit_checked_rows(NodeLowering& L, int li, int np, int init, const std::string& declare_p,
-                       const std::string& launch) {
-  CodeWriter& w = L.body;
-  const std::string l = L.x(li);
-  w.line("TheanoArray err;");
-  w.line("err.ndim = 1; err.dtype = " + str(static_cast<int>(DType::Int64)) + "; err.owner = -1; err.shape[0] = 1;");
-  w.line("if (int e = theano_gpu_alloc_checked(ctx, &err, -1, 8, " + c_string(L.label + ": the label check: ") +
-         ", all, " + str(L.nin()) + ")) return e;");
-  w.lines(declare_p);
-  w.line("if (int e = ctx->gpu_launch(ctx->host, " + str(init) + ", 1, p, " + str(np) + ")) return e;");
-  w.lines(launch);
-  w.line("int64_t bad = rows;");
-  w.line("TheanoArray hb;");
-  w.line("hb.data = (char*)&bad; hb.ndim = 1; hb.dtype = " + str(static_cast<int>(DType::Int64)) +
-         "; hb.owner = -1; hb.shape[0] = 1; hb.strides[0] = 8;");
-  w.line("if (int e = ctx->gpu_copy(ctx->host, &hb, &err, 1)) return e;");
-  w.open("if (bad < rows)");
-  w.line("int64_t raw = 0;");
-  w.line("TheanoArray hl = hb;");
-  w.line("hl.data = (char*)&raw; hl.dtype = " + l + "->dtype; hl.strides[0] = " +
-         str(static_cast<std::int64_t>(dtype_size(L.in(li).dtype()))) + ";");
-  w.line("TheanoArray dl = hl;");
-  w.line("dl.data = " + l + "->data + bad * " + l + "->strides[0];");
-  w.line("if (int e = ctx->gpu_copy(ctx->host, &hl, &dl, 1)) return e;");
-  w.line("const int64_t lab = (int64_t)*(const " + L.in_ctype(li) + "*)&raw;");
-  w.line(L.fail_int(kErrIndex, "label ", "lab", " is out of range for the number of classes (coding_dist's columns)"));
-  w.close();
-}
-
 std::string label_load(const NodeLowering& L, int li) {
   return "(int64_t)*(const " + L.in_ctype(li) + "*)((const char*)p.v[" + str(li == 1 ? 5 : 6) + "] + i * p.v[" +
          str(li == 1 ? 6 : 7) + "])";
@@ -172,10 +133,11 @@ void lower_gpu_crossentropy(NodeLowering& L) {
   kc += "    const double v = (double)*(const " + ct + "*)((const char*)p.v[2] + i * p.v[3] + lab * p.v[4]);\n";
   kc += "    ((" + ot + "*)p.v[7])[i] = (" + ot + ")(-log(v));\n  }\n}\n";
   const int kernel = L.cuda->add_kernel(fn + "_rows", L.label, 9, 0, "", kc);
-  emit_checked_rows(L, 1, 9, init_kernel(L, 9, 8),
+  emit_device_checked(L, 1, 9, 8,
                     "int64_t p[9] = {rows, k, (int64_t)x0->data, x0->strides[0], x0->strides[1], (int64_t)x1->data, "
                     "x1->strides[0], (int64_t)o0->data, (int64_t)err.data};",
-                    "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", rows, p, 9)) return e;");
+                    "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", rows, p, 9)) return e;",
+                      kLabelError);
   w.line("return 0;");
 }
 
@@ -209,11 +171,12 @@ void lower_gpu_crossentropy_grad(NodeLowering& L) {
   r += "    ((" + ot + "*)p.v[9])[i * k + lab] = (" + ot + ")(-g / c);\n  }\n}\n";
   const int kz = L.cuda->add_kernel(fn + "_zero", L.label, 11, 0, "", z);
   const int kr = L.cuda->add_kernel(fn + "_rows", L.label, 11, 0, "", r);
-  emit_checked_rows(L, 2, 11, init_kernel(L, 11, 10),
+  emit_device_checked(L, 2, 11, 10,
                     "int64_t p[11] = {rows, k, (int64_t)x1->data, x1->strides[0], x1->strides[1], (int64_t)x0->data, "
                     "(int64_t)x2->data, x2->strides[0], x0->strides[0], (int64_t)o0->data, (int64_t)err.data};",
                     "if (int e = ctx->gpu_launch(ctx->host, " + str(kz) + ", rows * k, p, 11)) return e;\n" +
-                        "if (int e = ctx->gpu_launch(ctx->host, " + str(kr) + ", rows, p, 11)) return e;");
+                        "if (int e = ctx->gpu_launch(ctx->host, " + str(kr) + ", rows, p, 11)) return e;",
+                      kLabelError);
   w.line("return 0;");
 }
 

@@ -4,7 +4,8 @@
 // make_node): sizes must match exactly off the axis (ShapeError otherwise, as
 // perform); the output dtype is the promotion of the inputs' dtypes (safe casts,
 // so plain C conversions match perform's assign). Each input is copied into its
-// slab of the output with a strided, converting copy.
+// slab of the output with a strided, converting copy (on the GPU, GpuJoin,
+// a copy kernel: its inputs have the output's dtype).
 //
 // Split: the sizes are a run-time integer vector (any integer dtype) of
 // `len_splits` entries checked by theano_split_rule (shape_rules.h, as perform):
@@ -20,7 +21,7 @@ namespace theano::codegen::lower {
 namespace {
 
 void lower_join(NodeLowering& L) {
-  const auto& op = static_cast<const tensor::Join&>(*L.node.op());
+  const auto& op = static_cast<const tensor::Join&>(L.op);
   CodeWriter& w = L.body;
   const int nd = L.out(0).ndim();
   const int axis = op.axis();
@@ -48,13 +49,17 @@ void lower_join(NodeLowering& L) {
   for (int d = 0; d < nd; ++d)
     w.line("o0->shape[" + str(d) + "] = " + (d == axis ? std::string("total") : "x0->shape[" + str(d) + "]") + ";");
   w.line(L.alloc(0));
-  need_convert_copy(L);
   w.line("int64_t off = 0;");
+  const bool gpu = on_gpu(L.node.output(0));  // GpuJoin: inputs of the output's dtype (gpu_op_inputs)
+  if (!gpu) need_convert_copy(L);
   const std::string ot = L.out_ctype(0);
   for (int i = 0; i < nin; ++i) {
-    const std::string xi = L.x(i);
-    w.line("theano_convert_copy<" + ot + ", " + L.in_ctype(i) + ">(o0->data + off * o0->strides[" + as +
-           "], o0->strides, " + xi + "->data, " + xi + "->strides, " + xi + "->shape, " + str(nd) + ");");
+    const std::string xi = L.x(i), dst = "o0->data + off * o0->strides[" + as + "]";
+    if (gpu)
+      emit_gpu_copy(L, L.out(0).dtype(), nd, dst, "o0->strides", xi + "->data", xi + "->strides", xi + "->shape");
+    else
+      w.line("theano_convert_copy<" + ot + ", " + L.in_ctype(i) + ">(" + dst + ", o0->strides, " + xi + "->data, " +
+             xi + "->strides, " + xi + "->shape, " + str(nd) + ");");
     if (i + 1 < nin) w.line("off += " + xi + "->shape[" + as + "];");
   }
   w.line("return 0;");
@@ -62,7 +67,7 @@ void lower_join(NodeLowering& L) {
 
 void lower_split(NodeLowering& L) {
   L.cold = true;
-  const auto& op = static_cast<const tensor::Split&>(*L.node.op());
+  const auto& op = static_cast<const tensor::Split&>(L.op);
   CodeWriter& w = L.body;
   const int n = op.len_splits();
   const int axis = op.axis();

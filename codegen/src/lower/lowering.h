@@ -274,6 +274,7 @@ LowerFn find_gpu_lowering(const Op& host);
 void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);
+void add_gpu_subtensor_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with

@@ -41,6 +41,23 @@ static inline double theano_bits_double(int64_t v) { double d; __builtin_memcpy(
 #define THEANO_INF __longlong_as_double(0x7ff0000000000000LL)
 #define THEANO_NAN __longlong_as_double(0x7ff8000000000000LL)
 static inline double theano_bits_double(int64_t v) { return __longlong_as_double((long long)v); }
+// NVRTC lacks the GCC builtins the shape rules (shape_rules.h) use: exact
+// int64 forms of the checked product and sum, and the libm / memcpy calls.
+static inline bool theano_cuda_mul_overflow(int64_t a, int64_t b, int64_t* r) {
+  const long long lo = (long long)((unsigned long long)a * (unsigned long long)b);
+  const long long hi = __mul64hi((long long)a, (long long)b);
+  *r = (int64_t)lo;
+  return hi != (lo < 0 ? -1LL : 0LL);
+}
+static inline bool theano_cuda_add_overflow(int64_t a, int64_t b, int64_t* r) {
+  const int64_t s = (int64_t)((unsigned long long)a + (unsigned long long)b);
+  *r = s;
+  return (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0);
+}
+#define __builtin_mul_overflow(a, b, r) theano_cuda_mul_overflow((a), (b), (r))
+#define __builtin_add_overflow(a, b, r) theano_cuda_add_overflow((a), (b), (r))
+#define __builtin_ceil ceil
+#define __builtin_memcpy memcpy
 #endif
 )PRELUDE";
 
@@ -390,8 +407,10 @@ std::string_view libm_prototypes() { return kLibmPrototypes; }
 std::string_view cuda_prelude() {
   // NVRTC provides the libm functions (exp, floor, ...) as device functions
   // with no include; the emulation shim declares them for the host compiler.
+  // The shape rules come too: kernels check indices by the rules perform runs.
   static const std::string text = std::string(kPreludeHead) + "#define THEANO_CUDA 1\n" +
-                                  std::string(kCudaSpecials) + kScalarConvertText + std::string(kScalarHelpers);
+                                  std::string(kCudaSpecials) + kShapeRulesText + kScalarConvertText +
+                                  std::string(kScalarHelpers);
   return text;
 }
 

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "lowering.h"
+#include "subtensor_code.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -39,10 +40,8 @@ std::string read_int_input(const NodeLowering& L, int i) {
   return "(int64_t)*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data";
 }
 
-/// Emits code computing the view `src[idx]` as `char* <p>` with shape and
-/// strides in `int64_t <p>_shape[]`, `<p>_strides[]` (at least one element each).
-/// Symbolic bounds are node inputs sym0, sym0 + 1, ... in idx_list order.
-/// Returns the view's ndim.
+}  // namespace
+
 int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& src, int sym0, const std::string& p) {
   CodeWriter& w = L.body;
   int vnd = 0;
@@ -106,6 +105,8 @@ int emit_index(NodeLowering& L, const IdxList& idx, int xnd, const std::string& 
   w.line("char* " + p + " = (" + empty + ") ? " + src + "->data : " + src + "->data + " + p + "_off;");
   return vnd;
 }
+
+namespace {
 
 /// One operand of a nested strided loop: a pointer variable prefix, its start
 /// expression, its element type and the byte stride of loop dimension j.
@@ -179,14 +180,9 @@ void emit_loops(CodeWriter& w, int nd, const std::function<std::string(int)>& sh
   for (int j = 0; j < nd - 1; ++j) w.close();
 }
 
-/// The update statement `*dst = y` or `*dst += y` with y converted to the
-/// destination dtype first (perform's astype, then add in that dtype).
+/// The update statement `*dst = y` or `*dst += y` (update_expr).
 std::string update_stmt(DType xd, bool set, const std::string& dst, const std::string& src) {
-  const std::string xt = c_type(xd);
-  const std::string yv = "(" + xt + ")*" + src;
-  if (set) return "*" + dst + " = " + yv + ";";
-  if (xd == DType::Bool) return "*" + dst + " = *" + dst + " || " + yv + ";";
-  return "*" + dst + " = (" + xt + ")(*" + dst + " + " + yv + ");";
+  return "*" + dst + " = " + update_expr(xd, set, "*" + dst, "*" + src) + ";";
 }
 
 void lower_subtensor(NodeLowering& L) {
@@ -203,6 +199,18 @@ void lower_subtensor(NodeLowering& L) {
   w.line("(void)v_shape; (void)v_strides;");
   w.line("return 0;");
 }
+
+}  // namespace
+
+std::string update_expr(DType xd, bool set, const std::string& old, const std::string& y) {
+  const std::string xt = c_type(xd);
+  const std::string yv = "(" + xt + ")" + y;
+  if (set) return yv;
+  if (xd == DType::Bool) return "(" + old + " || " + yv + ")";
+  return "(" + xt + ")(" + old + " + " + yv + ")";
+}
+
+namespace {
 
 /// Output o0 = x0 (a view when `inplace`, declared in destroy_map), else a copy.
 void emit_x_copy(NodeLowering& L, bool inplace) {
@@ -222,9 +230,8 @@ void emit_x_copy(NodeLowering& L, bool inplace) {
   w.line("theano_copy(o0, x0, " + str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype()))) + ");");
 }
 
-/// ShapeError unless y (input 1) broadcasts to the shape `target(j)`
-/// (right-aligned; only a dimension whose type says 1 broadcasts), by the rule
-/// perform applies (theano_broadcast_to_rule).
+}  // namespace
+
 void emit_value_check(NodeLowering& L, int tnd, const std::function<std::string(int)>& target) {
   std::string dims;
   for (int j = 0; j < tnd; ++j) dims += (j ? ", " : "") + target(j);
@@ -233,8 +240,6 @@ void emit_value_check(NodeLowering& L, int tnd, const std::function<std::string(
   emit_broadcast_to_check(L, 1, "indexed_shape", tnd, true, "the value");
 }
 
-/// Declares `ys<j>`: the byte stride of y (input 1) along dimension j of the
-/// `tnd`-d target it broadcasts to (0 for missing and size-1 dimensions).
 void emit_value_strides(NodeLowering& L, int tnd) {
   const int off = tnd - L.in(1).ndim();
   for (int j = 0; j < tnd; ++j) {
@@ -243,6 +248,8 @@ void emit_value_strides(NodeLowering& L, int tnd) {
                 (j < off ? std::string("0") : "x1->shape[" + js + "] == 1 ? 0 : x1->strides[" + js + "]") + ";");
   }
 }
+
+namespace {
 
 void lower_inc_subtensor(NodeLowering& L) {
   const auto& op = static_cast<const tensor::IncSubtensor&>(*L.node.op());
@@ -265,6 +272,12 @@ void lower_inc_subtensor(NodeLowering& L) {
   w.line("return 0;");
 }
 
+}  // namespace
+
+std::string index_error_text() { return " is out of bounds for axis 0 of input 0 (advanced indexing)"; }
+
+namespace {
+
 /// int64_t i = ilist[j] (input `il`), checked against n and wrapped.
 void emit_checked_index(NodeLowering& L, int il) {
   CodeWriter& w = L.body;
@@ -272,7 +285,7 @@ void emit_checked_index(NodeLowering& L, int il) {
   w.line("int64_t i = (int64_t)*(const " + L.in_ctype(il) + "*)(" + xi + "->data + j * " + xi + "->strides[0]);");
   // The rule perform runs too (shape_rules.h).
   w.line("if (theano_index_rule(n, i, &i) != THEANO_RULE_OK) " +
-         L.fail_int(kErrIndex, "index ", "i", " is out of bounds for axis 0 of input 0 (advanced indexing)"));
+         L.fail_int(kErrIndex, "index ", "i", index_error_text()));
 }
 
 void lower_advanced_subtensor1(NodeLowering& L) {

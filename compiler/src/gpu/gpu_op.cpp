@@ -5,6 +5,7 @@
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/join.h"
 #include "theano/tensor/nnet.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/shape.h"
@@ -97,14 +98,37 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
   };
   // Views and shape ops: the array; the shape and index inputs stay host scalars.
   if (dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op) ||
-      dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op))
+      dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op) ||
+      dynamic_cast<const tensor::Split*>(&op))
     return only({0});
+  // Join: every input, copied by a kernel of the output's dtype.
+  if (dynamic_cast<const tensor::Join*>(&op)) {
+    const tensor::TensorType* out = tensor::tensor_type(node.output(0));
+    for (const Var& v : node.inputs()) {
+      const tensor::TensorType* t = tensor::tensor_type(v);
+      if (!out || !t || t->dtype() != out->dtype()) return std::nullopt;
+    }
+    return std::vector<bool>(n, true);
+  }
   // Reductions and the nnet ops: every input (a fused reduction's too; the labels).
   if (dynamic_cast<const tensor::CAReduce*>(&op) || dynamic_cast<const tensor::ArgReduce*>(&op) ||
       dynamic_cast<const tensor::nnet::Softmax*>(&op) || dynamic_cast<const tensor::nnet::LogSoftmax*>(&op) ||
       dynamic_cast<const tensor::nnet::CrossentropyCategorical1Hot*>(&op) ||
       dynamic_cast<const tensor::nnet::CrossentropyCategorical1HotGrad*>(&op))
     return std::vector<bool>(n, true);
+  // Indexing that writes or gathers: x and the value (IncSubtensor's bounds
+  // stay host scalars); the advanced ops' index vector too. Increments
+  // repeated by AdvancedIncSubtensor1 need an atomic add of x's dtype.
+  if (dynamic_cast<const tensor::IncSubtensor*>(&op)) return only({0, 1});
+  if (dynamic_cast<const tensor::AdvancedSubtensor1*>(&op)) return std::vector<bool>(n, true);
+  if (const auto* a = dynamic_cast<const tensor::AdvancedIncSubtensor1*>(&op)) {
+    const tensor::TensorType* x = tensor::tensor_type(node.input(0));
+    const bool atomic = x && (x->dtype() == DType::Float32 || x->dtype() == DType::Float64 ||
+                              x->dtype() == DType::Int32 || x->dtype() == DType::UInt32 ||
+                              x->dtype() == DType::Int64 || x->dtype() == DType::UInt64);
+    if (!a->set_instead_of_inc() && !atomic) return std::nullopt;
+    return std::vector<bool>(n, true);
+  }
   // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.
   const bool blas = dynamic_cast<const tensor::Dot*>(&op) || dynamic_cast<const tensor::Dot22*>(&op) ||
                     dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||

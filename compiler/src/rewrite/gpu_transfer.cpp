@@ -7,13 +7,13 @@
 /// 1. Seed (Theano's InputToGpuOptimizer): every graph input x of a dtype the
 ///    GPU handles is used through `HostFromGpu(GpuFromHost(x))`.
 /// 2. Move: an Elemwise (Composite included) or a host op with a GPU form
-///    (gpu::gpu_op_inputs: views, Alloc, reductions, Argmax, softmax, the
-///    cross-entropies, the BLAS ops) whose data input comes from the GPU (a
+///    (gpu::gpu_op_inputs: views, Alloc, Join, Split, the indexing ops,
+///    reductions, Argmax, softmax, the cross-entropies, the BLAS ops) whose data input comes from the GPU (a
 ///    HostFromGpu) or whose output goes to the GPU (a GpuFromHost client)
 ///    becomes its GPU form over transferred
 ///    inputs, `HostFromGpu(GpuElemwise(GpuFromHost(x), ...))`, repeated to a
 ///    fixed point, so a chain of such nodes moves as a whole while a node
-///    between two CPU-only ops (join -> exp -> join) stays on the CPU. Only
+///    between two CPU-only ops (joins of mixed dtypes) stays on the CPU. Only
 ///    elementwise ops with a C expression move (the kernels are made from it).
 /// 3. Views back: a view (DimShuffle, Subtensor, Reshape) of a value seeded
 ///    from the host whose every client is a transfer back, e.g. `x.T` read
@@ -64,7 +64,7 @@ struct GpuForm {
 /// An Elemwise the CUDA emitter can compile (no inplace pattern, a C
 /// expression for its scalar code, a kernel parameter block within CUDA's
 /// limit), or a host op with a GPU form (gpu::gpu_op_inputs: views, Alloc,
-/// reductions, softmax, the cross-entropies, BLAS), with every data input and
+/// Join, indexing, reductions, softmax, the cross-entropies, BLAS), with every data input and
 /// output of a GPU-supported dtype; nullopt otherwise.
 std::optional<GpuForm> gpu_form(const Apply& node) {
   const Op& op = *node.op();

@@ -130,8 +130,8 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
                  const RunInfo& run) {
   std::string dtypes;
   for (const auto& d : run.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + d;
-  std::fprintf(out, "theano-cpp bench/run: W1..W7 of workloads.md (%s%s)\n", dtypes.c_str(),
-               run.quick ? ", --quick" : "");
+  std::fprintf(out, "theano-cpp bench/run: W1..W7 of workloads.md (%s%s), device %s\n", dtypes.c_str(),
+               run.quick ? ", --quick" : "", run.device.c_str());
   std::fprintf(out, "machine: %d cores (%s), loop threads %d%s; OpenBLAS %s (%s, %d threads); LLVM %s; %s\n", m.cores,
                m.cpu.c_str(), m.loop_threads, m.threads_flag.empty() ? "" : " (THEANO_FLAGS threads)",
                m.openblas_version.c_str(), m.openblas_core.c_str(), m.blas_threads, m.llvm_version.c_str(),
@@ -271,6 +271,7 @@ Json report_json(const MachineInfo& m, const Limits& limits, const std::vector<R
   }
   Json run_j = Json::object()
                    .set("command", run.command)
+                   .set("device", run.device)
                    .set("dtypes", dtypes)
                    .set("quick", run.quick)
                    .set("samples", run.reps)

@@ -71,6 +71,7 @@ struct RunInfo {
   int warm_runs = 0;  ///< warm processes per workload
   double wall_s = 0;
   std::string command;  ///< the command line
+  std::string device = "cpu";  ///< the GPU context the workloads compiled for, or "cpu"
 };
 
 /// Fills a row's ratio, target, target_met, miss, why and compile checks.

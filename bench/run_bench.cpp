@@ -22,6 +22,7 @@
 // Exit status: 0, or 1 when a checksum does not match, a workload fails, or
 // a compile measurement fails; 2 on a usage error. Missed targets are
 // reported, never an error.
+#include <theano/gpu/context.h>
 #include <theano/theano.hpp>
 
 #include <sys/resource.h>
@@ -54,6 +55,7 @@ namespace {
 const char* const kUsage =
     "usage: %s [--only W1,W6] [--dtype float64|float32|all] [--json FILE] [--quick]\n"
     "          [--reps N] [--cold-runs N] [--warm-runs N] [--skip-compile] [--print-graph]\n"
+    "          [--device cpu|cuda|cuda<N>|auto|emulated]\n"
     "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s; a name also selects\n"
     "               its variants (W1: W1, W1s; W4: W4a-c; W6: W6, W6t; W7: W7, W7s)\n"
     "  --dtype      float64 (default), float32, or all (both)\n"
@@ -63,12 +65,16 @@ const char* const kUsage =
     "  --cold-runs N  cold compile processes per workload, each on an empty compiledir (default 3)\n"
     "  --warm-runs N  warm compile processes per workload (default 5)\n"
     "  --skip-compile  no compile measurement (no child processes)\n"
-    "  --print-graph   print each optimized graph and the rewrites that fired\n";
+    "  --print-graph   print each optimized graph and the rewrites that fired\n"
+    "  --device D   THEANO_FLAGS device for every compile (the compile processes too): the\n"
+    "               workloads run on that GPU with the same checksums (inputs are host arrays,\n"
+    "               so call times include the transfers); default: THEANO_FLAGS' device, or cpu\n";
 
 struct Options {
   std::vector<std::string> ids;
   std::vector<std::string> dtypes{"float64"};
   std::string json;
+  std::string device;  ///< --device: appended to THEANO_FLAGS
   bool quick = false, skip_compile = false, print_graph = false;
   int reps = 0, cold_runs = 0, warm_runs = 0;  // 0: default for the mode
 };
@@ -120,6 +126,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.skip_compile = true;
     } else if (a == "--print-graph") {
       o.print_graph = true;
+    } else if (a == "--device" && has_value) {
+      o.device = argv[++i];
     } else {
       return false;
     }
@@ -286,6 +294,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, kUsage, "bench/run");
     return 2;
   }
+  if (!o.device.empty()) {
+    // Before the first config() read; the compile processes inherit it.
+    const char* user = std::getenv("THEANO_FLAGS");
+    const std::string flags = (user && *user ? std::string(user) + "," : std::string()) + "device=" + o.device;
+    ::setenv("THEANO_FLAGS", flags.c_str(), 1);
+  }
+  std::string device = "cpu";
+  try {
+    if (const std::optional<std::string> ctx = gpu::selected_context()) device = *ctx;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench/run: %s\n", e.what());
+    return 2;
+  }
   const auto start = Clock::now();
   // Before anything starts threads or sets OpenBLAS's thread count.
   const bench::MachineInfo machine = bench::machine_info();
@@ -361,6 +382,7 @@ int main(int argc, char** argv) {
   run.cold_runs = o.cold_runs;
   run.warm_runs = o.warm_runs;
   run.command = command_line(argc, argv);
+  run.device = device;
   for (bench::Row& r : rows) bench::evaluate(r, limits);
   run.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
 

@@ -2,8 +2,8 @@
 # The GPU check (issue 16), for a machine with an NVIDIA GPU and driver:
 # builds the Release tree, runs every CUDA test (`ctest -R cuda`: NVRTC, the
 # host-emulated device, and the real-GPU tests, which skip elsewhere), then
-# a training loop whose weights live on the GPU (examples/gpu_training), and
-# the elementwise workloads W1 and W5 on the GPU (THEANO_FLAGS device=cuda,
+# a training loop whose weights live on the GPU (examples/gpu_training), the
+# demos with device=cuda, and W1..W7 on the GPU (bench/run --device cuda,
 # checksums verified) beside the CPU, so their figures can go into
 # bench/README.md.
 #
@@ -33,9 +33,14 @@ echo "== the real-GPU tests ran (not skipped)"
 echo "== training with the weights in GPU shared variables (examples/gpu_training) beside the CPU"
 "$build/examples/gpu_training" --device cuda --steps 200 --feats 784 --samples 4096 | grep -v "^ |"
 
+echo "== the demos with device=cuda (the same figures as on the CPU)"
+THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$build/examples/logistic_regression" --steps 2000 --every 1000
+THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$build/examples/mlp" --epochs 3 --dot /tmp/gpu-check-mlp.dot |
+  grep -v "^ *[0-9.]*% "
+
 if [ "$bench" = 1 ]; then
-  echo "== W1, W5 on the GPU (device=cuda)"
-  THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$root/bench/run" --only W1,W5 --dtype all
-  echo "== W1, W5 on the CPU, same machine, for the ratio"
-  "$root/bench/run" --only W1,W5 --dtype all
+  echo "== W1..W7 on the GPU (bench/run --device cuda; checksums verified)"
+  "$root/bench/run" --device cuda --dtype all --skip-compile
+  echo "== W1..W7 on the CPU, same machine, for the ratios"
+  "$root/bench/run" --dtype all --skip-compile
 fi

@@ -89,6 +89,12 @@ class CudaUnit {
   /// The parameter struct theano_params_<nparams>.
   void need_params(std::int64_t nparams);
 
+  /// Asks NVRTC not to contract multiplies and adds into FMAs in this unit
+  /// (--fmad=false): the random kernels then round as perform's (the
+  /// emulation compiles them with clang's `fp contract(off)` pragma).
+  void need_exact_fp() { exact_fp_ = true; }
+  bool exact_fp() const { return exact_fp_; }
+
   /// The number of the kernel named `name`, or -1 (kernels shared by nodes).
   int find_kernel(const std::string& name) const;
 
@@ -101,6 +107,7 @@ class CudaUnit {
   std::vector<KernelInfo> kernels_;
   std::map<std::pair<DType, int>, int> copies_;  // (dtype, rank) -> add_copy's kernel
   std::set<std::string> support_keys_;
+  bool exact_fp_ = false;
   CodeWriter support_;
   CodeWriter kernels_code_;
 };

@@ -245,7 +245,9 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
     stats_.compile_ms = loaded_->emulated->cache_hit() ? 0 : loaded_->emulated->compile_ms();
     return;
   }
-  const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), NvrtcOptions{}, cache, origin);
+  NvrtcOptions nvrtc;
+  if (unit.exact_fp()) nvrtc.extra.push_back("--fmad=false");
+  const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), nvrtc, cache, origin);
   stats_.image = std::string(image.cubin ? "cubin " : "ptx ") + image.arch;
   stats_.cache = !cache ? "off" : image.cache_hit ? "hit" : "miss";
   stats_.compile_ms = image.cache_hit ? 0 : image.compile_ms;  // this process's compile time

@@ -137,10 +137,10 @@ std::string indent_code(const std::string& code, int spaces) {
   return out;
 }
 
-void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
-                         const std::string& launch, const std::string& tail, ErrorCode code, const std::string& head) {
+void emit_device_check(NodeLowering& L, int np, int err_at, const std::string& declare_p, const std::string& launch,
+                       const std::function<void(CodeWriter&)>& report) {
   CodeWriter& w = L.body;
-  const std::string l = L.x(li), nps = str(np);
+  const std::string nps = str(np);
   const std::string init = L.fn + "_check_init";
   const int k = L.cuda->add_kernel(init, L.label, np, 0, "",
                                    "extern \"C\" __global__ void " + init + "(const theano_params_" + nps +
@@ -148,26 +148,41 @@ void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std:
                                        str(err_at) + "] = p.v[0];\n}\n");
   w.line("TheanoArray err;");
   w.line("err.ndim = 1; err.dtype = " + str(static_cast<int>(DType::Int64)) + "; err.owner = -1; err.shape[0] = 1;");
-  w.line("if (int e = theano_gpu_alloc_checked(ctx, &err, -1, 8, " + c_string(L.label + ": the index check: ") +
+  w.line("if (int e = theano_gpu_alloc_checked(ctx, &err, -1, 8, " + c_string(L.label + ": the device check: ") +
          ", all, " + str(L.nin()) + ")) return e;");
   w.lines(declare_p);
   w.line("if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", 1, p, " + nps + ")) return e;");
   w.lines(launch);
-  w.line("int64_t bad = p[0];");
+  w.line("int64_t first_bad = p[0];");
+  w.open("");
   w.line("TheanoArray hb;");
-  w.line("hb.data = (char*)&bad; hb.ndim = 1; hb.dtype = " + str(static_cast<int>(DType::Int64)) +
+  w.line("hb.data = (char*)&first_bad; hb.ndim = 1; hb.dtype = " + str(static_cast<int>(DType::Int64)) +
          "; hb.owner = -1; hb.shape[0] = 1; hb.strides[0] = 8;");
   w.line("if (int e = ctx->gpu_copy(ctx->host, &hb, &err, 1)) return e;");
-  w.open("if (bad < p[0])");
-  w.line("int64_t raw = 0;");
-  w.line("TheanoArray hl = hb;");
-  w.line("hl.data = (char*)&raw; hl.dtype = " + l + "->dtype; hl.strides[0] = " + item_of(L.in(li).dtype()) + ";");
-  w.line("TheanoArray dl = hl;");
-  w.line("dl.data = " + l + "->data + bad * " + l + "->strides[0];");
-  w.line("if (int e = ctx->gpu_copy(ctx->host, &hl, &dl, 1)) return e;");
-  w.line("const int64_t value = (int64_t)*(const " + L.in_ctype(li) + "*)&raw;");
-  w.line(L.fail_int(code, head, "value", tail));
   w.close();
+  w.open("if (first_bad < p[0])");
+  report(w);
+  w.close();
+}
+
+std::string download_element(const std::string& array, const std::string& offset, const std::string& ctype,
+                             const std::string& var) {
+  std::string s = ctype + " " + var + " = 0;\n{\n";
+  s += "  TheanoArray h, d;\n";
+  s += "  h.data = (char*)&" + var + "; h.ndim = 1; h.dtype = " + array + "->dtype; h.owner = -1; h.shape[0] = 1;\n";
+  s += "  h.strides[0] = (int64_t)sizeof(" + ctype + ");\n";
+  s += "  d = h;\n  d.data = " + array + "->data + " + offset + ";\n";
+  s += "  if (int e = ctx->gpu_copy(ctx->host, &h, &d, 1)) return e;\n}";
+  return s;
+}
+
+void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
+                         const std::string& launch, const std::string& tail, ErrorCode code, const std::string& head) {
+  emit_device_check(L, np, err_at, declare_p, launch, [&](CodeWriter& w) {
+    w.lines(download_element(L.x(li), "first_bad * " + L.x(li) + "->strides[0]", L.in_ctype(li), "raw"));
+    w.line("const int64_t value = (int64_t)raw;");
+    w.line(L.fail_int(code, head, "value", tail));
+  });
 }
 
 DType dtype_of_c_type(const std::string& name) {

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,17 +70,27 @@ std::string indent_code(const std::string& code, int spaces);
 /// The support function theano_lanes_merge (host code), requested once.
 void need_lanes_merge(NodeLowering& L);
 
-/// An index check done on the device, reported by the host as perform does.
-/// The kernels record the smallest bad position j (atomicMin) in a
-/// one-element int64 GPU buffer `err` that a first kernel sets to p[0] (the
-/// count of positions); after `launch` the host downloads it and, when a
-/// position was bad, element j of input `li` (an integer vector on the GPU),
-/// and fails with `code`: "<label>: <head><value><tail>".
+/// A check done on the device, reported by the host as perform does. The
+/// kernels record the smallest bad position (atomicMin) in a one-element
+/// int64 GPU buffer `err` that a first kernel sets to p[0] (the count of
+/// positions); after `launch` the host downloads it into `int64_t first_bad`
+/// and, when first_bad < p[0], runs the statements `report` emits (they fail
+/// the call).
 /// `declare_p` declares `int64_t p[np]` with p[0] the count and p[err_at]
 /// = (int64_t)err.data; `launch` launches the op's kernels.
+void emit_device_check(NodeLowering& L, int np, int err_at, const std::string& declare_p, const std::string& launch,
+                       const std::function<void(CodeWriter&)>& report);
+/// emit_device_check whose report is perform's message about element `first_bad`
+/// of input `li` (an integer vector on the GPU, downloaded):
+/// "<label>: <head><value><tail>", error `code`.
 void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
                          const std::string& launch, const std::string& tail, ErrorCode code = kErrIndex,
                          const std::string& head = "label ");
+/// Statements downloading one element of the GPU array `array` (a C
+/// expression of `const TheanoArray*`) at byte offset `offset` into the
+/// host variable `var` of C type `ctype` (declared here).
+std::string download_element(const std::string& array, const std::string& offset, const std::string& ctype,
+                             const std::string& var);
 
 /// The DType whose C type is `c_type_name` (an accumulator's byte size for a
 /// scratch buffer); InternalError when there is none.

@@ -275,6 +275,7 @@ void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);
 void add_gpu_subtensor_lowerings(LoweringTable& t);
+void add_gpu_random_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with

@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "lowering.h"
+#include "random_code.h"
 
 namespace theano::codegen::lower {
 
@@ -56,17 +57,16 @@ std::pair<double, double> int_range(DType d) {
   return r;
 }
 
-void lower_random(NodeLowering& L) {
-  const Apply& node = L.node;
-  const auto& op = static_cast<const tensor::RandomFunction&>(*node.op());
+}  // namespace
+
+void emit_random_prefix(NodeLowering& L) {
+  L.need("random_kernels", kRandomKernelsText);  // the call's key (and the CPU's draws)
+  const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
   const tensor::Distribution dist = op.distribution();
   const int di = static_cast<int>(dist);
   const int nd = L.out(1).ndim();
   const int pnd[2] = {L.in(2).ndim(), L.in(3).ndim()};
-  const DType out_dt = L.out(1).dtype();
-  const std::string ot = c_type(out_dt);
   const std::string nds = str(std::max(nd, 1));
-  L.need("random_kernels", kRandomKernelsText);
 
   CodeWriter& w = L.body;
   // The state.
@@ -147,12 +147,58 @@ void lower_random(NodeLowering& L) {
   w.line("if (n == 0) return 0;");
   w.line("uint32_t key[2];");
   w.line("theano_philox_call_key(seed, counter, key);");
+}
+
+std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowering& L) {
+  const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
+  const DType out_dt = L.out(1).dtype();
+  std::vector<std::pair<std::string, std::string>> c;
+  switch (op.distribution()) {
+    case tensor::Distribution::Uniform:
+      break;
+    case tensor::Distribution::Normal:
+      c.emplace_back("!(b >= 0)", L.fail_int(kErrValue, "std must be >= 0; element ", "i", " is negative or NaN"));
+      break;
+    case tensor::Distribution::Binomial:
+      c.emplace_back("a < 0", L.fail_int(kErrValue, "n must be >= 0, got ", "a"));
+      c.emplace_back("!(b >= 0 && b <= 1)", L.fail_int(kErrValue, "p must be in [0, 1]; element ", "i", " is not"));
+      break;
+    case tensor::Distribution::Integers: {
+      const auto [dmin, dmax] = int_range(out_dt);
+      c.emplace_back("!(a < b)", L.fail_int(kErrValue, "low must be < high; element ", "i", " is not"));
+      c.emplace_back("!((double)a >= " + double_literal(dmin) + " && (double)b - 1 <= " + double_literal(dmax) + ")",
+                     L.fail_int(kErrValue, "the range [low, high) of element ", "i",
+                                " does not fit dtype " + std::string(dtype_name(out_dt))));
+      break;
+    }
+  }
+  return c;
+}
+
+std::pair<std::string, std::string> random_param_types(const NodeLowering& L) {
+  const tensor::Distribution dist = static_cast<const tensor::RandomFunction&>(L.op).distribution();
+  const bool int_p0 = dist == tensor::Distribution::Integers || dist == tensor::Distribution::Binomial;
+  const bool int_p1 = dist == tensor::Distribution::Integers;
+  return {int_p0 ? "int64_t" : "double", int_p1 ? "int64_t" : "double"};
+}
+
+std::string random_kernels_text() { return kRandomKernelsText; }
+
+namespace {
+
+void lower_random(NodeLowering& L) {
+  const auto& op = static_cast<const tensor::RandomFunction&>(*L.node.op());
+  const tensor::Distribution dist = op.distribution();
+  const int nd = L.out(1).ndim();
+  const DType out_dt = L.out(1).dtype();
+  const std::string ot = c_type(out_dt);
+  const std::string nds = str(std::max(nd, 1));
+  emit_random_prefix(L);
+  CodeWriter& w = L.body;
   w.line(ot + "* __restrict po = (" + ot + "*)o1->data;");
 
   // The element loop: i in C order, the parameters' byte offsets alongside.
-  const bool int_p0 = dist == tensor::Distribution::Integers || dist == tensor::Distribution::Binomial;
-  const bool int_p1 = dist == tensor::Distribution::Integers;
-  const std::string t0 = int_p0 ? "int64_t" : "double", t1 = int_p1 ? "int64_t" : "double";
+  const auto [t0, t1] = random_param_types(L);
   const std::string single = out_dt == DType::Float64 ? "0" : "1";
   if (dist == tensor::Distribution::Uniform || dist == tensor::Distribution::Normal) {
     w.line("TheanoDenseWords dw;");
@@ -164,34 +210,26 @@ void lower_random(NodeLowering& L) {
   w.open("for (int64_t i = 0; i < n; ++i)");
   w.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
   w.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(x3->data + off1);");
+  for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
   switch (dist) {
     case tensor::Distribution::Uniform:
       w.line("po[i] = (" + ot + ")theano_uniform_one(&dw, i, a, b, " + single + ");");
       break;
     case tensor::Distribution::Normal:
-      w.line("if (!(b >= 0)) " + L.fail_int(kErrValue, "std must be >= 0; element ", "i", " is negative or NaN"));
       // A pair (2j, 2j + 1) shares its two uniforms; even i computes it.
       w.line("if ((i & 1) == 0) theano_normal_pair(&dw, i, " + single + ", &radius, &theta);");
       w.line("po[i] = (" + ot + ")theano_normal_one(a, b, radius, theta, (i & 1) != 0);");
       break;
     case tensor::Distribution::Binomial:
-      w.line("if (a < 0) " + L.fail_int(kErrValue, "n must be >= 0, got ", "a"));
-      w.line("if (!(b >= 0 && b <= 1)) " + L.fail_int(kErrValue, "p must be in [0, 1]; element ", "i", " is not"));
       w.line("TheanoSubStream s;");
       w.line("theano_sub_init(&s, key, (uint64_t)i);");
       w.line("po[i] = (" + ot + ")theano_binomial_one(&s, a, b);");
       break;
-    case tensor::Distribution::Integers: {
-      const auto [dmin, dmax] = int_range(out_dt);
-      w.line("if (!(a < b)) " + L.fail_int(kErrValue, "low must be < high; element ", "i", " is not"));
-      w.line("if (!((double)a >= " + double_literal(dmin) + " && (double)b - 1 <= " + double_literal(dmax) + ")) " +
-             L.fail_int(kErrValue, "the range [low, high) of element ", "i",
-                        " does not fit dtype " + std::string(dtype_name(out_dt))));
+    case tensor::Distribution::Integers:
       w.line("TheanoSubStream s;");
       w.line("theano_sub_init(&s, key, (uint64_t)i);");
       w.line("po[i] = (" + ot + ")theano_integers_one(&s, a, b);");
       break;
-    }
   }
   // Advance the multi-index and the parameter offsets.
   for (int d = nd - 1; d >= 0; --d) {

@@ -1,5 +1,7 @@
 // GpuOp (gpu/ops.h): a host op's GPU form, typed and performed through its
 // host twin node.
+#include <algorithm>
+
 #include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/basic_ops.h"
@@ -7,20 +9,31 @@
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/nnet.h"
+#include "theano/tensor/random.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::gpu {
 
-GpuOp::GpuOp(OpPtr host, std::vector<bool> gpu_inputs)
-    : host_(std::move(host)), gpu_inputs_(std::move(gpu_inputs)), type_name_("Gpu" + std::string(host_->type_name())) {}
+GpuOp::GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs)
+    : host_(std::move(host)),
+      gpu_inputs_(std::move(gpu_inputs)),
+      gpu_outputs_(std::move(gpu_outputs)),
+      type_name_("Gpu" + std::string(host_->type_name())) {
+  if (std::all_of(gpu_outputs_.begin(), gpu_outputs_.end(), [](bool g) { return g; })) gpu_outputs_.clear();
+}
 
 Props GpuOp::props() const {
   Props p = host_->props();
   std::vector<std::int64_t> on_gpu;
   for (bool g : gpu_inputs_) on_gpu.push_back(g);
   p.push_back({"gpu_inputs", on_gpu});
+  if (!gpu_outputs_.empty()) {
+    std::vector<std::int64_t> out_gpu;
+    for (bool g : gpu_outputs_) out_gpu.push_back(g);
+    p.push_back({"gpu_outputs", out_gpu});
+  }
   return p;
 }
 
@@ -28,10 +41,13 @@ std::string GpuOp::name() const { return "Gpu" + host_->name(); }
 
 bool GpuOp::equals(const Op& other) const {
   const auto* o = dynamic_cast<const GpuOp*>(&other);
-  return o && (o == this || (o->gpu_inputs_ == gpu_inputs_ && host_->equals(*o->host_)));
+  return o && (o == this || (o->gpu_inputs_ == gpu_inputs_ && o->gpu_outputs_ == gpu_outputs_ &&
+                              host_->equals(*o->host_)));
 }
 
-std::size_t GpuOp::hash() const { return host_->hash() * 13 + gpu_inputs_.size() + 0x67707530; }
+std::size_t GpuOp::hash() const {
+  return host_->hash() * 13 + gpu_inputs_.size() + gpu_outputs_.size() * 31 + 0x67707530;
+}
 
 ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == gpu_inputs_.size(), TypeError)
@@ -57,10 +73,12 @@ ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!context.empty(), TypeError) << name() << ": no GPU input";
   ApplyPtr h = host_->make_node(std::move(host_inputs));
   std::vector<Var> outs;
+  THEANO_USER_CHECK(gpu_outputs_.empty() || static_cast<int>(gpu_outputs_.size()) == h->nout(), TypeError)
+      << name() << ": " << gpu_outputs_.size() << " output flags for " << h->nout() << " outputs";
   for (int k = 0; k < h->nout(); ++k) {
     const tensor::TensorType* ot = tensor::tensor_type(h->output(k));
     THEANO_USER_CHECK(ot, TypeError) << name() << ": output " << k << " is not a tensor";
-    outs.push_back(GpuArrayType::of(*ot, context)->make_variable());
+    outs.push_back(gpu_output(k) ? GpuArrayType::of(*ot, context)->make_variable() : ot->make_variable());
   }
   return Apply::create(OpPtr(this), std::move(inputs), std::move(outs));
 }
@@ -129,6 +147,8 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
     if (!a->set_instead_of_inc() && !atomic) return std::nullopt;
     return std::vector<bool>(n, true);
   }
+  // Random samples: the parameters (the state and the size stay host values).
+  if (dynamic_cast<const tensor::RandomFunction*>(&op)) return only({2, 3});
   // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.
   const bool blas = dynamic_cast<const tensor::Dot*>(&op) || dynamic_cast<const tensor::Dot22*>(&op) ||
                     dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||
@@ -145,6 +165,11 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
     if (data[i] && (!t || t->dtype() != out->dtype())) return std::nullopt;
   }
   return data;
+}
+
+std::vector<bool> gpu_op_outputs(const Apply& node) {
+  if (dynamic_cast<const tensor::RandomFunction*>(node.op().get())) return {false, true};
+  return {};
 }
 
 }  // namespace theano::gpu

@@ -86,7 +86,7 @@ std::optional<GpuForm> gpu_form(const Apply& node) {
     if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;
     return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), *data};
   }
-  return GpuForm{OpPtr(new gpu::GpuOp(node.op(), *data)), *data};
+  return GpuForm{OpPtr(new gpu::GpuOp(node.op(), *data, gpu::gpu_op_outputs(node))), *data};
 }
 
 bool wants_gpu(const FunctionGraph& fg, const Apply& node, const std::vector<bool>& gpu_inputs) {
@@ -137,8 +137,10 @@ bool move_nodes(FunctionGraph& fg, const std::string& context, RewriteStats::Ent
       const std::vector<Var> gpu_outs = form->op->make_node(std::move(inputs))->outputs();
       std::vector<std::pair<Var, Var>> pairs;
       for (int k = 0; k < node->nout(); ++k) {
-        gpu_outs[static_cast<std::size_t>(k)]->set_name(node->output(k).name());
-        Var back = gpu::host_from_gpu(gpu_outs[static_cast<std::size_t>(k)]);
+        const Var& out = gpu_outs[static_cast<std::size_t>(k)];
+        out->set_name(node->output(k).name());
+        // A host output of the GPU form (a random op's state) replaces the old one as it is.
+        Var back = gpu::gpu_type(out) ? gpu::host_from_gpu(out) : out;
         back->set_name(node->output(k).name());
         pairs.emplace_back(node->output(k), back);
       }

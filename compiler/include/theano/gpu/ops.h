@@ -100,8 +100,10 @@ class GpuElemwise final : public Op {
 /// host types, the other inputs as they are).
 class GpuOp final : public Op {
  public:
-  /// `host`: the op; `gpu_inputs[i]`: whether input i is a GPU array.
-  GpuOp(OpPtr host, std::vector<bool> gpu_inputs);
+  /// `host`: the op; `gpu_inputs[i]`: whether input i is a GPU array;
+  /// `gpu_outputs[k]`: whether output k is one (empty: every output; a
+  /// random op's advanced state stays a host value).
+  GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs = {});
   std::string_view type_name() const override { return type_name_; }
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   Props props() const override;
@@ -116,11 +118,16 @@ class GpuOp final : public Op {
   ViewMap view_map() const override { return host_->view_map(); }
   const Op& host_op() const { return *host_; }
   const std::vector<bool>& gpu_inputs() const { return gpu_inputs_; }
+  /// Whether output k is a GPU array.
+  bool gpu_output(int k) const {
+    return gpu_outputs_.empty() || gpu_outputs_[static_cast<std::size_t>(k)];
+  }
   ApplyPtr host_node(const Apply& node) const;
 
  private:
   OpPtr host_;
   std::vector<bool> gpu_inputs_;
+  std::vector<bool> gpu_outputs_;  // empty: all
   std::string type_name_;  // "Gpu" + the host op's type name
 };
 
@@ -131,5 +138,8 @@ class GpuOp final : public Op {
 /// nullopt for any other op and for inplace forms (a GpuOp writes fresh
 /// buffers or views). One table: the GPU transfer rewrite moves exactly these.
 std::optional<std::vector<bool>> gpu_op_inputs(const Apply& host_node);
+/// Which outputs of such a node become GPU arrays (empty: all): a random
+/// op's advanced state stays on the host, where the next call reads it.
+std::vector<bool> gpu_op_outputs(const Apply& host_node);
 
 }  // namespace theano::gpu

@@ -1,0 +1,33 @@
+/// \file
+/// RandomFunction's shared code (lower/random.cpp), used by its CPU lowering
+/// and its GPU one (lower/gpu_random.cpp): the checks and set-up perform runs
+/// before sampling, the per-element parameter checks, and the kernels' text.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lowering.h"
+
+namespace theano::codegen::lower {
+
+/// Emits what precedes the element loop, as perform: the state check (x0, a
+/// host uint64 vector {seed, counter}), the sample shape (from the size x1 or
+/// the parameters' broadcast), each parameter's broadcast to it, with
+/// `int64_t shape[]`, the parameters' walk strides `ps0[]` / `ps1[]` (bytes,
+/// 0 where broadcast) and `n` (elements) declared; output 0 (the advanced
+/// state) written, output 1 allocated (GPU memory for a GPU output); returns
+/// early when n == 0; then `uint32_t key[2]`, the call's Philox key (the
+/// random kernels are requested in the host translation unit).
+void emit_random_prefix(NodeLowering& L);
+/// Perform's per-element checks, in its order: (C condition over the
+/// parameters `a`, `b` and the element index `i` that is true when the
+/// element is bad, the statement failing the call with perform's message).
+std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowering& L);
+/// The C types `a` and `b` are read as (int64_t or double).
+std::pair<std::string, std::string> random_param_types(const NodeLowering& L);
+/// theano/tensor/random_kernels.h, verbatim (the kernels perform runs).
+std::string random_kernels_text();
+
+}  // namespace theano::codegen::lower

@@ -20,6 +20,7 @@ std::vector<std::string> NvrtcOptions::flags() const {
   std::vector<std::string> f = {"--gpu-architecture=" + arch, "--std=" + std, "-default-device"};
   if (fast_math) f.push_back("--use_fast_math");
   if (debug) f.push_back("-G");
+  if (!fast_compile.empty() && fast_compile != "0") f.push_back("--Ofast-compile=" + fast_compile);
   f.insert(f.end(), extra.begin(), extra.end());
   return f;
 }

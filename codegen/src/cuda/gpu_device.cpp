@@ -50,6 +50,17 @@ double preallocate_fraction() {
   return f;
 }
 
+/// THEANO_FLAGS nvrtc_fast_compile: NVRTC's --Ofast-compile level (nvrtc_compiler.h).
+std::string nvrtc_fast_compile() {
+  auto it = config().flags.find("nvrtc_fast_compile");
+  if (it == config().flags.end() || it->second.empty()) return NvrtcOptions{}.fast_compile;
+  const std::string& v = it->second;
+  THEANO_USER_CHECK(v == "0" || v == "min" || v == "mid" || v == "max", ValueError)
+      << "THEANO_FLAGS nvrtc_fast_compile must be 0, min, mid or max (NVRTC's --Ofast-compile level), got '" << v
+      << "'";
+  return v;
+}
+
 }  // namespace
 
 std::string GpuDevice::unusable_reason(const std::string& context) {
@@ -246,6 +257,7 @@ GpuProgram::GpuProgram(GpuDevice& device, const CudaUnit& unit, const CompileOpt
     return;
   }
   NvrtcOptions nvrtc;
+  nvrtc.fast_compile = nvrtc_fast_compile();
   if (unit.exact_fp()) nvrtc.extra.push_back("--fmad=false");
   const CudaImage image = compile_cuda_cached(source_, device_.compute_capability(), nvrtc, cache, origin);
   stats_.image = std::string(image.cubin ? "cubin " : "ptx ") + image.arch;

@@ -7,7 +7,7 @@
 // expression are the CPU lowering's (subtensor_code.h): the host computes
 // the view's metadata on device addresses, a kernel updates its elements.
 // The advanced ops check each index on the device by the rule perform runs
-// (theano_index_rule, in the CUDA prelude too); the smallest bad position is
+// (theano_index_rule: the unit requests the shape rules); the smallest bad position is
 // reported as perform's IndexError (emit_device_checked).
 //
 // Repeated indices: AdvancedIncSubtensor1's increments accumulate through
@@ -92,6 +92,7 @@ struct AdvLayout {
 /// bad index record j in err and are skipped.
 std::string adv_kernel(NodeLowering& L, const AdvLayout& l, const std::string& name, bool rows_only,
                        const std::string& dst_row, const std::string& src_row, const std::string& body) {
+  L.cuda->need("shape_rules", std::string(shape_rules_text()));
   const std::string count = rows_only ? "k" : "k * row";
   const std::string P = "theano_params_" + str(l.np());
   auto v = [](std::int64_t i) { return "p.v[" + str(i) + "]"; };

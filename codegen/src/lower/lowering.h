@@ -87,6 +87,9 @@ std::string_view prelude();
 /// `extern "C"` prototypes of the libm functions generated code calls (in the
 /// host prelude; the CUDA emulation shim declares them too, NVRTC has them).
 std::string_view libm_prototypes();
+/// runtime/shape_rules.h, verbatim: in the host prelude; a CUDA unit whose
+/// kernels check indices by the same rules requests it (CudaUnit::need).
+std::string_view shape_rules_text();
 /// The prelude of the CUDA translation unit: the same typedefs, float ->
 /// integer conversions and scalar helpers, without the host-only parts.
 std::string_view cuda_prelude();

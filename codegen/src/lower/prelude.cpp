@@ -41,7 +41,8 @@ static inline double theano_bits_double(int64_t v) { double d; __builtin_memcpy(
 #define THEANO_INF __longlong_as_double(0x7ff0000000000000LL)
 #define THEANO_NAN __longlong_as_double(0x7ff8000000000000LL)
 static inline double theano_bits_double(int64_t v) { return __longlong_as_double((long long)v); }
-// NVRTC lacks the GCC builtins the shape rules (shape_rules.h) use: exact
+// NVRTC lacks the GCC builtins the shape rules (shape_rules.h, in units that
+// request them) use: exact
 // int64 forms of the checked product and sum, and the libm / memcpy calls.
 static inline bool theano_cuda_mul_overflow(int64_t a, int64_t b, int64_t* r) {
   const long long lo = (long long)((unsigned long long)a * (unsigned long long)b);
@@ -404,13 +405,14 @@ std::string_view prelude() {
 
 std::string_view libm_prototypes() { return kLibmPrototypes; }
 
+std::string_view shape_rules_text() { return kShapeRulesText; }
+
 std::string_view cuda_prelude() {
   // NVRTC provides the libm functions (exp, floor, ...) as device functions
   // with no include; the emulation shim declares them for the host compiler.
-  // The shape rules come too: kernels check indices by the rules perform runs.
+  // Kernels that check indices request the shape rules (shape_rules_text).
   static const std::string text = std::string(kPreludeHead) + "#define THEANO_CUDA 1\n" +
-                                  std::string(kCudaSpecials) + kShapeRulesText + kScalarConvertText +
-                                  std::string(kScalarHelpers);
+                                  std::string(kCudaSpecials) + kScalarConvertText + std::string(kScalarHelpers);
   return text;
 }
 

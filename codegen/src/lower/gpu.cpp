@@ -130,6 +130,7 @@ LowerFn find_gpu_lowering(const Op& host) {
     add_gpu_nnet_lowerings(t);
     add_gpu_subtensor_lowerings(t);
     add_gpu_random_lowerings(t);
+    add_gpu_arange_lowerings(t);
     return t;
   }();
   auto it = table.find(std::type_index(typeid(host)));

@@ -209,6 +209,19 @@ void emit_dimshuffle_view(NodeLowering& L, int input_ndim, const std::vector<int
 /// allocated. The caller then fills o0 from x0 through `vs`.
 void emit_alloc_target(NodeLowering& L);
 
+/// ARange's and Eye's host parts (lower/shape.cpp), shared by their CPU
+/// loops and their GPU kernels. emit_arange: the length rule perform runs,
+/// output 0 allocated (`n` elements), `a0` / `s0` (start, step) and, for a
+/// float output from real inputs, its first two values `first` / `second`.
+/// arange_code: the C expression of element `i` over those (and the (key,
+/// code) support it needs in `*support`, to request where it is evaluated;
+/// compile it without multiply-add contraction). emit_eye: `n`, `m`, `k` checked, output
+/// 0 allocated (n x m), `lo` / `hi`: the rows whose diagonal element exists.
+void emit_arange(NodeLowering& L);
+std::string arange_code(NodeLowering& L, const std::string& i,
+                        std::vector<std::pair<std::string, std::string>>* support);
+void emit_eye(NodeLowering& L);
+
 /// Emits, for an Elemwise-shaped node (the CPU Elemwise and GpuElemwise):
 /// `int64_t shape[]` by theano_broadcast_rule (shape_rules.h, what perform
 /// calls; failing with the node's label) and `int64_t n`, its element count.
@@ -279,6 +292,7 @@ void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);
 void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
+void add_gpu_arange_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with

@@ -243,7 +243,38 @@ void lower_alloc(NodeLowering& L) {
 
 // ---- ARange ------------------------------------------------------------------------
 
-void lower_arange(NodeLowering& L) {
+/// ARange's element i (an int64 C expression) of dtype `od`, as perform
+/// computes it: from start a0 and step s0 (int64_t when both are integers,
+/// else double); for a float dtype from the first two values `first` and
+/// `second` (of the output's C type): first + i * (second - first), each step
+/// rounded separately (no multiply-add contraction, as perform).
+std::string arange_element(DType od, bool int_path, const std::string& i) {
+  const std::string ot = c_type(od);
+  if (int_path) return from_int64(od, "a0 + " + i + " * s0");
+  if (!is_float(od))
+    return "(" + i + " == 0 ? " + from_double(od, "a0") + " : " + from_double(od, "theano_arange_real(a0, s0, " + i + ")") +
+           ")";
+  return "(" + i + " == 0 ? first : " + i + " == 1 ? second : (" + ot + ")(first + theano_arange_step_" + ot + "(" +
+         i + ", (" + ot + ")(second - first))))";
+}
+
+/// Support code of arange_element, (key, code): the helpers that keep its
+/// products and sums separately rounded, for the host and for CUDA units.
+std::vector<std::pair<std::string, std::string>> arange_support(DType od) {
+  const std::string ot = c_type(od);
+  std::vector<std::pair<std::string, std::string>> s;
+  if (is_float(od))
+    s.emplace_back("arange step " + ot, "static inline " + ot + " theano_arange_step_" + ot + "(int64_t i, " + ot +
+                                            " delta) { return (" + ot + ")i * delta; }\n");
+  else
+    s.emplace_back("arange real", "static inline double theano_arange_real(double a0, double s0, int64_t i) {\n"
+                                  "  const double step = (double)i * s0;\n  return a0 + step;\n}\n");
+  return s;
+}
+
+}  // namespace
+
+void emit_arange(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   const std::string ot = c_type(od);
@@ -260,41 +291,25 @@ void lower_arange(NodeLowering& L) {
   w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "", "0"));
   w.line("o0->shape[0] = n;");
   w.line(L.alloc(0));
-  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
-  if (int_start && int_step) {
-    w.line("const int64_t a0 = " + read_elem(L, 0, "int64_t") + ", s0 = " + read_elem(L, 2, "int64_t") + ";");
-    w.line("for (int64_t i = 0; i < n; ++i) p[i] = " + from_int64(od, "a0 + i * s0") + ";");
-  } else {
-    w.line("const double a0 = " + read_elem(L, 0, "double") + ", s0 = " + read_elem(L, 2, "double") + ";");
-    w.line("if (n == 0) return 0;");
-    w.line("p[0] = " + from_double(od, "a0") + ";");
-    w.line("if (n == 1) return 0;");
-    w.line("p[1] = " + from_double(od, "a0 + s0") + ";");
-    // Separate statements: no multiply-add contraction, which would round
-    // differently from perform.
-    if (is_float(od)) {
-      w.line("const " + ot + " first = p[0], delta = (" + ot + ")(p[1] - p[0]);");
-      w.open("for (int64_t i = 2; i < n; ++i)");
-      w.line("const " + ot + " step = (" + ot + ")i * delta;");
-      w.line("p[i] = (" + ot + ")(first + step);");
-      w.close();
-    } else {
-      w.open("for (int64_t i = 2; i < n; ++i)");
-      w.line("const double step = (double)i * s0;");
-      w.line("const double v = a0 + step;");
-      w.line("p[i] = " + from_double(od, "v") + ";");
-      w.close();
-    }
+  const std::string t = int_start && int_step ? "int64_t" : "double";
+  w.line("const " + t + " a0 = " + read_elem(L, 0, t) + ", s0 = " + read_elem(L, 2, t) + ";");
+  w.line("(void)a0; (void)s0;");
+  if (!(int_start && int_step) && is_float(od)) {
+    w.line("const " + ot + " first = " + from_double(od, "a0") + ", second = " + from_double(od, "a0 + s0") + ";");
+    w.line("(void)first; (void)second;");
   }
-  w.line("return 0;");
 }
 
-// ---- Eye ---------------------------------------------------------------------------
-
-void lower_eye(NodeLowering& L) {
-  CodeWriter& w = L.body;
+std::string arange_code(NodeLowering& L, const std::string& i,
+                        std::vector<std::pair<std::string, std::string>>* support) {
   const DType od = L.out(0).dtype();
-  const std::string ot = c_type(od);
+  const bool int_path = int_like(L.in(0).dtype()) && int_like(L.in(2).dtype());
+  *support = int_path ? std::vector<std::pair<std::string, std::string>>{} : arange_support(od);
+  return arange_element(od, int_path, i);
+}
+
+void emit_eye(NodeLowering& L) {
+  CodeWriter& w = L.body;
   w.line("const int64_t n = " + read_elem(L, 0, "int64_t") + ", m = " + read_elem(L, 1, "int64_t") +
          ", k = " + read_elem(L, 2, "int64_t") + ";");
   w.line("if (n < 0) " + L.fail_int(kErrValue, "negative dimensions are not allowed (n=", "n", ")"));
@@ -302,13 +317,35 @@ void lower_eye(NodeLowering& L) {
   w.line("o0->shape[0] = n;");
   w.line("o0->shape[1] = m;");
   w.line(L.alloc(0));
-  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
-  w.line("const int64_t total = n * m;");
-  w.line("for (int64_t i = 0; i < total; ++i) p[i] = (" + ot + ")0;");
   // Only the rows whose diagonal element lies in [0, m): the rule perform
   // runs too (shape_rules.h).
   w.line("int64_t lo = 0, hi = 0;");
   w.line("theano_eye_rows(n, m, k, &lo, &hi);");
+}
+
+namespace {
+
+void lower_arange(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const std::string ot = c_type(L.out(0).dtype());
+  emit_arange(L);
+  std::vector<std::pair<std::string, std::string>> support;
+  const std::string element = arange_code(L, "i", &support);
+  for (const auto& [key, code] : support) L.need(key, code);
+  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
+  w.line("for (int64_t i = 0; i < n; ++i) p[i] = " + element + ";");
+  w.line("return 0;");
+}
+
+// ---- Eye ---------------------------------------------------------------------------
+
+void lower_eye(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const std::string ot = c_type(L.out(0).dtype());
+  emit_eye(L);
+  w.line(ot + "* __restrict p = (" + ot + "*)o0->data;");
+  w.line("const int64_t total = n * m;");
+  w.line("for (int64_t i = 0; i < total; ++i) p[i] = (" + ot + ")0;");
   w.line("for (int64_t i = lo; i < hi; ++i) p[i * m + i + k] = (" + ot + ")1;");
   w.line("return 0;");
 }

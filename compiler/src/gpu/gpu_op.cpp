@@ -16,10 +16,11 @@
 
 namespace theano::gpu {
 
-GpuOp::GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs)
+GpuOp::GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs, std::string context)
     : host_(std::move(host)),
       gpu_inputs_(std::move(gpu_inputs)),
       gpu_outputs_(std::move(gpu_outputs)),
+      context_(std::move(context)),
       type_name_("Gpu" + std::string(host_->type_name())) {
   if (std::all_of(gpu_outputs_.begin(), gpu_outputs_.end(), [](bool g) { return g; })) gpu_outputs_.clear();
 }
@@ -34,6 +35,7 @@ Props GpuOp::props() const {
     for (bool g : gpu_outputs_) out_gpu.push_back(g);
     p.push_back({"gpu_outputs", out_gpu});
   }
+  if (!context_.empty()) p.push_back({"context", context_});
   return p;
 }
 
@@ -42,7 +44,7 @@ std::string GpuOp::name() const { return "Gpu" + host_->name(); }
 bool GpuOp::equals(const Op& other) const {
   const auto* o = dynamic_cast<const GpuOp*>(&other);
   return o && (o == this || (o->gpu_inputs_ == gpu_inputs_ && o->gpu_outputs_ == gpu_outputs_ &&
-                              host_->equals(*o->host_)));
+                              o->context_ == context_ && host_->equals(*o->host_)));
 }
 
 std::size_t GpuOp::hash() const {
@@ -70,7 +72,8 @@ ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
         << name() << ": input " << i << " lives on " << t->context() << ", another input on " << context;
     host_inputs.push_back(t->host_type()->make_variable());
   }
-  THEANO_USER_CHECK(!context.empty(), TypeError) << name() << ": no GPU input";
+  if (context.empty()) context = context_;
+  THEANO_USER_CHECK(!context.empty(), TypeError) << name() << ": no GPU input and no GPU context";
   ApplyPtr h = host_->make_node(std::move(host_inputs));
   std::vector<Var> outs;
   THEANO_USER_CHECK(gpu_outputs_.empty() || static_cast<int>(gpu_outputs_.size()) == h->nout(), TypeError)
@@ -147,6 +150,9 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
     if (!a->set_instead_of_inc() && !atomic) return std::nullopt;
     return std::vector<bool>(n, true);
   }
+  // Made from host scalars alone: no GPU input (the GpuOp names its context).
+  if (dynamic_cast<const tensor::ARange*>(&op) || dynamic_cast<const tensor::Eye*>(&op))
+    return std::vector<bool>(n, false);
   // Random samples: the parameters (the state and the size stay host values).
   if (dynamic_cast<const tensor::RandomFunction*>(&op)) return only({2, 3});
   // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.

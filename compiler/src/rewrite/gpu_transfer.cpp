@@ -66,7 +66,7 @@ struct GpuForm {
 /// limit), or a host op with a GPU form (gpu::gpu_op_inputs: views, Alloc,
 /// Join, indexing, reductions, softmax, the cross-entropies, BLAS), with every data input and
 /// output of a GPU-supported dtype; nullopt otherwise.
-std::optional<GpuForm> gpu_form(const Apply& node) {
+std::optional<GpuForm> gpu_form(const Apply& node, const std::string& context) {
   const Op& op = *node.op();
   const auto* e = dynamic_cast<const tensor::Elemwise*>(&op);
   std::optional<std::vector<bool>> data =
@@ -86,7 +86,9 @@ std::optional<GpuForm> gpu_form(const Apply& node) {
     if (comp ? !comp->c_program().has_value() : sop.c_expr().empty()) return std::nullopt;
     return GpuForm{OpPtr(new gpu::GpuElemwise(IntrusivePtr<const tensor::Elemwise>(e))), *data};
   }
-  return GpuForm{OpPtr(new gpu::GpuOp(node.op(), *data, gpu::gpu_op_outputs(node))), *data};
+  const bool any_gpu_input = std::find(data->begin(), data->end(), true) != data->end();
+  return GpuForm{OpPtr(new gpu::GpuOp(node.op(), *data, gpu::gpu_op_outputs(node), any_gpu_input ? "" : context)),
+                 *data};
 }
 
 bool wants_gpu(const FunctionGraph& fg, const Apply& node, const std::vector<bool>& gpu_inputs) {
@@ -120,7 +122,7 @@ bool move_nodes(FunctionGraph& fg, const std::string& context, RewriteStats::Ent
   for (bool changed = true; changed;) {
     changed = false;
     for (Apply* node : fg.toposort()) {
-      const std::optional<GpuForm> form = gpu_form(*node);
+      const std::optional<GpuForm> form = gpu_form(*node, context);
       if (!form || !wants_gpu(fg, *node, form->gpu_inputs)) continue;
       ++entry.tried;
       std::vector<Var> inputs;

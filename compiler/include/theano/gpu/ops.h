@@ -102,8 +102,9 @@ class GpuOp final : public Op {
  public:
   /// `host`: the op; `gpu_inputs[i]`: whether input i is a GPU array;
   /// `gpu_outputs[k]`: whether output k is one (empty: every output; a
-  /// random op's advanced state stays a host value).
-  GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs = {});
+  /// random op's advanced state stays a host value); `context`: the GPU of
+  /// an op without GPU inputs (ARange, Eye: "" takes the inputs' context).
+  GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs = {}, std::string context = {});
   std::string_view type_name() const override { return type_name_; }
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   Props props() const override;
@@ -128,6 +129,7 @@ class GpuOp final : public Op {
   OpPtr host_;
   std::vector<bool> gpu_inputs_;
   std::vector<bool> gpu_outputs_;  // empty: all
+  std::string context_;            // for an op without GPU inputs
   std::string type_name_;  // "Gpu" + the host op's type name
 };
 

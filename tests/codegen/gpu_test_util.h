@@ -38,6 +38,11 @@ inline theano::NDArray random_array(std::vector<std::int64_t> shape, theano::DTy
   return a.astype(d);
 }
 
+/// An int64 vector of `values` (labels, indices).
+inline theano::NDArray int64_vector(const std::vector<std::int64_t>& values) {
+  return theano::NDArray::from_vector(values, {static_cast<std::int64_t>(values.size())});
+}
+
 inline std::int64_t count_ops(const theano::Function& f, std::string_view type) {
   std::int64_t n = 0;
   for (const theano::Apply* node : f.fgraph().toposort()) n += node->op()->type_name() == type;

@@ -41,33 +41,16 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "temp_dir.h"
 
 using namespace theano;
 using namespace theano::tensor;
+using gpu_test::count_ops;
+using gpu_test::random_array;
+using gpu_test::with_device;
 
 namespace {
-
-Config with_device(const std::string& device) {
-  Config c = config();
-  c.flags["device"] = device;
-  return c;
-}
-
-NDArray random_array(std::vector<std::int64_t> shape, DType d, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-3.0, 3.0);
-  NDArray a = NDArray::empty(std::move(shape), DType::Float64);
-  double* p = a.data_as<double>();
-  for (std::int64_t k = 0; k < a.size(); ++k) p[k] = is_float(d) ? u(rng) : std::floor(u(rng) * 1000);
-  return a.astype(d);
-}
-
-std::int64_t count_ops(const Function& f, std::string_view type) {
-  std::int64_t n = 0;
-  for (const Apply* node : f.fgraph().toposort()) n += node->op()->type_name() == type;
-  return n;
-}
 
 /// `outs` over `ins` compiled on the emulated GPU agree with the CPU back end.
 void check_on_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& args,

@@ -23,15 +23,6 @@ using gpu_test::check_nvrtc;
 using gpu_test::check_on_gpu;
 using gpu_test::random_array;
 
-namespace {
-
-NDArray labels(std::vector<std::int64_t> values) {
-  NDArray a = NDArray::empty({static_cast<std::int64_t>(values.size())}, DType::Int64);
-  for (std::size_t i = 0; i < values.size(); ++i) a.data_as<std::int64_t>()[i] = values[i];
-  return a;
-}
-
-}  // namespace
 
 TEST_SUITE("cuda nnet (emulated device)") {
   TEST_CASE("cuda emulated: softmax and log_softmax along every axis, short and long lanes, float32 and float64") {
@@ -60,7 +51,7 @@ TEST_SUITE("cuda nnet (emulated device)") {
     const NDArray X = random_array({40, 20}, DType::Float64, 2), W = random_array({20, 10}, DType::Float64, 3);
     std::vector<std::int64_t> ys;
     for (int i = 0; i < 40; ++i) ys.push_back((i * 7) % 10);
-    Function f = check_on_gpu({x, w, y}, {loss, gw, argmax(p, 1)}, {X, W, labels(ys)}, {"Argmax"}, 1e-10);
+    Function f = check_on_gpu({x, w, y}, {loss, gw, argmax(p, 1)}, {X, W, gpu_test::int64_vector(ys)}, {"Argmax"}, 1e-10);
     CAPTURE(debugprint(f));
     CHECK(gpu_test::count_ops(f, "Softmax") + gpu_test::count_ops(f, "CrossentropyCategorical1Hot") +
               gpu_test::count_ops(f, "CrossentropyCategorical1HotGrad") + gpu_test::count_ops(f, "Dot22") ==
@@ -74,7 +65,7 @@ TEST_SUITE("cuda nnet (emulated device)") {
     Function f = function({In(c), In(y)}, {Out(nnet::crossentropy_categorical_1hot(c, y))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(f, "GpuCrossentropyCategorical1Hot") == 1);
     const NDArray C = random_array({4, 3}, DType::Float64, 4);
-    CHECK_THROWS_WITH_AS(f({C, labels({0, 2, 7, -1})}), doctest::Contains("label 7 is out of range"), IndexError);
-    CHECK_THROWS_WITH_AS(f({C, labels({0, 2})}), doctest::Contains("different numbers of rows"), ShapeError);
+    CHECK_THROWS_WITH_AS(f({C, gpu_test::int64_vector({0, 2, 7, -1})}), doctest::Contains("label 7 is out of range"), IndexError);
+    CHECK_THROWS_WITH_AS(f({C, gpu_test::int64_vector({0, 2})}), doctest::Contains("different numbers of rows"), ShapeError);
   }
 }

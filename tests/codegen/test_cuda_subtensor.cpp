@@ -22,15 +22,6 @@ using gpu_test::check_nvrtc;
 using gpu_test::check_on_gpu;
 using gpu_test::random_array;
 
-namespace {
-
-NDArray ints(std::vector<std::int64_t> values) {
-  NDArray a = NDArray::empty({static_cast<std::int64_t>(values.size())}, DType::Int64);
-  for (std::size_t i = 0; i < values.size(); ++i) a.data_as<std::int64_t>()[i] = values[i];
-  return a;
-}
-
-}  // namespace
 
 TEST_SUITE("cuda subtensor (emulated device)") {
   TEST_CASE("cuda emulated: set_subtensor and inc_subtensor through slices, integers and symbolic bounds") {
@@ -49,7 +40,7 @@ TEST_SUITE("cuda subtensor (emulated device)") {
 
   TEST_CASE("cuda emulated: advanced_subtensor1 gathers rows, negative and repeated indices, every row rank") {
     Var m = matrix("m"), t = tensor3("t"), v = vector("v", DType::Int32), i = vector("i", DType::Int64);
-    const NDArray idx = ints({0, -1, 3, 3, 2});
+    const NDArray idx = gpu_test::int64_vector({0, -1, 3, 3, 2});
     check_on_gpu({m, i}, {advanced_subtensor1(m, i)}, {random_array({4, 6}, DType::Float64, 5), idx},
                  {"AdvancedSubtensor1"});
     check_on_gpu({t, i}, {advanced_subtensor1(t.dimshuffle({1, 0, 2}), i)},
@@ -61,7 +52,7 @@ TEST_SUITE("cuda subtensor (emulated device)") {
 
   TEST_CASE("cuda emulated: the gradient of a gather accumulates over repeated rows (atomic adds)") {
     Var w = matrix("w"), i = vector("i", DType::Int64), wf = matrix("wf", DType::Float32);
-    const NDArray idx = ints({1, 1, 0, 3, 1, -1});
+    const NDArray idx = gpu_test::int64_vector({1, 1, 0, 3, 1, -1});
     Var cost = sum(sqr(advanced_subtensor1(w, i)) * 0.5);
     Function f = check_on_gpu({w, i}, {grad(cost, w)}, {random_array({5, 3}, DType::Float64, 8), idx},
                               {"AdvancedIncSubtensor1"}, 1e-12);
@@ -74,7 +65,7 @@ TEST_SUITE("cuda subtensor (emulated device)") {
   TEST_CASE("cuda emulated: advanced set keeps the last write of a repeated row, integer increments wrap") {
     Var x = matrix("x"), y = matrix("y"), i = vector("i", DType::Int64);
     Var k = matrix("k", DType::Int32), ky = matrix("ky", DType::Int32);
-    const NDArray idx = ints({2, 0, 2, 2});
+    const NDArray idx = gpu_test::int64_vector({2, 0, 2, 2});
     Function f = check_on_gpu({x, y, i}, {set_subtensor(advanced_subtensor1(x, i), y)},
                               {random_array({3, 4}, DType::Float64, 10), random_array({4, 4}, DType::Float64, 11), idx},
                               {"AdvancedIncSubtensor1"});
@@ -90,12 +81,12 @@ TEST_SUITE("cuda subtensor (emulated device)") {
     Function g = function({In(m), In(i)}, {Out(advanced_subtensor1(m, i))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(g, "GpuAdvancedSubtensor1") == 1);
     const NDArray M = random_array({4, 3}, DType::Float64, 14);
-    CHECK_THROWS_WITH_AS(g({M, ints({0, 9, -7})}), doctest::Contains("index 9 is out of bounds for axis 0"),
+    CHECK_THROWS_WITH_AS(g({M, gpu_test::int64_vector({0, 9, -7})}), doctest::Contains("index 9 is out of bounds for axis 0"),
                          IndexError);
     Function s = function({In(m), In(y), In(i)}, {Out(inc_subtensor(advanced_subtensor1(m, i), y))},
                           {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(s, "GpuAdvancedIncSubtensor1") == 1);
-    CHECK_THROWS_WITH_AS(s({M, random_array({2, 3}, DType::Float64, 15), ints({1, -5})}),
+    CHECK_THROWS_WITH_AS(s({M, random_array({2, 3}, DType::Float64, 15), gpu_test::int64_vector({1, -5})}),
                          doctest::Contains("index -5 is out of bounds for axis 0"), IndexError);
   }
 
@@ -113,6 +104,6 @@ TEST_SUITE("cuda subtensor (emulated device)") {
     Var sizes = vector("sizes", DType::Int64);
     const std::vector<Var> parts = split(exp(a), sizes, 3, 0);
     check_on_gpu({a, sizes}, {parts[0] * 2.0, parts[1] + 1.0, parts[2]},
-                 {random_array({6, 3}, DType::Float64, 21), ints({1, 0, 5})}, {"Split"});
+                 {random_array({6, 3}, DType::Float64, 21), gpu_test::int64_vector({1, 0, 5})}, {"Split"});
   }
 }

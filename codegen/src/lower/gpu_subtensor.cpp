@@ -145,14 +145,7 @@ void lower_gpu_advanced_subtensor1(NodeLowering& L) {
   const std::string t = c_type(L.in(0).dtype());
   AdvLayout l;
   l.r1 = std::max(1, nd - 1);
-  w.line("const int64_t n = x0->shape[0], k = x1->shape[0];");
-  w.line("o0->shape[0] = k;");
-  w.line("int64_t row = 1;");
-  for (int d = 1; d < nd; ++d) {
-    w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
-    w.line("row *= x0->shape[" + str(d) + "];");
-  }
-  w.line(L.alloc(0));
+  emit_gather_output(L);
   w.line("if (k == 0 || row == 0) return 0;");
   const std::string name = L.fn + "_gather";
   const int kernel = L.cuda->add_kernel(

@@ -274,6 +274,19 @@ void lower_inc_subtensor(NodeLowering& L) {
 
 }  // namespace
 
+void emit_gather_output(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  w.line("const int64_t n = x0->shape[0];");
+  w.line("const int64_t k = x1->shape[0];");
+  w.line("o0->shape[0] = k;");
+  w.line("int64_t row = 1;");
+  for (int d = 1; d < L.in(0).ndim(); ++d) {
+    w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
+    w.line("row *= x0->shape[" + str(d) + "];");
+  }
+  w.line(L.alloc(0));
+}
+
 std::string index_error_text() { return " is out of bounds for axis 0 of input 0 (advanced indexing)"; }
 
 namespace {
@@ -293,15 +306,7 @@ void lower_advanced_subtensor1(NodeLowering& L) {
   const int nd = L.in(0).ndim();
   const DType dt = L.in(0).dtype();
   const std::string item = str(static_cast<std::int64_t>(dtype_size(dt)));
-  w.line("const int64_t n = x0->shape[0];");
-  w.line("const int64_t k = x1->shape[0];");
-  w.line("o0->shape[0] = k;");
-  w.line("int64_t row = 1;");
-  for (int d = 1; d < nd; ++d) {
-    w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
-    w.line("row *= x0->shape[" + str(d) + "];");
-  }
-  w.line(L.alloc(0));
+  emit_gather_output(L);
   // Rows of x are contiguous when its trailing dimensions are C-contiguous.
   w.line("bool rows_contiguous = true;");
   w.line("int64_t expect = " + item + ";");

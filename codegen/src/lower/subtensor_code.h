@@ -33,6 +33,9 @@ void emit_value_strides(NodeLowering& L, int tnd);
 /// (value `y`, any dtype): y converted to xd first (perform's astype), then
 /// set or added in xd (bool: or).
 std::string update_expr(DType xd, bool set, const std::string& old, const std::string& y);
+/// AdvancedSubtensor1's output: declares n (x's rows), k (indices) and row
+/// (elements a row), sets o0's shape (k, x.shape[1:]) and allocates it.
+void emit_gather_output(NodeLowering& L);
 /// The tail of AdvancedSubtensor1's / AdvancedIncSubtensor1's index error:
 /// "index <i>" + this.
 std::string index_error_text();

@@ -95,6 +95,10 @@ LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const
   return l;
 }
 
+std::string lane_per_thread_condition() {
+  return "len <= 32 || (lanes >= 2048 && kst0 != 0 && (kst0 < 0 ? -kst0 : kst0) < (rst0 < 0 ? -rst0 : rst0))";
+}
+
 std::string lane_bases(const LaneLayout& l, const std::string& lane) {
   std::string s;
   for (int a = 0; a < l.arrays; ++a)

@@ -1,6 +1,9 @@
 /// \file
 /// Lane kernels on the GPU (internal to codegen/): the addressing shared by
-/// every GPU op that works lane by lane (reductions, argmax, softmax).
+/// every GPU op that works lane by lane (reductions, argmax, softmax), and
+/// the other pieces the GPU lowerings share: checks done on the device and
+/// reported by the host (emit_device_check), element downloads, kernel text
+/// indentation.
 ///
 /// A lane is the run of elements an op folds or normalizes: the input's
 /// elements with the same "kept" coordinates, walked over the "reduced" axes
@@ -55,6 +58,12 @@ struct LaneLayout {
 /// `extras`.
 LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
                             const std::vector<std::string>& walked, int extras);
+
+/// The host condition (after emit_lane_params) choosing one thread a lane
+/// over one block a lane: short lanes (<= 32 elements), or many lanes whose
+/// kept axis is input 0's innermost (neighbouring threads then read
+/// neighbouring elements). Depends only on the shape and strides.
+std::string lane_per_thread_condition();
 
 /// Kernel code: declares `const char* b<a>` for every walked array, the
 /// address of lane `lane`'s first element (`lane`: an int64 expression).

@@ -93,8 +93,7 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   b += "  }\n}\n";
   const int k_block = L.cuda->add_kernel(fn + "_block", L.label, np, kLaneBlock, "", b);
   w.line("if (lanes == 0 || len == 0) return 0;");
-  w.line("const int64_t akst = kst0 < 0 ? -kst0 : kst0, arst = rst0 < 0 ? -rst0 : rst0;");
-  w.line("if (len <= 32 || (lanes >= 2048 && akst != 0 && akst < arst)) return ctx->gpu_launch(ctx->host, " +
+  w.line("if (" + lane_per_thread_condition() + ") return ctx->gpu_launch(ctx->host, " +
          str(k_thread) + ", lanes, p, " + str(np) + ");");
   w.line("return ctx->gpu_launch(ctx->host, " + str(k_block) + ", lanes, p, " + str(np) + ");");
 }

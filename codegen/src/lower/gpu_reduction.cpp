@@ -120,8 +120,7 @@ void emit_lane_reduce_launch(NodeLowering& L, const LaneLayout& l, const LaneKer
   const std::string np = str(l.extra_base() + 2), out = str(l.extra_base()), partial = str(l.extra_base() + 1);
   w.line("p[" + out + "] = (int64_t)o0->data; p[" + partial + "] = 0;");
   w.line("if (lanes == 0) return 0;");
-  w.line("const int64_t akst = kst0 < 0 ? -kst0 : kst0, arst = rst0 < 0 ? -rst0 : rst0;");
-  w.open("if (len <= 32 || (lanes >= 2048 && akst != 0 && akst < arst))");
+  w.open("if (" + lane_per_thread_condition() + ")");
   w.line("return ctx->gpu_launch(ctx->host, " + str(k.thread) + ", lanes, p, " + np + ");");
   w.close();
   // Few long lanes: parts of at least 4096 elements, about 1024 blocks in all.

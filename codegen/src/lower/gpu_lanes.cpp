@@ -103,9 +103,10 @@ std::string lane_bases(const LaneLayout& l, const std::string& lane) {
   std::string s;
   for (int a = 0; a < l.arrays; ++a)
     s += "const char* b" + str(a) + " = (const char*)p.v[" + str(l.array_base(a)) + "];\n";
-  s += "if (p.v[4] == 1) {\n";
-  for (int a = 0; a < l.arrays; ++a) s += "  b" + str(a) + " += (" + lane + ") * p.v[" + str(l.array_base(a) + 1) + "];\n";
-  s += "} else {\n  int64_t r = " + lane + ";\n";
+  std::string one;  // one merged kept dimension: a multiply
+  for (int a = 0; a < l.arrays; ++a) one += "b" + str(a) + " += (" + lane + ") * p.v[" + str(l.array_base(a) + 1) + "];\n";
+  if (l.nk == 1) return s + one;  // never more after merging: no unravel loop to compile
+  s += "if (p.v[4] == 1) {\n" + indent_code(one, 2) + "} else {\n  int64_t r = " + lane + ";\n";
   s += "  for (int64_t d = p.v[4] - 1; d >= 0; --d) {\n";
   s += "    const int64_t i = r % p.v[6 + d];\n    r /= p.v[6 + d];\n";
   for (int a = 0; a < l.arrays; ++a) s += "    b" + str(a) + " += i * p.v[" + str(l.array_base(a) + 1) + " + d];\n";
@@ -116,10 +117,11 @@ std::string lane_bases(const LaneLayout& l, const std::string& lane) {
 std::string lane_element(const LaneLayout& l, const std::string& e) {
   std::string s;
   for (int a = 0; a < l.arrays; ++a) s += "const char* at" + str(a) + " = b" + str(a) + ";\n";
-  s += "if (p.v[5] == 1) {\n";
+  std::string one;  // one merged reduced dimension: a multiply
   for (int a = 0; a < l.arrays; ++a)
-    s += "  at" + str(a) + " += (" + e + ") * p.v[" + str(l.array_base(a) + 1 + l.nk) + "];\n";
-  s += "} else {\n  int64_t r = " + e + ";\n";
+    one += "at" + str(a) + " += (" + e + ") * p.v[" + str(l.array_base(a) + 1 + l.nk) + "];\n";
+  if (l.nr == 1) return s + one;  // never more after merging: no unravel loop to compile
+  s += "if (p.v[5] == 1) {\n" + indent_code(one, 2) + "} else {\n  int64_t r = " + e + ";\n";
   s += "  for (int64_t d = p.v[5] - 1; d >= 0; --d) {\n";
   s += "    const int64_t i = r % p.v[" + str(6 + l.nk) + " + d];\n    r /= p.v[" + str(6 + l.nk) + " + d];\n";
   for (int a = 0; a < l.arrays; ++a)

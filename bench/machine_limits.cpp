@@ -5,6 +5,7 @@
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config.h>
+#include <theano/runtime/device.h>
 #include <theano/runtime/thread_pool.h>
 
 #include <boost/version.hpp>
@@ -208,6 +209,30 @@ MachineInfo machine_info() {
   const int flag = m.threads_flag.empty() ? 0 : std::atoi(m.threads_flag.c_str());
   m.loop_threads = flag > 0 ? flag : hardware_threads();
   return m;
+}
+
+DeviceCopyResult device_copy_bandwidth(const std::string& context, std::int64_t bytes, int reps) {
+  Device dev;
+  THEANO_USER_CHECK(Device::parse(context, &dev), ValueError) << "not a device: " << context;
+  DeviceMemory& m = device_memory(dev);
+  const std::shared_ptr<void> a = m.allocate(static_cast<std::size_t>(bytes));
+  const std::shared_ptr<void> b = m.allocate(static_cast<std::size_t>(bytes));
+  std::vector<double> s;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    m.copy_on_device(b.get(), a.get(), static_cast<std::size_t>(bytes));
+    m.synchronize();
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r > 0) s.push_back(dt);  // the first copy is a warm-up
+  }
+  std::sort(s.begin(), s.end());
+  DeviceCopyResult res;
+  res.device = context;
+  res.bytes = bytes;
+  res.reps = reps;
+  res.best_gbs = 2.0 * static_cast<double>(bytes) / s.front() / 1e9;
+  res.median_gbs = 2.0 * static_cast<double>(bytes) / s[s.size() / 2] / 1e9;
+  return res;
 }
 
 }  // namespace theano::bench

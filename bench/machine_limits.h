@@ -38,6 +38,17 @@ struct TriadResult {
 /// repetitions (after one untimed pass).
 TriadResult triad_all_cores(std::int64_t n = 30'000'000, int reps = 10);
 
+/// Device-to-device copy bandwidth of a GPU (the limit W1d is held against):
+/// cuMemcpyDtoD (host memcpy on the emulated device) of `bytes` between two
+/// buffers, synchronized after each copy; 2 * bytes moved per copy.
+struct DeviceCopyResult {
+  std::string device;
+  double best_gbs = 0, median_gbs = 0;
+  std::int64_t bytes = 0;
+  int reps = 0;
+};
+DeviceCopyResult device_copy_bandwidth(const std::string& context, std::int64_t bytes, int reps);
+
 struct GemmResult {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double gflops = 0;  ///< 2 * 2000^3 flops / median

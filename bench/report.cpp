@@ -92,6 +92,12 @@ void evaluate(Row& r, const Limits& limits) {
     gemm = gemm_for(limits, r.dtype);
     r.limit = gemm_name(r.dtype);
     if (r.timed && gemm) r.ratio_to_limit = r.call_median_ms / gemm->median_ms;
+  } else if (r.workload == "W1d") {
+    r.limit = "device copy";
+    if (r.timed && limits.device_copy) {
+      r.achieved_gbs = r.bytes_per_call / (r.call_median_ms * 1e-3) / 1e9;
+      if (limits.device_copy->best_gbs > 0) r.ratio_to_limit = *r.achieved_gbs / limits.device_copy->best_gbs;
+    }
   } else if (r.bytes_per_call > 0) {
     r.limit = "triad";
     if (r.timed) {
@@ -111,6 +117,14 @@ void evaluate(Row& r, const Limits& limits) {
       const double over = r.call_median_ms - t->limit;
       r.miss_short = printf_string("+%.2f %s (%s)", over * s.factor, s.unit, percent(100 * over / t->limit).c_str());
       r.miss = r.miss_short + " over " + format_limit_ms(t->limit);
+    }
+  } else if (t->kind == targets::Kind::RatioAtLeast) {
+    r.target = printf_string("ratio >= %.2f", t->limit);
+    if (!r.ratio_to_limit) return;
+    r.target_met = *r.ratio_to_limit >= t->limit;
+    if (!*r.target_met) {
+      r.miss_short = printf_string("ratio %.2f", *r.ratio_to_limit);
+      r.miss = r.miss_short + printf_string(" under %.2f of the %s bandwidth", t->limit, r.limit.c_str());
     }
   } else {
     r.target = printf_string("call <= %g x %s", t->limit, r.limit.c_str());
@@ -141,6 +155,10 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
                "limits:  STREAM triad %.2f GB/s (best of %d; median %.2f; %d threads, 3 arrays of %s doubles, "
                "24 bytes/element)\n",
                t.best_gbs, t.reps, t.median_gbs, t.threads, power_of_ten(t.n).c_str());
+  if (limits.device_copy)
+    std::fprintf(out, "         device copy on %s: %.2f GB/s (best of %d; median %.2f; %s bytes, 2 x bytes moved)\n",
+                 limits.device_copy->device.c_str(), limits.device_copy->best_gbs, limits.device_copy->reps,
+                 limits.device_copy->median_gbs, power_of_ten(limits.device_copy->bytes).c_str());
   for (const char* d : {"float64", "float32"}) {
     const GemmResult* g = gemm_for(limits, d);
     if (!g) continue;
@@ -187,6 +205,7 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
   std::fprintf(out,
                "\nratio: W1, W4a-c, W5: achieved GB/s (bytes moved per call / median) / triad GB/s, 1.00 = the triad's "
                "bandwidth, higher is better;\n"
+               "       W1d: the same over the device's copy bandwidth (its arrays on the GPU);\n"
                "       W7, W7s: call median / direct gemm median, 1.00 = equal, lower is better. "
                "'*' after a compile time: over its target.\n");
   // Compile targets.
@@ -317,6 +336,13 @@ Json report_json(const MachineInfo& m, const Limits& limits, const std::vector<R
     machine.set("sgemm_gflops", limits.sgemm->gflops);
     machine.set("sgemm", gemm_json(*limits.sgemm, run.reps));
   }
+  if (limits.device_copy)
+    machine.set("device_copy", Json::object()
+                                   .set("device", limits.device_copy->device)
+                                   .set("best_gbs", limits.device_copy->best_gbs)
+                                   .set("median_gbs", limits.device_copy->median_gbs)
+                                   .set("bytes", limits.device_copy->bytes)
+                                   .set("reps", limits.device_copy->reps));
   machine.set("compiler", compiler).set("libraries", libraries);
 
   // Compile targets.

@@ -58,6 +58,7 @@ struct Row {
 /// The machine's limits measured in the run.
 struct Limits {
   TriadResult triad;
+  std::optional<DeviceCopyResult> device_copy;  ///< with --device (W1d's limit)
   std::optional<GemmResult> dgemm, sgemm;
 };
 

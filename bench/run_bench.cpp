@@ -163,7 +163,7 @@ bool checksum_ok(double got, double want, double rtol, DType dtype) {
 /// the rows held against the triad; 0 for the others.
 double bytes_per_call(const std::string& id, DType dtype) {
   const double e = static_cast<double>(dtype_size(dtype));
-  if (id == "W1") return 4.0 * 1e7 * e;  // x, y, z read, out written
+  if (id == "W1" || id == "W1d") return 4.0 * 1e7 * e;  // x, y, z read, out written
   if (id == "W4a" || id == "W4b" || id == "W4c") return 4000.0 * 4000.0 * e;
   if (id == "W5") return 4.0 * 1e6 * e;  // x, y read, two outputs written
   return 0;
@@ -251,7 +251,19 @@ void measure_calls(bench::Row& r, const fs::path& compiledir, const Options& o) 
   r.samples = w6 ? 7 : o.reps;
   const int warmup = w6 ? 1000 : 2;
   const std::vector<NDArray>& args = w.args;
-  const bench::Timing t = bench::time_calls([&] { f(args); }, r.samples, r.calls_per_sample, warmup);
+  // On a GPU, each call waits for its kernels (launches are asynchronous;
+  // a call whose outputs come back to the host waits anyway).
+  DeviceMemory* gpu = nullptr;
+  if (const std::optional<std::string> ctx = gpu::selected_context()) {
+    Device dev;
+    if (Device::parse(*ctx, &dev)) gpu = opened_device_memory(dev);
+  }
+  const bench::Timing t = bench::time_calls(
+      [&] {
+        f(args);
+        if (gpu) gpu->synchronize();
+      },
+      r.samples, r.calls_per_sample, warmup);
   r.call_median_ms = t.median * 1e3;
   r.call_min_ms = t.min * 1e3;
   r.call_max_ms = t.max * 1e3;
@@ -316,11 +328,16 @@ int main(int argc, char** argv) {
   std::vector<bench::Row> rows;
   for (const auto& d : o.dtypes)
     for (const auto& id : o.ids) {
-      bench::Row r;
-      r.workload = id;
-      r.dtype = d;
-      r.size = bench::make_workload(id, dtype_of(d), /*with_args=*/false).size;
-      rows.push_back(r);
+      // On a GPU, W1 is also measured with its arrays on the device (W1d).
+      std::vector<std::string> ids{id};
+      if (id == "W1" && device != "cpu") ids.push_back("W1d");
+      for (const std::string& wid : ids) {
+        bench::Row r;
+        r.workload = wid;
+        r.dtype = d;
+        r.size = bench::make_workload(wid, dtype_of(d), /*with_args=*/false).size;
+        rows.push_back(r);
+      }
     }
 
   bench::Limits limits;
@@ -347,6 +364,11 @@ int main(int argc, char** argv) {
                  1e3 * (process_cpu_seconds() - cpu0));
   }
 
+  if (device != "cpu") {
+    std::fprintf(stderr, "[bench] device copy bandwidth on %s ...\n", device.c_str());
+    limits.device_copy = bench::device_copy_bandwidth(device, 256 << 20, o.quick ? 3 : 10);
+    std::fprintf(stderr, "[bench]   %.2f GB/s (best)\n", limits.device_copy->best_gbs);
+  }
   const bool f64 = std::find(o.dtypes.begin(), o.dtypes.end(), "float64") != o.dtypes.end();
   const bool f32 = std::find(o.dtypes.begin(), o.dtypes.end(), "float32") != o.dtypes.end();
   const int gemm_reps = o.reps;

@@ -32,6 +32,7 @@ inline constexpr double kW3ShareOfBestPeer = 0.8;
 enum class Kind {
   CallMs,        ///< call median <= limit (ms)
   RatioToLimit,  ///< ratio_to_limit <= limit
+  RatioAtLeast,  ///< ratio_to_limit >= limit (a share of a bandwidth)
 };
 
 struct CallTarget {
@@ -52,6 +53,7 @@ inline constexpr CallTarget kCallTargets[] = {
     {"W5", "float64", Kind::CallMs, 1.2},
     {"W6", "", Kind::CallMs, 0.0006},   // 0.6 us, argument filtering included
     {"W6t", "", Kind::CallMs, 0.0003},  // 0.3 us with trust_input
+    {"W1d", "float32", Kind::RatioAtLeast, 0.80},  // issue 17: >= 80 % of the device's copy bandwidth
     {"W7", "", Kind::RatioToLimit, 1.05},
     {"W7s", "", Kind::RatioToLimit, 1.05},
 };

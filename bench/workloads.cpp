@@ -4,6 +4,10 @@
 
 #include <cmath>
 
+#include <theano/gpu/context.h>
+#include <theano/gpu/ops.h>
+#include <theano/gpu/type.h>
+
 #include "workload_inputs.h"
 
 namespace theano::bench {
@@ -29,6 +33,31 @@ void w1(Workload& w, bool small, bool with_args) {
   w.size = small ? "n=10^3" : "n=10^7";
   w.expected = {small ? 363.7745121614696 : 3569070.875923593};
   if (with_args) w.args = {uniform(101, -1, 1, {n}, d), uniform(102, 0, 1, {n}, d), uniform(103, -1, 1, {n}, d)};
+}
+
+/// W1 with its inputs and output on the GPU THEANO_FLAGS device selects (a
+/// bench-only variant, run with --device): the kernel's time against the
+/// device's copy bandwidth, no transfer in the call.
+void w1d(Workload& w, bool with_args) {
+  const std::optional<std::string> ctx = gpu::selected_context();
+  THEANO_USER_CHECK(ctx.has_value(), ValueError) << "W1d needs a GPU device (bench/run --device cuda)";
+  const DType d = w.dtype;
+  auto gvec = [&](const char* name) {
+    return gpu::GpuArrayType::of(*tensor::TensorType::make(d, {std::nullopt}), *ctx)->make_variable(name);
+  };
+  Var x = gvec("x"), y = gvec("y"), z = gvec("z");
+  Var out = T::exp(x) * y + T::tanh(z) - x * x / (c(1, d) + y);
+  w.inputs = {x, y, z};
+  w.outputs = {gpu::gpu_from_host(out, *ctx)};
+  w.size = "n=10^7, on " + *ctx;
+  w.expected = {3569070.875923593};
+  if (with_args) {
+    Device dev;
+    THEANO_USER_CHECK(Device::parse(*ctx, &dev), ValueError) << "not a device: " << *ctx;
+    const std::int64_t n = 10'000'000;
+    w.args = {uniform(101, -1, 1, {n}, d).to(dev), uniform(102, 0, 1, {n}, d).to(dev),
+              uniform(103, -1, 1, {n}, d).to(dev)};
+  }
 }
 
 void w2(Workload& w, bool with_args) {
@@ -155,6 +184,7 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   w.id = id;
   w.dtype = dtype;
   if (id == "W1" || id == "W1s") w1(w, id == "W1s", with_args);
+  else if (id == "W1d") w1d(w, with_args);
   else if (id == "W2") w2(w, with_args);
   else if (id == "W3") w3(w, with_args);
   else if (id == "W4a" || id == "W4b" || id == "W4c") w4(w, id.back(), with_args);
@@ -170,7 +200,7 @@ Function compile_workload(const Workload& w) { return function(w.inputs, w.outpu
 
 std::vector<double> checksums(const Workload& w, const std::vector<NDArray>& outputs) {
   std::vector<double> r;
-  for (const NDArray& o : outputs) r.push_back(checksum(o));
+  for (const NDArray& o : outputs) r.push_back(checksum(o.on_host() ? o : o.to_host()));
   for (const Var& s : w.state) r.push_back(checksum(get_value(s)));
   return r;
 }

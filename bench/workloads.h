@@ -19,7 +19,8 @@ namespace theano::bench {
 
 struct Workload {
   /// "W1", "W1s" (n = 10^3), "W2", "W3", "W4a".."W4c", "W5", "W6", "W6t" (W6
-  /// with trust_input), "W7", "W7s"
+  /// with trust_input), "W7", "W7s"; "W1d" (W1 with its arrays on the GPU
+  /// THEANO_FLAGS device selects: bench/run --device adds it after W1)
   std::string id;
   std::string size;  ///< as workloads.md states it ("n=10^7", "4000x784", ...)
   DType dtype = DType::Float64;

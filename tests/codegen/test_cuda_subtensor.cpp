@@ -88,6 +88,13 @@ TEST_SUITE("cuda subtensor (emulated device)") {
     CHECK(gpu_test::count_ops(s, "GpuAdvancedIncSubtensor1") == 1);
     CHECK_THROWS_WITH_AS(s({M, random_array({2, 3}, DType::Float64, 15), gpu_test::int64_vector({1, -5})}),
                          doctest::Contains("index -5 is out of bounds for axis 0"), IndexError);
+    // Rows of no elements: the indices are still checked, as on the CPU.
+    const NDArray empty_rows = NDArray::empty({4, 0}, DType::Float64);
+    CHECK_THROWS_WITH_AS(g({empty_rows, gpu_test::int64_vector({0, 4})}),
+                         doctest::Contains("index 4 is out of bounds for axis 0"), IndexError);
+    CHECK(g({empty_rows, gpu_test::int64_vector({0, -4})})[0].shape() == std::vector<std::int64_t>{2, 0});
+    CHECK_THROWS_WITH_AS(s({empty_rows, NDArray::empty({2, 0}, DType::Float64), gpu_test::int64_vector({1, 7})}),
+                         doctest::Contains("index 7 is out of bounds for axis 0"), IndexError);
   }
 
   TEST_CASE("cuda emulated: join along each axis and split into views") {

@@ -93,7 +93,7 @@ struct AdvLayout {
 std::string adv_kernel(NodeLowering& L, const AdvLayout& l, const std::string& name, bool rows_only,
                        const std::string& dst_row, const std::string& src_row, const std::string& body) {
   L.cuda->need("shape_rules", std::string(shape_rules_text()));
-  const std::string count = rows_only ? "k" : "k * row";
+  const std::string count = rows_only ? "k" : "k * (row > 0 ? row : 1)";
   const std::string P = "theano_params_" + str(l.np());
   auto v = [](std::int64_t i) { return "p.v[" + str(i) + "]"; };
   std::string s = "extern \"C\" __global__ void " + name + "(const " + P + " p) {\n";
@@ -101,11 +101,14 @@ std::string adv_kernel(NodeLowering& L, const AdvLayout& l, const std::string& n
   s += "  const int64_t total = " + count + ";\n";
   s += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
   s += "  for (int64_t e = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; e < total; e += step) {\n";
-  s += "    const int64_t j = " + std::string(rows_only ? "e, r = 0" : "e / row, r = e % row") + ";\n";
+  // row == 0: one position a thread still, so every index is checked (as perform does).
+  s += "    const int64_t rr = row > 0 ? row : 1;\n    (void)rr;\n";
+  s += "    const int64_t j = " + std::string(rows_only ? "e, r = 0" : "e / rr, r = e % rr") + ";\n";
   s += "    int64_t i = (int64_t)*(const " + L.in_ctype(L.nin() - 1) + "*)((const char*)" + v(l.idx()) + " + j * " +
        v(l.idx() + 1) + ");\n";
   s += "    if (theano_index_rule(n, i, &i) != THEANO_RULE_OK) {\n";
   s += "      atomicMin((long long*)" + v(l.err()) + ", (long long)j);\n      continue;\n    }\n";
+  if (!rows_only) s += "    if (row == 0) continue;\n";
   s += "    char* dst = (char*)" + v(l.dst()) + " + " + dst_row + " * " + v(l.dst() + 1) + ";\n";
   s += "    const char* src = (const char*)" + v(l.src()) + " + " + src_row + " * " + v(l.src() + 1) + ";\n";
   s += "    int64_t q = r;\n";
@@ -146,7 +149,8 @@ void lower_gpu_advanced_subtensor1(NodeLowering& L) {
   AdvLayout l;
   l.r1 = std::max(1, nd - 1);
   emit_gather_output(L);
-  w.line("if (k == 0 || row == 0) return 0;");
+  w.line("if (k == 0) return 0;");
+  w.line("const int64_t positions = k * (row > 0 ? row : 1);  // the checks run for empty rows too");
   const std::string name = L.fn + "_gather";
   const int kernel = L.cuda->add_kernel(
       name, L.label, l.np(), 0, "",
@@ -156,7 +160,7 @@ void lower_gpu_advanced_subtensor1(NodeLowering& L) {
       adv_params(
           L, l, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x0->data",
           "x0->strides[0]", [](int d) { return "x0->strides[" + str(d) + "]"; }),
-      "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", k * row, p, " + str(l.np()) + ")) return e;",
+      "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", positions, p, " + str(l.np()) + ")) return e;",
       index_error_text(), kErrIndex, "index ");
   w.line("return 0;");
 }
@@ -205,7 +209,8 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
   emit_value_check(L, nd, [](int j) { return j == 0 ? std::string("k") : "o0->shape[" + str(j) + "]"; });
   w.line("int64_t row = 1;");
   for (int d = 1; d < nd; ++d) w.line("row *= o0->shape[" + str(d) + "];");
-  w.line("if (k == 0 || row == 0) return 0;");
+  w.line("if (k == 0) return 0;");
+  w.line("const int64_t positions = k * (row > 0 ? row : 1);  // the checks run for empty rows too");
   emit_value_strides(L, nd);
   const std::string params = adv_params(
       L, l, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x1->data", "ys0",
@@ -219,7 +224,7 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
         name, L.label, l.np(), 0, "",
         adv_kernel(L, l, name, false, "i", "j",
                    "    theano_atomic_add((" + xt + "*)dst, (" + xt + ")*(const " + yt + "*)src);\n"));
-    launch = "if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", k * row, p, " + np + ")) return e;";
+    launch = "if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", positions, p, " + np + ")) return e;";
   } else {
     // The last position writing each target row wins: win[i] = max j.
     const std::string v_win = "p.v[" + str(l.win()) + "]";
@@ -245,7 +250,7 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
            ", all, " + str(L.nin()) + ")) return e;");
     launch = "p[" + str(l.win()) + "] = (int64_t)win.data;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(kf) +
              ", n, p, " + np + ")) return e;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(km) + ", k, p, " +
-             np + ")) return e;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(kw) + ", k * row, p, " + np +
+             np + ")) return e;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(kw) + ", positions, p, " + np +
              ")) return e;";
   }
   emit_device_checked(L, 2, static_cast<int>(l.np()), static_cast<int>(l.err()), params, launch, index_error_text(),

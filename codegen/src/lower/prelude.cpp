@@ -338,6 +338,10 @@ static inline double theano_sigmoid(double x) {
 static inline double theano_softplus(double x) {
   return (x > 0 ? x : 0.0) + theano_log1p_unit(exp(-fabs(x)));
 }
+// log(1 - exp(x)): log(-expm1(x)) for x > -ln 2, else log1p(-exp(x)) (Maechler 2012).
+static inline double theano_log1mexp(double x) {
+  return x > -0.693147180559945309417 ? log(-expm1(x)) : log1p(-exp(x));
+}
 static inline bool isnan(double x) { return x != x; }
 static inline bool isinf(double x) { return x == THEANO_INF || x == -THEANO_INF; }
 static inline double theano_digamma(double x) {

@@ -10,6 +10,7 @@
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
 #include "theano/tensor/type.h"
 
 namespace theano::rewrite::detail {
@@ -116,19 +117,22 @@ Var drop_axes(const Var& f, const std::vector<int>& keep) {
 
 }  // namespace
 
-// sum(s * x) -> s * sum(x) for s broadcast on every axis; sum(-x) -> -sum(x) (floats)
+// sum(s * x) -> s * sum(x) for s broadcast on every axis; sum(-x) -> -sum(x); prod(s * x) -> s^n * prod(x) (floats)
 NodeRewriterPtr local_sum_scalar_mul() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_sum_scalar_mul", {"CAReduce"}, "sum(s * x) -> s * sum(x) (s all-broadcastable); sum(-x) -> -sum(x)",
+      "local_sum_scalar_mul", {"CAReduce"},
+      "sum(s * x) -> s * sum(x) (s all-broadcastable); sum(-x) -> -sum(x); prod(s * x) -> s^n * prod(x), n the "
+      "number of elements each product takes",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const auto& red = static_cast<const T::CAReduce&>(*node.op());
-        if (red.scalar_op() != "add" || red.pre()) return RewriteResult::fail("not a plain Sum");
+        const bool is_prod = red.scalar_op() == "mul";
+        if ((red.scalar_op() != "add" && !is_prod) || red.pre()) return RewriteResult::fail("not a plain Sum or Prod");
         const Var& in = node.input(0);
         const DType dt = T::tensor_type(in)->dtype();
         if (!is_float(dt) || T::tensor_type(node.output(0))->dtype() != dt)
           return RewriteResult::fail("only float sums that keep their dtype");
         Apply* m = in.owner();
-        if (m && T::is_elemwise(m, "neg"))
+        if (m && T::is_elemwise(m, "neg") && !is_prod)
           return fitted_exact(T::neg(node.op()->apply1({m->input(0)})), node, {});
         if (!m || !T::is_elemwise(m, "mul")) return RewriteResult::fail("input is not a mul or neg");
         const int nd = T::tensor_type(in)->ndim();
@@ -147,6 +151,11 @@ NodeRewriterPtr local_sum_scalar_mul() {
         if (rest.empty()) return RewriteResult::fail("every factor is a scalar");
         Var x = rest.size() == 1 ? rest[0] : T::mul(rest);
         if (T::tensor_type(x)->dtype() != dt) return RewriteResult::fail("the other factors have another dtype");
+        if (is_prod) {  // each scalar appears once per element of a product: s^n
+          Var n = T::constant(NDArray::full({}, 1.0, dt));
+          for (int a : red.axes()) n = T::mul(n, T::cast(T::shape_i(in, a), dt));
+          for (Var& s : scalars) s = T::pow(s, n);
+        }
         scalars.push_back(node.op()->apply1({x}));
         return fitted_exact(T::mul(scalars), node, {});
       });

@@ -43,5 +43,21 @@ NodeRewriterPtr local_log_sigmoid();
 NodeRewriterPtr local_expm1();
 NodeRewriterPtr local_log_sum_exp();
 NodeRewriterPtr local_crossentropy_to_log_softmax();
+NodeRewriterPtr local_logaddexp();
+NodeRewriterPtr local_log1mexp();
+
+// simplify.cpp
+NodeRewriterPtr local_mul_neg_const();
+NodeRewriterPtr local_exp_log();
+NodeRewriterPtr local_useless_comparison();
+NodeRewriterPtr local_cast_cast();
+NodeRewriterPtr local_useless_assert();
+NodeRewriterPtr local_remove_grad_stops();
+
+// softmax.cpp
+NodeRewriterPtr local_exp_log_softmax();
+NodeRewriterPtr local_log_softmax_from_lse();
+NodeRewriterPtr local_softmax_simplifier();
+NodeRewriterPtr local_sigmoid_from_exp();
 
 }  // namespace theano::rewrite::detail

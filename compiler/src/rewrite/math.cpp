@@ -101,30 +101,48 @@ NodeRewriterPtr local_add_specialize() {
   return r;
 }
 
-// pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x);
-// pow(x, 0) -> ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x));
-// pow(x, 3) -> x * sqr(x); pow(x, 4) -> sqr(sqr(x))
+namespace {
+
+// x^n for 1 <= n by repeated squaring: x^5 = x * sqr(sqr(x)) (at most 2 log2(n) products).
+Var power_by_squaring(Var base, std::int64_t n) {
+  Var result;
+  while (n > 0) {
+    if (n & 1) result = result ? T::mul(result, base) : base;
+    n >>= 1;
+    if (n > 0) base = T::sqr(base);
+  }
+  return result;
+}
+
+}  // namespace
+
+// pow(x, 0.5) -> sqrt(x); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 0) -> ones_like(x);
+// pow(x, n) for an integer 1 <= |n| <= 512 -> repeated squaring (x^3 = x * sqr(x), x^4 = sqr(sqr(x))),
+// then reciprocal for n < 0 (float outputs only; integers to negative powers are an error)
 NodeRewriterPtr local_pow_specialize() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_pow_specialize", {"Elemwise:pow"},
-      "pow(x, 2) -> sqr(x); pow(x, 0.5) -> sqrt(x); pow(x, 1) -> x; pow(x, -1) -> reciprocal(x); pow(x, 0) -> "
-      "ones_like(x); pow(x, -2) -> reciprocal(sqr(x)); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 3) -> x * sqr(x); "
-      "pow(x, 4) -> sqr(sqr(x))",
+      "pow(x, 0.5) -> sqrt(x); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 0) -> ones_like(x); pow(x, n), integer "
+      "1 <= |n| <= 512 -> products by repeated squaring (x, sqr(x), x * sqr(x), sqr(sqr(x)), ...), reciprocal of "
+      "them for n < 0 (float outputs)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var x = node.input(0), e = node.input(1), out = node.output(0);
         std::optional<double> c = scalar_constant_value(e);
         if (!c) return RewriteResult::fail("the exponent is not a constant scalar");
+        const DType odt = T::tensor_type(out)->dtype();
+        // Products in the output's dtype: an int32 x under a float exponent multiplies as float64, as pow does.
+        const Var xo = T::tensor_type(x)->dtype() == odt ? x : T::cast(x, odt);
         Var v;
-        if (*c == 2) v = T::sqr(x);
-        else if (*c == 0.5) v = T::sqrt(x);
-        else if (*c == 1) v = x;
-        else if (*c == -1) v = T::reciprocal(x);
-        else if (*c == 0) v = scalar_of(1, out);
-        else if (*c == -2) v = T::reciprocal(T::sqr(x));
+        if (*c == 0.5) v = T::sqrt(x);
         else if (*c == -0.5) v = T::reciprocal(T::sqrt(x));
-        else if ((*c == 3 || *c == 4) && T::tensor_type(x)->dtype() == T::tensor_type(out)->dtype())
-          v = *c == 3 ? T::mul(x, T::sqr(x)) : T::sqr(T::sqr(x));  // same dtype: the products wrap as pow does
-        else return RewriteResult::fail("no special form for this exponent");
+        else if (*c == 0) v = scalar_of(1, out);
+        else if (std::nearbyint(*c) == *c && std::abs(*c) <= 512) {
+          if (*c < 0 && !is_float(odt)) return RewriteResult::fail("an integer to a negative power is an error");
+          v = power_by_squaring(xo, static_cast<std::int64_t>(std::abs(*c)));
+          if (*c < 0) v = T::reciprocal(v);
+        } else {
+          return RewriteResult::fail("no special form for this exponent");
+        }
         return fitted(v, node, {x, e});
       });
   return r;
@@ -153,11 +171,17 @@ NodeRewriterPtr local_useless_dimshuffle() {
   return r;
 }
 
-// log(add(1, x)) -> log1p(x)
+// log(add(1, x)) -> log1p(x); log(sub(1, x)) -> log1p(-x)
 NodeRewriterPtr local_log1p() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_log1p", {"Elemwise:log"}, "log(add(1, x)) -> log1p(x)", [](FunctionGraph&, Apply& node) -> RewriteResult {
+      "local_log1p", {"Elemwise:log"}, "log(add(1, x)) -> log1p(x); log(sub(1, x)) -> log1p(-x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& a = node.input(0);
+        if (a.owner() && T::is_elemwise(a.owner(), "sub")) {
+          std::optional<double> c = scalar_constant_value(a.owner()->input(0));
+          if (!c || *c != 1) return RewriteResult::fail("not 1 - x");
+          return fitted(T::log1p(T::neg(a.owner()->input(1))), node, a.owner()->inputs());
+        }
         if (!a.owner() || !T::is_elemwise(a.owner(), "add")) return RewriteResult::fail("input is not an add");
         std::vector<Var> rest;
         bool one = false;

@@ -13,15 +13,32 @@ namespace theano::rewrite::detail {
 namespace T = theano::tensor;
 namespace N = theano::tensor::nnet;
 
-// log(softmax(x, axis)) -> log_softmax(x, axis)
+// log(softmax(x, axis)) -> log_softmax(x, axis); log(softmax(x)[idx]) -> log_softmax(x)[idx] (any element
+// selection: Subtensor, AdvancedSubtensor1, DimShuffle, Reshape commute with the elementwise log)
 NodeRewriterPtr local_log_softmax() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_log_softmax", {"Elemwise:log"}, "log(softmax(x)) -> log_softmax(x)",
+      "local_log_softmax", {"Elemwise:log"},
+      "log(softmax(x)) -> log_softmax(x); log(V(softmax(x), ...)) -> V(log_softmax(x), ...) for V a Subtensor, "
+      "AdvancedSubtensor1, DimShuffle or Reshape",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& s = node.input(0);
-        const auto* sm = s.owner() ? dynamic_cast<const N::Softmax*>(s.owner()->op().get()) : nullptr;
-        if (!sm) return RewriteResult::fail("input is not a Softmax");
-        Var v = N::log_softmax(s.owner()->input(0), sm->axis());
+        Apply* select = nullptr;
+        Var sm = s;
+        if (s.owner()) {
+          const std::string_view t = s.owner()->op()->type_name();
+          if (t == "Subtensor" || t == "AdvancedSubtensor1" || t == "DimShuffle" || t == "Reshape") {
+            select = s.owner();
+            sm = s.owner()->input(0);
+          }
+        }
+        const auto* op = sm.owner() ? dynamic_cast<const N::Softmax*>(sm.owner()->op().get()) : nullptr;
+        if (!op) return RewriteResult::fail("input is not a Softmax, nor an element selection of one");
+        Var v = N::log_softmax(sm.owner()->input(0), op->axis());
+        if (select) {
+          std::vector<Var> ins = select->inputs();
+          ins[0] = v;
+          v = select->op()->apply1(ins);
+        }
         Var f = fit_type(v, node.output(0), {});
         if (!f) return RewriteResult::fail("type differs");
         return f;

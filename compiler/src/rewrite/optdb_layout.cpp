@@ -14,15 +14,21 @@
 ///                                         inc_subtensor serialization; add and mul canonicalization
 ///                                         (Canonizer); neg_neg, neg_div_neg, sum_scalar_mul, fill cut /
 ///                                         fill sink, useless elemwise / arith / cast / dimshuffle,
-///                                         DimShuffle merging; local_remove_all_assert (unsafe);
+///                                         DimShuffle merging; negations into a product's constant,
+///                                         exp/log pairs, x < x, cast of a lossless cast, useless
+///                                         Assert, grad stops removed; the softmax family by hand
+///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
+///                                         1/(1+exp(-x))); local_remove_all_assert (unsafe);
 ///                                         local_cut_gpu_transfers (transfer pairs cancelled)
 ///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy gradient, softmax from
 ///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
 ///                                         log-sum-exp, crossentropy through log_softmax,
+///                                         log1p(-sigmoid), logaddexp, log1mexp,
 ///                                         inc_subtensor serialization
 ///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns)  [blas]
-///   2         specialize (equilibrium)    mul / add / pow specialization, neg_neg, neg_div_neg, useless
-///                                         ops, shape_i tracking, DimShuffle merging
+///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers by repeated
+///                                         squaring), neg_neg, neg_div_neg, useless ops, exp/log pairs,
+///                                         shape_i tracking, DimShuffle merging
 ///   3         uncanonicalize (eq.)        (empty so far)
 ///   49        elemwise_fusion             fusion: trees into one Elemwise{Composite}, then multi-output
 ///                                         fusion (a result used by several elementwise clients computed

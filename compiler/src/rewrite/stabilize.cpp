@@ -26,22 +26,73 @@ bool is_const(const Var& v, double value) {
 }
 
 Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
-  return v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
+  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
 }
 
 }  // namespace
 
-// log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x)
+// log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)), log1p(-sigmoid(x)) -> -softplus(x)
 NodeRewriterPtr local_log_sigmoid() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_log_sigmoid", {"Elemwise:log"}, "log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x)",
+      "local_log_sigmoid", {"Elemwise:log", "Elemwise:log1p"},
+      "log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)) -> -softplus(x); log1p(-sigmoid(x)) -> -softplus(x)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& a = node.input(0);
+        if (T::is_elemwise(&node, "log1p")) {
+          if (Var x = owner_input(owner_input(a, "neg"), "sigmoid")) return fitted_exact(T::neg(T::softplus(x)), node, {a});
+          return RewriteResult::fail("input is not -sigmoid(x)");
+        }
         if (Var x = owner_input(a, "sigmoid")) return fitted_exact(T::neg(T::softplus(T::neg(x))), node, {});
         Var one = owner_input(a, "sub", 0), s = owner_input(a, "sub", 1);
         if (one && is_const(one, 1))
           if (Var x = owner_input(s, "sigmoid")) return fitted_exact(T::neg(T::softplus(x)), node, {one, s});
         return RewriteResult::fail("input is neither sigmoid(x) nor 1 - sigmoid(x)");
+      });
+  return r;
+}
+
+// log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y)
+NodeRewriterPtr local_logaddexp() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_logaddexp", {"Elemwise:log"},
+      "log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& a = node.input(0);
+        if (!a.owner() || !T::is_elemwise(a.owner(), "add") || a.owner()->nin() != 2)
+          return RewriteResult::fail("input is not a binary add");
+        const Var x = owner_input(a.owner()->input(0), "exp"), y = owner_input(a.owner()->input(1), "exp");
+        if (!x || !y) return RewriteResult::fail("the add's terms are not both exp");
+        const DType dt = T::tensor_type(node.output(0))->dtype();
+        if (T::tensor_type(x)->dtype() != dt || T::tensor_type(y)->dtype() != dt)
+          return RewriteResult::fail("x and y are not floats of the output's dtype");
+        // Where m is infinite, x - y may be NaN (inf - inf) but the sum is m (both -inf: log(0) = -inf).
+        Var m = T::maximum(x, y);
+        return fitted_exact(T::switch_(T::isinf(m), m, m + T::softplus(T::neg(T::abs(x - y)))), node, {x, y});
+      });
+  return r;
+}
+
+// log(1 - exp(x)) (arriving as log1p(-exp(x))), log(-expm1(x)) -> log1mexp(x);
+// log(exp(x) - exp(y)) -> x + log1mexp(y - x)
+NodeRewriterPtr local_log1mexp() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log1mexp", {"Elemwise:log", "Elemwise:log1p"},
+      "log1p(-exp(x)) -> log1mexp(x); log(-expm1(x)) -> log1mexp(x); log(exp(x) - exp(y)) -> x + log1mexp(y - x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& a = node.input(0);
+        const DType dt = T::tensor_type(node.output(0))->dtype();
+        auto same_float = [dt](const Var& v) { return T::tensor_type(v)->dtype() == dt; };
+        if (T::is_elemwise(&node, "log1p")) {
+          const Var x = owner_input(owner_input(a, "neg"), "exp");
+          if (!x || !same_float(x)) return RewriteResult::fail("input is not -exp(x) of the output's dtype");
+          return fitted_exact(T::log1mexp(x), node, {a});
+        }
+        if (Var x = owner_input(owner_input(a, "neg"), "expm1"); x && same_float(x))
+          return fitted_exact(T::log1mexp(x), node, {a});
+        const Var x = owner_input(owner_input(a, "sub", 0), "exp"), y = owner_input(owner_input(a, "sub", 1), "exp");
+        if (!x || !y || !same_float(x) || !same_float(y))
+          return RewriteResult::fail("input is neither -expm1(x) nor exp(x) - exp(y) of the output's dtype");
+        return fitted_exact(x + T::log1mexp(y - x), node, {x, y});
       });
   return r;
 }

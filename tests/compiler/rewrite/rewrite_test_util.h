@@ -23,7 +23,7 @@ using namespace rw_detail;
 
 inline Var c(double v) { return T::constant(vec({v})); }  // shape (1,): no DimShuffle needed against vectors
 
-/// A deterministic positive test value for `v` (known dims, 3 for unknown).
+/// A deterministic positive float64 test value for `v` (known dims, 3 for unknown).
 inline NDArray value_for(const Var& v, int salt) {
   const T::TensorType* t = T::tensor_type(v);
   std::vector<std::int64_t> shape;
@@ -59,7 +59,11 @@ inline void check_rewrite(const std::vector<Var>& ins, const std::vector<Var>& o
               << debugprint(expected);
   CHECK(same);
   std::vector<NDArray> args;
-  for (std::size_t i = 0; i < ins.size(); ++i) args.push_back(value_for(ins[i], static_cast<int>(i)));
+  for (std::size_t i = 0; i < ins.size(); ++i) {  // integer inputs get 0, 1 or 2 (valid indices of a dim of 3)
+    const NDArray a = value_for(ins[i], static_cast<int>(i));
+    const DType dt = T::tensor_type(ins[i])->dtype();
+    args.push_back(dt == DType::Float64 ? a : a.astype(dt));
+  }
   FunctionOptions raw, opt;
   raw.mode = "unoptimized";
   opt.mode = mode;

@@ -11,6 +11,8 @@
 /// the closed form sm * (g - sum(g * sm)) rather than the graph of exp/sum.
 #pragma once
 
+#include <optional>
+
 #include <string_view>
 #include <vector>
 
@@ -72,9 +74,11 @@ class CrossentropyCategorical1HotGrad final : public Op {
   THEANO_OP_DECLARE("CrossentropyCategorical1HotGrad")
 };
 
-/// Softmax / LogSoftmax along `axis` (negative counts from the end).
-Var softmax(const TensorLike& x, int axis = -1);
-Var log_softmax(const TensorLike& x, int axis = -1);
+/// Softmax / LogSoftmax along `axis` (negative counts from the end); with no
+/// axis (std::nullopt, numpy's axis=None) over all elements at once: the input
+/// flattened, normalized along its one axis and reshaped back.
+Var softmax(const TensorLike& x, std::optional<int> axis = -1);
+Var log_softmax(const TensorLike& x, std::optional<int> axis = -1);
 
 /// -log(coding_dist[i, labels[i]]) for an (n, k) matrix and n integer labels.
 Var crossentropy_categorical_1hot(const TensorLike& coding_dist, const TensorLike& labels);

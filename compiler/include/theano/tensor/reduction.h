@@ -145,6 +145,12 @@ Var argmin(const TensorLike& x, std::optional<int> axis = {}, bool keepdims = fa
 Var mean(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
 /// mean((x - mean(x))^2) with `ddof` subtracted from the count (numpy.var).
 Var var(const TensorLike& x, const Axes& axes = {}, int ddof = 0, bool keepdims = false);
+/// log(sum(exp(x), axes)) computed stably in every mode, fast_compile included:
+/// x is shifted by its maximum m along `axes` (0 where m is infinite), so
+/// log(sum(exp(x - m))) + m neither overflows nor loses the large terms. The
+/// shift is a constant for the gradient (the terms it adds cancel exactly), so
+/// the gradient is softmax(x) * g, finite where an entry is -inf. Float inputs.
+Var logsumexp(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
 /// sqrt(var(...)) (numpy.std).
 Var std(const TensorLike& x, const Axes& axes = {}, int ddof = 0, bool keepdims = false);
 

@@ -10,6 +10,7 @@
 #include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"
 #include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
 #include "theano/tensor/type.h"
 
 namespace theano::tensor::nnet {
@@ -117,12 +118,23 @@ std::vector<Var> LogSoftmax::grad(const Apply& node, const std::vector<Var>& out
   return {sub(gz, mul(exp(node.output(0)), sum(gz, axis_, true)))};
 }
 
-Var softmax(const TensorLike& x, int axis) {
-  return OpPtr(new Softmax(resolve_axis(x.var(), axis, "softmax")))->apply1({x.var()});
+namespace {
+
+// Over every element (axis=None): normalize the flattened input, then give it its shape back.
+template <class OpT>
+Var over_axis(const TensorLike& x, std::optional<int> axis, const char* what) {
+  const Var& v = x.var();
+  if (axis) return OpPtr(new OpT(resolve_axis(v, *axis, what)))->apply1({v});
+  const TensorType& t = *tensor_type(v);
+  if (t.ndim() == 1) return OpPtr(new OpT(0))->apply1({v});
+  Var flat = OpPtr(new OpT(0))->apply1({flatten(v, 1)});
+  return t.ndim() == 0 ? reshape(flat, std::vector<std::int64_t>{}) : reshape(flat, shape(v), t.ndim());
 }
 
-Var log_softmax(const TensorLike& x, int axis) {
-  return OpPtr(new LogSoftmax(resolve_axis(x.var(), axis, "log_softmax")))->apply1({x.var()});
-}
+}  // namespace
+
+Var softmax(const TensorLike& x, std::optional<int> axis) { return over_axis<Softmax>(x, axis, "softmax"); }
+
+Var log_softmax(const TensorLike& x, std::optional<int> axis) { return over_axis<LogSoftmax>(x, axis, "log_softmax"); }
 
 }  // namespace theano::tensor::nnet

@@ -2,6 +2,7 @@
 // CAReduce / ArgReduce node (plus a DimShuffle for keepdims), and mean, var and
 // std as graphs of those primitives, as Theano builds them.
 #include "kernel_util.h"
+#include "theano/gradient.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -69,6 +70,24 @@ Var reduced_count(const Var& x, const std::vector<int>& axes, DType dtype) {
     count = count ? mul(count, d) : d;
   }
   return cast(count, dtype);
+}
+
+Var logsumexp(const TensorLike& x, const Axes& axes, bool keepdims) {
+  const Var& v = x.var();
+  const TensorType& t = detail::tensor_type_of(v, "logsumexp");
+  THEANO_USER_CHECK(is_float(t.dtype()), TypeError)
+      << "logsumexp: " << (v.name().empty() ? std::string("the input") : "'" + v.name() + "'") << " has dtype " << dtype_name(t.dtype()) << ", expected a float";
+  const std::vector<int> ax = axes.resolve(t.ndim(), "logsumexp");
+  // The same form the stabilize rewrite local_log_sum_exp makes (it sees the
+  // shift and leaves it), with the shift cut from the gradient.
+  Var m = zero_grad(max(v, ax));
+  const std::vector<std::int64_t> ones(static_cast<std::size_t>(tensor_type(m)->ndim()), 1);
+  m = switch_(isinf(m), constant(NDArray::full(ones, 0.0, t.dtype())), m);
+  std::vector<int> order;
+  for (int a = 0, k = 0; a < t.ndim(); ++a)
+    order.push_back(std::find(ax.begin(), ax.end(), a) != ax.end() ? kNewAxis : k++);
+  Var r = add(log(sum(exp(sub(v, dimshuffle(m, order))), ax)), m);
+  return keepdims ? detail::restore_reduced_axes(r, t.ndim(), ax) : r;
 }
 
 Var mean(const TensorLike& x, const Axes& axes, bool keepdims) {

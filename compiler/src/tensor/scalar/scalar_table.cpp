@@ -70,6 +70,8 @@ double stable_sigmoid(double x) {
   return e / (1.0 + e);
 }
 double stable_softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+// log(1 - exp(x)) for x <= 0 (Maechler 2012): log(-expm1(x)) near 0, log1p(-exp(x)) below -ln 2; NaN above 0.
+double log1mexp(double x) { return x > -std::numbers::ln2 ? std::log(-std::expm1(x)) : std::log1p(-std::exp(x)); }
 // Digamma by recurrence + asymptotic series (accurate to ~1e-12 for x > 0).
 double digamma(double x) {
   if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
@@ -211,6 +213,8 @@ std::vector<ScalarOpInfo> build_table() {
        nullptr, [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * (1 - out)}; }});
   row({"softplus", 1, OutRule::Float, "theano_softplus({0})", [](const double* a) { return stable_softplus(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sigmoid(in[0])}; }});
+  row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", [](const double* a) { return log1mexp(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / -expm1(-in[0])}; }});
   row({"erf", 1, OutRule::Float, "erf({0})", [](const double* a) { return std::erf(a[0]); }, nullptr,
        [two_over_sqrt_pi](const Vs& in, const Var&, const Var& gz) {
          return Vs{gz * two_over_sqrt_pi * exp(-sqr(in[0]))};

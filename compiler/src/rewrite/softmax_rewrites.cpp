@@ -1,0 +1,162 @@
+/// \file
+/// The softmax family written by hand, recognized as the stable ops
+/// (PyTensor's tensor/rewriting/special.py and math.py): exp(x) / sum(exp(x))
+/// and its max-shifted form as Softmax, x - logsumexp(x) as LogSoftmax,
+/// exp(log_softmax(x)) as Softmax and 1 / (1 + exp(-x)) as sigmoid.
+///
+/// Why in canonicalize: the patterns must be seen before the stabilize stage
+/// rewrites log(sum(exp(x))) into its max-shifted form, and the ops they make
+/// are what the later stages (crossentropy, the softmax gradient, GPU) expect.
+#include <algorithm>
+
+#include "algebra.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/nnet.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/type.h"
+
+namespace theano::rewrite::detail {
+
+namespace T = theano::tensor;
+namespace N = theano::tensor::nnet;
+
+namespace {
+
+Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
+  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
+}
+
+// The input of a DimShuffle that only puts back reduced axis `axis` (keepdims);
+// null otherwise.
+Var under_keepdims(const Var& v, int axis) {
+  const auto* ds = v && v.owner() ? dynamic_cast<const T::DimShuffle*>(v.owner()->op().get()) : nullptr;
+  if (!ds || static_cast<int>(ds->new_order().size()) != ds->input_ndim() + 1) return {};
+  for (int i = 0, k = 0; i < static_cast<int>(ds->new_order().size()); ++i) {
+    const int want = i == axis ? T::kNewAxis : k++;
+    if (ds->new_order()[static_cast<std::size_t>(i)] != want) return {};
+  }
+  return v.owner()->input(0);
+}
+
+// The input of a CAReduce{scalar_op} over exactly {axis}, without a fused pre op; null otherwise.
+Var reduce_input(const Var& v, std::string_view scalar_op, int axis) {
+  const auto* red = v && v.owner() ? dynamic_cast<const T::CAReduce*>(v.owner()->op().get()) : nullptr;
+  if (!red || red->scalar_op() != scalar_op || red->pre() || red->axes() != std::vector<int>{axis}) return {};
+  return v.owner()->input(0);
+}
+
+// Skips a ZeroGrad or DisconnectedGrad (tensor::logsumexp cuts its shift from the gradient).
+Var through_grad_stop(const Var& v) {
+  if (v && v.owner() && (v.owner()->op()->type_name() == "ZeroGrad" || v.owner()->op()->type_name() == "DisconnectedGrad"))
+    return v.owner()->input(0);
+  return v;
+}
+
+// x when `e` is exp(x) or exp(x - max(x, axis, keepdims)) (the shift a hand-written softmax uses).
+Var softmax_numerator_input(const Var& e, int axis) {
+  const Var a = owner_input(e, "exp");
+  if (!a) return {};
+  if (Var x = owner_input(a, "sub"); x && reduce_input(through_grad_stop(under_keepdims(owner_input(a, "sub", 1), axis)), "maximum", axis) == x)
+    return x;
+  return a;
+}
+
+// x when `l` (the shape of x) is logsumexp of x along `axis` with keepdims, in one of the forms users write:
+// log(sum(exp(x), axis, keepdims)), its DimShuffle-outside form, or tensor::logsumexp(x, axis, keepdims).
+Var lse_input(const Var& l, int axis) {
+  Var inner = under_keepdims(l, axis);  // DimShuffle(log(sum(...))) or DimShuffle(add(log(sum(...)), m))
+  Var lg = inner ? inner : l;
+  if (Var s = owner_input(lg, "log")) {
+    Var summed = reduce_input(inner ? s : under_keepdims(s, axis), "add", axis);
+    return owner_input(summed, "exp");
+  }
+  if (!inner || !T::is_elemwise(inner.owner(), "add") || inner.owner()->nin() != 2) return {};
+  // tensor::logsumexp: add(log(sum(exp(x - DimShuffle(m)))), m), m = switch(isinf(mx), 0, mx), mx = max(x)
+  const Var s = owner_input(inner.owner()->input(0), "log"), m = inner.owner()->input(1);
+  const Var shifted = owner_input(reduce_input(s, "add", axis), "exp");
+  const Var x = owner_input(shifted, "sub");
+  if (!x || !owner_input(m, "switch") || under_keepdims(owner_input(shifted, "sub", 1), axis) != m) return {};
+  return reduce_input(through_grad_stop(m.owner()->input(2)), "maximum", axis) == x ? x : Var();
+}
+
+}  // namespace
+
+// exp(x) / sum(exp(x), axis, keepdims) -> softmax(x, axis); also with x shifted by max(x, axis, keepdims)
+NodeRewriterPtr local_softmax_simplifier() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_softmax_simplifier", {"Elemwise:true_div"},
+      "exp(x) / sum(exp(x), axis, keepdims) -> softmax(x, axis); exp(x - max(x, axis, keepdims)) / sum(that, axis, "
+      "keepdims) -> softmax(x, axis)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var &e = node.input(0), &den = node.input(1);
+        const int nd = T::tensor_type(e)->ndim();
+        for (int axis = 0; axis < nd; ++axis) {
+          if (reduce_input(under_keepdims(den, axis), "add", axis) != e) continue;
+          const Var x = softmax_numerator_input(e, axis);
+          if (!x || !is_float(T::tensor_type(x)->dtype())) continue;
+          return fitted_exact(N::softmax(x, axis), node, {e});
+        }
+        return RewriteResult::fail("not exp(x) divided by its sum along one axis with keepdims");
+      });
+  return r;
+}
+
+// x - logsumexp(x, axis, keepdims) -> log_softmax(x, axis)
+NodeRewriterPtr local_log_softmax_from_lse() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log_softmax_from_lse", {"Elemwise:sub"},
+      "x - log(sum(exp(x), axis, keepdims)) -> log_softmax(x, axis) (also tensor::logsumexp(x, axis, keepdims))",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var &x = node.input(0), &l = node.input(1);
+        if (!is_float(T::tensor_type(x)->dtype())) return RewriteResult::fail("x is not a float");
+        for (int axis = 0; axis < T::tensor_type(x)->ndim(); ++axis)
+          if (lse_input(l, axis) == x) return fitted_exact(N::log_softmax(x, axis), node, {x});
+        return RewriteResult::fail("the subtrahend is not logsumexp(x) along one axis with keepdims");
+      });
+  return r;
+}
+
+// exp(log_softmax(x)) -> softmax(x) when the log_softmax has no other client
+// (local_softmax_from_log_softmax makes this form on purpose when it has)
+NodeRewriterPtr local_exp_log_softmax() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_exp_log_softmax", {"Elemwise:exp"}, "exp(log_softmax(x)) -> softmax(x) (the log_softmax used only here)",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const Var& ls = node.input(0);
+        const auto* op = ls.owner() ? dynamic_cast<const N::LogSoftmax*>(ls.owner()->op().get()) : nullptr;
+        if (!op) return RewriteResult::fail("input is not a LogSoftmax");
+        if (fg.clients(ls).size() != 1) return RewriteResult::fail("the log_softmax has other clients");
+        return fitted_exact(N::softmax(ls.owner()->input(0), op->axis()), node, {});
+      });
+  return r;
+}
+
+// 1 / (1 + exp(-x)) -> sigmoid(x); 1 / (1 + exp(x)) -> sigmoid(-x)
+NodeRewriterPtr local_sigmoid_from_exp() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_sigmoid_from_exp", {"Elemwise:reciprocal", "Elemwise:true_div"},
+      "1 / (1 + exp(-x)) -> sigmoid(x); 1 / (1 + exp(x)) -> sigmoid(-x) (reciprocal or true_div forms)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        Var den = node.input(0);
+        if (T::is_elemwise(&node, "true_div")) {
+          std::optional<double> one = scalar_constant_value(node.input(0));
+          if (!one || *one != 1) return RewriteResult::fail("the numerator is not 1");
+          den = node.input(1);
+        }
+        if (!den.owner() || !T::is_elemwise(den.owner(), "add") || den.owner()->nin() != 2)
+          return RewriteResult::fail("the denominator is not a binary add");
+        for (int k = 0; k < 2; ++k) {
+          std::optional<double> one = scalar_constant_value(den.owner()->input(k));
+          const Var a = owner_input(den.owner()->input(1 - k), "exp");
+          if (!one || *one != 1 || !a) continue;
+          if (T::tensor_type(a)->dtype() != T::tensor_type(node.output(0))->dtype()) continue;
+          const Var x = owner_input(a, "neg");
+          return fitted_exact(x ? T::sigmoid(x) : T::sigmoid(T::neg(a)), node, node.inputs());
+        }
+        return RewriteResult::fail("the denominator is not 1 + exp(a)");
+      });
+  return r;
+}
+
+}  // namespace theano::rewrite::detail

@@ -1,0 +1,173 @@
+// The canonicalize / specialize simplifications of simplify.cpp and the
+// integer powers, log(1 - x) and prod(s * x) forms beside them (PyTensor's
+// tests/tensor/rewriting/test_math.py and test_basic.py cover the same
+// families). Each: the graph before / after, the optimized function against the
+// unoptimized one, and the cases that must NOT be rewritten (dtypes, NaN).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "rewrite_test_util.h"
+#include "test_util.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+
+namespace {
+
+Var cd(double v, DType dt) { return T::constant(NDArray::full({1}, v, dt)); }
+
+NDArray run1(const std::vector<Var>& ins, const Var& out, const std::vector<NDArray>& args,
+             const std::string& mode = "fast_run") {
+  FunctionOptions o;
+  o.mode = mode;
+  return function({ins.begin(), ins.end()}, {out}, o)(args)[0];
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("local_mul_neg_const: negations folded into the product's constant or cancelled in pairs") {
+    Var x = T::dvector("x"), y = T::dvector("y"), z = T::dvector("z");
+    check_rewrite({x}, {T::neg(x) * c(2)}, {T::mul(c(-2), x)});
+    check_rewrite({x, y}, {T::neg(x) * T::neg(y)}, {x * y});
+    check_rewrite({x, y, z}, {T::mul({T::neg(x), T::neg(y), T::neg(z)})}, {T::neg(T::mul({x, y, z}))});
+    // One negation and no constant: nothing to fold into.
+    check_rewrite({x, y}, {T::neg(x) * y}, {T::neg(x) * y});
+    // Integers: -x * -y == x * y also under wrap-around, but the rule stays float-only (INT_MIN * -1).
+    Var i = T::ivector("i"), j = T::ivector("j");
+    FunctionGraph fg({i, j}, {T::neg(i) * T::neg(j)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    CHECK(count_nodes(fg, "neg") == 2);
+  }
+
+  TEST_CASE("local_mul_specialize: a zero factor gives zeros of the output's shape and dtype") {
+    Var f = T::fvector("f"), i = T::ivector("i"), m = T::dmatrix("m");
+    check_rewrite({f}, {f * cd(0, DType::Float32)}, {T::second(f, cd(0, DType::Float32))});
+    FunctionGraph fg({i}, {i * cd(0, DType::Int32)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+    CHECK(count_nodes(fg, "mul") == 0);
+    NDArray z = run1({i}, i * cd(0, DType::Int32), {NDArray::from_list<std::int32_t>({5, -7, 9})});
+    CHECK(z.dtype() == DType::Int32);
+    CHECK(z.shape() == std::vector<std::int64_t>{3});
+    CHECK(z.data_as<std::int32_t>()[1] == 0);
+    // A (1, 1) zero against a matrix: the output keeps the matrix's shape.
+    NDArray mz = run1({m}, m * T::constant(NDArray::full({1, 1}, 0.0, DType::Float64)), {range({2, 3})});
+    CHECK(mz.shape() == std::vector<std::int64_t>{2, 3});
+  }
+
+  TEST_CASE("local_pow_specialize: integer powers up to 512 by repeated squaring, negative ones through reciprocal") {
+    Var x = T::dvector("x"), i = T::ivector("i");
+    check_rewrite({x}, {T::pow(x, c(5))}, {T::mul(x, T::sqr(T::sqr(x)))});
+    check_rewrite({x}, {T::pow(x, c(8))}, {T::sqr(T::sqr(T::sqr(x)))});
+    check_rewrite({x}, {T::pow(x, c(-3))}, {T::reciprocal(T::mul(x, T::sqr(x)))});
+    check_rewrite({x}, {T::pow(x, c(513))}, {T::pow(x, c(513))});
+    // 2^i products match pow at 10 significant digits even for exponent 512 (|x| near 1).
+    NDArray a = run1({x}, T::pow(x, c(512)), {vec({1.001, -0.999, 0.0})});
+    CHECK(a.data_as<double>()[0] == doctest::Approx(std::pow(1.001, 512)).epsilon(1e-12));
+    CHECK(a.data_as<double>()[1] == doctest::Approx(std::pow(0.999, 512)).epsilon(1e-12));
+    CHECK(a.data_as<double>()[2] == 0.0);
+    // An integer to a negative power is an error in pow: it is not rewritten into a reciprocal.
+    Var neg3 = cd(-3, DType::Int32);
+    FunctionGraph fg({i}, {T::pow(i, neg3)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+    CHECK(count_nodes(fg, "pow") == 1);
+  }
+
+  TEST_CASE("local_log1p: log(1 - x) -> log1p(-x), accurate for tiny x") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::log(c(1) - x)}, {T::log1p(T::neg(x))});
+    NDArray a = run1({x}, T::log(c(1) - x), {vec({1e-18})});
+    CHECK(a.data_as<double>()[0] == doctest::Approx(-1e-18).epsilon(1e-12));
+  }
+
+  TEST_CASE("local_exp_log: log(exp(x)) -> x, exp(log(x)) -> x where log is defined, NaN elsewhere") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::log(T::exp(x))}, {x});
+    check_rewrite({x}, {T::log1p(T::expm1(x))}, {x});
+    // The NaN constant compares unequal to itself, so the switch forms are checked by their ops.
+    for (const Var& y : {T::exp(T::log(x)), T::expm1(T::log1p(x))}) {
+      FunctionGraph fg({x}, {y});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+      CHECK(T::is_elemwise(fg.outputs()[0].owner(), "switch"));
+      CHECK(count_nodes(fg, "exp") + count_nodes(fg, "log") + count_nodes(fg, "expm1") + count_nodes(fg, "log1p") == 0);
+      const Constant* k = fg.outputs()[0].owner()->input(2).as_constant();
+      REQUIRE(k);
+      CHECK(std::isnan(k->data().astype(DType::Float64).contiguous().data_as<double>()[0]));
+    }
+    // log(exp(1000)) overflows naively; the rewritten graph gives 1000.
+    NDArray a = run1({x}, T::log(T::exp(x)), {vec({1000, -1000})});
+    CHECK(a.data_as<double>()[0] == 1000);
+    CHECK(a.data_as<double>()[1] == -1000);
+    NDArray b = run1({x}, T::exp(T::log(x)), {vec({-1, 0, 2})});
+    CHECK(std::isnan(b.data_as<double>()[0]));
+    CHECK(b.data_as<double>()[1] == 0);
+    CHECK(b.data_as<double>()[2] == 2);
+    // An integer input: exp(i) is a float, so log(exp(i)) is a cast of i.
+    Var i = T::ivector("i");
+    check_rewrite({i}, {T::log(T::exp(i))}, {T::log(T::exp(i))});
+  }
+
+  TEST_CASE("local_useless_comparison: x < x is false, x == x is true only where NaN cannot occur") {
+    Var x = T::dvector("x"), i = T::ivector("i");
+    FunctionGraph fg({x, i}, {T::lt(x, x), T::gt(x, x), T::eq(x, x), T::neq(x, x), T::eq(i, i), T::le(i, i), T::ge(i, i),
+                              T::neq(i, i), T::lt(i, i)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    CHECK(count_nodes(fg, "lt") == 0);
+    CHECK(count_nodes(fg, "gt") == 0);
+    CHECK(count_nodes(fg, "eq") == 1);   // the float one
+    CHECK(count_nodes(fg, "neq") == 1);  // the float one
+    CHECK(count_nodes(fg, "le") == 0);
+    CHECK(count_nodes(fg, "ge") == 0);
+    check_rewrite({i}, {T::eq(i, i)}, {T::second(i, T::constant(NDArray::full({1}, 1.0, DType::Bool)))});
+    NDArray e = run1({x}, T::eq(x, x), {vec({1, std::numeric_limits<double>::quiet_NaN()})});
+    CHECK(e.data_as<bool>()[0]);
+    CHECK(!e.data_as<bool>()[1]);
+  }
+
+  TEST_CASE("local_cast_cast: a cast of a lossless cast is one cast, a lossy one stays") {
+    Var i = T::ivector("i"), d = T::dvector("d");
+    check_rewrite({i}, {T::cast(T::cast(i, DType::Int64), DType::Float64)}, {T::cast(i, DType::Float64)});
+    check_rewrite({i}, {T::cast(T::cast(i, DType::Float64), DType::Int32)}, {i});
+    // float64 -> float32 rounds: cast(cast(d, float32), float64) is not d.
+    check_rewrite({d}, {T::cast(T::cast(d, DType::Float32), DType::Float64)},
+                  {T::cast(T::cast(d, DType::Float32), DType::Float64)});
+    // int64 -> float64 is numpy-"safe" but not exact above 2^53.
+    Var l = T::lvector("l");
+    FunctionGraph fg({l}, {T::cast(T::cast(l, DType::Float64), DType::Int64)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    int casts = 0;
+    for (Apply* n : fg.apply_nodes()) casts += T::elemwise_scalar_op(n) && T::elemwise_scalar_op(n)->type_name() == "Cast";
+    CHECK(casts == 2);
+  }
+
+  TEST_CASE("local_sum_scalar_mul: prod(s * x) -> s^n * prod(x)") {
+    Var m = T::dmatrix("m");
+    Var n = T::dimshuffle(T::cast(T::shape_i(m, 1), DType::Float64), {T::kNewAxis});
+    check_rewrite({m}, {T::prod(m * T::constant(NDArray::full({1, 1}, 2.0, DType::Float64)), 1)},
+                  {T::mul(T::pow(c(2), n), T::prod(m, 1))});
+    NDArray p = function({m}, {T::prod(m * c(3), 1)})({vec({1, 2, 3, 4}).reshape({2, 2})})[0];
+    CHECK(p.data_as<double>()[0] == doctest::Approx(18.0));
+    CHECK(p.data_as<double>()[1] == doctest::Approx(108.0));
+  }
+
+  TEST_CASE("local_useless_assert: constant-true conditions are dropped, the others kept") {
+    Var x = T::dvector("x"), s = T::dscalar("s");
+    Var yes = T::constant(NDArray::scalar<bool>(true));
+    check_rewrite({x}, {T::assert_op(x, {yes})}, {x});
+    check_rewrite({x, s}, {T::exp(T::assert_op(x, {yes, T::gt(s, T::constant(NDArray::scalar<double>(0)))}))},
+                  {T::exp(T::assert_op(x, {T::gt(s, T::constant(NDArray::scalar<double>(0)))}))});
+    // A failing constant condition is kept, and raises.
+    Var no = T::constant(NDArray::scalar<bool>(false));
+    Function f = function({x}, {T::assert_op(x, {yes, no}, "must fail")});
+    CHECK(error_of([&] { f({vec({1})}); }).find("must fail") != std::string::npos);
+  }
+
+  TEST_CASE("local_remove_grad_stops: zero_grad and disconnected_grad are identities in the compiled graph") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::exp(zero_grad(x)) + T::exp(disconnected_grad(x))}, {T::add(T::exp(x), T::exp(x))});
+  }
+}

@@ -166,6 +166,27 @@ NodeRewriterPtr local_dot_to_dot22() {
   return r;
 }
 
+// dot(x, y).T -> dot(y.T, x.T) for matrices: the transposes become BLAS flags, and the product can
+// then join a gemm (z + dot(x, y).T -> gemm(z, 1, y.T, x.T, 1))
+NodeRewriterPtr local_lift_transpose_through_dot() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_lift_transpose_through_dot", {"DimShuffle"}, "dot(x, y).T -> dot(y.T, x.T) (matrices)",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const auto& ds = static_cast<const T::DimShuffle&>(*node.op());
+        if (ds.new_order() != std::vector<int>{1, 0}) return RewriteResult::fail("not a matrix transpose");
+        const Var& p = node.input(0);
+        if (!is_op(p, "Dot") && !is_op(p, "Dot22")) return RewriteResult::fail("input is not a Dot");
+        if (fg.clients(p).size() != 1) return RewriteResult::fail("the product has other clients");
+        const Var &x = p.owner()->input(0), &y = p.owner()->input(1);
+        if (ndim_of(x) != 2 || ndim_of(y) != 2) return RewriteResult::fail("not matrix x matrix");
+        Var v = p.owner()->op()->apply1({T::dimshuffle(y, {1, 0}), T::dimshuffle(x, {1, 0})});
+        Var f = fit_type(v, node.output(0), {});
+        if (!f) return RewriteResult::fail("the type differs");
+        return f;
+      });
+  return r;
+}
+
 // b*z + a*dot22(x, y) -> gemm(z, a, x, y, b); b*y + a*dot(A, x) -> gemv(y, a, A, x, b);
 // z + a*dot22(x[:, None], y[None, :]) -> ger(z, a, x, y)
 NodeRewriterPtr local_gemm() {
@@ -225,6 +246,8 @@ void register_blas_inplace_rewrites(SequenceDB& db) {
   db.register_stage("blas_opt", 1.7, blas, {"fast_run", "blas"});
   blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
   blas->register_rewrite(local_gemm(), {"fast_run", "blas", "gemm"});
+  db.equilibrium("canonicalize")
+      .register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});
   register_inplace_rewrites(db);
 }
 

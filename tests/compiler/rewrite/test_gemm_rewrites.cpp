@@ -1,0 +1,64 @@
+// The gemm family as users write it (PyTensor's tests/tensor/test_blas.py
+// cases): sums of two products, scaled forms with any constants, subtraction,
+// transposed operands and the transpose of a product, and the gemv / ger
+// equivalents. Each: the optimized graph is exactly the expected Gemm / Gemv /
+// Ger nodes (no Dot left) and computes what the unoptimized graph does.
+#include <doctest/doctest.h>
+
+#include "rewrite_test_util.h"
+#include "test_util.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+using namespace theano::test;
+namespace T = theano::tensor;
+
+namespace {
+
+Var s(double v) { return T::constant(NDArray::scalar<double>(v)); }
+
+int count_ops(const std::vector<Var>& ins, const std::vector<Var>& outs, std::string_view type) {
+  FunctionGraph fg(ins, outs);
+  rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += node->op()->type_name() == type;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("local_gemm: Z + dot(a, b) + dot(c, d) is two Gemms and no Dot") {
+    Var Z = T::dmatrix("Z"), a = T::dmatrix("a"), b = T::dmatrix("b"), c2 = T::dmatrix("c"), d = T::dmatrix("d");
+    Var y = Z + T::dot(a, b) + T::dot(c2, d);
+    check_rewrite({Z, a, b, c2, d}, {y}, {T::gemm(T::gemm(Z, s(1), a, b, s(1)), s(1), c2, d, s(1))});
+    CHECK(count_ops({Z, a, b, c2, d}, {y}, "Dot22") + count_ops({Z, a, b, c2, d}, {y}, "Dot") == 0);
+  }
+
+  TEST_CASE("local_gemm: alpha * Z + beta * dot(a, b) with any constants, and Z - dot(a, b)") {
+    Var Z = T::dmatrix("Z"), a = T::dmatrix("a"), b = T::dmatrix("b");
+    check_rewrite({Z, a, b}, {s(3) * Z + s(2) * T::dot(a, b)}, {T::gemm(Z, s(2), a, b, s(3))});
+    check_rewrite({Z, a, b}, {s(0.5) * Z + s(-7) * T::dot(a, b)}, {T::gemm(Z, s(-7), a, b, s(0.5))});
+    check_rewrite({Z, a, b}, {Z - T::dot(a, b)}, {T::gemm(Z, s(-1), a, b, s(1))});
+  }
+
+  TEST_CASE("local_lift_transpose_through_dot: transposed operands and the transpose of a product reach Gemm") {
+    Var Z = T::dmatrix("Z"), a = T::dmatrix("a"), b = T::dmatrix("b");
+    check_rewrite({Z, a, b}, {Z + T::dot(a.T(), b)}, {T::gemm(Z, s(1), a.T(), b, s(1))});
+    check_rewrite({Z, a, b}, {Z + T::dot(a, b).T()}, {T::gemm(Z, s(1), b.T(), a.T(), s(1))});
+    check_rewrite({a, b}, {T::dot(a, b).T()}, {T::dot22(b.T(), a.T())});
+    // A product also used untransposed is not duplicated.
+    Var p = T::dot(a, b);
+    CHECK(count_ops({a, b}, {p.T(), p}, "Dot22") == 1);
+  }
+
+  TEST_CASE("local_gemm: gemv and ger equivalents") {
+    Var y = T::dvector("y"), A = T::dmatrix("A"), x = T::dvector("x"), v = T::dvector("v"), Z = T::dmatrix("Z");
+    check_rewrite({y, A, x}, {y + T::dot(A, x)}, {T::gemv(y, s(1), A, x, s(1))});
+    check_rewrite({y, A, x}, {s(3) * y + s(2) * T::dot(A, x)}, {T::gemv(y, s(2), A, x, s(3))});
+    check_rewrite({y, A, x}, {y + T::dot(x, A)}, {T::gemv(y, s(1), A.T(), x, s(1))});
+    check_rewrite({Z, x, v}, {Z + T::outer(x, v)}, {T::ger(Z, s(1), x, v)});
+    check_rewrite({Z, x, v}, {Z + s(2) * T::outer(x, v)}, {T::ger(Z, s(2), x, v)});
+    for (const Var& out : {y + T::dot(A, x), s(3) * y - T::dot(A, x)}) CHECK(count_ops({y, A, x}, {out}, "Dot") == 0);
+  }
+}

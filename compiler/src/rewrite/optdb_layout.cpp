@@ -14,7 +14,8 @@
 ///                                         inc_subtensor serialization; add and mul canonicalization
 ///                                         (Canonizer); neg_neg, neg_div_neg, sum_scalar_mul, fill cut /
 ///                                         fill sink, useless elemwise / arith / cast / dimshuffle,
-///                                         DimShuffle merging; negations into a product's constant,
+///                                         DimShuffle merging, DimShuffle / Reshape lifted through
+///                                         elementwise ops (toward the inputs); negations into a product's constant,
 ///                                         exp/log pairs, x < x, cast of a lossless cast, useless
 ///                                         Assert, grad stops removed; the softmax family by hand
 ///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
@@ -86,6 +87,8 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_useless_elemwise(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_dimshuffle_lift(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_reshape_lift(), {"fast_run", "canonicalize"});
   canonicalize->register_rewrite(local_remove_all_assert(), {"unsafe"});
   canonicalize->register_rewrite(local_cut_gpu_transfers(), {"fast_run", "canonicalize", "gpu"});
 

@@ -29,6 +29,8 @@ NodeRewriterPtr local_useless_elemwise();
 NodeRewriterPtr local_useless_dimshuffle();
 // dimshuffle.cpp
 NodeRewriterPtr local_dimshuffle_merge();
+NodeRewriterPtr local_dimshuffle_lift();
+NodeRewriterPtr local_reshape_lift();
 NodeRewriterPtr local_log1p();
 NodeRewriterPtr local_softplus();
 // nnet.cpp

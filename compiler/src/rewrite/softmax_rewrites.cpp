@@ -63,21 +63,25 @@ Var softmax_numerator_input(const Var& e, int axis) {
 }
 
 // x when `l` (the shape of x) is logsumexp of x along `axis` with keepdims, in one of the forms users write:
-// log(sum(exp(x), axis, keepdims)), its DimShuffle-outside form, or tensor::logsumexp(x, axis, keepdims).
+// log(sum(exp(x), axis, keepdims)) with the DimShuffle under or over the log, or
+// tensor::logsumexp(x, axis, keepdims) = log(sum(exp(x - m), axis, keepdims)) + m,
+// m = switch(isinf(M), 0, M), M = max(x, axis, keepdims) (under a ZeroGrad until canonicalize removes it).
 Var lse_input(const Var& l, int axis) {
-  Var inner = under_keepdims(l, axis);  // DimShuffle(log(sum(...))) or DimShuffle(add(log(sum(...)), m))
-  Var lg = inner ? inner : l;
-  if (Var s = owner_input(lg, "log")) {
-    Var summed = reduce_input(inner ? s : under_keepdims(s, axis), "add", axis);
-    return owner_input(summed, "exp");
-  }
-  if (!inner || !T::is_elemwise(inner.owner(), "add") || inner.owner()->nin() != 2) return {};
-  // tensor::logsumexp: add(log(sum(exp(x - DimShuffle(m)))), m), m = switch(isinf(mx), 0, mx), mx = max(x)
-  const Var s = owner_input(inner.owner()->input(0), "log"), m = inner.owner()->input(1);
-  const Var shifted = owner_input(reduce_input(s, "add", axis), "exp");
+  auto log_sum_exp_of = [axis](const Var& lg) -> Var {  // the argument of exp in log(sum(exp(.))), keepdims
+    const Var s = owner_input(lg, "log");
+    if (!s) return {};
+    if (Var summed = reduce_input(under_keepdims(s, axis), "add", axis)) return owner_input(summed, "exp");
+    return {};
+  };
+  if (Var x = log_sum_exp_of(l)) return x;
+  if (Var inner = under_keepdims(l, axis))
+    if (Var x = owner_input(reduce_input(owner_input(inner, "log"), "add", axis), "exp")) return x;
+  if (!l || !l.owner() || !T::is_elemwise(l.owner(), "add") || l.owner()->nin() != 2) return {};
+  const Var m = l.owner()->input(1);
+  const Var shifted = log_sum_exp_of(l.owner()->input(0));
   const Var x = owner_input(shifted, "sub");
-  if (!x || !owner_input(m, "switch") || under_keepdims(owner_input(shifted, "sub", 1), axis) != m) return {};
-  return reduce_input(through_grad_stop(m.owner()->input(2)), "maximum", axis) == x ? x : Var();
+  if (!x || owner_input(shifted, "sub", 1) != m || !owner_input(m, "switch")) return {};
+  return reduce_input(under_keepdims(through_grad_stop(m.owner()->input(2)), axis), "maximum", axis) == x ? x : Var();
 }
 
 }  // namespace

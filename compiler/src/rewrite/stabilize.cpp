@@ -137,10 +137,12 @@ NodeRewriterPtr local_log_sum_exp() {
         const DType dt = T::tensor_type(x)->dtype();
         if (!is_float(dt) || T::tensor_type(s)->dtype() != dt || red->axes().empty())
           return RewriteResult::fail("only float sums over some axes that keep their dtype");
-        if (Var shift = owner_input(x, "sub", 1); shift && shift.owner() &&
-                                                  dynamic_cast<const T::DimShuffle*>(shift.owner()->op().get()) &&
-                                                  owner_input(shift.owner()->input(0), "switch"))
-          return RewriteResult::fail("already shifted by its maximum");
+        // Already shifted: x - DimShuffle(switch(...)), or x - switch(...) (tensor::logsumexp with keepdims).
+        if (Var shift = owner_input(x, "sub", 1)) {
+          if (shift.owner() && dynamic_cast<const T::DimShuffle*>(shift.owner()->op().get()))
+            shift = shift.owner()->input(0);
+          if (owner_input(shift, "switch")) return RewriteResult::fail("already shifted by its maximum");
+        }
         Var m = T::max(x, T::Axes(red->axes()));
         m = T::switch_(T::isinf(m), constant_like(0, m), m);
         std::vector<int> order;

@@ -161,7 +161,7 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({s, m}, {T::sum(s * m)}, {s * T::sum(m)});
     check_rewrite({s, m}, {T::sum(s * m, 0)}, {T::mul(s.dimshuffle({T::kNewAxis}), T::sum(m, 0))});
     check_rewrite({s, m}, {T::sum(s * m, 1, true)},
-                  {T::mul(s.dimshuffle({T::kNewAxis}), T::sum(m, 1)).dimshuffle({0, T::kNewAxis})});
+                  {T::mul(s.dimshuffle({T::kNewAxis, T::kNewAxis}), T::sum(m, 1).dimshuffle({0, T::kNewAxis}))});
     check_rewrite({m}, {T::sum(-m, 1)}, {-T::sum(m, 1)});
     Var v = T::dvector("v");
     check_rewrite({v, m}, {T::sum(v * m)}, {T::sum(v * m)});  // v is not broadcast on every axis

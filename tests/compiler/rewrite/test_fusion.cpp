@@ -211,4 +211,30 @@ TEST_SUITE("rewrite_tests") {
     NDArray iv = NDArray::from_list<std::int64_t>({-7, 0, 4, 11});
     check_same({i, x}, {out}, {iv, vec({0.2, -1.3, 2.5, 9.9})});
   }
+
+  TEST_CASE("fusion through a transpose and a reshape: the DimShuffle / Reshape moves to the input, one loop remains") {
+    Var m = T::dmatrix("m"), n = T::dmatrix("n"), v = T::dvector("v");
+    // exp(m).T * n + 1: Composite{add(mul(exp(i0), i1), 1)} over DimShuffle{1,0}(m) and n.
+    Function f = check_same({m, n}, {T::exp(m).T() * n + 1.0},
+                            {vec({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}).reshape({2, 3}), range({3, 2})});
+    CHECK(count_elemwise(f.fgraph()) == 1);
+    const Apply* node = f.fgraph().outputs()[0].owner();
+    REQUIRE(node);
+    REQUIRE(node->nin() == 2);
+    REQUIRE(node->input(0).owner());
+    CHECK(node->input(0).owner()->op()->type_name() == "DimShuffle");
+    CHECK(node->input(0).owner()->input(0) == f.fgraph().inputs()[0]);
+    // A Reshape of a unary result: exp moves under it and fuses with the product.
+    Function g = check_same({m, v}, {T::reshape(T::exp(m), std::vector<std::int64_t>{-1}) * v + 1.0},
+                            {vec({0.1, 0.2, 0.3, 0.4}).reshape({2, 2}), vec({1, 2, 3, 4})});
+    CHECK(count_elemwise(g.fgraph()) == 1);
+    CHECK(count_composites(g.fgraph()) == 1);
+    // The transposed result also returned: lifting would compute exp twice, so it stays and is fused apart.
+    Var e = T::exp(m);
+    FunctionGraph fg({m, n}, {e.T() * n, e});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"inplace"}));
+    int exps = 0;
+    for (Apply* a : fg.apply_nodes()) exps += T::is_elemwise(a, "exp") ? 1 : 0;
+    CHECK(exps == 1);
+  }
 }

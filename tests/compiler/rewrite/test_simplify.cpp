@@ -146,7 +146,7 @@ TEST_SUITE("rewrite_tests") {
 
   TEST_CASE("local_sum_scalar_mul: prod(s * x) -> s^n * prod(x)") {
     Var m = T::dmatrix("m");
-    Var n = T::dimshuffle(T::cast(T::shape_i(m, 1), DType::Float64), {T::kNewAxis});
+    Var n = T::cast(T::dimshuffle(T::shape_i(m, 1), {T::kNewAxis}), DType::Float64);
     check_rewrite({m}, {T::prod(m * T::constant(NDArray::full({1, 1}, 2.0, DType::Float64)), 1)},
                   {T::mul(T::pow(c(2), n), T::prod(m, 1))});
     NDArray p = function({m}, {T::prod(m * c(3), 1)})({vec({1, 2, 3, 4}).reshape({2, 2})})[0];

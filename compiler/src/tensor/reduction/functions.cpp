@@ -79,15 +79,20 @@ Var logsumexp(const TensorLike& x, const Axes& axes, bool keepdims) {
       << "logsumexp: " << (v.name().empty() ? std::string("the input") : "'" + v.name() + "'") << " has dtype " << dtype_name(t.dtype()) << ", expected a float";
   const std::vector<int> ax = axes.resolve(t.ndim(), "logsumexp");
   // The same form the stabilize rewrite local_log_sum_exp makes (it sees the
-  // shift and leaves it), with the shift cut from the gradient.
-  Var m = zero_grad(max(v, ax));
+  // shift and leaves it), with the shift cut from the gradient. With keepdims
+  // the maximum keeps its axes, so no DimShuffle sits over an elementwise
+  // result (canonicalize would lift it and the form would change).
+  Var m = zero_grad(max(v, ax, keepdims));
   const std::vector<std::int64_t> ones(static_cast<std::size_t>(tensor_type(m)->ndim()), 1);
   m = switch_(isinf(m), constant(NDArray::full(ones, 0.0, t.dtype())), m);
-  std::vector<int> order;
-  for (int a = 0, k = 0; a < t.ndim(); ++a)
-    order.push_back(std::find(ax.begin(), ax.end(), a) != ax.end() ? kNewAxis : k++);
-  Var r = add(log(sum(exp(sub(v, dimshuffle(m, order))), ax)), m);
-  return keepdims ? detail::restore_reduced_axes(r, t.ndim(), ax) : r;
+  Var shift = m;
+  if (!keepdims) {
+    std::vector<int> order;
+    for (int a = 0, k = 0; a < t.ndim(); ++a)
+      order.push_back(std::find(ax.begin(), ax.end(), a) != ax.end() ? kNewAxis : k++);
+    shift = dimshuffle(m, order);
+  }
+  return add(log(sum(exp(sub(v, shift)), ax, keepdims)), m);
 }
 
 Var mean(const TensorLike& x, const Axes& axes, bool keepdims) {

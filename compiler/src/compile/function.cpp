@@ -118,9 +118,18 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
     f.outputs.push_back(outputs[i].variable);
     f.out_borrow.push_back(outputs[i].borrow);
   }
-  for (const In& in : f.ins) {
+  for (std::size_t i = 0; i < f.ins.size(); ++i) {
+    const In& in = f.ins[i];
     f.strict.push_back(in.strict);
     f.allow_downcast.push_back(in.allow_downcast.value_or(b.options.allow_input_downcast.value_or(false)));
+    if (!in.update) continue;
+    THEANO_USER_CHECK(in.value, ValueError)
+        << f.what() << ": input " << i << " (" << in.variable.str()
+        << ") has an update but no value; give In a value, the state before the first call";
+    THEANO_USER_CHECK(in.variable.type()->convert_variable(in.update), TypeError)
+        << f.what() << ": the update of input " << i << " (" << in.variable.str() << ", " << type_str(in.variable)
+        << ") has type " << type_str(in.update) << "; cast the update to the input's type";
+    f.input_updates.push_back(i);
   }
 }
 
@@ -149,7 +158,14 @@ void take_givens(Build& b) {
         << f.what() << ": `givens` cannot replace the constant " << from.str();
     THEANO_USER_CHECK(given.insert(from.get()).second, ValueError)
         << f.what() << ": variable " << from.str() << " is replaced twice in `givens`";
-    const Var converted = *from.type() == *to.type() ? to : from.type()->convert_variable(to);
+    Var converted = *from.type() == *to.type() ? to : from.type()->convert_variable(to);
+    // A literal (a constant) takes the replaced variable's type when its values fit it exactly, as
+    // Theano's filter_variable does: givens {n (int32): 7 (an int8 constant)}.
+    if (!converted)
+      if (const Constant* c = to.as_constant()) try {
+          converted = from.type()->make_constant(from.type()->filter(c->data(), false, false));
+        } catch (const TypeError&) {
+        }
     THEANO_USER_CHECK(converted, TypeError)
         << f.what() << ": `givens` cannot replace " << from.str() << " (" << type_str(from) << ") by " << to.str()
         << " (" << type_str(to) << "): the types differ; cast the replacement or declare the variable with the "
@@ -169,6 +185,7 @@ void take_updates(Build& b) {
     f.updates.emplace_back(target, expr);
   }
   std::vector<Var> exprs = f.outputs;
+  for (std::size_t i : f.input_updates) exprs.push_back(f.ins[i].update);
   for (const auto& u : f.updates) exprs.push_back(u.second);
   exprs = b.substitute(exprs);
   if (!b.options.no_default_updates) {
@@ -188,8 +205,14 @@ void take_updates(Build& b) {
       }
     }
   }
-  for (std::size_t k = 0; k < f.updates.size(); ++k) {
+  for (std::size_t k = 0; k < f.input_updates.size(); ++k) {
     Var& expr = exprs[f.outputs.size() + k];
+    expr = f.ins[f.input_updates[k]].variable.type()->convert_variable(expr);
+    THEANO_USER_CHECK(expr, TypeError) << f.what() << ": after `givens`, the update of input " << f.input_updates[k]
+                                       << " no longer has the input's type";
+  }
+  for (std::size_t k = 0; k < f.updates.size(); ++k) {
+    Var& expr = exprs[f.outputs.size() + f.input_updates.size() + k];
     const Var converted = f.updates[k].first.type()->convert_variable(expr);
     THEANO_USER_CHECK(converted, TypeError)
         << f.what() << ": after `givens`, the update of " << f.updates[k].first.str() << " has type " << type_str(expr)
@@ -201,12 +224,13 @@ void take_updates(Build& b) {
 
 /// Stage 4: the leaves of the graph are explicit inputs, shared variables and
 /// constants; anything else is missing. Unused explicit inputs are reported
-/// as asked.
+/// as asked, before a missing one (Theano's order).
 void check_leaves(Build& b) {
   const FunctionImpl& f = b.f;
   std::unordered_set<const Variable*> root_set;
   for (const Var& r : b.roots) root_set.insert(r.get());
   std::unordered_set<const Variable*> used;
+  Var missing;  // reported after the unused inputs, as Theano does (FunctionMaker checks those first)
   for (const Var& leaf : theano::inputs(b.exprs, b.roots)) {
     used.insert(leaf.get());
     if (root_set.count(leaf.get()) || leaf.is_constant()) continue;
@@ -214,12 +238,7 @@ void check_leaves(Build& b) {
       b.shared_leaves.push_back(leaf);
       continue;
     }
-    const std::string user = user_of(leaf, b.exprs);
-    throw MissingInputError(f.what() + ": variable " + leaf.str() + " (" + type_str(leaf) +
-                            ") is needed to compute the outputs" +
-                            (user.empty() ? "" : " (it is used by " + user + ")") +
-                            " but it was not given as an input; add it to the inputs, replace it with `givens`, or "
-                            "make it a shared variable");
+    if (!missing) missing = leaf;
   }
   for (std::size_t i = 0; i < b.roots.size(); ++i) {
     if (used.count(b.roots[i].get()) || b.options.on_unused_input == OnUnusedInput::Ignore) continue;
@@ -232,6 +251,14 @@ void check_leaves(Build& b) {
                             "disable it completely, use on_unused_input = Ignore.";
     if (b.options.on_unused_input == OnUnusedInput::Raise) throw UnusedInputError(msg);
     std::cerr << "UserWarning: " << msg << "\n";
+  }
+  if (missing) {
+    const std::string user = user_of(missing, b.exprs);
+    throw MissingInputError(f.what() + ": variable " + missing.str() + " (" + type_str(missing) +
+                            ") is needed to compute the outputs" +
+                            (user.empty() ? "" : " (it is used by " + user + ")") +
+                            " but it was not given as an input; add it to the inputs, replace it with `givens`, or "
+                            "make it a shared variable");
   }
 }
 

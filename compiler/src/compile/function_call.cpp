@@ -49,7 +49,10 @@ void copy_aliases_of_overwritable(const FunctionImpl& f, std::vector<NDArray>& i
   }
 }
 
-std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
+using Storages = std::vector<std::shared_ptr<SharedStorage>>;
+
+// `states`: the Function's stored input values (the states In::update replaces).
+std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& shared, const Storages& states,
                                     std::span<const NDArray> args) {
   // args: one (unfiltered) value per explicit input.
   std::vector<NDArray> in_values;
@@ -85,9 +88,11 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std
         return true;
     return false;
   };
+  // new_values: the In::update states, then the shared variables' values.
+  const std::size_t n_states = f.input_updates.size();
   std::vector<NDArray> new_values;
-  new_values.reserve(f.updates.size());
-  for (std::size_t k = 0; k < f.updates.size(); ++k) {
+  new_values.reserve(n_states + f.updates.size());
+  for (std::size_t k = 0; k < n_states + f.updates.size(); ++k) {
     NDArray v = std::move(results[n_out + k]);
     if (not_ours(v)) v = v.copy();
     new_values.push_back(std::move(v));
@@ -109,18 +114,19 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const std::vector<std
   // Every update read the old values; write them all now (a GPU shared
   // variable keeps its value on its GPU: the perform-based linkers compute
   // host values, uploaded here).
+  for (std::size_t k = 0; k < n_states; ++k) states[f.input_updates[k]]->value = std::move(new_values[k]);
   for (std::size_t k = 0; k < f.updates.size(); ++k) {
     const auto t = static_cast<std::size_t>(f.update_target[k]);
-    shared[t]->value = stored_value(*f.shared_vars[t].type(), new_values[k]);
+    shared[t]->value = stored_value(*f.shared_vars[t].type(), new_values[n_states + k]);
   }
   return results;
 }
 
-std::vector<NDArray> run(const FunctionImpl& f, const std::vector<std::shared_ptr<SharedStorage>>& shared,
+std::vector<NDArray> run(const FunctionImpl& f, const Storages& shared, const Storages& states,
                          std::span<const NDArray> args) {
-  if (!f.profile) return run_unprofiled(f, shared, args);
+  if (!f.profile) return run_unprofiled(f, shared, states, args);
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<NDArray> r = run_unprofiled(f, shared, args);
+  std::vector<NDArray> r = run_unprofiled(f, shared, states, args);
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard<std::mutex> lock(f.profile_mutex);
   ++f.calls;
@@ -152,10 +158,10 @@ std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) cons
     }
     throw TypeError(os.str());
   }
-  if (args.size() == n) return run(f, shared_, args);
+  if (args.size() == n) return run(f, shared_, defaults_, args);
   std::vector<NDArray> full(args);
   for (std::size_t i = args.size(); i < n; ++i) full.push_back(defaults_[i]->value);
-  return run(f, shared_, full);
+  return run(f, shared_, defaults_, full);
 }
 
 std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
@@ -187,7 +193,16 @@ std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDA
         << f.what() << ": missing required input \"" << f.ins[i].name << "\" (position " << i << ")";
     full[i] = defaults_[i]->value;
   }
-  return run(f, shared_, full);
+  return run(f, shared_, defaults_, full);
+}
+
+NDArray Function::input_value(std::size_t i) const {
+  THEANO_USER_CHECK(impl_, ValueError) << "input_value of an empty (default-constructed) Function";
+  THEANO_USER_CHECK(i < defaults_.size(), IndexError)
+      << impl_->what() << ": input_value(" << i << "): the function has " << defaults_.size() << " explicit inputs";
+  THEANO_USER_CHECK(defaults_[i], ValueError)
+      << impl_->what() << ": input " << i << " (\"" << impl_->ins[i].name << "\") has no default value or state";
+  return defaults_[i]->value.copy();
 }
 
 Function Function::copy(bool share_memory) const {

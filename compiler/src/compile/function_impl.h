@@ -16,6 +16,8 @@
 
 namespace theano::detail {
 
+// The FunctionGraph's outputs: the user's outputs, then the In::update
+// expressions (input_updates), then the shared variables' updates.
 struct FunctionImpl {
   std::string name;
   Mode mode;
@@ -23,6 +25,7 @@ struct FunctionImpl {
   std::vector<Var> input_vars;               // ins[i].variable
   std::vector<Var> outputs;                  // user output variables
   std::vector<bool> out_borrow;
+  std::vector<std::size_t> input_updates;    // explicit inputs with In::update, in graph-output order
   std::vector<std::pair<Var, Var>> updates;  // (user shared variable, expression), defaults included
   std::vector<Var> shared_vars;              // user shared variables, in graph-input order
   std::vector<int> update_target;            // per update: index into shared_vars

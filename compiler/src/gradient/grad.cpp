@@ -179,7 +179,10 @@ std::vector<Var> grad(const Var& cost, const std::vector<Var>& wrt, const GradOp
     const Var& w = wrt[k];
     Var g;
     if (is_discrete(w)) {
-      if (live.count(w.get())) g = float_zeros_like(w);
+      // An integer's gradient through ops is zero, but the cost (or a known_grads variable) itself gets
+      // its seed: grad(i, i) is ones, as in Theano.
+      if (auto s = seed.find(w.get()); s != seed.end()) g = s->second;
+      else if (live.count(w.get())) g = float_zeros_like(w);
     } else {
       g = total(w);
       const tensor::TensorType* tw = tensor_type(w);

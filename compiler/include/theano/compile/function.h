@@ -59,6 +59,9 @@ class UnusedInputError : public ValueError {
 struct In {
   In(const Var& v) : variable(v) {}  // NOLINT: implicit, as Theano accepts plain variables
   In(const Var& v, NDArray default_value) : variable(v), value(std::move(default_value)) {}
+  /// A state input (Theano's In(x, value=..., update=...)): `value` is the initial state.
+  In(const Var& v, NDArray initial_value, const Var& update_expr)
+      : variable(v), value(std::move(initial_value)), update(update_expr) {}
   Var variable;
   /// Name for named calls; defaults to the variable's name.
   std::string name;
@@ -73,6 +76,12 @@ struct In {
   bool strict = false;
   /// Permit lossy casts of the argument (unset: FunctionOptions::allow_input_downcast).
   std::optional<bool> allow_downcast;
+  /// After each call the stored value (`value`, required) becomes this
+  /// expression's result, computed from the call's values as the outputs are
+  /// (Theano's In.update): the input is a state the Function carries, read
+  /// when the argument is left out. Passing the argument sets the state for
+  /// that call. Copies of the Function (Function::copy) get their own state.
+  Var update;
 };
 
 /// An output of a function.
@@ -148,7 +157,7 @@ class Function {
   const std::vector<std::pair<Var, Var>>& updates() const;
   /// The compiled graph: inputs are the explicit inputs then the shared
   /// variables used (clones sharing their containers); outputs are the
-  /// outputs then one expression per update.
+  /// outputs, then one expression per In::update, then one per shared update.
   const FunctionGraph& fgraph() const;
   std::size_t n_explicit_inputs() const;
   const std::string& name() const;
@@ -165,6 +174,10 @@ class Function {
   /// its device array (`to_host()` it to read it). TypeError when `v` is not
   /// shared, ValueError when this function does not use it.
   NDArray shared_value(const Var& v, bool borrow = false) const;
+  /// The value explicit input `i` takes when its argument is left out: its
+  /// In::value, or the state an In::update has left there (a copy). ValueError
+  /// when input `i` has none, IndexError when there is no input `i`.
+  NDArray input_value(std::size_t i) const;
 
  private:
   friend Function function(const std::vector<In>&, const std::vector<Out>&, const FunctionOptions&);

@@ -107,6 +107,36 @@ NodeRewriterPtr local_softmax_crossentropy_grad() {
   return r;
 }
 
+// sm * (g / sm - sum(g / sm * sm, axis, keepdims)), sm = softmax(x, axis) (the gradient of log(softmax(x)) built
+//   by grad) -> g - sm * sum(g, axis, keepdims): no division by sm, which underflows to 0 (0 / 0 = NaN)
+NodeRewriterPtr local_log_softmax_grad() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_log_softmax_grad", {"Elemwise:mul"},
+      "sm * (g / sm - sum(g / sm * sm, axis, keepdims)), sm = softmax(x, axis) -> g - sm * sum(g, axis, keepdims)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        if (node.nin() != 2) return RewriteResult::fail("not a binary mul");
+        for (int k = 0; k < 2; ++k) {
+          const Var& sm = node.input(k);
+          const Var& diff = node.input(1 - k);
+          const N::Softmax* op = softmax_of(sm);
+          if (!op || !diff.owner() || !T::is_elemwise(diff.owner(), "sub")) continue;
+          const Var& q = diff.owner()->input(0);
+          if (!q.owner() || !T::is_elemwise(q.owner(), "true_div") || q.owner()->input(1) != sm) continue;
+          const Var summed = keepdims_sum_input(diff.owner()->input(1), op->axis());
+          if (!summed || !is_mul_of(summed, q, sm)) continue;
+          const Var& g = q.owner()->input(0);
+          std::vector<int> order;  // the summed axis put back
+          for (int a = 0, j = 0; a < T::tensor_type(sm)->ndim(); ++a) order.push_back(a == op->axis() ? T::kNewAxis : j++);
+          Var v = g - sm * T::dimshuffle(T::sum(g, op->axis()), order);
+          Var f = fit_type(v, node.output(0), {sm});
+          if (!f) return RewriteResult::fail("the stable form cannot keep the output type");
+          return f;
+        }
+        return RewriteResult::fail("not the gradient of log(softmax(x))");
+      });
+  return r;
+}
+
 // softmax(x) next to log_softmax(x) -> exp(log_softmax(x)): one normalization instead of two
 NodeRewriterPtr local_softmax_from_log_softmax() {
   static const NodeRewriterPtr r = make_node_rewriter(

@@ -21,7 +21,8 @@
 ///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
 ///                                         1/(1+exp(-x))); local_remove_all_assert (unsafe);
 ///                                         local_cut_gpu_transfers (transfer pairs cancelled)
-///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy gradient, softmax from
+///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy and log-softmax
+///                                         gradients, softmax from
 ///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
 ///                                         log-sum-exp, crossentropy through log_softmax,
 ///                                         log1p(-sigmoid), logaddexp, log1mexp,
@@ -97,6 +98,7 @@ SequenceDB build_optdb() {
   stabilize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
   stabilize->register_rewrite(local_log_softmax(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_softmax_crossentropy_grad(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_log_softmax_grad(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_softmax_from_log_softmax(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_softplus(), {"fast_run", "stabilize"});
   stabilize->register_rewrite(local_log1p(), {"fast_run", "stabilize"});

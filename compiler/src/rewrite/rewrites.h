@@ -36,6 +36,7 @@ NodeRewriterPtr local_softplus();
 // nnet.cpp
 NodeRewriterPtr local_log_softmax();
 NodeRewriterPtr local_softmax_crossentropy_grad();
+NodeRewriterPtr local_log_softmax_grad();
 NodeRewriterPtr local_softmax_from_log_softmax();
 NodeRewriterPtr local_remove_all_assert();
 

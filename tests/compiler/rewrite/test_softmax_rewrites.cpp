@@ -182,4 +182,15 @@ TEST_SUITE("rewrite_tests") {
     CHECK(g.data_as<double>()[0] == doctest::Approx(-1 / std::expm1(0.25)));
     CHECK(g.data_as<double>()[1] == doctest::Approx(-1 / std::expm1(5.0)));
   }
+
+  TEST_CASE("local_log_softmax_grad: the gradient of log(softmax(x)) without dividing by the softmax") {
+    Var X = T::dmatrix("X"), g = T::dmatrix("g");
+    Var sm = N::softmax(X, 1);
+    Var gx = grad(T::sum(T::log(sm) * g), X);
+    check_rewrite({X, g}, {gx}, {g - sm * T::sum(g, 1).dimshuffle({0, T::kNewAxis})});
+    NDArray r = run1({X, g}, gx, {vec({0, 1000, 3, 4}).reshape({2, 2}), vec({1, 0, 0.5, 0.5}).reshape({2, 2})});
+    CHECK(all_finite(r));
+    CHECK(r.data_as<double>()[0] == doctest::Approx(1.0));
+    CHECK(r.data_as<double>()[1] == doctest::Approx(-1.0));
+  }
 }

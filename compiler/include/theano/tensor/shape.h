@@ -93,10 +93,17 @@ class SpecifyShape final : public Op {
 /// (view_map declares the possible alias, as Theano does).
 class Reshape final : public Op {
  public:
-  explicit Reshape(int ndim);
+  /// `of_index`: the leading axes merged into one by advanced indexing with
+  /// several integer arrays (x[i, j]); set_subtensor / inc_subtensor then give
+  /// the result x's shape back (a Reshape the user wrote keeps its own shape).
+  explicit Reshape(int ndim, bool of_index = false);
   THEANO_OP_DECLARE("Reshape")
-  Props props() const override { return {{"ndim", std::int64_t{ndim_}}}; }
+  Props props() const override {
+    if (of_index_) return {{"ndim", std::int64_t{ndim_}}, {"of_index", true}};
+    return {{"ndim", std::int64_t{ndim_}}};
+  }
   int ndim() const { return ndim_; }
+  bool of_index() const { return of_index_; }
   /// Reshape the output gradient back to x's shape; nothing for the shape.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -104,6 +111,7 @@ class Reshape final : public Op {
 
  private:
   int ndim_;
+  bool of_index_;
 };
 
 /// Symbolic int64 vector of x's shape (`x.shape()`).

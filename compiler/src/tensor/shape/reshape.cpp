@@ -25,7 +25,7 @@ std::string shape_list_str(const std::vector<std::int64_t>& s) {
 
 }  // namespace
 
-Reshape::Reshape(int ndim) : ndim_(ndim) {
+Reshape::Reshape(int ndim, bool of_index) : ndim_(ndim), of_index_(of_index) {
   THEANO_USER_CHECK(ndim >= 0, ValueError) << "Reshape: ndim must be >= 0, got " << ndim;
 }
 

@@ -7,6 +7,7 @@
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::tensor {
@@ -106,8 +107,16 @@ Var inc_impl(const Var& x_sub, const Var& y, bool set, const char* fname) {
     for (int i = 1; i < owner->nin(); ++i) ins.push_back(owner->input(i));
     return OpPtr(new IncSubtensor(s->idx_list(), false, set))->apply1(std::move(ins));
   }
-  if (dynamic_cast<const AdvancedSubtensor1*>(op))
-    return OpPtr(new AdvancedIncSubtensor1(false, set))->apply1({owner->input(0), y, owner->input(1)});
+  if (dynamic_cast<const AdvancedSubtensor1*>(op)) {
+    const Var& base = owner->input(0);
+    const auto* merged = base.owner() ? dynamic_cast<const Reshape*>(base.owner()->op().get()) : nullptr;
+    if (merged && merged->of_index()) {  // x[i, j]: update x with its leading axes merged, then unmerge
+      const Var& x = base.owner()->input(0);
+      Var r = OpPtr(new AdvancedIncSubtensor1(false, set))->apply1({base, y, owner->input(1)});
+      return reshape(r, shape(x), tensor_type(x)->ndim());
+    }
+    return OpPtr(new AdvancedIncSubtensor1(false, set))->apply1({base, y, owner->input(1)});
+  }
   if (const auto* ds = dynamic_cast<const DimShuffle*>(op); ds && ds->is_transpose()) {
     // x_sub = inner.dimshuffle(order) (take() on an axis other than 0 makes this):
     // update inner with y permuted the inverse way, then permute the result back.

@@ -4,7 +4,10 @@
 #include "../shape/shape_util.h"
 #include "idx_util.h"
 #include "theano/tensor/as_tensor.h"
+#include "theano/tensor/basic_ops.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::tensor {
@@ -69,13 +72,53 @@ bool is_full_slice(const Index& ix) {
 
 }  // namespace
 
+namespace detail {
+
+// x[i0, ..., ik-1] with integer vectors and scalars as the leading indices, at least one a vector and
+// at least two in all (the rest are full slices): numpy's advanced indexing, the index arrays
+// broadcast together. Computed as a gather (AdvancedSubtensor1, whose gradient and GPU form exist)
+// of the row-major flat index into x with its k leading axes merged. Each index is checked against
+// its own axis first: merged, an out-of-range x[0, 5] would otherwise read row 1.
+Var multi_index(const Var& x, const std::vector<Index>& indices) {
+  const TensorType* tx = tensor_type(x);
+  const int nd = tx->ndim();
+  int k = 0;
+  while (k < static_cast<int>(indices.size()) && !indices[static_cast<std::size_t>(k)].is_slice()) ++k;
+  for (std::size_t i = static_cast<std::size_t>(k); i < indices.size(); ++i)
+    THEANO_USER_CHECK(is_full_slice(indices[i]), ValueError)
+        << "x[...] on " << x.str() << ": with several integer-vector indices (advanced indexing) they must come "
+        << "first, the other axes whole (all); index " << i << " is not";
+  std::string names;
+  Var lin;
+  std::vector<Var> valid;
+  for (int a = 0; a < k; ++a) {
+    const Index& ix = indices[static_cast<std::size_t>(a)];
+    Var i = ix.is_variable() ? ix.variable() : constant(NDArray::scalar<std::int64_t>(ix.scalar_constant()));
+    names += (a ? ", " : "") + (i.name().empty() ? std::string("<index ") + std::to_string(a) + ">" : i.name());
+    i = cast(i, DType::Int64);
+    const Var d = shape_i(x, a);
+    valid.push_back(tensor::all_(tensor::and_(tensor::ge(i, tensor::neg(d)), tensor::lt(i, d))));
+    const Var in = tensor::switch_(tensor::lt(i, constant(NDArray::scalar<std::int64_t>(0))), tensor::add(i, d), i);
+    lin = a == 0 ? in : tensor::add(tensor::mul(lin, d), in);
+  }
+  const std::string xname = x.name().empty() ? std::string("x") : x.name();
+  lin = assert_op(lin, valid, "IndexError: " + xname + "[" + names + "]: an index is out of bounds for its axis");
+  std::vector<Var> shape{shape_i(x, 0)};
+  for (int a = 1; a < k; ++a) shape[0] = tensor::mul(shape[0], shape_i(x, a));
+  for (int a = k; a < nd; ++a) shape.push_back(shape_i(x, a));
+  const Var merged = OpPtr(new Reshape(nd - k + 1, /*of_index=*/true))->apply1({x, make_vector(shape, DType::Int64)});
+  return advanced_subtensor1(merged, lin);
+}
+
+}  // namespace detail
+
 Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
   Var x = as_tensor_variable(x_in);
   const TensorType* tx = tensor_type(x);
   THEANO_USER_CHECK(indices.size() <= static_cast<std::size_t>(tx->ndim()), IndexError)
       << "x[...]: too many indices (" << indices.size() << ") for " << x.str() << ", which has " << tx->ndim()
       << " dimensions (type " << tx->str() << ")";
-  int advanced_axis = -1;
+  int advanced_axis = -1, vectors = 0;
   for (std::size_t i = 0; i < indices.size(); ++i) {
     if (!indices[i].is_variable()) continue;
     const Var& v = indices[i].variable();
@@ -84,11 +127,14 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
         << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
         << ") must be an integer scalar or an integer vector, got type " << (v ? v.type()->str() : "<null>");
     if (tv->ndim() == 1) {
-      THEANO_USER_CHECK(advanced_axis < 0, ValueError)
-          << "x[...] on " << x.str() << ": only one integer-vector index is supported (AdvancedSubtensor1)";
-      advanced_axis = static_cast<int>(i);
+      ++vectors;
+      if (advanced_axis < 0) advanced_axis = static_cast<int>(i);
     }
   }
+  // Several integer indices, one of them a vector (x[i, j], x[i, 0]): numpy broadcasts them together.
+  int non_slices = 0;
+  for (const Index& ix : indices) non_slices += ix.is_slice() ? 0 : 1;
+  if (vectors >= 1 && non_slices > 1) return detail::multi_index(x, indices);
   if (advanced_axis >= 0) {
     for (std::size_t i = 0; i < indices.size(); ++i)
       THEANO_USER_CHECK(static_cast<int>(i) == advanced_axis || is_full_slice(indices[i]), ValueError)

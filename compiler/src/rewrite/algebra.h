@@ -53,6 +53,9 @@ NodeRewriterPtr local_useless_comparison();
 NodeRewriterPtr local_cast_cast();
 NodeRewriterPtr local_useless_assert();
 NodeRewriterPtr local_remove_grad_stops();
+NodeRewriterPtr local_reduce_reduce();
+NodeRewriterPtr local_abs_merge();
+NodeRewriterPtr local_trivial_arith();
 
 // softmax.cpp
 NodeRewriterPtr local_exp_log_softmax();

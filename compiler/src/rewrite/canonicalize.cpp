@@ -231,6 +231,9 @@ void register_algebra_rewrites(SequenceDB& db) {
   canonicalize.register_rewrite(local_cast_cast(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_useless_assert(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_remove_grad_stops(), {"fast_run", "canonicalize"});
+  canonicalize.register_rewrite(local_reduce_reduce(), {"fast_run", "canonicalize"});
+  canonicalize.register_rewrite(local_abs_merge(), {"fast_run", "canonicalize"});
+  canonicalize.register_rewrite(local_trivial_arith(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_softmax_simplifier(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_log_softmax_from_lse(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_exp_log_softmax(), {"fast_run", "canonicalize"});

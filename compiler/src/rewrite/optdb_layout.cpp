@@ -17,7 +17,8 @@
 ///                                         DimShuffle merging, DimShuffle / Reshape lifted through
 ///                                         elementwise ops (toward the inputs); negations into a product's constant,
 ///                                         exp/log pairs, x < x, cast of a lossless cast, useless
-///                                         Assert, grad stops removed; the softmax family by hand
+///                                         Assert, grad stops removed, reduce of a reduce, abs
+///                                         merging, 0 / x, i % 1, sqrt(sqr(x)); the softmax family by hand
 ///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
 ///                                         1/(1+exp(-x))); local_remove_all_assert (unsafe);
 ///                                         local_cut_gpu_transfers (transfer pairs cancelled)

@@ -3,8 +3,9 @@
 /// tensor/rewriting/math.py and basic.py have and the Canonizer does not:
 /// negations folded into a product's constant, exp/log inverse pairs,
 /// comparisons of a variable with itself, a cast of a lossless cast, Asserts
-/// whose conditions are constant true, and the gradient stoppers (identities
-/// once the gradient is built).
+/// whose conditions are constant true, the gradient stoppers (identities
+/// once the gradient is built), a reduction of a reduction, abs merging and
+/// trivial arithmetic (0 / x, i % 1, sqrt(sqr(x))).
 ///
 /// Why each checks dtypes: these identities are exact for floats but some fail
 /// under integer wrap-around or NaN (`x == x` is false for NaN), and a rewrite
@@ -16,6 +17,7 @@
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
 #include "theano/tensor/type.h"
 
 namespace theano::rewrite::detail {
@@ -167,6 +169,80 @@ NodeRewriterPtr local_remove_grad_stops() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_remove_grad_stops", {"ZeroGrad", "DisconnectedGrad"}, "zero_grad(x) -> x; disconnected_grad(x) -> x",
       [](FunctionGraph&, Apply& node) -> RewriteResult { return fitted_exact(node.input(0), node, {}); });
+  return r;
+}
+
+// reduce(reduce(x, a1), a2) -> reduce(x, a1 + a2) for the same plain reduction (sum, prod, max, min, all, any)
+NodeRewriterPtr local_reduce_reduce() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_reduce_reduce", {"CAReduce"},
+      "reduce(reduce(x, a1), a2) -> reduce(x, a1 and a2 in x's axes) for the same plain reduction and dtypes",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const auto& outer = static_cast<const T::CAReduce&>(*node.op());
+        const Var& mid = node.input(0);
+        const auto* inner = mid.owner() ? dynamic_cast<const T::CAReduce*>(mid.owner()->op().get()) : nullptr;
+        if (!inner || inner->scalar_op() != outer.scalar_op() || inner->pre() || outer.pre())
+          return RewriteResult::fail("input is not the same plain reduction");
+        if (fg.clients(mid).size() != 1) return RewriteResult::fail("the inner reduction has other clients");
+        const Var& x = mid.owner()->input(0);
+        const DType xd = dtype_of(x);
+        // One accumulation in one dtype: the inner result must not round or wrap on the way.
+        if (dtype_of(mid) != xd || dtype_of(node.output(0)) != xd || inner->acc_dtype(xd) != outer.acc_dtype(xd))
+          return RewriteResult::fail("the reductions change the dtype");
+        std::vector<int> kept;  // x's axes the inner reduction keeps, in order: mid's axis k is x's kept[k]
+        for (int a = 0; a < T::tensor_type(x)->ndim(); ++a)
+          if (std::find(inner->axes().begin(), inner->axes().end(), a) == inner->axes().end()) kept.push_back(a);
+        std::vector<int> axes = inner->axes();
+        for (int a : outer.axes()) axes.push_back(kept[static_cast<std::size_t>(a)]);
+        std::sort(axes.begin(), axes.end());
+        OpPtr merged(new T::CAReduce(outer.scalar_op(), axes));
+        return fitted_exact(merged->apply1({x}), node, {});
+      });
+  return r;
+}
+
+// abs(x) * abs(y) -> abs(x * y); abs(x) / abs(y) -> abs(x / y) (floats)
+NodeRewriterPtr local_abs_merge() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_abs_merge", {"Elemwise:mul", "Elemwise:true_div"},
+      "abs(x) * abs(y) -> abs(x * y); abs(x) / abs(y) -> abs(x / y) (floats)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        if (!is_float(dtype_of(node.output(0)))) return RewriteResult::fail("integer: the product may wrap");
+        std::vector<Var> inner;
+        for (const Var& in : node.inputs()) {
+          const Var a = owner_input(in, "abs");
+          if (!a || dtype_of(a) != dtype_of(node.output(0))) return RewriteResult::fail("not every operand is abs(.)");
+          inner.push_back(a);
+        }
+        const Var v = T::is_elemwise(&node, "mul") ? T::mul(inner) : T::true_div(inner[0], inner[1]);
+        return fitted_exact(T::abs(v), node, node.inputs());
+      });
+  return r;
+}
+
+// 0 / x -> 0 (PyTensor's local_zero_div: the NaN of 0 / 0 is not kept); i % 1 -> 0 for integers;
+// sqrt(sqr(x)) -> abs(x) (no overflow of the square)
+NodeRewriterPtr local_trivial_arith() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_trivial_arith", {"Elemwise:true_div", "Elemwise:int_div", "Elemwise:mod", "Elemwise:sqrt"},
+      "0 / x -> zeros; i % 1 -> zeros (integers); sqrt(sqr(x)) -> abs(x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var out = node.output(0);
+        if (T::is_elemwise(&node, "sqrt")) {
+          const Var x = owner_input(node.input(0), "sqr");
+          if (!x || dtype_of(x) != dtype_of(out)) return RewriteResult::fail("not sqrt(sqr(x)) of the output's dtype");
+          return fitted_exact(T::abs(x), node, {node.input(0)});
+        }
+        if (T::is_elemwise(&node, "mod")) {
+          std::optional<double> d = scalar_constant_value(node.input(1));
+          if (!d || *d != 1 || !is_integer(dtype_of(node.input(0))) || !is_integer(dtype_of(node.input(1))))
+            return RewriteResult::fail("not an integer modulo 1");
+        } else {
+          std::optional<double> n = scalar_constant_value(node.input(0));
+          if (!n || *n != 0) return RewriteResult::fail("the numerator is not the constant 0");
+        }
+        return fitted_exact(constant_like(0, out), node, node.inputs());
+      });
   return r;
 }
 

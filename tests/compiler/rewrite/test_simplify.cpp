@@ -170,4 +170,41 @@ TEST_SUITE("rewrite_tests") {
     Var x = T::dvector("x");
     check_rewrite({x}, {T::exp(zero_grad(x)) + T::exp(disconnected_grad(x))}, {T::add(T::exp(x), T::exp(x))});
   }
+
+  TEST_CASE("local_reduce_reduce: a reduction of the same reduction is one, over both axis sets") {
+    Var t = T::dtensor3("t"), m = T::dmatrix("m");
+    check_rewrite({m}, {T::sum(T::sum(m, 0), 0)}, {T::sum(m, std::vector<int>{0, 1})});
+    check_rewrite({t}, {T::max(T::max(t, 1), 1)}, {T::max(t, std::vector<int>{1, 2})});
+    check_rewrite({t}, {T::prod(T::prod(t, 2), 0)}, {T::prod(t, std::vector<int>{0, 2})});
+    // Different reductions, or a sum read elsewhere, stay.
+    check_rewrite({m}, {T::max(T::sum(m, 0), 0)}, {T::max(T::sum(m, 0), 0)});
+    Var inner = T::sum(m, 0);
+    FunctionGraph fg({m}, {T::sum(inner, 0), inner});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    int sums = 0;
+    for (Apply* n : fg.apply_nodes()) sums += n->op()->type_name() == "CAReduce";
+    CHECK(sums == 2);
+    // An int8 sum widens (to int64): merged it would not be the same accumulation.
+    Var b = T::bmatrix("b");
+    FunctionGraph fb({b}, {T::sum(T::sum(b, 0), 0)});
+    rewrite::optimize(fb, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    int bsums = 0;
+    for (Apply* n : fb.apply_nodes()) bsums += n->op()->type_name() == "CAReduce";
+    CHECK(bsums == 2);
+  }
+
+  TEST_CASE("local_abs_merge and local_trivial_arith: abs(x) * abs(y), 0 / x, i % 1, sqrt(sqr(x))") {
+    Var x = T::dvector("x"), y = T::dvector("y"), i = T::ivector("i");
+    check_rewrite({x, y}, {T::abs(x) * T::abs(y)}, {T::abs(x * y)});
+    check_rewrite({x, y}, {T::abs(x) / T::abs(y)}, {T::abs(x / y)});
+    check_rewrite({x}, {c(0) / x}, {T::second(x, c(0))});
+    check_rewrite({i}, {T::mod(i, T::constant(NDArray::full({1}, 1.0, DType::Int32)))},
+                  {T::second(i, T::constant(NDArray::full({1}, 0.0, DType::Int32)))});
+    check_rewrite({x}, {T::mod(x, c(1))}, {T::mod(x, c(1))});  // a float x % 1 is its fraction
+    check_rewrite({x}, {T::sqrt(T::sqr(x))}, {T::abs(x)});
+    // sqrt(sqr(1e200)) overflows naively.
+    NDArray a = run1({x}, T::sqrt(T::sqr(x)), {vec({-1e200, 3})});
+    CHECK(a.data_as<double>()[0] == 1e200);
+    CHECK(a.data_as<double>()[1] == 3);
+  }
 }

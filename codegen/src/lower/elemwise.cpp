@@ -13,7 +13,10 @@
 // form), else in double (tensor::computes_in_int64); the value is converted to
 // its dtype by the numpy conversions (from_int64 / from_double), so fused and
 // unfused graphs agree and results match perform within floating-point
-// tolerance (bit for bit for integers). Shape rule: a dimension broadcasts
+// tolerance (bit for bit for integers). The exception is float32: an op (or a
+// whole Composite) whose values are all float32 and whose ops have float forms
+// computes in float (tensor::computes_in_float32, namespace theano_s of the
+// prelude), twice the SIMD lanes of double, within float32 rounding of perform. Shape rule: a dimension broadcasts
 // only where the input's type says size 1 (Theano's rule), checked at run time
 // by theano_broadcast_rule (shape_rules.h), the function perform calls.
 // A contiguous fast path (one flat loop the vectorizer sees) and a strided /
@@ -102,8 +105,9 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     for (const Var& in : node.inputs()) in_dts.push_back(ttype(in).dtype());
     const DType out_dt = ttype(node.output(0)).dtype();
     const bool int64 = tensor::computes_in_int64(sop, in_dts, out_dt);
-    r.ns = int64 ? "theano_i" : "theano_f";
-    r.arg_types.assign(static_cast<std::size_t>(nin), int64 ? "int64_t" : "double");
+    const bool f32 = !int64 && tensor::computes_in_float32(sop, in_dts, out_dt);
+    r.ns = int64 ? "theano_i" : f32 ? "theano_s" : "theano_f";
+    r.arg_types.assign(static_cast<std::size_t>(nin), int64 ? "int64_t" : f32 ? "float" : "double");
     const std::string v = tensor::apply_c_expr(sop, args, out_dt, int64);
     r.stores.push_back(int64 ? from_int64(out_dt, v) : from_double(out_dt, v));
     return r;
@@ -114,13 +118,19 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
   // node of the other domain is a helper in its own namespace.
   const std::optional<tensor::Composite::CProgram> prog = comp->c_program();
   if (!prog) refuse(node, " (an op inside its Composite has no C expression)");
-  bool any_double = false;
-  for (const auto& local : prog->locals) any_double = any_double || !local.int64;
-  r.ns = any_double ? "theano_f" : "theano_i";
+  bool any_double = false, all_f32 = true;
+  for (const auto& local : prog->locals) {
+    any_double = any_double || !local.int64;
+    all_f32 = all_f32 && local.float32;
+  }
+  for (const Var& in : node.inputs()) all_f32 = all_f32 && ttype(in).dtype() == DType::Float32;
+  for (const Var& out : node.outputs()) all_f32 = all_f32 && ttype(out).dtype() == DType::Float32;
+  // Every value float32 and every op with a float form: the whole loop body computes in float.
+  r.ns = all_f32 ? "theano_s" : any_double ? "theano_f" : "theano_i";
   std::vector<DType> dts;  // the dtype of every value: inputs, then locals
   for (const Var& in : node.inputs()) {
     dts.push_back(ttype(in).dtype());
-    r.arg_types.push_back(value_type(dts.back()));
+    r.arg_types.push_back(all_f32 ? "float" : value_type(dts.back()));
   }
   for (const auto& local : prog->locals) {
     const std::string name = "t" + str(static_cast<std::int64_t>(r.locals.size()));
@@ -129,6 +139,12 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
       v = call_in_namespace("theano_i", "int64_t", "int64_t", local.expr, args, r.support);
     else
       v = expand(local.expr, args);
+    if (all_f32) {
+      r.locals.push_back("float " + name + " = " + from_double(DType::Float32, v) + ";");
+      args.push_back(name);
+      dts.push_back(local.dtype);
+      continue;
+    }
     v = local.int64 ? from_int64(local.dtype, v) : from_double(int_like(local.dtype) ? local.dtype : DType::Float64, v);
     r.locals.push_back(value_type(local.dtype) + " " + name + " = " + v + ";");
     args.push_back(name);

@@ -74,6 +74,14 @@ double asinh(double); double acosh(double); double atanh(double);
 double erf(double); double erfc(double); double lgamma(double);
 double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
 double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
+float expf(float); float exp2f(float); float expm1f(float);
+float logf(float); float log2f(float); float log10f(float); float log1pf(float);
+float sinf(float); float cosf(float); float tanf(float);
+float asinf(float); float acosf(float); float atanf(float); float atan2f(float, float);
+float sinhf(float); float coshf(float); float asinhf(float); float acoshf(float); float atanhf(float);
+float erff(float); float erfcf(float);
+float floorf(float); float ceilf(float); float nearbyintf(float); float truncf(float);
+float sqrtf(float); float fabsf(float); float powf(float, float);
 }
 )PRELUDE";
 
@@ -394,6 +402,71 @@ static inline int64_t theano_clip(int64_t x, int64_t lo, int64_t hi) { return x 
 static inline bool isnan(int64_t) { return false; }
 static inline bool isinf(int64_t) { return false; }
 }  // namespace theano_i
+// Helpers for the float compute domain (tensor::computes_in_float32): the
+// scalar table's C expressions for float32 values, spelled with the float
+// libm functions (vectorized 8 or 16 lanes wide through libmvec on the CPU).
+// Each name here hides the double one inside this namespace, so an
+// expression written for double computes in float.
+namespace theano_s {
+static inline float exp(float x) { return expf(x); }
+static inline float exp2(float x) { return exp2f(x); }
+static inline float expm1(float x) { return expm1f(x); }
+static inline float log(float x) { return logf(x); }
+static inline float log2(float x) { return log2f(x); }
+static inline float log10(float x) { return log10f(x); }
+static inline float log1p(float x) { return log1pf(x); }
+static inline float sin(float x) { return sinf(x); }
+static inline float cos(float x) { return cosf(x); }
+static inline float tan(float x) { return tanf(x); }
+static inline float asin(float x) { return asinf(x); }
+static inline float acos(float x) { return acosf(x); }
+static inline float atan(float x) { return atanf(x); }
+static inline float atan2(float y, float x) { return atan2f(y, x); }
+static inline float sinh(float x) { return sinhf(x); }
+static inline float cosh(float x) { return coshf(x); }
+static inline float asinh(float x) { return asinhf(x); }
+static inline float acosh(float x) { return acoshf(x); }
+static inline float atanh(float x) { return atanhf(x); }
+static inline float erf(float x) { return erff(x); }
+static inline float erfc(float x) { return erfcf(x); }
+static inline float floor(float x) { return floorf(x); }
+static inline float ceil(float x) { return ceilf(x); }
+static inline float nearbyint(float x) { return nearbyintf(x); }
+static inline float trunc(float x) { return truncf(x); }
+static inline float sqrt(float x) { return sqrtf(x); }
+static inline float fabs(float x) { return fabsf(x); }
+static inline float pow(float x, float y) { return powf(x, y); }
+static inline float theano_sign(float x) { return x != x ? x : (float)((x > 0) - (x < 0)); }
+static inline float theano_maximum(float a, float b) { return (a != a || a >= b) ? a : b; }
+static inline float theano_minimum(float a, float b) { return (a != a || a <= b) ? a : b; }
+static inline float theano_clip(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+// |x| < 0.625: x + x^3 P(x^2) (Cephes' tanhf polynomial, no division); else
+// sign(x) (e - 1) / (e + 1), e = exp(2|x|) with |x| capped at 10 (tanh is 1
+// in float there, and e stays finite).
+static inline float theano_tanh(float x) {
+  const float a = fabsf(x), z = x * x;
+  const float p = (((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z + 1.33314422036e-1f) * z -
+                  3.33332819422e-1f;
+  const float e = expf(2.0f * (a > 10.0f ? 10.0f : a));
+  const float big = (e - 1.0f) / (e + 1.0f);
+  return a < 0.625f ? x + x * z * p : (x < 0 ? -big : big);
+}
+static inline float theano_log1p_unit(float e) {
+  const float u = 1.0f + e;
+  const float d = u - 1.0f;
+  const float r = logf(u) * (e / (d == 0 ? 1.0f : d));
+  return d == 0 ? e : r;
+}
+static inline float theano_sigmoid(float x) {
+  const float e = expf(-fabsf(x));
+  const float r = 1.0f / (1.0f + e);
+  return x >= 0 ? r : e * r;
+}
+static inline float theano_softplus(float x) { return (x > 0 ? x : 0.0f) + theano_log1p_unit(expf(-fabsf(x))); }
+static inline float theano_log1mexp(float x) {
+  return x > -0.693147180559945309417f ? logf(-expm1f(x)) : log1pf(-expf(x));
+}
+}  // namespace theano_s
 // ---- end of prelude
 )PRELUDE";
 

@@ -108,6 +108,13 @@ using ScalarOpPtr = IntrusivePtr<const ScalarOp>;
 /// form, else in double; the value is then converted to the output dtype as
 /// scalar_cast converts (integers wrap, float -> integer as numpy does).
 bool computes_in_int64(const ScalarOp& op, std::span<const DType> inputs, DType output);
+/// Whether generated code computes one application in float (single
+/// precision): every input and the output are float32 and the op is one of the
+/// arithmetic, exponential, trigonometric and special functions with a float
+/// form in the code's prelude (namespace theano_s). Elsewhere float32 values
+/// compute in double, as perform always does; the two agree within float32
+/// rounding (a few ulp per op).
+bool computes_in_float32(const ScalarOp& op, std::span<const DType> inputs, DType output);
 /// One application in int64 (n-ary ops fold left; invert of a bool is logical not).
 std::int64_t apply_int64(const ScalarOp& op, std::span<const std::int64_t> args, DType output);
 /// One application in double (n-ary ops fold left).
@@ -194,6 +201,9 @@ class Composite final : public ScalarOp {
     std::string expr;
     bool int64 = false;
     DType dtype = DType::Float64;
+    /// computes_in_float32: the expression reads float values (its constants
+    /// are float literals) and has a float form.
+    bool float32 = false;
   };
   struct CProgram {
     std::vector<CLocal> locals;

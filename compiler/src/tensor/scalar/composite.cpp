@@ -244,11 +244,12 @@ std::optional<Composite::CProgram> Composite::c_program() const {
   for (std::size_t i = 0; i < inputs_.size(); ++i) computed[i] = true;
   for (const Step& step : steps_) computed[static_cast<std::size_t>(step.out)] = true;
   auto is_constant = [&](int a) { return !computed[static_cast<std::size_t>(a)]; };
-  // Slot `a` read as int64_t or double.
-  auto read = [&](int a, bool as_int64) -> std::string {
+  // Slot `a` read as int64_t or double (or float, for a float32 step).
+  auto read = [&](int a, bool as_int64, bool as_float) -> std::string {
     const auto ua = static_cast<std::size_t>(a);
     const DType d = slot_dtype_[ua];
     if (is_constant(a)) {
+      if (as_float) return "((float)" + c_literal(slot_init_[ua].d) + ")";  // a float32 constant: exact
       if (!int_like(d)) return "(" + c_literal(slot_init_[ua].d) + ")";
       return as_int64 ? c_int_literal(slot_init_[ua].i)
                       : "(" + c_literal(int_value_as_double(d, slot_init_[ua].i)) + ")";
@@ -259,10 +260,13 @@ std::optional<Composite::CProgram> Composite::c_program() const {
   CProgram p;
   for (const Step& step : steps_) {
     if (step.op->c_expr().empty()) return std::nullopt;
-    std::vector<std::string> args;
-    for (int a : step.args) args.push_back(read(a, step.int64));
+    std::vector<DType> arg_dts;
+    for (int a : step.args) arg_dts.push_back(slot_dtype_[static_cast<std::size_t>(a)]);
     const DType dt = slot_dtype_[static_cast<std::size_t>(step.out)];
-    p.locals.push_back(CLocal{apply_c_expr(*step.op, args, dt, step.int64), step.int64, dt});
+    const bool f32 = !step.int64 && computes_in_float32(*step.op, arg_dts, dt);
+    std::vector<std::string> args;
+    for (int a : step.args) args.push_back(read(a, step.int64, f32));
+    p.locals.push_back(CLocal{apply_c_expr(*step.op, args, dt, step.int64), step.int64, dt, f32});
     name[static_cast<std::size_t>(step.out)] = "{" + std::to_string(inputs_.size() + p.locals.size() - 1) + "}";
   }
   for (int o : out_slot_) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "theano/runtime/error.h"
 #include "theano/runtime/scalar_cast.h"
@@ -195,6 +196,18 @@ double apply_double(const ScalarOp& op, std::span<const double> args) {
     v = op.eval(pair);
   }
   return v;
+}
+
+bool computes_in_float32(const ScalarOp& op, std::span<const DType> inputs, DType output) {
+  // The ops whose C expressions the prelude's namespace theano_s spells in float.
+  static const std::set<std::string, std::less<>> kFloatForms = {
+      "add",     "sub",     "mul",      "true_div", "neg",      "reciprocal", "sqr",     "sqrt",   "abs",
+      "sign",    "maximum", "minimum",  "exp",      "exp2",     "expm1",      "log",     "log2",   "log10",
+      "log1p",   "sin",     "cos",      "tan",      "arcsin",   "arccos",     "arctan",  "arctan2", "sinh",
+      "cosh",    "tanh",    "arcsinh",  "arccosh",  "arctanh",  "sigmoid",    "softplus", "log1mexp", "erf",
+      "erfc",    "floor",   "ceil",     "round",    "trunc",    "clip",       "pow",     "identity", "second"};
+  if (output != DType::Float32 || op.type_name() != "Scalar" || !kFloatForms.count(op.name())) return false;
+  return std::all_of(inputs.begin(), inputs.end(), [](DType d) { return d == DType::Float32; });
 }
 
 std::string apply_c_expr(const ScalarOp& op, const std::vector<std::string>& args, DType output, bool int64) {

@@ -132,7 +132,7 @@ std::vector<ScalarOpInfo> build_table() {
   row({"neg", 1, OutRule::Upcast, "(-{0})", [](const double* a) { return -a[0]; },
        [](const I* a) { return static_cast<I>(0 - static_cast<std::uint64_t>(a[0])); },
        [](const Vs&, const Var&, const Var& gz) { return Vs{-gz}; }});
-  row({"reciprocal", 1, OutRule::Float, "(1.0 / {0})", [](const double* a) { return 1.0 / a[0]; }, nullptr,
+  row({"reciprocal", 1, OutRule::Float, "(1 / {0})", [](const double* a) { return 1.0 / a[0]; }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{-gz * sqr(out)}; }});
   row({"sqr", 1, OutRule::Upcast, "({0} * {0})", [](const double* a) { return a[0] * a[0]; },
        [](const I* a) { return static_cast<I>(static_cast<std::uint64_t>(a[0]) * static_cast<std::uint64_t>(a[0])); },

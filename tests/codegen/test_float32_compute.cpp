@@ -99,7 +99,7 @@ TEST_SUITE("c_linker") {
     }
   }
 
-  TEST_CASE("a fused float32 chain computes in float; mixed dtypes stay in double") {
+  TEST_CASE("a fused float32 chain computes in float, mixed dtypes stay in double") {
     codegen::register_linkers();
     Var x = T::fvector("x"), y = T::fvector("y"), z = T::fvector("z");
     Var w1 = T::exp(x) * y + T::tanh(z) - x * x / (1.0f + y);

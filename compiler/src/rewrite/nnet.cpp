@@ -64,6 +64,18 @@ Var keepdims_sum_input(const Var& v, int axis) {
   return s.owner()->input(0);
 }
 
+/// The operands of a binary mul `sm * (a - b)` with sm a Softmax, in both orders: (sm, the sub node).
+std::vector<std::pair<Var, Apply*>> softmax_times_sub(const Apply& node) {
+  std::vector<std::pair<Var, Apply*>> r;
+  if (node.nin() != 2) return r;
+  for (int k = 0; k < 2; ++k) {
+    const Var& sm = node.input(k);
+    const Var& diff = node.input(1 - k);
+    if (softmax_of(sm) && diff.owner() && T::is_elemwise(diff.owner(), "sub")) r.emplace_back(sm, diff.owner());
+  }
+  return r;
+}
+
 /// Whether `v` is mul(a, b) of exactly these two, in either order.
 bool is_mul_of(const Var& v, const Var& a, const Var& b) {
   if (!v.owner() || !T::is_elemwise(v.owner(), "mul") || v.owner()->nin() != 2) return false;
@@ -81,18 +93,13 @@ NodeRewriterPtr local_softmax_crossentropy_grad() {
       "sm * (gz - sum(gz * sm, 1, keepdims)), gz = crossentropy_1hot_grad(g, sm, t), sm = softmax(x) -> "
       "(sm - onehot(t)) * g[:, None]",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
-        if (node.nin() != 2) return RewriteResult::fail("not a binary mul");
-        for (int k = 0; k < 2; ++k) {
-          const Var& sm = node.input(k);
-          const Var& diff = node.input(1 - k);
-          const N::Softmax* op = softmax_of(sm);
-          if (!op || op->axis() != 1 || T::tensor_type(sm)->ndim() != 2) continue;
-          if (!diff.owner() || !T::is_elemwise(diff.owner(), "sub")) continue;
-          const Var& gz = diff.owner()->input(0);
+        for (const auto& [sm, diff] : softmax_times_sub(node)) {
+          if (softmax_of(sm)->axis() != 1 || T::tensor_type(sm)->ndim() != 2) continue;
+          const Var& gz = diff->input(0);
           if (!gz.owner() || gz.owner()->op()->type_name() != "CrossentropyCategorical1HotGrad") continue;
           const Var &g = gz.owner()->input(0), &coding = gz.owner()->input(1), &t = gz.owner()->input(2);
           if (coding != sm) continue;
-          const Var summed = keepdims_sum_input(diff.owner()->input(1), 1);
+          const Var summed = keepdims_sum_input(diff->input(1), 1);
           if (!summed || !is_mul_of(summed, gz, sm)) continue;
           const T::TensorType* st = T::tensor_type(sm);
           Var onehot = T::eq(T::dimshuffle(t, {0, T::kNewAxis}),
@@ -114,15 +121,11 @@ NodeRewriterPtr local_log_softmax_grad() {
       "local_log_softmax_grad", {"Elemwise:mul"},
       "sm * (g / sm - sum(g / sm * sm, axis, keepdims)), sm = softmax(x, axis) -> g - sm * sum(g, axis, keepdims)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
-        if (node.nin() != 2) return RewriteResult::fail("not a binary mul");
-        for (int k = 0; k < 2; ++k) {
-          const Var& sm = node.input(k);
-          const Var& diff = node.input(1 - k);
+        for (const auto& [sm, diff] : softmax_times_sub(node)) {
           const N::Softmax* op = softmax_of(sm);
-          if (!op || !diff.owner() || !T::is_elemwise(diff.owner(), "sub")) continue;
-          const Var& q = diff.owner()->input(0);
+          const Var& q = diff->input(0);
           if (!q.owner() || !T::is_elemwise(q.owner(), "true_div") || q.owner()->input(1) != sm) continue;
-          const Var summed = keepdims_sum_input(diff.owner()->input(1), op->axis());
+          const Var summed = keepdims_sum_input(diff->input(1), op->axis());
           if (!summed || !is_mul_of(summed, q, sm)) continue;
           const Var& g = q.owner()->input(0);
           std::vector<int> order;  // the summed axis put back

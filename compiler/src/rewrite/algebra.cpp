@@ -76,6 +76,10 @@ RewriteResult fitted_exact(const Var& v, const Apply& node, const std::vector<Va
   return f;
 }
 
+Var owner_input(const Var& v, std::string_view scalar, int i) {
+  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
+}
+
 Var constant_like(double value, const Var& like) {
   const T::TensorType& t = *T::tensor_type(like);
   return T::constant(NDArray::full(std::vector<std::int64_t>(static_cast<std::size_t>(t.ndim()), 1), value, t.dtype()));

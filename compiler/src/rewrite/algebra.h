@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rewrites.h"
@@ -25,6 +26,9 @@ RewriteResult fitted_exact(const Var& v, const Apply& node, const std::vector<Va
 /// A constant `value` of `like`'s dtype with shape (1, ..., 1) of its rank (no
 /// DimShuffle needed when combined with `like`-ranked terms).
 Var constant_like(double value, const Var& like);
+/// Input `i` of the elementwise `scalar` op computing `v`; a null Var when `v`
+/// is null or not computed by that op (so matchers chain: owner_input(owner_input(a, "neg"), "exp")).
+Var owner_input(const Var& v, std::string_view scalar, int i = 0);
 
 // canonicalize.cpp
 NodeRewriterPtr local_add_canonizer();

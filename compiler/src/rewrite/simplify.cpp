@@ -26,10 +26,6 @@ namespace T = theano::tensor;
 
 namespace {
 
-Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
-  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
-}
-
 DType dtype_of(const Var& v) { return T::tensor_type(v)->dtype(); }
 
 // Whether every value of `from` converts to `to` and back unchanged.

@@ -23,10 +23,6 @@ namespace N = theano::tensor::nnet;
 
 namespace {
 
-Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
-  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
-}
-
 // The input of a DimShuffle that only puts back reduced axis `axis` (keepdims);
 // null otherwise.
 Var under_keepdims(const Var& v, int axis) {

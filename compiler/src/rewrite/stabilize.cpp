@@ -25,10 +25,6 @@ bool is_const(const Var& v, double value) {
   return c && *c == value;
 }
 
-Var owner_input(const Var& v, std::string_view scalar, int i = 0) {
-  return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
-}
-
 }  // namespace
 
 // log(sigmoid(x)) -> -softplus(-x); log(1 - sigmoid(x)), log1p(-sigmoid(x)) -> -softplus(x)

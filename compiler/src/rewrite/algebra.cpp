@@ -80,6 +80,12 @@ Var owner_input(const Var& v, std::string_view scalar, int i) {
   return v && v.owner() && T::is_elemwise(v.owner(), scalar) ? v.owner()->input(i) : Var();
 }
 
+Var reduce_input(const Var& v, std::string_view scalar_op, int axis) {
+  const auto* red = v && v.owner() ? dynamic_cast<const T::CAReduce*>(v.owner()->op().get()) : nullptr;
+  if (!red || red->scalar_op() != scalar_op || red->pre() || red->axes() != std::vector<int>{axis}) return {};
+  return v.owner()->input(0);
+}
+
 Var constant_like(double value, const Var& like) {
   const T::TensorType& t = *T::tensor_type(like);
   return T::constant(NDArray::full(std::vector<std::int64_t>(static_cast<std::size_t>(t.ndim()), 1), value, t.dtype()));

@@ -1,7 +1,9 @@
 /// \file
 /// Private declarations of the algebra family (canonicalize.cpp, algebra.cpp,
-/// stabilize.cpp): the Canonizer, the algebraic simplifications, fill cut /
-/// sink and the stabilizations, plus the exact type-fitting helper they share.
+/// stabilize.cpp, simplify.cpp, softmax_rewrites.cpp): the Canonizer, the
+/// algebraic simplifications, fill cut / sink, the stabilizations and the
+/// softmax family, plus the helpers they (and nnet.cpp) share: exact type
+/// fitting and the matchers owner_input / reduce_input.
 ///
 /// Why a stricter fit than rewrites.h's `fit_type`: a replacement whose dim is
 /// statically 1 where the output's is unknown passes the Type check (unknown
@@ -29,6 +31,9 @@ Var constant_like(double value, const Var& like);
 /// Input `i` of the elementwise `scalar` op computing `v`; a null Var when `v`
 /// is null or not computed by that op (so matchers chain: owner_input(owner_input(a, "neg"), "exp")).
 Var owner_input(const Var& v, std::string_view scalar, int i = 0);
+/// The input of a plain CAReduce{scalar_op} (no fused pre op) over exactly
+/// {axis} computing `v`; a null Var otherwise (or when `v` is null).
+Var reduce_input(const Var& v, std::string_view scalar_op, int axis);
 
 // canonicalize.cpp
 NodeRewriterPtr local_add_canonizer();

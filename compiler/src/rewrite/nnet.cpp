@@ -1,5 +1,6 @@
 /// \file
 /// Rewrites of the nnet ops and of Assert.
+#include "algebra.h"
 #include "rewrites.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
@@ -58,10 +59,7 @@ Var keepdims_sum_input(const Var& v, int axis) {
   if (s.owner())
     if (const auto* ds = dynamic_cast<const T::DimShuffle*>(s.owner()->op().get()); ds && !ds->is_transpose())
       s = s.owner()->input(0);
-  if (!s.owner()) return {};
-  const auto* red = dynamic_cast<const T::CAReduce*>(s.owner()->op().get());
-  if (!red || red->scalar_op() != "add" || red->pre() || red->axes() != std::vector<int>{axis}) return {};
-  return s.owner()->input(0);
+  return reduce_input(s, "add", axis);
 }
 
 /// The operands of a binary mul `sm * (a - b)` with sm a Softmax, in both orders: (sm, the sub node).

@@ -35,13 +35,6 @@ Var under_keepdims(const Var& v, int axis) {
   return v.owner()->input(0);
 }
 
-// The input of a CAReduce{scalar_op} over exactly {axis}, without a fused pre op; null otherwise.
-Var reduce_input(const Var& v, std::string_view scalar_op, int axis) {
-  const auto* red = v && v.owner() ? dynamic_cast<const T::CAReduce*>(v.owner()->op().get()) : nullptr;
-  if (!red || red->scalar_op() != scalar_op || red->pre() || red->axes() != std::vector<int>{axis}) return {};
-  return v.owner()->input(0);
-}
-
 // Skips a ZeroGrad or DisconnectedGrad (tensor::logsumexp cuts its shift from the gradient).
 Var through_grad_stop(const Var& v) {
   if (v && v.owner() && (v.owner()->op()->type_name() == "ZeroGrad" || v.owner()->op()->type_name() == "DisconnectedGrad"))

@@ -220,6 +220,13 @@ TEST_SUITE("lower reduction") {
       w.data_as<double>()[33] = nan;
       w.data_as<double>()[3 * 70 - 1] = nan;
       check_lowering({x}, outs, {w.astype(dt)});
+      // Tall columns (folded eight rows at a time, then the rest one by one):
+      // a NaN inside an eight-row block, one in the tail rows, an infinity.
+      NDArray c = random_array(rng, {19, 40}, DType::Float64, -5, 5);
+      c.data_as<double>()[11 * 40 + 3] = nan;
+      c.data_as<double>()[17 * 40 + 9] = nan;
+      c.data_as<double>()[5 * 40 + 20] = -inf;
+      check_lowering({x}, outs, {c.astype(dt)});
     }
   }
 

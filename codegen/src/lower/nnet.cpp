@@ -32,20 +32,20 @@ namespace {
 // last pass (kSoftmaxLast or kLogSoftmaxLast).
 constexpr const char* kLaneBody = R"(// The maximum, NaN ignored (16 lanes; max is exact in any order).
 double r[16];
-for (int j = 0; j < 16; ++j) r[j] = -__builtin_inf();
+THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = -__builtin_inf();
 int64_t k = 0;
 for (; k + 16 <= n; k += 16)
-  for (int j = 0; j < 16; ++j) { const double v = (double)p[(k + j) * {1}]; r[j] = r[j] < v ? v : r[j]; }
+  THEANO_LANES for (int j = 0; j < 16; ++j) { const double v = (double)p[(k + j) * {1}]; r[j] = r[j] < v ? v : r[j]; }
 double m = -__builtin_inf();
-for (int j = 0; j < 16; ++j) m = m < r[j] ? r[j] : m;
+THEANO_UNROLL for (int j = 0; j < 16; ++j) m = m < r[j] ? r[j] : m;
 for (; k < n; ++k) { const double v = (double)p[k * {1}]; m = m < v ? v : m; }
 // exp(x - m) into the output, then their sum.
 for (k = 0; k < n; ++k) o[k * {2}] = ({0})exp((double)p[k * {1}] - m);
-for (int j = 0; j < 16; ++j) r[j] = 0;
+THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = 0;
 for (k = 0; k + 16 <= n; k += 16)
-  for (int j = 0; j < 16; ++j) r[j] += (double)o[(k + j) * {2}];
-for (int w = 8; w >= 1; w /= 2)
-  for (int j = 0; j < w; ++j) r[j] += r[j + w];
+  THEANO_LANES for (int j = 0; j < 16; ++j) r[j] += (double)o[(k + j) * {2}];
+THEANO_UNROLL for (int w = 8; w >= 1; w /= 2)
+  THEANO_UNROLL for (int j = 0; j < w; ++j) r[j] += r[j + w];
 double total = r[0];
 for (; k < n; ++k) total += (double)o[k * {2}];
 {3})";

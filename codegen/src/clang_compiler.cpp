@@ -13,7 +13,13 @@
 /// travel as bitcode, as LLVM's parallel LTO code generation does): about half
 /// of an -O2 compile is instruction selection and the rest of code
 /// generation. The objects are bundled and loaded together.
+///
+/// The -O pipeline is ours, not Clang's (the front end runs with LLVM passes
+/// disabled): the PassBuilder pipeline Clang would build for the cc1 options,
+/// with a TargetMachine for the exact CPU, and a library table that knows
+/// every vector variant glibc's libmvec exports (vector_math.h).
 #include "clang_driver.h"
+#include "vector_math.h"
 
 #include <theano/runtime/thread_pool.h>
 
@@ -27,8 +33,12 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Frontend/Driver/CodeGenOptions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/SplitModule.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Target/TargetMachine.h>
@@ -72,27 +82,87 @@ int codegen_threads(const CompileOptions& options, const llvm::Module& m) {
   return instruction_count(m) >= kSplitInstructions ? std::min(cores, 2) : 1;
 }
 
+llvm::CodeGenOptLevel codegen_level(OptLevel opt) {
+  return opt == OptLevel::O0   ? llvm::CodeGenOptLevel::None
+         : opt == OptLevel::O1 ? llvm::CodeGenOptLevel::Less
+         : opt == OptLevel::O3 ? llvm::CodeGenOptLevel::Aggressive
+                               : llvm::CodeGenOptLevel::Default;
+}
+
+/// A TargetMachine for the module's triple and the invocation's CPU and
+/// features.
+std::unique_ptr<llvm::TargetMachine> target_machine(const std::string& triple, const clang::CompilerInvocation& inv,
+                                                    OptLevel opt) {
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) throw CompileError("no LLVM target for " + triple + ": " + error, error, {});
+  std::string features;
+  for (const std::string& f : inv.getTargetOpts().Features) features += (features.empty() ? "" : ",") + f;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, inv.getTargetOpts().CPU, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      codegen_level(opt)));
+  if (!tm) throw CompileError("cannot create an LLVM target machine for " + triple, {}, {});
+  return tm;
+}
+
+/// Runs the -O pipeline Clang would run for `inv` on `m` (tuning options from
+/// its code generation options: -fno-unroll-loops also turns off the
+/// vectorizer's interleaving, as in Clang), with the target's cost model and
+/// the library table of -fveclib, extended for libmvec by vector_math.h.
+void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt) {
+  const clang::CodeGenOptions& cg = inv.getCodeGenOpts();
+  std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
+  llvm::Triple triple(m.getTargetTriple());
+  std::unique_ptr<llvm::TargetLibraryInfoImpl> tlii(llvm::driver::createTLII(triple, cg.getVecLib()));
+  if (cg.getVecLib() == llvm::driver::VectorLibrary::LIBMVEC && triple.getArch() == llvm::Triple::x86_64)
+    detail::add_libmvec_functions(*tlii, *tm->getMCSubtargetInfo());
+
+  llvm::PipelineTuningOptions pto;
+  pto.LoopUnrolling = cg.UnrollLoops;
+  pto.LoopInterleaving = cg.UnrollLoops;
+  pto.LoopVectorization = cg.VectorizeLoop;
+  pto.SLPVectorization = cg.VectorizeSLP;
+  pto.MergeFunctions = cg.MergeFunctions;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm.get(), pto);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });  // before the defaults
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      opt == OptLevel::O0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                          : pb.buildPerModuleDefaultPipeline(opt == OptLevel::O1   ? llvm::OptimizationLevel::O1
+                                                             : opt == OptLevel::O3 ? llvm::OptimizationLevel::O3
+                                                                                   : llvm::OptimizationLevel::O2);
+  mpm.run(m, mam);
+}
+
+/// Assembly text of the optimized module `m`.
+std::string generate_assembly(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt) {
+  std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw CompileError("the LLVM target for " + m.getTargetTriple() + " cannot emit assembly", {}, {});
+  pm.run(m);
+  return std::string(buffer.data(), buffer.size());
+}
+
 /// Machine code for the optimized module `m` (Clang's target and relocation
 /// model, the function attributes carrying CPU and features), on `threads`
 /// threads: one object per part.
 std::vector<std::string> generate_objects(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt,
                                           int threads) {
-  std::string error;
-  const std::string triple = m.getTargetTriple();
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target) throw CompileError("no LLVM target for " + triple + ": " + error, error, {});
-  std::string features;
-  for (const std::string& f : inv.getTargetOpts().Features) features += (features.empty() ? "" : ",") + f;
-  const std::string cpu = inv.getTargetOpts().CPU;
-  const llvm::CodeGenOptLevel level = opt == OptLevel::O0   ? llvm::CodeGenOptLevel::None
-                                      : opt == OptLevel::O1 ? llvm::CodeGenOptLevel::Less
-                                      : opt == OptLevel::O3 ? llvm::CodeGenOptLevel::Aggressive
-                                                            : llvm::CodeGenOptLevel::Default;
   // One part: code generation here, in the module's own context.
+  const std::string triple = m.getTargetTriple();
   auto emit = [&](llvm::Module& part, std::string& out) {
-    std::unique_ptr<llvm::TargetMachine> tm(
-        target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt, level));
-    if (!tm) throw CompileError("cannot create an LLVM target machine for " + triple, {}, {});
+    std::unique_ptr<llvm::TargetMachine> tm = target_machine(triple, inv, opt);
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager pm;
@@ -186,10 +256,12 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   // leaks the AST / the LLVM module on every compile.
   inv->getFrontendOpts().DisableFree = false;
   inv->getCodeGenOpts().DisableFree = false;
+  // The front end emits unoptimized IR (with the -O level's attributes);
+  // optimize() runs the pipeline.
+  inv->getCodeGenOpts().DisableLLVMPasses = true;
 
   // Declared before the CompilerInstance so they outlive it.
   llvm::LLVMContext context;
-  llvm::SmallString<0> out;
   clang::TextDiagnosticPrinter printer(diag_os, &inv->getDiagnosticOpts());
   clang::CompilerInstance ci;
   ci.setInvocation(inv);
@@ -202,18 +274,13 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   overlay->pushOverlay(mem);
   ci.createFileManager(overlay);
 
-  ci.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(out));
-  std::unique_ptr<clang::CodeGenAction> act;
-  switch (action) {
-    // The optimized module; machine code is generated below, maybe in parts.
-    case Action::Object: act = std::make_unique<clang::EmitLLVMOnlyAction>(&context); break;
-    case Action::Assembly: act = std::make_unique<clang::EmitAssemblyAction>(&context); break;
-    case Action::LLVMIR: act = std::make_unique<clang::EmitLLVMAction>(&context); break;
-  }
+  // The module, optimized and turned into an object (or text) below.
+  auto act = std::make_unique<clang::EmitLLVMOnlyAction>(&context);
   bool ok = ci.ExecuteAction(*act);
   ok = ok && !ci.getDiagnostics().hasErrorOccurred();
   std::unique_ptr<llvm::Module> module;
-  if (ok && action == Action::Object) module = act->takeModule();
+  if (ok) module = act->takeModule();
+  ok = ok && module != nullptr;
   act.reset();
   diag_os.flush();
 
@@ -226,10 +293,17 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
                            (n == 1 ? "" : "s") + ") for '" + std::string(name) + "'",
                        std::move(diag_text), std::move(kept));
   }
-  if (module) {
-    result.bytes = bundle_objects(generate_objects(*module, *inv, options.opt, codegen_threads(options, *module)));
-  } else {
-    result.bytes.assign(out.data(), out.size());
+  optimize(*module, *inv, options.opt);
+  switch (action) {
+    case Action::Object:
+      result.bytes = bundle_objects(generate_objects(*module, *inv, options.opt, codegen_threads(options, *module)));
+      break;
+    case Action::Assembly: result.bytes = generate_assembly(*module, *inv, options.opt); break;
+    case Action::LLVMIR: {
+      llvm::raw_string_ostream os(result.bytes);
+      module->print(os, nullptr);
+      break;
+    }
   }
   result.diagnostics = std::move(diag_text);
   result.compile_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();

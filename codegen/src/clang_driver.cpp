@@ -156,7 +156,8 @@ std::string ClangCompiler::identity() const {
   for (const auto& f : flags)
     if (f.rfind("-march=", 0) == 0) march = f.substr(7);  // the last one wins, as in the driver
   const bool native = march == "native";
-  std::string id = "clang=" + clang_version() + "\ndriver=" + clang_driver_path() +
+  std::string id = "clang=" + clang_version() + "\npipeline=" + std::to_string(detail::kPipelineVersion) +
+                   "\ndriver=" + clang_driver_path() +
                    "\ntriple=" + llvm::sys::getDefaultTargetTriple() +
                    "\ncpu=" + (native ? llvm::sys::getHostCPUName().str() : march.empty() ? "generic" : march) +
                    "\nfeatures=";

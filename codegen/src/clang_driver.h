@@ -15,6 +15,13 @@
 
 namespace theano::codegen::detail {
 
+/// The version of the code clang_compiler.cpp makes from a given source and
+/// flag set beyond what Clang decides: its -O pipeline and vector_math.cpp's
+/// libmvec table. Part of the compiler identity (so of every cache key): bump
+/// it whenever either changes the machine code, or cached objects built the
+/// old way keep being loaded.
+inline constexpr int kPipelineVersion = 2;
+
 /// The virtual directory the in-memory source lives in.
 inline constexpr const char* kVirtualDir = "/__theano_jit__/";
 /// The input path the driver is run with; replaced by the real virtual name per compile.

@@ -145,19 +145,26 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   auto compile = [&] {
     const auto t1 = Clock::now();
     CompiledObject obj;
+    auto record_phases = [&](const CompiledObject& o) {
+      if (o.compile_ms < parts.stats.frontend_ms + parts.stats.optimize_ms + parts.stats.machine_code_ms) return;
+      parts.stats.frontend_ms = o.frontend_ms;
+      parts.stats.optimize_ms = o.optimize_ms;
+      parts.stats.machine_code_ms = o.machine_code_ms;
+    };
     if (units.size() == 1) {
       obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+      record_phases(obj);
     } else {
       // One unit per thread (each generating its machine code alone), the
       // objects loaded together as a bundle.
       CompileOptions unit_opts = copts;
       unit_opts.codegen_threads = 1;
       const ClangCompiler cc(unit_opts);
-      std::vector<std::string> objects(units.size());
+      std::vector<CompiledObject> objects(units.size());
       std::vector<std::exception_ptr> errors(units.size());
       auto run_unit = [&](std::size_t u) {
         try {
-          objects[u] = cc.compile(units[u], "theano_graph_" + std::to_string(u) + ".cpp").bytes;
+          objects[u] = cc.compile(units[u], "theano_graph_" + std::to_string(u) + ".cpp");
         } catch (...) {
           errors[u] = std::current_exception();
         }
@@ -168,7 +175,12 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
       for (std::thread& t : workers) t.join();
       for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);
-      obj.bytes = bundle_objects(objects);
+      std::vector<std::string> bytes;
+      for (CompiledObject& o : objects) {
+        record_phases(o);
+        bytes.push_back(std::move(o.bytes));
+      }
+      obj.bytes = bundle_objects(bytes);
     }
     parts.stats.compile_ms = ms_since(t1);
     return obj;

@@ -293,7 +293,11 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
                            (n == 1 ? "" : "s") + ") for '" + std::string(name) + "'",
                        std::move(diag_text), std::move(kept));
   }
+  const auto t1 = clock::now();
+  result.frontend_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   optimize(*module, *inv, options.opt);
+  const auto t2 = clock::now();
+  result.optimize_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
   switch (action) {
     case Action::Object:
       result.bytes = bundle_objects(generate_objects(*module, *inv, options.opt, codegen_threads(options, *module)));
@@ -305,6 +309,7 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
       break;
     }
   }
+  result.machine_code_ms = std::chrono::duration<double, std::milli>(clock::now() - t2).count();
   result.diagnostics = std::move(diag_text);
   result.compile_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   return result;

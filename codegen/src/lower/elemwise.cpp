@@ -333,6 +333,76 @@ void lower_elemwise(NodeLowering& L) {
     for (int d = 0; d < nd; ++d) c.close();
   };
 
+  // Rows: the loop for inputs broadcast by their type (a bias row added to
+  // every row of a matrix, a column scaling every column): when every
+  // operand's last dimension is contiguous or broadcast, the outer
+  // dimensions are walked as in the strided loop, and each row is one
+  // vectorizable loop over typed row pointers, an input broadcast along the
+  // row loaded once. The strided loop above stays scalar (gathers rarely
+  // pay), so without this tanh(X + b) ran one element at a time.
+  auto broadcast_in = [&](int i, int d) {
+    const Dim& sd = L.in(i).shape()[static_cast<std::size_t>(d)];
+    return sd && *sd == 1;
+  };
+  bool any_broadcast = false;
+  for (int i = 0; i < nin; ++i)
+    for (int d = 0; d < nd; ++d) any_broadcast = any_broadcast || broadcast_in(i, d);
+  const int last = nd - 1;
+  auto rows_condition = [&] {
+    std::string c = "1";
+    for (int i = 0; i < nin; ++i)
+      if (!broadcast_in(i, last))
+        c += " && " + L.x(i) + "->strides[" + str(last) + "] == " +
+             str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype())));
+    for (int k = 0; k < nout; ++k)
+      c += " && " + L.o(k) + "->strides[" + str(last) + "] == " +
+           str(static_cast<std::int64_t>(dtype_size(L.out(k).dtype())));
+    return c;
+  };
+  // The part over [lo, hi): of rows (of the outermost index) when nd >= 2,
+  // of the single row's elements when nd == 1.
+  auto emit_rows = [&](CodeWriter& c) {
+    for (int i = 0; i < nin; ++i)
+      for (int d = 0; d < last; ++d)
+        c.line("const int64_t s" + str(i) + "_" + str(d) + " = " + elemwise_input_stride(L, i, d) + ";");
+    for (int k = 0; k < nout; ++k)
+      for (int d = 0; d < last; ++d)
+        c.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
+    for (int d = 1; d < last; ++d) c.line("const int64_t e" + str(d) + " = o0->shape[" + str(d) + "];");
+    if (nd >= 2) c.line("const int64_t m = o0->shape[" + str(last) + "];");
+    for (int d = 0; d < last; ++d)
+      c.open(d == 0 ? std::string("for (int64_t i0 = lo; i0 < hi; ++i0)")
+                    : "for (int64_t i" + str(d) + " = 0; i" + str(d) + " < e" + str(d) + "; ++i" + str(d) + ")");
+    auto offset = [&](const std::string& prefix) {
+      std::string o;
+      for (int d = 0; d < last; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
+      return o;
+    };
+    for (int i = 0; i < nin; ++i) {
+      const std::string is = str(i);
+      const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
+      if (broadcast_in(i, last))
+        c.line("const " + ct + " b" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
+               offset("s" + is + "_") + ");");
+      else
+        c.line("const " + L.in_ctype(i) + "*" + restrict_kw + " r" + is + " = (const " + L.in_ctype(i) + "*)(x" + is +
+               "->data" + offset("s" + is + "_") + ");");
+    }
+    for (int k = 0; k < nout; ++k)
+      c.line(L.out_ctype(k) + "*" + restrict_kw + " ro" + str(k) + " = (" + L.out_ctype(k) + "*)(o" + str(k) +
+             "->data" + offset("so" + str(k) + "_") + ");");
+    c.open(nd >= 2 ? std::string("for (int64_t j = 0; j < m; ++j)") : std::string("for (int64_t j = lo; j < hi; ++j)"));
+    for (int i = 0; i < nin; ++i) {
+      const std::string is = str(i);
+      const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
+      c.line(ct + " a" + is + " = " + (broadcast_in(i, last) ? "b" + is : "(" + ct + ")r" + is + "[j]") + ";");
+    }
+    for (const std::string& local : ex.locals) c.line(local);
+    for (int k = 0; k < nout; ++k) c.line("ro" + str(k) + "[j] = " + stores[static_cast<std::size_t>(k)] + ";");
+    c.close();
+    for (int d = 0; d < last; ++d) c.close();
+  };
+
   // Large loops are split across the loop threads (theano_parallel): each
   // loop is then a file-scope part function over a range of its outermost
   // index, reading the node's arrays from a small struct. (Plain functions
@@ -374,11 +444,24 @@ void lower_elemwise(NodeLowering& L) {
   open_part("strided");
   emit_strided(f, "lo", "hi", [](int d) { return "o0->shape[" + str(d) + "]"; });
   f.close();
+  if (any_broadcast) {
+    open_part("rows");
+    emit_rows(f);
+    f.close();
+  }
   w.line(args_t + " args = {" + init + "};");
   w.open("if (" + contiguous + ")");
   w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", &" + L.fn + "_flat, &args);");
   w.line("return 0;");
   w.close();
+  if (any_broadcast) {
+    w.open("if (" + rows_condition() + ")");
+    w.line("theano_parallel(ctx, " + std::string(nd >= 2 ? "shape[0], " + min_part_expr(cost, "n / shape[0]")
+                                                          : "n, " + str(min_part_elements(cost))) +
+           ", &" + L.fn + "_rows, &args);");
+    w.line("return 0;");
+    w.close();
+  }
   w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn + "_strided, &args);");
   w.line("return 0;");
 }

@@ -337,7 +337,11 @@ void link_thunk(Build& b, const Linker& linker) {
     std::ostringstream line;
     line << "theano-cpp: compiled " << f.what() << " (mode " << f.mode.name << ", linker " << f.mode.linker
          << "): rewrite " << f.rewrite_ms << " ms, codegen " << st.codegen_ms << " ms, clang " << st.compile_ms
-         << " ms, load " << st.load_ms << " ms";
+         << " ms";
+    if (st.compile_ms > 0)
+      line << " (front end " << st.frontend_ms << ", -O " << st.optimize_ms << ", machine code " << st.machine_code_ms
+           << ")";
+    line << ", load " << st.load_ms << " ms";
     if (!st.cache.empty()) line << "; cache " << st.cache;
     if (!st.gpu.empty()) line << "; GPU code " << st.gpu;
     if (!st.source_path.empty()) line << "; source " << st.source_path;

@@ -82,6 +82,9 @@ struct CompiledObject {
   double compile_ms = 0;
   /// Time spent computing the cc1 arguments (0 when they were cached), ms.
   double driver_ms = 0;
+  /// The parts of compile_ms: the front end (parsing and IR generation), the
+  /// -O pipeline, and machine code (or text) generation, ms.
+  double frontend_ms = 0, optimize_ms = 0, machine_code_ms = 0;
 };
 
 /// Compiles C++ source text in the process. Cheap to construct and copy; all the

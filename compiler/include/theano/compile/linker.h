@@ -40,6 +40,9 @@ class FunctionGraph;
 struct ThunkStats {
   double codegen_ms = 0;         ///< lowering the graph to source
   double compile_ms = 0;         ///< the C++ compiler
+  /// compile_ms by phase (a single translation unit; several: the slowest
+  /// unit's): front end, -O pipeline, machine code. 0 on a cache hit.
+  double frontend_ms = 0, optimize_ms = 0, machine_code_ms = 0;
   double load_ms = 0;            ///< loading and linking the object (ORC)
   std::size_t source_bytes = 0;  ///< size of the generated source (all its translation units)
   std::size_t translation_units = 0;  ///< the source's translation units, compiled on as many threads

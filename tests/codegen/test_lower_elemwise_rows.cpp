@@ -1,0 +1,89 @@
+// The row loop of Elemwise (elemwise.cpp, emit_rows): inputs broadcast by
+// their type (a bias row, a column scale, size-1 middle dimensions) run one
+// vectorizable loop per row when every operand's last dimension is contiguous
+// or broadcast, and the scalar strided loop otherwise. Generated code against
+// perform on contiguous inputs, on strided copies (which take the strided
+// loop), on inner-sliced views, in place and with several outputs.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/c_linker.h>
+#include <theano/fgraph/function_graph.h>
+#include <theano/tensor/as_tensor.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/scalar.h>
+#include <theano/tensor/elemwise.h>
+#include <theano/tensor/type.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowering_test_util.h"
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using namespace theano::test;
+
+namespace {
+
+Var typed(DType dt, const std::vector<bool>& broadcastable, const std::string& name) {
+  return TensorType::from_broadcastable(dt, broadcastable)->make_variable(name);
+}
+
+}  // namespace
+
+TEST_SUITE("c_linker") {
+  TEST_CASE("Elemwise row loop: bias rows, column scales, broadcast middle dimensions, 1-d") {
+    std::mt19937_64 rng(41);
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      // A matrix plus a row (broadcast over rows: each row one vector loop).
+      Var x = typed(dt, {false, false}, "x"), r = typed(dt, {true, false}, "r");
+      // A column (broadcast along the row: loaded once per row).
+      Var c = typed(dt, {false, true}, "c");
+      const std::vector<Var> outs{tanh(x + r), x * c - r, exp(c) + r};
+      for (const std::vector<std::int64_t>& shape :
+           std::vector<std::vector<std::int64_t>>{{37, 129}, {1, 1000}, {300, 1}, {0, 5}, {5, 0}}) {
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        check_lowering({x, r, c}, outs,
+                       {random_array(rng, shape, dt, -2, 2), random_array(rng, {1, shape[1]}, dt, -2, 2),
+                        random_array(rng, {shape[0], 1}, dt, -2, 2)});
+      }
+      // Rank 3 with size-1 middle and last dimensions in the inputs' types.
+      Var t = typed(dt, {false, false, false}, "t"), m = typed(dt, {false, true, false}, "m"),
+          l = typed(dt, {true, false, true}, "l");
+      check_lowering({t, m, l}, {t * m + l, sqrt(abs(t)) - m * l},
+                     {random_array(rng, {6, 7, 45}, dt, -3, 3), random_array(rng, {6, 1, 45}, dt, -3, 3),
+                      random_array(rng, {1, 7, 1}, dt, -3, 3)});
+      // 1-d: a vector plus a broadcast one-element vector.
+      Var v = typed(dt, {false}, "v"), one = typed(dt, {true}, "one");
+      check_lowering({v, one}, {log1p(abs(v)) * one}, {random_array(rng, {1001}, dt, -2, 2), random_array(rng, {1}, dt, -2, 2)});
+    }
+  }
+
+  TEST_CASE("Elemwise row loop: inner-sliced views take the strided loop, outputs in place and several at once") {
+    std::mt19937_64 rng(43);
+    Var x = typed(DType::Float64, {false, false}, "x"), r = typed(DType::Float64, {true, false}, "r");
+    // A view whose rows are not contiguous (every other column): the strided loop.
+    NDArray wide = random_array(rng, {20, 64}, DType::Float64, -1, 1);
+    NDArray every_other = NDArray::from_strided(wide.owner(), wide.data(), DType::Float64, {20, 32}, {64 * 8, 16});
+    // A view whose rows are contiguous but not adjacent (the first 40 columns): the row loop.
+    NDArray left = NDArray::from_strided(wide.owner(), wide.data(), DType::Float64, {20, 40}, {64 * 8, 8});
+    check_lowering({x, r}, {x * r + 1.0}, {every_other, random_array(rng, {1, 32}, DType::Float64, -1, 1)});
+    check_lowering({x, r}, {x * r + 1.0}, {left, random_array(rng, {1, 40}, DType::Float64, -1, 1)});
+
+    // In place: the output overwrites x (a copy the test owns), x + r.
+    auto st = ScalarType::make(DType::Float64);
+    Var a = st->make_variable("a"), b = st->make_variable("b");
+    ScalarOpPtr comp(new Composite({a, b}, std::vector<Var>{scalar_op("tanh")->apply1({scalar_op("add")->apply1({a, b})}),
+                                                            scalar_op("mul")->apply1({a, b})}));
+    ApplyPtr node = OpPtr(new Elemwise(comp, {{0, 0}}))->make_node({x, r});
+    auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, r},
+                                              std::vector<Var>{node->output(0), node->output(1)});
+    auto cpp = lowered_thunk(fg);
+    const NDArray xv = random_array(rng, {33, 70}, DType::Float64, -2, 2), rv = random_array(rng, {1, 70}, DType::Float64, -2, 2);
+    compare_thunks(fg, *cpp, {xv.copy(), rv});
+  }
+}

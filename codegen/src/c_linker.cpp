@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "c_thunk.h"
+#include "function_record.h"
 #include "cuda/cuda_unit.h"
 #include "cuda/gpu_device.h"
 #include "lower/lowering.h"
@@ -95,13 +96,7 @@ std::string CLinker::generate_cuda_source(const FunctionGraph& fgraph, const Lin
   return g.cuda.empty() ? std::string() : g.cuda.source();
 }
 
-std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
-                                           const LinkOptions& options) const {
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  };
-  THEANO_INTERNAL_CHECK(fgraph != nullptr) << "CLinker::make_thunk: null FunctionGraph";
+CompileOptions CLinker::compile_options(const LinkOptions& options) const {
   CompileOptions copts = options_;
   if (options.fast_compile) copts.opt = OptLevel::O0;
   // THEANO_FLAGS cxxflags: extra driver flags, space-separated, appended last.
@@ -111,6 +106,61 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   }
   // THEANO_FLAGS codegen_threads: threads compiling one function (0: automatic).
   if (const std::optional<int> n = count_flag("codegen_threads", 64, "automatic")) copts.codegen_threads = *n;
+  return copts;
+}
+
+namespace {
+/// Whether function records cover a thunk built with `options` by `linker`.
+bool records_cover(bool opwise, const LinkOptions& options) {
+  return !options.request.empty() && !opwise && !options.profile && options.observer == nullptr;
+}
+}  // namespace
+
+std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+                                                  const LinkOptions& options) const {
+  using Clock = std::chrono::steady_clock;
+  if (!records_cover(opwise_, options) || unoptimized == nullptr) return nullptr;
+  cache::CompileCache* cc = current_cache();
+  cache::CompileCache* records = current_record_cache();
+  if (cc == nullptr || records == nullptr) return nullptr;
+  const CompileOptions copts = compile_options(options);
+  const std::string key = detail::function_record_key(options.request, copts);
+  if (key.empty()) return nullptr;
+  const auto t0 = Clock::now();
+  const std::optional<std::string> bytes = records->lookup(key);
+  if (!bytes) return nullptr;
+  std::optional<detail::FunctionRecord> record = detail::parse_function_record(*bytes);
+  if (!record) return nullptr;  // damaged or another version: the full path rewrites it
+  std::optional<std::string> object = cc->lookup(record->object_key);
+  if (!object) return nullptr;  // evicted: the full path compiles it again, under the same key
+  const std::size_t ninputs = unoptimized->inputs().size();
+  ThunkParts parts;
+  parts.constants = std::move(record->constants);
+  for (std::size_t i : record->destroyed_inputs) {
+    if (i >= ninputs) return nullptr;
+    if (i >= options.mutable_inputs.size() || !options.mutable_inputs[i]) parts.copy_inputs.push_back(i);
+  }
+  parts.nslots = record->nslots;
+  parts.threads = loop_threads();
+  parts.nvars = record->nvars;
+  parts.labels = std::move(record->labels);
+  parts.stats.cache = "hit";
+  parts.stats.function_record = true;
+  parts.stats.cache_key = record->object_key;
+  parts.stats.cache_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  const auto t2 = Clock::now();
+  LoadedModule module = JitLoader::instance().load(*object, name_);
+  return make_c_thunk(std::move(unoptimized), std::move(module), std::move(parts), t2);
+}
+
+std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
+                                           const LinkOptions& options) const {
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  THEANO_INTERNAL_CHECK(fgraph != nullptr) << "CLinker::make_thunk: null FunctionGraph";
+  const CompileOptions copts = compile_options(options);
   // A big graph is compiled as several translation units, one per thread
   // (front end, optimizer and machine code alike); automatic: two when there
   // are two cores.
@@ -202,6 +252,28 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
         },
         &hit);
     parts.stats.cache = hit ? "hit" : "miss";
+    // The function record of this request (thunk_for_request), for thunks
+    // it can rebuild alone: no GPU side, no perform fallback.
+    if (records_cover(opwise_, options) && g.gpu_context.empty() && parts.fallback.empty()) {
+      const std::string rkey = detail::function_record_key(options.request, copts);
+      cache::CompileCache* records = current_record_cache();
+      if (!rkey.empty() && records != nullptr) {
+        detail::FunctionRecord record;
+        record.object_key = parts.stats.cache_key;
+        record.nslots = parts.nslots;
+        record.nvars = parts.nvars;
+        record.destroyed_inputs = g.plan.destroyed_inputs;
+        record.labels = parts.labels;
+        record.constants = parts.constants;
+        records->get_or_produce(rkey, [&] {
+          cache::Entry e{detail::serialize(record), "", 0,
+                         "function record: " + std::to_string(parts.labels.size()) + " nodes, object " +
+                             parts.stats.cache_key};
+          e.kind = "function record";
+          return e;
+        });
+      }
+    }
     parts.stats.cache_ms = ms_since(tc) - parts.stats.compile_ms;
   } else {
     object = compile().bytes;

@@ -328,6 +328,7 @@ class CThunk final : public Thunk {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     return stats_;
   }
+  std::vector<NDArray> constant_values() const override { return constants_; }
   void set_load_ms(double ms) {
     std::lock_guard<std::mutex> lock(stats_mutex_);
     stats_.load_ms = ms;

@@ -119,6 +119,30 @@ cache::CompileCache* current_cache() {
   return c.get();
 }
 
+cache::CompileCache* current_record_cache() {
+  // Beside the objects, in the directory the object cache really uses (its
+  // private fallback when the one asked for was refused). Records only save
+  // time: with an unusable or read-only object cache there are none (and no
+  // second warning about the same directory).
+  cache::CompileCache* objects = current_cache();
+  if (objects == nullptr) return nullptr;
+  const cache::CacheStats st = objects->stats();
+  if (st.disabled || st.read_only) return nullptr;
+  static std::mutex mu;
+  using Caches = std::map<std::pair<fs::path, long long>, std::unique_ptr<cache::CompileCache>>;
+  static Caches* caches = new Caches();  // never destroyed, as current_cache()'s
+  cache::CacheOptions options = compile_cache_options();
+  options.fallback = fs::path();  // refused: run without records, never elsewhere
+  const cache::CleanupPolicy policy = auto_cleanup_policy();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& c = (*caches)[{objects->dir(), options.group ? static_cast<long long>(*options.group) : -1}];
+  if (!c) {
+    c = std::make_unique<cache::CompileCache>(objects->dir() / kRecordsDir, options);
+    c->maybe_cleanup(policy);
+  }
+  return c->stats().disabled ? nullptr : c.get();
+}
+
 cache::CleanupPolicy auto_cleanup_policy() {
   cache::CleanupPolicy p;
   p.max_bytes = std::uintmax_t{2} << 30;

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "function_impl.h"
+#include "request_text.h"
 #include "theano/compile/debug_mode.h"
 #include "theano/compile/rewrite_provenance.h"
 #include "theano/config.h"
@@ -27,6 +28,8 @@ namespace theano {
 namespace {
 
 using detail::FunctionImpl;
+using detail::request_text;
+using detail::RequestContext;
 
 std::string type_str(const Var& v) { return v.type()->str(); }
 
@@ -94,6 +97,7 @@ struct Build {
   std::shared_ptr<FunctionGraph> fg;
   std::shared_ptr<RewriteProvenance> provenance;     // the checking modes
   std::shared_ptr<const FunctionGraph> unoptimized;  // DebugMode
+  std::string request;                               // the request's canonical text, "" when not keyed
 
   std::vector<Var> substitute(const std::vector<Var>& e) const {
     return replace.empty() ? e : clone_replace(e, replace);
@@ -262,6 +266,18 @@ void check_leaves(Build& b) {
   }
 }
 
+/// A copy of the request's graph (inputs `fg_inputs`, outputs `exprs`) with
+/// its MutableInputs feature: the graph the optimizer rewrites.
+std::shared_ptr<FunctionGraph> request_fgraph(const std::vector<Var>& fg_inputs, const std::vector<Var>& exprs,
+                                              const std::vector<bool>& input_mutable) {
+  auto fg = std::make_shared<FunctionGraph>(fg_inputs, exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
+  std::vector<Var> mutable_vars;
+  for (std::size_t k = 0; k < input_mutable.size(); ++k)
+    if (input_mutable[k]) mutable_vars.push_back(fg->inputs()[k]);
+  fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
+  return fg;
+}
+
 /// Stage 5: the FunctionGraph. Its inputs are the explicit inputs, then the
 /// shared variables used, then update targets used by nothing else; the
 /// inputs the compiled code may overwrite are In(mutable=True) and the storage
@@ -281,14 +297,17 @@ void make_fgraph(Build& b) {
   }
   b.fg_inputs = b.roots;
   b.fg_inputs.insert(b.fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
-  b.fg = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, /*clone=*/true);
   for (const In& in : f.ins) b.input_mutable.push_back(in.mutable_);
   b.input_mutable.resize(b.fg_inputs.size(), false);
   for (int t : f.update_target) b.input_mutable[b.roots.size() + static_cast<std::size_t>(t)] = true;
-  std::vector<Var> mutable_vars;
-  for (std::size_t k = 0; k < b.input_mutable.size(); ++k)
-    if (b.input_mutable[k]) mutable_vars.push_back(b.fg->inputs()[k]);
-  b.fg->attach_feature(std::make_shared<MutableInputs>(std::move(mutable_vars)));
+  b.fg = request_fgraph(b.fg_inputs, b.exprs, b.input_mutable);
+}
+
+/// The mode's rewrite query for `f` (its device adds the GPU transfer stage).
+rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& options) {
+  rewrite::Query query = rewrite::mode_query(f.mode.name).including(options.optimizer_including);
+  if (f.gpu_context) query = query.including({"gpu"});  // the GPU transfer stage
+  return query.excluding(options.optimizer_excluding);
 }
 
 /// Stage 6: the mode's optimizer rewrites the graph; then its constants are
@@ -304,9 +323,7 @@ void rewrite_fgraph(Build& b) {
   if (f.mode.name == "debugmode")
     b.unoptimized = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, true);
   const auto t_rewrite = std::chrono::steady_clock::now();
-  rewrite::Query query = rewrite::mode_query(f.mode.name).including(b.options.optimizer_including);
-  if (f.gpu_context) query = query.including({"gpu"});  // the GPU transfer stage
-  f.rewrite_stats = rewrite::optimize(*b.fg, query.excluding(b.options.optimizer_excluding));
+  f.rewrite_stats = rewrite::optimize(*b.fg, rewrite_query(f, b.options));
   f.rewrite_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();
   for (Apply* node : b.fg->apply_nodes())
     for (const Var& in : node->inputs())
@@ -317,7 +334,7 @@ void rewrite_fgraph(Build& b) {
 }
 
 /// Stage 7: the linker makes the thunk (under a checking mode's observer).
-void link_thunk(Build& b, const Linker& linker) {
+LinkOptions link_options(Build& b) {
   FunctionImpl& f = b.f;
   LinkOptions link;
   link.mutable_inputs = b.input_mutable;
@@ -326,6 +343,49 @@ void link_thunk(Build& b, const Linker& linker) {
   f.trust_input = b.options.trust_input;
   f.profile = b.options.profile.value_or(config_flag("profile"));
   link.profile = f.profile;
+  link.request = b.request;
+  return link;
+}
+
+/// Stage 5b: the request's canonical text (request_text.h), for modes that
+/// only rewrite and compile (not the checking modes, not when profiling);
+/// then the linker may already hold the thunk of an equal request. On such a
+/// hit the optimizer does not run: the Function keeps the request's graph
+/// (its inputs and outputs are the thunk's) and builds the optimized one the
+/// first time `Function::fgraph()` asks. Returns whether it was a hit.
+bool find_request(Build& b, const Linker& linker) {
+  FunctionImpl& f = b.f;
+  const bool checking = f.mode.name == "debugmode" || f.mode.name == "nanguardmode";
+  if (checking || b.options.profile.value_or(config_flag("profile"))) return false;
+  RequestContext context{f.mode.name, f.mode.linker, b.options.optimizer_including, b.options.optimizer_excluding,
+                         b.input_mutable, f.out_borrow, f.gpu_context.value_or("")};
+  std::optional<std::string> text = request_text(*b.fg, context);
+  if (!text) return false;
+  b.request = std::move(*text);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<Thunk> thunk = linker.thunk_for_request(b.fg, link_options(b));
+  if (!thunk) return false;
+  f.thunk = std::move(thunk);
+  f.fgraph = b.fg;
+  f.constants = f.thunk->constant_values();
+  f.optimize_later = [fg_inputs = b.fg_inputs, exprs = b.exprs, input_mutable = b.input_mutable,
+                      query = rewrite_query(f, b.options)]() -> std::shared_ptr<const FunctionGraph> {
+    SuppressCreationSites quiet;
+    std::shared_ptr<FunctionGraph> fg = request_fgraph(fg_inputs, exprs, input_mutable);
+    rewrite::optimize(*fg, query);
+    return fg;
+  };
+  if (config_flag("log_compile"))
+    std::cerr << "theano-cpp: compiled " << f.what() << " (mode " << f.mode.name << ", linker " << f.mode.linker
+              << "): found its function record (no rewrite, codegen or compile) in "
+              << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+              << " ms\n";
+  return true;
+}
+
+void link_thunk(Build& b, const Linker& linker) {
+  FunctionImpl& f = b.f;
+  LinkOptions link = link_options(b);
   if (f.mode.name == "nanguardmode")
     link.observer = make_nan_guard_observer(b.options.nan_guard.value_or(NanGuardOptions::from_flags()), b.fg,
                                             b.provenance, f.what());
@@ -364,8 +424,10 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
   linker->prepare();  // the JIT gets ready while the graph is rewritten
   make_fgraph(b);
-  rewrite_fgraph(b);
-  link_thunk(b, *linker);
+  if (!find_request(b, *linker)) {
+    rewrite_fgraph(b);
+    link_thunk(b, *linker);
+  }
 
   // The Function: default values filtered into their types, shared storage.
   Function result;

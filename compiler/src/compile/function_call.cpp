@@ -217,7 +217,12 @@ Function Function::copy(bool share_memory) const {
 const std::vector<Var>& Function::inputs() const { return impl_->input_vars; }
 const std::vector<Var>& Function::outputs() const { return impl_->outputs; }
 const std::vector<std::pair<Var, Var>>& Function::updates() const { return impl_->updates; }
-const FunctionGraph& Function::fgraph() const { return *impl_->fgraph; }
+const FunctionGraph& Function::fgraph() const {
+  const detail::FunctionImpl& f = *impl_;
+  if (!f.optimize_later) return *f.fgraph;
+  std::call_once(f.optimized_once, [&f] { f.optimized = f.optimize_later(); });
+  return *f.optimized;
+}
 std::size_t Function::n_explicit_inputs() const { return impl_->ins.size(); }
 const std::string& Function::name() const { return impl_->name; }
 const Mode& Function::mode() const { return impl_->mode; }

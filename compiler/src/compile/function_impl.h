@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +33,12 @@ struct FunctionImpl {
   std::vector<bool> strict, allow_downcast;  // per explicit input
   std::vector<NDArray> constants;            // constant values inside the graph (aliasing checks)
   std::shared_ptr<const FunctionGraph> fgraph;
+  // Set when the thunk came from a function record (function.cpp,
+  // find_request): the optimizer did not run, `fgraph` is the request's graph,
+  // and Function::fgraph() builds the optimized one on first use.
+  std::function<std::shared_ptr<const FunctionGraph>()> optimize_later;
+  mutable std::once_flag optimized_once;
+  mutable std::shared_ptr<const FunctionGraph> optimized;
   std::unique_ptr<Thunk> thunk;
   rewrite::RewriteStats rewrite_stats;     // what the optimizer did
   bool trust_input = false;

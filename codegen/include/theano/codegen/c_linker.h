@@ -76,6 +76,13 @@ class CLinker final : public Linker {
   /// With `options.fast_compile` the TU is compiled at -O0.
   std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                     const LinkOptions& options = {}) const override;
+  /// With `options.request` set and a compiledir in use, make_thunk also
+  /// writes a function record (function_record.h) of what it built; this
+  /// looks one up and loads its object: no rewrite, source or compile. Null
+  /// on a miss, or for what records do not cover (opwise, profiling,
+  /// observers, GPU nodes, perform-fallback nodes).
+  std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+                                           const LinkOptions& options) const override;
   /// Whether nodes without a lowering may run their perform (default true).
   CLinker& allow_perform_fallback(bool allow) {
     perform_fallback_ = allow;
@@ -92,6 +99,10 @@ class CLinker final : public Linker {
   static std::string_view prelude();
 
  private:
+  /// options_ with what `options` and THEANO_FLAGS add (fast_compile's -O0,
+  /// cxxflags, codegen_threads).
+  CompileOptions compile_options(const LinkOptions& options) const;
+
   CompileOptions options_;
   std::string name_;
   bool opwise_ = false;

@@ -57,6 +57,16 @@ cache::CacheOptions compile_cache_options();
 /// the process (its lock files stay open).
 cache::CompileCache* current_cache();
 
+/// The subdirectory of a compiledir that holds function records (the warm
+/// start's request -> compiled object map, codegen/src/function_record.h):
+/// a CompileCache of its own, so the compiledir's counters and entries stay
+/// those of compiled code.
+inline constexpr const char* kRecordsDir = "records";
+
+/// The process's CompileCache of function records for current_compiledir()
+/// (its kRecordsDir), or nullptr when caching is off.
+cache::CompileCache* current_record_cache();
+
 /// The statistics of the current compiledir's cache in this process.
 cache::CacheStats compile_cache_stats();
 

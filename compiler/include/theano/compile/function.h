@@ -158,12 +158,16 @@ class Function {
   /// The compiled graph: inputs are the explicit inputs then the shared
   /// variables used (clones sharing their containers); outputs are the
   /// outputs, then one expression per In::update, then one per shared update.
+  /// When function() found the compiled code of an equal request (a function
+  /// record, the warm start) the optimizer did not run: the first call of
+  /// fgraph() runs it then (the same rewrites, so the same graph).
   const FunctionGraph& fgraph() const;
   std::size_t n_explicit_inputs() const;
   const std::string& name() const;
   const Mode& mode() const;
   /// What the optimizer did while compiling this function: per rewrite, how
   /// often it fired and how long it took (`rewrite_stats().summary()`).
+  /// Empty for a function built from a function record (see fgraph()).
   const rewrite::RewriteStats& rewrite_stats() const;
   /// Compile-time breakdown, and call / per-node times when profiling is on
   /// (`profile().summary()` prints them).

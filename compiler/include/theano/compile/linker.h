@@ -48,6 +48,9 @@ struct ThunkStats {
   std::size_t translation_units = 0;  ///< the source's translation units, compiled on as many threads
   std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""
   std::string cache;             ///< compile cache: "hit", "miss", "off", or "" for linkers without one
+  /// The thunk came from a function record (Linker::thunk_for_request, a
+  /// "hit"): no rewrite, source generation or compile ran for it.
+  bool function_record = false;
   double cache_ms = 0;           ///< key, look-up, lock wait and publish time (compile excluded)
   std::string cache_key;         ///< the compiledir key of the generated code
   /// The GPU side (functions with GPU nodes), e.g. "cubin sm_90, cache hit,
@@ -73,6 +76,10 @@ class Thunk {
   /// message naming the Apply node, its toposort index and its input
   /// types/shapes.
   virtual void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const = 0;
+  /// The constant values the compiled program reads (an output may alias
+  /// one; function() copies such outputs). Empty when the thunk's graph's
+  /// constants are all it uses.
+  virtual std::vector<NDArray> constant_values() const { return {}; }
 };
 
 /// One node's run, as a linker that runs node by node reports it to a
@@ -111,6 +118,10 @@ struct LinkOptions {
   /// Observe every node (the checking modes): "py" calls it after each
   /// perform, the cpp linkers then run node by node as "opwise" does.
   std::shared_ptr<const NodeObserver> observer;
+  /// The function request's canonical text (compile/request_text.h), or "":
+  /// a linker with a cache records what make_thunk built under it, for
+  /// `thunk_for_request`.
+  std::string request;
 };
 
 class Linker {
@@ -121,6 +132,17 @@ class Linker {
   /// Called by function() before it rewrites the graph: a back end may start
   /// one-time setup in the background here (the JIT creates its ORC session).
   virtual void prepare() const {}
+  /// The thunk a make_thunk with an equal `options.request` built before (in
+  /// this process or another, through the linker's cache), made without
+  /// rewriting, generating or compiling anything; null when there is none
+  /// or the linker keeps no such records. `unoptimized` is the request's
+  /// graph before rewriting: its inputs and outputs are the thunk's.
+  virtual std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+                                                   const LinkOptions& options) const {
+    (void)unoptimized;
+    (void)options;
+    return nullptr;
+  }
   /// Prepares `fgraph` for execution. The Thunk keeps `fgraph` alive.
   virtual std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                             const LinkOptions& options = {}) const = 0;

@@ -82,6 +82,7 @@ class GpuElemwise final : public Op {
   /// `GpuElemwise{Composite{...}}`.
   std::string name() const override;
   bool equals(const Op& other) const override;
+  bool keyed_by_props() const override { return false; }  // identified by the wrapped host op
   std::size_t hash() const override;
   const tensor::Elemwise& host_op() const { return *host_; }
   /// The host Elemwise node this GPU node computes: the same op over host
@@ -111,6 +112,7 @@ class GpuOp final : public Op {
   /// `GpuDimShuffle{x,0}`: "Gpu" and the host op's name.
   std::string name() const override;
   bool equals(const Op& other) const override;
+  bool keyed_by_props() const override { return false; }  // identified by the wrapped host op
   std::size_t hash() const override;
   bool has_perform() const override { return true; }
   void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;

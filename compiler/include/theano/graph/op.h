@@ -55,6 +55,12 @@ class Op : public RefCounted {
   /// Same class and same props.
   virtual bool equals(const Op& other) const;
   virtual std::size_t hash() const;
+  /// Whether `type_name()` and `props()` identify this Op exactly, so that a
+  /// function request can be keyed by them (compile/request_text.h). An Op
+  /// that overrides `equals` because its props do not tell it apart (an inner
+  /// graph, a wrapped Op) returns false, and functions using it always
+  /// compile through the optimizer.
+  virtual bool keyed_by_props() const { return true; }
 
   /// Builds an Apply for these inputs, checking their types. User errors raise
   /// TypeError naming the Op and the offending input.

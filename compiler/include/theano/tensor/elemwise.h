@@ -26,6 +26,8 @@ class Elemwise final : public Op {
   /// dimensions (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
   THEANO_OP_DECLARE("Elemwise")
   Props props() const override;
+  /// Keyed by its props (the scalar op's name) only when the scalar op is.
+  bool keyed_by_props() const override { return scalar_op_->keyed_by_props(); }
   /// `Elemwise{add,no_inplace}` as Theano prints it.
   std::string name() const override;
   const ScalarOpPtr& scalar_op() const { return scalar_op_; }

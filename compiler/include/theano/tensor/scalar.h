@@ -170,6 +170,8 @@ class Composite final : public ScalarOp {
   std::string name() const override;
   bool equals(const Op& other) const override;
   std::size_t hash() const override;
+  /// Its name prints constants rounded: the inner graph identifies it, not props.
+  bool keyed_by_props() const override { return false; }
   int nin() const override { return static_cast<int>(inputs_.size()); }
   DType out_dtype(std::span<const DType> inputs) const override;
   double eval(const double* dargs) const override;

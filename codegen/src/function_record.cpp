@@ -1,0 +1,193 @@
+// Function records (see function_record.h).
+//
+// Format (text lines, then raw constant bytes), version 1:
+//   theano-cpp function record 1
+//   object <40 hex digits>
+//   nslots <n> nvars <n>
+//   destroyed <count> <i>...
+//   labels <count>            then per label: <bytes> \n <the bytes> \n
+//   constants <count>         then per constant: <dtype> <ndim> <dims>... <bytes> \n <the bytes> \n
+//   end
+#include "function_record.h"
+
+#include <theano/codegen/compiledir.h>
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include <charconv>
+#include <cstring>
+
+namespace theano::codegen::detail {
+namespace {
+
+constexpr std::string_view kMagic = "theano-cpp function record 1\n";
+constexpr std::int64_t kMaxCount = 1 << 20;  // nodes, labels, constants, slots
+constexpr std::int64_t kMaxLabel = 1 << 16;
+constexpr int kMaxDims = 64;
+
+class Reader {
+ public:
+  explicit Reader(std::string_view s) : s_(s) {}
+  bool literal(std::string_view w) {
+    if (s_.substr(at_, w.size()) != w) return false;
+    at_ += w.size();
+    return true;
+  }
+  /// A decimal integer in [lo, hi], followed by one space or newline.
+  bool integer(std::int64_t lo, std::int64_t hi, std::int64_t& v) {
+    const char* b = s_.data() + at_;
+    const char* e = s_.data() + s_.size();
+    auto [p, ec] = std::from_chars(b, e, v);
+    if (ec != std::errc() || p == b || p == e || (*p != ' ' && *p != '\n') || v < lo || v > hi) return false;
+    at_ += static_cast<std::size_t>(p - b) + 1;
+    return true;
+  }
+  /// `n` raw bytes followed by a newline.
+  bool bytes(std::int64_t n, std::string_view& out) {
+    if (n < 0 || static_cast<std::uint64_t>(n) >= s_.size() - at_) return false;
+    out = s_.substr(at_, static_cast<std::size_t>(n));
+    at_ += static_cast<std::size_t>(n);
+    return literal("\n");
+  }
+  /// A word of [0-9a-f] of exactly `n` characters, then a newline.
+  bool hex(std::size_t n, std::string& out) {
+    if (s_.size() - at_ < n + 1) return false;
+    out = std::string(s_.substr(at_, n));
+    for (char c : out)
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    at_ += n;
+    return literal("\n");
+  }
+  bool done() const { return at_ == s_.size(); }
+
+ private:
+  std::string_view s_;
+  std::size_t at_ = 0;
+};
+
+// The GNU build-id note of the loaded object starting at `base`.
+struct BuildIdSearch {
+  const void* base;
+  std::string id;
+};
+
+int find_build_id(dl_phdr_info* info, std::size_t, void* data) {
+  auto* search = static_cast<BuildIdSearch*>(data);
+  bool ours = false;
+  for (int i = 0; i < info->dlpi_phnum && !ours; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && ph.p_offset == 0)
+      ours = reinterpret_cast<const void*>(info->dlpi_addr + ph.p_vaddr) == search->base;
+  }
+  if (!ours) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+    const char* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      ElfW(Nhdr) nh;
+      std::memcpy(&nh, p, sizeof nh);
+      const char* name = p + sizeof nh;
+      const char* desc = name + ((nh.n_namesz + 3) & ~3u);
+      const char* next = desc + ((nh.n_descsz + 3) & ~3u);
+      if (next > end) break;
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+        static const char* digits = "0123456789abcdef";
+        for (std::uint32_t k = 0; k < nh.n_descsz; ++k) {
+          const auto b = static_cast<unsigned char>(desc[k]);
+          search->id += digits[b >> 4];
+          search->id += digits[b & 15];
+        }
+        return 1;
+      }
+      p = next;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
+const std::string& build_identity() {
+  static const std::string id = [] {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<const void*>(&find_build_id), &info) || !info.dli_fbase) return std::string();
+    BuildIdSearch search{info.dli_fbase, {}};
+    dl_iterate_phdr(&find_build_id, &search);
+    return search.id;
+  }();
+  return id;
+}
+
+std::string function_record_key(const std::string& request, const CompileOptions& options) {
+  if (build_identity().empty()) return {};
+  return hash_fields({"theano-cpp function record key 1", build_identity(), std::to_string(kRuntimeAbiVersion),
+                      ClangCompiler(options).identity(), request});
+}
+
+std::string serialize(const FunctionRecord& r) {
+  std::string s(kMagic);
+  s += "object " + r.object_key + "\n";
+  s += "nslots " + std::to_string(r.nslots) + " nvars " + std::to_string(r.nvars) + "\n";
+  s += "destroyed " + std::to_string(r.destroyed_inputs.size());
+  for (std::size_t i : r.destroyed_inputs) s += " " + std::to_string(i);
+  s += "\nlabels " + std::to_string(r.labels.size()) + "\n";
+  for (const std::string& l : r.labels) s += std::to_string(l.size()) + "\n" + l + "\n";
+  s += "constants " + std::to_string(r.constants.size()) + "\n";
+  for (const NDArray& c : r.constants) {
+    const NDArray dense = c.is_c_contiguous() ? c : c.copy();
+    s += std::to_string(static_cast<int>(dense.dtype())) + " " + std::to_string(dense.shape().size());
+    for (std::int64_t d : dense.shape()) s += " " + std::to_string(d);
+    s += " " + std::to_string(dense.nbytes()) + "\n";
+    s.append(static_cast<const char*>(dense.data()), static_cast<std::size_t>(dense.nbytes()));
+    s += "\n";
+  }
+  s += "end\n";
+  return s;
+}
+
+std::optional<FunctionRecord> parse_function_record(std::string_view bytes) {
+  Reader in(bytes);
+  FunctionRecord r;
+  std::int64_t n = 0;
+  if (!in.literal(kMagic) || !in.literal("object ") || !in.hex(40, r.object_key)) return std::nullopt;
+  if (!in.literal("nslots ") || !in.integer(0, kMaxCount, r.nslots)) return std::nullopt;
+  if (!in.literal("nvars ") || !in.integer(0, kMaxCount, r.nvars)) return std::nullopt;
+  if (!in.literal("destroyed ") || !in.integer(0, kMaxCount, n)) return std::nullopt;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t i = 0;
+    if (!in.integer(0, kMaxCount, i)) return std::nullopt;
+    r.destroyed_inputs.push_back(static_cast<std::size_t>(i));
+  }
+  if (!in.literal("labels ") || !in.integer(0, kMaxCount, n)) return std::nullopt;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t len = 0;
+    std::string_view text;
+    if (!in.integer(0, kMaxLabel, len) || !in.bytes(len, text)) return std::nullopt;
+    r.labels.emplace_back(text);
+  }
+  if (!in.literal("constants ") || !in.integer(0, kMaxCount, n)) return std::nullopt;
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t code = 0, ndim = 0, nbytes = 0;
+    if (!in.integer(0, kNumDTypes - 1, code) || !in.integer(0, kMaxDims, ndim)) return std::nullopt;
+    const auto dtype = static_cast<DType>(code);
+    std::vector<std::int64_t> shape(static_cast<std::size_t>(ndim));
+    std::int64_t elements = 1;
+    for (std::int64_t& d : shape)
+      if (!in.integer(0, INT64_MAX, d) || __builtin_mul_overflow(elements, d, &elements)) return std::nullopt;
+    std::int64_t expect = 0;
+    if (__builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(dtype)), &expect)) return std::nullopt;
+    std::string_view data;
+    if (!in.integer(expect, expect, nbytes) || !in.bytes(nbytes, data)) return std::nullopt;
+    NDArray c = NDArray::empty(shape, dtype);
+    if (nbytes) std::memcpy(c.data(), data.data(), data.size());
+    r.constants.push_back(std::move(c));
+  }
+  if (!in.literal("end\n") || !in.done()) return std::nullopt;
+  return r;
+}
+
+}  // namespace theano::codegen::detail

@@ -1,0 +1,188 @@
+// The canonical text of a function request (see request_text.h).
+//
+// Layout: a version line, the context (mode, linker, tags, flags, input and
+// output options), then the graph: each input (type, name), each constant
+// (type, name, dtype, shape, bytes), each node in toposort order (Op class,
+// props, input references, output types and names), the outputs. Strings are
+// length-prefixed and floats written as their bits, so no two different
+// requests can print the same text.
+#include "request_text.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <unordered_map>
+
+#include "theano/config.h"
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+
+namespace theano::detail {
+namespace {
+
+class Writer {
+ public:
+  void word(std::string_view w) {
+    text_ += w;
+    text_ += ' ';
+  }
+  void num(std::int64_t v) { word(std::to_string(v)); }
+  /// Length-prefixed: any bytes, no ambiguity with what follows.
+  void str(std::string_view s) {
+    text_ += std::to_string(s.size());
+    text_ += ':';
+    text_ += s;
+    text_ += ' ';
+  }
+  void line() { text_ += '\n'; }
+  void bytes(const void* p, std::size_t n) { str(std::string_view(static_cast<const char*>(p), n)); }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+void write_prop(Writer& w, const PropValue& v) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          w.word(x ? "b1" : "b0");
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          w.word("i");
+          w.num(x);
+        } else if constexpr (std::is_same_v<T, double>) {
+          w.word("d");
+          w.num(static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(x)));
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          w.word("s");
+          w.str(x);
+        } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+          w.word("v");
+          w.num(static_cast<std::int64_t>(x.size()));
+          for (std::int64_t e : x) w.num(e);
+        } else {
+          static_assert(std::is_same_v<T, DType>);
+          w.word("t");
+          w.str(dtype_name(x));
+        }
+      },
+      v);
+}
+
+void write_bools(Writer& w, std::string_view what, const std::vector<bool>& bits) {
+  w.word(what);
+  w.num(static_cast<std::int64_t>(bits.size()));
+  for (bool b : bits) w.word(b ? "1" : "0");
+  w.line();
+}
+
+}  // namespace
+
+std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
+  Writer w;
+  w.word("theano-cpp function request 1");
+  w.line();
+  w.word("mode");
+  w.str(context.mode);
+  w.word("linker");
+  w.str(context.linker);
+  w.word("device");
+  w.str(context.device);
+  w.line();
+  w.word("including");
+  for (const std::string& t : context.including) w.str(t);
+  w.line();
+  w.word("excluding");
+  for (const std::string& t : context.excluding) w.str(t);
+  w.line();
+  // Every flag: some change the rewrites or the code (threads, cxxflags,
+  // floatX, optimizer flags); a flag that does not only costs a cache entry.
+  w.word("flags");
+  for (const auto& [k, v] : config().flags) {
+    w.str(k);
+    w.str(v);
+  }
+  w.line();
+  write_bools(w, "input_mutable", context.input_mutable);
+  write_bools(w, "out_borrow", context.out_borrow);
+
+  std::unordered_map<const Variable*, std::string> ref;  // variable -> "i3", "c0", "n5.1"
+  for (std::size_t k = 0; k < fg.inputs().size(); ++k) {
+    const Var& v = fg.inputs()[k];
+    ref.emplace(v.get(), "i" + std::to_string(k));
+    w.word("input");
+    w.str(v.type()->str());
+    w.str(v.name());
+    w.line();
+  }
+  std::size_t constants = 0;
+  auto constant_ref = [&](const Var& v) -> const std::string& {
+    auto [it, fresh] = ref.emplace(v.get(), std::string());
+    if (!fresh) return it->second;
+    it->second = "c" + std::to_string(constants++);
+    const NDArray& data = v.as_constant()->data();
+    const NDArray dense = data.is_c_contiguous() ? data : data.copy();
+    w.word("constant");
+    w.word(it->second);
+    w.str(v.type()->str());
+    w.str(v.name());
+    w.str(dtype_name(dense.dtype()));
+    w.num(static_cast<std::int64_t>(dense.shape().size()));
+    for (std::int64_t d : dense.shape()) w.num(d);
+    w.bytes(dense.data(), static_cast<std::size_t>(dense.nbytes()));
+    w.line();
+    return it->second;
+  };
+
+  const std::vector<Apply*> order = fg.toposort();
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const Apply& node = *order[n];
+    const Op& op = *node.op();
+    if (!op.keyed_by_props()) return std::nullopt;
+    std::vector<std::string> inputs;
+    for (const Var& in : node.inputs()) {
+      if (in.is_constant()) {
+        inputs.push_back(constant_ref(in));
+        continue;
+      }
+      auto it = ref.find(in.get());
+      if (it == ref.end()) return std::nullopt;  // not reachable from the inputs: not a request we can key
+      inputs.push_back(it->second);
+    }
+    w.word("node");
+    w.num(static_cast<std::int64_t>(n));
+    w.str(op.type_name());
+    const Props props = op.props();
+    w.num(static_cast<std::int64_t>(props.size()));
+    for (const Prop& p : props) {
+      w.str(p.name);
+      write_prop(w, p.value);
+    }
+    w.word("in");
+    for (const std::string& r : inputs) w.word(r);
+    w.word("out");
+    for (int k = 0; k < node.nout(); ++k) {
+      const Var& out = node.output(k);
+      ref.emplace(out.get(), "n" + std::to_string(n) + "." + std::to_string(k));
+      w.str(out.type()->str());
+      w.str(out.name());
+    }
+    w.line();
+  }
+  w.word("outputs");
+  for (const Var& out : fg.outputs()) {
+    if (out.is_constant()) {
+      w.word(constant_ref(out));
+      continue;
+    }
+    auto it = ref.find(out.get());
+    if (it == ref.end()) return std::nullopt;
+    w.word(it->second);
+  }
+  w.line();
+  return w.take();
+}
+
+}  // namespace theano::detail

@@ -1,0 +1,38 @@
+/// \file
+/// The canonical text of a function request: the user's graph as function()
+/// receives it (before any rewrite), with everything else that decides what
+/// gets compiled (mode, optimizer tags, flags, which inputs may be
+/// overwritten, which outputs are borrowed). Private to compiler/src/compile.
+///
+/// Why: a linker with a cache keys the thunk it built by this text, so a
+/// later function() with an equal request (in this process or another) finds
+/// it without running the optimizer, generating source or compiling: the warm
+/// start of issue 18. Two requests that could compile differently must never
+/// get the same text, so it spells out everything exactly: every node's Op
+/// (class and props, floats bit for bit), every type, every name (error
+/// messages inside the compiled code quote them), every constant's bytes, all
+/// THEANO_FLAGS. An Op whose props do not identify it (Op::keyed_by_props) makes
+/// the request unkeyable: nullopt, and function() takes the full path.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "theano/fgraph/function_graph.h"
+
+namespace theano::detail {
+
+struct RequestContext {
+  std::string mode, linker;
+  std::vector<std::string> including, excluding;  ///< FunctionOptions::optimizer_including / _excluding
+  std::vector<bool> input_mutable, out_borrow;
+  std::string device;  ///< the function's GPU context, or "" for the CPU
+};
+
+/// The canonical text of compiling `fg` (the unoptimized FunctionGraph
+/// function() built) in `context` under the current config(); nullopt when
+/// some Op cannot be keyed.
+std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context);
+
+}  // namespace theano::detail

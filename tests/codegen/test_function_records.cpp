@@ -1,0 +1,202 @@
+// Function records, the warm start (issue 18): function() keys the request
+// (the user's graph before rewriting, with mode, tags, flags and options) and
+// finds the thunk an equal request built before, in this process or another,
+// without rewriting, generating source or compiling. The key must tell apart
+// requests that differ only in a constant, a dtype, a broadcast pattern, a
+// name or an option; a damaged record is ignored, never trusted.
+#include <doctest/doctest.h>
+
+#include <theano/codegen/compiledir.h>
+#include <theano/config.h>
+#include <theano/printing.h>
+#include <theano/theano.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../../codegen/src/function_record.h"
+#include "temp_dir.h"
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using theano::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+Config with_compiledir(const fs::path& dir) {
+  Config c = config();
+  c.flags["compiledir"] = dir.string();
+  return c;
+}
+
+bool from_record(const Function& f) { return f.profile().build.function_record; }
+
+}  // namespace
+
+TEST_SUITE("compile_cache") {
+  TEST_CASE("an equal request finds its function record: no rewrite, codegen or compile, the same results") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    auto build = [] {
+      Var x = dmatrix("x"), b = dvector("b");
+      Var y = tanh(dot(x, transpose(x)) + b) * 2.0;
+      return function({x, b}, {y, sum(y)});
+    };
+    Function f = build();
+    CHECK_FALSE(from_record(f));
+    CHECK(f.profile().build.cache == "miss");
+    Function g = build();
+    CHECK(from_record(g));
+    CHECK(g.profile().build.cache == "hit");
+    CHECK(g.profile().build.compile_ms == 0);
+    CHECK(g.profile().build.codegen_ms == 0);
+    const std::vector<NDArray> args{test::range({3, 4}), test::vec({0.5, -1, 2})};
+    const std::vector<NDArray> a = f(args), b = g(args);
+    CHECK(allclose(a[0], b[0]));
+    CHECK(allclose(a[1], b[1]));
+    // The optimized graph is built when asked: the same as the compiled one.
+    CHECK(debugprint(g.fgraph()) == debugprint(f.fgraph()));
+  }
+
+  TEST_CASE("requests that differ in a constant, a dtype, a broadcast pattern, a name or an option do not share") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    Var x = dvector("x");
+    Function base = function({x}, {x * 2.0 + 1.0});
+    REQUIRE_FALSE(from_record(base));
+    CHECK(from_record(function({x}, {x * 2.0 + 1.0})));
+
+    // A constant.
+    Function c3 = function({x}, {x * 3.0 + 1.0});
+    CHECK_FALSE(from_record(c3));
+    CHECK(allclose(c3({test::vec({1, 2})})[0], test::vec({4, 7})));
+    // A constant that prints the same at 6 digits.
+    Function close = function({x}, {x * 2.0000000001 + 1.0});
+    CHECK_FALSE(from_record(close));
+    // A dtype.
+    Var xf = fvector("x");
+    CHECK_FALSE(from_record(function({xf}, {xf * 2.0f + 1.0f})));
+    // A broadcast pattern: a matrix and a row of the same name and dtype.
+    Var m = dmatrix("m"), r = drow("m");
+    Function fm = function({m}, {m * 2.0});
+    CHECK_FALSE(from_record(fm));
+    CHECK_FALSE(from_record(function({r}, {r * 2.0})));
+    // A name: messages inside the compiled code quote it.
+    Var other = dvector("other");
+    CHECK_FALSE(from_record(function({other}, {other * 2.0 + 1.0})));
+    // Options: the mode, an excluded rewrite tag, a borrowed output, a mutable input.
+    FunctionOptions fast_compile;
+    fast_compile.mode = "fast_compile";
+    CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0}, fast_compile)));
+    FunctionOptions no_fusion;
+    no_fusion.optimizer_excluding = {"fusion"};
+    CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0}, no_fusion)));
+    CHECK_FALSE(from_record(function({x}, {Out(x * 2.0 + 1.0, true)})));
+    In mut(x);
+    mut.mutable_ = true;
+    CHECK_FALSE(from_record(function({mut}, {x * 2.0 + 1.0})));
+    // A flag.
+    {
+      Config c = config();
+      c.flags["threads"] = "1";
+      ConfigGuard one_thread(c);
+      CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0})));
+    }
+    // And each of those is found again the second time.
+    CHECK(from_record(function({x}, {x * 3.0 + 1.0})));
+    CHECK(from_record(function({r}, {r * 2.0})));
+  }
+
+  TEST_CASE("a function record with shared variables and updates keeps updating them") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    auto build = [](Var& w) {
+      w = shared(test::vec({1, 2, 3}), "w");
+      Var x = dvector("x");
+      FunctionOptions o;
+      o.updates = {{w, w - 0.5 * x}};
+      return function({x}, {sum(w * x)}, o);
+    };
+    Var w1, w2;
+    Function f = build(w1);
+    Function g = build(w2);
+    CHECK_FALSE(from_record(f));
+    CHECK(from_record(g));
+    const NDArray x = test::vec({1, 1, 2});
+    CHECK(g({x})[0].item<double>() == doctest::Approx(1 + 2 + 6));
+    CHECK(allclose(get_value(w2), test::vec({0.5, 1.5, 2})));
+    CHECK(allclose(get_value(w1), test::vec({1, 2, 3})));  // f's own variable: untouched
+    CHECK(g({x})[0].item<double>() == doctest::Approx(0.5 + 1.5 + 4));
+  }
+
+  TEST_CASE("a function record survives a new process, and a damaged one is ignored") {
+    TempDir d;
+    const fs::path dir = d.path / "cd";
+    {
+      ConfigGuard guard(with_compiledir(dir));
+      Var x = dvector("x");
+      CHECK_FALSE(from_record(function({x}, {exp(x) - 1.0})));
+    }
+    // Damage every record file (the cache's checksum refuses it): the full
+    // path runs and the results stay right.
+    int damaged = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir / codegen::kRecordsDir)) {
+      if (e.path().extension() != ".o") continue;
+      std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(40);
+      f.put('X');
+      ++damaged;
+    }
+    CHECK(damaged == 1);
+    ConfigGuard guard(with_compiledir(dir));
+    Var x = dvector("x");
+    Function g = function({x}, {exp(x) - 1.0});
+    CHECK_FALSE(from_record(g));
+    CHECK(allclose(g({test::vec({0, 1})})[0], test::vec({0, std::exp(1.0) - 1})));
+  }
+
+  TEST_CASE("records are parsed as untrusted bytes: only exactly what serialize writes") {
+    codegen::detail::FunctionRecord r;
+    r.object_key = std::string(40, 'a');
+    r.nslots = 7;
+    r.nvars = 12;
+    r.destroyed_inputs = {0, 2};
+    r.labels = {"node 0 (Elemwise{add})", std::string("with\nnewline and \0 byte", 24)};
+    r.constants = {test::vec({1.5, -2}), NDArray::scalar(3.0), NDArray::zeros({0, 3})};
+    const std::string bytes = codegen::detail::serialize(r);
+    const auto back = codegen::detail::parse_function_record(bytes);
+    REQUIRE(back.has_value());
+    CHECK(back->object_key == r.object_key);
+    CHECK(back->nslots == 7);
+    CHECK(back->nvars == 12);
+    CHECK(back->destroyed_inputs == r.destroyed_inputs);
+    CHECK(back->labels == r.labels);
+    REQUIRE(back->constants.size() == 3);
+    CHECK(allclose(back->constants[0], r.constants[0]));
+    CHECK(back->constants[1].item<double>() == 3.0);
+    CHECK(back->constants[2].shape() == std::vector<std::int64_t>{0, 3});
+    // Every truncation, and a flipped byte in each header line, is refused.
+    for (std::size_t n = 0; n < bytes.size(); ++n)
+      CHECK_FALSE(codegen::detail::parse_function_record(std::string_view(bytes).substr(0, n)).has_value());
+    CHECK_FALSE(codegen::detail::parse_function_record(bytes + "x").has_value());
+    std::string bad_key = bytes;
+    bad_key[bad_key.find("object ") + 7] = 'G';
+    CHECK_FALSE(codegen::detail::parse_function_record(bad_key).has_value());
+    std::string huge = bytes;
+    huge.replace(huge.find("nslots 7"), 8, "nslots 99999999999");
+    CHECK_FALSE(codegen::detail::parse_function_record(huge).has_value());
+    std::string wrong_size = bytes;
+    const std::size_t at = wrong_size.find(" 16\n");
+    REQUIRE(at != std::string::npos);
+    wrong_size.replace(at, 4, " 17\n");
+    CHECK_FALSE(codegen::detail::parse_function_record(wrong_size).has_value());
+    std::string bad_dtype = bytes;
+    bad_dtype.replace(bad_dtype.find("constants 3\n") + 12, 2, "99");
+    CHECK_FALSE(codegen::detail::parse_function_record(bad_dtype).has_value());
+  }
+}

@@ -131,8 +131,13 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   if (!bytes) return nullptr;
   std::optional<detail::FunctionRecord> record = detail::parse_function_record(*bytes);
   if (!record) return nullptr;  // damaged or another version: the full path rewrites it
-  std::optional<std::string> object = cc->lookup(record->object_key);
-  if (!object) return nullptr;  // evicted: the full path compiles it again, under the same key
+  // The module may be loaded already (another function of this request).
+  LoadedModule loaded = JitLoader::instance().find_loaded(record->object_key);
+  std::optional<std::string> object;
+  if (!loaded) {
+    object = cc->lookup(record->object_key);
+    if (!object) return nullptr;  // evicted: the full path compiles it again, under the same key
+  }
   const std::size_t ninputs = unoptimized->inputs().size();
   ThunkParts parts;
   parts.constants = std::move(record->constants);
@@ -149,7 +154,7 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   parts.stats.cache_key = record->object_key;
   parts.stats.cache_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   const auto t2 = Clock::now();
-  LoadedModule module = JitLoader::instance().load(*object, name_);
+  LoadedModule module = loaded ? std::move(loaded) : JitLoader::instance().load(*object, name_, record->object_key);
   return make_c_thunk(std::move(unoptimized), std::move(module), std::move(parts), t2);
 }
 
@@ -294,7 +299,8 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
       parts.stats.source_path += " " + keep_source(parts.gpu->source(), ".cu", "theano-cpp-sources");
   }
   const auto t2 = Clock::now();
-  LoadedModule module = JitLoader::instance().load(object, name_);
+  // Shared with a live thunk of the same object (a key only when cached).
+  LoadedModule module = JitLoader::instance().load(object, name_, parts.stats.cache_key);
   return make_c_thunk(std::move(fgraph), std::move(module), std::move(parts), t2);
 }
 

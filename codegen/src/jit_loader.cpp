@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <chrono>
 #include <mutex>
+#include <unordered_map>
 #include <thread>
 
 namespace theano::codegen {
@@ -68,6 +69,9 @@ struct JitLoader::Impl {
   std::atomic<std::uint64_t> counter{0};
   std::atomic<std::size_t> live{0};
   double creation_ms = 0;
+  // Modules loaded under a content key (load's `key`), while a handle lives.
+  std::mutex shared_mu;
+  std::unordered_map<std::string, std::weak_ptr<detail::ModuleState>> shared;
   // prepare_async's thread, detached (a joinable std::thread would be joined
   // in a forked child, where that thread does not exist). It holds a
   // ForkGuard while it creates the JIT, so fork() waits for it, and get()
@@ -215,6 +219,25 @@ std::vector<std::string> JitLoader::runtime_libraries() const {
 std::vector<std::string> JitLoader::runtime_library_errors() const {
   std::lock_guard lock(impl_->mu);
   return impl_->library_errors;
+}
+
+LoadedModule JitLoader::find_loaded(const std::string& key) {
+  if (key.empty()) return LoadedModule();
+  std::lock_guard lock(impl_->shared_mu);
+  auto it = impl_->shared.find(key);
+  if (it == impl_->shared.end()) return LoadedModule();
+  return LoadedModule(it->second.lock());
+}
+
+LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint, const std::string& key) {
+  if (key.empty()) return load(object, name_hint);
+  if (LoadedModule live = find_loaded(key)) return live;
+  LoadedModule m = load(object, name_hint);
+  std::lock_guard lock(impl_->shared_mu);
+  if (impl_->shared.size() >= 64)  // drop the entries of unloaded modules now and then
+    std::erase_if(impl_->shared, [](const auto& e) { return e.second.expired(); });
+  impl_->shared[key] = m.state_;
+  return m;
 }
 
 LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint) {

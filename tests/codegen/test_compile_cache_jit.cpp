@@ -157,17 +157,26 @@ TEST_SUITE("compile cache with the JIT") {
     TempDir d;
     ConfigGuard guard(with_compiledir(d.path / "cd"));
     Var x = dvector("x");
-    Function f = function({x}, {sqrt(x) * 3.0 + 1.0});
-    CHECK(f.profile().build.cache == "miss");
-    CHECK(f.profile().build.compile_ms > 0);
+    std::string key;
+    {
+      Function f = function({x}, {sqrt(x) * 3.0 + 1.0});
+      CHECK(f.profile().build.cache == "miss");
+      CHECK(f.profile().build.compile_ms > 0);
+      key = f.profile().build.cache_key;
+    }  // f's module is unloaded: g reads the object from the compiledir
     const auto before = codegen::compile_cache_stats();
     Function g = function({x}, {sqrt(x) * 3.0 + 1.0});
     const ProfileStats p = g.profile();
     CHECK(p.build.cache == "hit");
     CHECK(p.build.compile_ms == 0);
-    CHECK(p.build.cache_key == f.profile().build.cache_key);
+    CHECK(p.build.cache_key == key);
     CHECK(codegen::compile_cache_stats().hits == before.hits + 1);
     CHECK(allclose(g({test::vec({4, 9})})[0], test::vec({7, 10})));
+    // While g lives, an equal function shares its loaded module: no read.
+    Function h = function({x}, {sqrt(x) * 3.0 + 1.0});
+    CHECK(h.profile().build.cache == "hit");
+    CHECK(codegen::compile_cache_stats().hits == before.hits + 1);
+    CHECK(allclose(h({test::vec({16})})[0], test::vec({13})));
     CHECK(p.summary().find("Compile cache: hit") != std::string::npos);
     CHECK(p.summary().find("Compile cache, this process: ") != std::string::npos);
     CHECK(codegen::compile_cache_report().find(" written, ") != std::string::npos);

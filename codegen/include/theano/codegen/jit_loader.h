@@ -81,6 +81,14 @@ class JitLoader {
   /// JITDylib named `theano_<name_hint>_<n>`. The bytes are copied; the caller may
   /// free them. Linking happens on the first symbol lookup. Throws LoadError.
   LoadedModule load(std::string_view object, std::string_view name_hint = "fn");
+  /// load(), shared by content: while a handle to a module loaded under the
+  /// same `key` (the object's compiledir key) lives, that module is returned
+  /// and nothing is added or linked. Generated code keeps no mutable state of
+  /// its own (every thunk has its own workspace), so thunks of one compiled
+  /// graph can share it. An empty key is a plain load().
+  LoadedModule load(std::string_view object, std::string_view name_hint, const std::string& key);
+  /// The live module loaded under `key`, or an empty handle.
+  LoadedModule find_loaded(const std::string& key);
 
   /// Starts creating the LLJIT on a background thread, unless it exists or is
   /// being created; the next load waits for it. The CLinker calls this as a

@@ -49,7 +49,7 @@ const std::map<std::string, std::string> kHelp = {
     {"stats", "usage: theano-cache stats [--compiledir PATH] [--json]\n"
               "entries, bytes, and the compile time the entries recorded (what a hit saves), in all and per kind\n"
               "(cpu, cuda sm_90 cubin, ...)\n"},
-    {"clear", "usage: theano-cache clear [--compiledir PATH] [--json]\nremoves every entry of the compiledir\n"},
+    {"clear", "usage: theano-cache clear [--compiledir PATH] [--json]\nremoves every entry of the compiledir (and its function records)\n"},
     {"cleanup", "usage: theano-cache cleanup [--older-than DAYS] [--max-size SIZE] [--compiledir PATH] [--json]\n"
                 "removes entries unused for more than DAYS (default 30), then the least recently used until\n"
                 "the compiledir holds at most SIZE (e.g. 500M, 2G; default no limit)\n"},
@@ -274,6 +274,20 @@ int run(const std::vector<std::string>& args) {
     removed.entries = cache.clear();
   } else {  // cleanup
     removed = cache.cleanup(static_cast<std::int64_t>(days * 86400), limit);
+  }
+  // The function records (warm start) live in their own cache inside; a
+  // record whose object is gone is ignored, but clear removes them too.
+  if (fs::is_directory(dir / theano::codegen::kRecordsDir, ec)) {
+    theano::cache::CacheOptions record_options = options;
+    record_options.create = false;
+    CompileCache records(dir / theano::codegen::kRecordsDir, record_options);
+    if (!records.stats().fallback && !records.stats().disabled) {
+      if (command == "clear") {
+        records.clear();
+      } else {
+        records.cleanup(static_cast<std::int64_t>(days * 86400), limit);
+      }
+    }
   }
   if (json)
     std::cout << "{\"removed\": " << removed.entries << ", \"leftovers_removed\": " << removed.leftovers

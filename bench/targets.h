@@ -122,11 +122,11 @@ inline constexpr Why kWhy[] = {
 
 /// The compile targets' note (cold W1 / W3, warm), reported in `compile_targets`.
 inline constexpr std::string_view kCompileWhy =
-    "warm: a new process pays ~1-2 ms once (page faults in libLLVM and our libraries, the optimizer database, the ORC "
-    "session), and every function is rewritten (W3: ~1.3 ms) and regenerated (~0.3-0.7 ms) before the cache look-up, "
-    "which a structural key (computed before rewriting) would skip: not built yet. cold: Clang's front end, LLVM's "
-    "-O2 pipeline and machine code take about a quarter, a half and a third of a W1 compile (log_compile=1 prints "
-    "them)";
+    "warm: a function record (the request before rewriting -> its compiled object) skips rewrite, codegen and "
+    "compile; a new process still pays ~1-2 ms once (ORC's session and the first link, page faults in libLLVM and "
+    "our libraries), so the first function of a process takes 1.4-3.5 ms and later ones 0.2-0.4 ms. cold: Clang's "
+    "front end, LLVM's -O2 pipeline and machine code take about a quarter, a half and a third of a W1 compile "
+    "(log_compile=1 prints them)";
 
 inline std::string_view why(std::string_view workload, std::string_view dtype) {
   for (const Why& w : kWhy)

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "test_util.h"
@@ -57,6 +58,27 @@ struct Case {
   float (*ref_f)(float);
   double lo, hi;
 };
+
+// The elementwise op of `c` compiled for F over `xs`, within 4 ulp of `ref`
+// at every point.
+template <class F, class I, class Ref>
+void check_ulps(const Case& c, const std::vector<F>& xs, Ref ref, const char* dtype) {
+  const auto n = static_cast<std::int64_t>(xs.size());
+  Var x = T::vector("x", std::is_same_v<F, float> ? DType::Float32 : DType::Float64);
+  NDArray out = function({x}, {c.f(x)})({NDArray::from_vector<F>(xs, {n})})[0];
+  REQUIRE(out.dtype() == (std::is_same_v<F, float> ? DType::Float32 : DType::Float64));
+  std::int64_t worst = 0;
+  F worst_x = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const F v = xs[static_cast<std::size_t>(k)];
+    const std::int64_t d = ulps<F, I>(out.data_as<F>()[k], ref(v));
+    if (d > worst) worst = d, worst_x = v;
+  }
+  CAPTURE(dtype);
+  CAPTURE(worst_x);
+  CHECK(worst <= 4);
+  MESSAGE(c.name << " " << dtype << ": at most " << worst << " ulp");
+}
 
 }  // namespace
 
@@ -148,36 +170,8 @@ extern "C" void v_atan2(double* __restrict o, const double* __restrict a, long n
       CAPTURE(op_name);
       std::vector<double> xs(n);
       for (int k = 0; k < n; ++k) xs[static_cast<std::size_t>(k)] = c.lo + (c.hi - c.lo) * k / (n - 1);
-      {
-        Var x = T::dvector("x");
-        NDArray out = function({x}, {c.f(x)})({NDArray::from_vector<double>(xs, {n})})[0];
-        std::int64_t worst = 0;
-        double worst_x = 0;
-        for (int k = 0; k < n; ++k) {
-          const double v = xs[static_cast<std::size_t>(k)];
-          const std::int64_t d = ulps<double, std::int64_t>(out.data_as<double>()[k], c.ref(v));
-          if (d > worst) worst = d, worst_x = v;
-        }
-        CAPTURE(worst_x);
-        CHECK(worst <= 4);
-        MESSAGE(op_name << " float64: at most " << worst << " ulp");
-      }
-      {
-        std::vector<float> fs(xs.begin(), xs.end());
-        Var x = T::fvector("x");
-        NDArray out = function({x}, {c.f(x)})({NDArray::from_vector<float>(fs, {n})})[0];
-        REQUIRE(out.dtype() == DType::Float32);
-        std::int64_t worst = 0;
-        float worst_x = 0;
-        for (int k = 0; k < n; ++k) {
-          const float v = fs[static_cast<std::size_t>(k)];
-          const std::int64_t d = ulps<float, std::int32_t>(out.data_as<float>()[k], c.ref_f(v));
-          if (d > worst) worst = d, worst_x = v;
-        }
-        CAPTURE(worst_x);
-        CHECK(worst <= 4);
-        MESSAGE(op_name << " float32: at most " << worst << " ulp");
-      }
+      check_ulps<double, std::int64_t>(c, xs, c.ref, "float64");
+      check_ulps<float, std::int32_t>(c, std::vector<float>(xs.begin(), xs.end()), c.ref_f, "float32");
     }
   }
 }

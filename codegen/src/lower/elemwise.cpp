@@ -299,27 +299,38 @@ void lower_elemwise(NodeLowering& L) {
   // The strided / broadcast loops (byte strides, 0 where broadcast), the
   // outermost over [lo, hi), the others over the extents `ext(d)`. Not
   // vectorized: gathers rarely pay, and they cost compile time.
-  auto emit_strided = [&](CodeWriter& c, const std::string& lo, const std::string& hi,
-                          const std::function<std::string(int)>& ext) {
+  // Shared by the strided and the row loops, over the first `dims`
+  // dimensions: the byte strides s<input>_<d> (0 where broadcast) and
+  // so<output>_<d>, the extents e<d> = ext(d) for d >= 1; the loop nest
+  // (i0 over [lo, hi), i<d> over e<d>; the innermost not vectorized when
+  // asked); an operand's byte offset at (i0, ..).
+  auto emit_strides = [&](CodeWriter& c, int dims, const std::function<std::string(int)>& ext) {
     for (int i = 0; i < nin; ++i)
-      for (int d = 0; d < nd; ++d) {
+      for (int d = 0; d < dims; ++d)
         c.line("const int64_t s" + str(i) + "_" + str(d) + " = " + elemwise_input_stride(L, i, d) + ";");
-      }
     for (int k = 0; k < nout; ++k)
-      for (int d = 0; d < nd; ++d)
+      for (int d = 0; d < dims; ++d)
         c.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
-    for (int d = 1; d < nd; ++d) c.line("const int64_t e" + str(d) + " = " + ext(d) + ";");
-    for (int d = 0; d < nd; ++d) {
+    for (int d = 1; d < dims; ++d) c.line("const int64_t e" + str(d) + " = " + ext(d) + ";");
+  };
+  auto open_loops = [&](CodeWriter& c, int dims, const std::string& lo, const std::string& hi, bool scalar_inner) {
+    for (int d = 0; d < dims; ++d) {
       const std::string ds = str(d);
-      if (d == nd - 1) c.line("#pragma clang loop vectorize(disable)");
+      if (scalar_inner && d == dims - 1) c.line("#pragma clang loop vectorize(disable)");
       c.open(d == 0 ? "for (int64_t i0 = " + lo + "; i0 < " + hi + "; ++i0)"
                     : "for (int64_t i" + ds + " = 0; i" + ds + " < e" + ds + "; ++i" + ds + ")");
     }
-    auto offset = [&](const std::string& prefix) {
-      std::string o;
-      for (int d = 0; d < nd; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
-      return o;
-    };
+  };
+  auto loop_offset = [](int dims, const std::string& prefix) {
+    std::string o;
+    for (int d = 0; d < dims; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
+    return o;
+  };
+  auto emit_strided = [&](CodeWriter& c, const std::string& lo, const std::string& hi,
+                          const std::function<std::string(int)>& ext) {
+    emit_strides(c, nd, ext);
+    open_loops(c, nd, lo, hi, /*scalar_inner=*/true);
+    auto offset = [&](const std::string& prefix) { return loop_offset(nd, prefix); };
     for (int i = 0; i < nin; ++i) {
       const std::string is = str(i);
       const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
@@ -362,22 +373,10 @@ void lower_elemwise(NodeLowering& L) {
   // The part over [lo, hi): of rows (of the outermost index) when nd >= 2,
   // of the single row's elements when nd == 1.
   auto emit_rows = [&](CodeWriter& c) {
-    for (int i = 0; i < nin; ++i)
-      for (int d = 0; d < last; ++d)
-        c.line("const int64_t s" + str(i) + "_" + str(d) + " = " + elemwise_input_stride(L, i, d) + ";");
-    for (int k = 0; k < nout; ++k)
-      for (int d = 0; d < last; ++d)
-        c.line("const int64_t so" + str(k) + "_" + str(d) + " = o" + str(k) + "->strides[" + str(d) + "];");
-    for (int d = 1; d < last; ++d) c.line("const int64_t e" + str(d) + " = o0->shape[" + str(d) + "];");
+    emit_strides(c, last, [](int d) { return "o0->shape[" + str(d) + "]"; });
     if (nd >= 2) c.line("const int64_t m = o0->shape[" + str(last) + "];");
-    for (int d = 0; d < last; ++d)
-      c.open(d == 0 ? std::string("for (int64_t i0 = lo; i0 < hi; ++i0)")
-                    : "for (int64_t i" + str(d) + " = 0; i" + str(d) + " < e" + str(d) + "; ++i" + str(d) + ")");
-    auto offset = [&](const std::string& prefix) {
-      std::string o;
-      for (int d = 0; d < last; ++d) o += " + i" + str(d) + " * " + prefix + str(d);
-      return o;
-    };
+    open_loops(c, last, "lo", "hi", /*scalar_inner=*/false);
+    auto offset = [&](const std::string& prefix) { return loop_offset(last, prefix); };
     for (int i = 0; i < nin; ++i) {
       const std::string is = str(i);
       const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];

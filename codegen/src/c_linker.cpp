@@ -116,6 +116,10 @@ bool records_cover(bool opwise, const LinkOptions& options) {
 }
 }  // namespace
 
+bool CLinker::keeps_function_records() const {
+  return !opwise_ && current_cache() != nullptr && current_record_cache() != nullptr;
+}
+
 std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
                                                   const LinkOptions& options) const {
   using Clock = std::chrono::steady_clock;

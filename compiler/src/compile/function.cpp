@@ -356,7 +356,8 @@ LinkOptions link_options(Build& b) {
 bool find_request(Build& b, const Linker& linker) {
   FunctionImpl& f = b.f;
   const bool checking = f.mode.name == "debugmode" || f.mode.name == "nanguardmode";
-  if (checking || b.options.profile.value_or(config_flag("profile"))) return false;
+  if (checking || b.options.profile.value_or(config_flag("profile")) || !linker.keeps_function_records())
+    return false;
   RequestContext context{f.mode.name, f.mode.linker, b.options.optimizer_including, b.options.optimizer_excluding,
                          b.input_mutable, f.out_borrow, f.gpu_context.value_or("")};
   std::optional<std::string> text = request_text(*b.fg, context);

@@ -83,6 +83,8 @@ class CLinker final : public Linker {
   /// observers, GPU nodes, perform-fallback nodes).
   std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
                                            const LinkOptions& options) const override;
+  /// Not opwise, and a compiledir with a usable records cache.
+  bool keeps_function_records() const override;
   /// Whether nodes without a lowering may run their perform (default true).
   CLinker& allow_perform_fallback(bool allow) {
     perform_fallback_ = allow;

@@ -137,6 +137,9 @@ class Linker {
   /// rewriting, generating or compiling anything; null when there is none
   /// or the linker keeps no such records. `unoptimized` is the request's
   /// graph before rewriting: its inputs and outputs are the thunk's.
+  /// Whether make_thunk records requests and thunk_for_request can find
+  /// them now (function() only writes a request's text when it can be used).
+  virtual bool keeps_function_records() const { return false; }
   virtual std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
                                                    const LinkOptions& options) const {
     (void)unoptimized;

@@ -102,21 +102,29 @@ cache::CacheOptions compile_cache_options() {
   return o;
 }
 
-cache::CompileCache* current_cache() {
-  const fs::path dir = current_compiledir();
-  if (dir.empty()) return nullptr;
+namespace {
+/// The process's CompileCache of `dir` with `options` (one per directory and
+/// group setting, never destroyed: lock files stay open), created and
+/// cleaned up (usually one stat() of the stamp file) on first use.
+cache::CompileCache* process_cache(const fs::path& dir, const cache::CacheOptions& options) {
   static std::mutex mu;
   using Caches = std::map<std::pair<fs::path, long long>, std::unique_ptr<cache::CompileCache>>;
-  static Caches* caches = new Caches();  // never destroyed: lock files stay open
-  const cache::CacheOptions options = compile_cache_options();  // may throw: nothing created yet
-  const cache::CleanupPolicy policy = auto_cleanup_policy();   // likewise
+  static Caches* caches = new Caches();
+  const cache::CleanupPolicy policy = auto_cleanup_policy();  // may throw: nothing created yet
   std::lock_guard<std::mutex> lock(mu);
   auto& c = (*caches)[{dir, options.group ? static_cast<long long>(*options.group) : -1}];
   if (!c) {
     c = std::make_unique<cache::CompileCache>(dir, options);
-    c->maybe_cleanup(policy);  // usually one stat() of the stamp file
+    c->maybe_cleanup(policy);
   }
   return c.get();
+}
+}  // namespace
+
+cache::CompileCache* current_cache() {
+  const fs::path dir = current_compiledir();
+  if (dir.empty()) return nullptr;
+  return process_cache(dir, compile_cache_options());
 }
 
 cache::CompileCache* current_record_cache() {
@@ -128,19 +136,10 @@ cache::CompileCache* current_record_cache() {
   if (objects == nullptr) return nullptr;
   const cache::CacheStats st = objects->stats();
   if (st.disabled || st.read_only) return nullptr;
-  static std::mutex mu;
-  using Caches = std::map<std::pair<fs::path, long long>, std::unique_ptr<cache::CompileCache>>;
-  static Caches* caches = new Caches();  // never destroyed, as current_cache()'s
   cache::CacheOptions options = compile_cache_options();
   options.fallback = fs::path();  // refused: run without records, never elsewhere
-  const cache::CleanupPolicy policy = auto_cleanup_policy();
-  std::lock_guard<std::mutex> lock(mu);
-  auto& c = (*caches)[{objects->dir(), options.group ? static_cast<long long>(*options.group) : -1}];
-  if (!c) {
-    c = std::make_unique<cache::CompileCache>(objects->dir() / kRecordsDir, options);
-    c->maybe_cleanup(policy);
-  }
-  return c->stats().disabled ? nullptr : c.get();
+  cache::CompileCache* records = process_cache(objects->dir() / kRecordsDir, options);
+  return records->stats().disabled ? nullptr : records;
 }
 
 cache::CleanupPolicy auto_cleanup_policy() {

@@ -262,7 +262,7 @@ TEST_SUITE("function with the JIT") {
     const long long before = theano_test::rss_bytes();
     for (int i = 1000; i < 10000; ++i) good += cycle(i);
     const long long growth = theano_test::rss_bytes() - before;
-    MESSAGE("RSS growth over the last 9000 of 10^4 compile/call/destroy cycles: " << growth / 1024 << " KiB");
+    MESSAGE("Anonymous RSS growth over the last 9000 of 10^4 compile/call/destroy cycles: " << growth / 1024 << " KiB");
     CHECK(good == 10000);
     CHECK(growth < 16LL * 1024 * 1024);
   }

@@ -186,7 +186,7 @@ TEST_CASE("JitLoader: 300 compile + load + call + destroy cycles keep memory fla
   const long long before = theano_test::rss_bytes();
   for (int i = 30; i < 330; ++i) good += cycle(i);
   const long long growth = theano_test::rss_bytes() - before;
-  MESSAGE("RSS growth over 300 cycles: " << growth / 1024 << " KiB");
+  MESSAGE("Anonymous RSS growth over 300 cycles: " << growth / 1024 << " KiB");
   CHECK(good == 330);
   CHECK(JitLoader::instance().live_modules() == live);
   CHECK(growth < 40LL * 1024 * 1024);

@@ -299,6 +299,24 @@ void CompileCache::remove_entry(const std::string& key) {
   fs::remove(entry_path(key, ".cpp"), ec);
 }
 
+bool CompileCache::trusted_now() {
+  if (stats().disabled) return false;
+  std::string why;
+  const int dfd = open_trusted_dir(AT_FDCWD, dir_.c_str(), policy_, why);
+  if (dfd >= 0) {
+    ::close(dfd);
+    return true;
+  }
+  if (!why.empty()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.disabled = true;
+    }
+    warn_refused(dir_, why + "; the cache is not used for the rest of this process");
+  }
+  return false;
+}
+
 CompileCache::Probe CompileCache::probe(const std::string& key) {
   Probe p;
   std::string why;

@@ -13,6 +13,7 @@
 #include <theano/gpu/type.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/fork_guard.h>
 #include <theano/runtime/thread_pool.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/blas.h>
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -38,6 +40,7 @@
 #include "cuda/gpu_device.h"
 #include "lower/lowering.h"
 #include "memory_plan.h"
+#include "shared_object.h"
 #include "source_generator.h"
 #include "thunk_abi.h"
 
@@ -110,6 +113,62 @@ CompileOptions CLinker::compile_options(const LinkOptions& options) const {
 }
 
 namespace {
+
+/// One line on stderr the first time the shared-library route fails in this
+/// process (functions still load, through ORC, about 1.5 ms slower to start).
+void warn_shared_object_once(const std::string& why) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::cerr << "theano-cpp warning: cached code is loaded through the JIT instead of as a shared library (" << why
+              << ")\n";
+  });
+}
+
+/// The code the compiledir `cc` holds under `object_key`, loaded: a live
+/// module of that key; else its shared library through dlopen (linked and
+/// published in `libraries` first when it has none yet); else the object
+/// through ORC (also when there is no library cache: a read-only compiledir).
+/// `object` is the object's bytes when the caller has them (read here when
+/// needed). An empty module: the object is not in the compiledir.
+LoadedModule load_cached(cache::CompileCache& cc, cache::CompileCache* libraries, const std::string& object_key,
+                         std::optional<std::string>& object, const std::string& name, bool& shared_library) {
+  JitLoader& loader = JitLoader::instance();
+  if (LoadedModule live = loader.find_loaded(object_key)) {
+    shared_library = live.is_shared_library();
+    return live;
+  }
+  const std::string so_key = detail::shared_object_key(object_key);
+  std::optional<std::string> library = libraries ? libraries->lookup(so_key) : std::nullopt;
+  if (!library && libraries) {
+    if (!object) object = cc.lookup(object_key);
+    if (!object) return {};
+    try {
+      library = libraries->get_or_produce(so_key, [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        cache::Entry e{detail::link_shared_object(*object), "", 0, "shared library of " + object_key};
+        e.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        e.kind = detail::kSharedObjectKind;
+        return e;
+      });
+    } catch (const LoadError& e) {
+      warn_shared_object_once(e.what());
+    }
+  }
+  if (library) {
+    try {
+      LoadedModule m = loader.load_shared_object(*library, name, object_key);
+      shared_library = true;
+      return m;
+    } catch (const LoadError& e) {
+      warn_shared_object_once(e.what());
+    }
+  }
+  if (!object) object = cc.lookup(object_key);
+  if (!object) return {};
+  shared_library = false;
+  return loader.load(*object, name, object_key);
+}
+
 /// Whether function records cover a thunk built with `options` by `linker`.
 bool records_cover(bool opwise, const LinkOptions& options) {
   return !options.request.empty() && !opwise && !options.profile && options.observer == nullptr;
@@ -135,13 +194,6 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   if (!bytes) return nullptr;
   std::optional<detail::FunctionRecord> record = detail::parse_function_record(*bytes);
   if (!record) return nullptr;  // damaged or another version: the full path rewrites it
-  // The module may be loaded already (another function of this request).
-  LoadedModule loaded = JitLoader::instance().find_loaded(record->object_key);
-  std::optional<std::string> object;
-  if (!loaded) {
-    object = cc->lookup(record->object_key);
-    if (!object) return nullptr;  // evicted: the full path compiles it again, under the same key
-  }
   const std::size_t ninputs = unoptimized->inputs().size();
   ThunkParts parts;
   parts.constants = std::move(record->constants);
@@ -158,7 +210,12 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   parts.stats.cache_key = record->object_key;
   parts.stats.cache_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   const auto t2 = Clock::now();
-  LoadedModule module = loaded ? std::move(loaded) : JitLoader::instance().load(*object, name_, record->object_key);
+  // A live module of this key (another function of this request), the
+  // shared library, or the object.
+  std::optional<std::string> object;
+  LoadedModule module =
+      load_cached(*cc, current_library_cache(), record->object_key, object, name_, parts.stats.shared_library);
+  if (!module) return nullptr;  // evicted: the full path compiles it again, under the same key
   return make_c_thunk(std::move(unoptimized), std::move(module), std::move(parts), t2);
 }
 
@@ -245,7 +302,8 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     return obj;
   };
   std::string object;
-  if (cache::CompileCache* cc = current_cache()) {
+  cache::CompileCache* const cc = current_cache();
+  if (cc) {
     // The compiledir: look up by key (no lock); on a miss compile under the
     // key's stripe lock and publish (compiledir.h, cache/compile_cache.h).
     const auto tc = Clock::now();
@@ -303,12 +361,25 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
       parts.stats.source_path += " " + keep_source(parts.gpu->source(), ".cu", "theano-cpp-sources");
   }
   const auto t2 = Clock::now();
-  // Shared with a live thunk of the same object (a key only when cached).
-  LoadedModule module = JitLoader::instance().load(object, name_, parts.stats.cache_key);
+  // Shared with a live thunk of the same object; from the compiledir, its
+  // shared library (linked now on a miss) unless that fails.
+  LoadedModule module;
+  if (cc) {
+    std::optional<std::string> bytes(std::move(object));
+    module =
+        load_cached(*cc, current_library_cache(), parts.stats.cache_key, bytes, name_, parts.stats.shared_library);
+    if (!module) module = JitLoader::instance().load(*bytes, name_, parts.stats.cache_key);
+  } else {
+    module = JitLoader::instance().load(object, name_);
+  }
   return make_c_thunk(std::move(fgraph), std::move(module), std::move(parts), t2);
 }
 
-void CLinker::prepare() const { JitLoader::instance().prepare_async(); }
+void CLinker::prepare() const {
+  // With a compiledir, code loads as shared libraries (load_cached): no JIT
+  // session to get ready, unless that route fails (then the first load makes it).
+  if (opwise_ || current_library_cache() == nullptr) JitLoader::instance().prepare_async();
+}
 
 namespace {
 /// The runtime's DeviceMemory of a GPU (device arrays users hold): the

@@ -127,20 +127,29 @@ cache::CompileCache* current_cache() {
   return process_cache(dir, compile_cache_options());
 }
 
-cache::CompileCache* current_record_cache() {
-  // Beside the objects, in the directory the object cache really uses (its
-  // private fallback when the one asked for was refused). Records only save
-  // time: with an unusable or read-only object cache there are none (and no
-  // second warning about the same directory).
+namespace {
+/// The CompileCache of the subdirectory `name` of the directory the object
+/// cache really uses (its private fallback when the one asked for was
+/// refused). Records and libraries only save time: with an unusable,
+/// no-longer-trusted or read-only object cache there are none (and no second
+/// warning about the same directory).
+cache::CompileCache* inner_cache(const char* name) {
   cache::CompileCache* objects = current_cache();
   if (objects == nullptr) return nullptr;
-  const cache::CacheStats st = objects->stats();
-  if (st.disabled || st.read_only) return nullptr;
+  // The inner cache checks its own directory on every look-up, not the
+  // compiledir around it: a compiledir someone made unsafe since it was
+  // opened must stop the inner caches too (they hold code, and what finds it).
+  if (objects->stats().read_only || !objects->trusted_now()) return nullptr;
   cache::CacheOptions options = compile_cache_options();
-  options.fallback = fs::path();  // refused: run without records, never elsewhere
-  cache::CompileCache* records = process_cache(objects->dir() / kRecordsDir, options);
-  return records->stats().disabled ? nullptr : records;
+  options.fallback = fs::path();  // refused: run without it, never elsewhere
+  cache::CompileCache* inner = process_cache(objects->dir() / name, options);
+  return inner->stats().disabled ? nullptr : inner;
 }
+}  // namespace
+
+cache::CompileCache* current_record_cache() { return inner_cache(kRecordsDir); }
+
+cache::CompileCache* current_library_cache() { return inner_cache(kLibrariesDir); }
 
 cache::CleanupPolicy auto_cleanup_policy() {
   cache::CleanupPolicy p;

@@ -21,11 +21,20 @@
 #include <theano/runtime/fork_guard.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <condition_variable>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <thread>
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace theano::codegen {
 
@@ -66,12 +75,19 @@ struct JitLoader::Impl {
   llvm::orc::JITDylib* runtime_libs = nullptr;
   std::vector<std::string> libraries = {"libopenblas.so.0", "libmvec.so.1"};
   std::vector<std::string> library_errors;
+  // The runtime libraries opened RTLD_GLOBAL for dlopen'ed modules (once).
+  bool libraries_global = false;
   std::atomic<std::uint64_t> counter{0};
   std::atomic<std::size_t> live{0};
   double creation_ms = 0;
   // Modules loaded under a content key (load's `key`), while a handle lives.
   std::mutex shared_mu;
   std::unordered_map<std::string, std::weak_ptr<detail::ModuleState>> shared;
+  // The descriptor numbers in the names ("/proc/self/fd/N") of live dlopen'ed
+  // modules: glibc takes a dlopen of a name it has loaded for that object, so
+  // no two live modules may share one (a closed number is soon reused).
+  std::mutex dl_mu;
+  std::set<int> dl_names;
   // prepare_async's thread, detached (a joinable std::thread would be joined
   // in a forked child, where that thread does not exist). It holds a
   // ForkGuard while it creates the JIT, so fork() waits for it, and get()
@@ -145,6 +161,24 @@ struct JitLoader::Impl {
     creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  // Opens the runtime libraries RTLD_GLOBAL (once): a shared library loaded
+  // by load_shared_object has no DT_NEEDED entries, so its undefined symbols
+  // resolve in the global scope, where these must be (the executable's
+  // as-needed linking may have dropped them).
+  void make_libraries_global() {
+    std::lock_guard lock(mu);
+    if (libraries_global) return;
+    libraries_global = true;
+    // RTLD_LAZY: a library the process has loaded lazily already (OpenBLAS,
+    // usually) is only made global; RTLD_NOW would bind all its thousands of
+    // lazy symbols first (0.2 ms). The module itself is opened RTLD_NOW.
+    for (const auto& name : libraries)
+      if (!::dlopen(name.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
+        const char* why = ::dlerror();
+        library_errors.push_back(name + ": " + (why ? why : "dlopen failed"));
+      }
+  }
+
   std::string library_note() const {
     std::lock_guard lock(mu);
     std::string s;
@@ -157,11 +191,23 @@ namespace detail {
 
 struct ModuleState {
   JitLoader::Impl* impl = nullptr;
-  llvm::orc::JITDylib* jd = nullptr;
+  llvm::orc::JITDylib* jd = nullptr;  // loaded by ORC, or
+  void* dl = nullptr;                  // by dlopen (JitLoader::load_shared_object)
+  int dl_name = -1;                    // the N of its "/proc/self/fd/N" (Impl::dl_names)
   std::string name;
   double load_ms = 0;
 
   ~ModuleState() {
+    if (dl) {
+      ForkGuard no_fork_while_unloading;
+      ::dlclose(dl);
+      {
+        std::lock_guard lock(impl->dl_mu);
+        impl->dl_names.erase(dl_name);
+      }
+      impl->live.fetch_sub(1);
+      return;
+    }
     if (!jd) return;
     ForkGuard no_fork_while_unloading;  // the session's lock must not be inherited held
     if (auto err = impl->jit->getExecutionSession().removeJITDylib(*jd))
@@ -175,6 +221,17 @@ struct ModuleState {
 void* LoadedModule::symbol(std::string_view name) const {
   THEANO_USER_CHECK(state_, ValueError) << "LoadedModule::symbol('" << name << "') on an empty handle";
   ForkGuard no_fork_while_looking_up;
+  if (state_->dl) {
+    const std::string sym(name);
+    ::dlerror();
+    void* addr = ::dlsym(state_->dl, sym.c_str());
+    if (!addr) {
+      const char* why = ::dlerror();
+      throw LoadError("module '" + state_->name + "' (a shared library): cannot resolve symbol '" + sym +
+                      "': " + (why ? why : "not defined"));
+    }
+    return addr;
+  }
   auto& jit = *state_->impl->jit;
   auto addr = jit.lookup(*state_->jd, llvm::StringRef(name.data(), name.size()));
   if (!addr) {
@@ -193,6 +250,8 @@ const std::string& LoadedModule::name() const {
 
 double LoadedModule::load_ms() const { return state_ ? state_->load_ms : 0; }
 
+bool LoadedModule::is_shared_library() const noexcept { return state_ && state_->dl != nullptr; }
+
 JitLoader& JitLoader::instance() {
   // Never destroyed: LoadedModule handles in static objects may die after main().
   static JitLoader* loader = new JitLoader();
@@ -202,11 +261,12 @@ JitLoader& JitLoader::instance() {
 JitLoader::JitLoader() : impl_(std::make_unique<Impl>()) {}
 
 void JitLoader::prepare_async() { impl_->prepare_async(); }
+void JitLoader::open_runtime_libraries() { impl_->make_libraries_global(); }
 JitLoader::~JitLoader() = default;
 
 bool JitLoader::set_runtime_libraries(std::vector<std::string> libraries) {
   std::lock_guard lock(impl_->mu);
-  if (impl_->jit) return false;
+  if (impl_->jit || impl_->libraries_global) return false;
   impl_->libraries = std::move(libraries);
   return true;
 }
@@ -238,6 +298,80 @@ LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint
     std::erase_if(impl_->shared, [](const auto& e) { return e.second.expired(); });
   impl_->shared[key] = m.state_;
   return m;
+}
+
+LoadedModule JitLoader::load_shared_object(std::string_view library, std::string_view name_hint,
+                                           const std::string& key) {
+  if (LoadedModule live = find_loaded(key)) return live;
+  ForkGuard no_fork_while_loading;
+  auto t0 = std::chrono::steady_clock::now();
+  impl_->make_libraries_global();
+  std::string name = "theano_" + std::string(name_hint) + "_" + std::to_string(impl_->counter.fetch_add(1));
+  // The bytes go to a sealed memfd and are dlopen'ed from there: what runs is
+  // exactly what the caller verified, no file anyone else can replace is
+  // involved, and noexec temporary directories do not matter.
+  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) throw LoadError("JIT module '" + name + "': memfd_create failed: " + std::strerror(errno));
+  struct CloseFd {
+    int fd;
+    ~CloseFd() { ::close(fd); }
+  } close_fd{fd};
+  for (std::size_t done = 0; done < library.size();) {
+    const ssize_t n = ::write(fd, library.data() + done, library.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw LoadError("JIT module '" + name + "': cannot write its memfd: " + std::strerror(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    throw LoadError("JIT module '" + name + "': cannot seal its memfd: " + std::strerror(errno));
+  // A name no live module has: the memfd's number, or a duplicate of it
+  // above the numbers in use (the duplicates stay open until dlopen returns,
+  // so each step finds a new number).
+  std::vector<int> dups;
+  struct CloseDups {
+    std::vector<int>& fds;
+    ~CloseDups() {
+      for (int d : fds) ::close(d);
+    }
+  } close_dups{dups};
+  int name_fd = fd;
+  {
+    std::lock_guard lock(impl_->dl_mu);
+    while (impl_->dl_names.count(name_fd)) {
+      const int d = ::fcntl(fd, F_DUPFD_CLOEXEC, name_fd + 1);
+      if (d < 0) throw LoadError("JIT module '" + name + "': cannot duplicate its memfd: " + std::strerror(errno));
+      dups.push_back(d);
+      name_fd = d;
+    }
+    impl_->dl_names.insert(name_fd);
+  }
+  char path[48];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", name_fd);
+  ::dlerror();
+  void* handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    {
+      std::lock_guard lock(impl_->dl_mu);
+      impl_->dl_names.erase(name_fd);
+    }
+    const char* why = ::dlerror();
+    throw LoadError("JIT module '" + name + "': dlopen of its shared library failed: " + (why ? why : "unknown error") +
+                    impl_->library_note());
+  }
+  auto state = std::make_shared<detail::ModuleState>();
+  state->impl = impl_.get();
+  state->dl = handle;
+  state->dl_name = name_fd;
+  state->name = std::move(name);
+  impl_->live.fetch_add(1);
+  state->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!key.empty()) {
+    std::lock_guard lock(impl_->shared_mu);
+    if (impl_->shared.size() >= 64)
+      std::erase_if(impl_->shared, [](const auto& e) { return e.second.expired(); });
+    impl_->shared[key] = state;
+  }
+  return LoadedModule(std::move(state));
 }
 
 LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint) {

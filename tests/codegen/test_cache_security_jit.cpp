@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "../../codegen/src/shared_object.h"
 #include "test_util.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
@@ -78,7 +79,7 @@ std::string only_key(const fs::path& dir) {
 /// Makes `victim`'s entry in `dir` a valid entry holding `attacker`'s object
 /// (from `from`): the object replaced, its metadata's size and CRC updated to
 /// match. This is what someone who can write the compiledir can do.
-void plant_object(const fs::path& dir, const std::string& victim, const fs::path& from, const std::string& attacker) {
+void plant_entry(const fs::path& dir, const std::string& victim, const fs::path& from, const std::string& attacker) {
   const std::string object = slurp(entry_file(from, attacker, ".o"));
   REQUIRE_FALSE(object.empty());
   std::istringstream meta(slurp(entry_file(dir, victim, ".meta")));
@@ -92,6 +93,14 @@ void plant_object(const fs::path& dir, const std::string& victim, const fs::path
   spit(entry_file(dir, victim, ".meta"), out);
   REQUIRE(cache::CompileCache(dir, cache::CacheOptions{64, std::nullopt, fs::path(), false}).lookup(victim) ==
           object);  // a valid entry: only ownership and modes can tell
+}
+
+/// plant_entry for the object and for the shared library linked from it
+/// (which is what a new process loads).
+void plant_object(const fs::path& dir, const std::string& victim, const fs::path& from, const std::string& attacker) {
+  plant_entry(dir, victim, from, attacker);
+  plant_entry(dir / codegen::kLibrariesDir, codegen::detail::shared_object_key(victim),
+              from / codegen::kLibrariesDir, codegen::detail::shared_object_key(attacker));
 }
 
 struct Ran {

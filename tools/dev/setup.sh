@@ -9,9 +9,9 @@ shift
 
 packages=(
   cmake ninja-build g++ pkg-config
-  llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 libclang-common-19-dev
+  llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 libclang-common-19-dev liblld-19-dev
   libboost-filesystem-dev libboost-dev
-  libopenblas-dev
+  libopenblas-dev zlib1g-dev
   doctest-dev libdlpack-dev
   graphviz
 )

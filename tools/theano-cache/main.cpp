@@ -275,18 +275,19 @@ int run(const std::vector<std::string>& args) {
   } else {  // cleanup
     removed = cache.cleanup(static_cast<std::int64_t>(days * 86400), limit);
   }
-  // The function records (warm start) live in their own cache inside; a
-  // record whose object is gone is ignored, but clear removes them too.
-  if (fs::is_directory(dir / theano::codegen::kRecordsDir, ec)) {
-    theano::cache::CacheOptions record_options = options;
-    record_options.create = false;
-    CompileCache records(dir / theano::codegen::kRecordsDir, record_options);
-    if (!records.stats().fallback && !records.stats().disabled) {
-      if (command == "clear") {
-        records.clear();
-      } else {
-        records.cleanup(static_cast<std::int64_t>(days * 86400), limit);
-      }
+  // The function records (warm start) and the shared libraries linked from
+  // the objects live in their own caches inside; a record or library whose
+  // object is gone is ignored, but clear removes them too.
+  for (const char* inner_dir : {theano::codegen::kRecordsDir, theano::codegen::kLibrariesDir}) {
+    if (!fs::is_directory(dir / inner_dir, ec)) continue;
+    theano::cache::CacheOptions inner_options = options;
+    inner_options.create = false;
+    CompileCache inner(dir / inner_dir, inner_options);
+    if (inner.stats().fallback || inner.stats().disabled) continue;
+    if (command == "clear") {
+      inner.clear();
+    } else {
+      inner.cleanup(static_cast<std::int64_t>(days * 86400), limit);
     }
   }
   if (json)

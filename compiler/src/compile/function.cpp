@@ -402,7 +402,7 @@ void link_thunk(Build& b, const Linker& linker) {
     if (st.compile_ms > 0)
       line << " (front end " << st.frontend_ms << ", -O " << st.optimize_ms << ", machine code " << st.machine_code_ms
            << ")";
-    line << ", load " << st.load_ms << " ms";
+    line << ", load " << st.load_ms << " ms" << (st.shared_library ? " (shared library)" : "");
     if (!st.cache.empty()) line << "; cache " << st.cache;
     if (!st.gpu.empty()) line << "; GPU code " << st.gpu;
     if (!st.source_path.empty()) line << "; source " << st.source_path;

@@ -163,6 +163,14 @@ class CompileCache {
   /// propagate; nothing is published then.
   std::string get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit = nullptr);
 
+  /// Whether the compiledir is still trusted now: the check every look-up
+  /// makes of it (owner, modes), without looking anything up. When it no
+  /// longer is, the cache stops being used for the rest of the process, with
+  /// the look-up's one warning. For callers of caches kept inside this one's
+  /// directory (whose own checks do not see a parent turned unsafe). False
+  /// also when the cache is disabled or its directory is gone.
+  bool trusted_now();
+
   CacheStats stats() const;
   /// Every complete entry (unordered scans of the shard directories).
   std::vector<EntryInfo> entries() const;

@@ -67,6 +67,16 @@ inline constexpr const char* kRecordsDir = "records";
 /// (its kRecordsDir), or nullptr when caching is off.
 cache::CompileCache* current_record_cache();
 
+/// The subdirectory of a compiledir that holds the shared libraries linked
+/// from its CPU objects (codegen/src/shared_object.h), keyed by
+/// detail::shared_object_key of the object's key; its own CompileCache too.
+inline constexpr const char* kLibrariesDir = "libraries";
+
+/// The process's CompileCache of those libraries (kLibrariesDir of
+/// current_compiledir()), or nullptr when caching is off or the object cache
+/// is read-only.
+cache::CompileCache* current_library_cache();
+
 /// The statistics of the current compiledir's cache in this process.
 cache::CacheStats compile_cache_stats();
 

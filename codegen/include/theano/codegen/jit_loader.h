@@ -1,15 +1,22 @@
 /// \file
-/// Loading compiled objects into the process with LLVM ORC (LLJIT + JITLink) and
-/// looking up their `extern "C"` entry points.
+/// Loading compiled code into the process and looking up its `extern "C"`
+/// entry points: objects through LLVM ORC (LLJIT + JITLink), and the shared
+/// libraries the compiledir keeps (shared_object.h) through dlopen.
 ///
-/// Why: an in-memory object needs no linker, no `-l` flags, no temp `.so` and no
-/// dlopen/dlclose (unreliable, and broken by `noexec` temp dirs); loading one takes
-/// about 0.1-0.5 ms and unloading is clean (JIT-NOTES.md section 2). There is one
-/// LLJIT per process, created on first use. Each loaded object gets its own
-/// JITDylib, removed when the last LoadedModule handle referring to it dies, so a
-/// process that compiles and drops functions for hours does not grow.
+/// Why ORC: an in-memory object needs no linker, no `-l` flags and no temp
+/// `.so`; loading one takes about 0.1-0.5 ms and unloading is clean
+/// (JIT-NOTES.md section 2). There is one LLJIT per process, created on first
+/// use (about 1 ms). Each loaded object gets its own JITDylib, removed when the
+/// last LoadedModule handle referring to it dies, so a process that compiles
+/// and drops functions for hours does not grow.
 ///
-/// Symbols the object does not define resolve against the process and against the
+/// Why dlopen as well: a process whose functions all come from the compiledir
+/// would pay the LLJIT's creation for nothing; a cached `.so` loads in
+/// 0.05-0.1 ms from a sealed memfd (no temp file, so `noexec` /tmp does not
+/// matter) and is dlclose'd with its last handle (linked without
+/// STB_GNU_UNIQUE symbols, so it really unloads).
+///
+/// Symbols the code does not define resolve against the process and against the
 /// runtime libraries (libopenblas, libmvec) that the loader dlopens explicitly:
 /// the host executable's as-needed linking would otherwise drop them.
 #pragma once
@@ -29,7 +36,8 @@ struct ModuleState;
 }
 
 /// A shared handle to one loaded object. Copies share the module; when the last
-/// copy is destroyed the module's JITDylib (code, data, unwind info) is removed.
+/// copy is destroyed the module's JITDylib (code, data, unwind info) is removed,
+/// or its shared library dlclose'd.
 /// Function pointers obtained from it must not be called after that.
 class LoadedModule {
  public:
@@ -46,10 +54,13 @@ class LoadedModule {
     return reinterpret_cast<Fn>(symbol(name));
   }
 
-  /// The module's JITDylib name (unique in the process), e.g. "theano_fn_12".
+  /// The module's name (unique in the process), e.g. "theano_fn_12": its
+  /// JITDylib's, or its memfd's for a shared library.
   const std::string& name() const;
   /// Time the load took (add object + link of the first lookup excluded), ms.
   double load_ms() const;
+  /// Loaded by JitLoader::load_shared_object (dlopen), not by ORC.
+  bool is_shared_library() const noexcept;
   explicit operator bool() const noexcept { return state_ != nullptr; }
   /// Number of handles sharing this module.
   long use_count() const noexcept { return state_.use_count(); }
@@ -87,6 +98,13 @@ class JitLoader {
   /// its own (every thunk has its own workspace), so thunks of one compiled
   /// graph can share it. An empty key is a plain load().
   LoadedModule load(std::string_view object, std::string_view name_hint, const std::string& key);
+  /// A shared library (detail::link_shared_object's bytes, already verified
+  /// by the caller) loaded with dlopen from a sealed memfd, RTLD_NOW |
+  /// RTLD_LOCAL, after the runtime libraries were opened RTLD_GLOBAL; shared
+  /// by `key` as load() is. Creates no ORC session. Throws LoadError naming
+  /// the module and dlopen's reason (an undefined symbol, a kernel refusing
+  /// executable memfds): the caller may then load the object instead.
+  LoadedModule load_shared_object(std::string_view library, std::string_view name_hint, const std::string& key);
   /// The live module loaded under `key`, or an empty handle.
   LoadedModule find_loaded(const std::string& key);
 
@@ -96,7 +114,13 @@ class JitLoader {
   /// rewriting, code generation and the cache look-up of the first function.
   void prepare_async();
 
+  /// Opens the runtime libraries RTLD_GLOBAL, as the first load_shared_object
+  /// does (once per process; later calls return at once). For a helper thread
+  /// getting a process ready before its first function loads.
+  void open_runtime_libraries();
+
   /// Looks up `symbol` in the module named `module_name` (LoadedModule::name()).
+  /// ORC modules only (not load_shared_object's).
   /// Returns nullptr when no such module is loaded (e.g. after its last handle
   /// died) or it does not define the symbol; never throws for those cases.
   void* find_symbol(std::string_view module_name, std::string_view symbol);

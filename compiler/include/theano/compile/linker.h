@@ -43,7 +43,13 @@ struct ThunkStats {
   /// compile_ms by phase (a single translation unit; several: the slowest
   /// unit's): front end, -O pipeline, machine code. 0 on a cache hit.
   double frontend_ms = 0, optimize_ms = 0, machine_code_ms = 0;
-  double load_ms = 0;            ///< loading and linking the object (ORC)
+  /// Loading the code: linking the object (ORC), or dlopen of the
+  /// compiledir's shared library (on the miss that made the object, linking
+  /// that library too, 1-3 ms).
+  double load_ms = 0;
+  /// The code was loaded as the compiledir's shared library (dlopen), not
+  /// linked into the process by the JIT.
+  bool shared_library = false;
   std::size_t source_bytes = 0;  ///< size of the generated source (all its translation units)
   std::size_t translation_units = 0;  ///< the source's translation units, compiled on as many threads
   std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""

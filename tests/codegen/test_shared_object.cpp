@@ -1,0 +1,181 @@
+/// \file
+/// The compiledir's shared libraries (codegen/src/shared_object.h): objects
+/// linked by lld in-process, dlopen'ed from a sealed memfd, really unloaded
+/// with their last handle; refusals are LoadErrors naming what failed; and a
+/// function whose cached library cannot be loaded still runs, through ORC.
+#include <theano/cache/compile_cache.h>
+#include <theano/codegen/clang_compiler.h>
+#include <theano/codegen/compiledir.h>
+#include <theano/codegen/jit_loader.h>
+#include <theano/config.h>
+#include <theano/theano.hpp>
+
+#include "../../codegen/src/shared_object.h"
+#include "codegen/jit_test_util.h"
+#include "temp_dir.h"
+#include "test_util.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace theano;
+using namespace theano::codegen;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Whether /proc/self/maps has a mapping whose path contains `needle`.
+bool mapped(const std::string& needle) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+std::size_t mapping_count() {
+  std::ifstream maps("/proc/self/maps");
+  std::size_t n = 0;
+  for (std::string line; std::getline(maps, line);) ++n;
+  return n;
+}
+
+bool runs_right(const LoadedModule& m, double scale) {
+  double x = 1.5, y = -2.0, z = 0;
+  void* in[] = {&x, &y};
+  void* out[] = {&z};
+  char msg[8];
+  return m.function<theano_test::ElemwiseEntry>("jit_entry")(in, out, 1, msg, 8) == 0 &&
+         std::abs(z - theano_test::elemwise_reference(x, y, scale)) < 1e-12;
+}
+
+}  // namespace
+
+TEST_SUITE("shared libraries") {
+  TEST_CASE("link_shared_object: an object runs as a dlopen'ed library, unloaded with its last handle") {
+    const CompiledObject obj = ClangCompiler().compile(theano_test::elemwise_source(3.0));
+    const std::string lib = codegen::detail::link_shared_object(obj.bytes);
+    REQUIRE(lib.size() > 64);
+    CHECK(lib.compare(0, 4, "\x7f" "ELF") == 0);
+    CHECK(static_cast<unsigned char>(lib[16]) == 3);  // e_type ET_DYN: a shared object
+
+    const std::size_t live = JitLoader::instance().live_modules();
+    std::string name;
+    {
+      LoadedModule m = JitLoader::instance().load_shared_object(lib, "solib", "");
+      REQUIRE(m);
+      CHECK(m.is_shared_library());
+      name = m.name();
+      CHECK(name.find("theano_solib_") == 0);
+      CHECK(mapped("/memfd:" + name));
+      CHECK(JitLoader::instance().live_modules() == live + 1);
+      CHECK(runs_right(m, 3.0));
+      const std::string msg = test::error_of([&] { (void)m.symbol("no_such_symbol"); });
+      CHECK(msg.find(name) != std::string::npos);
+      CHECK(msg.find("no_such_symbol") != std::string::npos);
+      CHECK_THROWS_AS((void)m.symbol("no_such_symbol"), LoadError);
+    }
+    // dlclose really unmapped it: no STB_GNU_UNIQUE symbol pinned it.
+    CHECK(JitLoader::instance().live_modules() == live);
+    CHECK_FALSE(mapped("/memfd:" + name));
+  }
+
+  TEST_CASE("load_shared_object: one module per key while a handle lives, an unresolved symbol is a LoadError") {
+    const CompiledObject obj = ClangCompiler().compile(theano_test::elemwise_source(4.0));
+    const std::string lib = codegen::detail::link_shared_object(obj.bytes);
+    LoadedModule a = JitLoader::instance().load_shared_object(lib, "solib", "key-of-a-test");
+    LoadedModule b = JitLoader::instance().load_shared_object(lib, "solib", "key-of-a-test");
+    CHECK(a.name() == b.name());
+    CHECK(a.use_count() == 2);  // the loader's own entry is weak
+    CHECK(runs_right(b, 4.0));
+    // Other code while these live: its own module (each memfd is closed after
+    // dlopen, so the next one reuses its number: the names must not clash).
+    for (double scale : {7.0, 8.0, 9.0}) {
+      const std::string other = codegen::detail::link_shared_object(
+          ClangCompiler().compile(theano_test::elemwise_source(scale)).bytes);
+      LoadedModule c = JitLoader::instance().load_shared_object(other, "solib", "");
+      CHECK(c.name() != a.name());
+      CHECK(runs_right(c, scale));
+      CHECK(runs_right(a, 4.0));
+    }
+
+    // lld leaves undefined symbols to the loader; RTLD_NOW refuses them, by name.
+    const CompiledObject missing = ClangCompiler().compile(
+        "extern \"C\" double theano_test_nowhere_defined(double);\n"
+        "extern \"C\" double call_it(double x) { return theano_test_nowhere_defined(x); }\n");
+    const std::string bad = codegen::detail::link_shared_object(missing.bytes);
+    const std::string msg = test::error_of([&] { (void)JitLoader::instance().load_shared_object(bad, "bad", ""); });
+    CHECK(msg.find("theano_test_nowhere_defined") != std::string::npos);
+    CHECK(msg.find("theano_bad_") != std::string::npos);
+    CHECK_THROWS_AS((void)JitLoader::instance().load_shared_object(bad, "bad", ""), LoadError);
+  }
+
+  TEST_CASE("link_shared_object: bytes that are no object are a LoadError with lld's message") {
+    const std::string msg =
+        test::error_of([] { (void)codegen::detail::link_shared_object("this is not an ELF object"); });
+    CHECK(msg.find("lld failed") != std::string::npos);
+    CHECK_THROWS_AS((void)codegen::detail::link_shared_object("this is not an ELF object"), LoadError);
+    // lld is usable afterwards.
+    const CompiledObject obj = ClangCompiler().compile(theano_test::elemwise_source(5.0));
+    CHECK_FALSE(codegen::detail::link_shared_object(obj.bytes).empty());
+  }
+
+  TEST_CASE("shared libraries: 300 link + load + call + unload cycles keep memory and mappings flat") {
+    const CompiledObject obj = ClangCompiler().compile(theano_test::elemwise_source(6.0));
+    auto cycle = [&] {
+      const std::string lib = codegen::detail::link_shared_object(obj.bytes);
+      const LoadedModule m = JitLoader::instance().load_shared_object(lib, "cyc", "");
+      return runs_right(m, 6.0);
+    };
+    int good = 0;
+    for (int i = 0; i < 30; ++i) good += cycle();  // warm-up
+    const long long before = theano_test::rss_bytes();
+    const std::size_t maps_before = mapping_count();
+    for (int i = 0; i < 300; ++i) good += cycle();
+    const long long growth = theano_test::rss_bytes() - before;
+    MESSAGE("Anonymous RSS growth over 300 cycles: " << growth / 1024 << " KiB");
+    CHECK(good == 330);
+    CHECK(mapping_count() <= maps_before + 4);
+    CHECK(growth < 8LL * 1024 * 1024);
+  }
+
+  TEST_CASE("a cached shared library that cannot be loaded: the function still runs, through ORC") {
+    test::TempDir d;
+    const fs::path dir = d.path / "cd";
+    Config c = config();
+    c.flags["compiledir"] = dir.string();
+    ConfigGuard guard(c);
+    Var x = tensor::dvector("x");
+    auto build = [&] { return function({x}, {tensor::exp(x) * 3.0 + 0.25}); };
+    std::string object_key;
+    {
+      Function f = build();
+      CHECK(f.profile().build.shared_library);
+      object_key = f.profile().build.cache_key;
+    }
+    // Replace the library entry with bytes that pass the cache's checks (its
+    // own CRC) but that dlopen refuses.
+    const std::string so_key = codegen::detail::shared_object_key(object_key);
+    for (const char* ext : {".o", ".meta"}) {
+      const fs::path p = dir / kLibrariesDir / so_key.substr(0, 2) / (so_key + ext);
+      REQUIRE(fs::exists(p));
+      fs::remove(p);
+    }
+    {
+      cache::CompileCache writer(dir / kLibrariesDir);
+      writer.get_or_produce(so_key, [] {
+        cache::Entry e{"\x7f" "ELF but not really a shared library", "", 0, "a test's damaged library"};
+        e.kind = codegen::detail::kSharedObjectKind;
+        return e;
+      });
+    }
+    Function g = build();
+    CHECK_FALSE(g.profile().build.shared_library);
+    CHECK(g.profile().build.cache == "hit");
+    const NDArray r = g({test::vec({0.0, 1.0})})[0];
+    CHECK(r.at<double>({0}) == doctest::Approx(3.25));
+    CHECK(r.at<double>({1}) == doctest::Approx(3 * std::exp(1.0) + 0.25));
+  }
+}

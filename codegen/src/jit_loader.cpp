@@ -310,7 +310,11 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
   // The bytes go to a sealed memfd and are dlopen'ed from there: what runs is
   // exactly what the caller verified, no file anyone else can replace is
   // involved, and noexec temporary directories do not matter.
-  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  // MFD_EXEC (Linux 6.3+; older kernels reject it with EINVAL): the memfd
+  // holds code, said explicitly rather than by the kernel's default.
+  constexpr unsigned kMfdExec = 0x0010U;
+  int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec);
+  if (fd < 0 && errno == EINVAL) fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) throw LoadError("JIT module '" + name + "': memfd_create failed: " + std::strerror(errno));
   struct CloseFd {
     int fd;

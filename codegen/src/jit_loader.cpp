@@ -161,6 +161,14 @@ struct JitLoader::Impl {
     creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  // Shares `state` under `key` while a handle to it lives (find_loaded).
+  void remember(const std::string& key, const std::shared_ptr<detail::ModuleState>& state) {
+    std::lock_guard lock(shared_mu);
+    if (shared.size() >= 64)  // drop the entries of unloaded modules now and then
+      std::erase_if(shared, [](const auto& e) { return e.second.expired(); });
+    shared[key] = state;
+  }
+
   // Opens the runtime libraries RTLD_GLOBAL (once): a shared library loaded
   // by load_shared_object has no DT_NEEDED entries, so its undefined symbols
   // resolve in the global scope, where these must be (the executable's
@@ -293,10 +301,7 @@ LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint
   if (key.empty()) return load(object, name_hint);
   if (LoadedModule live = find_loaded(key)) return live;
   LoadedModule m = load(object, name_hint);
-  std::lock_guard lock(impl_->shared_mu);
-  if (impl_->shared.size() >= 64)  // drop the entries of unloaded modules now and then
-    std::erase_if(impl_->shared, [](const auto& e) { return e.second.expired(); });
-  impl_->shared[key] = m.state_;
+  impl_->remember(key, m.state_);
   return m;
 }
 
@@ -369,12 +374,7 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
   state->name = std::move(name);
   impl_->live.fetch_add(1);
   state->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!key.empty()) {
-    std::lock_guard lock(impl_->shared_mu);
-    if (impl_->shared.size() >= 64)
-      std::erase_if(impl_->shared, [](const auto& e) { return e.second.expired(); });
-    impl_->shared[key] = state;
-  }
+  if (!key.empty()) impl_->remember(key, state);
   return LoadedModule(std::move(state));
 }
 

@@ -7,7 +7,6 @@
 /// linker at all.
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/jit_loader.h>
-#include <theano/cache/dir_security.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -20,43 +19,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
+
 extern char** environ;
 
 namespace theano::codegen {
 
 void export_shared_object(std::string_view object, const std::string& path) {
   namespace fs = std::filesystem;
-  // The objects and the compiler's log go to a fresh mkdtemp directory inside
-  // this user's private directory (0700), never to a predictable shared /tmp
-  // name; each file is created O_EXCL|O_NOFOLLOW.
-  const fs::path root = cache::private_dir();
-  if (root.empty()) throw LoadError("export_shared_object: no private temporary directory");
-  std::string templ = (root / "export-XXXXXX").string();
-  if (!::mkdtemp(templ.data()))
-    throw LoadError("export_shared_object: cannot create a directory in " + root.string() + ": " + std::strerror(errno));
-  const fs::path dir(templ);
-  struct RemoveDir {
-    fs::path d;
-    ~RemoveDir() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
-  const fs::path log = dir / "cc.log";
+  // The objects and the compiler's log go to a private scratch directory
+  // (scratch_dir.h), never to a predictable shared /tmp name.
+  const detail::ScratchDir dir("export_shared_object", "export");
+  const fs::path log = dir.path() / "cc.log";
   std::vector<fs::path> objs;  // one file per object of a bundle
-  for (std::string_view o : unbundle_objects(object)) {
-    objs.push_back(dir / ("object-" + std::to_string(objs.size()) + ".o"));
-    const int fd = cache::create_exclusive(objs.back(), 0600);
-    bool ok = fd >= 0;
-    for (std::size_t done = 0; ok && done < o.size();) {
-      const ssize_t n = ::write(fd, o.data() + done, o.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      ok = n > 0;
-      if (ok) done += static_cast<std::size_t>(n);
-    }
-    if (fd >= 0 && ::close(fd) != 0) ok = false;
-    if (!ok) throw LoadError("export_shared_object: cannot write " + objs.back().string());
-  }
+  for (std::string_view o : unbundle_objects(object))
+    objs.push_back(dir.write("object-" + std::to_string(objs.size()) + ".o", o));
   const char* cc = std::getenv("CC");
   std::vector<std::string> args = {cc && *cc ? cc : "cc", "-shared", "-o", path};
   for (const fs::path& o : objs) args.push_back(o.string());

@@ -11,6 +11,7 @@
 #include <theano/codegen/clang_compiler.h>
 
 #include "clang_driver.h"  // detail::init_native_target
+#include "scratch_dir.h"     // detail::write_all
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -325,12 +326,8 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
     int fd;
     ~CloseFd() { ::close(fd); }
   } close_fd{fd};
-  for (std::size_t done = 0; done < library.size();) {
-    const ssize_t n = ::write(fd, library.data() + done, library.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw LoadError("JIT module '" + name + "': cannot write its memfd: " + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
+  if (!detail::write_all(fd, library))
+    throw LoadError("JIT module '" + name + "': cannot write its memfd: " + std::strerror(errno));
   if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
     throw LoadError("JIT module '" + name + "': cannot seal its memfd: " + std::strerror(errno));
   // A name no live module has: the memfd's number, or a duplicate of it

@@ -2,7 +2,8 @@
 // shared_object.h).
 #include "shared_object.h"
 
-#include <theano/cache/dir_security.h>
+#include "scratch_dir.h"
+
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/errors.h>
@@ -43,16 +44,6 @@ constexpr const char* kLinkFlags[] = {"-shared",         "-Bsymbolic", "--no-gnu
 std::mutex g_lld_mu;     // lld keeps global state: one link at a time
 bool g_lld_broken = false;  // a crash inside lld: never call it again (lld::Result::canRunAgain)
 
-bool write_all(int fd, std::string_view bytes) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 /// The whole of a regular file this process just wrote in its private directory.
 std::string read_back(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -82,30 +73,12 @@ std::string shared_object_key(const std::string& object_key) {
 }
 
 std::string link_shared_object(std::string_view object) {
-  // Inputs and output live in a fresh mkdtemp directory inside this user's
-  // private directory (0700), each input created O_EXCL|O_NOFOLLOW.
-  const fs::path root = cache::private_dir();
-  if (root.empty()) throw LoadError("link_shared_object: no private temporary directory");
-  std::string templ = (root / "link-XXXXXX").string();
-  if (!::mkdtemp(templ.data()))
-    throw LoadError("link_shared_object: cannot create a directory in " + root.string() + ": " + std::strerror(errno));
-  struct RemoveDir {
-    fs::path d;
-    ~RemoveDir() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{templ};
-  const fs::path dir(templ);
+  // Inputs and output live in a private scratch directory (scratch_dir.h).
+  const ScratchDir dir("link_shared_object", "link");
   std::vector<std::string> inputs;
-  for (std::string_view part : unbundle_objects(object)) {
-    inputs.push_back((dir / ("part-" + std::to_string(inputs.size()) + ".o")).string());
-    const int fd = cache::create_exclusive(inputs.back(), 0600);
-    const bool ok = fd >= 0 && write_all(fd, part);
-    if (fd >= 0 && ::close(fd) != 0) throw LoadError("link_shared_object: cannot write " + inputs.back());
-    if (!ok) throw LoadError("link_shared_object: cannot write " + inputs.back() + ": " + std::strerror(errno));
-  }
-  const std::string output = (dir / "library.so").string();
+  for (std::string_view part : unbundle_objects(object))
+    inputs.push_back(dir.write("part-" + std::to_string(inputs.size()) + ".o", part).string());
+  const std::string output = (dir.path() / "library.so").string();
   std::vector<const char*> args = {"ld.lld"};
   for (const char* f : kLinkFlags) args.push_back(f);
   args.push_back("-o");

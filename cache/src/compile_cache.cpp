@@ -299,38 +299,37 @@ void CompileCache::remove_entry(const std::string& key) {
   fs::remove(entry_path(key, ".cpp"), ec);
 }
 
-bool CompileCache::trusted_now() {
-  if (stats().disabled) return false;
+int CompileCache::open_dir_checked(bool& refused) {
   std::string why;
   const int dfd = open_trusted_dir(AT_FDCWD, dir_.c_str(), policy_, why);
-  if (dfd >= 0) {
-    ::close(dfd);
-    return true;
-  }
-  if (!why.empty()) {
+  refused = dfd < 0 && !why.empty();
+  if (refused) {
+    // Trusted when opened, not now (chmod, chown, replaced): stop using it.
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.disabled = true;
     }
     warn_refused(dir_, why + "; the cache is not used for the rest of this process");
   }
-  return false;
+  return dfd;
+}
+
+bool CompileCache::trusted_now() {
+  if (stats().disabled) return false;
+  bool refused = false;
+  const int dfd = open_dir_checked(refused);
+  if (dfd < 0) return false;
+  ::close(dfd);
+  return true;
 }
 
 CompileCache::Probe CompileCache::probe(const std::string& key) {
   Probe p;
   std::string why;
-  const int dfd = open_trusted_dir(AT_FDCWD, dir_.c_str(), policy_, why);
+  bool refused = false;
+  const int dfd = open_dir_checked(refused);
   if (dfd < 0) {
-    if (!why.empty()) {
-      // Trusted when opened, not now (chmod, chown, replaced): stop using it.
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        stats_.disabled = true;
-      }
-      warn_refused(dir_, why + "; the cache is not used for the rest of this process");
-      p.kind = Probe::refused;
-    }
+    if (refused) p.kind = Probe::refused;
     return p;
   }
   const std::string shard = key.substr(0, 2);

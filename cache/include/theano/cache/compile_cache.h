@@ -209,6 +209,9 @@ class CompileCache {
     time_t mtime = 0;
   };
   Probe probe(const std::string& key);
+  /// The compiledir opened and checked as every look-up does; -1 when absent
+  /// or refused (`refused`: then the cache is disabled, with one warning).
+  int open_dir_checked(bool& refused);
   std::optional<std::string> accept(const std::string& key, Probe& p);  // counts a hit, touches
   void handle_damage(const std::string& key, const Probe& p);          // under the stripe lock
   void fall_back(const std::string& why, const std::optional<std::filesystem::path>& fallback);

@@ -18,9 +18,11 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +45,28 @@ constexpr const char* kLinkFlags[] = {"-shared",         "-Bsymbolic", "--no-gnu
 
 std::mutex g_lld_mu;     // lld keeps global state: one link at a time
 bool g_lld_broken = false;  // a crash inside lld: never call it again (lld::Result::canRunAgain)
+
+/// Runs lld on a thread of its own, joined before returning. lld 19 puts its
+/// input sections in thread_local arenas (lld::makeThreadLocal) that only a
+/// thread's exit frees; run on the caller's thread, every link would leave
+/// about 1 KiB there for good. (--threads=1 keeps all of lld's work on this
+/// one thread.) Costs one thread start, tens of microseconds, per link.
+///
+/// The thread leaves its alternate signal stack as it found it: the first
+/// link of a process registers LLVM's signal handlers (lld writes through a
+/// TempFile), which installs a malloc'ed alternate stack on the calling
+/// thread; a sanitizer runtime would munmap that stack at thread exit and
+/// abort. LLVM keeps its pointer, so nothing is lost.
+lld::Result run_lld(const std::vector<const char*>& args, llvm::raw_ostream& out, llvm::raw_ostream& err) {
+  lld::Result r{1, true};
+  std::thread([&] {
+    stack_t before{};
+    const bool saved = ::sigaltstack(nullptr, &before) == 0;
+    r = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
+    if (saved) ::sigaltstack(&before, nullptr);
+  }).join();
+  return r;
+}
 
 /// The whole of a regular file this process just wrote in its private directory.
 std::string read_back(const fs::path& path) {
@@ -90,7 +114,7 @@ std::string link_shared_object(std::string_view object) {
     std::lock_guard lock(g_lld_mu);
     if (g_lld_broken) throw LoadError("link_shared_object: lld failed fatally earlier in this process");
     llvm::raw_string_ostream out_os(out), err_os(err);
-    const lld::Result r = lld::lldMain(args, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
+    const lld::Result r = run_lld(args, out_os, err_os);
     if (!r.canRunAgain) g_lld_broken = true;
     if (r.retCode != 0) throw LoadError("link_shared_object: lld failed:\n" + err + out);
   }

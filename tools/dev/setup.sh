@@ -12,6 +12,8 @@ packages=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 libclang-common-19-dev liblld-19-dev
   libboost-filesystem-dev libboost-dev
   libopenblas-dev zlib1g-dev
+  # libzip-dev's CMake config (Debian 12, Ubuntu 24.04) fails unless its tools are installed.
+  libzip-dev zipcmp zipmerge ziptool
   doctest-dev libdlpack-dev
   graphviz
 )

@@ -46,6 +46,13 @@
 #define THEANO_RULE_BCAST_DECLARED 13 /* elemwise: an input whose type says size 1 has another size */
 #define THEANO_RULE_BCAST_MISMATCH 14 /* elemwise: two sizes differ where neither type says size 1 */
 #define THEANO_RULE_BCAST_TO 15     /* broadcast_to: *bad: the value's dimension that does not fit */
+/* Compressed sparse components (theano_csm_rule; sparse_matrix.h). */
+#define THEANO_RULE_CSM_INDPTR_LEN 16   /* *bad: indptr's length (must be major + 1) */
+#define THEANO_RULE_CSM_INDPTR_START 17 /* *bad: indptr[0] (must be 0) */
+#define THEANO_RULE_CSM_INDPTR_ORDER 18 /* *bad: the entry of indptr below the one before it */
+#define THEANO_RULE_CSM_NNZ 19          /* *bad: indptr's last entry (must be data's length) */
+#define THEANO_RULE_CSM_LENGTHS 20      /* *bad: indices' length (must be data's length) */
+#define THEANO_RULE_CSM_INDEX 21        /* *bad: a stored index outside [0, minor) */
 
 /* a*b and a+b into *r; THEANO_RULE_OVERFLOW when the exact result is not an int64. */
 static inline int theano_checked_mul(int64_t a, int64_t b, int64_t* r) {
@@ -311,6 +318,48 @@ static inline int theano_broadcast_to_rule(int64_t vnd, const int64_t* vshape, c
   return THEANO_RULE_OK;
 }
 
+/* The components of a compressed sparse matrix (CSR: `major` rows of `minor`
+ * columns; CSC: `major` columns of `minor` rows), SciPy's invariants: indptr
+ * has major + 1 entries, starts at 0, never decreases and ends at nnz, the
+ * length of data and of indices; every index lies in [0, minor). Indices need
+ * not be sorted within a row and may repeat (repeats add up, as in SciPy).
+ * Checked in that order; *bad is the value to report (see each code). */
+static inline int theano_csm_rule(int64_t major, int64_t minor, const int64_t* indptr, int64_t n_indptr,
+                                  const int64_t* indices, int64_t n_indices, int64_t n_data, int64_t* bad) {
+  int64_t i, major1;
+  if (major < 0 || minor < 0) {
+    *bad = major < 0 ? major : minor;
+    return THEANO_RULE_NEGATIVE;
+  }
+  if (theano_checked_add(major, 1, &major1) != THEANO_RULE_OK || n_indptr != major1) {
+    *bad = n_indptr;
+    return THEANO_RULE_CSM_INDPTR_LEN;
+  }
+  if (indptr[0] != 0) {
+    *bad = indptr[0];
+    return THEANO_RULE_CSM_INDPTR_START;
+  }
+  for (i = 1; i < n_indptr; ++i)
+    if (indptr[i] < indptr[i - 1]) {
+      *bad = i;
+      return THEANO_RULE_CSM_INDPTR_ORDER;
+    }
+  if (indptr[major] != n_data) {
+    *bad = indptr[major];
+    return THEANO_RULE_CSM_NNZ;
+  }
+  if (n_indices != n_data) {
+    *bad = n_indices;
+    return THEANO_RULE_CSM_LENGTHS;
+  }
+  for (i = 0; i < n_indices; ++i)
+    if (indices[i] < 0 || indices[i] >= minor) {
+      *bad = indices[i];
+      return THEANO_RULE_CSM_INDEX;
+    }
+  return THEANO_RULE_OK;
+}
+
 /* The message of a rule result, completed by the reported value where the
  * text ends in a space or '=' (see theano_rule_has_value). */
 static inline const char* theano_rule_text(int rule) {
@@ -332,13 +381,19 @@ static inline const char* theano_rule_text(int rule) {
       return "the sizes differ (only dimensions whose type says size 1 broadcast; use specify_shape or a 1-sized "
              "type to broadcast)";
     case THEANO_RULE_BCAST_TO: return "cannot be broadcast to the target shape at its dimension ";
+    case THEANO_RULE_CSM_INDPTR_LEN: return "indptr must have one entry more than the compressed dimension, its length is ";
+    case THEANO_RULE_CSM_INDPTR_START: return "indptr must start at 0, it starts at ";
+    case THEANO_RULE_CSM_INDPTR_ORDER: return "indptr must not decrease, it does at entry ";
+    case THEANO_RULE_CSM_NNZ: return "indptr's last entry must be the number of stored values (data's length), it is ";
+    case THEANO_RULE_CSM_LENGTHS: return "indices must have as many entries as data, it has ";
+    case THEANO_RULE_CSM_INDEX: return "a stored index lies outside the matrix: ";
     default: return "invalid shape";
   }
 }
 /* Whether the rule's message takes the reported value. */
 static inline int theano_rule_has_value(int rule) {
   return (rule >= THEANO_RULE_NEGATIVE && rule <= THEANO_RULE_INVALID) || rule == THEANO_RULE_INDEX ||
-         rule == THEANO_RULE_BCAST_TO;
+         rule == THEANO_RULE_BCAST_TO || (rule >= THEANO_RULE_CSM_INDPTR_LEN && rule <= THEANO_RULE_CSM_INDEX);
 }
 /* The error a failed rule raises: THEANO_RULE_SHAPE_ERROR (ShapeError) for
  * sizes that do not fit the array, THEANO_RULE_INDEX_ERROR (IndexError) for an

@@ -22,6 +22,7 @@
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
 #include "theano/rewrite/optdb.h"
+#include "theano/sparse/type.h"
 #include "theano/runtime/fork_guard.h"
 
 namespace theano {
@@ -117,8 +118,17 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
     f.input_vars.push_back(f.ins[i].variable);
   }
   check_explicit_inputs(f);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    THEANO_USER_CHECK(!sparse::sparse_type(inputs[i].variable), TypeError)
+        << f.what() << ": input " << i << " (" << inputs[i].variable.str() << ", " << type_str(inputs[i].variable)
+        << ") is a sparse matrix; a sparse matrix is passed as its components: make it with sparse::csr_matrix / "
+           "csc_matrix, give its ins() as inputs and sparse::arguments(m) in the call";
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     THEANO_USER_CHECK(outputs[i].variable, ValueError) << f.what() << ": output " << i << " is a null Var";
+    THEANO_USER_CHECK(!sparse::sparse_type(outputs[i].variable), TypeError)
+        << f.what() << ": output " << i << " (" << outputs[i].variable.str() << ", " << type_str(outputs[i].variable)
+        << ") is a sparse matrix; return its components (sparse::csm_properties) or the dense matrix "
+           "(sparse::dense_from_sparse)";
     f.outputs.push_back(outputs[i].variable);
     f.out_borrow.push_back(outputs[i].borrow);
   }
@@ -310,6 +320,21 @@ rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& optio
   return query.excluding(options.optimizer_excluding);
 }
 
+/// Stage 6a: a graph with sparse matrices is first rewritten into component
+/// ops (the stage sparse_expand, rewrite/sparse.cpp), whatever the mode: no
+/// linker runs sparse ops as such. An op it cannot expand is an error here.
+void expand_sparse(Build& b) {
+  if (!sparse::graph_has_sparse(b.fg->outputs())) return;
+  rewrite::Query q;
+  q.include = {"sparse"};
+  rewrite::optimize(*b.fg, q);
+  for (Apply* node : b.fg->apply_nodes())
+    for (const Var& v : node->outputs())
+      THEANO_USER_CHECK(!sparse::sparse_type(v), MethodNotDefined)
+          << b.f.what() << ": " << node->op()->name() << " computing " << v.str() << " (" << type_str(v)
+          << ") has no expansion into sparse component ops (theano/sparse/components.h)";
+}
+
 /// Stage 6: the mode's optimizer rewrites the graph; then its constants are
 /// collected. The checking modes (debug_mode.h, nan_guard.h) record which
 /// rewrite made each node; DebugMode also keeps the graph as it was before.
@@ -320,8 +345,9 @@ void rewrite_fgraph(Build& b) {
     b.provenance = std::make_shared<RewriteProvenance>();
     b.fg->attach_feature(b.provenance);
   }
+  expand_sparse(b);
   if (f.mode.name == "debugmode")
-    b.unoptimized = std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, true);
+    b.unoptimized = std::make_shared<FunctionGraph>(b.fg->inputs(), b.fg->outputs(), std::vector<FeaturePtr>{}, true);
   const auto t_rewrite = std::chrono::steady_clock::now();
   f.rewrite_stats = rewrite::optimize(*b.fg, rewrite_query(f, b.options));
   f.rewrite_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();

@@ -7,6 +7,9 @@
 ///
 ///   position  stage                       rewrites (tags: fast_run + the db's tag unless said)
 ///   0         merge1                      merge (MergeFeature: merge, constant elimination of duplicates)
+///   0.5       sparse_expand (equilibrium) tag sparse, which function() runs first whenever the graph has a
+///                                         sparse variable, in every mode (rewrite/sparse.cpp): sparse ops become
+///                                         component ops; sparse_dot (the seed's), local_csm_properties_csm, ...
 ///   1         canonicalize (equilibrium)  merge, constant_folding (also fast_compile); shape promotion:
 ///                                         local_shape_to_shape_i, local_track_shape_i (ShapeFeature,
 ///                                         attached on first use); reshape chain, useless reshape / alloc /
@@ -118,6 +121,7 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
 
   register_algebra_rewrites(db);
+  register_sparse_rewrites(db);
   register_shape_rewrites(db);
   register_blas_inplace_rewrites(db);
   return db;

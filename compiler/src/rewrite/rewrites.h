@@ -45,6 +45,8 @@ NodeRewriterPtr local_remove_all_assert();
 // canonicalize.cpp, stabilize.cpp: the Canonizer (add/mul canonicalization),
 // algebra simplifications, fill cut/sink, stabilizations.
 void register_algebra_rewrites(SequenceDB& db);
+// sparse.cpp: the stage sparse_expand and its rewrites (sparse_dot, local_csm_properties_csm, ...).
+void register_sparse_rewrites(SequenceDB& db);
 // shape.cpp, subtensor.cpp: ShapeFeature and shape promotion, reshape chain,
 // inc_subtensor serialization, useless shape ops.
 void register_shape_rewrites(SequenceDB& db);

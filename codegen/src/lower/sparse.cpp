@@ -1,0 +1,213 @@
+// Lowerings of the sparse component ops (theano/sparse/components.h): the
+// checks perform makes (theano_csm_rule over the components, the dense
+// operands' shapes), then the kernels of theano/sparse/sparse_kernels.h —
+// the text perform compiles, embedded here — split over the loop threads by
+// theano_parallel in ranges of independent rows (or, for the CSC product,
+// output columns). Non-contiguous component vectors, and dense operands
+// whose strides are not whole elements, are copied into scratch buffers
+// first (perform reads them through contiguous() too). DenseToComponents
+// has no lowering (its sizes depend on the values): perform runs it.
+#include "lowering.h"
+
+#include <theano/sparse/components.h>
+#include <theano/tensor/type.h>
+
+#include <string>
+
+namespace theano::codegen::lower {
+
+extern const char kSparseKernelsText[];
+
+namespace {
+
+using sparse::ComponentOp;
+
+struct Kind {
+  std::string t;       // C element type
+  std::string suffix;  // kernel suffix: f64 / f32
+};
+
+Kind kind_of(DType d) { return d == DType::Float64 ? Kind{"double", "f64"} : Kind{"float", "f32"}; }
+
+/// `const TheanoArray* <name>` = input i, or a C-contiguous scratch copy when
+/// it is not (vectors) / its strides are not whole elements (matrices).
+void operand(NodeLowering& L, int i, const std::string& name, bool vector) {
+  CodeWriter& w = L.body;
+  const std::string item = item_of(L.in(i).dtype());
+  need_blas_layout(L);  // theano_scratch_copy
+  w.line("const TheanoArray* " + name + " = " + L.x(i) + ";");
+  w.line("TheanoArray " + name + "_copy;");
+  const std::string bad = vector ? "!theano_c_contiguous(" + L.x(i) + ", " + item + ")"
+                                 : "(" + L.x(i) + "->strides[0] % " + item + " != 0 || " + L.x(i) + "->strides[1] % " +
+                                       item + " != 0)";
+  w.open("if (" + bad + ")");
+  w.line("if (theano_scratch_copy(ctx, &" + name + "_copy, " + L.x(i) + ", " + item + ") != 0) " +
+         L.fail(kErrValue, "could not allocate a contiguous copy of input " + str(i)));
+  w.line(name + " = &" + name + "_copy;");
+  w.close();
+}
+
+/// Reads the shape input (index `s`), checks indices (`ci`), indptr (`cp`)
+/// with theano_csm_rule against `n_data` stored values; declares major, minor.
+void check_components(NodeLowering& L, int s, const std::string& ci, const std::string& cp, const std::string& n_data) {
+  CodeWriter& w = L.body;
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
+  const std::string x = L.x(s);
+  w.line("if (" + x + "->shape[0] != 2) " + L.fail_int(kErrValue, "shape must have 2 entries, got ", x + "->shape[0]"));
+  w.line("const int64_t sh0 = *(const int64_t*)" + x + "->data;");
+  w.line("const int64_t sh1 = *(const int64_t*)(" + x + "->data + " + x + "->strides[0]);");
+  w.line(std::string("const int64_t major = ") + (csr ? "sh0" : "sh1") + ", minor = " + (csr ? "sh1" : "sh0") + ";");
+  w.line("if (" + cp + "->shape[0] == 0) " + L.fail_rule("THEANO_RULE_CSM_INDPTR_LEN", "", "0"));
+  w.open("");
+  w.line("int64_t bad = 0;");
+  w.line("const int rule = theano_csm_rule(major, minor, (const int64_t*)" + cp + "->data, " + cp +
+         "->shape[0], (const int64_t*)" + ci + "->data, " + ci + "->shape[0], " + n_data + ", &bad);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "", "bad"));
+  w.close();
+  w.line("(void)minor;");
+}
+
+/// ShapeError unless dense input `i` has `rows` rows (and `cols` columns when given).
+void check_dense(NodeLowering& L, int i, const std::string& role, const std::string& rows, const std::string& cols) {
+  const std::string x = L.x(i);
+  std::string cond = x + "->shape[0] != " + rows;
+  if (!cols.empty()) cond += " || " + x + "->shape[1] != " + cols;
+  L.body.line("if (" + cond + ") " +
+              L.fail(kErrShape, role + " does not have the shape the sparse matrix's shape asks for"));
+}
+
+/// A part function over [lo, hi) calling `call` (which reads `a->` fields of
+/// struct <fn>_args, declared from `fields`), run by theano_parallel over n.
+void parallel(NodeLowering& L, const std::string& fields, const std::string& init, const std::string& call,
+              const std::string& n, int min_part) {
+  L.file.line("struct " + L.fn + "_args { " + fields + " };");
+  L.file.open("static void " + L.fn + "_part(void* args_, int64_t lo, int64_t hi, int64_t)");
+  L.file.line("const " + L.fn + "_args* a = (const " + L.fn + "_args*)args_;");
+  L.file.line(call + ";");
+  L.file.close();
+  L.body.line(L.fn + "_args args = {" + init + "};");
+  L.body.line("theano_parallel(ctx, " + n + ", " + str(min_part) + ", &" + L.fn + "_part, &args);");
+}
+
+std::string elem(const std::string& arr, const std::string& d, const std::string& t) {
+  return arr + "->strides[" + d + "] / (int64_t)sizeof(" + t + ")";
+}
+
+void lower_spmm(NodeLowering& L) {
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
+  const Kind k = kind_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 0, "cd", true);
+  operand(L, 1, "ci", true);
+  operand(L, 2, "cp", true);
+  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  check_dense(L, 4, "D", csr ? "minor" : "major", "");
+  operand(L, 4, "dd", false);
+  CodeWriter& w = L.body;
+  w.line(std::string("const int64_t rows = ") + (csr ? "major" : "minor") + ", ncols = dd->shape[1];");
+  w.line("o0->shape[0] = rows; o0->shape[1] = ncols;");
+  w.line(L.alloc(0));
+  w.line("if (rows == 0 || ncols == 0) return 0;");
+  const std::string T = k.t;
+  const std::string fields = "const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
+                             T + "* d; int64_t d_rs, d_cs, ncols, rows; " + T + "* out;";
+  const std::string init = "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, major, (const " +
+                           T + "*)dd->data, " + elem("dd", "0", T) + ", " + elem("dd", "1", T) + ", ncols, rows, (" +
+                           T + "*)o0->data";
+  if (csr)
+    parallel(L, fields, init,
+             "theano_spmm_csr_" + k.suffix + "(a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, a->out, "
+             "a->ncols, lo, hi)",
+             "rows", 64);
+  else
+    parallel(L, fields, init,
+             "theano_spmm_csc_" + k.suffix + "(a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, a->rows, "
+             "a->out, a->ncols, lo, hi)",
+             "ncols", 8);
+  w.line("return 0;");
+}
+
+void lower_sampled_dot(NodeLowering& L) {
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
+  const Kind k = kind_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 0, "ci", true);
+  operand(L, 1, "cp", true);
+  check_components(L, 2, "ci", "cp", "ci->shape[0]");
+  check_dense(L, 3, "X", csr ? "major" : "minor", "");
+  check_dense(L, 4, "Y", csr ? "minor" : "major", L.x(3) + "->shape[1]");
+  operand(L, 3, "dx", false);
+  operand(L, 4, "dy", false);
+  CodeWriter& w = L.body;
+  w.line("o0->shape[0] = ci->shape[0];");
+  w.line(L.alloc(0));
+  w.line("if (major == 0) return 0;");
+  const std::string T = k.t;
+  parallel(L,
+           "const int64_t* idx; const int64_t* ptr; const " + T + "* x; int64_t x_rs, x_cs; const " + T +
+               "* y; int64_t y_rs, y_cs, n; " + T + "* vals;",
+           "(const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T + "*)dx->data, " + elem("dx", "0", T) +
+               ", " + elem("dx", "1", T) + ", (const " + T + "*)dy->data, " + elem("dy", "0", T) + ", " +
+               elem("dy", "1", T) + ", dx->shape[1], (" + T + "*)o0->data",
+           "theano_sampled_dot_" + k.suffix + "(a->idx, a->ptr, " + (csr ? "1" : "0") +
+               ", a->x, a->x_rs, a->x_cs, a->y, a->y_rs, a->y_cs, a->n, a->vals, lo, hi)",
+           "major", 64);
+  w.line("return 0;");
+}
+
+void lower_gather(NodeLowering& L) {
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
+  const Kind k = kind_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 0, "ci", true);
+  operand(L, 1, "cp", true);
+  check_components(L, 2, "ci", "cp", "ci->shape[0]");
+  check_dense(L, 3, "M", csr ? "major" : "minor", csr ? "minor" : "major");
+  operand(L, 3, "dm", false);
+  CodeWriter& w = L.body;
+  w.line("o0->shape[0] = ci->shape[0];");
+  w.line(L.alloc(0));
+  w.line("if (major == 0) return 0;");
+  const std::string T = k.t;
+  parallel(L,
+           "const int64_t* idx; const int64_t* ptr; const " + T + "* m; int64_t m_rs, m_cs; " + T + "* vals;",
+           "(const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T + "*)dm->data, " + elem("dm", "0", T) +
+               ", " + elem("dm", "1", T) + ", (" + T + "*)o0->data",
+           "theano_sparse_gather_" + k.suffix + "(a->idx, a->ptr, " + (csr ? "1" : "0") +
+               ", a->m, a->m_rs, a->m_cs, a->vals, lo, hi)",
+           "major", 256);
+  w.line("return 0;");
+}
+
+void lower_to_dense(NodeLowering& L) {
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
+  const Kind k = kind_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 0, "cd", true);
+  operand(L, 1, "ci", true);
+  operand(L, 2, "cp", true);
+  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  CodeWriter& w = L.body;
+  w.line("o0->shape[0] = sh0; o0->shape[1] = sh1;");
+  w.line(L.alloc(0));
+  w.line("if (sh0 == 0 || sh1 == 0) return 0;");
+  const std::string T = k.t;
+  parallel(L, "const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t minor, out_rs; " + T + "* out;",
+           "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, minor, sh1, (" + T +
+               "*)o0->data",
+           "theano_sparse_to_dense_" + k.suffix + "(a->data, a->idx, a->ptr, " + (csr ? "1" : "0") +
+               ", a->minor, a->out, a->out_rs, lo, hi)",
+           "major", 64);
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_sparse_lowerings(LoweringTable& t) {
+  t[typeid(sparse::SpMM)] = &lower_spmm;
+  t[typeid(sparse::SampledDot)] = &lower_sampled_dot;
+  t[typeid(sparse::SparseGather)] = &lower_gather;
+  t[typeid(sparse::ComponentsToDense)] = &lower_to_dense;
+}
+
+}  // namespace theano::codegen::lower

@@ -1,0 +1,77 @@
+/// \file
+/// The ops sparse graphs run as (after the stage "sparse_expand", see ops.h):
+/// dense arrays in, dense arrays out. A matrix is given by its components
+/// (data, indices, indptr: vectors; shape: an int64 vector of 2); every op
+/// checks them with theano_csm_rule (runtime/shape_rules.h) before reading,
+/// in perform and in generated code alike, so malformed components are a
+/// ValueError and never an out-of-bounds access. The loops are the C
+/// kernels of sparse_kernels.h, shared by perform and the lowering.
+///
+/// Float32 and float64 only; the dense operands of one op share data's dtype.
+#pragma once
+
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/runtime/sparse_matrix.h"
+
+namespace theano::sparse {
+
+/// Base of the component ops: a `format` prop.
+class ComponentOp : public Op {
+ public:
+  explicit ComponentOp(SparseFormat format) : format_(format) {}
+  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
+  SparseFormat format() const { return format_; }
+  bool csr() const { return format_ == SparseFormat::CSR; }
+
+ private:
+  SparseFormat format_;
+};
+
+/// (data, indices, indptr, shape, D) -> S . D (dense, shape[0] x D's
+/// columns). CSR: one output row per stored row; CSC: columns of the output
+/// split between threads. Theano's StructuredDotCSR / StructuredDotCSC.
+class SpMM final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("SpMM")
+};
+
+/// (indices, indptr, shape, X, Y) -> vals, vals[k] = X[r, :] . Y[c, :] at
+/// each stored (r, c).
+class SampledDot final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("SampledDot")
+};
+
+/// (indices, indptr, shape, M) -> vals, vals[k] = M[r, c] at each stored (r, c).
+class SparseGather final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("SparseGather")
+};
+
+/// (data, indices, indptr, shape) -> the dense matrix (repeats added).
+class ComponentsToDense final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("ComponentsToDense")
+};
+
+/// M (dense matrix) -> (data, indices, indptr) of its non-zeros in `format`
+/// (canonical indices). Output sizes depend on the values: perform only.
+class DenseToComponents final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("DenseToComponents")
+};
+
+namespace detail {
+/// The checked (major, minor) of components for `op`: theano_csm_rule over
+/// them, `n_data` stored values; throws the rule's error naming the op.
+std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat format, const NDArray& indices,
+                                             const NDArray& indptr, const NDArray& shape, int64_t n_data);
+}  // namespace detail
+
+}  // namespace theano::sparse

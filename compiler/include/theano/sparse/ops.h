@@ -1,0 +1,137 @@
+/// \file
+/// Sparse matrices in graphs (Theano's theano.sparse): building a sparse
+/// variable from its components (CSM) and reading them back
+/// (CSMProperties), dense conversion both ways, transpose, and
+/// structured_dot (sparse x dense -> dense) with its structured gradient.
+///
+/// These ops carry types, shapes and gradients; they never run as such. The
+/// stage "sparse_expand" (rewrite/sparse.cpp; the seed's `sparse_dot` is one
+/// of its rewrites) replaces them by the component ops of components.h
+/// before linking, in every mode, so perform and generated code see dense
+/// arrays only (see type.h).
+///
+/// Gradients are structured, as Theano's: the gradient with respect to a
+/// sparse operand is sparse with that operand's stored positions (d/dS of
+/// structured_dot(S, D) is sum_j g[r, j] * D[c, j] at each stored (r, c)),
+/// and the gradient with respect to CSM's data reads that gradient's data.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "theano/compile/function.h"
+#include "theano/graph/basic.h"
+#include "theano/graph/op.h"
+#include "theano/sparse/type.h"
+
+namespace theano::sparse {
+
+#define THEANO_SPARSE_OP_DECLARE(TYPE_NAME)                                          \
+  std::string_view type_name() const override { return TYPE_NAME; }                \
+  ApplyPtr make_node(std::vector<Var> inputs) const override;                      \
+  std::vector<std::vector<Var>> infer_shape(const Apply& node,                     \
+                                            const std::vector<std::vector<Var>>&) const override;
+
+/// (data, indices, indptr, shape) -> a sparse matrix of `format`. data: a
+/// float32/float64 vector; indices, indptr: integer vectors (cast to int64);
+/// shape: an integer vector of 2. The components are checked where they are
+/// used (theano_csm_rule), at run time.
+class CSM final : public Op {
+ public:
+  explicit CSM(SparseFormat format) : format_(format) {}
+  THEANO_SPARSE_OP_DECLARE("CSM")
+  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
+  SparseFormat format() const { return format_; }
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  SparseFormat format_;
+};
+
+/// A sparse matrix -> its (data, indices, indptr, shape).
+class CSMProperties final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("CSMProperties")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+};
+
+/// A sparse matrix -> the dense matrix (repeated entries added). Its
+/// gradient is structured: the output gradient at the stored positions.
+class DenseFromSparse final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("DenseFromSparse")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// A dense matrix -> its non-zeros as a sparse matrix of `format`.
+class SparseFromDense final : public Op {
+ public:
+  explicit SparseFromDense(SparseFormat format) : format_(format) {}
+  THEANO_SPARSE_OP_DECLARE("SparseFromDense")
+  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
+  SparseFormat format() const { return format_; }
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+
+ private:
+  SparseFormat format_;
+};
+
+/// The transpose: CSR <-> CSC over the same components (no copy).
+class Transpose final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("SparseTranspose")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// (S sparse m x n, D dense n x p) -> dense m x p, S's dtype = D's dtype.
+class StructuredDot final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("StructuredDot")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// (S sparse m x n, X dense m x p, Y dense n x p) -> sparse with S's
+/// structure, value sum_j X[r, j] * Y[c, j] at each stored (r, c): the
+/// gradient of structured_dot with respect to S (X = the output gradient,
+/// Y = D), and sampling_dot's product.
+class SampledDotSparse final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("SampledDotSparse")
+};
+
+/// (S sparse, M dense of S's shape) -> sparse with S's structure holding M's
+/// values there (the structured gradient of dense_from_sparse).
+class GatherSparse final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("GatherSparse")
+};
+
+#undef THEANO_SPARSE_OP_DECLARE
+
+Var csm(SparseFormat format, const Var& data, const Var& indices, const Var& indptr, const Var& shape);
+/// {data, indices, indptr, shape} of a sparse variable.
+std::vector<Var> csm_properties(const Var& s);
+Var dense_from_sparse(const Var& s);
+Var sparse_from_dense(const Var& d, SparseFormat format = SparseFormat::CSR);
+Var transpose(const Var& s);
+Var structured_dot(const Var& s, const Var& d);
+
+/// A sparse function input: the sparse variable and the four tensor inputs
+/// it is built from (CSM). Pass `ins()` to function() where the matrix goes
+/// and `arguments(m)` in the call.
+struct SparseInput {
+  Var var;  ///< the sparse matrix
+  Var data, indices, indptr, shape;
+  std::vector<In> ins() const { return {In(data), In(indices), In(indptr), In(shape)}; }
+  operator Var() const { return var; }  // NOLINT: use it where a sparse Var goes
+};
+/// `name`_data (float vector), `name`_indices, `name`_indptr, `name`_shape
+/// (int64 vectors) and the CSM over them.
+SparseInput csr_matrix(const std::string& name, DType dtype = DType::Float64);
+SparseInput csc_matrix(const std::string& name, DType dtype = DType::Float64);
+/// The four call arguments of a SparseInput: data, indices, indptr, shape.
+std::vector<NDArray> arguments(const SparseMatrix& m);
+
+}  // namespace theano::sparse

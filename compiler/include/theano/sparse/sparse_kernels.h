@@ -1,0 +1,105 @@
+/* \file
+ * The kernels of the sparse component ops (theano/sparse/components.h),
+ * written ONCE, as plain C, for two readers: their perform includes this
+ * header, and the code generator embeds this very file's text in the
+ * translation units of graphs that use them (codegen/CMakeLists.txt), so a
+ * compiled graph computes exactly what perform computes.
+ *
+ * A compressed matrix is (data, indices, indptr) over `major` rows (CSR) or
+ * columns (CSC); the components were checked by theano_csm_rule
+ * (shape_rules.h) before any kernel runs, so every index is in bounds. Dense
+ * operands are read through element strides (rs: row, cs: column). Each
+ * kernel covers a half-open range [lo, hi) of independent work (rows of the
+ * output, or columns for the CSC product), so callers split it over threads
+ * (perform: the runtime's pool; generated code: theano_parallel) with no two
+ * parts writing the same element. Sums run in the data's type (float32 in
+ * float), in stored order, so every split gives the same bits.
+ */
+#ifndef THEANO_SPARSE_KERNELS_H
+#define THEANO_SPARSE_KERNELS_H
+
+#ifndef THEANO_GENERATED_CODE
+#include <stdint.h>
+#endif
+
+#define THEANO_SPARSE_KERNELS(T, SUFFIX)                                                                          \
+  /* out[r, :] = sum over row r's stored (k, c): data[k] * D[c, :], r in [lo, hi) (CSR times dense). */          \
+  static inline void theano_spmm_csr_##SUFFIX(const T* data, const int64_t* indices, const int64_t* indptr,      \
+                                             const T* d, int64_t d_rs, int64_t d_cs, int64_t ncols, T* out,      \
+                                             int64_t out_rs, int64_t lo, int64_t hi) {                           \
+    int64_t r, k, j;                                                                                              \
+    for (r = lo; r < hi; ++r) {                                                                                   \
+      T* o = out + r * out_rs;                                                                                    \
+      for (j = 0; j < ncols; ++j) o[j] = 0;                                                                       \
+      for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
+        const T v = data[k];                                                                                      \
+        const T* dr = d + indices[k] * d_rs;                                                                      \
+        if (d_cs == 1)                                                                                            \
+          for (j = 0; j < ncols; ++j) o[j] += v * dr[j];                                                          \
+        else                                                                                                      \
+          for (j = 0; j < ncols; ++j) o[j] += v * dr[j * d_cs];                                                   \
+      }                                                                                                           \
+    }                                                                                                             \
+  }                                                                                                               \
+  /* out[:, lo:hi] = S[:, :] * D[:, lo:hi] for a CSC S of `major` columns (out has S's rows; zeroed here). */    \
+  static inline void theano_spmm_csc_##SUFFIX(const T* data, const int64_t* indices, const int64_t* indptr,      \
+                                             int64_t major, const T* d, int64_t d_rs, int64_t d_cs,             \
+                                             int64_t out_rows, T* out, int64_t out_rs, int64_t lo, int64_t hi) { \
+    int64_t c, k, j, r;                                                                                           \
+    for (r = 0; r < out_rows; ++r)                                                                                \
+      for (j = lo; j < hi; ++j) out[r * out_rs + j] = 0;                                                          \
+    for (c = 0; c < major; ++c) {                                                                                 \
+      const T* dr = d + c * d_rs;                                                                                 \
+      for (k = indptr[c]; k < indptr[c + 1]; ++k) {                                                               \
+        const T v = data[k];                                                                                      \
+        T* o = out + indices[k] * out_rs;                                                                         \
+        if (d_cs == 1)                                                                                            \
+          for (j = lo; j < hi; ++j) o[j] += v * dr[j];                                                            \
+        else                                                                                                      \
+          for (j = lo; j < hi; ++j) o[j] += v * dr[j * d_cs];                                                     \
+      }                                                                                                           \
+    }                                                                                                             \
+  }                                                                                                               \
+  /* vals[k] = dot(X[r, :], Y[c, :]) for each stored (r, c) of major index in [lo, hi). */                       \
+  static inline void theano_sampled_dot_##SUFFIX(const int64_t* indices, const int64_t* indptr, int csr,         \
+                                                 const T* x, int64_t x_rs, int64_t x_cs, const T* y, int64_t y_rs, \
+                                                 int64_t y_cs, int64_t n, T* vals, int64_t lo, int64_t hi) {     \
+    int64_t m, k, j;                                                                                              \
+    for (m = lo; m < hi; ++m)                                                                                     \
+      for (k = indptr[m]; k < indptr[m + 1]; ++k) {                                                               \
+        const int64_t r = csr ? m : indices[k], c = csr ? indices[k] : m;                                         \
+        const T* xr = x + r * x_rs;                                                                               \
+        const T* yr = y + c * y_rs;                                                                               \
+        T s = 0;                                                                                                  \
+        for (j = 0; j < n; ++j) s += xr[j * x_cs] * yr[j * y_cs];                                                 \
+        vals[k] = s;                                                                                              \
+      }                                                                                                           \
+  }                                                                                                               \
+  /* vals[k] = M[r, c] for each stored (r, c) of major index in [lo, hi). */                                     \
+  static inline void theano_sparse_gather_##SUFFIX(const int64_t* indices, const int64_t* indptr, int csr,       \
+                                                   const T* m, int64_t m_rs, int64_t m_cs, T* vals, int64_t lo,  \
+                                                   int64_t hi) {                                                 \
+    int64_t a, k;                                                                                                 \
+    for (a = lo; a < hi; ++a)                                                                                     \
+      for (k = indptr[a]; k < indptr[a + 1]; ++k) {                                                               \
+        const int64_t r = csr ? a : indices[k], c = csr ? indices[k] : a;                                         \
+        vals[k] = m[r * m_rs + c * m_cs];                                                                         \
+      }                                                                                                           \
+  }                                                                                                               \
+  /* The dense matrix's rows (CSR) / columns (CSC) of major index in [lo, hi): zeroed, then each stored value    \
+     added at its place (repeats add up). out is C-contiguous with out_rs elements a row. */                      \
+  static inline void theano_sparse_to_dense_##SUFFIX(const T* data, const int64_t* indices,                      \
+                                                     const int64_t* indptr, int csr, int64_t minor, T* out,      \
+                                                     int64_t out_rs, int64_t lo, int64_t hi) {                   \
+    int64_t a, k, i;                                                                                              \
+    for (a = lo; a < hi; ++a) {                                                                                   \
+      for (i = 0; i < minor; ++i) out[csr ? a * out_rs + i : i * out_rs + a] = 0;                                 \
+      for (k = indptr[a]; k < indptr[a + 1]; ++k)                                                                 \
+        out[csr ? a * out_rs + indices[k] : indices[k] * out_rs + a] += data[k];                                  \
+    }                                                                                                             \
+  }
+
+THEANO_SPARSE_KERNELS(double, f64)
+THEANO_SPARSE_KERNELS(float, f32)
+
+#endif /* THEANO_SPARSE_KERNELS_H */

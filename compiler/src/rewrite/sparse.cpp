@@ -1,0 +1,127 @@
+/// \file
+/// The stage "sparse_expand" (position 0.5, tag `sparse`; function() runs it
+/// first, in every mode, whenever a graph has a sparse variable): each sparse
+/// op (theano/sparse/ops.h) becomes component ops over csm_properties of its
+/// operands (theano/sparse/components.h), wrapped in CSM where the result is
+/// sparse, and `local_csm_properties_csm` cancels CSMProperties(CSM(...)), so
+/// at equilibrium no sparse variable is left between the graph's inputs and
+/// outputs. `sparse_dot` is the seed's rewrite of that name: the generic
+/// structured_dot becomes the kernel of the operand's format (SpMM{csr} /
+/// SpMM{csc}, Theano's StructuredDotCSR / StructuredDotCSC).
+///
+/// Constants fold as usual afterwards: the component ops have perform, so a
+/// product of two constant matrices is folded by constant_folding.
+#include "rewrites.h"
+#include "theano/sparse/components.h"
+#include "theano/sparse/ops.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
+
+namespace theano::rewrite::detail {
+namespace {
+
+using namespace theano::sparse;
+
+SparseFormat format_of(const Var& s) { return sparse_type(s)->format(); }
+
+/// {data, indices, indptr, shape} of a sparse operand.
+std::vector<Var> parts(const Var& s) { return csm_properties(s); }
+
+template <class Fn>
+NodeRewriterPtr rule(const char* name, const char* track, const char* algebra, Fn fn) {
+  return make_node_rewriter(name, {track}, algebra, [fn](FunctionGraph&, Apply& node) -> RewriteResult {
+    return fn(node);
+  });
+}
+
+}  // namespace
+
+NodeRewriterPtr local_csm_properties_csm() {
+  static const NodeRewriterPtr r = rule("local_csm_properties_csm", "CSMProperties",
+                                        "CSMProperties(CSM(d, i, p, s)) -> (d, i, p, s)", [](Apply& node) {
+                                          const Apply* inner = node.input(0).owner();
+                                          if (!inner || !dynamic_cast<const CSM*>(inner->op().get()))
+                                            return RewriteResult::fail("not the properties of a CSM");
+                                          return RewriteResult(inner->inputs());
+                                        });
+  return r;
+}
+
+NodeRewriterPtr sparse_dot() {
+  static const NodeRewriterPtr r = rule(
+      "sparse_dot", "StructuredDot", "structured_dot(S, D) -> SpMM{format of S}(data, indices, indptr, shape, D)",
+      [](Apply& node) {
+        std::vector<Var> in = parts(node.input(0));
+        in.push_back(node.input(1));
+        return RewriteResult(OpPtr(new SpMM(format_of(node.input(0))))->apply1(in));
+      });
+  return r;
+}
+
+NodeRewriterPtr local_dense_from_sparse() {
+  static const NodeRewriterPtr r =
+      rule("local_dense_from_sparse", "DenseFromSparse",
+           "dense_from_sparse(S) -> ComponentsToDense{format}(data, indices, indptr, shape)", [](Apply& node) {
+             return RewriteResult(OpPtr(new ComponentsToDense(format_of(node.input(0))))->apply1(parts(node.input(0))));
+           });
+  return r;
+}
+
+NodeRewriterPtr local_sparse_from_dense() {
+  static const NodeRewriterPtr r =
+      rule("local_sparse_from_dense", "SparseFromDense",
+           "sparse_from_dense(M) -> CSM(DenseToComponents(M), shape(M))", [](Apply& node) {
+             const SparseFormat f = static_cast<const SparseFromDense&>(*node.op()).format();
+             const std::vector<Var> c = OpPtr(new DenseToComponents(f))->operator()({node.input(0)});
+             return RewriteResult(csm(f, c[0], c[1], c[2], tensor::shape(node.input(0))));
+           });
+  return r;
+}
+
+NodeRewriterPtr local_sparse_transpose() {
+  static const NodeRewriterPtr r = rule(
+      "local_sparse_transpose", "SparseTranspose",
+      "transpose(S) -> CSM{other format}(data, indices, indptr, [shape[1], shape[0]])", [](Apply& node) {
+        const std::vector<Var> p = parts(node.input(0));
+        const Var shape = tensor::make_vector({tensor::subtensor(p[3], {1}), tensor::subtensor(p[3], {0})}, DType::Int64);
+        return RewriteResult(csm(format_of(node.output(0)), p[0], p[1], p[2], shape));
+      });
+  return r;
+}
+
+NodeRewriterPtr local_sampled_dot() {
+  static const NodeRewriterPtr r =
+      rule("local_sampled_dot", "SampledDotSparse",
+           "SampledDotSparse(S, X, Y) -> CSM(SampledDot(indices, indptr, shape, X, Y), indices, indptr, shape)",
+           [](Apply& node) {
+             const SparseFormat f = format_of(node.input(0));
+             const std::vector<Var> p = parts(node.input(0));
+             const Var vals = OpPtr(new SampledDot(f))->apply1({p[1], p[2], p[3], node.input(1), node.input(2)});
+             return RewriteResult(csm(f, vals, p[1], p[2], p[3]));
+           });
+  return r;
+}
+
+NodeRewriterPtr local_gather_sparse() {
+  static const NodeRewriterPtr r =
+      rule("local_gather_sparse", "GatherSparse",
+           "GatherSparse(S, M) -> CSM(SparseGather(indices, indptr, shape, M), indices, indptr, shape)",
+           [](Apply& node) {
+             const SparseFormat f = format_of(node.input(0));
+             const std::vector<Var> p = parts(node.input(0));
+             const Var vals = OpPtr(new SparseGather(f))->apply1({p[1], p[2], p[3], node.input(1)});
+             return RewriteResult(csm(f, vals, p[1], p[2], p[3]));
+           });
+  return r;
+}
+
+void register_sparse_rewrites(SequenceDB& db) {
+  auto expand = std::make_shared<EquilibriumDB>("sparse_expand");
+  db.register_stage("sparse_expand", 0.5, expand, {"sparse"});
+  for (const NodeRewriterPtr& r : {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(),
+                                   local_sparse_from_dense(), local_sparse_transpose(), local_sampled_dot(),
+                                   local_gather_sparse()})
+    expand->register_rewrite(r, {"sparse"});
+}
+
+}  // namespace theano::rewrite::detail

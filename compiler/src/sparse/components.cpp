@@ -1,0 +1,259 @@
+// The sparse component ops (theano/sparse/components.h): type checks at
+// make_node, theano_csm_rule and the shared C kernels (sparse_kernels.h) in
+// perform.
+#include "theano/sparse/components.h"
+
+#include <string>
+
+#include "theano/runtime/error.h"
+#include "theano/runtime/shape_rules.h"
+#include "theano/sparse/sparse_kernels.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano::sparse {
+
+using tensor::TensorType;
+
+namespace {
+
+const TensorType& tensor_of(const std::string& op, const char* role, const Var& v, int ndim) {
+  const TensorType* t = tensor::tensor_type(v);
+  THEANO_USER_CHECK(t && t->ndim() == ndim, TypeError)
+      << op << ": " << role << " must be a " << ndim << "-d tensor, got " << v.str() << " of type "
+      << (v ? v.type()->str() : std::string("none"));
+  return *t;
+}
+
+void check_index_vector(const std::string& op, const char* role, const Var& v) {
+  const TensorType& t = tensor_of(op, role, v, 1);
+  THEANO_USER_CHECK(t.dtype() == DType::Int64, TypeError)
+      << op << ": " << role << " must be an int64 vector, got " << v.str() << " of type " << t.str();
+}
+
+DType check_float(const std::string& op, const char* role, const Var& v, int ndim) {
+  const TensorType& t = tensor_of(op, role, v, ndim);
+  THEANO_USER_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, TypeError)
+      << op << ": " << role << " must be float32 or float64, got " << v.str() << " of type " << t.str();
+  return t.dtype();
+}
+
+void check_same(const std::string& op, const char* role, const Var& v, DType dtype) {
+  const TensorType& t = *tensor::tensor_type(v);
+  THEANO_USER_CHECK(t.dtype() == dtype, TypeError) << op << ": " << role << " must have dtype " << dtype_name(dtype)
+                                                   << " like the stored values, got " << v.str() << " of type "
+                                                   << t.str();
+}
+
+std::string label(const ComponentOp& op) { return std::string(op.type_name()) + "{" + to_string(op.format()) + "}"; }
+
+Var matrix(DType dtype) { return TensorType::make(dtype, {std::nullopt, std::nullopt})->make_variable(); }
+Var vector(DType dtype) { return TensorType::make(dtype, {std::nullopt})->make_variable(); }
+
+/// Element strides of a dense 2-d operand (its byte strides / itemsize).
+int64_t rs(const NDArray& a) { return a.strides()[0] / static_cast<int64_t>(a.itemsize()); }
+int64_t cs(const NDArray& a) { return a.strides()[1] / static_cast<int64_t>(a.itemsize()); }
+
+void check_dense(const std::string& op, const char* role, const NDArray& a, int64_t rows, int64_t cols) {
+  if (a.shape()[0] != rows || (cols >= 0 && a.shape()[1] != cols))
+    throw ShapeError(op + ": " + role + " has shape (" + std::to_string(a.shape()[0]) + ", " +
+                     std::to_string(a.shape()[1]) + "), expected (" + std::to_string(rows) + ", " +
+                     (cols >= 0 ? std::to_string(cols) : std::string("any")) + ") for the sparse matrix's shape");
+}
+
+std::vector<std::vector<Var>> nnz_shape(const std::vector<std::vector<Var>>& input_shapes, std::size_t indices_at) {
+  return {{input_shapes[indices_at][0]}};
+}
+
+}  // namespace
+
+namespace detail {
+
+std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat format, const NDArray& indices,
+                                             const NDArray& indptr, const NDArray& shape, int64_t n_data) {
+  if (shape.size() != 2) throw ValueError(op + ": shape must have 2 entries, got " + std::to_string(shape.size()));
+  const NDArray s = shape.contiguous(), idx = indices.contiguous(), ptr = indptr.contiguous();
+  const int64_t* sv = s.data_as<int64_t>();
+  const bool csr = format == SparseFormat::CSR;
+  const int64_t major = csr ? sv[0] : sv[1], minor = csr ? sv[1] : sv[0];
+  if (ptr.size() == 0) throw_shape_rule(THEANO_RULE_CSM_INDPTR_LEN, op, 0);
+  int64_t bad = 0;
+  if (const int rule = theano_csm_rule(major, minor, ptr.data_as<int64_t>(), ptr.size(), idx.data_as<int64_t>(),
+                                       idx.size(), n_data, &bad))
+    throw_shape_rule(rule, op, bad);
+  return {major, minor};
+}
+
+}  // namespace detail
+
+// ---- SpMM
+ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (data, indices, indptr, shape, D), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const DType dt = check_float(op, "data", inputs[0], 1);
+  check_index_vector(op, "indices", inputs[1]);
+  check_index_vector(op, "indptr", inputs[2]);
+  check_index_vector(op, "shape", inputs[3]);
+  check_float(op, "D", inputs[4], 2);
+  check_same(op, "D", inputs[4], dt);
+  const auto& d = tensor::tensor_type(inputs[4])->shape();
+  Var out = TensorType::make(dt, {std::nullopt, d[1]})->make_variable();
+  return Apply::create(OpPtr(this), std::move(inputs), {out});
+}
+
+void SpMM::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
+  const NDArray& d = in[4];
+  check_dense(op, "D", d, csr() ? minor : major, -1);
+  const int64_t rows = csr() ? major : minor, ncols = d.shape()[1];
+  NDArray o = NDArray::empty({rows, ncols}, d.dtype());
+  const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous();
+  const int64_t* ip = idx.data_as<int64_t>();
+  const int64_t* pp = ptr.data_as<int64_t>();
+  if (d.dtype() == DType::Float64) {
+    if (csr()) theano_spmm_csr_f64(data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d), ncols,
+                                   o.data_as<double>(), ncols, 0, rows);
+    else theano_spmm_csc_f64(data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d), rows,
+                             o.data_as<double>(), ncols, 0, ncols);
+  } else {
+    if (csr()) theano_spmm_csr_f32(data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
+                                   o.data_as<float>(), ncols, 0, rows);
+    else theano_spmm_csc_f32(data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d), rows,
+                             o.data_as<float>(), ncols, 0, ncols);
+  }
+  out[0] = o;
+}
+
+std::vector<std::vector<Var>> SpMM::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& s) const {
+  return {{tensor::subtensor(node.input(3), {0}), s[4][1]}};
+}
+
+// ---- SampledDot
+ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (indices, indptr, shape, X, Y), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  check_index_vector(op, "indices", inputs[0]);
+  check_index_vector(op, "indptr", inputs[1]);
+  check_index_vector(op, "shape", inputs[2]);
+  const DType dt = check_float(op, "X", inputs[3], 2);
+  check_float(op, "Y", inputs[4], 2);
+  check_same(op, "Y", inputs[4], dt);
+  return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
+}
+
+void SampledDot::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[0], in[1], in[2], in[0].size());
+  const int64_t rows = csr() ? major : minor, cols = csr() ? minor : major;
+  const NDArray &x = in[3], &y = in[4];
+  check_dense(op, "X", x, rows, -1);
+  check_dense(op, "Y", y, cols, x.shape()[1]);
+  const NDArray idx = in[0].contiguous(), ptr = in[1].contiguous();
+  NDArray vals = NDArray::empty({idx.size()}, x.dtype());
+  if (x.dtype() == DType::Float64)
+    theano_sampled_dot_f64(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), x.data_as<double>(), rs(x), cs(x),
+                           y.data_as<double>(), rs(y), cs(y), x.shape()[1], vals.data_as<double>(), 0, major);
+  else
+    theano_sampled_dot_f32(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), x.data_as<float>(), rs(x), cs(x),
+                           y.data_as<float>(), rs(y), cs(y), x.shape()[1], vals.data_as<float>(), 0, major);
+  out[0] = vals;
+}
+
+std::vector<std::vector<Var>> SampledDot::infer_shape(const Apply&, const std::vector<std::vector<Var>>& s) const {
+  return nnz_shape(s, 0);
+}
+
+// ---- SparseGather
+ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (indices, indptr, shape, M), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  check_index_vector(op, "indices", inputs[0]);
+  check_index_vector(op, "indptr", inputs[1]);
+  check_index_vector(op, "shape", inputs[2]);
+  const DType dt = check_float(op, "M", inputs[3], 2);
+  return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
+}
+
+void SparseGather::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[0], in[1], in[2], in[0].size());
+  const NDArray& m = in[3];
+  check_dense(op, "M", m, csr() ? major : minor, csr() ? minor : major);
+  const NDArray idx = in[0].contiguous(), ptr = in[1].contiguous();
+  NDArray vals = NDArray::empty({idx.size()}, m.dtype());
+  if (m.dtype() == DType::Float64)
+    theano_sparse_gather_f64(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), m.data_as<double>(), rs(m), cs(m),
+                             vals.data_as<double>(), 0, major);
+  else
+    theano_sparse_gather_f32(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), m.data_as<float>(), rs(m), cs(m),
+                             vals.data_as<float>(), 0, major);
+  out[0] = vals;
+}
+
+std::vector<std::vector<Var>> SparseGather::infer_shape(const Apply&, const std::vector<std::vector<Var>>& s) const {
+  return nnz_shape(s, 0);
+}
+
+// ---- ComponentsToDense
+ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (data, indices, indptr, shape), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const DType dt = check_float(op, "data", inputs[0], 1);
+  check_index_vector(op, "indices", inputs[1]);
+  check_index_vector(op, "indptr", inputs[2]);
+  check_index_vector(op, "shape", inputs[3]);
+  return Apply::create(OpPtr(this), std::move(inputs), {matrix(dt)});
+}
+
+void ComponentsToDense::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
+  const int64_t rows = csr() ? major : minor, cols = csr() ? minor : major;
+  NDArray o = NDArray::empty({rows, cols}, in[0].dtype());
+  const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous();
+  if (o.dtype() == DType::Float64)
+    theano_sparse_to_dense_f64(data.data_as<double>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), minor,
+                               o.data_as<double>(), cols, 0, major);
+  else
+    theano_sparse_to_dense_f32(data.data_as<float>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), minor,
+                               o.data_as<float>(), cols, 0, major);
+  out[0] = o;
+}
+
+std::vector<std::vector<Var>> ComponentsToDense::infer_shape(const Apply& node,
+                                                             const std::vector<std::vector<Var>>&) const {
+  return {{tensor::subtensor(node.input(3), {0}), tensor::subtensor(node.input(3), {1})}};
+}
+
+// ---- DenseToComponents
+ApplyPtr DenseToComponents::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 1, TypeError) << op << " takes 1 input (a dense matrix), got " << inputs.size();
+  Var m = tensor::as_tensor_variable(inputs[0]);
+  const DType dt = check_float(op, "M", m, 2);
+  return Apply::create(OpPtr(this), {m}, {vector(dt), vector(DType::Int64), vector(DType::Int64)});
+}
+
+void DenseToComponents::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const SparseMatrix m = SparseMatrix::from_dense(in[0], format());
+  out[0] = m.data();
+  out[1] = m.indices();
+  out[2] = m.indptr();
+}
+
+std::vector<std::vector<Var>> DenseToComponents::infer_shape(const Apply&,
+                                                             const std::vector<std::vector<Var>>&) const {
+  throw MethodNotDefined(label(*this) + ": the number of stored values depends on the values");
+}
+
+}  // namespace theano::sparse

@@ -1,0 +1,86 @@
+// The stage sparse_expand (rewrite/sparse.cpp) as before/after graphs: each
+// sparse op becomes its component op over the operands' components, and
+// CSMProperties(CSM(...)) cancels, so nothing sparse is left.
+#include <doctest/doctest.h>
+
+#include <iostream>
+
+#include "test_util.h"
+#include "theano/printing.h"
+#include "theano/rewrite/optdb.h"
+#include "theano/sparse/components.h"
+#include "theano/sparse/ops.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+namespace T = theano::tensor;
+namespace S = theano::sparse;
+
+namespace {
+
+/// Runs the sparse stage on `outs` (inputs `ins`) and compares with `expected`.
+void check_expand(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<Var>& expected) {
+  FunctionGraph fg(ins, outs);
+  rewrite::Query q;
+  q.include = {"sparse"};
+  rewrite::optimize(fg, q);
+  const bool same = equal_computations(fg.outputs(), expected, fg.inputs(), ins);
+  if (!same)
+    std::cerr << "Input:\n" << debugprint(outs) << "Output:\n" << debugprint(fg) << "Expected:\n" << debugprint(expected);
+  CHECK(same);
+  for (Apply* n : fg.apply_nodes())
+    for (const Var& v : n->outputs()) CHECK_MESSAGE(!S::sparse_type(v), "a sparse variable is left: " << v.str());
+}
+
+std::vector<Var> ins_of(const S::SparseInput& s, std::vector<Var> more) {
+  std::vector<Var> r = {s.data, s.indices, s.indptr, s.shape};
+  r.insert(r.end(), more.begin(), more.end());
+  return r;
+}
+
+}  // namespace
+
+TEST_SUITE("sparse_expand") {
+  TEST_CASE("sparse_dot: structured_dot(S, D) -> SpMM{csr} / SpMM{csc} over S's components") {
+    for (SparseFormat f : {SparseFormat::CSR, SparseFormat::CSC}) {
+      S::SparseInput s = f == SparseFormat::CSR ? S::csr_matrix("S") : S::csc_matrix("S");
+      Var d = T::dmatrix("D");
+      check_expand(ins_of(s, {d}), {S::structured_dot(s, d)},
+                   {OpPtr(new S::SpMM(f))->apply1({s.data, s.indices, s.indptr, s.shape, d})});
+    }
+  }
+
+  TEST_CASE("transpose: the other format over the same components, the shape's entries swapped") {
+    S::SparseInput s = S::csr_matrix("S");
+    Var g = T::dmatrix("G");
+    const Var swapped = T::make_vector({T::subtensor(s.shape, {1}), T::subtensor(s.shape, {0})}, DType::Int64);
+    check_expand(ins_of(s, {g}), {S::structured_dot(S::transpose(s), g)},
+                 {OpPtr(new S::SpMM(SparseFormat::CSC))->apply1({s.data, s.indices, s.indptr, swapped, g})});
+  }
+
+  TEST_CASE("local_csm_properties_csm and dense conversions: csm_properties(S) is S's inputs") {
+    S::SparseInput s = S::csc_matrix("S");
+    const std::vector<Var> p = S::csm_properties(s);
+    check_expand(ins_of(s, {}), {p[0], p[2], S::dense_from_sparse(s)},
+                 {s.data, s.indptr,
+                  OpPtr(new S::ComponentsToDense(SparseFormat::CSC))->apply1({s.data, s.indices, s.indptr, s.shape})});
+  }
+
+  TEST_CASE("the structured gradient w.r.t. S: SampledDot at S's stored positions") {
+    S::SparseInput s = S::csr_matrix("S");
+    Var d = T::dmatrix("D");
+    const Var cost = T::sum(S::structured_dot(s, d));
+    const Var gs = grad(cost, s.data);
+    FunctionGraph fg(ins_of(s, {d}), {gs});
+    rewrite::Query q;
+    q.include = {"sparse"};
+    rewrite::optimize(fg, q);
+    int sampled = 0;
+    for (Apply* n : fg.apply_nodes()) {
+      sampled += n->op()->type_name() == "SampledDot";
+      CHECK(n->op()->type_name() != "CSM");
+      CHECK(n->op()->type_name() != "CSMProperties");
+    }
+    CHECK(sampled == 1);
+  }
+}

@@ -7,7 +7,8 @@
 /// at equilibrium no sparse variable is left between the graph's inputs and
 /// outputs. `sparse_dot` is the seed's rewrite of that name: the generic
 /// structured_dot becomes the kernel of the operand's format (SpMM{csr} /
-/// SpMM{csc}, Theano's StructuredDotCSR / StructuredDotCSC).
+/// SpMM{csc}, Theano's StructuredDotCSR / StructuredDotCSC); true_dot, which
+/// differs only in its gradient, runs the same kernel.
 ///
 /// Constants fold as usual afterwards: the component ops have perform, so a
 /// product of two constant matrices is folded by constant_folding.
@@ -48,12 +49,13 @@ NodeRewriterPtr local_csm_properties_csm() {
 }
 
 NodeRewriterPtr sparse_dot() {
-  static const NodeRewriterPtr r = rule(
-      "sparse_dot", "StructuredDot", "structured_dot(S, D) -> SpMM{format of S}(data, indices, indptr, shape, D)",
-      [](Apply& node) {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "sparse_dot", {"StructuredDot", "TrueDot"},
+      "structured_dot(S, D), true_dot(S, D) -> SpMM{format of S}(data, indices, indptr, shape, D)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
         std::vector<Var> in = parts(node.input(0));
         in.push_back(node.input(1));
-        return RewriteResult(OpPtr(new SpMM(format_of(node.input(0))))->apply1(in));
+        return OpPtr(new SpMM(format_of(node.input(0))))->apply1(in);
       });
   return r;
 }

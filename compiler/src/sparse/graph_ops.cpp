@@ -5,6 +5,7 @@
 
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
+#include "theano/tensor/blas.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/subtensor.h"
 #include "theano/tensor/type.h"
@@ -66,12 +67,50 @@ ApplyPtr CSM::make_node(std::vector<Var> inputs) const {
 
 std::vector<std::vector<Var>> CSM::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const { return {{}}; }
 
+namespace {
+/// Which stored positions a sparse variable has, as far as the graph tells:
+/// the (indices, indptr) variables of the CSM that made them and whether an
+/// odd number of transposes lies between. The ops that keep an operand's
+/// structure (SampledDotSparse, GatherSparse, Transpose, a CSM over another
+/// matrix's csm_properties) pass its key on; nullopt when unknown.
+struct StructureKey {
+  const Variable* indices;
+  const Variable* indptr;
+  bool transposed;
+  friend bool operator==(const StructureKey&, const StructureKey&) = default;
+};
+std::optional<StructureKey> structure_key(const Var& v) {
+  const Apply* a = v.owner();
+  if (!a) return std::nullopt;
+  const Op* op = a->op().get();
+  if (dynamic_cast<const SampledDotSparse*>(op) || dynamic_cast<const GatherSparse*>(op))
+    return structure_key(a->input(0));
+  if (dynamic_cast<const Transpose*>(op)) {
+    auto k = structure_key(a->input(0));
+    if (k) k->transposed = !k->transposed;
+    return k;
+  }
+  if (!dynamic_cast<const CSM*>(op)) return std::nullopt;
+  const Apply* props = a->input(1).owner();
+  if (props && props == a->input(2).owner() && dynamic_cast<const CSMProperties*>(props->op().get()) &&
+      a->input(1).get() == props->output(1).get() && a->input(2).get() == props->output(2).get())
+    return structure_key(props->input(0));
+  return StructureKey{a->input(1).get(), a->input(2).get(), false};
+}
+}  // namespace
+
 std::vector<Var> CSM::grad(const Apply& node, const std::vector<Var>& g) const {
-  // Structured: the gradient has the matrix's stored positions (the sparse
-  // ops' gradients keep their operand's structure), so its data lines up
-  // with `data`.
-  Var gd = g.at(0) ? csm_properties(g[0])[0] : tensor::zeros_like(node.input(0));
-  return {gd, Var(), Var(), Var()};
+  // The gradient's values at this matrix's stored positions: its data when it
+  // has them (the structured gradients of the sparse ops keep their
+  // operand's structure: structure_key), else read from its dense form
+  // (true_dot's gradient stores every position; a dense gradient is the
+  // derivative at each position, repeated entries included).
+  if (!g.at(0)) return {tensor::zeros_like(node.input(0)), Var(), Var(), Var()};
+  const Var s = node.output(0);
+  const auto kg = structure_key(g[0]), ks = structure_key(s);
+  const bool same = kg && ks && *kg == *ks;
+  const Var gs = same ? g[0] : OpPtr(new GatherSparse())->apply1({s, dense_from_sparse(g[0])});
+  return {csm_properties(gs)[0], Var(), Var(), Var()};
 }
 
 std::vector<std::vector<bool>> CSM::connection_pattern(const Apply&) const { return {{true}, {false}, {false}, {false}}; }
@@ -191,6 +230,15 @@ std::vector<std::vector<Var>> SampledDotSparse::infer_shape(const Apply&, const 
   return {{}};
 }
 
+std::vector<Var> SampledDotSparse::grad(const Apply& node, const std::vector<Var>& g) const {
+  if (!g.at(0)) return {Var(), Var(), Var()};
+  return {Var(), structured_dot(g[0], node.input(2)), structured_dot(transpose(g[0]), node.input(1))};
+}
+
+std::vector<std::vector<bool>> SampledDotSparse::connection_pattern(const Apply&) const {
+  return {{false}, {true}, {true}};
+}
+
 // ---- GatherSparse
 ApplyPtr GatherSparse::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "GatherSparse takes 2 inputs (S, M), got " << inputs.size();
@@ -206,6 +254,31 @@ std::vector<std::vector<Var>> GatherSparse::infer_shape(const Apply&, const std:
   return {{}};
 }
 
+std::vector<Var> GatherSparse::grad(const Apply&, const std::vector<Var>& g) const {
+  return {Var(), g.at(0) ? dense_from_sparse(g[0]) : Var()};
+}
+
+std::vector<std::vector<bool>> GatherSparse::connection_pattern(const Apply&) const { return {{false}, {true}}; }
+
+// ---- TrueDot
+ApplyPtr TrueDot::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "TrueDot takes 2 inputs (S, D), got " << inputs.size();
+  // The same checks and output as StructuredDot.
+  const ApplyPtr like = StructuredDot().make_node(inputs);
+  return Apply::create(OpPtr(this), like->inputs(), {like->output(0).type()->make_variable()});
+}
+
+std::vector<std::vector<Var>> TrueDot::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& s) const {
+  return {{sparse_shape(node.input(0))[0], s.at(1).at(1)}};
+}
+
+std::vector<Var> TrueDot::grad(const Apply& node, const std::vector<Var>& g) const {
+  const Var &s = node.input(0), &d = node.input(1);
+  const Var& gz = g.at(0);
+  return {sparse_from_dense(tensor::dot(gz, d.transpose({1, 0})), sparse_type(s)->format()),
+          structured_dot(transpose(s), gz)};
+}
+
 // ---- functions
 Var csm(SparseFormat format, const Var& data, const Var& indices, const Var& indptr, const Var& shape) {
   return OpPtr(new CSM(format))->apply1({data, indices, indptr, shape});
@@ -216,6 +289,7 @@ Var dense_from_sparse(const Var& s) { return OpPtr(new DenseFromSparse())->apply
 Var sparse_from_dense(const Var& d, SparseFormat format) { return OpPtr(new SparseFromDense(format))->apply1({d}); }
 Var transpose(const Var& s) { return OpPtr(new Transpose())->apply1({s}); }
 Var structured_dot(const Var& s, const Var& d) { return OpPtr(new StructuredDot())->apply1({s, d}); }
+Var true_dot(const Var& s, const Var& d) { return OpPtr(new TrueDot())->apply1({s, d}); }
 
 namespace {
 SparseInput make_input(SparseFormat format, const std::string& name, DType dtype) {

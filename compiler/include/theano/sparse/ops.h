@@ -16,6 +16,7 @@
 /// and the gradient with respect to CSM's data reads that gradient's data.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,10 @@ class StructuredDot final : public Op {
 class SampledDotSparse final : public Op {
  public:
   THEANO_SPARSE_OP_DECLARE("SampledDotSparse")
+  /// d/dX = structured_dot(g, Y), d/dY = structured_dot(g^T, X); none for S
+  /// (its structure only).
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 };
 
 /// (S sparse, M dense of S's shape) -> sparse with S's structure holding M's
@@ -106,6 +111,18 @@ class SampledDotSparse final : public Op {
 class GatherSparse final : public Op {
  public:
   THEANO_SPARSE_OP_DECLARE("GatherSparse")
+  /// d/dM = dense_from_sparse(g); none for S (its structure only).
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+};
+
+/// (S sparse m x n, D dense n x p) -> dense m x p, as StructuredDot, but
+/// Theano's true_dot gradient: d/dS is the whole product g . D^T as a sparse
+/// matrix of S's format (every position, not only S's).
+class TrueDot final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("TrueDot")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
 #undef THEANO_SPARSE_OP_DECLARE
@@ -117,6 +134,19 @@ Var dense_from_sparse(const Var& s);
 Var sparse_from_dense(const Var& d, SparseFormat format = SparseFormat::CSR);
 Var transpose(const Var& s);
 Var structured_dot(const Var& s, const Var& d);
+Var true_dot(const Var& s, const Var& d);
+/// Theano's sampling_dot: p * (x . y^T) at p's stored positions, sparse with
+/// p's structure (x: m x k, y: n x k dense; p: m x n sparse).
+Var sampling_dot(const Var& x, const Var& y, const Var& p);
+/// S + D (dense result; the gradient w.r.t. S is structured).
+Var add(const Var& s, const Var& d);
+/// S * a for a 0-d tensor a: sparse with S's structure.
+Var mul_scalar(const Var& s, const Var& a);
+/// S * D elementwise (D dense of S's shape): sparse with S's structure.
+Var mul(const Var& s, const Var& d);
+/// The sum of the stored values (axis unset; a 0-d tensor), of each column
+/// (axis 0) or of each row (axis 1) (vectors).
+Var sum(const Var& s, std::optional<int> axis = {});
 
 /// A sparse function input: the sparse variable and the four tensor inputs
 /// it is built from (CSM). Pass `ins()` to function() where the matrix goes

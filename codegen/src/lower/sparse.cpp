@@ -5,7 +5,8 @@
 // theano_parallel in ranges of independent rows (or, for the CSC product,
 // output columns). Non-contiguous component vectors, and dense operands
 // whose strides are not whole elements, are copied into scratch buffers
-// first (perform reads them through contiguous() too). DenseToComponents
+// first (perform reads them through contiguous() too). Usmm accumulates into
+// Z's buffer (inplace) or a copy of Z. DenseToComponents
 // has no lowering (its sizes depend on the values): perform runs it.
 #include "lowering.h"
 
@@ -201,9 +202,72 @@ void lower_to_dense(NodeLowering& L) {
   w.line("return 0;");
 }
 
+/// Z + alpha * S . D accumulated into o0: a view of Z when inplace (through a
+/// contiguous scratch copy when Z's rows are not contiguous), else a fresh
+/// copy of Z. A D that overlaps the destroyed Z is read from a copy.
+void lower_usmm(NodeLowering& L) {
+  const auto& op = static_cast<const sparse::Usmm&>(L.op);
+  const bool csr = op.csr(), inplace = op.inplace();
+  const Kind k = kind_of(L.out(0).dtype());
+  const std::string T = k.t, item = item_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 1, "cd", true);
+  operand(L, 2, "ci", true);
+  operand(L, 3, "cp", true);
+  check_components(L, 4, "ci", "cp", "cd->shape[0]");
+  check_dense(L, 5, "D", csr ? "minor" : "major", "");
+  check_dense(L, 6, "Z", csr ? "major" : "minor", L.x(5) + "->shape[1]");
+  operand(L, 5, "dd", false);
+  CodeWriter& w = L.body;
+  w.line("const " + T + " alpha = (" + T + ")*(const " + L.in_ctype(0) + "*)x0->data;");
+  if (inplace) {
+    w.line("o0->data = x6->data; o0->owner = x6->owner;");
+    w.line("o0->shape[0] = x6->shape[0]; o0->shape[1] = x6->shape[1];");
+    w.line("o0->strides[0] = x6->strides[0]; o0->strides[1] = x6->strides[1];");
+  } else {
+    w.line("o0->shape[0] = x6->shape[0]; o0->shape[1] = x6->shape[1];");
+    w.line(L.alloc(0));
+    w.line("theano_copy(o0, x6, " + item + ");");
+  }
+  w.line("if (o0->shape[0] == 0 || o0->shape[1] == 0) return 0;");
+  w.line("TheanoArray* tgt = o0;");
+  w.line("TheanoArray tgt_copy;");
+  if (inplace) {
+    w.open("if (!theano_c_contiguous(o0, " + item + "))");
+    w.line("if (theano_scratch_copy(ctx, &tgt_copy, o0, " + item + ") != 0) " +
+           L.fail(kErrValue, "could not allocate a contiguous copy of Z"));
+    w.line("tgt = &tgt_copy;");
+    w.close();
+    w.line("TheanoArray dd_unaliased;");
+    w.open("if (theano_overlap(dd, o0, " + item + "))");
+    w.line("if (theano_scratch_copy(ctx, &dd_unaliased, dd, " + item + ") != 0) " +
+           L.fail(kErrValue, "could not allocate a copy of D, which overlaps Z"));
+    w.line("dd = &dd_unaliased;");
+    w.close();
+  }
+  const std::string fields = T + " alpha; const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
+                             T + "* d; int64_t d_rs, d_cs, ncols; " + T + "* out;";
+  const std::string init = "alpha, (const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, major, (const " +
+                           T + "*)dd->data, " + elem("dd", "0", T) + ", " + elem("dd", "1", T) + ", dd->shape[1], (" + T +
+                           "*)tgt->data";
+  if (csr)
+    parallel(L, fields, init,
+             "theano_usmm_csr_" + k.suffix + "(a->alpha, a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, "
+             "a->out, a->ncols, lo, hi)",
+             "major", 64);
+  else
+    parallel(L, fields, init,
+             "theano_usmm_csc_" + k.suffix + "(a->alpha, a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, "
+             "a->out, a->ncols, lo, hi)",
+             "dd->shape[1]", 8);
+  if (inplace) w.line("if (tgt != o0) theano_copy(o0, tgt, " + item + ");");
+  w.line("return 0;");
+}
+
 }  // namespace
 
 void add_sparse_lowerings(LoweringTable& t) {
+  t[typeid(sparse::Usmm)] = &lower_usmm;
   t[typeid(sparse::SpMM)] = &lower_spmm;
   t[typeid(sparse::SampledDot)] = &lower_sampled_dot;
   t[typeid(sparse::SparseGather)] = &lower_gather;

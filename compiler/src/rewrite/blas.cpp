@@ -3,13 +3,16 @@
 /// `dot` of two float matrices becomes Dot22, and sums of scaled products with
 /// a matrix or vector of the result's type become one Gemm / Gemv / Ger call
 /// (the GemmOptimizer's patterns): `z*b + a*dot(x, y) -> gemm(z, a, x, y, b)`.
-/// The inplace stage later lets them overwrite z when that is safe, which
+/// `local_usmm` (Theano's) does the same for a sparse product:
+/// `a*structured_dot(S, D) + z -> usmm(a, S, D, z)` (after sparse_expand, over
+/// SpMM). The inplace stage later lets them overwrite z when that is safe, which
 /// turns an update `W <- W - lr*dot(a, b)` into one in-place Gemm.
 ///
 /// All run in the `blas_opt` equilibrium stage at 1.7 (after stabilize, before
 /// specialize), tags fast_run + blas. A product feeding several clients is
 /// left alone: folding it into one of them would compute it twice.
 #include "rewrites.h"
+#include "theano/sparse/components.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
@@ -241,11 +244,44 @@ NodeRewriterPtr local_gemm() {
   return r;
 }
 
+// a*SpMM(S, D) + z -> Usmm(a, S, D, z) (Theano's local_usmm; z of the result's type, coefficient 1)
+NodeRewriterPtr local_usmm() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_usmm", {"Elemwise:add", "Elemwise:sub"}, "a*structured_dot(S, D) + z -> usmm(a, S, D, z)",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const Var out = node.output(0);
+        const T::TensorType* ot = T::tensor_type(out);
+        if (!ot || !is_float(out) || ot->ndim() != 2) return RewriteResult::fail("not a float matrix sum");
+        const std::vector<Term> terms = parse_sum(node);
+        for (std::size_t d = 0; d < terms.size(); ++d) {
+          const Term& dt = terms[d];
+          if (!is_op(dt.core, "SpMM") || T::tensor_type(dt.core)->dtype() != ot->dtype()) continue;
+          bool shared = false;  // used elsewhere: folding it would compute the product twice
+          for (const Var& v : dt.chain) shared = shared || fg.clients(v).size() != 1;
+          if (shared) continue;
+          for (std::size_t z = 0; z < terms.size(); ++z) {
+            const Term& zt = terms[z];
+            if (z == d || !zt.scales.empty() || zt.negative || !(*zt.core.type() == *out.type())) continue;
+            const Apply& p = *dt.core.owner();
+            const auto& spmm = static_cast<const sparse::SpMM&>(*p.op());
+            const Var fused = OpPtr(new sparse::Usmm(spmm.format()))
+                                  ->apply1({coefficient(dt, ot->dtype()), p.input(0), p.input(1), p.input(2),
+                                            p.input(3), p.input(4), zt.core});
+            Var f = fit_type(rebuild(fused, terms, z, d), out, {});
+            if (f) return f;
+          }
+        }
+        return RewriteResult::fail("no scaled sparse product next to a matrix of the result's type");
+      });
+  return r;
+}
+
 void register_blas_inplace_rewrites(SequenceDB& db) {
   auto blas = std::make_shared<EquilibriumDB>("blas_opt");
   db.register_stage("blas_opt", 1.7, blas, {"fast_run", "blas"});
   blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
   blas->register_rewrite(local_gemm(), {"fast_run", "blas", "gemm"});
+  blas->register_rewrite(local_usmm(), {"fast_run", "blas", "usmm"});
   db.equilibrium("canonicalize")
       .register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});
   register_inplace_rewrites(db);

@@ -24,6 +24,7 @@
 #include <unordered_set>
 
 #include "rewrites.h"
+#include "theano/sparse/components.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/mutable_inputs.h"
 #include "theano/tensor/blas.h"
@@ -141,8 +142,11 @@ std::vector<Candidate> setsubtensor_candidates(const Apply& node) {
   return {};
 }
 
-// Gemm{no_inplace}(z, ...) -> Gemm{inplace}(z, ...); Gemv likewise; Ger{non-destructive} -> Ger{destructive}
+// Gemm{no_inplace}(z, ...) -> Gemm{inplace}(z, ...); Gemv likewise; Ger{non-destructive} -> Ger{destructive};
+// Usmm(..., z) -> Usmm{inplace}(..., z) (local_usmm's node, sparse/components.h)
 std::vector<Candidate> blas_candidates(const Apply& node) {
+  if (const auto* op = dynamic_cast<const sparse::Usmm*>(node.op().get()); op && !op->inplace())
+    return {{6, OpPtr(new sparse::Usmm(op->format(), true))}};
   if (const auto* op = dynamic_cast<const T::Gemm*>(node.op().get()); op && !op->inplace())
     return {{0, OpPtr(new T::Gemm(true))}};
   if (const auto* op = dynamic_cast<const T::Gemv*>(node.op().get()); op && !op->inplace())

@@ -31,7 +31,7 @@
 ///                                         log-sum-exp, crossentropy through log_softmax,
 ///                                         log1p(-sigmoid), logaddexp, log1mexp,
 ///                                         inc_subtensor serialization
-///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns)  [blas]
+///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns), usmm  [blas]
 ///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers by repeated
 ///                                         squaring), neg_neg, neg_div_neg, useless ops, exp/log pairs,
 ///                                         shape_i tracking, DimShuffle merging

@@ -256,4 +256,65 @@ std::vector<std::vector<Var>> DenseToComponents::infer_shape(const Apply&,
   throw MethodNotDefined(label(*this) + ": the number of stored values depends on the values");
 }
 
+// ---- Usmm
+ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 7, TypeError)
+      << op << " takes 7 inputs (alpha, data, indices, indptr, shape, D, Z), got " << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const TensorType& ta = tensor_of(op, "alpha", inputs[0], 0);
+  THEANO_USER_CHECK(!is_complex(ta.dtype()), TypeError) << op << ": alpha must be real, got " << ta.str();
+  const DType dt = check_float(op, "data", inputs[1], 1);
+  check_index_vector(op, "indices", inputs[2]);
+  check_index_vector(op, "indptr", inputs[3]);
+  check_index_vector(op, "shape", inputs[4]);
+  check_float(op, "D", inputs[5], 2);
+  check_same(op, "D", inputs[5], dt);
+  check_float(op, "Z", inputs[6], 2);
+  check_same(op, "Z", inputs[6], dt);
+  Var out = inputs[6].type()->make_variable();
+  return Apply::create(OpPtr(this), std::move(inputs), {out});
+}
+
+void Usmm::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[2], in[3], in[4], in[1].size());
+  const NDArray &d = in[5], &z = in[6];
+  check_dense(op, "D", d, csr() ? minor : major, -1);
+  check_dense(op, "Z", z, csr() ? major : minor, d.shape()[1]);
+  // The sum lands in a C-contiguous buffer: Z itself when inplace and laid
+  // out so, else a copy (written back into Z when inplace).
+  const bool direct = inplace_ && z.is_c_contiguous();
+  NDArray o = direct ? z : z.copy();
+  const NDArray data = in[1].contiguous(), idx = in[2].contiguous(), ptr = in[3].contiguous();
+  const int64_t* ip = idx.data_as<int64_t>();
+  const int64_t* pp = ptr.data_as<int64_t>();
+  const int64_t ncols = d.shape()[1];
+  const double alpha = in[0].item<double>();
+  if (d.dtype() == DType::Float64) {
+    if (csr()) theano_usmm_csr_f64(alpha, data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d), ncols,
+                                   o.data_as<double>(), ncols, 0, major);
+    else theano_usmm_csc_f64(alpha, data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d),
+                             o.data_as<double>(), ncols, 0, ncols);
+  } else {
+    const float a = static_cast<float>(alpha);
+    if (csr()) theano_usmm_csr_f32(a, data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
+                                   o.data_as<float>(), ncols, 0, major);
+    else theano_usmm_csc_f32(a, data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d),
+                             o.data_as<float>(), ncols, 0, ncols);
+  }
+  if (inplace_ && !direct) {
+    NDArray target = z;
+    target.assign(o);
+    o = target;
+  }
+  out[0] = o;
+}
+
+std::vector<std::vector<Var>> Usmm::infer_shape(const Apply&, const std::vector<std::vector<Var>>& s) const {
+  return {s.at(6)};
+}
+
+ViewMap Usmm::destroy_map() const { return inplace_ ? ViewMap{{0, {6}}} : ViewMap{}; }
+
 }  // namespace theano::sparse

@@ -83,4 +83,20 @@ TEST_SUITE("sparse_expand") {
     }
     CHECK(sampled == 1);
   }
+
+  TEST_CASE("local_usmm: z + a * structured_dot(S, D) -> Usmm(a, S's components, D, z)") {
+    S::SparseInput s = S::csr_matrix("S");
+    Var d = T::dmatrix("D"), z = T::dmatrix("Z");
+    const std::vector<Var> ins = ins_of(s, {d, z});
+    FunctionGraph fg(ins, {z + 2.0 * S::structured_dot(s, d)});
+    rewrite::Query sparse_stage;
+    sparse_stage.include = {"sparse"};
+    rewrite::optimize(fg, sparse_stage);  // as function() does first
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    const Var two = T::constant(NDArray::scalar(2.0));
+    const Var want = OpPtr(new S::Usmm(SparseFormat::CSR))->apply1({two, s.data, s.indices, s.indptr, s.shape, d, z});
+    const bool same = equal_computations(fg.outputs(), {want}, fg.inputs(), ins);
+    if (!same) std::cerr << "Output:\n" << debugprint(fg) << "Expected:\n" << debugprint(std::vector<Var>{want});
+    CHECK(same);
+  }
 }

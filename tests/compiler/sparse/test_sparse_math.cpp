@@ -149,4 +149,31 @@ TEST_SUITE("sparse math") {
           {m.data(), x, y});
     }
   }
+
+  TEST_CASE("local_usmm: an update W <- W + a * structured_dot(S, G) runs as one in-place Usmm") {
+    const NDArray a = pattern(6, 5, 8, 0.4), g = dense(5, 3, 9), w0 = dense(6, 3, 10);
+    for (SparseFormat f : {SparseFormat::CSR, SparseFormat::CSC}) {
+      const SparseMatrix m = SparseMatrix::from_dense(a, f);
+      for_linkers([&] {
+        S::SparseInput s = f == SparseFormat::CSR ? S::csr_matrix("S") : S::csc_matrix("S");
+        Var vg = T::dmatrix("G");
+        Var w = shared(w0.copy(), "W");
+        std::vector<In> ins = s.ins();
+        ins.push_back(In(vg));
+        Function fn = function(ins, {}, {.updates = {{w, w + 0.5 * S::structured_dot(s, vg)}}});
+        const std::string text = debugprint(fn);
+        CAPTURE(text);
+        CHECK(text.find(std::string("Usmm{") + to_string(f) + ",inplace}") != std::string::npos);
+        fn(with(S::arguments(m), {g}));
+        NDArray want = w0.copy();
+        for (int64_t i = 0; i < 6; ++i)
+          for (int64_t j = 0; j < 3; ++j) {
+            double sd = 0;
+            for (int64_t t = 0; t < 5; ++t) sd += a.at<double>({i, t}) * g.at<double>({t, j});
+            want.at<double>({i, j}) += 0.5 * sd;
+          }
+        CHECK(allclose(get_value(w), want, 1e-12, 1e-12));
+      });
+    }
+  }
 }

@@ -67,6 +67,30 @@ class DenseToComponents final : public ComponentOp {
   THEANO_OP_DECLARE("DenseToComponents")
 };
 
+/// (alpha, data, indices, indptr, shape, D, Z) -> Z + alpha * S . D: what
+/// local_usmm makes of `alpha * structured_dot(S, D) + Z` (Theano's Usmm).
+/// alpha: a 0-d tensor (converted to Z's dtype); Z: S's rows x D's columns.
+/// Each stored value adds (alpha * value) * D's row into Z's row, so the
+/// rounding differs from the unfused graph's by a few ulps. `inplace`: the
+/// output overwrites Z (destroy_map {0: [6]}; the blas_opt_inplace stage).
+class Usmm final : public ComponentOp {
+ public:
+  explicit Usmm(SparseFormat format, bool inplace = false) : ComponentOp(format), inplace_(inplace) {}
+  THEANO_OP_DECLARE("Usmm")
+  Props props() const override {
+    return {{"format", std::string(to_string(format()))}, {"inplace", inplace_}};
+  }
+  bool inplace() const { return inplace_; }
+  /// `Usmm{csr,inplace}` / `Usmm{csc,no_inplace}`.
+  std::string name() const override {
+    return std::string("Usmm{") + to_string(format()) + (inplace_ ? ",inplace}" : ",no_inplace}");
+  }
+  ViewMap destroy_map() const override;
+
+ private:
+  bool inplace_;
+};
+
 namespace detail {
 /// The checked (major, minor) of components for `op`: theano_csm_rule over
 /// them, `n_data` stored values; throws the rule's error naming the op.

@@ -60,6 +60,35 @@
       }                                                                                                           \
     }                                                                                                             \
   }                                                                                                               \
+  /* out[r, :] += (alpha * data[k]) * D[c, :] over row r's stored (k, c), r in [lo, hi) (usmm, CSR; out holds  \
+     Z and has unit column stride). */                                                                            \
+  static inline void theano_usmm_csr_##SUFFIX(T alpha, const T* data, const int64_t* indices,                    \
+                                              const int64_t* indptr, const T* d, int64_t d_rs, int64_t d_cs,     \
+                                              int64_t ncols, T* out, int64_t out_rs, int64_t lo, int64_t hi) {   \
+    int64_t r, k, j;                                                                                              \
+    for (r = lo; r < hi; ++r) {                                                                                   \
+      T* o = out + r * out_rs;                                                                                    \
+      for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
+        const T v = alpha * data[k];                                                                              \
+        const T* dr = d + indices[k] * d_rs;                                                                      \
+        for (j = 0; j < ncols; ++j) o[j] += v * dr[j * d_cs];                                                     \
+      }                                                                                                           \
+    }                                                                                                             \
+  }                                                                                                               \
+  /* out[:, lo:hi] += alpha * S * D[:, lo:hi] for a CSC S of `major` columns (usmm, CSC). */                    \
+  static inline void theano_usmm_csc_##SUFFIX(T alpha, const T* data, const int64_t* indices,                    \
+                                              const int64_t* indptr, int64_t major, const T* d, int64_t d_rs,    \
+                                              int64_t d_cs, T* out, int64_t out_rs, int64_t lo, int64_t hi) {    \
+    int64_t c, k, j;                                                                                              \
+    for (c = 0; c < major; ++c) {                                                                                 \
+      const T* dr = d + c * d_rs;                                                                                 \
+      for (k = indptr[c]; k < indptr[c + 1]; ++k) {                                                               \
+        const T v = alpha * data[k];                                                                              \
+        T* o = out + indices[k] * out_rs;                                                                         \
+        for (j = lo; j < hi; ++j) o[j] += v * dr[j * d_cs];                                                       \
+      }                                                                                                           \
+    }                                                                                                             \
+  }                                                                                                               \
   /* vals[k] = dot(X[r, :], Y[c, :]) for each stored (r, c) of major index in [lo, hi). */                       \
   static inline void theano_sampled_dot_##SUFFIX(const int64_t* indices, const int64_t* indptr, int csr,         \
                                                  const T* x, int64_t x_rs, int64_t x_cs, const T* y, int64_t y_rs, \

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W7 of ../shared/workloads.md with NumPy,
+"""The peers of bench/run: W1..W8 of ../shared/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
-beside our own figures from `bench/run --json`. See bench/README.md
-("bench/peers"). Run through `bench/peers`, which makes the venv.
+and SciPy for the sparse rows (W8, W8g), beside our own figures from
+`bench/run --json`. See bench/README.md ("bench/peers"). Run through
+`bench/peers`, which makes the venv.
 
 Subcommands:
 
@@ -32,7 +33,9 @@ compile does. PyTensor's compiledir starts from a template holding only its
 own helper modules (lazylinker_ext, cutils_ext): they are compiled once per
 run, not per function (workloads.md: cold = no cached code for any op of the
 function). NumPy has no compile step (null); numexpr's is its first call's
-extra time (parsing and compiling the expression). The peers' modules are
+extra time (parsing and compiling the expression); SciPy has none either
+(its sparse matrix is made from the components with the inputs, untimed).
+The peers' modules are
 imported before the compile clock starts. With --skip-compile PyTensor and
 Numba share one compiledir kept across runs and no cold figure is given.
 """
@@ -46,18 +49,20 @@ import subprocess
 import sys
 import time
 
-ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s"]
-PEERS = ["numpy", "numexpr", "pytensor-c", "pytensor-numba", "jax"]
+ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g"]
+PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax"]
 DTYPES = ["float64", "float32"]
 
 # Peers that implement only some rows ("where it fits"); a row outside the
 # set is "-" in the table, not n/a.
-APPLIES = {"numexpr": {"W1", "W1s", "W5"}}
+# numpy has no sparse matrices; SciPy is the peer of the sparse rows only.
+APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g"}, "scipy": {"W8", "W8g"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
     "W4a": "4000x4000", "W4b": "4000x4000", "W4c": "4000x4000", "W5": "n=10^6",
     "W6": "0-d", "W6t": "0-d", "W7": "2000x2000", "W7s": "2000x2000",
+    "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64",
 }
 
 # Float64 checksums of workloads.md: outputs, then the state after one call.
@@ -74,6 +79,8 @@ EXPECTED = {
     "W6t": [2.0],
     "W7": [8536.669455410803],
     "W7s": [8536.669455410803],
+    "W8": [-4342.956475887548],
+    "W8g": [99.8794867784095],
 }
 RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12}  # W4's sums depend on the order
 
@@ -81,9 +88,11 @@ RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12}  # W4's sums depend on the order
 PEER_MODULES = {
     "numpy": ["numpy"],
     "numexpr": ["numexpr"],
-    "pytensor-c": ["pytensor.tensor", "pytensor.compile.mode"],
-    "pytensor-numba": ["pytensor.tensor", "pytensor.compile.mode", "numba", "pytensor.link.numba.dispatch"],
-    "jax": ["jax", "jax.numpy"],
+    "scipy": ["numpy", "scipy.sparse"],
+    "pytensor-c": ["pytensor.tensor", "pytensor.compile.mode", "pytensor.sparse"],
+    "pytensor-numba": ["pytensor.tensor", "pytensor.compile.mode", "pytensor.sparse", "numba",
+                       "pytensor.link.numba.dispatch"],
+    "jax": ["jax", "jax.numpy", "jax.experimental.sparse"],
 }
 
 # A peer's cell is starred when other processes used more than this many
@@ -94,7 +103,7 @@ COMPILE_DEFINITION = (
     "build + (first call - call median): build = making the callable "
     "(pytensor.function(); jax.jit()), the first call pays the compilation "
     "left for it (Numba's and JAX's); one fresh process with empty caches per "
-    "(peer, workload, dtype); numpy: none")
+    "(peer, workload, dtype); numpy, scipy: none")
 
 
 def select(names):
@@ -136,6 +145,11 @@ def bytes_per_call(row, dtype):
         return 4000.0 * 4000.0 * e
     if row == "W5":
         return 4.0 * 1e6 * e
+    if row in ("W8", "W8g"):
+        # S's components read (int64 indices and indptr), a row of D (64
+        # values) read per stored value, out written; W8g: twice W8.
+        w8 = 1e6 * e + 1e6 * 8 + (1e5 + 1) * 8 + 1e6 * 64 * e + 1e5 * 64 * e
+        return w8 if row == "W8" else 2 * w8
     return 0.0
 
 
@@ -224,6 +238,21 @@ def workload_args(inp, row, dt):
         d["A"] = inp.uniform(701, -1, 1, (2000, 2000), dt)
         d["B"] = inp.uniform(702, -1, 1, (2000, 2000), dt)
         d["Z"] = inp.uniform(703, -1, 1, (2000, 2000), dt)
+    elif row in ("W8", "W8g"):
+        # S: 10 stored values a row; row r, slot k: column floor(u*10000) +
+        # k*10000 with u = U(801; 0, 1)[r*10 + k] (in double whatever the
+        # dtype), value U(802; -1, 1)[r*10 + k]; indptr 0, 10, 20, ...
+        import scipy.sparse
+        n, per_row = 10 ** 5, 10
+        u = inp.unit(801, (n * per_row,))
+        d["S_indices"] = np.floor(u * 10000).astype(np.int64) + (np.arange(n * per_row, dtype=np.int64) % per_row) * 10000
+        d["S_data"] = inp.uniform(802, -1, 1, (n * per_row,), dt)
+        d["S_indptr"] = np.arange(0, n * per_row + 1, per_row, dtype=np.int64)
+        d["S_shape"] = (n, n)
+        d["D"] = inp.uniform(803, -1, 1, (n, 64), dt)
+        # SciPy's matrix (indices stored as int32, as SciPy does when they fit),
+        # made here so that no peer's build or call pays for it.
+        d["S"] = scipy.sparse.csr_matrix((d["S_data"], d["S_indices"], d["S_indptr"]), shape=d["S_shape"])
     return d
 
 
@@ -345,6 +374,16 @@ class NotApplicable(Exception):
     pass
 
 
+def build_scipy(row, dt, a):
+    if row == "W8":
+        return Callable(lambda S, D: S @ D, (a["S"], a["D"]),
+                        note="scipy.sparse csr_matrix @ D (one thread; int32 indices)")
+    if row == "W8g":
+        return Callable(lambda S, D: S.T @ (S @ D), (a["S"], a["D"]),
+                        note="S.T @ (S @ D), gradient written by hand; S.T is a CSC view (one thread)")
+    raise NotApplicable()
+
+
 def build_pytensor(row, dt, a, mode_name):
     import numpy as np
     import pytensor
@@ -395,6 +434,14 @@ def build_pytensor(row, dt, a, mode_name):
         x = pt.scalar("x", dtype=dt)
         f = fn([x], x + c(1), trust_input=row == "W6t")
         return Callable(f, (a["x"],), note="0-d array argument" + (", trust_input=True" if row == "W6t" else ""))
+    if row in ("W8", "W8g"):
+        import pytensor.sparse as ps
+        S, D = ps.csr_matrix("S", dtype=dt), pt.matrix("D", dtype=dt)
+        out = ps.structured_dot(S, D)
+        if row == "W8g":
+            out = pytensor.grad(c(0.5) * pt.sum(pt.sqr(out)), D)
+        return Callable(fn([S, D], out), (a["S"], a["D"]),
+                        note="pytensor.sparse structured_dot; S passed as a scipy.sparse csr_matrix")
     if row in ("W7", "W7s"):
         A, B = pt.matrix("A", dtype=dt), pt.matrix("B", dtype=dt)
         if row == "W7":
@@ -473,6 +520,23 @@ def build_jax(row, dt, a):
     if row == "W7":
         f = jax.jit(lambda A, B, Z: c(0.5) * (A @ B) + c(0.25) * Z)
         return Callable(lambda *v: ready(f(*v)), [put(a[k]) for k in "ABZ"])
+    if row in ("W8", "W8g"):
+        from jax.experimental import sparse as jsparse
+        shape = a["S_shape"]
+
+        def mat(data, indices, indptr):
+            return jsparse.BCSR((data, indices, indptr), shape=shape, indices_sorted=True, unique_indices=True)
+        if row == "W8":
+            f = jax.jit(lambda data, indices, indptr, D: mat(data, indices, indptr) @ D)
+        else:
+            def cost(D, data, indices, indptr):
+                return c(0.5) * jnp.sum(jnp.square(mat(data, indices, indptr) @ D))
+            f = jax.jit(lambda data, indices, indptr, D: jax.grad(cost)(D, data, indices, indptr))
+        args = [put(a["S_data"]), put(a["S_indices"].astype(np.int32)), put(a["S_indptr"].astype(np.int32)),
+                put(a["D"])]
+        return Callable(lambda *v: ready(f(*v)), args,
+                        note="jax.experimental.sparse BCSR (int32 indices) @ D, jit%s; inputs device_put once" % (
+                            ", jax.grad" if row == "W8g" else ""))
     if row == "W7s":
         f = jax.jit(lambda A, B, Z: c(0.5) * (A @ B) + c(0.25) * Z, donate_argnums=(2,))
         st = [put(a["Z"].copy())]
@@ -550,6 +614,8 @@ def run_worker(args):
             f = build_numpy(args.row, args.dtype, a)
         elif args.peer == "numexpr":
             f = build_numexpr(args.row, args.dtype, a)
+        elif args.peer == "scipy":
+            f = build_scipy(args.row, args.dtype, a)
         elif args.peer == "pytensor-c":
             missing = pytensor_c_missing()
             if missing:
@@ -610,7 +676,7 @@ def run_worker(args):
             ok = False
             note = ((note + "; ") if note else "") + "computed in %s, not %s" % (",".join(out_dtypes), args.dtype)
         compile_ms = None
-        if args.peer != "numpy":
+        if args.peer not in ("numpy", "scipy"):
             compile_ms = (build_s + max(0.0, first_s - med)) * 1e3
         res.update({
             "call_median_ms": med * 1e3, "call_min_ms": samples[0] * 1e3, "call_max_ms": samples[-1] * 1e3,
@@ -915,9 +981,12 @@ def run_report(args):
             if o and o.get("call_median_ms") is not None and not o.get("error"):
                 entry["ours"] = {k: o.get(k) for k in ("call_median_ms", "call_min_ms", "call_max_ms",
                                                        "compile_cold_ms", "compile_warm_ms", "checksum",
-                                                       "checksum_ok", "ratio_to_limit", "target", "target_met")}
+                                                       "checksum_ok", "ratio_to_limit", "target", "target_met",
+                                                       "call_1thread_median_ms")}
                 c = fmt_compile(o.get("compile_cold_ms"))
                 txt = fmt_time(o["call_median_ms"]) + (" (%s)" % c if c else "")
+                if o.get("call_1thread_median_ms") is not None:
+                    txt += " 1t %s" % fmt_time(o["call_1thread_median_ms"])
                 if o.get("checksum_ok") is False:
                     txt += " BAD[%d]" % footnote("ours %s %s: checksum %s, expected %s" % (
                         row, dt, o.get("checksum"), o.get("expected_checksum")))
@@ -987,7 +1056,7 @@ def run_report(args):
     header = ["row", "dtype", "size", "ours"] + peer_names + ["best peer", "ours/best", "limit", "ours/limit", "best/limit"]
     out = sys.stdout
     prun = (peers_doc or {}).get("run") or {}
-    print("theano-cpp bench/peers: W1..W7 of workloads.md, ours beside its peers (%s%s%s)" % (
+    print("theano-cpp bench/peers: W1..W8 of workloads.md, ours beside its peers (%s%s%s)" % (
         ", ".join(dtypes), ", --quick" if args.quick else "",
         ", --skip-compile: no cold compile of the peers" if prun.get("skip_compile") else ""), file=out)
     if machine:
@@ -1005,9 +1074,9 @@ def run_report(args):
     env = (peers_doc or {}).get("environment") or {}
     if env:
         v = env.get("versions") or {}
-        print("peers: Python %s; numpy %s, numexpr %s (%s threads), pytensor %s, numba %s, jax %s" % (
-            env.get("python"), v.get("numpy"), v.get("numexpr"), env.get("numexpr_threads"), v.get("pytensor"),
-            v.get("numba"), v.get("jax")), file=out)
+        print("peers: Python %s; numpy %s, numexpr %s (%s threads), scipy %s, pytensor %s, numba %s, jax %s" % (
+            env.get("python"), v.get("numpy"), v.get("numexpr"), env.get("numexpr_threads"), v.get("scipy"),
+            v.get("pytensor"), v.get("numba"), v.get("jax")), file=out)
         blas = env.get("numpy_blas")
         if isinstance(blas, list) and blas:
             b = blas[0]
@@ -1043,6 +1112,8 @@ def run_report(args):
         print("peers: not measured: %s" % peers_error, file=out)
     print("each cell: call median (cold compile); '-': not in our JSON, or the peer does not do that row; "
           "ours/best < 1: ours faster;", file=out)
+    print("ours '1t': the same function compiled with THEANO_FLAGS threads=1 (W8, W8g; SciPy runs on one "
+          "thread);", file=out)
     print("limit ratios as bench/run: triad = achieved GB/s / triad GB/s (higher is better), "
           "dgemm/sgemm = call / direct gemm call (lower is better)", file=out)
     print("", file=out)

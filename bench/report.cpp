@@ -144,7 +144,7 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
                  const RunInfo& run) {
   std::string dtypes;
   for (const auto& d : run.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + d;
-  std::fprintf(out, "theano-cpp bench/run: W1..W7 of workloads.md (%s%s), device %s\n", dtypes.c_str(),
+  std::fprintf(out, "theano-cpp bench/run: W1..W8 of workloads.md (%s%s), device %s\n", dtypes.c_str(),
                run.quick ? ", --quick" : "", run.device.c_str());
   std::fprintf(out, "machine: %d cores (%s), loop threads %d%s; OpenBLAS %s (%s, %d threads); LLVM %s; %s\n", m.cores,
                m.cpu.c_str(), m.loop_threads, m.threads_flag.empty() ? "" : " (THEANO_FLAGS threads)",
@@ -175,7 +175,9 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
     std::fprintf(out, "compile: not measured (--skip-compile)\n");
   std::fprintf(out,
                "calls:   per call, median (min, max) of %d samples after 2 warm-ups; W1s: samples of 2000 calls; "
-               "W6, W6t: 7 loops of 10^5 calls\n\n",
+               "W6, W6t: 7 loops of 10^5 calls;\n"
+               "         W8, W8g: also a second function compiled with THEANO_FLAGS threads=1 (its 'threads=1' line, "
+               "no target)\n\n",
                run.reps);
 
   std::fprintf(out, "%-4s %-7s %-21s %8s %7s  %10s %10s %10s  %5s  %-21s %-24s %s\n", "", "dtype", "size", "cold ms",
@@ -198,13 +200,25 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
     else
       std::fprintf(out, "%-4s %-7s %-21s %8s %7s  FAILED: %s\n", r.workload.c_str(), r.dtype.c_str(), r.size.c_str(),
                    cold.c_str(), warm.c_str(), indented(r.error).c_str());
+    if (r.timed && r.call_1t_median_ms) {
+      const double gbs = r.bytes_per_call > 0 ? r.bytes_per_call / (*r.call_1t_median_ms * 1e-3) / 1e9 : 0;
+      const std::string ratio =
+          gbs > 0 && limits.triad.best_gbs > 0 ? printf_string("%.2f", gbs / limits.triad.best_gbs) : "-";
+      std::fprintf(out, "%-4s %-7s %-21s %8s %7s  %10s %10s %10s  %5s  %-21s %-24s %s%s\n", "", "", "  threads=1", "",
+                   "", format_time_ms(*r.call_1t_median_ms).c_str(), format_time_ms(*r.call_1t_min_ms).c_str(),
+                   format_time_ms(*r.call_1t_max_ms).c_str(), ratio.c_str(), "(single thread)",
+                   printf_string("%.2fx the %d-thread one", *r.call_1t_median_ms / r.call_median_ms, m.loop_threads)
+                       .c_str(),
+                   r.checksum_1t_ok ? "ok " : "MISMATCH ", values_text(r.checksum_1t, "%.10g").c_str());
+    }
     if (!r.compile_error.empty())
       std::fprintf(out, "     compile measurement FAILED: %s\n", indented(r.compile_error).c_str());
   }
 
   std::fprintf(out,
-               "\nratio: W1, W4a-c, W5: achieved GB/s (bytes moved per call / median) / triad GB/s, 1.00 = the triad's "
-               "bandwidth, higher is better;\n"
+               "\nratio: W1, W4a-c, W5, W8, W8g: achieved GB/s (bytes moved per call / median) / triad GB/s, 1.00 = "
+               "the triad's bandwidth, higher is better\n"
+               "       (W8: 10^6 rows of D read, S's components read, out written; W8g: twice W8's bytes);\n"
                "       W1d: the same over the device's copy bandwidth (its arrays on the GPU);\n"
                "       W7, W7s: call median / direct gemm median, 1.00 = equal, lower is better. "
                "'*' after a compile time: over its target.\n");
@@ -408,6 +422,14 @@ Json report_json(const MachineInfo& m, const Limits& limits, const std::vector<R
                      .set("limit", Json::string_or_null(r.limit))
                      .set("achieved_gbs", r.achieved_gbs)
                      .set("bytes_per_call", r.bytes_per_call > 0 ? Json(r.bytes_per_call) : Json())
+                     .set("call_1thread_median_ms", r.call_1t_median_ms)
+                     .set("call_1thread_min_ms", r.call_1t_min_ms)
+                     .set("call_1thread_max_ms", r.call_1t_max_ms)
+                     .set("checksum_1thread", r.call_1t_median_ms ? [&] {
+                       Json a = Json::array();
+                       for (double v : r.checksum_1t) a.push(v);
+                       return a;
+                     }() : Json())
                      .set("expected_checksum", expected)
                      .set("samples", r.samples)
                      .set("calls_per_sample", r.calls_per_sample)

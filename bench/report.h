@@ -3,7 +3,7 @@
 /// and written: each result row against its target (targets.h) and the
 /// machine's limits (machine_limits.h), as a table on stdout and as JSON.
 ///
-/// ratio_to_limit: for W1, W4a-c and W5, achieved GB/s (bytes the workload
+/// ratio_to_limit: for W1, W4a-c, W5, W8 and W8g, achieved GB/s (bytes the workload
 /// must move per call / call median) over the triad's GB/s (higher is
 /// better, 1.0 = at the triad); for W7 and W7s, call median over the direct
 /// gemm median of the same dtype (lower is better, 1.0 = equal); otherwise
@@ -22,7 +22,7 @@ namespace theano::bench {
 
 /// One workload in one dtype.
 struct Row {
-  std::string workload;  ///< "W1", "W1s", ..., "W6t", "W7s"
+  std::string workload;  ///< "W1", "W1s", ..., "W6t", "W7s", "W8", "W8g"
   std::string dtype;     ///< "float64" / "float32"
   std::string size;
 
@@ -41,6 +41,12 @@ struct Row {
   std::vector<double> checksum, expected;
   bool checksum_ok = false;
   double bytes_per_call = 0;  ///< bytes the workload moves per call (bandwidth rows), else 0
+  /// The same calls of a second function compiled with THEANO_FLAGS threads=1
+  /// (W8, W8g: Workload::one_thread_figure); unset for the other rows. Not
+  /// judged against a target.
+  std::optional<double> call_1t_median_ms, call_1t_min_ms, call_1t_max_ms;
+  std::vector<double> checksum_1t;  ///< that function's checksums (checksum_ok covers both)
+  bool checksum_1t_ok = false;
   std::string error;          ///< compiling or calling failed in this process
 
   // Judged by evaluate().

@@ -1,4 +1,4 @@
-// theano_bench, run by bench/run: the anchor workloads W1..W7 of
+// theano_bench, run by bench/run: the anchor workloads W1..W8 of
 // ../shared/workloads.md, each checked against its listed checksums and
 // measured against the machine's limits and its target, in one run:
 //
@@ -11,7 +11,8 @@
 //     2), one call from the initial state whose checksums are compared with
 //     workloads.md, then steady-state calls (median, min and max of >= 20
 //     samples after 2 warm-up calls; W1s in samples of 2000 calls, W6 and W6t
-//     in 7 loops of 10^5 calls);
+//     in 7 loops of 10^5 calls); W8 and W8g also as a second function
+//     compiled with THEANO_FLAGS threads=1 (the single-thread figure);
 //  5. the table on stdout and, with --json, the same figures as JSON
 //     (report.h). Progress goes to stderr.
 //
@@ -56,8 +57,9 @@ const char* const kUsage =
     "usage: %s [--only W1,W6] [--dtype float64|float32|all] [--json FILE] [--quick]\n"
     "          [--reps N] [--cold-runs N] [--warm-runs N] [--skip-compile] [--print-graph]\n"
     "          [--device cpu|cuda|cuda<N>|auto|emulated]\n"
-    "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s; a name also selects\n"
-    "               its variants (W1: W1, W1s; W4: W4a-c; W6: W6, W6t; W7: W7, W7s)\n"
+    "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s W8 W8g; a name also\n"
+    "               selects its variants (W1: W1, W1s; W4: W4a-c; W6: W6, W6t; W7: W7, W7s; W8: W8, W8g).\n"
+    "               W8 and W8g are also timed compiled with THEANO_FLAGS threads=1 (a 'threads=1' line)\n"
     "  --dtype      float64 (default), float32, or all (both)\n"
     "  --json FILE  also write the figures as JSON\n"
     "  --quick      10 samples per workload, 1 cold and 1 warm process, 5 triad repetitions\n"
@@ -166,6 +168,12 @@ double bytes_per_call(const std::string& id, DType dtype) {
   if (id == "W1" || id == "W1d") return 4.0 * 1e7 * e;  // x, y, z read, out written
   if (id == "W4a" || id == "W4b" || id == "W4c") return 4000.0 * 4000.0 * e;
   if (id == "W5") return 4.0 * 1e6 * e;  // x, y read, two outputs written
+  // W8: S (10^6 values, 10^6 int64 indices, 10^5 + 1 int64 indptr) read, a
+  // row of D (64 values) read per stored value, out (10^5 x 64) written.
+  // W8g: S D, then S^T times it: twice as many bytes.
+  const double w8 = 1e6 * e + 1e6 * 8 + (1e5 + 1) * 8 + 1e6 * 64 * e + 1e5 * 64 * e;
+  if (id == "W8") return w8;
+  if (id == "W8g") return 2 * w8;
   return 0;
 }
 
@@ -269,6 +277,33 @@ void measure_calls(bench::Row& r, const fs::path& compiledir, const Options& o) 
   r.call_max_ms = t.max * 1e3;
   r.bytes_per_call = bytes_per_call(r.workload, dtype);
   r.timed = true;
+
+  if (w.one_thread_figure) {
+    // The single-thread figure: the same graph compiled with THEANO_FLAGS
+    // threads=1 (the loop threads are fixed when a function is compiled).
+    // An explicit threads flag also caps BLAS's threads for the whole
+    // process: restored after the compile, so later rows keep theirs.
+    const int blas = tensor::blas_threads();
+    Function f1;
+    {
+      Config cfg = config();
+      if (!compiledir.empty()) cfg.flags["compiledir"] = compiledir.string();
+      cfg.flags["threads"] = "1";
+      ConfigGuard guard(cfg);
+      f1 = bench::compile_workload(w);
+    }
+    tensor::set_blas_threads(blas);
+    r.checksum_1t = bench::checksums(w, f1(args));
+    bool ok = r.checksum_1t.size() == w.expected.size();
+    for (std::size_t k = 0; k < r.checksum_1t.size() && k < w.expected.size(); ++k)
+      ok = ok && checksum_ok(r.checksum_1t[k], w.expected[k], w.checksum_rtol, dtype);
+    r.checksum_1t_ok = ok;
+    r.checksum_ok = r.checksum_ok && ok;
+    const bench::Timing t1 = bench::time_calls([&] { f1(args); }, r.samples, r.calls_per_sample, warmup);
+    r.call_1t_median_ms = t1.median * 1e3;
+    r.call_1t_min_ms = t1.min * 1e3;
+    r.call_1t_max_ms = t1.max * 1e3;
+  }
 }
 
 std::string command_line(int argc, char** argv) {

@@ -7,6 +7,7 @@
 #include <theano/gpu/context.h>
 #include <theano/gpu/ops.h>
 #include <theano/gpu/type.h>
+#include <theano/sparse/ops.h>
 
 #include "workload_inputs.h"
 
@@ -169,11 +170,53 @@ void w7(Workload& w, bool in_place, bool with_args) {
   }
 }
 
+/// W8's sparse matrix S (100000 x 100000, 10 stored values per row) in
+/// `dtype`: row r, slot k has column floor(u * 10000) + k * 10000 with u =
+/// U(801; 0, 1)[r*10 + k] (computed in double whatever the dtype), value
+/// U(802; -1, 1)[r*10 + k] cast to the dtype; indptr = 0, 10, 20, ...
+SparseMatrix w8_matrix(DType dtype) {
+  constexpr std::int64_t n = 100'000, per_row = 10, nnz = n * per_row;
+  NDArray indices = NDArray::empty({nnz}, DType::Int64), indptr = NDArray::empty({n + 1}, DType::Int64);
+  std::int64_t* idx = indices.data_as<std::int64_t>();
+  for (std::int64_t i = 0; i < nnz; ++i)
+    idx[i] = static_cast<std::int64_t>(std::floor(splitmix_unit(801, static_cast<std::uint64_t>(i)) * 10000)) +
+             (i % per_row) * 10000;
+  std::int64_t* ptr = indptr.data_as<std::int64_t>();
+  for (std::int64_t r = 0; r <= n; ++r) ptr[r] = r * per_row;
+  return SparseMatrix(SparseFormat::CSR, uniform(802, -1, 1, {nnz}, dtype), indices, indptr, {n, n});
+}
+
+/// W8: structured_dot(S, D); W8g: the gradient of 0.5*sum(structured_dot(S, D)^2)
+/// with respect to D (S^T (S D)).
+void w8(Workload& w, bool gradient, bool with_args) {
+  const DType d = w.dtype;
+  sparse::SparseInput S = sparse::csr_matrix("S", d);
+  Var D = mat("D", d);
+  Var out = sparse::structured_dot(S, D);
+  w.inputs = S.ins();
+  w.inputs.emplace_back(D);
+  if (gradient) {
+    const Var cost = c(0.5, d) * T::sum(T::sqr(out));
+    out = grad(cost, D);
+    w.expected = {99.8794867784095};
+  } else {
+    w.expected = {-4342.956475887548};
+  }
+  out->set_name(gradient ? "gD" : "out");
+  w.outputs = {out};
+  w.size = "nnz 10^6, D 10^5x64";
+  w.one_thread_figure = true;
+  if (with_args) {
+    w.args = sparse::arguments(w8_matrix(d));
+    w.args.push_back(uniform(803, -1, 1, {100'000, 64}, d));
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& workload_ids() {
-  static const std::vector<std::string> ids{"W1",  "W1s", "W2", "W3",  "W4a", "W4b",
-                                            "W4c", "W5",  "W6", "W6t", "W7",  "W7s"};
+  static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
+                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g"};
   return ids;
 }
 
@@ -191,8 +234,9 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W5") w5(w, with_args);
   else if (id == "W6" || id == "W6t") w6(w, id == "W6t", with_args);
   else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
+  else if (id == "W8" || id == "W8g") w8(w, id == "W8g", with_args);
   else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id
-                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s)";
+                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g)";
   return w;
 }
 

@@ -5,7 +5,8 @@
 // theano_parallel in ranges of independent rows (or, for the CSC product,
 // output columns). Non-contiguous component vectors, and dense operands
 // whose strides are not whole elements, are copied into scratch buffers
-// first (perform reads them through contiguous() too). Usmm accumulates into
+// first (perform reads them through contiguous() too). SwapFormat is one
+// serial counting sort. Usmm accumulates into
 // Z's buffer (inplace) or a copy of Z. DenseToComponents
 // has no lowering (its sizes depend on the values): perform runs it.
 #include "lowering.h"
@@ -264,9 +265,32 @@ void lower_usmm(NodeLowering& L) {
   w.line("return 0;");
 }
 
+void lower_swap(NodeLowering& L) {
+  const Kind k = kind_of(L.out(0).dtype());
+  L.need("sparse_kernels", kSparseKernelsText);
+  operand(L, 0, "cd", true);
+  operand(L, 1, "ci", true);
+  operand(L, 2, "cp", true);
+  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  CodeWriter& w = L.body;
+  w.line("int64_t n_ptr = 0;");
+  w.line("if (theano_checked_add(minor, 1, &n_ptr) != THEANO_RULE_OK) " +
+         L.fail_int(kErrValue, "the other format needs one indptr entry more than ", "minor"));
+  w.line("o0->shape[0] = cd->shape[0];");
+  w.line(L.alloc(0));
+  w.line("o1->shape[0] = ci->shape[0];");
+  w.line(L.alloc(1));
+  w.line("o2->shape[0] = n_ptr;");
+  w.line(L.alloc(2));
+  w.line("theano_sparse_swap_" + k.suffix + "(major, minor, (const " + k.t + "*)cd->data, (const int64_t*)ci->data, " +
+         "(const int64_t*)cp->data, (" + k.t + "*)o0->data, (int64_t*)o1->data, (int64_t*)o2->data);");
+  w.line("return 0;");
+}
+
 }  // namespace
 
 void add_sparse_lowerings(LoweringTable& t) {
+  t[typeid(sparse::SwapFormat)] = &lower_swap;
   t[typeid(sparse::Usmm)] = &lower_usmm;
   t[typeid(sparse::SpMM)] = &lower_spmm;
   t[typeid(sparse::SampledDot)] = &lower_sampled_dot;

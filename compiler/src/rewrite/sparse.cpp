@@ -6,9 +6,12 @@
 /// sparse, and `local_csm_properties_csm` cancels CSMProperties(CSM(...)), so
 /// at equilibrium no sparse variable is left between the graph's inputs and
 /// outputs. `sparse_dot` is the seed's rewrite of that name: the generic
-/// structured_dot becomes the kernel of the operand's format (SpMM{csr} /
-/// SpMM{csc}, Theano's StructuredDotCSR / StructuredDotCSC); true_dot, which
-/// differs only in its gradient, runs the same kernel.
+/// structured_dot becomes the row-parallel CSR kernel SpMM{csr} (Theano's
+/// StructuredDotCSR); a CSC operand (a transpose, e.g. in the gradient
+/// S^T G) is first converted by SwapFormat, one counting sort, because the
+/// CSC kernel's scatter into random output rows moves about twice the bytes
+/// (W8g: see bench/README.md). true_dot, which differs only in its gradient,
+/// runs the same kernel.
 ///
 /// Constants fold as usual afterwards: the component ops have perform, so a
 /// product of two constant matrices is folded by constant_folding.
@@ -54,8 +57,13 @@ NodeRewriterPtr sparse_dot() {
       "structured_dot(S, D), true_dot(S, D) -> SpMM{format of S}(data, indices, indptr, shape, D)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         std::vector<Var> in = parts(node.input(0));
+        if (format_of(node.input(0)) == SparseFormat::CSC) {
+          // The CSR kernel over the same matrix's CSR components (SwapFormat).
+          const std::vector<Var> csr = OpPtr(new SwapFormat(SparseFormat::CSC))->operator()(in);
+          return OpPtr(new SpMM(SparseFormat::CSR))->apply1({csr[0], csr[1], csr[2], in[3], node.input(1)});
+        }
         in.push_back(node.input(1));
-        return OpPtr(new SpMM(format_of(node.input(0))))->apply1(in);
+        return OpPtr(new SpMM(SparseFormat::CSR))->apply1(in);
       });
   return r;
 }

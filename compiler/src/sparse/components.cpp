@@ -235,6 +235,43 @@ std::vector<std::vector<Var>> ComponentsToDense::infer_shape(const Apply& node,
   return {{tensor::subtensor(node.input(3), {0}), tensor::subtensor(node.input(3), {1})}};
 }
 
+// ---- SwapFormat
+ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
+  const std::string op = label(*this);
+  THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (data, indices, indptr, shape), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const DType dt = check_float(op, "data", inputs[0], 1);
+  check_index_vector(op, "indices", inputs[1]);
+  check_index_vector(op, "indptr", inputs[2]);
+  check_index_vector(op, "shape", inputs[3]);
+  return Apply::create(OpPtr(this), std::move(inputs), {vector(dt), vector(DType::Int64), vector(DType::Int64)});
+}
+
+void SwapFormat::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = label(*this);
+  const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
+  const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous();
+  NDArray d = NDArray::empty({data.size()}, data.dtype()), i = NDArray::empty({idx.size()}, DType::Int64);
+  int64_t n_ptr = 0;
+  if (theano_checked_add(minor, 1, &n_ptr) != THEANO_RULE_OK)
+    throw ValueError(op + ": the other format needs " + std::to_string(minor) + " + 1 indptr entries");
+  NDArray p = NDArray::empty({n_ptr}, DType::Int64);
+  if (data.dtype() == DType::Float64)
+    theano_sparse_swap_f64(major, minor, data.data_as<double>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(),
+                           d.data_as<double>(), i.data_as<int64_t>(), p.data_as<int64_t>());
+  else
+    theano_sparse_swap_f32(major, minor, data.data_as<float>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(),
+                           d.data_as<float>(), i.data_as<int64_t>(), p.data_as<int64_t>());
+  out[0] = d;
+  out[1] = i;
+  out[2] = p;
+}
+
+std::vector<std::vector<Var>> SwapFormat::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
+  throw MethodNotDefined(label(*this) + ": the new indptr's length is read from the shape at run time");
+}
+
 // ---- DenseToComponents
 ApplyPtr DenseToComponents::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);

@@ -41,21 +41,27 @@ std::vector<Var> ins_of(const S::SparseInput& s, std::vector<Var> more) {
 }  // namespace
 
 TEST_SUITE("sparse_expand") {
-  TEST_CASE("sparse_dot: structured_dot(S, D) -> SpMM{csr} / SpMM{csc} over S's components") {
-    for (SparseFormat f : {SparseFormat::CSR, SparseFormat::CSC}) {
-      S::SparseInput s = f == SparseFormat::CSR ? S::csr_matrix("S") : S::csc_matrix("S");
-      Var d = T::dmatrix("D");
-      check_expand(ins_of(s, {d}), {S::structured_dot(s, d)},
-                   {OpPtr(new S::SpMM(f))->apply1({s.data, s.indices, s.indptr, s.shape, d})});
-    }
+  TEST_CASE("sparse_dot: structured_dot(S, D) -> SpMM{csr}, a CSC S through SwapFormat first") {
+    S::SparseInput s = S::csr_matrix("S");
+    Var d = T::dmatrix("D");
+    check_expand(ins_of(s, {d}), {S::structured_dot(s, d)},
+                 {OpPtr(new S::SpMM(SparseFormat::CSR))->apply1({s.data, s.indices, s.indptr, s.shape, d})});
+    S::SparseInput c = S::csc_matrix("C");
+    const std::vector<Var> csr =
+        OpPtr(new S::SwapFormat(SparseFormat::CSC))->operator()({c.data, c.indices, c.indptr, c.shape});
+    check_expand(ins_of(c, {d}), {S::structured_dot(c, d)},
+                 {OpPtr(new S::SpMM(SparseFormat::CSR))->apply1({csr[0], csr[1], csr[2], c.shape, d})});
   }
 
   TEST_CASE("transpose: the other format over the same components, the shape's entries swapped") {
     S::SparseInput s = S::csr_matrix("S");
     Var g = T::dmatrix("G");
     const Var swapped = T::make_vector({T::subtensor(s.shape, {1}), T::subtensor(s.shape, {0})}, DType::Int64);
+    // S^T is CSC over S's components; the product converts them to S^T's CSR form.
+    const std::vector<Var> csr =
+        OpPtr(new S::SwapFormat(SparseFormat::CSC))->operator()({s.data, s.indices, s.indptr, swapped});
     check_expand(ins_of(s, {g}), {S::structured_dot(S::transpose(s), g)},
-                 {OpPtr(new S::SpMM(SparseFormat::CSC))->apply1({s.data, s.indices, s.indptr, swapped, g})});
+                 {OpPtr(new S::SpMM(SparseFormat::CSR))->apply1({csr[0], csr[1], csr[2], swapped, g})});
   }
 
   TEST_CASE("local_csm_properties_csm and dense conversions: csm_properties(S) is S's inputs") {

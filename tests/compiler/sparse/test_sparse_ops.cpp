@@ -236,4 +236,37 @@ TEST_SUITE("sparse ops") {
     CHECK(e.find("dense_from_sparse") != std::string::npos);
     CHECK_THROWS_AS(function(s.ins(), {s.var}), TypeError);
   }
+
+  TEST_CASE("the component kernels directly: SpMM{csc}, SwapFormat, SampledDot, SparseGather in both linkers") {
+    const NDArray a = random_dense(9, 7, 0.35, 20), b = random_dense(7, 5, 1.0, 21), x = random_dense(9, 5, 1.0, 22);
+    for (const char* linker : kLinkers) {
+      CAPTURE(linker);
+      UseLinker l(linker);
+      const SparseMatrix csc = SparseMatrix::from_dense(a, SparseFormat::CSC);
+      Var data = T::dvector("data"), idx = T::lvector("idx"), ptr = T::lvector("ptr"), shp = T::lvector("shp");
+      Var d = T::dmatrix("D"), vx = T::dmatrix("X"), m = T::dmatrix("M");
+      const std::vector<Var> swapped = OpPtr(new S::SwapFormat(SparseFormat::CSC))->operator()({data, idx, ptr, shp});
+      Function f = function({data, idx, ptr, shp, d, vx, m},
+                            {OpPtr(new S::SpMM(SparseFormat::CSC))->apply1({data, idx, ptr, shp, d}), swapped[0],
+                             swapped[1], swapped[2],
+                             OpPtr(new S::SampledDot(SparseFormat::CSC))->apply1({idx, ptr, shp, vx, d}),
+                             OpPtr(new S::SparseGather(SparseFormat::CSC))->apply1({idx, ptr, shp, m})});
+      const std::vector<NDArray> r = f(concat(S::arguments(csc), {b, x, a}));
+      CHECK(allclose(r[0], dense_dot(a, b)));
+      const SparseMatrix csr = csc.as_format(SparseFormat::CSR);
+      CHECK(array_equal(r[1], csr.data()));
+      CHECK(array_equal(r[2], csr.indices()));
+      CHECK(array_equal(r[3], csr.indptr()));
+      // At each stored (i, j): X[i, :] . D[j, :] and M[i, j] (= the stored value).
+      const int64_t* p = csc.indptr().data_as<int64_t>();
+      const int64_t* ix = csc.indices().data_as<int64_t>();
+      for (int64_t j = 0; j < 7; ++j)
+        for (int64_t k = p[j]; k < p[j + 1]; ++k) {
+          double s = 0;
+          for (int64_t t = 0; t < 5; ++t) s += x.at<double>({ix[k], t}) * b.at<double>({j, t});
+          CHECK(r[4].data_as<double>()[k] == doctest::Approx(s).epsilon(1e-12));
+          CHECK(r[5].data_as<double>()[k] == csc.data().data_as<double>()[k]);
+        }
+    }
+  }
 }

@@ -59,6 +59,17 @@ class ComponentsToDense final : public ComponentOp {
   THEANO_OP_DECLARE("ComponentsToDense")
 };
 
+/// (data, indices, indptr, shape) of a matrix in `format` -> (data, indices,
+/// indptr) of the same matrix in the other format (SciPy's csr_tocsc; one
+/// serial counting sort). sparse_dot puts it before a CSC product, which then
+/// runs as the CSR kernel: reading D's rows once per stored value and writing
+/// each output row once costs less than scattering into random output rows.
+class SwapFormat final : public ComponentOp {
+ public:
+  using ComponentOp::ComponentOp;
+  THEANO_OP_DECLARE("SwapFormat")
+};
+
 /// M (dense matrix) -> (data, indices, indptr) of its non-zeros in `format`
 /// (canonical indices). Output sizes depend on the values: perform only.
 class DenseToComponents final : public ComponentOp {

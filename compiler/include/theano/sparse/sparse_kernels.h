@@ -22,16 +22,34 @@
 #include <stdint.h>
 #endif
 
+/* How many stored values ahead the CSR products prefetch D's row (its first
+ * 512 bytes; the hardware prefetcher follows the rest): D's rows are read in
+ * the order of the column indices, at random for a typical matrix, and the
+ * loads of one row alone leave the memory system mostly idle (W8: 36 -> 28 ms
+ * on the 2-core EPYC, measured with a stand-alone copy of the loop). */
+#define THEANO_SPARSE_PREFETCH 6
+#define THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, indices, k, end)                                             \
+  do {                                                                                                            \
+    if ((k) + THEANO_SPARSE_PREFETCH < (end)) {                                                                   \
+      const char* pf_ = (const char*)((d) + indices[(k) + THEANO_SPARSE_PREFETCH] * (d_rs));                     \
+      int l_;                                                                                                     \
+      if ((d_cs) == 1)                                                                                            \
+        for (l_ = 0; l_ < 8; ++l_) __builtin_prefetch(pf_ + 64 * l_);                                             \
+    }                                                                                                             \
+  } while (0)
+
 #define THEANO_SPARSE_KERNELS(T, SUFFIX)                                                                          \
   /* out[r, :] = sum over row r's stored (k, c): data[k] * D[c, :], r in [lo, hi) (CSR times dense). */          \
   static inline void theano_spmm_csr_##SUFFIX(const T* data, const int64_t* indices, const int64_t* indptr,      \
                                              const T* d, int64_t d_rs, int64_t d_cs, int64_t ncols, T* out,      \
                                              int64_t out_rs, int64_t lo, int64_t hi) {                           \
     int64_t r, k, j;                                                                                              \
+    const int64_t end = hi > lo ? indptr[hi] : 0;                                                                 \
     for (r = lo; r < hi; ++r) {                                                                                   \
       T* o = out + r * out_rs;                                                                                    \
       for (j = 0; j < ncols; ++j) o[j] = 0;                                                                       \
       for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
+        THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, indices, k, end);                                            \
         const T v = data[k];                                                                                      \
         const T* dr = d + indices[k] * d_rs;                                                                      \
         if (d_cs == 1)                                                                                            \
@@ -66,9 +84,11 @@
                                               const int64_t* indptr, const T* d, int64_t d_rs, int64_t d_cs,     \
                                               int64_t ncols, T* out, int64_t out_rs, int64_t lo, int64_t hi) {   \
     int64_t r, k, j;                                                                                              \
+    const int64_t end = hi > lo ? indptr[hi] : 0;                                                                 \
     for (r = lo; r < hi; ++r) {                                                                                   \
       T* o = out + r * out_rs;                                                                                    \
       for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
+        THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, indices, k, end);                                            \
         const T v = alpha * data[k];                                                                              \
         const T* dr = d + indices[k] * d_rs;                                                                      \
         for (j = 0; j < ncols; ++j) o[j] += v * dr[j * d_cs];                                                     \
@@ -128,6 +148,41 @@
     }                                                                                                             \
   }
 
+/* The other format of the same matrix (SciPy's csr_tocsc): (data, indices,
+ * indptr) over `major` compressed rows of `minor` entries become the
+ * components over `minor` compressed rows; within each new row the entries
+ * keep the order of their old rows (so canonical in, canonical out). A
+ * counting sort: out_indptr counts, then serves as the write cursor, then is
+ * shifted back. One pass, not split. */
+#define THEANO_SPARSE_SWAP(T, SUFFIX)                                                                             \
+  static inline void theano_sparse_swap_##SUFFIX(int64_t major, int64_t minor, const T* data,                    \
+                                                 const int64_t* indices, const int64_t* indptr, T* out_data,     \
+                                                 int64_t* out_indices, int64_t* out_indptr) {                    \
+    int64_t a, k, i, last = 0;                                                                                    \
+    for (i = 0; i <= minor; ++i) out_indptr[i] = 0;                                                               \
+    for (k = 0; k < indptr[major]; ++k) ++out_indptr[indices[k]];                                                 \
+    for (i = 0; i < minor; ++i) {                                                                                 \
+      const int64_t n = out_indptr[i];                                                                            \
+      out_indptr[i] = last;                                                                                       \
+      last += n;                                                                                                  \
+    }                                                                                                             \
+    out_indptr[minor] = last;                                                                                     \
+    for (a = 0; a < major; ++a)                                                                                   \
+      for (k = indptr[a]; k < indptr[a + 1]; ++k) {                                                               \
+        const int64_t dest = out_indptr[indices[k]]++;                                                            \
+        out_indices[dest] = a;                                                                                    \
+        out_data[dest] = data[k];                                                                                 \
+      }                                                                                                           \
+    last = 0;                                                                                                     \
+    for (i = 0; i <= minor; ++i) {                                                                                \
+      const int64_t t = out_indptr[i];                                                                            \
+      out_indptr[i] = last;                                                                                       \
+      last = t;                                                                                                   \
+    }                                                                                                             \
+  }
+
+THEANO_SPARSE_SWAP(double, f64)
+THEANO_SPARSE_SWAP(float, f32)
 THEANO_SPARSE_KERNELS(double, f64)
 THEANO_SPARSE_KERNELS(float, f32)
 

@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "theano/printing.h"
+#include "theano/runtime/sparse_matrix.h"
 #include "theano/rewrite/optdb.h"
 #include "theano/sparse/components.h"
 #include "theano/sparse/ops.h"
@@ -104,5 +105,26 @@ TEST_SUITE("sparse_expand") {
     const bool same = equal_computations(fg.outputs(), {want}, fg.inputs(), ins);
     if (!same) std::cerr << "Output:\n" << debugprint(fg) << "Expected:\n" << debugprint(std::vector<Var>{want});
     CHECK(same);
+  }
+
+  TEST_CASE("sparse constant folding: a product of constant matrices becomes one constant") {
+    const SparseMatrix m(SparseFormat::CSR, test::vec({1, 2, 3}), NDArray::from_list<int64_t>({0, 2, 1}),
+                         NDArray::from_list<int64_t>({0, 2, 3}), {2, 3});
+    const Var s = S::csm(SparseFormat::CSR, T::constant(m.data()), T::constant(m.indices()), T::constant(m.indptr()),
+                         T::constant(m.shape_array()));
+    const Var d = T::constant(NDArray::from_vector<double>({1, 2, 3, 4, 5, 6}, {3, 2}));
+    Var x = T::dmatrix("x");
+    FunctionGraph fg({x}, {x + S::structured_dot(S::transpose(S::transpose(s)), d)});
+    rewrite::Query sparse_stage;
+    sparse_stage.include = {"sparse"};
+    rewrite::optimize(fg, sparse_stage);
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    // x + [[1*1 + 2*5, 1*2 + 2*6], [3*3, 3*4]]: one add of x and a folded constant.
+    const Apply* add = fg.outputs()[0].owner();
+    REQUIRE(add);
+    CHECK(add->nin() == 2);
+    const Constant* folded = add->input(1).as_constant();
+    REQUIRE(folded);
+    CHECK(array_equal(folded->data().reshape({2, 2}), NDArray::from_vector<double>({11, 14, 9, 12}, {2, 2})));
   }
 }

@@ -269,4 +269,20 @@ TEST_SUITE("sparse ops") {
         }
     }
   }
+
+  TEST_CASE("infer_shape of the component ops agrees with perform") {
+    const NDArray a = random_dense(6, 4, 0.5, 30), b = random_dense(4, 3, 1.0, 31), x = random_dense(6, 3, 1.0, 32);
+    const SparseMatrix m = SparseMatrix::from_dense(a, SparseFormat::CSR);
+    Var data = T::dvector("data"), idx = T::lvector("idx"), ptr = T::lvector("ptr"), shp = T::lvector("shp");
+    Var d = T::dmatrix("D"), vx = T::dmatrix("X"), mm = T::dmatrix("M"), z = T::dmatrix("Z");
+    const SparseFormat f = SparseFormat::CSR;
+    CHECK_NOTHROW(testing::check_infer_shape(
+        {data, idx, ptr, shp, d, vx, mm, z},
+        {OpPtr(new S::SpMM(f))->apply1({data, idx, ptr, shp, d}),
+         OpPtr(new S::SampledDot(f))->apply1({idx, ptr, shp, vx, d}),
+         OpPtr(new S::SparseGather(f))->apply1({idx, ptr, shp, mm}),
+         OpPtr(new S::ComponentsToDense(f))->apply1({data, idx, ptr, shp}),
+         OpPtr(new S::Usmm(f))->apply1({T::constant(NDArray::scalar(2.0)), data, idx, ptr, shp, d, z})},
+        concat(S::arguments(m), {b, x, a, random_dense(6, 3, 1.0, 33)})));
+  }
 }

@@ -7,13 +7,7 @@
 /// an 8 MB quarantine the RSS reflects real growth while use-after-free detection
 /// still works. Setting it here (rather than in ctest's environment) makes running
 /// the binary directly behave the same; ASAN_OPTIONS still overrides it.
-#if defined(__SANITIZE_ADDRESS__)
-#define THEANO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define THEANO_TEST_ASAN 1
-#endif
-#endif
+#include "codegen/jit_test_util.h"  // THEANO_TEST_ASAN
 
 #ifdef THEANO_TEST_ASAN
 extern "C" const char* __asan_default_options() { return "quarantine_size_mb=8"; }

@@ -69,6 +69,18 @@ void check_components(NodeLowering& L, int s, const std::string& ci, const std::
   w.line("(void)minor;");
 }
 
+/// The kernels, then the component inputs from `first` on (data when
+/// `with_data`, then indices, indptr, shape) as contiguous `cd`, `ci`, `cp`,
+/// checked by theano_csm_rule; declares sh0, sh1, major and minor.
+void emit_components(NodeLowering& L, int first, bool with_data) {
+  L.need("sparse_kernels", kSparseKernelsText);
+  if (with_data) operand(L, first, "cd", true);
+  const int at = with_data ? first + 1 : first;
+  operand(L, at, "ci", true);
+  operand(L, at + 1, "cp", true);
+  check_components(L, at + 2, "ci", "cp", with_data ? "cd->shape[0]" : "ci->shape[0]");
+}
+
 /// ShapeError unless dense input `i` has `rows` rows (and `cols` columns when given).
 void check_dense(NodeLowering& L, int i, const std::string& role, const std::string& rows, const std::string& cols) {
   const std::string x = L.x(i);
@@ -98,11 +110,7 @@ std::string elem(const std::string& arr, const std::string& d, const std::string
 void lower_spmm(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const Kind k = kind_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 0, "cd", true);
-  operand(L, 1, "ci", true);
-  operand(L, 2, "cp", true);
-  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  emit_components(L, 0, true);
   check_dense(L, 4, "D", csr ? "minor" : "major", "");
   operand(L, 4, "dd", false);
   CodeWriter& w = L.body;
@@ -132,10 +140,7 @@ void lower_spmm(NodeLowering& L) {
 void lower_sampled_dot(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const Kind k = kind_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 0, "ci", true);
-  operand(L, 1, "cp", true);
-  check_components(L, 2, "ci", "cp", "ci->shape[0]");
+  emit_components(L, 0, false);
   check_dense(L, 3, "X", csr ? "major" : "minor", "");
   check_dense(L, 4, "Y", csr ? "minor" : "major", L.x(3) + "->shape[1]");
   operand(L, 3, "dx", false);
@@ -160,10 +165,7 @@ void lower_sampled_dot(NodeLowering& L) {
 void lower_gather(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const Kind k = kind_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 0, "ci", true);
-  operand(L, 1, "cp", true);
-  check_components(L, 2, "ci", "cp", "ci->shape[0]");
+  emit_components(L, 0, false);
   check_dense(L, 3, "M", csr ? "major" : "minor", csr ? "minor" : "major");
   operand(L, 3, "dm", false);
   CodeWriter& w = L.body;
@@ -184,11 +186,7 @@ void lower_gather(NodeLowering& L) {
 void lower_to_dense(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const Kind k = kind_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 0, "cd", true);
-  operand(L, 1, "ci", true);
-  operand(L, 2, "cp", true);
-  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("o0->shape[0] = sh0; o0->shape[1] = sh1;");
   w.line(L.alloc(0));
@@ -211,11 +209,7 @@ void lower_usmm(NodeLowering& L) {
   const bool csr = op.csr(), inplace = op.inplace();
   const Kind k = kind_of(L.out(0).dtype());
   const std::string T = k.t, item = item_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 1, "cd", true);
-  operand(L, 2, "ci", true);
-  operand(L, 3, "cp", true);
-  check_components(L, 4, "ci", "cp", "cd->shape[0]");
+  emit_components(L, 1, true);
   check_dense(L, 5, "D", csr ? "minor" : "major", "");
   check_dense(L, 6, "Z", csr ? "major" : "minor", L.x(5) + "->shape[1]");
   operand(L, 5, "dd", false);
@@ -267,11 +261,7 @@ void lower_usmm(NodeLowering& L) {
 
 void lower_swap(NodeLowering& L) {
   const Kind k = kind_of(L.out(0).dtype());
-  L.need("sparse_kernels", kSparseKernelsText);
-  operand(L, 0, "cd", true);
-  operand(L, 1, "ci", true);
-  operand(L, 2, "cp", true);
-  check_components(L, 3, "ci", "cp", "cd->shape[0]");
+  emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("int64_t n_ptr = 0;");
   w.line("if (theano_checked_add(minor, 1, &n_ptr) != THEANO_RULE_OK) " +

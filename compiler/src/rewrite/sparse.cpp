@@ -99,16 +99,23 @@ NodeRewriterPtr local_sparse_transpose() {
   return r;
 }
 
+/// Op(S, dense...) -> CSM(Component{format}(indices, indptr, shape, dense...),
+/// indices, indptr, shape): an op whose result has S's stored positions and
+/// new values there.
+template <class Component>
+RewriteResult values_at_positions(Apply& node) {
+  const SparseFormat f = format_of(node.input(0));
+  const std::vector<Var> p = parts(node.input(0));
+  std::vector<Var> in = {p[1], p[2], p[3]};
+  for (int i = 1; i < node.nin(); ++i) in.push_back(node.input(i));
+  return RewriteResult(csm(f, OpPtr(new Component(f))->apply1(in), p[1], p[2], p[3]));
+}
+
 NodeRewriterPtr local_sampled_dot() {
   static const NodeRewriterPtr r =
       rule("local_sampled_dot", "SampledDotSparse",
            "SampledDotSparse(S, X, Y) -> CSM(SampledDot(indices, indptr, shape, X, Y), indices, indptr, shape)",
-           [](Apply& node) {
-             const SparseFormat f = format_of(node.input(0));
-             const std::vector<Var> p = parts(node.input(0));
-             const Var vals = OpPtr(new SampledDot(f))->apply1({p[1], p[2], p[3], node.input(1), node.input(2)});
-             return RewriteResult(csm(f, vals, p[1], p[2], p[3]));
-           });
+           values_at_positions<SampledDot>);
   return r;
 }
 
@@ -116,12 +123,7 @@ NodeRewriterPtr local_gather_sparse() {
   static const NodeRewriterPtr r =
       rule("local_gather_sparse", "GatherSparse",
            "GatherSparse(S, M) -> CSM(SparseGather(indices, indptr, shape, M), indices, indptr, shape)",
-           [](Apply& node) {
-             const SparseFormat f = format_of(node.input(0));
-             const std::vector<Var> p = parts(node.input(0));
-             const Var vals = OpPtr(new SparseGather(f))->apply1({p[1], p[2], p[3], node.input(1)});
-             return RewriteResult(csm(f, vals, p[1], p[2], p[3]));
-           });
+           values_at_positions<SparseGather>);
   return r;
 }
 

@@ -32,6 +32,13 @@ void check_index_vector(const std::string& op, const char* role, const Var& v) {
       << op << ": " << role << " must be an int64 vector, got " << v.str() << " of type " << t.str();
 }
 
+/// indices, indptr and shape at inputs `at`, `at + 1`, `at + 2`: int64 vectors.
+void check_structure(const std::string& op, const std::vector<Var>& inputs, std::size_t at) {
+  check_index_vector(op, "indices", inputs[at]);
+  check_index_vector(op, "indptr", inputs[at + 1]);
+  check_index_vector(op, "shape", inputs[at + 2]);
+}
+
 DType check_float(const std::string& op, const char* role, const Var& v, int ndim) {
   const TensorType& t = tensor_of(op, role, v, ndim);
   THEANO_USER_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, TypeError)
@@ -94,9 +101,7 @@ ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   const DType dt = check_float(op, "data", inputs[0], 1);
-  check_index_vector(op, "indices", inputs[1]);
-  check_index_vector(op, "indptr", inputs[2]);
-  check_index_vector(op, "shape", inputs[3]);
+  check_structure(op, inputs, 1);
   check_float(op, "D", inputs[4], 2);
   check_same(op, "D", inputs[4], dt);
   const auto& d = tensor::tensor_type(inputs[4])->shape();
@@ -138,9 +143,7 @@ ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (indices, indptr, shape, X, Y), got "
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
-  check_index_vector(op, "indices", inputs[0]);
-  check_index_vector(op, "indptr", inputs[1]);
-  check_index_vector(op, "shape", inputs[2]);
+  check_structure(op, inputs, 0);
   const DType dt = check_float(op, "X", inputs[3], 2);
   check_float(op, "Y", inputs[4], 2);
   check_same(op, "Y", inputs[4], dt);
@@ -175,9 +178,7 @@ ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (indices, indptr, shape, M), got "
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
-  check_index_vector(op, "indices", inputs[0]);
-  check_index_vector(op, "indptr", inputs[1]);
-  check_index_vector(op, "shape", inputs[2]);
+  check_structure(op, inputs, 0);
   const DType dt = check_float(op, "M", inputs[3], 2);
   return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
 }
@@ -209,9 +210,7 @@ ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   const DType dt = check_float(op, "data", inputs[0], 1);
-  check_index_vector(op, "indices", inputs[1]);
-  check_index_vector(op, "indptr", inputs[2]);
-  check_index_vector(op, "shape", inputs[3]);
+  check_structure(op, inputs, 1);
   return Apply::create(OpPtr(this), std::move(inputs), {matrix(dt)});
 }
 
@@ -242,9 +241,7 @@ ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   const DType dt = check_float(op, "data", inputs[0], 1);
-  check_index_vector(op, "indices", inputs[1]);
-  check_index_vector(op, "indptr", inputs[2]);
-  check_index_vector(op, "shape", inputs[3]);
+  check_structure(op, inputs, 1);
   return Apply::create(OpPtr(this), std::move(inputs), {vector(dt), vector(DType::Int64), vector(DType::Int64)});
 }
 
@@ -302,9 +299,7 @@ ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {
   const TensorType& ta = tensor_of(op, "alpha", inputs[0], 0);
   THEANO_USER_CHECK(!is_complex(ta.dtype()), TypeError) << op << ": alpha must be real, got " << ta.str();
   const DType dt = check_float(op, "data", inputs[1], 1);
-  check_index_vector(op, "indices", inputs[2]);
-  check_index_vector(op, "indptr", inputs[3]);
-  check_index_vector(op, "shape", inputs[4]);
+  check_structure(op, inputs, 2);
   check_float(op, "D", inputs[5], 2);
   check_same(op, "D", inputs[5], dt);
   check_float(op, "Z", inputs[6], 2);

@@ -264,7 +264,7 @@ std::vector<std::vector<bool>> GatherSparse::connection_pattern(const Apply&) co
 ApplyPtr TrueDot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "TrueDot takes 2 inputs (S, D), got " << inputs.size();
   // The same checks and output as StructuredDot.
-  const ApplyPtr like = StructuredDot().make_node(inputs);
+  const ApplyPtr like = OpPtr(new StructuredDot())->make_node(inputs);
   return Apply::create(OpPtr(this), like->inputs(), {like->output(0).type()->make_variable()});
 }
 

@@ -12,6 +12,7 @@
 #include "theano/gpu/type.h"
 #include "theano/gradient.h"
 #include "theano/graph/toposort.h"
+#include "theano/sparse/ops.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/type.h"
@@ -112,7 +113,9 @@ std::vector<Var> grad(const Var& cost, const std::vector<Var>& wrt, const GradOp
     if (it == terms.end() || it->second.empty()) return Var();
     if (it->second.size() == 1) return it->second[0];
     Var sum;
-    if (const gpu::GpuArrayType* g = gpu::gpu_type(v)) {
+    if (sparse::sparse_type(v)) {
+      sum = sparse::add_gradient_terms(it->second);  // a sparse matrix used more than once
+    } else if (const gpu::GpuArrayType* g = gpu::gpu_type(v)) {
       // A GPU array's terms: summed by the host add, moved back by its
       // transfer (the GPU transfer rewrite puts the sum on the GPU).
       std::vector<Var> host;

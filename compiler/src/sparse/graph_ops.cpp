@@ -279,6 +279,27 @@ std::vector<Var> TrueDot::grad(const Apply& node, const std::vector<Var>& g) con
           structured_dot(transpose(s), gz)};
 }
 
+Var add_gradient_terms(const std::vector<Var>& terms) {
+  THEANO_USER_CHECK(!terms.empty(), ValueError) << "sparse::add_gradient_terms: no terms";
+  const SparseType& t = sparse_of("add_gradient_terms", "a term", terms[0]);
+  const auto key = structure_key(terms[0]);
+  bool same = key.has_value();
+  for (const Var& term : terms) {
+    const SparseType& tt = sparse_of("add_gradient_terms", "a term", term);
+    same = same && tt.format() == t.format() && structure_key(term) == key;
+  }
+  if (terms.size() == 1) return terms[0];
+  if (same) {
+    std::vector<Var> data;
+    for (const Var& term : terms) data.push_back(csm_properties(term)[0]);
+    const std::vector<Var> p = csm_properties(terms[0]);
+    return csm(t.format(), tensor::add(data), p[1], p[2], p[3]);
+  }
+  std::vector<Var> dense;
+  for (const Var& term : terms) dense.push_back(dense_from_sparse(term));
+  return sparse_from_dense(tensor::add(dense), t.format());
+}
+
 // ---- functions
 Var csm(SparseFormat format, const Var& data, const Var& indices, const Var& indptr, const Var& shape) {
   return OpPtr(new CSM(format))->apply1({data, indices, indptr, shape});

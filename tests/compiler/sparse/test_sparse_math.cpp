@@ -176,4 +176,21 @@ TEST_SUITE("sparse math") {
       });
     }
   }
+
+  TEST_CASE("a sparse matrix used twice: its gradient terms add up (same positions, and true_dot's every position)") {
+    const NDArray a = pattern(5, 5, 11, 0.4), d = dense(5, 5, 12);
+    const SparseMatrix m = SparseMatrix::from_dense(a, SparseFormat::CSR);
+    testing::verify_grad(
+        [&](const std::vector<Var>& in) {
+          const Var s = over(m, in[0]);
+          return S::add(s, S::structured_dot(s, in[1]));
+        },
+        {m.data(), d});
+    testing::verify_grad(
+        [&](const std::vector<Var>& in) {
+          const Var s = over(m, in[0]);
+          return S::true_dot(s, in[1]) + S::structured_dot(S::transpose(s), in[1]);
+        },
+        {m.data(), d});
+  }
 }

@@ -148,6 +148,12 @@ Var mul(const Var& s, const Var& d);
 /// (axis 0) or of each row (axis 1) (vectors).
 Var sum(const Var& s, std::optional<int> axis = {});
 
+/// The sum of gradient terms of one sparse variable (grad() calls it for a
+/// sparse matrix used more than once): when the graph shows every term has
+/// the same stored positions, a CSM over their summed data; else the sparse
+/// form of their dense sum.
+Var add_gradient_terms(const std::vector<Var>& terms);
+
 /// A sparse function input: the sparse variable and the four tensor inputs
 /// it is built from (CSM). Pass `ins()` to function() where the matrix goes
 /// and `arguments(m)` in the call.

@@ -22,8 +22,8 @@
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
 #include "theano/rewrite/optdb.h"
-#include "theano/sparse/type.h"
 #include "theano/runtime/fork_guard.h"
+#include "theano/sparse/type.h"
 
 namespace theano {
 namespace {
@@ -323,8 +323,9 @@ rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& optio
 /// Stage 6a: a graph with sparse matrices is first rewritten into component
 /// ops (the stage sparse_expand, rewrite/sparse.cpp), whatever the mode: no
 /// linker runs sparse ops as such. An op it cannot expand is an error here.
-void expand_sparse(Build& b) {
-  if (!sparse::graph_has_sparse(b.fg->outputs())) return;
+/// Returns whether the graph had sparse matrices.
+bool expand_sparse(Build& b) {
+  if (!sparse::graph_has_sparse(b.fg->outputs())) return false;
   rewrite::Query q;
   q.include = {"sparse"};
   rewrite::optimize(*b.fg, q);
@@ -333,6 +334,7 @@ void expand_sparse(Build& b) {
       THEANO_USER_CHECK(!sparse::sparse_type(v), MethodNotDefined)
           << b.f.what() << ": " << node->op()->name() << " computing " << v.str() << " (" << type_str(v)
           << ") has no expansion into sparse component ops (theano/sparse/components.h)";
+  return true;
 }
 
 /// Stage 6: the mode's optimizer rewrites the graph; then its constants are
@@ -345,9 +347,10 @@ void rewrite_fgraph(Build& b) {
     b.provenance = std::make_shared<RewriteProvenance>();
     b.fg->attach_feature(b.provenance);
   }
-  expand_sparse(b);
+  const bool sparse = expand_sparse(b);  // DebugMode's reference graph is then the expanded one
   if (f.mode.name == "debugmode")
-    b.unoptimized = std::make_shared<FunctionGraph>(b.fg->inputs(), b.fg->outputs(), std::vector<FeaturePtr>{}, true);
+    b.unoptimized = sparse ? std::make_shared<FunctionGraph>(b.fg->inputs(), b.fg->outputs(), std::vector<FeaturePtr>{}, true)
+                           : std::make_shared<FunctionGraph>(b.fg_inputs, b.exprs, std::vector<FeaturePtr>{}, true);
   const auto t_rewrite = std::chrono::steady_clock::now();
   f.rewrite_stats = rewrite::optimize(*b.fg, rewrite_query(f, b.options));
   f.rewrite_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_rewrite).count();

@@ -285,4 +285,21 @@ TEST_SUITE("sparse ops") {
          OpPtr(new S::Usmm(f))->apply1({T::constant(NDArray::scalar(2.0)), data, idx, ptr, shp, d, z})},
         concat(S::arguments(m), {b, x, a, random_dense(6, 3, 1.0, 33)})));
   }
+
+  TEST_CASE("every mode expands sparse graphs: unoptimized, fast_compile, fast_run, debugmode, nanguardmode") {
+    const NDArray a = random_dense(8, 6, 0.4, 40), b = random_dense(6, 3, 1.0, 41);
+    const SparseMatrix m = SparseMatrix::from_dense(a, SparseFormat::CSC);
+    for (const char* mode : {"unoptimized", "fast_compile", "fast_run", "debugmode", "nanguardmode"}) {
+      CAPTURE(mode);
+      S::SparseInput s = S::csc_matrix("S");
+      Var d = T::dmatrix("D");
+      const Var out = S::structured_dot(s, d);
+      FunctionOptions o;
+      o.mode = mode;
+      Function f = function(concat(s.ins(), {In(d)}), {out, grad(T::sum(out), d)}, o);
+      const std::vector<NDArray> r = f(concat(S::arguments(m), {b}));
+      CHECK(allclose(r[0], dense_dot(a, b)));
+      CHECK(allclose(r[1], dense_dot(a.transpose().contiguous(), NDArray::ones({8, 3}))));
+    }
+  }
 }

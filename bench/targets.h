@@ -123,7 +123,7 @@ inline constexpr Why kWhy[] = {
     {"W7s", "",
      "one in-place OpenBLAS dgemm on Z"},
     {"W8", "float64",
-     "CSR x dense kernel (theano_spmm_csr), output rows split across both cores; each of the 10^6 stored values "
+     "CSR x dense kernel (theano_csr_product), output rows split across both cores; each of the 10^6 stored values "
      "reads a random 512-byte row of D, and D (51 MB) does not fit the 32 MB L3: bound by those random row reads, "
      "prefetched 6 values ahead (perf: nearly all samples in the generated kernel)"},
     {"W8", "float32",

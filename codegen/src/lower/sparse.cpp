@@ -107,9 +107,35 @@ std::string elem(const std::string& arr, const std::string& d, const std::string
   return arr + "->strides[" + d + "] / (int64_t)sizeof(" + t + ")";
 }
 
-void lower_spmm(NodeLowering& L) {
+/// `target` (+)= alpha * S . D through the shared product kernels (`zero`:
+/// from zero, SpMM; else from what target holds, Usmm), split by output rows
+/// (CSR) or output columns (CSC). Needs emit_components' cd/ci/cp/major and
+/// the dense operand `dd`; `target` has S's rows, unit column stride.
+void emit_product(NodeLowering& L, const std::string& alpha, bool zero, const std::string& target) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const Kind k = kind_of(L.out(0).dtype());
+  const std::string T = k.t;
+  const std::string fields = T + " alpha; const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
+                             T + "* d; int64_t d_rs, d_cs, ncols, rows; " + T + "* out;";
+  const std::string init = "(" + T + ")(" + alpha + "), (const " + T + "*)cd->data, (const int64_t*)ci->data, " +
+                           "(const int64_t*)cp->data, major, (const " + T + "*)dd->data, " + elem("dd", "0", T) + ", " +
+                           elem("dd", "1", T) + ", dd->shape[1], " + target + "->shape[0], (" + T + "*)" + target +
+                           "->data";
+  const std::string z = zero ? "1" : "0";
+  if (csr)
+    parallel(L, fields, init,
+             "theano_csr_product_" + k.suffix + "(a->alpha, " + z +
+                 ", a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, a->out, a->ncols, lo, hi)",
+             target + "->shape[0]", 64);
+  else
+    parallel(L, fields, init,
+             "theano_csc_product_" + k.suffix + "(a->alpha, " + z +
+                 ", a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, a->rows, a->out, a->ncols, lo, hi)",
+             "dd->shape[1]", 8);
+}
+
+void lower_spmm(NodeLowering& L) {
+  const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   emit_components(L, 0, true);
   check_dense(L, 4, "D", csr ? "minor" : "major", "");
   operand(L, 4, "dd", false);
@@ -118,22 +144,7 @@ void lower_spmm(NodeLowering& L) {
   w.line("o0->shape[0] = rows; o0->shape[1] = ncols;");
   w.line(L.alloc(0));
   w.line("if (rows == 0 || ncols == 0) return 0;");
-  const std::string T = k.t;
-  const std::string fields = "const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
-                             T + "* d; int64_t d_rs, d_cs, ncols, rows; " + T + "* out;";
-  const std::string init = "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, major, (const " +
-                           T + "*)dd->data, " + elem("dd", "0", T) + ", " + elem("dd", "1", T) + ", ncols, rows, (" +
-                           T + "*)o0->data";
-  if (csr)
-    parallel(L, fields, init,
-             "theano_spmm_csr_" + k.suffix + "(a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, a->out, "
-             "a->ncols, lo, hi)",
-             "rows", 64);
-  else
-    parallel(L, fields, init,
-             "theano_spmm_csc_" + k.suffix + "(a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, a->rows, "
-             "a->out, a->ncols, lo, hi)",
-             "ncols", 8);
+  emit_product(L, "1", true, "o0");
   w.line("return 0;");
 }
 
@@ -240,21 +251,7 @@ void lower_usmm(NodeLowering& L) {
     w.line("dd = &dd_unaliased;");
     w.close();
   }
-  const std::string fields = T + " alpha; const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
-                             T + "* d; int64_t d_rs, d_cs, ncols; " + T + "* out;";
-  const std::string init = "alpha, (const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, major, (const " +
-                           T + "*)dd->data, " + elem("dd", "0", T) + ", " + elem("dd", "1", T) + ", dd->shape[1], (" + T +
-                           "*)tgt->data";
-  if (csr)
-    parallel(L, fields, init,
-             "theano_usmm_csr_" + k.suffix + "(a->alpha, a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, "
-             "a->out, a->ncols, lo, hi)",
-             "major", 64);
-  else
-    parallel(L, fields, init,
-             "theano_usmm_csc_" + k.suffix + "(a->alpha, a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, "
-             "a->out, a->ncols, lo, hi)",
-             "dd->shape[1]", 8);
+  emit_product(L, "alpha", false, "tgt");
   if (inplace) w.line("if (tgt != o0) theano_copy(o0, tgt, " + item + ");");
   w.line("return 0;");
 }

@@ -73,6 +73,29 @@ std::vector<std::vector<Var>> nnz_shape(const std::vector<std::vector<Var>>& inp
   return {{input_shapes[indices_at][0]}};
 }
 
+/// out (C-contiguous, S's rows x D's columns) (+)= alpha * S . D through the
+/// shared product kernels: from zero (`zero`, SpMM) or from what out holds
+/// (Usmm). The whole range in one part: perform is the reference.
+void product(SparseFormat format, double alpha, bool zero, const NDArray& data, const NDArray& indices,
+             const NDArray& indptr, int64_t major, const NDArray& d, NDArray& out) {
+  const int64_t* ip = indices.data_as<int64_t>();
+  const int64_t* pp = indptr.data_as<int64_t>();
+  const int64_t rows = out.shape()[0], ncols = d.shape()[1];
+  const bool csr = format == SparseFormat::CSR;
+  if (d.dtype() == DType::Float64) {
+    if (csr) theano_csr_product_f64(alpha, zero, data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d),
+                                    ncols, out.data_as<double>(), ncols, 0, rows);
+    else theano_csc_product_f64(alpha, zero, data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d),
+                                rows, out.data_as<double>(), ncols, 0, ncols);
+  } else {
+    const float a = static_cast<float>(alpha);
+    if (csr) theano_csr_product_f32(a, zero, data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
+                                    out.data_as<float>(), ncols, 0, rows);
+    else theano_csc_product_f32(a, zero, data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d), rows,
+                                out.data_as<float>(), ncols, 0, ncols);
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -114,22 +137,8 @@ void SpMM::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray>
   const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
   const NDArray& d = in[4];
   check_dense(op, "D", d, csr() ? minor : major, -1);
-  const int64_t rows = csr() ? major : minor, ncols = d.shape()[1];
-  NDArray o = NDArray::empty({rows, ncols}, d.dtype());
-  const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous();
-  const int64_t* ip = idx.data_as<int64_t>();
-  const int64_t* pp = ptr.data_as<int64_t>();
-  if (d.dtype() == DType::Float64) {
-    if (csr()) theano_spmm_csr_f64(data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d), ncols,
-                                   o.data_as<double>(), ncols, 0, rows);
-    else theano_spmm_csc_f64(data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d), rows,
-                             o.data_as<double>(), ncols, 0, ncols);
-  } else {
-    if (csr()) theano_spmm_csr_f32(data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
-                                   o.data_as<float>(), ncols, 0, rows);
-    else theano_spmm_csc_f32(data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d), rows,
-                             o.data_as<float>(), ncols, 0, ncols);
-  }
+  NDArray o = NDArray::empty({csr() ? major : minor, d.shape()[1]}, d.dtype());
+  product(format(), 1.0, true, in[0].contiguous(), in[1].contiguous(), in[2].contiguous(), major, d, o);
   out[0] = o;
 }
 
@@ -318,23 +327,8 @@ void Usmm::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray>
   // out so, else a copy (written back into Z when inplace).
   const bool direct = inplace_ && z.is_c_contiguous();
   NDArray o = direct ? z : z.copy();
-  const NDArray data = in[1].contiguous(), idx = in[2].contiguous(), ptr = in[3].contiguous();
-  const int64_t* ip = idx.data_as<int64_t>();
-  const int64_t* pp = ptr.data_as<int64_t>();
-  const int64_t ncols = d.shape()[1];
-  const double alpha = in[0].item<double>();
-  if (d.dtype() == DType::Float64) {
-    if (csr()) theano_usmm_csr_f64(alpha, data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d), ncols,
-                                   o.data_as<double>(), ncols, 0, major);
-    else theano_usmm_csc_f64(alpha, data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d),
-                             o.data_as<double>(), ncols, 0, ncols);
-  } else {
-    const float a = static_cast<float>(alpha);
-    if (csr()) theano_usmm_csr_f32(a, data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
-                                   o.data_as<float>(), ncols, 0, major);
-    else theano_usmm_csc_f32(a, data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d),
-                             o.data_as<float>(), ncols, 0, ncols);
-  }
+  product(format(), in[0].item<double>(), false, in[1].contiguous(), in[2].contiguous(), in[3].contiguous(), major, d,
+          o);
   if (inplace_ && !direct) {
     NDArray target = z;
     target.assign(o);

@@ -39,18 +39,21 @@
   } while (0)
 
 #define THEANO_SPARSE_KERNELS(T, SUFFIX)                                                                          \
-  /* out[r, :] = sum over row r's stored (k, c): data[k] * D[c, :], r in [lo, hi) (CSR times dense). */          \
-  static inline void theano_spmm_csr_##SUFFIX(const T* data, const int64_t* indices, const int64_t* indptr,      \
-                                             const T* d, int64_t d_rs, int64_t d_cs, int64_t ncols, T* out,      \
-                                             int64_t out_rs, int64_t lo, int64_t hi) {                           \
+  /* out[r, :] (+)= sum over row r's stored (k, c): (alpha * data[k]) * D[c, :], r in [lo, hi): the CSR     \
+     product. `zero`: the rows start at 0 (SpMM, alpha 1, whose products are then exact data[k] * D), else    \
+     they hold Z (Usmm). out has unit column stride. */                                                          \
+  static inline void theano_csr_product_##SUFFIX(T alpha, int zero, const T* data, const int64_t* indices,       \
+                                                 const int64_t* indptr, const T* d, int64_t d_rs, int64_t d_cs,  \
+                                                 int64_t ncols, T* out, int64_t out_rs, int64_t lo, int64_t hi) { \
     int64_t r, k, j;                                                                                              \
     const int64_t end = hi > lo ? indptr[hi] : 0;                                                                 \
     for (r = lo; r < hi; ++r) {                                                                                   \
       T* o = out + r * out_rs;                                                                                    \
-      for (j = 0; j < ncols; ++j) o[j] = 0;                                                                       \
+      if (zero)                                                                                                   \
+        for (j = 0; j < ncols; ++j) o[j] = 0;                                                                     \
       for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
         THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, indices, k, end);                                            \
-        const T v = data[k];                                                                                      \
+        const T v = alpha * data[k];                                                                              \
         const T* dr = d + indices[k] * d_rs;                                                                      \
         if (d_cs == 1)                                                                                            \
           for (j = 0; j < ncols; ++j) o[j] += v * dr[j];                                                          \
@@ -59,53 +62,25 @@
       }                                                                                                           \
     }                                                                                                             \
   }                                                                                                               \
-  /* out[:, lo:hi] = S[:, :] * D[:, lo:hi] for a CSC S of `major` columns (out has S's rows; zeroed here). */    \
-  static inline void theano_spmm_csc_##SUFFIX(const T* data, const int64_t* indices, const int64_t* indptr,      \
-                                             int64_t major, const T* d, int64_t d_rs, int64_t d_cs,             \
-                                             int64_t out_rows, T* out, int64_t out_rs, int64_t lo, int64_t hi) { \
+  /* out[:, lo:hi] (+)= alpha * S * D[:, lo:hi] for a CSC S of `major` columns (out has S's `out_rows` rows;    \
+     `zero` as above). */                                                                                         \
+  static inline void theano_csc_product_##SUFFIX(T alpha, int zero, const T* data, const int64_t* indices,       \
+                                                 const int64_t* indptr, int64_t major, const T* d, int64_t d_rs, \
+                                                 int64_t d_cs, int64_t out_rows, T* out, int64_t out_rs,         \
+                                                 int64_t lo, int64_t hi) {                                        \
     int64_t c, k, j, r;                                                                                           \
-    for (r = 0; r < out_rows; ++r)                                                                                \
-      for (j = lo; j < hi; ++j) out[r * out_rs + j] = 0;                                                          \
+    if (zero)                                                                                                     \
+      for (r = 0; r < out_rows; ++r)                                                                              \
+        for (j = lo; j < hi; ++j) out[r * out_rs + j] = 0;                                                        \
     for (c = 0; c < major; ++c) {                                                                                 \
       const T* dr = d + c * d_rs;                                                                                 \
       for (k = indptr[c]; k < indptr[c + 1]; ++k) {                                                               \
-        const T v = data[k];                                                                                      \
+        const T v = alpha * data[k];                                                                              \
         T* o = out + indices[k] * out_rs;                                                                         \
         if (d_cs == 1)                                                                                            \
           for (j = lo; j < hi; ++j) o[j] += v * dr[j];                                                            \
         else                                                                                                      \
           for (j = lo; j < hi; ++j) o[j] += v * dr[j * d_cs];                                                     \
-      }                                                                                                           \
-    }                                                                                                             \
-  }                                                                                                               \
-  /* out[r, :] += (alpha * data[k]) * D[c, :] over row r's stored (k, c), r in [lo, hi) (usmm, CSR; out holds  \
-     Z and has unit column stride). */                                                                            \
-  static inline void theano_usmm_csr_##SUFFIX(T alpha, const T* data, const int64_t* indices,                    \
-                                              const int64_t* indptr, const T* d, int64_t d_rs, int64_t d_cs,     \
-                                              int64_t ncols, T* out, int64_t out_rs, int64_t lo, int64_t hi) {   \
-    int64_t r, k, j;                                                                                              \
-    const int64_t end = hi > lo ? indptr[hi] : 0;                                                                 \
-    for (r = lo; r < hi; ++r) {                                                                                   \
-      T* o = out + r * out_rs;                                                                                    \
-      for (k = indptr[r]; k < indptr[r + 1]; ++k) {                                                               \
-        THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, indices, k, end);                                            \
-        const T v = alpha * data[k];                                                                              \
-        const T* dr = d + indices[k] * d_rs;                                                                      \
-        for (j = 0; j < ncols; ++j) o[j] += v * dr[j * d_cs];                                                     \
-      }                                                                                                           \
-    }                                                                                                             \
-  }                                                                                                               \
-  /* out[:, lo:hi] += alpha * S * D[:, lo:hi] for a CSC S of `major` columns (usmm, CSC). */                    \
-  static inline void theano_usmm_csc_##SUFFIX(T alpha, const T* data, const int64_t* indices,                    \
-                                              const int64_t* indptr, int64_t major, const T* d, int64_t d_rs,    \
-                                              int64_t d_cs, T* out, int64_t out_rs, int64_t lo, int64_t hi) {    \
-    int64_t c, k, j;                                                                                              \
-    for (c = 0; c < major; ++c) {                                                                                 \
-      const T* dr = d + c * d_rs;                                                                                 \
-      for (k = indptr[c]; k < indptr[c + 1]; ++k) {                                                               \
-        const T v = alpha * data[k];                                                                              \
-        T* o = out + indices[k] * out_rs;                                                                         \
-        for (j = lo; j < hi; ++j) o[j] += v * dr[j * d_cs];                                                       \
       }                                                                                                           \
     }                                                                                                             \
   }                                                                                                               \

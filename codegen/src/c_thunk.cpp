@@ -403,9 +403,8 @@ class CThunk final : public Thunk {
       // add where the user created that node's outputs, when recorded.
       std::size_t k = 0;
       if (std::sscanf(msg.c_str(), "node %zu (", &k) == 1) {
-        const std::vector<Apply*> order = fg_->toposort();
-        if (k < order.size())
-          if (const std::string note = creation_note(*order[k]); !note.empty()) msg += "\n" + note;
+        if (k < step_nodes_.size())
+          if (const std::string note = creation_note(*step_nodes_[k]); !note.empty()) msg += "\n" + note;
       }
       if (rc == lower::kErrHost && ws->host_error) {
         std::exception_ptr e = std::exchange(ws->host_error, nullptr);
@@ -431,7 +430,9 @@ class CThunk final : public Thunk {
  private:
   /// Runs the nodes one by one (timing each when profiling), then the outputs.
   int run_opwise(TheanoContext& ctx, Workspace& ws) const {
-    ws.vars.assign(nvars_, TheanoArray{});
+    TheanoArray unset{};
+    unset.owner = -1;  // no value: a node an IfElse guard skipped
+    ws.vars.assign(nvars_, unset);
     ctx.vars = ws.vars.data();
     const std::size_t n = stats_.nodes.size();
     std::vector<double> seconds(profile_ ? n : 0);
@@ -448,6 +449,10 @@ class CThunk final : public Thunk {
         const auto t0 = std::chrono::steady_clock::now();
         rc = step_(&ctx, static_cast<std::int64_t>(t));
         seconds[t] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (rc == THEANO_STEP_SKIPPED) {
+        rc = 0;
+        continue;  // a branch not taken: nothing ran, nothing to observe
       }
       if (rc == 0 && observer_) {
         const std::vector<NDArray> in = step_arrays(ws, step_in_[t], node.inputs(), false),
@@ -474,6 +479,10 @@ class CThunk final : public Thunk {
       const ArrayRef& a = refs[k];
       const auto i = static_cast<std::size_t>(a.index);
       const TheanoArray& d = a.kind == 'i' ? ws.in_desc[i] : a.kind == 'c' ? const_desc_[i] : ws.vars[i];
+      if (d.owner < 0) {  // the branch of an IfElse not taken
+        r.emplace_back();
+        continue;
+      }
       const bool gpu = lower::on_gpu(vars[k]);
       NDArray v = host_value(ws, d, gpu);
       r.push_back(copy && !gpu ? v.copy() : std::move(v));

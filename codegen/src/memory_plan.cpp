@@ -8,14 +8,17 @@
 namespace theano::codegen {
 namespace {
 
-/// The input whose buffer output k of `node` lives in (a view, or an input
-/// overwritten in place), or nullptr.
-const Variable* alias_of(const Apply& node, int k) {
+/// The inputs whose buffers output k of `node` lives in (a view, or an input
+/// overwritten in place): one, or several for a view of whichever input a
+/// value picks (IfElse); empty for a fresh buffer.
+std::vector<const Variable*> aliases_of(const Apply& node, int k) {
+  std::vector<const Variable*> r;
   for (const ViewMap& m : {node.op()->view_map(), node.op()->destroy_map()}) {
     auto it = m.find(k);
-    if (it != m.end() && !it->second.empty()) return node.input(it->second.front()).get();
+    if (it == m.end()) continue;
+    for (int i : it->second) r.push_back(node.input(i).get());
   }
-  return nullptr;
+  return r;
 }
 
 }  // namespace
@@ -26,35 +29,47 @@ MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order
     auto it = plan.root.find(v);
     return it == plan.root.end() ? v : it->second;
   };
+  // Every buffer a variable may live in (several through an IfElse).
+  std::unordered_map<const Variable*, std::vector<const Variable*>> roots;
+  auto roots_of = [&](const Variable* v) -> std::vector<const Variable*> {
+    auto it = roots.find(v);
+    return it == roots.end() ? std::vector<const Variable*>{v} : it->second;
+  };
   for (Apply* node : order)
-    for (int k = 0; k < node->nout(); ++k)
-      if (const Variable* a = alias_of(*node, k)) plan.root[node->output(k).get()] = root_of(a);
+    for (int k = 0; k < node->nout(); ++k) {
+      const std::vector<const Variable*> a = aliases_of(*node, k);
+      if (a.empty()) continue;
+      plan.root[node->output(k).get()] = root_of(a.front());
+      std::vector<const Variable*>& r = roots[node->output(k).get()];
+      for (const Variable* in : a)
+        for (const Variable* x : roots_of(in))
+          if (std::find(r.begin(), r.end(), x) == r.end()) r.push_back(x);
+    }
   // Graph inputs overwritten in place (the host passes a copy unless mutable).
   for (Apply* node : order)
     for (const auto& [k, ins] : node->op()->destroy_map())
-      for (int i : ins) {
-        const Variable* r = root_of(node->input(i).get());
-        for (std::size_t j = 0; j < fg.inputs().size(); ++j)
-          if (fg.inputs()[j].get() == r &&
-              std::find(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end(), j) == plan.destroyed_inputs.end())
-            plan.destroyed_inputs.push_back(j);
-      }
+      for (int i : ins)
+        for (const Variable* r : roots_of(node->input(i).get()))
+          for (std::size_t j = 0; j < fg.inputs().size(); ++j)
+            if (fg.inputs()[j].get() == r &&
+                std::find(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end(), j) == plan.destroyed_inputs.end())
+              plan.destroyed_inputs.push_back(j);
   std::sort(plan.destroyed_inputs.begin(), plan.destroyed_inputs.end());
   // Last use of each buffer (toposort index); graph outputs live past the end.
   std::unordered_map<const Variable*, std::size_t> last;
   for (std::size_t t = 0; t < order.size(); ++t) {
-    for (const Var& in : order[t]->inputs()) last[root_of(in.get())] = t;
-    for (int k = 0; k < order[t]->nout(); ++k) {
-      const Variable* r = root_of(order[t]->output(k).get());
-      last[r] = std::max(last[r], t);
-    }
+    for (const Var& in : order[t]->inputs())
+      for (const Variable* r : roots_of(in.get())) last[r] = t;
+    for (int k = 0; k < order[t]->nout(); ++k)
+      for (const Variable* r : roots_of(order[t]->output(k).get())) last[r] = std::max(last[r], t);
   }
   std::unordered_map<const Variable*, bool> borrowed;  // buffers reaching an output: borrowed by all?
   for (std::size_t o = 0; o < fg.outputs().size(); ++o) {
-    const Variable* r = root_of(fg.outputs()[o].get());
     const bool b = o < options.borrow_outputs.size() && options.borrow_outputs[o];
-    auto [it, fresh] = borrowed.emplace(r, b);
-    if (!fresh) it->second = it->second && b;
+    for (const Variable* r : roots_of(fg.outputs()[o].get())) {
+      auto [it, fresh] = borrowed.emplace(r, b);
+      if (!fresh) it->second = it->second && b;
+    }
   }
   std::vector<std::int64_t> free_slots;  // kept sorted descending: back() is the smallest
   std::vector<std::vector<std::int64_t>> release(order.size());
@@ -62,7 +77,7 @@ MemoryPlan plan_memory(const FunctionGraph& fg, const std::vector<Apply*>& order
     const Apply& node = *order[t];
     for (int k = 0; k < node.nout(); ++k) {
       const Variable* v = node.output(k).get();
-      if (root_of(v) != v) continue;  // a view or an in-place result
+      if (roots.count(v)) continue;  // a view or an in-place result
       auto b = borrowed.find(v);
       if (b != borrowed.end()) {
         if (b->second) plan.slot[v] = plan.nslots++;  // recycled between calls, never shared

@@ -26,7 +26,7 @@ namespace theano::codegen {
 struct MemoryPlan {
   std::unordered_map<const Variable*, std::int64_t> slot;  // allocated variable -> slot (absent: fresh)
   std::int64_t nslots = 0;
-  std::unordered_map<const Variable*, const Variable*> root;  // variable -> buffer it lives in
+  std::unordered_map<const Variable*, const Variable*> root;  // variable -> buffer it lives in (the first of several for an IfElse view)
   std::vector<std::size_t> destroyed_inputs;                  // graph inputs some op overwrites
 };
 

@@ -79,6 +79,17 @@ void Generator::note_gpu_context(const Apply& node) {
   for (const Var& v : node.outputs()) note(v);
 }
 
+std::string Generator::guard_condition(std::size_t t) {
+  std::string r;
+  for (const LazySchedule::Term& term : schedule.guards[t]) {
+    const Var& cond = schedule.order[term.ifelse]->input(0);
+    const std::string value = std::string("(*(const ") + lower::c_type(ttype(cond).dtype()) + "*)(" +
+                              name_of(cond) + ")->data != 0)";
+    r += (r.empty() ? "" : " && ") + (term.truth ? value : "!" + value);
+  }
+  return r;
+}
+
 void Generator::lower_node(std::size_t t, const Apply& node) {
   std::vector<std::int64_t> slots;
   for (int k = 0; k < node.nout(); ++k) {
@@ -160,7 +171,16 @@ void Generator::lower_node(std::size_t t, const Apply& node) {
     for (const Var& v : node.inputs()) step_in.back().push_back(refs.at(v.get()));
     for (int k = 0; k < nout; ++k) step_out.back().push_back(refs.at(node.output(k).get()));
   }
-  nc.compute.line(call + ")) return e;");
+  const std::string guard = guard_condition(t);
+  if (guard.empty()) {
+    nc.compute.line(call + ")) return e;");
+  } else {
+    nc.compute.open("if (" + guard + ")", "a branch of an IfElse");
+    nc.compute.line(call + ")) return e;");
+    nc.compute.close();
+    // theano_step says the host skipped the node (no output to observe).
+    if (opwise) nc.compute.line("else return THEANO_STEP_SKIPPED;");
+  }
   blocks.push_back(std::move(nc));
 }
 
@@ -181,7 +201,13 @@ std::vector<std::string> Generator::run(int max_units) {
         << "the cpp linker compiles a function for one GPU; this one takes or returns arrays of " << gpu_context
         << " and " << g->context() << " (" << v.str() << ")";
   }
-  const std::vector<Apply*> order = fg.toposort();
+  // The lazy schedule: nodes only one branch of an IfElse needs run inside
+  // `if` blocks on its host condition.
+  schedule = lazy_schedule(fg, [](const Apply& node) {
+    const tensor::TensorType* t = tensor::tensor_type(node.input(0));
+    return t != nullptr && lower::c_type(t->dtype()) != nullptr;
+  });
+  const std::vector<Apply*>& order = schedule.order;
   step_nodes.assign(order.begin(), order.end());
   plan = plan_memory(fg, order, options);
   for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);

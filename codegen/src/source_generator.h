@@ -8,6 +8,7 @@
 #pragma once
 
 #include <theano/codegen/code_writer.h>
+#include <theano/compile/lazy_schedule.h>
 #include <theano/compile/linker.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/graph/basic.h>
@@ -38,7 +39,8 @@ struct Generator {
   std::unordered_map<const Variable*, std::string> names;  // variable -> `const TheanoArray*` expression
   std::unordered_map<const Variable*, ArrayRef> refs;      // OpWise: variable -> where it lives
   std::vector<std::vector<ArrayRef>> step_in, step_out;    // OpWise: per node
-  std::vector<const Apply*> step_nodes;                    // the toposort
+  std::vector<const Apply*> step_nodes;                    // the order (the lazy schedule's)
+  LazySchedule schedule;                                   // which nodes run under which IfElse branch
   std::vector<const Constant*> constants;
   std::vector<std::string> support_keys;
   CodeWriter support;  // shared helpers requested by lowerings
@@ -65,6 +67,9 @@ struct Generator {
   void note_gpu_context(const Apply& node);
 
   void lower_node(std::size_t t, const Apply& node);
+  /// The C condition under which node t runs ("" when it always does): its
+  /// guard's IfElse conditions, tested outermost first with &&.
+  std::string guard_condition(std::size_t t);
 
   /// The translation units of the graph: one, or up to `max_units` when the
   /// node functions are big enough to be worth compiling on several threads

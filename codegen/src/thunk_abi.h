@@ -23,6 +23,8 @@
 #define THEANO_ERR_INDEX 3  /* IndexError */
 #define THEANO_ERR_ASSERT 4 /* AssertionError from a failed Assert */
 #define THEANO_ERR_HOST 5   /* an exception from a host callback, rethrown as it was */
+/* theano_step (OpWise): the node's IfElse guard was false, it did not run. */
+#define THEANO_STEP_SKIPPED (-1)
 
 struct TheanoArray {
   char* data;

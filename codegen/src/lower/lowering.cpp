@@ -347,6 +347,7 @@ LowerFn find_lowering(const Op& op) {
     add_blas_lowerings(t);
     add_random_lowerings(t);
     add_sparse_lowerings(t);
+    add_control_lowerings(t);
     add_gpu_lowerings(t);
     return t;
   }();

@@ -7,6 +7,7 @@
 #include "theano/config.h"
 #include "theano/compile/function.h"
 #include "theano/compile/shared.h"
+#include "theano/control/ifelse.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/feature.h"
 #include "theano/fgraph/function_graph.h"

@@ -290,8 +290,13 @@ class DebugModeThunk final : public Thunk {
     detail::ValueMemo memo;
     for (std::size_t i = 0; i < saved.size() && i < fg_->inputs().size(); ++i) memo[fg_->inputs()[i].get()] = saved[i];
     for (const RewriteProvenance::Replacement& r : log) {
-      const NDArray before = detail::reference_eval(r.old_var, memo);
-      const NDArray after = detail::reference_eval(r.new_var, memo);
+      NDArray before, after;
+      try {
+        before = detail::reference_eval(r.old_var, memo);
+        after = detail::reference_eval(r.new_var, memo);
+      } catch (const Error&) {
+        continue;  // no value on these inputs: e.g. in the branch of an IfElse not taken, which never runs
+      }
       if (!before.defined() || !after.defined()) continue;  // not evaluable with perform
       detail::CompareOptions opt;
       opt.got_name = "after";

@@ -7,11 +7,15 @@
 ///
 /// Why a flat program: the per-call work is then one loop over steps with no
 /// hashing, and freeing intermediates is a precomputed list per step (the
-/// "allow_gc" behaviour of Theano's VM).
+/// "allow_gc" behaviour of Theano's VM). The order is the lazy schedule
+/// (compile/lazy_schedule.h): a node only one branch of an IfElse needs is
+/// skipped when that branch is not taken.
 #include <sstream>
 #include <unordered_map>
 
+#include "theano/compile/lazy_schedule.h"
 #include "theano/compile/linker.h"
+#include "theano/control/ifelse.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/runtime/error.h"
 
@@ -24,6 +28,9 @@ struct Step {
   std::vector<int> out_slots;
   std::vector<int> release;   // slots whose last client is this node
   std::vector<bool> destroyed;  // per input: the op overwrites it (destroy_map)
+  /// The node runs iff each (condition slot, truth) holds, tested in order
+  /// (lazy_schedule: only the taken branch of an IfElse runs).
+  std::vector<std::pair<int, bool>> guard;
 };
 
 std::string shape_str(const NDArray& a) {
@@ -44,12 +51,16 @@ class PerformThunk final : public Thunk {
     };
     const auto& inputs = fg_ref.inputs();
     for (const Var& in : inputs) slot_of(in);
-    const std::vector<Apply*> order = fg_ref.toposort();
-    for (Apply* node : order) {
+    const LazySchedule schedule = lazy_schedule(fg_ref);
+    const std::vector<Apply*>& order = schedule.order;
+    for (std::size_t t = 0; t < order.size(); ++t) {
+      Apply* node = order[t];
       THEANO_USER_CHECK(node->op()->has_perform(), MethodNotDefined)
           << "PerformLinker: op " << node->op()->name() << " (node " << *node
           << ") has no reference implementation (perform); use a mode whose linker can compile it";
-      Step s{node, {}, {}, {}, {}};
+      Step s{node, {}, {}, {}, {}, {}};
+      for (const LazySchedule::Term& term : schedule.guards[t])
+        s.guard.emplace_back(slot_of(order[term.ifelse]->input(0)), term.truth);
       const ViewMap destroy = node->op()->destroy_map();
       std::vector<bool> destroyed(static_cast<std::size_t>(node->nin()), false);
       for (const auto& [out, ins] : destroy)
@@ -105,6 +116,10 @@ class PerformThunk final : public Thunk {
     std::vector<NDArray> in_values, out_values;
     for (std::size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
+      if (!guard_holds(s, storage)) {  // a branch not taken
+        for (int sl : s.release) storage[static_cast<std::size_t>(sl)] = NDArray();
+        continue;
+      }
       in_values.clear();
       for (std::size_t i = 0; i < s.in_slots.size(); ++i) {
         const NDArray& v = storage[static_cast<std::size_t>(s.in_slots[i])];
@@ -138,6 +153,12 @@ class PerformThunk final : public Thunk {
   }
 
  private:
+  static bool guard_holds(const Step& s, const std::vector<NDArray>& storage) {
+    for (const auto& [sl, truth] : s.guard)
+      if (IfElse::truth(storage[static_cast<std::size_t>(sl)]) != truth) return false;
+    return true;
+  }
+
   // A destroyed value that is (or views) a protected graph input or a constant
   // is copied first: the caller's arrays, shared values and constants are never
   // written in place.

@@ -70,6 +70,24 @@ Var DestroyHandler::view_root(const Var& var) const {
   return v;
 }
 
+std::vector<Var> DestroyHandler::view_roots(const Var& var) const {
+  std::vector<Var> roots;
+  std::vector<Var> todo{var};
+  while (!todo.empty()) {
+    Var v = std::move(todo.back());
+    todo.pop_back();
+    const Apply* owner = v.owner();
+    auto node = owner ? view_maps_.find(owner) : view_maps_.end();
+    auto out = node != view_maps_.end() ? node->second.find(*v.index()) : ViewMap::const_iterator();
+    if (node == view_maps_.end() || out == node->second.end() || out->second.empty()) {
+      if (std::find(roots.begin(), roots.end(), v) == roots.end()) roots.push_back(std::move(v));
+      continue;
+    }
+    for (auto i = out->second.rbegin(); i != out->second.rend(); ++i) todo.push_back(owner->input(*i));
+  }
+  return roots;
+}
+
 std::vector<Var> DestroyHandler::views_of(const Var& var) const {
   std::vector<Var> result{var};
   if (!fg_) return result;
@@ -89,12 +107,14 @@ std::vector<Var> DestroyHandler::views_of(const Var& var) const {
 }
 
 std::vector<Apply*> DestroyHandler::destroyers(const Var& var) const {
-  const Var root = view_root(var);
+  const std::vector<Var> roots = view_roots(var);
   std::vector<Apply*> result;
   for (const auto& [node, dm] : destroy_maps_) {
     bool hit = false;
     for (const auto& [o, ins] : dm)
-      for (int i : ins) hit = hit || view_root(node->input(i)) == root;
+      for (int i : ins)
+        for (const Var& r : view_roots(node->input(i)))
+          hit = hit || std::find(roots.begin(), roots.end(), r) != roots.end();
     if (hit) result.push_back(const_cast<Apply*>(node));
   }
   std::sort(result.begin(), result.end(), by_id);
@@ -104,12 +124,6 @@ std::vector<Apply*> DestroyHandler::destroyers(const Var& var) const {
 Orderings DestroyHandler::orderings(const FunctionGraph& fg) {
   Orderings ords;
   if (destroy_maps_.empty()) return ords;
-
-  for (const auto& [node, vm] : view_maps_)
-    for (const auto& [o, ins] : vm)
-      THEANO_USER_CHECK(ins.size() <= 1, InconsistencyError)
-          << "DestroyHandler: output " << o << " of " << text(node) << " is a view of " << ins.size()
-          << " inputs; in-place graphs support views of a single input";
 
   std::vector<Apply*> nodes;
   for (const auto& [node, dm] : destroy_maps_) nodes.push_back(const_cast<Apply*>(node));
@@ -129,20 +143,22 @@ Orderings DestroyHandler::orderings(const FunctionGraph& fg) {
             << "DestroyHandler: the destroy_map of " << text(d) << " names input " << idx << " but the node has "
             << d->nin() << " inputs";
         const Var victim = d->input(idx);
-        const Var root = view_root(victim);
-        const std::string via = victim == root ? "" : " (through its view " + victim.str() + ")";
-        THEANO_USER_CHECK(!root.is_constant(), InconsistencyError)
-            << "DestroyHandler: " << text(d) << " destroys the constant " << root.str() << via
-            << "; constants are immutable (use the non-inplace op)";
-        THEANO_USER_CHECK(!fg.is_input(root) || is_mutable(root), InconsistencyError)
-            << "DestroyHandler: " << text(d) << " destroys the graph input " << root.str() << via
-            << ", which is not marked mutable; mark it mutable (DestroyHandler::set_mutable, In(mutable=true)) "
-            << "or use the non-inplace op";
-        auto [it, fresh] = root_destroyer.emplace(root.get(), d);
-        THEANO_USER_CHECK(fresh || it->second == d, InconsistencyError)
-            << "DestroyHandler: multiple destroyers of " << root.str() << ": " << text(it->second) << " and "
-            << text(d) << via << " both overwrite it (directly or through a view)";
-        destroyed.push_back(Destroyed{d, idx, root});
+        // A view of one of several inputs (IfElse) may be any of them: all count as destroyed.
+        for (const Var& root : view_roots(victim)) {
+          const std::string via = victim == root ? "" : " (through its view " + victim.str() + ")";
+          THEANO_USER_CHECK(!root.is_constant(), InconsistencyError)
+              << "DestroyHandler: " << text(d) << " destroys the constant " << root.str() << via
+              << "; constants are immutable (use the non-inplace op)";
+          THEANO_USER_CHECK(!fg.is_input(root) || is_mutable(root), InconsistencyError)
+              << "DestroyHandler: " << text(d) << " destroys the graph input " << root.str() << via
+              << ", which is not marked mutable; mark it mutable (DestroyHandler::set_mutable, In(mutable=true)) "
+              << "or use the non-inplace op";
+          auto [it, fresh] = root_destroyer.emplace(root.get(), d);
+          THEANO_USER_CHECK(fresh || it->second == d, InconsistencyError)
+              << "DestroyHandler: multiple destroyers of " << root.str() << ": " << text(it->second) << " and "
+              << text(d) << via << " both overwrite it (directly or through a view)";
+          destroyed.push_back(Destroyed{d, idx, root});
+        }
       }
     }
   }

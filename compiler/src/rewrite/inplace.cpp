@@ -55,7 +55,8 @@ class InplacePass {
       pos_[n] = k++;
       const ViewMap dm = n->op()->destroy_map();
       for (const auto& [o, ins] : dm)
-        for (int i : ins) destroyed_.insert(dh.view_root(n->input(i)));
+        for (int i : ins)
+          for (const Var& r : dh.view_roots(n->input(i))) destroyed_.insert(r);
     }
   }
 
@@ -74,7 +75,7 @@ class InplacePass {
           nv->set_creation_site(node->output(o)->creation_site());
           pairs.emplace_back(node->output(o), nv);
         }
-        destroyed_.insert(dh_.view_root(node->input(c.input)));
+        for (const Var& r : dh_.view_roots(node->input(c.input))) destroyed_.insert(r);
         pos_[fresh.get()] = pos_.at(node.get());
         fg_.replace_all(pairs, reason);
         ++changed;
@@ -89,10 +90,18 @@ class InplacePass {
     const int input = c.input;
     const Var& in = node.input(input);
     if (!(*in.type() == *node.output(0).type()) && !c.op_checks_shape) return false;
-    const Var root = dh_.view_root(in);
-    if (root.is_constant() || destroyed_.count(root)) return false;
-    if (!root.owner() && !dh_.is_mutable(root)) return false;  // a protected graph input
     const int here = pos_.at(&node);
+    for (const Var& root : dh_.view_roots(in)) {  // several for a view an IfElse picks
+      if (root.is_constant() || destroyed_.count(root)) return false;
+      if (!root.owner() && !dh_.is_mutable(root)) return false;  // a protected graph input
+      if (!readers_done(node, input, root, here)) return false;
+    }
+    return true;
+  }
+
+  /// Whether every reader of `root` or of a view of it, other than `node`
+  /// through `input`, runs before `node` (position `here`) and none is a graph output.
+  bool readers_done(const Apply& node, int input, const Var& root, int here) const {
     for (const Var& v : dh_.views_of(root)) {
       for (const Client& c : fg_.clients(v)) {
         if (c.is_output()) return false;  // the caller would see the overwritten value

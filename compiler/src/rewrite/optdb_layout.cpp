@@ -24,7 +24,8 @@
 ///                                         merging, 0 / x, i % 1, sqrt(sqr(x)); the softmax family by hand
 ///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
 ///                                         1/(1+exp(-x))); local_remove_all_assert (unsafe);
-///                                         local_cut_gpu_transfers (transfer pairs cancelled)
+///                                         local_cut_gpu_transfers (transfer pairs cancelled);
+///                                         ifelse_constant_condition, ifelse_same_branches (rewrite/ifelse.cpp)
 ///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy and log-softmax
 ///                                         gradients, softmax from
 ///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
@@ -34,7 +35,8 @@
 ///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns), usmm  [blas]
 ///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers by repeated
 ///                                         squaring), neg_neg, neg_div_neg, useless ops, exp/log pairs,
-///                                         shape_i tracking, DimShuffle merging
+///                                         shape_i tracking, DimShuffle merging; ifelse_lift
+///                                         (elementwise work into the branches), ifelse_merge (global)
 ///   3         uncanonicalize (eq.)        (empty so far)
 ///   49        elemwise_fusion             fusion: trees into one Elemwise{Composite}, then multi-output
 ///                                         fusion (a result used by several elementwise clients computed
@@ -122,6 +124,7 @@ SequenceDB build_optdb() {
 
   register_algebra_rewrites(db);
   register_sparse_rewrites(db);
+  register_ifelse_rewrites(db);
   register_shape_rewrites(db);
   register_blas_inplace_rewrites(db);
   return db;

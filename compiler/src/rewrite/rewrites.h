@@ -47,6 +47,12 @@ NodeRewriterPtr local_remove_all_assert();
 void register_algebra_rewrites(SequenceDB& db);
 // sparse.cpp: the stage sparse_expand and its rewrites (sparse_dot, local_csm_properties_csm, ...).
 void register_sparse_rewrites(SequenceDB& db);
+/// IfElse: constant conditions, identical branches, lifting, merging (rewrite/ifelse.cpp).
+void register_ifelse_rewrites(SequenceDB& db);
+NodeRewriterPtr ifelse_constant_condition();
+NodeRewriterPtr ifelse_same_branches();
+NodeRewriterPtr ifelse_lift();
+GraphRewriterPtr ifelse_merge();
 // shape.cpp, subtensor.cpp: ShapeFeature and shape promotion, reshape chain,
 // inc_subtensor serialization, useless shape ops.
 void register_shape_rewrites(SequenceDB& db);

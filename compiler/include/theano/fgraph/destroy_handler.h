@@ -64,6 +64,10 @@ class DestroyHandler : public Feature {
   /// The variable whose memory `var` shares through view_map chains (`var`
   /// itself when it is not a view).
   Var view_root(const Var& var) const;
+  /// Every variable whose memory `var` may share: one root, or several when
+  /// a view's op picks one of several inputs at run time (IfElse); a
+  /// destroyer of `var` counts as destroying each of them.
+  std::vector<Var> view_roots(const Var& var) const;
   /// `var` and every variable of the graph that is a view of it, transitively.
   std::vector<Var> views_of(const Var& var) const;
   /// Whether any tracked node destroys an input.

@@ -8,6 +8,7 @@
 #include "theano/compile/function.h"
 #include "theano/compile/shared.h"
 #include "theano/control/ifelse.h"
+#include "theano/control/scan.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/feature.h"
 #include "theano/fgraph/function_graph.h"

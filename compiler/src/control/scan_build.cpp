@@ -1,0 +1,328 @@
+/// \file
+/// `scan()` and its helpers (control/scan.h): builds the step's inner graph
+/// from fresh inner variables, finds the outer variables it closes over
+/// (made non-sequences, as Theano does), carries shared-variable updates
+/// (explicit ones and random streams' default updates) as recurrent
+/// outputs, and wires one Scan node.
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "theano/compile/shared.h"
+#include "theano/control/ifelse.h"
+#include "theano/control/scan.h"
+#include "theano/graph/clone.h"
+#include "theano/graph/traversal.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano {
+
+using tensor::StaticShape;
+using tensor::TensorType;
+
+namespace {
+
+const TensorType& tensor_of(const Var& v, const std::string& what) {
+  const TensorType* t = tensor::tensor_type(v);
+  THEANO_USER_CHECK(t != nullptr, TypeError) << what << " " << v.str() << " must be a tensor, got " << v.type()->str();
+  return *t;
+}
+
+/// A fresh variable of `t`'s dtype with the first `drop` dimensions removed.
+Var inner_var(const TensorType& t, int drop, const std::string& name) {
+  StaticShape s(t.shape().begin() + drop, t.shape().end());
+  return TensorType::make(t.dtype(), std::move(s))->make_variable(name);
+}
+
+void check_taps(const std::vector<std::int64_t>& taps, const std::string& what) {
+  THEANO_USER_CHECK(!taps.empty(), ValueError) << what << ": no taps";
+  std::set<std::int64_t> seen(taps.begin(), taps.end());
+  THEANO_USER_CHECK(seen.size() == taps.size(), ValueError) << what << ": a tap is listed twice";
+}
+
+std::string label(const Var& v, const std::string& fallback) { return v.name().empty() ? fallback : v.name(); }
+
+StepFn plain_step(const std::function<std::vector<Var>(const std::vector<Var>&)>& f) {
+  return [f](const std::vector<Var>& a) { return StepResult{f(a), {}, Var()}; };
+}
+
+}  // namespace
+
+ScanResult scan(const StepFn& step, const ScanArgs& args) {
+  const std::string& nm = args.name;
+  THEANO_USER_CHECK(static_cast<bool>(step), ValueError) << nm << ": no step function";
+  ScanInfo info;
+  info.name = nm;
+  info.go_backwards = args.go_backwards;
+  info.truncate_gradient = args.truncate_gradient;
+
+  std::vector<Var> step_args;  // what the step receives, Theano's order
+  std::vector<Var> seq_inner, rec_inner, nonseq_inner;
+  std::vector<Var> outer_seqs, outer_inits, outer_nonseqs;
+  for (std::size_t s = 0; s < args.sequences.size(); ++s) {
+    const SeqInfo& q = args.sequences[s];
+    const std::string what = nm + ": sequence " + std::to_string(s);
+    THEANO_USER_CHECK(q.value, ValueError) << what << " is null";
+    Var v = tensor::as_tensor_variable(q.value);
+    const TensorType& t = tensor_of(v, what);
+    THEANO_USER_CHECK(t.ndim() >= 1, TypeError)
+        << what << " (" << v.str() << ") must have at least one dimension to iterate over, got " << t.str();
+    check_taps(q.taps, what);
+    for (std::int64_t tap : q.taps) {
+      Var in = inner_var(t, 1, label(v, "seq" + std::to_string(s)) + "[t" + (tap >= 0 ? "+" : "") +
+                                   std::to_string(tap) + "]");
+      seq_inner.push_back(in);
+      step_args.push_back(in);
+    }
+    info.seq_taps.push_back(q.taps);
+    outer_seqs.push_back(v);
+  }
+  // Outputs: recurrent ones keep the user's order among themselves, maps after.
+  std::vector<int> rec_of, map_of;  // user output index -> position in its group (-1: other group)
+  std::vector<Var> rec_out(args.outputs_info.size()), map_out;
+  for (std::size_t k = 0; k < args.outputs_info.size(); ++k) {
+    const OutputInfo& o = args.outputs_info[k];
+    const std::string what = nm + ": output " + std::to_string(k);
+    if (!o.initial) {
+      rec_of.push_back(-1);
+      map_of.push_back(info.n_map++);
+      continue;
+    }
+    map_of.push_back(-1);
+    rec_of.push_back(info.n_rec());
+    check_taps(o.taps, what);
+    for (std::int64_t tap : o.taps)
+      THEANO_USER_CHECK(tap < 0, ValueError)
+          << what << ": the taps of a recurrent output must be negative (earlier steps), got " << tap;
+    Var init = tensor::as_tensor_variable(o.initial);
+    const TensorType& t = tensor_of(init, what + ": the initial value");
+    const bool plain = o.taps.size() == 1 && o.taps[0] == -1;
+    const std::int64_t K = -*std::min_element(o.taps.begin(), o.taps.end());
+    if (!plain) {
+      THEANO_USER_CHECK(t.ndim() >= 1, TypeError)
+          << what << ": with taps down to " << -K << " the initial value stacks " << K
+          << " states (one more dimension), but " << init.str() << " has type " << t.str();
+      THEANO_USER_CHECK(!t.shape()[0] || *t.shape()[0] >= K, ValueError)
+          << what << ": taps down to " << -K << " need " << K << " initial states, but " << init.str() << " has "
+          << *t.shape()[0];
+    }
+    for (std::int64_t tap : o.taps) {
+      Var in = inner_var(t, plain ? 0 : 1, label(init, "out" + std::to_string(k)) + "[t" + std::to_string(tap) + "]");
+      rec_inner.push_back(in);
+      step_args.push_back(in);
+    }
+    info.rec_taps.push_back(o.taps);
+    outer_inits.push_back(init);
+  }
+  rec_out.resize(static_cast<std::size_t>(info.n_rec()));
+  for (std::size_t k = 0; k < args.non_sequences.size(); ++k) {
+    Var v = tensor::as_tensor_variable(args.non_sequences[k]);
+    const TensorType& t = tensor_of(v, nm + ": non-sequence " + std::to_string(k));
+    Var in = inner_var(t, 0, label(v, "nonseq" + std::to_string(k)));
+    nonseq_inner.push_back(in);
+    step_args.push_back(in);
+    outer_nonseqs.push_back(v);
+  }
+
+  StepResult res = step(step_args);
+  std::vector<OutputInfo> outputs_info = args.outputs_info;
+  if (outputs_info.empty())  // Theano's outputs_info=None: every output is a map output
+    for (std::size_t k = 0; k < res.outputs.size(); ++k) {
+      outputs_info.push_back(OutputInfo::none());
+      rec_of.push_back(-1);
+      map_of.push_back(info.n_map++);
+    }
+  map_out.resize(static_cast<std::size_t>(info.n_map));
+  THEANO_USER_CHECK(res.outputs.size() == outputs_info.size(), ValueError)
+      << nm << ": the step returned " << res.outputs.size() << " outputs but outputs_info lists "
+      << args.outputs_info.size() << " (give OutputInfo::none() for an output without recurrence)";
+  for (std::size_t k = 0; k < res.outputs.size(); ++k) {
+    THEANO_USER_CHECK(res.outputs[k], ValueError) << nm << ": the step's output " << k << " is null";
+    Var v = tensor::as_tensor_variable(res.outputs[k]);
+    if (rec_of[k] >= 0) rec_out[static_cast<std::size_t>(rec_of[k])] = v;
+    else map_out[static_cast<std::size_t>(map_of[k])] = v;
+  }
+  // Check each recurrent output against its state, naming the user's output.
+  {
+    std::size_t tap_at = 0;
+    for (std::size_t k = 0; k < res.outputs.size(); ++k) {
+      if (rec_of[k] < 0) continue;
+      const int r = rec_of[k];
+      const Var& state = rec_inner[tap_at];
+      tap_at += info.rec_taps[static_cast<std::size_t>(r)].size();
+      const Var& v = rec_out[static_cast<std::size_t>(r)];
+      const TensorType& ts = *tensor::tensor_type(state);
+      const TensorType& tv = tensor_of(v, nm + ": the step's output " + std::to_string(k));
+      THEANO_USER_CHECK(tv.dtype() == ts.dtype() && tv.ndim() == ts.ndim(), TypeError)
+          << nm << ": output " << k << ": the step returns " << v.str() << " of type " << tv.str()
+          << " but outputs_info gives states of type " << ts.str()
+          << "; a recurrent output keeps its dtype and number of dimensions (cast the step's result or the initial "
+             "value)";
+    }
+  }
+
+  // Shared variables updated by the step, explicitly or by their default
+  // update (random streams): carried as recurrent outputs with tap -1.
+  std::vector<std::pair<Var, Var>> carried;  // (shared variable, its new value in the step)
+  std::unordered_set<const Variable*> explicit_upd;
+  for (const auto& [sv, upd] : res.updates) {
+    THEANO_USER_CHECK(is_shared(sv), TypeError)
+        << nm << ": the step updates " << sv.str() << ", which is not a shared variable";
+    THEANO_USER_CHECK(explicit_upd.insert(sv.get()).second, ValueError)
+        << nm << ": the step updates " << sv.str() << " twice";
+    carried.emplace_back(sv, tensor::as_tensor_variable(upd));
+  }
+  std::vector<Var> roots = rec_out;
+  roots.insert(roots.end(), map_out.begin(), map_out.end());
+  if (res.until) roots.push_back(tensor::as_tensor_variable(res.until));
+  for (const auto& [sv, upd] : carried) roots.push_back(upd);
+  const std::unordered_set<Var> given(step_args.begin(), step_args.end());
+  // Default updates of shared variables the step reads (until none is new).
+  for (bool more = true; more;) {
+    more = false;
+    for (const Var& v : inputs(roots)) {
+      const SharedVariable* sv = as_shared(v);
+      if (!sv || explicit_upd.count(v.get()) || !sv->default_update()) continue;
+      const Var u = sv->default_update();
+      const std::vector<Var> deps = ancestors({u});
+      // Only an update computed inside the step (it depends on the value read there) is carried.
+      if (std::find(deps.begin(), deps.end(), v) == deps.end()) continue;
+      explicit_upd.insert(v.get());
+      carried.emplace_back(v, u);
+      roots.push_back(u);
+      more = true;
+    }
+  }
+  // Replace each carried shared variable by an inner state, and every other
+  // outer variable the step closes over by an inner non-sequence.
+  std::vector<std::pair<Var, Var>> repl;
+  std::vector<Var> carried_inner;
+  for (const auto& [sv, upd] : carried) {
+    const TensorType& t = tensor_of(sv, nm + ": updated shared variable");
+    Var in = inner_var(t, 0, label(sv, "shared") + "[t-1]");
+    repl.emplace_back(sv, in);
+    carried_inner.push_back(in);
+    const TensorType& tu = tensor_of(upd, nm + ": the update of " + sv.str());
+    THEANO_USER_CHECK(tu.dtype() == t.dtype() && tu.ndim() == t.ndim(), TypeError)
+        << nm << ": the update of " << sv.str() << " (" << t.str() << ") has type " << tu.str();
+  }
+  std::vector<Var> implicit_outer, implicit_inner;
+  for (const Var& v : inputs(roots)) {
+    if (v.is_constant() || given.count(v)) continue;
+    if (std::any_of(carried.begin(), carried.end(), [&](const auto& p) { return p.first == v; })) continue;
+    const TensorType& t = tensor_of(v, nm + ": the step reads the outer variable");
+    Var in = inner_var(t, 0, label(v, "outer"));
+    repl.emplace_back(v, in);
+    implicit_outer.push_back(v);
+    implicit_inner.push_back(in);
+  }
+  std::vector<Var> inner_outs = rec_out;
+  for (const auto& [sv, upd] : carried) inner_outs.push_back(upd);
+  inner_outs.insert(inner_outs.end(), map_out.begin(), map_out.end());
+  if (res.until) inner_outs.push_back(tensor::as_tensor_variable(res.until));
+  inner_outs = clone_replace(inner_outs, repl);
+  for (std::size_t c = 0; c < carried.size(); ++c) info.rec_taps.push_back({-1});
+  info.until = static_cast<bool>(res.until);
+  info.n_nonseq = static_cast<int>(outer_nonseqs.size() + implicit_outer.size());
+
+  std::vector<Var> inner_ins = seq_inner;
+  inner_ins.insert(inner_ins.end(), rec_inner.begin(), rec_inner.end());
+  inner_ins.insert(inner_ins.end(), carried_inner.begin(), carried_inner.end());
+  inner_ins.insert(inner_ins.end(), nonseq_inner.begin(), nonseq_inner.end());
+  inner_ins.insert(inner_ins.end(), implicit_inner.begin(), implicit_inner.end());
+
+  // The number of steps: given, else what the sequences allow.
+  Var n_steps;
+  if (args.n_steps) {
+    n_steps = tensor::as_tensor_variable(args.n_steps);
+    const TensorType& t = tensor_of(n_steps, nm + ": n_steps");
+    THEANO_USER_CHECK(t.ndim() == 0 && (is_integer(t.dtype()) || is_bool(t.dtype())), TypeError)
+        << nm << ": n_steps must be an integer scalar, got " << n_steps.str() << " of type " << t.str();
+    if (const Constant* c = n_steps.as_constant())
+      THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
+          << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
+    if (t.dtype() != DType::Int64) n_steps = tensor::cast(n_steps, DType::Int64);
+  } else {
+    THEANO_USER_CHECK(!outer_seqs.empty(), ValueError)
+        << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";
+    for (std::size_t s = 0; s < outer_seqs.size(); ++s) {
+      const auto& taps = info.seq_taps[s];
+      const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
+      Var avail = tensor::maximum(tensor::sub(tensor::shape_i(outer_seqs[s], 0), *hi - *lo), std::int64_t{0});
+      n_steps = n_steps ? tensor::minimum(n_steps, avail) : avail;
+    }
+    n_steps = tensor::cast(n_steps, DType::Int64);
+  }
+
+  std::vector<Var> outer{n_steps};
+  outer.insert(outer.end(), outer_seqs.begin(), outer_seqs.end());
+  outer.insert(outer.end(), outer_inits.begin(), outer_inits.end());
+  for (const auto& [sv, upd] : carried) outer.push_back(sv);
+  outer.insert(outer.end(), outer_nonseqs.begin(), outer_nonseqs.end());
+  outer.insert(outer.end(), implicit_outer.begin(), implicit_outer.end());
+  const std::vector<Var> outs = (*OpPtr(new Scan(info, inner_ins, inner_outs)))(outer);
+
+  ScanResult result;
+  const std::size_t n_user_rec = rec_out.size();
+  for (std::size_t k = 0; k < outputs_info.size(); ++k) {
+    Var v = rec_of[k] >= 0 ? outs[static_cast<std::size_t>(rec_of[k])]
+                           : outs[info.rec_taps.size() + static_cast<std::size_t>(map_of[k])];
+    v->set_name(nm + "[" + std::to_string(k) + "]");
+    result.outputs.push_back(v);
+  }
+  for (std::size_t c = 0; c < carried.size(); ++c) {
+    const Var& seq = outs[n_user_rec + c];
+    const Var& sv = carried[c].first;
+    // The value after the last step; the shared value itself when no step ran.
+    Var last = ifelse(tensor::gt(tensor::shape_i(seq, 0), std::int64_t{0}),
+                      tensor::subtensor(seq, {tensor::Index(std::int64_t{-1})}), sv);
+    result.updates.emplace_back(sv, last);
+  }
+  return result;
+}
+
+
+std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
+                          const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences,
+                          const std::string& name) {
+  ScanArgs a;  // no outputs_info: every output of f is a map output
+  a.sequences = sequences;
+  a.non_sequences = non_sequences;
+  a.name = name;
+  return scan(plain_step(f), a).outputs;
+}
+
+std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
+                             const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                             const std::vector<Var>& non_sequences, bool go_backwards, const std::string& name) {
+  ScanArgs a;
+  a.sequences = sequences;
+  for (const Var& v : outputs_info) a.outputs_info.emplace_back(v);
+  a.non_sequences = non_sequences;
+  a.go_backwards = go_backwards;
+  a.name = name;
+  ScanResult r = scan(plain_step(f), a);
+  std::vector<Var> last;
+  for (const Var& v : r.outputs) last.push_back(tensor::subtensor(v, {tensor::Index(std::int64_t{-1})}));
+  return last;
+}
+
+std::vector<Var> foldl(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
+                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                       const std::vector<Var>& non_sequences) {
+  return scan_reduce(f, sequences, outputs_info, non_sequences, false, "foldl");
+}
+
+std::vector<Var> foldr(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
+                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                       const std::vector<Var>& non_sequences) {
+  return scan_reduce(f, sequences, outputs_info, non_sequences, true, "foldr");
+}
+
+}  // namespace theano

@@ -1,0 +1,279 @@
+/// \file
+/// Backpropagation through time: the gradient of a Scan is another Scan
+/// that walks the steps backwards (Theano's scan grad, PyTensor's
+/// `Scan.L_op`).
+///
+/// At forward step t the step computed out = F(slices_t, taps_t, W). The
+/// backward scan visits t = T-1 .. 0 with, as sequences, the values every
+/// inner input had at step t (sequence slices, and the recurrent taps read
+/// from the outputs stacked after the initial states) and the cotangents of
+/// the outputs at t. It carries, per recurrent output r with K taps, K
+/// pending gradients: acc_j is what the later steps sent to Y_r[t - j + 1],
+/// so the total cotangent of Y_r[t] is g_Y_r[t] + acc_1, and the next
+/// pendings are acc'_j = acc_{j+1} + d(tap -j). Non-sequence gradients are
+/// summed in carried accumulators; sequence gradients come out per step and
+/// are added back at their taps' rows. With truncate_gradient = k only the
+/// last k steps are visited (the initial states then get no gradient).
+#include <algorithm>
+#include <unordered_map>
+
+#include "theano/control/ifelse.h"
+#include "theano/control/scan.h"
+#include "theano/gradient.h"
+#include "theano/graph/clone.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/join.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano {
+
+namespace T = theano::tensor;
+
+namespace {
+
+bool is_real(const Var& v) {
+  const T::TensorType* t = T::tensor_type(v);
+  return t && is_float(t->dtype());
+}
+
+Var rows(const Var& x, const Var& start, const Var& stop) {
+  return T::subtensor(x, {T::Index(T::slice(T::Bound(start), T::Bound(stop)))});
+}
+
+Var reversed(const Var& x) { return T::subtensor(x, {T::Index(T::slice({}, {}, T::Bound(std::int64_t{-1})))}); }
+
+Var i64(std::int64_t v) { return T::constant(NDArray::scalar<std::int64_t>(v)); }
+
+/// The last row of `seq`, or `fallback` when it has none.
+Var last_or(const Var& seq, const Var& fallback) {
+  return ifelse(T::gt(T::shape_i(seq, 0), std::int64_t{0}), T::subtensor(seq, {T::Index(std::int64_t{-1})}),
+                fallback);
+}
+
+}  // namespace
+
+std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  const ScanInfo& in = info_;
+  THEANO_USER_CHECK(!in.until, MethodNotDefined)
+      << name() << ": no gradient through a scan with an until condition (the number of steps depends on the values)";
+  const int ns = in.n_seq(), nr = in.n_rec(), nm = in.n_map, nn = in.n_nonseq;
+  const Var steps = node.input(0);
+  // Steps the backward pass visits: all, or the last truncate_gradient.
+  const Var back_steps = in.truncate_gradient >= 0 ? T::minimum(steps, i64(in.truncate_gradient)) : steps;
+  const Var skipped = T::sub(steps, back_steps);  // forward steps before the first one visited
+
+  // Sequences of the backward scan: each forward inner input's value per
+  // forward step (only the visited ones: rows skipped .. steps-1).
+  std::vector<SeqInfo> seqs;
+  std::vector<Var> fwd_inner_of_seq;  // the forward inner input each sequence stands for
+  std::vector<Var> effective(static_cast<std::size_t>(ns));
+  std::size_t inner = 0;
+  for (int s = 0; s < ns; ++s) {
+    const Var& seq = node.input(1 + s);
+    effective[static_cast<std::size_t>(s)] = in.go_backwards ? reversed(seq) : seq;
+    const auto& taps = in.seq_taps[static_cast<std::size_t>(s)];
+    const std::int64_t lo = *std::min_element(taps.begin(), taps.end());
+    for (std::int64_t tap : taps) {
+      const Var start = T::add(skipped, i64(tap - lo));
+      seqs.emplace_back(rows(effective[static_cast<std::size_t>(s)], start, T::add(start, back_steps)));
+      fwd_inner_of_seq.push_back(inner_inputs_[inner++]);
+    }
+  }
+  for (int r = 0; r < nr; ++r) {
+    const Var& init = node.input(1 + ns + r);
+    const std::int64_t K = in.lag(r);
+    const Var head = in.plain_state(r) ? T::shape_padleft(init) : rows(init, i64(0), i64(K));
+    const Var buf = T::join(0, {head, node.output(r)});
+    for (std::int64_t tap : in.rec_taps[static_cast<std::size_t>(r)]) {
+      const Var start = T::add(skipped, i64(K + tap));
+      seqs.emplace_back(rows(buf, start, T::add(start, back_steps)));
+      fwd_inner_of_seq.push_back(inner_inputs_[inner++]);
+    }
+  }
+  const std::size_t n_values = seqs.size();
+  // Cotangents of the outputs at the visited steps (zeros where none flows).
+  std::vector<int> real_rec;  // recurrent outputs that carry gradients
+  for (int r = 0; r < nr; ++r)
+    if (is_real(node.output(r))) real_rec.push_back(r);
+  std::vector<int> real_map;
+  for (int m = 0; m < nm; ++m)
+    if (is_real(node.output(nr + m)) && output_grads[static_cast<std::size_t>(nr + m)]) real_map.push_back(m);
+  for (int r : real_rec) {
+    const Var& g = output_grads[static_cast<std::size_t>(r)];
+    const Var gy = g ? g : T::zeros_like(node.output(r));
+    seqs.emplace_back(rows(gy, skipped, steps));
+  }
+  for (int m : real_map) seqs.emplace_back(rows(output_grads[static_cast<std::size_t>(nr + m)], skipped, steps));
+
+  // Carried: K pending gradients per real recurrent output, one sum per real non-sequence.
+  std::vector<OutputInfo> carried;
+  for (int r : real_rec) {
+    const Var& init = node.input(1 + ns + r);
+    const Var state0 = in.plain_state(r) ? init : T::subtensor(init, {T::Index(std::int64_t{0})});
+    for (std::int64_t j = 0; j < in.lag(r); ++j) carried.emplace_back(T::zeros_like(state0));
+  }
+  std::vector<int> real_nonseq;
+  for (int k = 0; k < nn; ++k)
+    if (is_real(node.input(1 + ns + nr + k))) {
+      real_nonseq.push_back(k);
+      carried.emplace_back(T::zeros_like(node.input(1 + ns + nr + k)));
+    }
+  // Per-step gradients of the real sequence slices (map outputs).
+  std::vector<std::size_t> real_slices;
+  std::size_t slice_count = 0;
+  for (int s = 0; s < ns; ++s)
+    for (std::size_t k = 0; k < in.seq_taps[static_cast<std::size_t>(s)].size(); ++k, ++slice_count)
+      if (is_real(fwd_inner_of_seq[slice_count])) {
+        real_slices.push_back(slice_count);
+        carried.push_back(OutputInfo::none());
+      }
+
+  std::vector<Var> nonseqs;
+  for (int k = 0; k < nn; ++k) nonseqs.push_back(node.input(1 + ns + nr + k));
+
+  const std::vector<Var> fwd_outputs(inner_outputs_.begin(), inner_outputs_.begin() + nr + nm);
+  auto step = [&](const std::vector<Var>& a) -> StepResult {
+    std::size_t at = 0;
+    std::vector<std::pair<Var, Var>> repl;
+    std::vector<Var> values;  // per forward inner input (sequence slices and taps)
+    for (std::size_t j = 0; j < n_values; ++j) {
+      repl.emplace_back(fwd_inner_of_seq[j], a[at]);
+      values.push_back(a[at++]);
+    }
+    std::vector<Var> gy, gm;
+    for (std::size_t k = 0; k < real_rec.size(); ++k) gy.push_back(a[at++]);
+    for (std::size_t k = 0; k < real_map.size(); ++k) gm.push_back(a[at++]);
+    std::vector<std::vector<Var>> acc;
+    for (int r : real_rec) {
+      acc.emplace_back();
+      for (std::int64_t j = 0; j < in.lag(r); ++j) acc.back().push_back(a[at++]);
+    }
+    std::vector<Var> gw;
+    for (std::size_t k = 0; k < real_nonseq.size(); ++k) gw.push_back(a[at++]);
+    std::vector<Var> ns_inner(a.begin() + static_cast<std::ptrdiff_t>(at), a.end());
+    for (int k = 0; k < nn; ++k)
+      repl.emplace_back(inner_inputs_[n_values + static_cast<std::size_t>(k)], ns_inner[static_cast<std::size_t>(k)]);
+    const std::vector<Var> outs = clone_replace(fwd_outputs, repl);
+
+    // Seeds: total cotangent of each output at this step (summed when one
+    // variable is several outputs).
+    std::unordered_map<Var, Var> seed;
+    auto add_seed = [&](const Var& v, const Var& g) {
+      auto [it, fresh] = seed.emplace(v, g);
+      if (!fresh) it->second = T::add(it->second, g);
+    };
+    for (std::size_t k = 0; k < real_rec.size(); ++k)
+      add_seed(outs[static_cast<std::size_t>(real_rec[k])], T::add(gy[k], acc[k][0]));
+    for (std::size_t k = 0; k < real_map.size(); ++k) add_seed(outs[static_cast<std::size_t>(nr + real_map[k])], gm[k]);
+    std::vector<Var> wrt = values;
+    for (int k : real_nonseq) wrt.push_back(ns_inner[static_cast<std::size_t>(k)]);
+    std::vector<Var> real_wrt;
+    for (const Var& w : wrt)
+      if (is_real(w)) real_wrt.push_back(w);
+    GradOptions opt;
+    opt.disconnected_inputs = DisconnectedInputs::Ignore;
+    for (const auto& [v, g] : seed) opt.known_grads.emplace_back(v, g);
+    std::vector<Var> d = real_wrt.empty() || seed.empty() ? std::vector<Var>{} : theano::grad(Var(), real_wrt, opt);
+    std::unordered_map<Var, Var> d_of;
+    for (std::size_t k = 0; k < d.size(); ++k) d_of[real_wrt[k]] = d[k];
+    auto d_or_zero = [&](const Var& w) {
+      auto it = d_of.find(w);
+      return it != d_of.end() && it->second ? it->second : T::zeros_like(w);
+    };
+
+    StepResult res;
+    std::size_t tap_index = slice_count;  // the first recurrent tap among `values`
+    std::size_t rec_k = 0;
+    for (int r = 0; r < nr; ++r) {
+      const auto& taps = in.rec_taps[static_cast<std::size_t>(r)];
+      const bool real = std::find(real_rec.begin(), real_rec.end(), r) != real_rec.end();
+      if (real) {
+        const std::int64_t K = in.lag(r);
+        for (std::int64_t j = 1; j <= K; ++j) {
+          Var next = j < K ? acc[rec_k][static_cast<std::size_t>(j)] : Var();
+          auto tap = std::find(taps.begin(), taps.end(), -j);
+          if (tap != taps.end()) {
+            const Var dt = d_or_zero(values[tap_index + static_cast<std::size_t>(tap - taps.begin())]);
+            next = next ? T::add(next, dt) : dt;
+          }
+          res.outputs.push_back(next ? next : T::zeros_like(acc[rec_k][0]));
+        }
+        ++rec_k;
+      }
+      tap_index += taps.size();
+    }
+    for (std::size_t k = 0; k < real_nonseq.size(); ++k)
+      res.outputs.push_back(T::add(gw[k], d_or_zero(ns_inner[static_cast<std::size_t>(real_nonseq[k])])));
+    for (std::size_t j : real_slices) res.outputs.push_back(d_or_zero(values[j]));
+    // Keep each carried value's exact type (static shapes) across steps.
+    for (std::size_t k = 0; k < res.outputs.size() && k < carried.size(); ++k)
+      if (carried[k].initial) {
+        const T::TensorType* want = T::tensor_type(carried[k].initial);
+        Var& o = res.outputs[k];
+        if (T::tensor_type(o)->dtype() != want->dtype()) o = T::cast(o, want->dtype());
+      }
+    return res;
+  };
+
+  ScanArgs back;
+  back.sequences = seqs;
+  back.outputs_info = carried;
+  back.non_sequences = nonseqs;
+  back.n_steps = back_steps;
+  back.go_backwards = true;
+  back.name = in.name + "_grad";
+  const ScanResult br = scan(step, back);
+
+  std::vector<Var> grads(static_cast<std::size_t>(node.nin()));
+  std::size_t at = 0;
+  for (int r : real_rec) {
+    const Var& init = node.input(1 + ns + r);
+    const std::int64_t K = in.lag(r);
+    std::vector<Var> finals;  // pending gradient of Y[-1], Y[-2], ...
+    for (std::int64_t j = 0; j < K; ++j) {
+      const Var& seq = br.outputs[at++];
+      finals.push_back(last_or(seq, T::zeros_like(T::subtensor(seq, {T::Index(std::int64_t{0})}))));
+    }
+    Var g;
+    if (in.plain_state(r)) {
+      g = finals[0];
+    } else {
+      std::vector<Var> rows_in_order(finals.rbegin(), finals.rend());  // init row i is Y[i - K]
+      g = T::inc_subtensor(rows(T::zeros_like(init), i64(0), i64(K)), T::stack(rows_in_order));
+    }
+    // Truncated: the initial states are beyond the steps visited.
+    if (in.truncate_gradient >= 0) g = ifelse(T::gt(skipped, std::int64_t{0}), T::zeros_like(init), g);
+    grads[static_cast<std::size_t>(1 + ns + r)] = g;
+  }
+  for (int k : real_nonseq) {
+    const Var& seq = br.outputs[at++];
+    grads[static_cast<std::size_t>(1 + ns + nr + k)] = last_or(seq, T::zeros_like(node.input(1 + ns + nr + k)));
+  }
+  // Sequence gradients: per-step slices (visited backwards) added at their rows.
+  std::vector<Var> dseq(static_cast<std::size_t>(ns));
+  std::size_t slice_at = 0;
+  std::size_t real_at = 0;
+  for (int s = 0; s < ns; ++s) {
+    const auto& taps = in.seq_taps[static_cast<std::size_t>(s)];
+    const std::int64_t lo = *std::min_element(taps.begin(), taps.end());
+    Var acc_seq;
+    for (std::int64_t tap : taps) {
+      const bool real = real_at < real_slices.size() && real_slices[real_at] == slice_at;
+      ++slice_at;
+      if (!real) continue;
+      const Var per_step = reversed(br.outputs[at + real_at++]);  // forward step order
+      const Var start = T::add(skipped, i64(tap - lo));
+      const Var base = acc_seq ? acc_seq : T::zeros_like(effective[static_cast<std::size_t>(s)]);
+      acc_seq = T::inc_subtensor(rows(base, start, T::add(start, back_steps)), per_step);
+    }
+    if (acc_seq) grads[static_cast<std::size_t>(1 + s)] = in.go_backwards ? reversed(acc_seq) : acc_seq;
+  }
+  return grads;
+}
+
+}  // namespace theano

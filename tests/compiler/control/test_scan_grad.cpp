@@ -1,0 +1,114 @@
+// Backpropagation through scan (control/scan_grad.cpp): verify_grad
+// (finite differences) through recurrent outputs with one and several taps,
+// sequence taps, map outputs, go_backwards, non-sequences and closed-over
+// variables; truncate_gradient against the gradient of the unrolled tail;
+// the refusal for `until`.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "theano/control/scan.h"
+#include "theano/testing.h"
+#include "theano/theano.hpp"
+
+using namespace theano;
+namespace T = theano::tensor;
+using theano::test::error_of;
+
+namespace {
+
+NDArray matrix(std::int64_t m, std::int64_t n, double scale, std::uint64_t seed) {
+  NDArray a = NDArray::empty({m, n});
+  std::uint64_t s = seed * 2862933555777941757ULL + 3037000493ULL;
+  for (std::int64_t i = 0; i < m * n; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    a.data_as<double>()[i] = (static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1) * scale;
+  }
+  return a;
+}
+
+NDArray vector_of(std::int64_t n, double scale, std::uint64_t seed) { return matrix(1, n, scale, seed).reshape({n}); }
+
+}  // namespace
+
+TEST_SUITE("scan grad") {
+  TEST_CASE("an Elman RNN: gradients for the inputs, both weights and the initial state") {
+    testing::verify_grad(
+        [](const std::vector<Var>& in) {
+          ScanResult r = scan(
+              [&](const std::vector<Var>& a) {
+                return StepResult{{T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], in[2]))}};  // in[2] closed over
+              },
+              ScanArgs{.sequences = {in[0]}, .outputs_info = {in[3]}, .non_sequences = {in[1]}, .name = "rnn"});
+          return r.outputs[0];
+        },
+        {matrix(6, 3, 1.0, 1), matrix(3, 4, 0.5, 2), matrix(4, 4, 0.5, 3), vector_of(4, 0.5, 4)});
+  }
+
+  TEST_CASE("several taps: a second-order recurrence, a sequence read at t-1, t and t+1") {
+    testing::verify_grad(
+        [](const std::vector<Var>& in) {
+          ScanResult r = scan(
+              [&](const std::vector<Var>& a) {
+                // a: x[t-1], x[t], x[t+1], y[t-2], y[t-1], w
+                Var y = T::sin(a[4]) * a[5] + a[3] * 0.5 + a[0] * a[1] - a[2];
+                return StepResult{{y}};
+              },
+              ScanArgs{.sequences = {SeqInfo(in[0], {-1, 0, 1})},
+                       .outputs_info = {OutputInfo(in[1], {-2, -1})},
+                       .non_sequences = {in[2]}});
+          return r.outputs[0];
+        },
+        {matrix(7, 2, 1.0, 5), matrix(3, 2, 1.0, 6), vector_of(2, 1.0, 7)});
+  }
+
+  TEST_CASE("map outputs and go_backwards") {
+    for (bool back : {false, true}) {
+      CAPTURE(back);
+      testing::verify_grad(
+          [back](const std::vector<Var>& in) {
+            ScanResult r = scan(
+                [&](const std::vector<Var>& a) {
+                  Var h = a[1] * T::cos(a[0]) + a[0];
+                  return StepResult{{h, T::exp(a[0] * a[1])}};
+                },
+                ScanArgs{.sequences = {in[0]}, .outputs_info = {in[1], OutputInfo::none()}, .go_backwards = back});
+            return T::sum(r.outputs[0]) + T::sum(r.outputs[1] * 0.3);
+          },
+          {matrix(5, 3, 1.0, 8), vector_of(3, 1.0, 9)});
+    }
+  }
+
+  TEST_CASE("only the last value used (reduce): the gradient still reaches every step") {
+    testing::verify_grad(
+        [](const std::vector<Var>& in) {
+          return scan_reduce([](const std::vector<Var>& a) { return std::vector<Var>{a[1] * a[0] + T::sin(a[1])}; },
+                             {in[0]}, {in[1]})[0];
+        },
+        {vector_of(6, 1.0, 10), T::constant(NDArray::scalar(0.4)).as_constant()->data()});
+  }
+
+  TEST_CASE("truncate_gradient: the gradient of the last k steps only") {
+    Var x = T::dvector("x");
+    Var h0 = T::dscalar("h0");
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[1] * 0.5 + a[0] * a[0]}}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .truncate_gradient = 2});
+    Var cost = T::subtensor(r.outputs[0], {T::Index(std::int64_t{-1})});
+    Function f = function({In(x), In(h0)}, {grad(cost, x), grad(cost, h0)});
+    const NDArray xv = theano::test::vec({1, 2, 3, 4});
+    const auto g = f({xv, NDArray::scalar(1.0)});
+    // h3 = 0.5 h2 + x3^2, h2 = 0.5 h1 + x2^2: within two steps d/dx3 = 2 x3, d/dx2 = 0.5 * 2 x2; nothing earlier.
+    CHECK(allclose(g[0], theano::test::vec({0, 0, 0.5 * 2 * 3, 2 * 4})));
+    CHECK(g[1].item<double>() == 0.0);
+  }
+
+  TEST_CASE("no gradient through until") {
+    Var x = T::dvector("x");
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] * 2.0}, {}, T::gt(a[0], 3.0)}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}, .name = "stop"});
+    const std::string e = error_of([&] { grad(T::sum(r.outputs[0]), x); });
+    CHECK(e.find("Scan{stop}: no gradient through a scan with an until condition") != std::string::npos);
+  }
+}

@@ -1,6 +1,7 @@
 // The CLinker's source generator (source_generator.h).
 #include "source_generator.h"
 
+#include <theano/control/scan.h>
 #include <theano/gpu/type.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
@@ -79,6 +80,34 @@ void Generator::note_gpu_context(const Apply& node) {
   for (const Var& v : node.outputs()) note(v);
 }
 
+std::string Generator::run_body(const std::string& name) {
+  for (std::size_t i = 0; i < fg.inputs().size(); ++i)
+    names[fg.inputs()[i].get()] = "in[" + str(static_cast<std::int64_t>(i)) + "]";
+  for (const Var& v : fg.inputs())
+    if (lower::on_gpu(v)) THEANO_USER_CHECK(false, MethodNotDefined) << "a scan step over GPU arrays";
+  schedule = lazy_schedule(fg, [](const Apply& node) {
+    const tensor::TensorType* t = tensor::tensor_type(node.input(0));
+    return t != nullptr && lower::c_type(t->dtype()) != nullptr;
+  });
+  const std::vector<Apply*>& order = schedule.order;
+  step_nodes.assign(order.begin(), order.end());
+  plan = plan_memory(fg, order, options);
+  for (auto& [v, s] : plan.slot) s += slot_base;
+  plan.nslots += slot_base;
+  for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
+  THEANO_USER_CHECK(gpu_context.empty(), MethodNotDefined) << "a scan step with GPU nodes";
+  CodeWriter w;
+  for (const NodeFunction& f : functions) w.raw(f.text);
+  w.open("static int " + name + "(TheanoContext* ctx, const TheanoArray* const* in, TheanoArray* const* out)", name);
+  assemble(w, blocks);
+  for (std::size_t o = 0; o < fg.outputs().size(); ++o)
+    w.line("*out[" + str(static_cast<std::int64_t>(o)) + "] = *" + name_of(fg.outputs()[o]) + ";");
+  w.line("return 0;");
+  w.close();
+  w.line("");
+  return w.str();
+}
+
 std::string Generator::guard_condition(std::size_t t) {
   std::string r;
   for (const LazySchedule::Term& term : schedule.guards[t]) {
@@ -97,17 +126,19 @@ void Generator::lower_node(std::size_t t, const Apply& node) {
     slots.push_back(it == plan.slot.end() ? -1 : it->second);
   }
   CodeWriter body, file;
-  NodeLowering L(node, t, body, file, support_keys, support, std::move(slots));
+  NodeLowering L(node, t, body, file, support_keys, support, std::move(slots), fn_prefix, label_prefix);
   L.cuda = &cuda;
   note_gpu_context(node);
-  const lower::LowerFn fn = lower::find_lowering(*node.op());
-  if (!fn) {
+  const bool scan = as_scan(node) != nullptr;  // lowered here: it needs an inner Generator
+  const lower::LowerFn fn = scan ? nullptr : lower::find_lowering(*node.op());
+  if (!fn && !scan) {
     perform_fallback(L, " yet");
   } else {
     try {
       for (const Var& v : node.inputs()) check_type(node, v);
       for (int k = 0; k < node.nout(); ++k) check_type(node, node.output(k));
-      fn(L);
+      if (scan) lower_scan(L);
+      else fn(L);
     } catch (const MethodNotDefined& e) {
       std::string why = e.what();
       const auto open = why.find(" (");

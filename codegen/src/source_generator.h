@@ -57,6 +57,12 @@ struct Generator {
   cuda::CudaUnit cuda;      // the kernels of GPU nodes: the function's CUDA translation unit
   std::string gpu_context;  // the GPU context of the function's GPU arrays ("" for none)
 
+  /// An inner graph (a scan's step, lower_scan): the prefixes of its node
+  /// functions' names and messages, and the first memory slot it may use
+  /// (its slots follow the outer graph's).
+  std::string fn_prefix, label_prefix;
+  std::int64_t slot_base = 0;
+
   std::string name_of(const Var& v);
 
   /// A node whose op has no lowering (or refused this node's types) calls
@@ -76,6 +82,18 @@ struct Generator {
   /// (kSplitWeight each). Unit 0 holds the entry; the node functions of the
   /// others have external linkage and are declared in unit 0.
   std::vector<std::string> run(int max_units = 1);
+
+  /// For an inner graph: its node functions and the function
+  /// `static int <name>(TheanoContext*, const TheanoArray* const* in,
+  /// TheanoArray* const* out)` that runs them in order (lazily under
+  /// IfElse) and sets out[k] to output k (a view where the graph's output
+  /// is one). Outputs are recycled buffers (slots), valid until the next run.
+  std::string run_body(const std::string& name);
+  /// The lowering of a Scan node (scan_lowering.cpp): its step graph
+  /// through an inner Generator (node functions in this node's text) and a
+  /// loop over the steps in the node function, writing each step's outputs
+  /// into the stacked results. No call back into the host per step.
+  void lower_scan(lower::NodeLowering& L);
 };
 
 /// The units as one text (keep_sources, the cache key).

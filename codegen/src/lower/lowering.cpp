@@ -160,12 +160,13 @@ std::string make_label(const Apply& node, std::size_t index) {
 }  // namespace
 
 NodeLowering::NodeLowering(const Apply& n, std::size_t i, CodeWriter& b, CodeWriter& f,
-                           std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots)
+                           std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots,
+                           const std::string& fn_prefix, const std::string& label_prefix)
     : node(n),
       op(gpu_host_op(n)),
       index(i),
-      fn("node" + std::to_string(i)),
-      label(make_label(n, i)),
+      fn(fn_prefix + "node" + std::to_string(i)),
+      label(label_prefix + make_label(n, i)),
       body(b),
       file(f),
       support_keys_(support_keys),
@@ -235,11 +236,13 @@ std::string NodeLowering::fail_int(ErrorCode code, std::string_view msg, std::st
          ", (int64_t)(" + std::string(value_expr) + "), " + c_string(tail) + ", all, " + std::to_string(nin()) + ");";
 }
 
-std::string NodeLowering::alloc(int k) const {
+std::string NodeLowering::alloc(int k) const { return alloc_into(k, o(k)); }
+
+std::string NodeLowering::alloc_into(int k, const std::string& target) const {
   const std::int64_t slot = static_cast<std::size_t>(k) < slots_.size() ? slots_[static_cast<std::size_t>(k)] : -1;
   const auto itemsize = static_cast<std::int64_t>(dtype_size(out(k).dtype()));
   const char* fn = on_gpu(node.output(k)) ? "theano_gpu_alloc_checked" : "theano_alloc_checked";
-  return "if (int e = " + std::string(fn) + "(ctx, " + o(k) + ", " + std::to_string(slot) + ", " +
+  return "if (int e = " + std::string(fn) + "(ctx, " + target + ", " + std::to_string(slot) + ", " +
          std::to_string(itemsize) + ", " + c_string(label + ": output " + std::to_string(k) + ": ") + ", all, " +
          std::to_string(nin()) + ")) return e;";
 }

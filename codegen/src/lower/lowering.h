@@ -101,8 +101,11 @@ std::string_view cuda_prelude();
 /// What the lowering of one node gets and writes.
 class NodeLowering {
  public:
+  /// `fn_prefix` / `label_prefix` start the names and messages of the nodes
+  /// of an inner graph (a scan's step: "node5_", "node 5 (Scan{rnn}): step: ").
   NodeLowering(const Apply& node, std::size_t index, CodeWriter& body, CodeWriter& file,
-               std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots);
+               std::vector<std::string>& support_keys, CodeWriter& support, std::vector<std::int64_t> slots,
+               const std::string& fn_prefix = {}, const std::string& label_prefix = {});
 
   const Apply& node;
   /// The op whose code is generated: node's op, or for a GpuOp (a host op's
@@ -151,6 +154,10 @@ class NodeLowering {
   /// A statement that allocates output k (its shape must be set): C-contiguous
   /// strides, a fresh or a planned buffer; in GPU memory for a GPU output.
   std::string alloc(int k) const;
+  /// Like alloc(k), but allocates `target` (a `TheanoArray*` expression with
+  /// its ndim, dtype and shape set) in output k's planned buffer: a scan's
+  /// stacked buffer of which output k is a view.
+  std::string alloc_into(int k, const std::string& target) const;
   /// Emits once per translation unit, before the node functions, a support
   /// snippet (shared helpers such as Philox) identified by `key`.
   void need(std::string_view key, std::string_view code);

@@ -59,6 +59,10 @@ Var last_or(const Var& seq, const Var& fallback) {
 
 std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   const ScanInfo& in = info_;
+  for (int r = 0; r < in.n_rec(); ++r)
+    THEANO_USER_CHECK(!in.last_only(r), MethodNotDefined)
+        << name() << ": no gradient of an optimized scan (output " << r
+        << " keeps its last value only); take gradients before compiling";
   THEANO_USER_CHECK(!in.until, MethodNotDefined)
       << name() << ": no gradient through a scan with an until condition (the number of steps depends on the values)";
   const int ns = in.n_seq(), nr = in.n_rec(), nm = in.n_map, nn = in.n_nonseq;
@@ -96,6 +100,14 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
     }
   }
   const std::size_t n_values = seqs.size();
+  // The outputs' values at each visited step: the gradient graph reads them
+  // instead of recomputing the step (tanh's gradient reads tanh's output).
+  std::vector<int> stored;  // forward inner outputs given as values
+  for (int k = 0; k < nr + nm; ++k)
+    if (inner_outputs_[static_cast<std::size_t>(k)].owner()) {
+      stored.push_back(k);
+      seqs.emplace_back(rows(node.output(k), skipped, steps));
+    }
   // Cotangents of the outputs at the visited steps (zeros where none flows).
   std::vector<int> real_rec;  // recurrent outputs that carry gradients
   for (int r = 0; r < nr; ++r)
@@ -145,6 +157,8 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
       repl.emplace_back(fwd_inner_of_seq[j], a[at]);
       values.push_back(a[at++]);
     }
+    std::vector<Var> stored_values;
+    for (std::size_t k = 0; k < stored.size(); ++k) stored_values.push_back(a[at++]);
     std::vector<Var> gy, gm;
     for (std::size_t k = 0; k < real_rec.size(); ++k) gy.push_back(a[at++]);
     for (std::size_t k = 0; k < real_map.size(); ++k) gm.push_back(a[at++]);
@@ -179,6 +193,21 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
     opt.disconnected_inputs = DisconnectedInputs::Ignore;
     for (const auto& [v, g] : seed) opt.known_grads.emplace_back(v, g);
     std::vector<Var> d = real_wrt.empty() || seed.empty() ? std::vector<Var>{} : theano::grad(Var(), real_wrt, opt);
+    // Where the gradient reads a step's output, read the stored value.
+    std::vector<std::pair<Var, Var>> by_value;
+    for (std::size_t k = 0; k < stored.size(); ++k)
+      by_value.emplace_back(outs[static_cast<std::size_t>(stored[k])], stored_values[k]);
+    std::vector<std::size_t> defined;
+    std::vector<Var> present;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (d[k]) {
+        defined.push_back(k);
+        present.push_back(d[k]);
+      }
+    if (!present.empty() && !by_value.empty()) {
+      present = clone_replace(present, by_value);
+      for (std::size_t j = 0; j < defined.size(); ++j) d[defined[j]] = present[j];
+    }
     std::unordered_map<Var, Var> d_of;
     for (std::size_t k = 0; k < d.size(); ++k) d_of[real_wrt[k]] = d[k];
     auto d_or_zero = [&](const Var& w) {

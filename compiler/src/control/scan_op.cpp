@@ -52,6 +52,9 @@ struct Scan::Program {
 
 Scan::Scan(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> inner_outputs)
     : info_(std::move(info)), inner_inputs_(std::move(inner_inputs)), inner_outputs_(std::move(inner_outputs)) {
+  // One spelling of "every output stacked", so equal scans compare equal.
+  if (std::none_of(info_.rec_last.begin(), info_.rec_last.end(), [](bool b) { return b; })) info_.rec_last.clear();
+  else info_.rec_last.resize(static_cast<std::size_t>(info_.n_rec()), false);
   THEANO_USER_CHECK(static_cast<int>(inner_inputs_.size()) == info_.n_inner_inputs(), ValueError)
       << info_.name << ": the inner graph has " << inner_inputs_.size() << " inputs, its description "
       << info_.n_inner_inputs();
@@ -86,6 +89,8 @@ Props Scan::props() const {
   const std::string seq = os.str();
   os.str("");
   taps(info_.rec_taps);
+  std::vector<std::int64_t> last;
+  for (int r = 0; r < info_.n_rec(); ++r) last.push_back(info_.last_only(r) ? 1 : 0);
   return {{"name", info_.name},
           {"seq_taps", seq},
           {"rec_taps", os.str()},
@@ -93,7 +98,8 @@ Props Scan::props() const {
           {"n_nonseq", static_cast<std::int64_t>(info_.n_nonseq)},
           {"go_backwards", info_.go_backwards},
           {"until", info_.until},
-          {"truncate_gradient", info_.truncate_gradient}};
+          {"truncate_gradient", info_.truncate_gradient},
+          {"rec_last", last}};
 }
 
 bool Scan::equals(const Op& other) const {
@@ -118,6 +124,8 @@ const Scan::Program& Scan::program() const {
   });
   return *program_;
 }
+
+std::shared_ptr<const FunctionGraph> Scan::optimized_inner() const { return program().fg; }
 
 namespace {
 
@@ -178,7 +186,9 @@ ApplyPtr Scan::make_node(std::vector<Var> inputs) const {
         << info_.name << ": output " << r << ": the step returns " << inner_outputs_[static_cast<std::size_t>(r)].str()
         << " of type " << to->str() << " but its outputs_info state has type " << type_str(tap)
         << "; a recurrent output keeps its dtype and number of dimensions (cast the step's result)";
-    outs.push_back(TensorType::make(to->dtype(), with_steps(steps, tensor::tensor_type(tap)->shape()))->make_variable());
+    const StaticShape& state = tensor::tensor_type(tap)->shape();
+    outs.push_back(
+        TensorType::make(to->dtype(), info_.last_only(r) ? state : with_steps(steps, state))->make_variable());
   }
   for (int m = 0; m < info_.n_map; ++m) {
     const TensorType* to = tensor::tensor_type(inner_outputs_[static_cast<std::size_t>(nr + m)]);
@@ -216,8 +226,8 @@ void Scan::perform(const Apply& node, std::span<const NDArray> inputs, std::span
     const auto& taps = info_.seq_taps[static_cast<std::size_t>(s)];
     const NDArray& v = inputs[static_cast<std::size_t>(1 + s)];
     const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
-    const std::int64_t need = n_steps + (*hi - *lo);
-    THEANO_USER_CHECK(v.shape()[0] >= need, ValueError)
+    std::int64_t need = 0;
+    THEANO_USER_CHECK(theano_scan_rows_rule(v.shape()[0], n_steps, *hi - *lo, &need) == THEANO_RULE_OK, ValueError)
         << nm_s << ": sequence " << s << " (" << node.input(1 + s).str() << ") has " << v.shape()[0]
         << " rows, but " << n_steps << " steps with taps [" << *lo << ".." << *hi << "] read " << need;
     seqs.push_back(Seq{v, *lo});
@@ -299,7 +309,8 @@ void Scan::perform(const Apply& node, std::span<const NDArray> inputs, std::span
   }
   for (int r = 0; r < nr; ++r) {
     const std::int64_t K = info_.lag(r);
-    outputs[static_cast<std::size_t>(r)] = bufs[static_cast<std::size_t>(r)].slice(0, K, K + ran);
+    const NDArray& buf = bufs[static_cast<std::size_t>(r)];
+    outputs[static_cast<std::size_t>(r)] = info_.last_only(r) ? buf.index(0, K + ran - 1) : buf.slice(0, K, K + ran);
   }
   for (int m = 0; m < nm; ++m) {
     NDArray& v = maps[static_cast<std::size_t>(m)];
@@ -320,7 +331,8 @@ std::vector<std::vector<Var>> Scan::infer_shape(const Apply& node,
   const Var steps = info_.until ? Var() : node.input(0);
   std::vector<std::vector<Var>> r;
   for (int k = 0; k < nr; ++k) {
-    std::vector<Var> s{steps};
+    std::vector<Var> s;
+    if (!info_.last_only(k)) s.push_back(steps);
     const auto& init = input_shapes[static_cast<std::size_t>(1 + ns + k)];
     s.insert(s.end(), init.begin() + (info_.plain_state(k) ? 0 : 1), init.end());
     r.push_back(std::move(s));

@@ -125,6 +125,7 @@ SequenceDB build_optdb() {
   register_algebra_rewrites(db);
   register_sparse_rewrites(db);
   register_ifelse_rewrites(db);
+  register_scan_rewrites(db);
   register_shape_rewrites(db);
   register_blas_inplace_rewrites(db);
   return db;

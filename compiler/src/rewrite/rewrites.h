@@ -49,6 +49,13 @@ void register_algebra_rewrites(SequenceDB& db);
 void register_sparse_rewrites(SequenceDB& db);
 /// IfElse: constant conditions, identical branches, lifting, merging (rewrite/ifelse.cpp).
 void register_ifelse_rewrites(SequenceDB& db);
+/// Scan: prune, pushout, save_mem, merge (rewrite/scan.cpp).
+void register_scan_rewrites(SequenceDB& db);
+NodeRewriterPtr scan_prune();
+NodeRewriterPtr scan_pushout();
+NodeRewriterPtr scan_pushout_add();
+GraphRewriterPtr scan_save_mem();
+GraphRewriterPtr scan_merge();
 NodeRewriterPtr ifelse_constant_condition();
 NodeRewriterPtr ifelse_same_branches();
 NodeRewriterPtr ifelse_lift();

@@ -13,6 +13,8 @@
 #include "theano/codegen/c_linker.h"
 #include "theano/config.h"
 #include "theano/control/scan.h"
+#include "theano/rewrite/optdb.h"
+#include <tuple>
 #include "theano/theano.hpp"
 
 using namespace theano;
@@ -269,5 +271,70 @@ TEST_SUITE("scan") {
     Function f = function({In(v)}, {grow.outputs[0]});
     CHECK(error_of([&] { f({vec({1})}); }).find("grow: step 0: output 0 has shape (2,) but its state has shape (1,)") !=
           std::string::npos);
+  }
+}
+
+TEST_SUITE("scan in the cpp linker") {
+  TEST_CASE("the loop and its step are generated code in the function's translation unit, gradient included") {
+    Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}, .name = "rnn"});
+    Var cost = T::sum(r.outputs[0]);
+    FunctionGraph fg({x, W, h0}, {cost, grad(cost, W), grad(cost, h0)});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+    std::string src;
+    CHECK_NOTHROW(src = codegen::CLinker::generate_source(fg, {}, /*perform_fallback=*/false));
+    CHECK(src.find("_step(ctx, in_p, out_p)") != std::string::npos);
+    CHECK(src.find("no lowering") == std::string::npos);
+  }
+
+  TEST_CASE("nested scans and an ifelse inside the step, against the reference VM") {
+    auto build = [] {
+      Var m = T::dmatrix("m");
+      Var c = T::dscalar("c");
+      // Outer over rows; inner running sum over each row; ifelse on the row's total.
+      ScanResult outer = scan(
+          [&](const std::vector<Var>& a) {
+            ScanResult inner = scan([](const std::vector<Var>& b) { return StepResult{{b[0] + b[1]}}; },
+                                    ScanArgs{.sequences = {a[0]},
+                                             .outputs_info = {T::constant(NDArray::scalar(0.0))},
+                                             .name = "inner"});
+            Var total = T::subtensor(inner.outputs[0], {T::Index(std::int64_t{-1})});
+            Var picked = ifelse(T::gt(total, c), total * 2.0, -total);
+            return StepResult{{a[1] + picked}};
+          },
+          ScanArgs{.sequences = {m}, .outputs_info = {T::constant(NDArray::scalar(0.0))}, .name = "outer"});
+      return std::make_tuple(m, c, outer.outputs[0]);
+    };
+    const NDArray mv = matrix(6, 5, 1.0, 11);
+    std::vector<NDArray> results;
+    for (const char* linker : kLinkers) {
+      UseLinker l(linker);
+      auto [m, c, out] = build();
+      Function f = function({In(m), In(c)}, {out});
+      results.push_back(f({mv, NDArray::scalar(0.2)})[0]);
+    }
+    CHECK(allclose(results[0], results[1], 1e-12, 1e-12));
+    double acc = 0;
+    for (std::int64_t i = 0; i < 6; ++i) {
+      double total = 0;
+      for (std::int64_t j = 0; j < 5; ++j) total += mv.at<double>({i, j});
+      acc += total > 0.2 ? total * 2 : -total;
+      CHECK(results[1].at<double>({i}) == doctest::Approx(acc).epsilon(1e-12));
+    }
+  }
+
+  TEST_CASE("an error inside a step names the node, the step and the scan") {
+    UseLinker l("cpp");
+    Var x = T::dvector("x");
+    Var idx = T::lvector("idx");
+    ScanResult r = scan([&](const std::vector<Var>& a) { return StepResult{{T::subtensor(x, {T::Index(a[0])})}}; },
+                        ScanArgs{.sequences = {idx}, .outputs_info = {OutputInfo::none()}, .name = "gather"});
+    Function f = function({In(x), In(idx)}, {r.outputs[0]});
+    CHECK(allclose(f({vec({1, 2, 3}), NDArray::from_list<std::int64_t>({2, 0})})[0], vec({3, 1})));
+    const std::string e = error_of([&] { f({vec({1, 2, 3}), NDArray::from_list<std::int64_t>({2, 7})}); });
+    CHECK(e.find("Scan{gather}") != std::string::npos);
+    CHECK(e.find("out of bounds") != std::string::npos);
+    CHECK(e.find("(gather step 1)") != std::string::npos);
   }
 }

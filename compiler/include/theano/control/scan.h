@@ -129,6 +129,11 @@ struct ScanInfo {
   bool until = false;
   std::int64_t truncate_gradient = -1;
   std::string name = "scan";
+  /// Per recurrent output: only its value after the last step is an output
+  /// (the initial state's last row when no step ran), not the stacked steps;
+  /// the loop then keeps only the K + 1 rows its taps need (scan_save_mem).
+  /// Empty: every output is stacked.
+  std::vector<bool> rec_last;
 
   int n_seq() const { return static_cast<int>(seq_taps.size()); }
   int n_rec() const { return static_cast<int>(rec_taps.size()); }
@@ -136,6 +141,8 @@ struct ScanInfo {
   std::int64_t lag(int r) const;
   /// Whether recurrent output r's initial value is the state itself (taps {-1}).
   bool plain_state(int r) const;
+  /// Whether recurrent output r returns only its last value (rec_last).
+  bool last_only(int r) const { return static_cast<std::size_t>(r) < rec_last.size() && rec_last[static_cast<std::size_t>(r)]; }
   /// Inner inputs: slices (one per tap per sequence), taps (one per tap per
   /// recurrent output), non-sequences.
   int n_inner_inputs() const;
@@ -144,7 +151,8 @@ struct ScanInfo {
 
 /// The Scan op. Outer inputs: n_steps (int64 scalar), the sequences, the
 /// recurrent outputs' initial values, the non-sequences. Outer outputs: the
-/// recurrent outputs then the map outputs, each stacked over the steps run.
+/// recurrent outputs then the map outputs, each stacked over the steps run
+/// (a recurrent output marked last_only: its final state only).
 /// The inner graph: inputs as ScanInfo::n_inner_inputs lists them; outputs:
 /// the recurrent outputs' new values, the map outputs, then the until
 /// condition when ScanInfo::until.
@@ -164,6 +172,9 @@ class Scan final : public Op {
   const ScanInfo& info() const noexcept { return info_; }
   const std::vector<Var>& inner_inputs() const noexcept { return inner_inputs_; }
   const std::vector<Var>& inner_outputs() const noexcept { return inner_outputs_; }
+  /// The inner graph optimized (fast_run, once, shared by perform and the
+  /// cpp linker's loop): inputs and outputs as inner_inputs / inner_outputs.
+  std::shared_ptr<const FunctionGraph> optimized_inner() const;
 
  private:
   struct Program;  // the inner graph, optimized and linked on first use

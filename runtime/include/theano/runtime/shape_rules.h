@@ -410,6 +410,14 @@ static inline int theano_rule_error_kind(int rule) {
   return THEANO_RULE_VALUE_ERROR;
 }
 
+/* Scan: a sequence of `rows` rows read by `steps` steps whose taps span
+ * `span` (max tap - min tap) needs *need = steps + span rows; a ValueError
+ * (THEANO_RULE_VALUE_ERROR) when it has fewer or the sum overflows. */
+static inline int theano_scan_rows_rule(int64_t rows, int64_t steps, int64_t span, int64_t* need) {
+  if (theano_checked_add(steps, span, need) != THEANO_RULE_OK) return THEANO_RULE_VALUE_ERROR;
+  return rows >= *need ? THEANO_RULE_OK : THEANO_RULE_VALUE_ERROR;
+}
+
 #if defined(__cplusplus) && !defined(THEANO_GENERATED_CODE)
 #include <cstdint>
 #include <string>

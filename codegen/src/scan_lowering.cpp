@@ -1,0 +1,286 @@
+// The cpp linker's Scan (source_generator.h, Generator::lower_scan): the
+// step graph (the op's optimized inner graph) is lowered by an inner
+// Generator into node functions and one step function in this node's text,
+// in the same translation unit; the node function loops over the steps,
+// handing the step views of the sequence rows, of the recurrent outputs'
+// earlier rows (one buffer of K + steps rows per recurrent output, K initial
+// states first) and the non-sequences, then copies each step's outputs into
+// their rows. The step's intermediates live in memory-plan slots after the
+// outer graph's, allocated on the first step and reused by every later one.
+// The checks are perform's (control/scan_op.cpp): the same rule for the
+// sequence lengths (theano_scan_rows_rule), the same messages.
+#include <theano/control/scan.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/type.h>
+
+#include <algorithm>
+
+#include "source_generator.h"
+
+namespace theano::codegen {
+
+using lower::c_string;
+using lower::NodeLowering;
+using lower::str;
+
+namespace {
+
+constexpr std::string_view kScanSupport = R"SCAN(
+// A view of row `row` of `src` (its first dimension dropped).
+static inline void theano_scan_row(TheanoArray* dst, const TheanoArray* src, int64_t row) {
+  dst->data = src->data + row * src->strides[0];
+  dst->ndim = src->ndim - 1;
+  dst->dtype = src->dtype;
+  dst->owner = src->owner;
+  for (int64_t d = 1; d < src->ndim; ++d) {
+    dst->shape[d - 1] = src->shape[d];
+    dst->strides[d - 1] = src->strides[d];
+  }
+}
+static inline int theano_scan_same_shape(const TheanoArray* a, const TheanoArray* b) {
+  if (a->ndim != b->ndim) return 0;
+  for (int64_t d = 0; d < a->ndim; ++d)
+    if (a->shape[d] != b->shape[d]) return 0;
+  return 1;
+}
+// "<msg><t>: output <k> has shape <got><middle><want><tail>"
+THEANO_COLD static int theano_scan_fail_shape(TheanoContext* c, const char* msg, int64_t t, int64_t k,
+                                              const TheanoArray* got, const char* middle, const TheanoArray* want,
+                                              const char* tail) {
+  if (c->error_size <= 0) return THEANO_ERR_VALUE;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put_int(c, &p, t);
+  theano_put(c, &p, ": output ");
+  theano_put_int(c, &p, k);
+  theano_put(c, &p, " has shape ");
+  theano_put_shape(c, &p, got);
+  theano_put(c, &p, middle);
+  theano_put_shape(c, &p, want);
+  theano_put(c, &p, tail);
+  return THEANO_ERR_VALUE;
+}
+// "<msg><rows> rows, but <steps> steps with taps [<lo>..<hi>] read <need>"
+THEANO_COLD static int theano_scan_fail_rows(TheanoContext* c, const char* msg, int64_t rows, int64_t steps,
+                                             int64_t lo, int64_t hi, int64_t need) {
+  if (c->error_size <= 0) return THEANO_ERR_VALUE;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put_int(c, &p, rows);
+  theano_put(c, &p, " rows, but ");
+  theano_put_int(c, &p, steps);
+  theano_put(c, &p, " steps with taps [");
+  theano_put_int(c, &p, lo);
+  theano_put(c, &p, "..");
+  theano_put_int(c, &p, hi);
+  theano_put(c, &p, "] read ");
+  theano_put_int(c, &p, need);
+  return THEANO_ERR_VALUE;
+}
+// An error inside step t: the step's message, then " (<what> step <t>)".
+THEANO_COLD static int theano_scan_step_error(TheanoContext* c, int e, const char* what, int64_t t) {
+  if (e == THEANO_ERR_HOST || c->error_size <= 0) return e;
+  int64_t p = 0;
+  while (p + 1 < c->error_size && c->error[p]) ++p;
+  theano_put(c, &p, " (");
+  theano_put(c, &p, what);
+  theano_put(c, &p, " step ");
+  theano_put_int(c, &p, t);
+  theano_put(c, &p, ")");
+  return e;
+}
+)SCAN";
+
+}  // namespace
+
+void Generator::lower_scan(NodeLowering& L) {
+  const auto& op = static_cast<const Scan&>(*L.node.op());
+  const ScanInfo& info = op.info();
+  const int ns = info.n_seq(), nr = info.n_rec(), nm = info.n_map, nn = info.n_nonseq;
+  std::vector<std::size_t> first_tap;  // inner input index of each recurrent output's first tap
+  {
+    std::size_t at = 0;
+    for (const auto& taps : info.seq_taps) at += taps.size();
+    for (const auto& taps : info.rec_taps) {
+      first_tap.push_back(at);
+      at += taps.size();
+    }
+  }
+  for (const Var& v : L.node.outputs())
+    if (lower::on_gpu(v)) lower::refuse(L.node, " (GPU outputs)");
+  const std::shared_ptr<const FunctionGraph> body_fg = op.optimized_inner();
+
+  // The step: an inner Generator sharing this one's constants, fallback
+  // nodes, support code and slot numbering (committed only on success).
+  LinkOptions inner_options;
+  inner_options.borrow_outputs.assign(body_fg->outputs().size(), true);  // recycled: copied out every step
+  inner_options.fast_compile = options.fast_compile;
+  Generator inner{*body_fg, inner_options, allow_fallback, /*opwise=*/false};
+  inner.fn_prefix = L.fn + "_";
+  inner.label_prefix = L.label + ": step: ";
+  inner.slot_base = plan.nslots;
+  inner.constants = constants;
+  inner.fallback = fallback;
+  inner.support_keys = support_keys;
+  inner.support = support;
+  const std::string step_fn = L.fn + "_step";
+  L.file.raw(inner.run_body(step_fn));
+  constants = std::move(inner.constants);
+  fallback = std::move(inner.fallback);
+  support_keys = std::move(inner.support_keys);
+  support = std::move(inner.support);
+  plan.nslots = inner.plan.nslots;
+
+  L.need("theano_scan", kScanSupport);
+  lower::need_convert_copy(L);
+  const std::string msg = L.label + ": " + info.name + ": ";
+  CodeWriter& b = L.body;
+  b.line("const int64_t n_steps = *(const int64_t*)x0->data;");
+  b.line("if (n_steps < 0) " + L.fail_int(lower::kErrValue, info.name + ": n_steps is ", "n_steps", "; it must be >= 0"));
+  for (int s = 0; s < ns; ++s) {
+    const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
+    const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
+    const std::string x = L.x(1 + s), need = "need" + str(s);
+    b.line("int64_t " + need + " = 0;");
+    b.open("if (theano_scan_rows_rule(" + x + "->shape[0], n_steps, " + str(*hi - *lo) + ", &" + need +
+           ") != THEANO_RULE_OK)");
+    b.line("return theano_scan_fail_rows(ctx, " +
+           c_string(msg + "sequence " + std::to_string(s) + " (" + L.node.input(1 + s).str() + ") has ") + ", " + x +
+           "->shape[0], n_steps, " + str(*lo) + ", " + str(*hi) + ", " + need + ");");
+    b.close();
+  }
+  // Recurrent outputs: a buffer of K + n_steps rows (K + 1, used circularly,
+  // for an output that keeps only its last value), the first K the initial
+  // states; output r is a view of it.
+  auto row_of = [&](int r, const std::string& index) {
+    const std::int64_t K = info.lag(r);
+    return info.last_only(r) ? "(" + index + ") % " + str(K + 1) : index;
+  };
+  for (int r = 0; r < nr; ++r) {
+    const std::string buf = "buf" + str(r), x = L.x(1 + ns + r);
+    const std::int64_t K = info.lag(r);
+    const tensor::TensorType& state_t = lower::ttype(op.inner_inputs()[first_tap[static_cast<std::size_t>(r)]]);
+    const int state_nd = state_t.ndim();
+    const std::string ct = lower::c_type(state_t.dtype());
+    if (!info.plain_state(r))
+      b.line("if (" + x + "->shape[0] < " + str(K) + ") " +
+             L.fail_int(lower::kErrValue,
+                        info.name + ": output " + std::to_string(r) + ": taps down to " + std::to_string(-K) +
+                            " need " + std::to_string(K) + " initial states, but the initial value " +
+                            L.node.input(1 + ns + r).str() + " has ",
+                        x + "->shape[0]"));
+    b.line("TheanoArray " + buf + ";");
+    b.line(buf + ".ndim = " + str(state_nd + 1) + "; " + buf + ".dtype = " +
+           str(static_cast<int>(state_t.dtype())) + "; " + buf + ".owner = -1;");
+    if (info.last_only(r))
+      b.line(buf + ".shape[0] = " + str(K + 1) + ";");
+    else
+      b.line("if (theano_checked_add(" + str(K) + ", n_steps, &" + buf + ".shape[0]) != THEANO_RULE_OK) " +
+             L.fail(lower::kErrValue, info.name + ": too many steps"));
+    const int off = info.plain_state(r) ? 0 : 1;
+    for (int d = 0; d < state_nd; ++d)
+      b.line(buf + ".shape[" + str(d + 1) + "] = " + x + "->shape[" + str(d + off) + "];");
+    b.line(L.alloc_into(r, "&" + buf));
+    if (info.plain_state(r)) {
+      b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + buf + ".data, " + buf + ".strides + 1, " + x +
+             "->data, " + x + "->strides, " + x + "->shape, " + str(state_nd) + ");");
+    } else {
+      b.open("");
+      b.line("int64_t rows[" + str(state_nd + 1) + "] = {" + str(K) + "};");
+      b.line("for (int d = 0; d < " + str(state_nd) + "; ++d) rows[d + 1] = " + buf + ".shape[d + 1];");
+      b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + buf + ".data, " + buf + ".strides, " + x + "->data, " +
+             x + "->strides, rows, " + str(state_nd + 1) + ");");
+      b.close();
+    }
+  }
+  const int n_in = info.n_inner_inputs();
+  const int n_out = static_cast<int>(body_fg->outputs().size());
+  b.line("TheanoArray in_v[" + str(std::max(n_in, 1)) + "];");
+  b.line("const TheanoArray* in_p[" + str(std::max(n_in, 1)) + "];");
+  b.line("for (int i = 0; i < " + str(n_in) + "; ++i) in_p[i] = &in_v[i];");
+  b.line("TheanoArray out_v[" + str(n_out) + "];");
+  b.line("TheanoArray* out_p[" + str(n_out) + "];");
+  b.line("for (int i = 0; i < " + str(n_out) + "; ++i) out_p[i] = &out_v[i];");
+  for (int k = 0; k < nn; ++k) b.line("in_p[" + str(n_in - nn + k) + "] = " + L.x(1 + ns + nr + k) + ";");
+  b.line("int64_t ran = n_steps;");
+  b.open("for (int64_t t = 0; t < n_steps; ++t)", "steps");
+  int i = 0;
+  for (int s = 0; s < ns; ++s) {
+    const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
+    const std::int64_t lo = *std::min_element(taps.begin(), taps.end());
+    const std::string x = L.x(1 + s);
+    for (std::int64_t tap : taps) {
+      const std::string row = "t + " + str(tap - lo);
+      b.line("theano_scan_row(&in_v[" + str(i++) + "], " + x + ", " +
+             (info.go_backwards ? x + "->shape[0] - 1 - (" + row + ")" : row) + ");");
+    }
+  }
+  for (int r = 0; r < nr; ++r)
+    for (std::int64_t tap : info.rec_taps[static_cast<std::size_t>(r)])
+      b.line("theano_scan_row(&in_v[" + str(i++) + "], &buf" + str(r) + ", " +
+             row_of(r, "t + " + str(info.lag(r) + tap)) + ");");
+  b.line("if (int e = " + step_fn + "(ctx, in_p, out_p)) return theano_scan_step_error(ctx, e, " +
+         c_string(info.name) + ", t);");
+  for (int r = 0; r < nr; ++r) {
+    const std::string ct = L.out_ctype(r);
+    const std::string row = "row" + str(r);
+    b.line("TheanoArray " + row + ";");
+    b.line("theano_scan_row(&" + row + ", &buf" + str(r) + ", " + row_of(r, "t + " + str(info.lag(r))) + ");");
+    b.line("if (!theano_scan_same_shape(&out_v[" + str(r) + "], &" + row + ")) return theano_scan_fail_shape(ctx, " +
+           c_string(msg + "step ") + ", t, " + str(r) + ", &out_v[" + str(r) + "], " +
+           c_string(" but its state has shape ") + ", &" + row + ", " +
+           c_string(" (a recurrent output keeps its shape)") + ");");
+    b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, out_v[" + str(r) +
+           "].data, out_v[" + str(r) + "].strides, " + row + ".shape, " + row + ".ndim);");
+  }
+  for (int m = 0; m < nm; ++m) {
+    const int k = nr + m;
+    const std::string o = L.o(k), ct = L.out_ctype(k), ov = "out_v[" + str(k) + "]";
+    b.open("if (t == 0)");
+    b.line(o + "->shape[0] = n_steps;");
+    b.line("for (int64_t d = 0; d < " + ov + ".ndim; ++d) " + o + "->shape[d + 1] = " + ov + ".shape[d];");
+    b.line(L.alloc(k));
+    b.close();
+    const std::string row = "mrow" + str(m);
+    b.line("TheanoArray " + row + ";");
+    b.line("theano_scan_row(&" + row + ", " + o + ", t);");
+    b.line("if (!theano_scan_same_shape(&" + ov + ", &" + row + ")) return theano_scan_fail_shape(ctx, " +
+           c_string(msg + "step ") + ", t, " + str(k) + ", &" + ov + ", " + c_string(" but step 0 gave ") + ", &" +
+           row + ", " + c_string(" (the steps of an output must have one shape)") + ");");
+    b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, " + ov + ".data, " + ov +
+           ".strides, " + row + ".shape, " + row + ".ndim);");
+  }
+  if (info.until) {
+    const tensor::TensorType& tu = lower::ttype(body_fg->outputs().back());
+    b.open("if (*(const " + std::string(lower::c_type(tu.dtype())) + "*)out_v[" + str(n_out - 1) + "].data != 0)");
+    b.line("ran = t + 1;");
+    b.line("break;");
+    b.close();
+  }
+  b.close();
+  for (int m = 0; m < nm; ++m) {  // no step ran: (0, static sizes, else 0)
+    const int k = nr + m;
+    const tensor::TensorType& t = L.out(k);
+    b.open("if (n_steps == 0)");
+    for (int d = 0; d < t.ndim(); ++d)
+      b.line(L.o(k) + "->shape[" + str(d) + "] = " + str(d == 0 ? 0 : t.shape()[static_cast<std::size_t>(d)].value_or(0)) +
+             ";");
+    b.line(L.alloc(k));
+    b.close();
+  }
+  for (int r = 0; r < nr; ++r) {
+    const std::string o = L.o(r), buf = "buf" + str(r);
+    const std::int64_t K = info.lag(r);
+    if (info.last_only(r)) {
+      b.line("theano_scan_row(" + o + ", &" + buf + ", " + row_of(r, str(K) + " + ran - 1") + ");");
+    } else {
+      b.line("*" + o + " = " + buf + ";");
+      b.line(o + "->data += " + str(K) + " * " + o + "->strides[0];");
+      b.line(o + "->shape[0] = ran;");
+    }
+  }
+  for (int m = 0; m < nm; ++m) b.line(L.o(nr + m) + "->shape[0] = ran;");
+  b.line("return 0;");
+}
+
+}  // namespace theano::codegen

@@ -19,10 +19,10 @@
 /// `disconnected_inputs`: DisconnectedInputError, a warning on stderr and
 /// zeros, or silently zeros.
 ///
-/// `jacobian` and `hessian` need a statically known length (Theano builds them
-/// with scan, which theano-cpp does not have yet): each row `i` is the gradient
-/// with the seed e_i (`known_grads`), and the rows are assembled with
-/// elementwise ops. A dynamic length is refused with ValueError. `Rop` uses the
+/// `jacobian` and `hessian`: with a statically known length each row `i` is
+/// the gradient with the seed e_i (`known_grads`), the rows stacked; with a
+/// length known only at run time, a scan over the rows (Theano's way,
+/// control/scan.h). `Rop` uses the
 /// double-Lop trick (PyTensor's fallback): `J v = d/du <J^T u, v>`.
 #pragma once
 

@@ -276,15 +276,15 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     v->set_name(nm + "[" + std::to_string(k) + "]");
     result.outputs.push_back(v);
   }
-  for (std::size_t c = 0; c < carried.size(); ++c) {
-    const Var& seq = outs[n_user_rec + c];
-    const Var& sv = carried[c].first;
-    // The value after the last step; the shared value itself when no step ran.
-    Var last = ifelse(tensor::gt(tensor::shape_i(seq, 0), std::int64_t{0}),
-                      tensor::subtensor(seq, {tensor::Index(std::int64_t{-1})}), sv);
-    result.updates.emplace_back(sv, last);
-  }
+  // The value after the last step; the shared value itself when no step ran.
+  for (std::size_t c = 0; c < carried.size(); ++c)
+    result.updates.emplace_back(carried[c].first, last_value(outs[n_user_rec + c], carried[c].first));
   return result;
+}
+
+Var last_value(const Var& stacked, const Var& if_empty) {
+  return ifelse(tensor::gt(tensor::shape_i(stacked, 0), std::int64_t{0}),
+                tensor::subtensor(stacked, {tensor::Index(std::int64_t{-1})}), if_empty);
 }
 
 
@@ -309,7 +309,7 @@ std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vec
   a.name = name;
   ScanResult r = scan(plain_step(f), a);
   std::vector<Var> last;
-  for (const Var& v : r.outputs) last.push_back(tensor::subtensor(v, {tensor::Index(std::int64_t{-1})}));
+  for (std::size_t k = 0; k < r.outputs.size(); ++k) last.push_back(last_value(r.outputs[k], outputs_info[k]));
   return last;
 }
 

@@ -49,12 +49,6 @@ Var reversed(const Var& x) { return T::subtensor(x, {T::Index(T::slice({}, {}, T
 
 Var i64(std::int64_t v) { return T::constant(NDArray::scalar<std::int64_t>(v)); }
 
-/// The last row of `seq`, or `fallback` when it has none.
-Var last_or(const Var& seq, const Var& fallback) {
-  return ifelse(T::gt(T::shape_i(seq, 0), std::int64_t{0}), T::subtensor(seq, {T::Index(std::int64_t{-1})}),
-                fallback);
-}
-
 }  // namespace
 
 std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_grads) const {
@@ -264,10 +258,8 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
     const Var& init = node.input(1 + ns + r);
     const std::int64_t K = in.lag(r);
     std::vector<Var> finals;  // pending gradient of Y[-1], Y[-2], ...
-    for (std::int64_t j = 0; j < K; ++j) {
-      const Var& seq = br.outputs[at++];
-      finals.push_back(last_or(seq, T::zeros_like(T::subtensor(seq, {T::Index(std::int64_t{0})}))));
-    }
+    const Var state0 = in.plain_state(r) ? init : T::subtensor(init, {T::Index(std::int64_t{0})});
+    for (std::int64_t j = 0; j < K; ++j) finals.push_back(last_value(br.outputs[at++], T::zeros_like(state0)));
     Var g;
     if (in.plain_state(r)) {
       g = finals[0];
@@ -281,7 +273,7 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
   }
   for (int k : real_nonseq) {
     const Var& seq = br.outputs[at++];
-    grads[static_cast<std::size_t>(1 + ns + nr + k)] = last_or(seq, T::zeros_like(node.input(1 + ns + nr + k)));
+    grads[static_cast<std::size_t>(1 + ns + nr + k)] = last_value(seq, T::zeros_like(node.input(1 + ns + nr + k)));
   }
   // Sequence gradients: per-step slices (visited backwards) added at their rows.
   std::vector<Var> dseq(static_cast<std::size_t>(ns));

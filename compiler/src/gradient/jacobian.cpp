@@ -1,10 +1,17 @@
 /// \file
-/// `jacobian` and `hessian` for expressions of static length. Theano builds
-/// them with scan; theano-cpp has no scan yet, so row i is the gradient seeded
-/// with the one-hot vector e_i (`known_grads`) and the rows are stacked. A
-/// dynamic length is refused with a clear error rather than unrolled over an
-/// evaluated size (a graph must not depend on a value seen once).
+/// `jacobian` and `hessian`. For a statically known length, row i is the
+/// gradient seeded with the one-hot vector e_i (`known_grads`) and the rows
+/// are stacked (no loop: each row is optimized with the rest). For a dynamic
+/// length, Theano's construction: a scan over i = 0..n-1 whose step is
+/// grad(expression[i], wrt) (the forward work it repeats does not depend on
+/// i, so scan_pushout computes it once, before the loop).
+#include <optional>
+
+#include "theano/control/scan.h"
 #include "theano/gradient.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"
@@ -40,17 +47,33 @@ std::vector<Var> jacobian_rows(const Var& expression, std::int64_t n, const std:
   return result;
 }
 
-std::int64_t static_length(const Var& v, const char* who, const char* what) {
+/// The same rows for a length known only at run time: a scan over the rows.
+std::vector<Var> jacobian_scan(const Var& expression, const std::vector<Var>& wrt,
+                               DisconnectedInputs disconnected_inputs, const char* who) {
+  bool first = true;
+  ScanArgs args;
+  args.sequences = {tensor::arange(tensor::shape_i(expression, 0), DType::Int64)};
+  args.outputs_info.assign(wrt.size(), OutputInfo::none());
+  args.name = who;
+  ScanResult r = scan(
+      [&](const std::vector<Var>& a) {
+        GradOptions opts;
+        // One warning at most for a disconnected input (the step is built once anyway).
+        opts.disconnected_inputs = first ? disconnected_inputs : DisconnectedInputs::Ignore;
+        first = false;
+        return StepResult{grad(tensor::subtensor(expression, {tensor::Index(a[0])}), wrt, opts)};
+      },
+      args);
+  return r.outputs;
+}
+
+/// The static length of 1-d `v`, or nullopt when only the run time knows it.
+std::optional<std::int64_t> length_of(const Var& v, const char* who, const char* what) {
   const tensor::TensorType* t = tensor::tensor_type(v);
   THEANO_USER_CHECK(t && t->ndim() == 1, TypeError)
       << who << " expects a 1-dimensional tensor as `" << what << "`, got " << v.str() << " of type "
       << v.type()->str();
-  THEANO_USER_CHECK(t->shape()[0].has_value(), ValueError)
-      << who << ": the length of `" << what << "` " << v.str() << " (" << t->str()
-      << ") is not known statically. theano-cpp has no scan yet, so " << who
-      << " needs a static length: declare it with a static shape (e.g. tensor::tensor(DType::Float64, {3})) or "
-      << "use tensor::specify_shape";
-  return *t->shape()[0];
+  return t->shape()[0];
 }
 
 }  // namespace
@@ -66,8 +89,9 @@ std::vector<Var> jacobian(const Var& expression, const std::vector<Var>& wrt, Di
     opts.disconnected_inputs = disconnected_inputs;
     return grad(expression, wrt, opts);
   }
-  return jacobian_rows(expression, static_length(expression, "jacobian", "expression"), wrt, disconnected_inputs,
-                       "jacobian");
+  if (const auto n = length_of(expression, "jacobian", "expression"))
+    return jacobian_rows(expression, *n, wrt, disconnected_inputs, "jacobian");
+  return jacobian_scan(expression, wrt, disconnected_inputs, "jacobian");
 }
 
 Var jacobian(const Var& expression, const Var& wrt, DisconnectedInputs disconnected_inputs) {
@@ -82,13 +106,14 @@ std::vector<Var> hessian(const Var& cost, const std::vector<Var>& wrt, Disconnec
   std::vector<Var> result;
   for (const Var& w : wrt) {
     THEANO_USER_CHECK(w, ValueError) << "hessian: a wrt variable is null";
-    const std::int64_t n = static_length(w, "hessian", "wrt");
+    const std::optional<std::int64_t> n = length_of(w, "hessian", "wrt");
     GradOptions opts;
     opts.disconnected_inputs = disconnected_inputs;
     const Var g = grad(cost, w, opts);
     // The second pass ignores disconnection: a gradient that does not depend
     // on w (a linear cost) has a zero Hessian.
-    result.push_back(jacobian_rows(g, n, {w}, DisconnectedInputs::Ignore, "hessian")[0]);
+    result.push_back(n ? jacobian_rows(g, *n, {w}, DisconnectedInputs::Ignore, "hessian")[0]
+                       : jacobian_scan(g, {w}, DisconnectedInputs::Ignore, "hessian")[0]);
   }
   return result;
 }

@@ -112,3 +112,21 @@ TEST_SUITE("scan grad") {
     CHECK(e.find("Scan{stop}: no gradient through a scan with an until condition") != std::string::npos);
   }
 }
+
+TEST_SUITE("scan grad") {
+  TEST_CASE("no step: the gradients are the initial value's own (ones for the state, zeros for the weights)") {
+    Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
+    Var cost = T::sum(r.outputs[0]) + T::sum(h0);
+    for (const char* mode : {"fast_run", "unoptimized"}) {
+      CAPTURE(std::string(mode));
+      FunctionOptions o;
+      o.mode = mode;
+      Function f = function({In(x), In(W), In(h0)}, {grad(cost, h0), grad(cost, W)}, o);
+      const auto g = f({NDArray::zeros({0, 2}), matrix(2, 3, 1.0, 1), theano::test::vec({1, 2, 3})});
+      CHECK(allclose(g[0], theano::test::vec({1, 1, 1})));
+      CHECK(allclose(g[1], NDArray::zeros({2, 3})));
+    }
+  }
+}

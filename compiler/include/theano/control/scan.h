@@ -106,8 +106,14 @@ ScanResult scan(const StepFn& step, const ScanArgs& args);
 std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
                           const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences = {},
                           const std::string& name = "map");
-/// reduce / foldl: the last value of each recurrent output; foldr walks the
-/// sequences from their end.
+/// The last row of a scan output (the value after the last step), or
+/// `if_empty` when no step ran: `ifelse(len > 0, stacked[-1], if_empty)`,
+/// which scan_save_mem turns into an output that keeps only that value.
+Var last_value(const Var& stacked, const Var& if_empty);
+
+/// reduce / foldl: the value of each recurrent output after the last step
+/// (its initial value when no step ran); foldr walks the sequences from
+/// their end.
 std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
                              const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
                              const std::vector<Var>& non_sequences = {}, bool go_backwards = false,

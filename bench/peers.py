@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W8 of ../shared/workloads.md with NumPy,
+"""The peers of bench/run: W1..W9 of ../shared/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
 and SciPy for the sparse rows (W8, W8g), beside our own figures from
 `bench/run --json`. See bench/README.md ("bench/peers"). Run through
@@ -49,20 +49,21 @@ import subprocess
 import sys
 import time
 
-ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g"]
+ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9"]
 PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax"]
 DTYPES = ["float64", "float32"]
 
 # Peers that implement only some rows ("where it fits"); a row outside the
 # set is "-" in the table, not n/a.
 # numpy has no sparse matrices; SciPy is the peer of the sparse rows only.
-APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g"}, "scipy": {"W8", "W8g"}}
+# W9 (an RNN with BPTT) needs symbolic gradients: PyTensor's scan and JAX's lax.scan.
+APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9"}, "scipy": {"W8", "W8g"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
     "W4a": "4000x4000", "W4b": "4000x4000", "W4c": "4000x4000", "W5": "n=10^6",
     "W6": "0-d", "W6t": "0-d", "W7": "2000x2000", "W7s": "2000x2000",
-    "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64",
+    "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64", "W9": "T=100 B=32 I=64 H=256",
 }
 
 # Float64 checksums of workloads.md: outputs, then the state after one call.
@@ -81,8 +82,9 @@ EXPECTED = {
     "W7s": [8536.669455410803],
     "W8": [-4342.956475887548],
     "W8g": [99.8794867784095],
+    "W9": [0.7141678534881253, -2.9774954403427722, -19.539213412403, 0.00020351703058041668, 1.632188739977615],
 }
-RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12}  # W4's sums depend on the order
+RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7}  # W4's sums depend on the order
 
 # What each peer's worker imports before it starts the compile clock.
 PEER_MODULES = {
@@ -253,6 +255,14 @@ def workload_args(inp, row, dt):
         # SciPy's matrix (indices stored as int32, as SciPy does when they fit),
         # made here so that no peer's build or call pays for it.
         d["S"] = scipy.sparse.csr_matrix((d["S_data"], d["S_indices"], d["S_indptr"]), shape=d["S_shape"])
+    elif row == "W9":
+        a, b, c = math.sqrt(6.0 / (64 + 256)), math.sqrt(6.0 / 512), math.sqrt(6.0 / 257)
+        d["x"] = inp.uniform(901, -1, 1, (100, 32, 64), dt)
+        d["t"] = inp.uniform(905, -1, 1, (100, 32, 1), dt)
+        d["Wx"] = inp.uniform(902, -a, a, (64, 256), dt)
+        d["Wh"] = inp.uniform(903, -b, b, (256, 256), dt)
+        d["bh"] = np.zeros(256, dt)
+        d["Wy"] = inp.uniform(904, -c, c, (256, 1), dt)
     return d
 
 
@@ -442,6 +452,19 @@ def build_pytensor(row, dt, a, mode_name):
             out = pytensor.grad(c(0.5) * pt.sum(pt.sqr(out)), D)
         return Callable(fn([S, D], out), (a["S"], a["D"]),
                         note="pytensor.sparse structured_dot; S passed as a scipy.sparse csr_matrix")
+    if row == "W9":
+        x, t = pt.tensor3("x", dtype=dt), pt.tensor3("t", dtype=dt)
+        params = [pytensor.shared(a[k].copy(), k) for k in ("Wx", "Wh", "bh", "Wy")]
+        Wx, Wh, bh, Wy = params
+        h0 = pt.zeros((32, 256), dtype=dt)
+        H, _ = pytensor.scan(lambda x_t, h, Wx, Wh, bh: pt.tanh(pt.dot(x_t, Wx) + pt.dot(h, Wh) + bh),
+                             sequences=[x], outputs_info=[h0], non_sequences=[Wx, Wh, bh])
+        y = pt.dot(H, Wy)
+        loss = pt.mean(pt.sqr(y - t))
+        g = pytensor.grad(loss, params)
+        f = fn([x, t], loss, updates=[(p, p - c(0.01) * gp) for p, gp in zip(params, g)])
+        return Callable(f, (a["x"], a["t"]), state=lambda: [p.get_value(borrow=True) for p in params],
+                        note="pytensor.scan, BPTT by pytensor.grad")
     if row in ("W7", "W7s"):
         A, B = pt.matrix("A", dtype=dt), pt.matrix("B", dtype=dt)
         if row == "W7":
@@ -520,6 +543,27 @@ def build_jax(row, dt, a):
     if row == "W7":
         f = jax.jit(lambda A, B, Z: c(0.5) * (A @ B) + c(0.25) * Z)
         return Callable(lambda *v: ready(f(*v)), [put(a[k]) for k in "ABZ"])
+    if row == "W9":
+        def loss_fn(params, x, t):
+            Wx, Wh, bh, Wy = params
+
+            def cell(h, x_t):
+                h = jnp.tanh(x_t @ Wx + h @ Wh + bh)
+                return h, h
+            _, H = jax.lax.scan(cell, jnp.zeros((32, 256), dtype=dt), x)
+            return jnp.mean(jnp.square(H @ Wy - t))
+
+        def step(x, t, params):
+            loss, g = jax.value_and_grad(loss_fn)(params, x, t)
+            return loss, tuple(p - c(0.01) * gp for p, gp in zip(params, g))
+        jstep = jax.jit(step, donate_argnums=(2,))
+        st = [tuple(put(a[k].copy()) for k in ("Wx", "Wh", "bh", "Wy"))]
+
+        def w9(x, t):
+            loss, st[0] = ready(jstep(x, t, st[0]))
+            return loss
+        return Callable(w9, (put(a["x"]), put(a["t"])), state=lambda: list(st[0]),
+                        note="jax.lax.scan, jax.value_and_grad; parameters donated")
     if row in ("W8", "W8g"):
         from jax.experimental import sparse as jsparse
         shape = a["S_shape"]
@@ -1056,7 +1100,7 @@ def run_report(args):
     header = ["row", "dtype", "size", "ours"] + peer_names + ["best peer", "ours/best", "limit", "ours/limit", "best/limit"]
     out = sys.stdout
     prun = (peers_doc or {}).get("run") or {}
-    print("theano-cpp bench/peers: W1..W8 of workloads.md, ours beside its peers (%s%s%s)" % (
+    print("theano-cpp bench/peers: W1..W9 of workloads.md, ours beside its peers (%s%s%s)" % (
         ", ".join(dtypes), ", --quick" if args.quick else "",
         ", --skip-compile: no cold compile of the peers" if prun.get("skip_compile") else ""), file=out)
     if machine:

@@ -62,6 +62,8 @@ inline constexpr CallTarget kCallTargets[] = {
     // moves half of D's bytes but the same int64 indices).
     {"W8", "", Kind::CallMs, 20.0},
     {"W8g", "", Kind::CallMs, 40.0},
+    // Issue 20 (control flow): the Elman RNN training step, forward scan + BPTT + update.
+    {"W9", "", Kind::CallMs, 30.0},
 };
 
 /// The target of (workload, dtype), or nullptr.
@@ -76,6 +78,8 @@ inline const CallTarget* call_target(std::string_view workload, std::string_view
 inline constexpr double kColdCompileW1Ms = 40.0;
 inline constexpr double kColdCompileW3Ms = 280.0;
 inline constexpr double kColdCompileW7Ms = 40.0;
+/// Issue 20: the RNN training step (two scans, their step graphs) cold.
+inline constexpr double kColdCompileW9Ms = 300.0;
 /// Warm compile (new process, populated compiledir), per function.
 inline constexpr double kWarmCompileMs = 1.0;
 
@@ -84,6 +88,7 @@ inline double cold_compile_target_ms(std::string_view workload) {
   return workload == "W1"   ? kColdCompileW1Ms
          : workload == "W3" ? kColdCompileW3Ms
          : workload == "W7" ? kColdCompileW7Ms
+         : workload == "W9" ? kColdCompileW9Ms
                             : 0.0;
 }
 
@@ -131,6 +136,10 @@ inline constexpr Why kWhy[] = {
     {"W8g", "",
      "S D (W8's kernel), then S^T's CSR components by one serial counting sort (SwapFormat, sparse_dot puts it "
      "before every CSC product) and S^T (S D) by the CSR kernel again: two W8s plus the sort"},
+    {"W9", "",
+     "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
+     "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "
+     "scan_pushout_add)"},
 };
 
 /// The compile targets' note (cold W1 / W3, warm), reported in `compile_targets`.

@@ -212,11 +212,45 @@ void w8(Workload& w, bool gradient, bool with_args) {
   }
 }
 
+/// W9: one training step of an Elman RNN (T=100, B=32, I=64, H=256, tanh):
+/// forward scan, y = H Wy, mean squared error, BPTT gradients of the four
+/// parameters (shared variables) and an SGD update.
+void w9(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t kT = 100, kB = 32, kI = 64, kH = 256;
+  Var x = T::tensor3("x", d), t = T::tensor3("t", d);
+  const double a = std::sqrt(6.0 / (kI + kH)), b = std::sqrt(6.0 / (2 * kH)), cy = std::sqrt(6.0 / (kH + 1));
+  Var Wx = shared(uniform(902, -a, a, {kI, kH}, d), "Wx");
+  Var Wh = shared(uniform(903, -b, b, {kH, kH}, d), "Wh");
+  Var bh = shared(NDArray::zeros({kH}, d), "bh");
+  Var Wy = shared(uniform(904, -cy, cy, {kH, 1}, d), "Wy");
+  Var h0 = T::constant(NDArray::zeros({kB, kH}, d));
+  ScanResult r = scan(
+      [](const std::vector<Var>& s) {  // x_t, h_tm1, Wx, Wh, bh
+        return StepResult{{T::tanh(T::dot(s[0], s[2]) + T::dot(s[1], s[3]) + s[4])}};
+      },
+      ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {Wx, Wh, bh}, .name = "rnn"});
+  Var H = T::reshape(r.outputs[0], {kT * kB, kH});
+  Var y = T::reshape(T::dot(H, Wy), {kT, kB, 1});
+  Var loss = T::mean(T::sqr(y - t));
+  loss->set_name("loss");
+  const std::vector<Var> params{Wx, Wh, bh, Wy};
+  const std::vector<Var> g = grad(loss, params);
+  for (std::size_t k = 0; k < params.size(); ++k) w.options.updates.emplace_back(params[k], params[k] - c(0.01, d) * g[k]);
+  w.inputs = {x, t};
+  w.outputs = {loss};
+  w.state = params;
+  w.size = "T=100 B=32 I=64 H=256";
+  w.expected = {0.7141678534881253, -2.9774954403427722, -19.539213412403, 0.00020351703058041668, 1.632188739977615};
+  w.checksum_rtol = 1e-7;  // 100 steps of tanh and BLAS sums in another order
+  if (with_args) w.args = {uniform(901, -1, 1, {kT, kB, kI}, d), uniform(905, -1, 1, {kT, kB, 1}, d)};
+}
+
 }  // namespace
 
 const std::vector<std::string>& workload_ids() {
   static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
-                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g"};
+                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9"};
   return ids;
 }
 
@@ -235,8 +269,9 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W6" || id == "W6t") w6(w, id == "W6t", with_args);
   else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
   else if (id == "W8" || id == "W8g") w8(w, id == "W8g", with_args);
+  else if (id == "W9") w9(w, with_args);
   else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id
-                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g)";
+                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9)";
   return w;
 }
 

@@ -130,3 +130,29 @@ TEST_SUITE("scan grad") {
     }
   }
 }
+
+TEST_SUITE("scan grad") {
+  TEST_CASE("Rop through scan: J v against central differences") {
+    Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1] * 0.5)}}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
+    Var vW = T::dmatrix("vW");
+    Var jv = Rop(r.outputs[0], W, vW);
+    Function f = function({In(x), In(W), In(h0), In(vW)}, {jv});
+    Function fwd = function({In(x), In(W), In(h0)}, {r.outputs[0]});
+    const NDArray xv = matrix(5, 3, 1.0, 21), Wv = matrix(3, 4, 0.5, 22), hv = vector_of(4, 0.3, 23),
+                  dv = matrix(3, 4, 1.0, 24);
+    const NDArray got = f({xv, Wv, hv, dv})[0];
+    const double eps = 1e-6;
+    NDArray plus = Wv.copy(), minus = Wv.copy();
+    for (std::int64_t i = 0; i < Wv.size(); ++i) {
+      plus.data_as<double>()[i] += eps * dv.data_as<double>()[i];
+      minus.data_as<double>()[i] -= eps * dv.data_as<double>()[i];
+    }
+    const NDArray a = fwd({xv, plus, hv})[0], b = fwd({xv, minus, hv})[0];
+    REQUIRE(got.shape() == a.shape());
+    for (std::int64_t i = 0; i < got.size(); ++i)
+      CHECK(got.data_as<double>()[i] ==
+            doctest::Approx((a.data_as<double>()[i] - b.data_as<double>()[i]) / (2 * eps)).epsilon(1e-6));
+  }
+}

@@ -338,3 +338,33 @@ TEST_SUITE("scan in the cpp linker") {
     CHECK(e.find("(gather step 1)") != std::string::npos);
   }
 }
+
+TEST_SUITE("scan in the cpp linker") {
+  TEST_CASE("an RNN and its gradient in every mode, checking modes included, agree with the reference VM") {
+    auto build = [] {
+      Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
+      ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
+                          ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}, .name = "rnn"});
+      Var cost = T::sum(T::sqr(r.outputs[0]));
+      return std::make_tuple(x, W, h0, std::vector<Var>{cost, grad(cost, W), grad(cost, h0), grad(cost, x)});
+    };
+    const NDArray xv = matrix(6, 3, 1.0, 31), Wv = matrix(3, 3, 0.6, 32), hv = theano::test::vec({0.1, -0.2, 0.3});
+    std::vector<NDArray> want;
+    {
+      UseLinker l("py");
+      auto [x, W, h0, outs] = build();
+      want = function({In(x), In(W), In(h0)}, {Out(outs[0]), Out(outs[1]), Out(outs[2]), Out(outs[3])})({xv, Wv, hv});
+    }
+    for (const char* mode : {"fast_run", "fast_compile", "unoptimized", "debugmode", "nanguardmode"}) {
+      const std::string way = mode;
+      CAPTURE(way);
+      UseLinker l("cpp");
+      auto [x, W, h0, outs] = build();
+      FunctionOptions o;
+      o.mode = mode;
+      const auto got =
+          function({In(x), In(W), In(h0)}, {Out(outs[0]), Out(outs[1]), Out(outs[2]), Out(outs[3])}, o)({xv, Wv, hv});
+      for (std::size_t k = 0; k < got.size(); ++k) CHECK(allclose(got[k], want[k], 1e-10, 1e-12));
+    }
+  }
+}

@@ -27,6 +27,15 @@ void check_type(const Apply& node, const Var& v) {
     lower::refuse(node, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
 }
 
+/// The lazy schedule of `fg` for generated code: an IfElse is lazy when its
+/// condition is a host scalar of a dtype the code reads.
+LazySchedule host_schedule(const FunctionGraph& fg) {
+  return lazy_schedule(fg, [](const Apply& node) {
+    const tensor::TensorType* t = tensor::tensor_type(node.input(0));
+    return t != nullptr && lower::c_type(t->dtype()) != nullptr;
+  });
+}
+
 /// The least node-function source (optimized functions count fully,
 /// unoptimized ones a tenth) worth a translation unit of its own: below it, a
 /// second front end and thread cost more than they save.
@@ -85,10 +94,7 @@ std::string Generator::run_body(const std::string& name) {
     names[fg.inputs()[i].get()] = "in[" + str(static_cast<std::int64_t>(i)) + "]";
   for (const Var& v : fg.inputs())
     if (lower::on_gpu(v)) THEANO_USER_CHECK(false, MethodNotDefined) << "a scan step over GPU arrays";
-  schedule = lazy_schedule(fg, [](const Apply& node) {
-    const tensor::TensorType* t = tensor::tensor_type(node.input(0));
-    return t != nullptr && lower::c_type(t->dtype()) != nullptr;
-  });
+  schedule = host_schedule(fg);
   const std::vector<Apply*>& order = schedule.order;
   step_nodes.assign(order.begin(), order.end());
   plan = plan_memory(fg, order, options);
@@ -234,10 +240,7 @@ std::vector<std::string> Generator::run(int max_units) {
   }
   // The lazy schedule: nodes only one branch of an IfElse needs run inside
   // `if` blocks on its host condition.
-  schedule = lazy_schedule(fg, [](const Apply& node) {
-    const tensor::TensorType* t = tensor::tensor_type(node.input(0));
-    return t != nullptr && lower::c_type(t->dtype()) != nullptr;
-  });
+  schedule = host_schedule(fg);
   const std::vector<Apply*>& order = schedule.order;
   step_nodes.assign(order.begin(), order.end());
   plan = plan_memory(fg, order, options);

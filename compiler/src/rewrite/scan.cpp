@@ -72,6 +72,24 @@ std::vector<Var> map_outputs(const Apply& node, const ScanParts& p, const std::v
   return r;
 }
 
+/// fg.replace_all of the pairs whose old variable is still read (the old
+/// node goes away with its readers).
+void replace_read(FunctionGraph& fg, const std::vector<std::pair<Var, Var>>& pairs, std::string_view reason) {
+  std::vector<std::pair<Var, Var>> live;
+  for (const auto& pr : pairs)
+    if (!fg.clients(pr.first).empty()) live.push_back(pr);
+  fg.replace_all(live, reason);
+}
+
+/// `q` with its inner outputs replaced by `outs` (recurrent, map, until: the
+/// order of ScanParts::inner_outputs).
+void set_inner_outputs(ScanParts& q, const std::vector<Var>& outs) {
+  std::size_t k = 0;
+  for (auto& c : q.recs) c.inner_out = outs[k++];
+  for (auto& m : q.maps) m.inner_out = outs[k++];
+  if (q.until) q.until = outs[k++];
+}
+
 /// A fresh inner variable of `v`'s type.
 Var fresh_like(const Var& v, const std::string& name) { return v.type()->make_variable(name); }
 
@@ -167,11 +185,7 @@ NodeRewriterPtr scan_pushout() {
             const Var inner = fresh_like(out, out.name().empty() ? "pushed" : out.name());
             ScanParts q = p;
             q.nonseqs.push_back({outer, inner});
-            const std::vector<Var> repl = clone_replace(outs, {{out, inner}});
-            std::size_t k = 0;
-            for (auto& c : q.recs) c.inner_out = repl[k++];
-            for (auto& m : q.maps) m.inner_out = repl[k++];
-            if (q.until) q.until = repl[k++];
+            set_inner_outputs(q, clone_replace(outs, {{out, inner}}));
             return map_outputs(node, q, q.build());
           }
           if (!seq || !one_seq) continue;
@@ -207,12 +221,7 @@ NodeRewriterPtr scan_pushout() {
           q.seqs.push_back({whole, {0}, {inner}});
           // The row has the static sizes the whole result knows; the step's graph may know more.
           const Var row = *inner.type() == *out.type() ? inner : T::specify_shape(inner, to->shape());
-          const std::vector<Var> repl = clone_replace(outs, {{out, row}});
-          std::size_t k = 0;
-          for (auto& c : q.recs) c.inner_out = repl[k++];
-          for (auto& m : q.maps) m.inner_out = repl[k++];
-          if (q.until) q.until = repl[k++];
-          // specify_shape keeps the row an inner variable's function: the new sequence is its input.
+          set_inner_outputs(q, clone_replace(outs, {{out, row}}));
           return map_outputs(node, q, q.build());
         }
         return RewriteResult::fail("no step node reads only non-sequences, or only one sequence's rows");
@@ -270,11 +279,7 @@ GraphRewriterPtr scan_save_mem() {
         }
       }
       for (const auto& m : p.maps) pairs.emplace_back(m.outer_out, fresh[k++]);
-      // Drop pairs for outputs nobody reads (the old node goes away with its readers).
-      std::vector<std::pair<Var, Var>> live;
-      for (auto& pr : pairs)
-        if (!fg.clients(pr.first).empty()) live.push_back(pr);
-      fg.replace_all(live, "scan_save_mem");
+      replace_read(fg, pairs, "scan_save_mem");
       ++entry.applied;
       changed = true;
     }
@@ -351,10 +356,7 @@ GraphRewriterPtr scan_merge() {
           std::size_t f = 0;
           for (const auto& c : ordered.recs) pairs.emplace_back(c.outer_out, fresh[f++]);
           for (const auto& mo : ordered.maps) pairs.emplace_back(mo.outer_out, fresh[f++]);
-          std::vector<std::pair<Var, Var>> live;
-          for (auto& pr : pairs)
-            if (!fg.clients(pr.first).empty()) live.push_back(pr);
-          fg.replace_all(live, "scan_merge");
+          replace_read(fg, pairs, "scan_merge");
           ++entry.applied;
           changed = again = true;
         }

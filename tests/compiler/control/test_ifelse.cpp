@@ -12,6 +12,7 @@
 
 #include "compiler/rewrite/rewrite_test_util.h"
 #include "test_util.h"
+#include "use_linker.h"
 #include "theano/codegen/c_linker.h"
 #include "theano/compile/lazy_schedule.h"
 #include "theano/config.h"
@@ -25,16 +26,7 @@ using theano::test::vec;
 
 namespace {
 
-struct UseLinker {
-  explicit UseLinker(const std::string& name) : guard(with(name)) {}
-  static Config with(const std::string& name) {
-    codegen::register_linkers();
-    Config c = config();
-    c.flags["linker"] = name;
-    return c;
-  }
-  ConfigGuard guard;
-};
+using theano::test::UseLinker;
 
 /// Every way a function runs: the reference VM, the fused cpp linker, the
 /// node-by-node one (opwise), and the checking modes on top of cpp.

@@ -7,46 +7,32 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "compiler/control/control_test_util.h"
 #include "test_util.h"
+#include "use_linker.h"
 #include "theano/codegen/c_linker.h"
 #include "theano/config.h"
 #include "theano/control/scan.h"
 #include "theano/rewrite/optdb.h"
-#include <tuple>
 #include "theano/theano.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;
 using theano::test::error_of;
+using theano::test::matrix;
+using theano::test::vector_of;
 using theano::test::i64;
 using theano::test::vec;
 
 namespace {
 
-struct UseLinker {
-  explicit UseLinker(const std::string& name) : guard(with(name)) {}
-  static Config with(const std::string& name) {
-    codegen::register_linkers();
-    Config c = config();
-    c.flags["linker"] = name;
-    return c;
-  }
-  ConfigGuard guard;
-};
+using theano::test::UseLinker;
 
 const char* const kLinkers[] = {"py", "cpp"};
 
-NDArray matrix(std::int64_t m, std::int64_t n, double scale, std::uint64_t seed) {
-  NDArray a = NDArray::empty({m, n});
-  std::uint64_t s = seed * 2862933555777941757ULL + 3037000493ULL;
-  for (std::int64_t i = 0; i < m * n; ++i) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    a.data_as<double>()[i] = (static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1) * scale;
-  }
-  return a;
-}
 
 }  // namespace
 
@@ -140,7 +126,7 @@ TEST_SUITE("scan") {
     }
   }
 
-  TEST_CASE("until stops after the step whose condition holds; n_steps bounds the steps") {
+  TEST_CASE("until stops after the step whose condition holds, and n_steps bounds the steps") {
     for (const char* linker : kLinkers) {
       const std::string way = linker;
       CAPTURE(way);

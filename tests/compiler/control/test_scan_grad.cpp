@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/control/control_test_util.h"
 #include "test_util.h"
 #include "theano/control/scan.h"
 #include "theano/testing.h"
@@ -16,20 +17,12 @@
 using namespace theano;
 namespace T = theano::tensor;
 using theano::test::error_of;
+using theano::test::matrix;
+using theano::test::vector_of;
 
 namespace {
 
-NDArray matrix(std::int64_t m, std::int64_t n, double scale, std::uint64_t seed) {
-  NDArray a = NDArray::empty({m, n});
-  std::uint64_t s = seed * 2862933555777941757ULL + 3037000493ULL;
-  for (std::int64_t i = 0; i < m * n; ++i) {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    a.data_as<double>()[i] = (static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1) * scale;
-  }
-  return a;
-}
 
-NDArray vector_of(std::int64_t n, double scale, std::uint64_t seed) { return matrix(1, n, scale, seed).reshape({n}); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "use_linker.h"
 #include "theano/codegen/c_linker.h"
 #include "theano/config.h"
 #include "theano/sparse/components.h"
@@ -61,16 +62,7 @@ std::vector<In> concat(std::vector<In> a, const std::vector<In>& b) {
   return a;
 }
 
-struct UseLinker {
-  explicit UseLinker(const std::string& name) : guard(with(name)) {}
-  static Config with(const std::string& name) {
-    codegen::register_linkers();
-    Config c = config();
-    c.flags["linker"] = name;
-    return c;
-  }
-  ConfigGuard guard;
-};
+using theano::test::UseLinker;
 
 const char* const kLinkers[] = {"py", "cpp"};
 

@@ -354,3 +354,22 @@ TEST_SUITE("scan in the cpp linker") {
     }
   }
 }
+
+TEST_SUITE("scan in the cpp linker") {
+  TEST_CASE("an until condition of dtype float16: the scan runs through perform, with the same result") {
+    UseLinker l("cpp");
+    Var limit = T::dscalar("limit");
+    ScanResult r = scan(
+        [&](const std::vector<Var>& a) {
+          Var next = a[0] * 2.0;
+          return StepResult{{next}, {}, T::cast(T::gt(next, limit), DType::Float16)};
+        },
+        ScanArgs{.outputs_info = {T::constant(NDArray::scalar(1.0))},
+                 .n_steps = T::constant(NDArray::scalar<std::int64_t>(50)),
+                 .name = "half"});
+    Function f = function({In(limit)}, {r.outputs[0]});
+    const NDArray a = f({NDArray::scalar(20.0)})[0];
+    REQUIRE(a.shape() == std::vector<std::int64_t>{5});
+    CHECK(a.at<double>({4}) == 32.0);
+  }
+}

@@ -72,10 +72,10 @@ Var DestroyHandler::view_root(const Var& var) const {
 
 std::vector<Var> DestroyHandler::view_roots(const Var& var) const {
   std::vector<Var> roots;
-  std::vector<Var> todo{var};
-  while (!todo.empty()) {
-    Var v = std::move(todo.back());
-    todo.pop_back();
+  std::vector<Var> pending{var};
+  while (!pending.empty()) {
+    Var v = std::move(pending.back());
+    pending.pop_back();
     const Apply* owner = v.owner();
     auto node = owner ? view_maps_.find(owner) : view_maps_.end();
     auto out = node != view_maps_.end() ? node->second.find(*v.index()) : ViewMap::const_iterator();
@@ -83,7 +83,7 @@ std::vector<Var> DestroyHandler::view_roots(const Var& var) const {
       if (std::find(roots.begin(), roots.end(), v) == roots.end()) roots.push_back(std::move(v));
       continue;
     }
-    for (auto i = out->second.rbegin(); i != out->second.rend(); ++i) todo.push_back(owner->input(*i));
+    for (auto i = out->second.rbegin(); i != out->second.rend(); ++i) pending.push_back(owner->input(*i));
   }
   return roots;
 }

@@ -19,45 +19,26 @@
 #include "theano/rewrite/optdb.h"
 #include "theano/tensor/elemwise.h"
 
-#include <unordered_set>
 
 namespace theano::rewrite::detail {
 namespace {
 
 int n_of(const Apply& node) { return static_cast<const IfElse&>(*node.op()).n_outs(); }
 
-/// Whether `b`'s outputs feed `a` (some path b -> ... -> a).
-bool depends_on(const Apply& a, const Apply& b) {
-  std::unordered_set<const Apply*> seen;
-  std::vector<const Apply*> todo{&a};
-  while (!todo.empty()) {
-    const Apply* n = todo.back();
-    todo.pop_back();
-    for (const Var& in : n->inputs()) {
-      const Apply* p = in.owner();
-      if (!p) continue;
-      if (p == &b) return true;
-      if (seen.insert(p).second) todo.push_back(p);
-    }
-  }
-  return false;
-}
-
 /// Whether `node` or one of its ancestors is an IfElse on `cond`.
 bool depends_on_ifelse(const Apply& node, const Var& cond) {
-  std::unordered_set<const Apply*> seen{&node};
-  std::vector<const Apply*> todo{&node};
-  while (!todo.empty()) {
-    const Apply* n = todo.back();
-    todo.pop_back();
-    if (as_ifelse(*n) && n->input(0) == cond) return true;
-    for (const Var& in : n->inputs())
-      if (const Apply* p = in.owner(); p && seen.insert(p).second) todo.push_back(p);
-  }
+  for (const Var& v : ancestors(node.outputs()))
+    if (const Apply* p = v.owner(); p && as_ifelse(*p) && p->input(0) == cond) return true;
   return false;
 }
 
 }  // namespace
+
+bool depends_on(const Apply& a, const Apply& b) {
+  for (const Var& v : ancestors(a.inputs()))
+    if (v.owner() == &b) return true;
+  return false;
+}
 
 NodeRewriterPtr ifelse_constant_condition() {
   static const NodeRewriterPtr r = make_node_rewriter(

@@ -49,6 +49,8 @@ void register_algebra_rewrites(SequenceDB& db);
 void register_sparse_rewrites(SequenceDB& db);
 /// IfElse: constant conditions, identical branches, lifting, merging (rewrite/ifelse.cpp).
 void register_ifelse_rewrites(SequenceDB& db);
+/// Whether an output of `b` feeds `a` (merging the two would make a cycle).
+bool depends_on(const Apply& a, const Apply& b);
 /// Scan: prune, pushout, save_mem, merge (rewrite/scan.cpp).
 void register_scan_rewrites(SequenceDB& db);
 NodeRewriterPtr scan_prune();

@@ -304,11 +304,7 @@ GraphRewriterPtr scan_merge() {
           if (a.input(0) != b.input(0) || ia.go_backwards != ib.go_backwards ||
               ia.truncate_gradient != ib.truncate_gradient)
             continue;
-          // Neither may read the other's results.
-          const auto up_a = ancestors(a.inputs());
-          if (std::any_of(up_a.begin(), up_a.end(), [&](const Var& v) { return v.owner() == &b; })) continue;
-          const auto up_b = ancestors(b.inputs());
-          if (std::any_of(up_b.begin(), up_b.end(), [&](const Var& v) { return v.owner() == &a; })) continue;
+          if (depends_on(a, b) || depends_on(b, a)) continue;  // neither may read the other's results
           auto& entry = stats.entries["scan_merge"];
           ++entry.tried;
           ScanParts pa = ScanParts::of(a), pb = ScanParts::of(b);

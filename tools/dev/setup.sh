@@ -16,6 +16,9 @@ packages=(
   libzip-dev zipcmp zipmerge ziptool
   doctest-dev libdlpack-dev
   graphviz
+  # Beyond one machine (issue 21): MPI collectives and the Redis remote cache
+  # tier (hiredis client, OpenSSL's HMAC; a real redis-server in the tests).
+  openmpi-bin libopenmpi-dev libhiredis-dev libssl-dev redis-server
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,7 @@
 #include "c_thunk.h"
 
 #include <theano/compile/profile.h>
+#include <theano/runtime/collectives.h>
 #include <theano/runtime/error.h>
 #include <theano/runtime/thread_pool.h>
 #include <theano/tensor/basic_ops.h>
@@ -277,6 +278,29 @@ int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int
   }
 }
 
+int host_collective(void* host, std::int64_t kind, std::int64_t comm, std::int64_t root, const TheanoArray* in,
+                    TheanoArray* out, const char* label) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    // rank / size have no input: generated code passes the output for both,
+    // or (allgather's size query) a 0-d array of its own stack, owner -1.
+    auto wrap = [&](const TheanoArray& a) {
+      if (a.owner >= 0) return as_ndarray(*ws, a);
+      const auto nd = static_cast<std::size_t>(a.ndim);
+      return NDArray::from_strided(nullptr, a.data, static_cast<DType>(a.dtype),
+                                   std::vector<std::int64_t>(a.shape, a.shape + nd),
+                                   std::vector<std::int64_t>(a.strides, a.strides + nd));
+    };
+    const NDArray x = wrap(*in);
+    NDArray y = wrap(*out);
+    runtime::run_collective(static_cast<runtime::Collective>(kind), comm, root, x, y, label);
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
+  }
+}
+
 /// The host value of a generated-code array: a download for a GPU array
 /// (any strides: a view is fetched by the byte range it spans, device_copy.h).
 NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
@@ -394,7 +418,8 @@ class CThunk final : public Thunk {
                       &host_gpu_alloc,
                       &host_gpu_copy,
                       &host_gpu_launch,
-                      &host_gpu_gemm};
+                      &host_gpu_gemm,
+                      &host_collective};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

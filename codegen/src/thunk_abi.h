@@ -74,6 +74,14 @@ struct TheanoContext {
   int (*gpu_gemm)(void* host, int64_t dtype, int64_t trans_a, int64_t trans_b, int64_t m, int64_t n, int64_t k,
                   double alpha, const char* a, int64_t lda, const char* b, int64_t ldb, double beta, char* c,
                   int64_t ldc);
+  /* Collective communication over MPI (runtime/collectives.h): `kind` is a
+   * theano::runtime::Collective (0-2 allreduce sum / mean / max, 3 broadcast
+   * from rank `root`, 4 allgather, 5 rank, 6 size) on communicator `comm`.
+   * `in` any strides; `out` allocated C-contiguous by the caller with the
+   * collective's shape (a 0-d int64 for rank / size). `label` starts error
+   * messages. 0, or THEANO_ERR_HOST with the error kept by the host. */
+  int (*collective)(void* host, int64_t kind, int64_t comm, int64_t root, const struct TheanoArray* in,
+                    struct TheanoArray* out, const char* label);
 };
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
@@ -86,10 +94,11 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 15, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 16, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm) == 112, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, collective) == 120, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

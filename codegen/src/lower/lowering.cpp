@@ -351,6 +351,7 @@ LowerFn find_lowering(const Op& op) {
     add_random_lowerings(t);
     add_sparse_lowerings(t);
     add_control_lowerings(t);
+    add_distributed_lowerings(t);
     add_gpu_lowerings(t);
     return t;
   }();

@@ -289,6 +289,7 @@ void add_blas_lowerings(LoweringTable& t);
 void add_random_lowerings(LoweringTable& t);
 void add_sparse_lowerings(LoweringTable& t);
 void add_control_lowerings(LoweringTable& t);
+void add_distributed_lowerings(LoweringTable& t);
 void add_gpu_lowerings(LoweringTable& t);
 
 /// The GPU lowering of a GpuOp whose host op is `host` (a reduction, an nnet

@@ -9,6 +9,8 @@
 #include "theano/compile/shared.h"
 #include "theano/control/ifelse.h"
 #include "theano/control/scan.h"
+#include "theano/distributed/collectives.h"
+#include "theano/distributed/distributed.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/feature.h"
 #include "theano/fgraph/function_graph.h"

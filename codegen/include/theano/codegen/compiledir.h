@@ -14,6 +14,16 @@
 /// `compiledir_group=<group>` makes it a team cache: 02770 directories and 0640
 /// entries owned by that group, which may then own and write them.
 ///
+/// A fleet-wide second tier (cache/remote_cache.h): THEANO_FLAGS
+/// `remote_cache=redis://host[:port][/db]` puts a Redis server behind the
+/// object cache (not behind its function records or shared libraries, which
+/// are cheap to rebuild from an object). Entries are signed with the key of
+/// `remote_cache_key=<secret>` or `remote_cache_key_file=<path>` (a file only
+/// its owner can read); without one the tier is not used (one warning).
+/// `remote_cache_mode=read|read-write` (default read-write),
+/// `remote_cache_timeout_ms` (each connect and command; default 500 ms to
+/// connect, 2000 ms per command), `remote_cache_password` (AUTH).
+///
 /// The key of a translation unit is BLAKE3 (160 bits, hex) over length-prefixed
 /// fields: a schema version, the runtime ABI version, the compiler identity
 /// (full clang version, triple, CPU, features, normalized driver flags: nothing
@@ -22,6 +32,7 @@
 #pragma once
 
 #include <theano/cache/compile_cache.h>
+#include <theano/cache/remote_cache.h>
 #include <theano/codegen/clang_compiler.h>
 
 #include <filesystem>
@@ -33,7 +44,7 @@ namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
-inline constexpr int kRuntimeAbiVersion = 3;
+inline constexpr int kRuntimeAbiVersion = 4;
 
 /// A compiledir key: BLAKE3 over the length-prefixed `fields` (so no two
 /// field lists hash alike by concatenation), truncated to 160 bits, as 40 hex
@@ -77,11 +88,29 @@ inline constexpr const char* kLibrariesDir = "libraries";
 /// is read-only.
 cache::CompileCache* current_library_cache();
 
+/// THEANO_FLAGS `remote_cache` ("" when unset or `off`).
+std::string remote_cache_url();
+
+/// The remote tier's options for the server `url` from THEANO_FLAGS
+/// `remote_cache_mode`, `remote_cache_key` / `remote_cache_key_file`,
+/// `remote_cache_password` and `remote_cache_timeout_ms`, with
+/// remote_cache_arch(). ValueError naming the flag when a value is malformed
+/// or the key file is refused; `hmac_key` is empty when no key is set.
+cache::RemoteOptions remote_cache_options(const std::string& url);
+
+/// This build's architecture string, written into remote entries and
+/// required of them: what the compiledir's name holds (target triple, CPU,
+/// clang version, runtime ABI), e.g.
+/// `x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi3`.
+std::string remote_cache_arch();
+
 /// The statistics of the current compiledir's cache in this process.
 cache::CacheStats compile_cache_stats();
 
 /// One line for profiles: "3 hits, 1 miss, 1 compile, 24.0 KiB read, 96.0 KiB
-/// written, 88 ms of compiling saved" ("" when caching is off).
+/// written, 88 ms of compiling saved" ("" when caching is off), followed by
+/// the remote tier's counters when one is attached ("; remote
+/// redis://host:6379/0: 1 hit, 0 misses, 0 rejected, 1 published, 0 errors").
 std::string compile_cache_report();
 
 /// The automatic cleanup's policy from THEANO_FLAGS: `cache_max_age_days`

@@ -1,6 +1,7 @@
 // CompileCache maintenance: listing, clearing, cleanup by age and size, the
 // automatic cleanup, and the defaults (see compile_cache.h).
 #include "theano/cache/compile_cache.h"
+#include "theano/cache/remote_cache.h"
 
 #include "cache_internal.h"
 
@@ -51,14 +52,34 @@ std::uint32_t crc32(const std::string& bytes) {
   return static_cast<std::uint32_t>(crc);
 }
 
-CacheStats CompileCache::stats() const {
+CacheStats CompileCache::local_stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;
 }
 
+CacheStats CompileCache::stats() const {
+  std::shared_ptr<RemoteTier> remote;
+  CacheStats s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s = stats_;
+    remote = remote_;
+  }
+  if (remote) {  // RemoteTier::stats() never waits for the network
+    const RemoteStats r = remote->stats();
+    s.remote = true;
+    s.remote_hits = r.hits;
+    s.remote_misses = r.misses;
+    s.remote_rejected = r.rejected;
+    s.remote_published = r.published;
+    s.remote_errors = r.errors;
+  }
+  return s;
+}
+
 std::vector<EntryInfo> CompileCache::entries() const {
   std::vector<EntryInfo> out;
-  if (stats().disabled) return out;
+  if (local_stats().disabled) return out;
   for (const fs::path& shard : shards(dir_)) {
     std::error_code ec2;
     for (fs::directory_iterator f(shard, ec2), e2; !ec2 && f != e2; f.increment(ec2)) {
@@ -144,7 +165,7 @@ CleanupResult CompileCache::cleanup(std::int64_t max_age_seconds, std::uintmax_t
 }
 
 std::optional<CleanupResult> CompileCache::maybe_cleanup(const CleanupPolicy& policy) {
-  if (stats().disabled || stats().read_only) return std::nullopt;
+  if (local_stats().disabled || local_stats().read_only) return std::nullopt;
   const fs::path stamp = dir_ / "last-cleanup";
   auto due = [&] {
     std::error_code ec;

@@ -1,7 +1,9 @@
 // CompileCache: the on-disk compiledir (see compile_cache.h): opening and
-// trusting it, look-ups, the striped locks and publishing. Listing and cleanup
-// are in cache_maintenance.cpp, the ownership rules in dir_security.cpp.
+// trusting it, look-ups, the striped locks and publishing, and asking the
+// remote tier on a miss. Listing and cleanup are in cache_maintenance.cpp, the
+// ownership rules in dir_security.cpp, the remote tier in remote_cache.cpp.
 #include "theano/cache/compile_cache.h"
+#include "theano/cache/remote_cache.h"
 
 #include "cache_internal.h"
 
@@ -315,7 +317,7 @@ int CompileCache::open_dir_checked(bool& refused) {
 }
 
 bool CompileCache::trusted_now() {
-  if (stats().disabled) return false;
+  if (local_stats().disabled) return false;
   bool refused = false;
   const int dfd = open_dir_checked(refused);
   if (dfd < 0) return false;
@@ -416,7 +418,7 @@ void CompileCache::handle_damage(const std::string& key, const Probe& p) {
 }
 
 std::optional<std::string> CompileCache::lookup(const std::string& key) {
-  if (!valid_key(key) || stats().disabled) return std::nullopt;
+  if (!valid_key(key) || local_stats().disabled) return std::nullopt;
   Probe p = probe(key);
   if (p.kind == Probe::damaged) {
     StripeLock lock(*this, key);
@@ -470,9 +472,30 @@ int CompileCache::publish(const std::string& key, const Entry& e) {
   return 0;
 }
 
+void CompileCache::set_remote(std::shared_ptr<RemoteTier> remote) {
+  std::lock_guard<std::mutex> lock(mu_);
+  remote_ = std::move(remote);
+}
+
+std::shared_ptr<RemoteTier> CompileCache::remote() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return remote_;
+}
+
+void CompileCache::stop_writing(int err) {
+  // A full or read-only filesystem: stop writing for the life of this
+  // process (each attempt would cost a failed write); hits still work.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.read_only = true;
+  }
+  warn_once("could not write to the compiledir " + dir_.string() + " (" + std::strerror(err) +
+            "); its entries are used but new code is not cached in this process");
+}
+
 std::string CompileCache::get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit) {
   if (hit) *hit = false;
-  const bool readable = valid_key(key) && !stats().disabled;
+  const bool readable = valid_key(key) && !local_stats().disabled;
   if (readable) {
     Probe p = probe(key);  // no lock; damage is dealt with under the lock below
     if (p.kind == Probe::hit) {
@@ -484,41 +507,58 @@ std::string CompileCache::get_or_produce(const std::string& key, const std::func
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.misses;
   }
-  auto produce_only = [&] {
+  // The remote tier (it verifies what it returns, and never throws).
+  const std::shared_ptr<RemoteTier> remote = valid_key(key) ? this->remote() : nullptr;
+  auto from_remote = [&]() -> std::optional<Entry> {
+    std::optional<Entry> e = remote ? remote->fetch(key) : std::nullopt;
+    if (e) {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.compile_ms_saved += e->compile_ms;
+      if (hit) *hit = true;
+    }
+    return e;
+  };
+  auto produce_counted = [&] {
     Entry e = produce();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.compiles;
+    return e;
+  };
+  auto to_remote = [&](const Entry& e) {
+    if (remote && remote->writes()) remote->publish(key, e);
+  };
+  auto produce_only = [&] {
+    if (std::optional<Entry> e = from_remote()) return std::move(e->object);
+    Entry e = produce_counted();
+    to_remote(e);
     return std::move(e.object);
   };
-  if (!readable || stats().read_only || stats().disabled) return produce_only();
-  const auto t0 = std::chrono::steady_clock::now();
-  StripeLock stripe(*this, key);
+  if (!readable || local_stats().read_only || local_stats().disabled) return produce_only();
+  Entry e;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-  Probe p = probe(key);
-  if (p.kind == Probe::hit) {  // another process published it while we waited
-    if (hit) *hit = true;
-    return *accept(key, p);
-  }
-  if (p.kind == Probe::damaged) handle_damage(key, p);
-  if (stats().disabled) return produce_only();  // the compiledir was refused just now
-  Entry e = produce();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.compiles;
-  }
-  if (const int err = publish(key, e)) {
-    // A full or read-only filesystem: stop writing for the life of this
-    // process (each attempt would cost a failed write); hits still work.
+    const auto t0 = std::chrono::steady_clock::now();
+    StripeLock stripe(*this, key);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stats_.read_only = true;
+      stats_.lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
-    warn_once("could not write to the compiledir " + dir_.string() + " (" + std::strerror(err) +
-              "); its entries are used but new code is not cached in this process");
+    Probe p = probe(key);
+    if (p.kind == Probe::hit) {  // another process published it while we waited
+      if (hit) *hit = true;
+      return *accept(key, p);
+    }
+    if (p.kind == Probe::damaged) handle_damage(key, p);
+    if (local_stats().disabled) return produce_only();  // the compiledir was refused just now
+    // Asked under the stripe lock: processes sharing this compiledir ask once.
+    if (std::optional<Entry> fetched = from_remote()) {
+      if (const int err = publish(key, *fetched)) stop_writing(err);
+      return std::move(fetched->object);
+    }
+    e = produce_counted();
+    if (const int err = publish(key, e)) stop_writing(err);
   }
+  // After the stripe lock: a slow remote tier holds up no other process.
+  to_remote(e);
   return std::move(e.object);
 }
 

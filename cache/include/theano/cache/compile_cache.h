@@ -45,6 +45,13 @@
 /// * old entries go by age and by total size (LRU by a coarse "last used"
 ///   touch), from `theano-cache cleanup` or automatically: at most once per
 ///   interval per compiledir, by one process (a try-lock, never a wait).
+/// * a second tier may sit behind the compiledir (set_remote; remote_cache.h:
+///   Redis shared by a fleet): on a miss under the stripe lock the key is
+///   fetched from it (verified there: HMAC, key, arch, size, CRC) and
+///   published locally; only when it has nothing is the entry produced, then
+///   published locally and, after the lock is released, to the remote tier.
+///   The remote tier never makes a look-up fail: at worst it costs its
+///   timeout once and the entry is produced.
 /// Keys are computed by the caller (codegen hashes compiler identity, flags,
 /// target and source); this library stores bytes and knows nothing of graphs.
 /// Thread-safe; several processes may share one compiledir.
@@ -90,6 +97,13 @@ struct CacheStats {
   bool disabled = false;            ///< the compiledir is unusable: producing without caching
   bool fallback = false;            ///< the compiledir asked for was refused (see CompileCache::dir())
   bool read_only = false;           ///< entries are served but nothing is written (read-only or full)
+  // The remote tier (set_remote), from its own counters (RemoteStats).
+  bool remote = false;                ///< a remote tier is attached
+  std::uint64_t remote_hits = 0;      ///< entries fetched from it, verified and used (not compiles)
+  std::uint64_t remote_misses = 0;    ///< fetches that found nothing (absent, back-off, error)
+  std::uint64_t remote_rejected = 0;  ///< values it held that were refused (HMAC, key, arch, size, CRC)
+  std::uint64_t remote_published = 0; ///< fresh compiles written to it
+  std::uint64_t remote_errors = 0;    ///< failed connects, commands and refused writes
 };
 
 /// When the automatic cleanup runs and what it removes.
@@ -117,6 +131,8 @@ struct EntryInfo {
   std::string origin;
   std::string kind = "cpu";  ///< Entry::kind; "cpu" for entries written without one
 };
+
+class RemoteTier;
 
 /// How a CompileCache opens its compiledir.
 struct CacheOptions {
@@ -157,11 +173,19 @@ class CompileCache {
   /// is still the damaged file.
   std::optional<std::string> lookup(const std::string& key);
 
-  /// The object for `key`: from the cache, or from `produce()` (called at most
-  /// once, under the key's stripe lock, after a second look-up) and then
-  /// published. `hit` (optional) says which. Exceptions from `produce`
+  /// The object for `key`: from the cache, else from the remote tier (then
+  /// published locally), else from `produce()` (called at most once, under
+  /// the key's stripe lock, after a second look-up) and then published
+  /// locally and to the remote tier. `hit` (optional) is true when nothing
+  /// was produced (a local or remote hit). Exceptions from `produce`
   /// propagate; nothing is published then.
   std::string get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit = nullptr);
+
+  /// Puts `remote` behind this compiledir (nullptr: none). Look-ups that
+  /// miss locally ask it before producing; fresh entries go to it when it
+  /// writes. lookup() stays local.
+  void set_remote(std::shared_ptr<RemoteTier> remote);
+  std::shared_ptr<RemoteTier> remote() const;
 
   /// Whether the compiledir is still trusted now: the check every look-up
   /// makes of it (owner, modes), without looking anything up. When it no
@@ -171,6 +195,7 @@ class CompileCache {
   /// also when the cache is disabled or its directory is gone.
   bool trusted_now();
 
+  /// This process's counters, with the remote tier's (CacheStats::remote_*).
   CacheStats stats() const;
   /// Every complete entry (unordered scans of the shard directories).
   std::vector<EntryInfo> entries() const;
@@ -218,6 +243,8 @@ class CompileCache {
   void settle(int made);  // read-only / disabled from what can be written
   std::filesystem::path entry_path(const std::string& key, const char* ext) const;
   int publish(const std::string& key, const Entry& e);  // 0 or an errno
+  void stop_writing(int err);                            // a failed publish: read-only from now on, one warning
+  CacheStats local_stats() const;                        // stats() without asking the remote tier
   void warn_once(const std::string& what);
   void warn_refused(const std::filesystem::path& path, const std::string& why);  // once per path
   void remove_entry(const std::string& key);
@@ -230,6 +257,7 @@ class CompileCache {
   CacheStats stats_;
   bool warned_ = false;
   std::set<std::string> refused_paths_;
+  std::shared_ptr<RemoteTier> remote_;  // guarded by mu_
 };
 
 /// CRC-32 (IEEE) of `bytes`, as stored in an entry's metadata.

@@ -1,5 +1,5 @@
-// The compiledir in use and the cache keys of generated translation units
-// (see compiledir.h).
+// The compiledir in use, the cache keys of generated translation units and
+// the remote tier behind the object cache (see compiledir.h).
 #include <theano/codegen/compiledir.h>
 
 #include <theano/config.h>
@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,12 +83,17 @@ fs::path current_compiledir() {
     return it->second == "off" ? fs::path() : fs::path(it->second);
   fs::path base = cache::default_base_compiledir();
   if (auto it = flags.find("base_compiledir"); it != flags.end() && !it->second.empty()) base = it->second;
-  static const std::string name = [] {
-    const std::string id = compiler_identity();
-    return sanitize("compiledir_" + field_of(id, "triple") + "-" + field_of(id, "cpu") + "-clang" +
-                    clang_short_version() + "-abi" + std::to_string(kRuntimeAbiVersion));
-  }();
+  static const std::string name = "compiledir_" + remote_cache_arch();
   return base / name;
+}
+
+std::string remote_cache_arch() {
+  static const std::string arch = [] {
+    const std::string id = compiler_identity();
+    return sanitize(field_of(id, "triple") + "-" + field_of(id, "cpu") + "-clang" + clang_short_version() + "-abi" +
+                    std::to_string(kRuntimeAbiVersion));
+  }();
+  return arch;
 }
 
 cache::CacheOptions compile_cache_options() {
@@ -121,10 +127,92 @@ cache::CompileCache* process_cache(const fs::path& dir, const cache::CacheOption
 }
 }  // namespace
 
+std::string remote_cache_url() {
+  const auto& flags = config().flags;
+  auto it = flags.find("remote_cache");
+  return it == flags.end() || it->second == "off" ? std::string() : it->second;
+}
+
+cache::RemoteOptions remote_cache_options(const std::string& url) {
+  const auto& flags = config().flags;
+  auto flag = [&](const char* name) -> std::string {
+    auto it = flags.find(name);
+    return it == flags.end() ? std::string() : it->second;
+  };
+  cache::RemoteOptions o;
+  try {
+    o.url = cache::parse_redis_url(url);
+  } catch (const std::invalid_argument& e) {
+    THEANO_USER_CHECK(false, ValueError) << "THEANO_FLAGS remote_cache: " << e.what();
+  }
+  if (const std::string mode = flag("remote_cache_mode"); !mode.empty()) {
+    THEANO_USER_CHECK(mode == "read" || mode == "read-write", ValueError)
+        << "THEANO_FLAGS remote_cache_mode: expected read or read-write, got '" << mode << "'";
+    o.write = mode == "read-write";
+  }
+  if (const std::string t = flag("remote_cache_timeout_ms"); !t.empty()) {
+    std::size_t used = 0;
+    long ms = 0;
+    try {
+      ms = std::stol(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    THEANO_USER_CHECK(used == t.size() && ms >= 1 && ms <= 600000, ValueError)
+        << "THEANO_FLAGS remote_cache_timeout_ms: expected a number of milliseconds from 1 to 600000, got '" << t
+        << "'";
+    o.connect_timeout_ms = o.io_timeout_ms = static_cast<int>(ms);
+  }
+  const std::string key = flag("remote_cache_key"), key_file = flag("remote_cache_key_file");
+  THEANO_USER_CHECK(key.empty() || key_file.empty(), ValueError)
+      << "THEANO_FLAGS remote_cache_key and remote_cache_key_file are both set: give one";
+  if (!key.empty()) {
+    try {
+      cache::check_remote_key(key);
+    } catch (const std::invalid_argument& e) {
+      THEANO_USER_CHECK(false, ValueError) << "THEANO_FLAGS remote_cache_key: " << e.what();
+    }
+    o.hmac_key = key;
+  } else if (!key_file.empty()) {
+    try {
+      o.hmac_key = cache::load_remote_key_file(key_file);
+    } catch (const std::exception& e) {
+      THEANO_USER_CHECK(false, ValueError) << "THEANO_FLAGS remote_cache_key_file: " << e.what();
+    }
+  }
+  o.password = flag("remote_cache_password");
+  o.arch = remote_cache_arch();
+  return o;
+}
+
 cache::CompileCache* current_cache() {
   const fs::path dir = current_compiledir();
   if (dir.empty()) return nullptr;
-  return process_cache(dir, compile_cache_options());
+  const cache::CacheOptions options = compile_cache_options();
+  cache::CompileCache* c = process_cache(dir, options);
+  // The remote tier, attached once per object cache (never to the records'
+  // or libraries' caches): flags are read on the first call, a malformed one
+  // throws on every call until fixed.
+  static std::mutex mu;
+  static auto* attached = new std::map<cache::CompileCache*, bool>();
+  std::lock_guard<std::mutex> lock(mu);
+  if ((*attached)[c]) return c;
+  if (const std::string url = remote_cache_url(); !url.empty()) {
+    cache::RemoteOptions o = remote_cache_options(url);  // may throw: nothing attached yet
+    if (o.hmac_key.empty()) {
+      static std::once_flag warned;
+      std::call_once(warned, [&] {
+        std::cerr << "theano-cpp warning: THEANO_FLAGS remote_cache=" << url
+                  << " is set but there is no key to sign and check its entries with (a remote entry is machine "
+                     "code run in this process); set remote_cache_key_file=<a file only you can read, e.g. made by "
+                     "`openssl rand -hex 32`> or remote_cache_key=<secret>. The remote cache is not used.\n";
+      });
+    } else {
+      c->set_remote(std::make_shared<cache::RedisTier>(std::move(o)));
+    }
+  }
+  (*attached)[c] = true;
+  return c;
 }
 
 namespace {
@@ -206,7 +294,14 @@ std::string compile_cache_report() {
   if (s.disabled) line += " (compiledir unusable: not caching)";
   else if (s.read_only) line += " (compiledir not writable: nothing new cached)";
   if (s.fallback) line += " (" + c->requested_dir().string() + " refused: using a private fallback)";
-  return line + "; " + c->dir().string();
+  line += "; " + c->dir().string();
+  if (const auto remote = c->remote()) {
+    line += "; remote " + remote->describe() + ": " + plural(s.remote_hits, "hit", "hits") + ", " +
+            plural(s.remote_misses, "miss", "misses") + ", " + std::to_string(s.remote_rejected) + " rejected, " +
+            std::to_string(s.remote_published) + " published, " + plural(s.remote_errors, "error", "errors");
+    if (!remote->writes()) line += " (read-only)";
+  }
+  return line;
 }
 
 cache::CacheStats compile_cache_stats() {

@@ -4,7 +4,8 @@
 // then "record=<0|1> shared_library=<0|1> jit=<0|1>" for the last function:
 // whether it came from a function record, whether its code was dlopen'ed as
 // the compiledir's shared library, and whether this process created an ORC
-// session at all.
+// session at all, then "remote_hits=<n> remote_misses=<n> remote_rejected=<n>
+// remote_published=<n> remote_errors=<n>" (THEANO_FLAGS remote_cache).
 // With a second argument N it compiles N such functions, with the constants
 // c, c+1, ..., c+N-1 in an order rotated by the constant (racing processes
 // start on different functions), and reports the last one's cache status.
@@ -44,5 +45,10 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(st.compiles), static_cast<unsigned long long>(st.hits), ok ? 1 : 0);
   std::printf("record=%d shared_library=%d jit=%d\n", record ? 1 : 0, shared_library ? 1 : 0,
               codegen::JitLoader::instance().jit_creation_ms() > 0 ? 1 : 0);
+  std::printf("remote_hits=%llu remote_misses=%llu remote_rejected=%llu remote_published=%llu remote_errors=%llu\n",
+              static_cast<unsigned long long>(st.remote_hits), static_cast<unsigned long long>(st.remote_misses),
+              static_cast<unsigned long long>(st.remote_rejected),
+              static_cast<unsigned long long>(st.remote_published),
+              static_cast<unsigned long long>(st.remote_errors));
   return ok ? 0 : 1;
 }

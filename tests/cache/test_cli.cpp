@@ -1,9 +1,11 @@
 // The theano-cache CLI on a populated compiledir, as a real process: every
 // command, --json output checked to be well-formed JSON and read back, --help,
-// and the exit codes (0 ok, 1 error, 2 usage).
+// and the exit codes (0 ok, 1 error, 2 usage). `remote stats|list|purge`
+// against a real redis-server (cache/redis_server.h).
 #include <doctest/doctest.h>
 
 #include <theano/cache/compile_cache.h>
+#include <theano/cache/remote_cache.h>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -12,6 +14,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +23,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "cache/redis_server.h"
 
 extern char** environ;
 namespace fs = std::filesystem;
@@ -316,5 +322,115 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.out.empty());
     CHECK(r.err.find("writable by every user") != std::string::npos);
     CHECK(r.err.find("not trusted") != std::string::npos);
+  }
+}
+
+namespace {
+
+/// THEANO_FLAGS of the CLI processes started while alive (this process's own
+/// configuration was read long ago); the previous value back after.
+struct FlagsEnv {
+  explicit FlagsEnv(const std::string& flags) {
+    const char* old = std::getenv("THEANO_FLAGS");
+    saved_ = old ? old : "compiledir=off";
+    ::setenv("THEANO_FLAGS", flags.c_str(), 1);
+  }
+  ~FlagsEnv() { ::setenv("THEANO_FLAGS", saved_.c_str(), 1); }
+  std::string saved_;
+  FlagsEnv(const FlagsEnv&) = delete;
+  FlagsEnv& operator=(const FlagsEnv&) = delete;
+};
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("theano-cache remote CLI") {
+  TEST_CASE("remote stats, list and purge against a real redis-server, with and without --json") {
+    theano::test::RedisServer server;
+    const std::string key = "0123456789abcdef-cli-test-key";
+    theano::cache::RemoteOptions o;
+    o.url = theano::cache::parse_redis_url(server.url());
+    o.hmac_key = key;
+    o.arch = "test-arch";
+    {
+      theano::cache::RedisTier tier(o);
+      for (int i = 0; i < 3; ++i)
+        tier.publish("abcdef0" + std::to_string(i) + "1234567890",
+                     Entry{std::string(500 + i, 'o'), "// src", 2.0, "cli \"entry\" " + std::to_string(i)});
+      REQUIRE(tier.stats().published == 3);
+    }
+    server.set(o.prefix + "abcdef091234567890", "not an entry");  // what someone else wrote there
+    server.set("another-app:key", "not ours");                     // outside the prefix: never touched
+    FlagsEnv env("compiledir=off,remote_cache=" + server.url() + ",remote_cache_key=" + key);
+    Result r = cli({"remote", "stats", "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(json_int(r.out, "entries") == 4);
+    CHECK(json_int(r.out, "bytes") > 1500);
+    CHECK(json_int(r.out, "used_memory") > 0);
+    CHECK(r.out.find("\"reachable\": true") != std::string::npos);
+    r = cli({"remote", "stats"});
+    CHECK(r.code == 0);
+    CHECK(r.out.find("entries: 4") != std::string::npos);
+    r = cli({"remote", "list", "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(occurrences(r.out, "\"hmac\": \"ok\"") == 3);
+    CHECK(occurrences(r.out, "\"hmac\": \"bad\"") == 1);
+    CHECK(occurrences(r.out, "\"arch\": \"test-arch\"") == 3);
+    CHECK(occurrences(r.out, "foreign arch") == 3);  // the CLI's arch is this build's, not test-arch
+    CHECK(r.out.find("cli \\\"entry\\\" 1") != std::string::npos);
+    r = cli({"remote", "list"});
+    CHECK(r.code == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 4);
+    CHECK(occurrences(r.out, "hmac ok") == 3);
+    {
+      FlagsEnv no_key("compiledir=off");
+      r = cli({"remote", "list", "--url", server.url(), "--json"});
+      CHECK(r.code == 0);
+      CHECK(occurrences(r.out, "\"hmac\": \"unchecked\"") == 4);
+    }
+    r = cli({"remote", "purge", "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(json_int(r.out, "purged") == 4);
+    CHECK(server.exists("another-app:key"));
+    r = cli({"remote", "stats", "--json"});
+    CHECK(json_int(r.out, "entries") == 0);
+    r = cli({"remote", "purge"});
+    CHECK(r.out == "removed 0 entries from " + o.url.str() + "\n");
+  }
+
+  TEST_CASE("remote on an unreachable or stopped server exits 1 with a message, within the timeout") {
+    FlagsEnv env("compiledir=off,remote_cache_timeout_ms=300");
+    auto t0 = std::chrono::steady_clock::now();
+    Result r = cli({"remote", "stats", "--url", "redis://127.0.0.1:1", "--json"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("cannot be used") != std::string::npos);
+    CHECK(Json::valid(r.out));
+    CHECK(r.out.find("\"reachable\": false") != std::string::npos);
+    theano::test::RedisServer server;
+    server.stop();
+    t0 = std::chrono::steady_clock::now();
+    r = cli({"remote", "list", "--url", server.url()});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("no answer within 300 ms") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+    server.cont();
+    CHECK(cli({"remote", "stats", "--url", "http://example"}).code == 2);
+    CHECK(cli({"remote", "frobnicate", "--url", server.url()}).code == 2);
+    CHECK(cli({"remote", "stats", "--compiledir", "/tmp"}).code == 2);
+    r = cli({"remote", "stats"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("no remote cache configured") != std::string::npos);
+    FlagsEnv bad("compiledir=off,remote_cache=redis://127.0.0.1:1,remote_cache_mode=sometimes");
+    r = cli({"remote", "stats"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("remote_cache_mode") != std::string::npos);
   }
 }

@@ -7,7 +7,8 @@
 //   theano-cache clear                 remove every entry of the compiledir
 //   theano-cache cleanup [--older-than DAYS] [--max-size SIZE]
 //   theano-cache basecompiledir list|purge
-// Every command takes --compiledir PATH and --json; --help for each.
+//   theano-cache remote stats|list|purge [--url redis://host:port/db]   the Redis tier (remote.cpp)
+// Every command takes --compiledir PATH (remote: --url) and --json; --help for each.
 // Exit codes: 0 ok, 1 error, 2 usage. A command on a missing compiledir exits
 // 1 and creates nothing; one on a compiledir the cache would refuse (foreign
 // owner, writable by others: see cache/dir_security.h) exits 1 too.
@@ -16,6 +17,9 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config.h>
+
+#include "cli_format.h"
+#include "remote.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,12 +35,16 @@
 namespace fs = std::filesystem;
 using theano::cache::CompileCache;
 using theano::cache::EntryInfo;
+using theano::cli::human;
+using theano::cli::iso_time;
+using theano::cli::json_string;
+using theano::cli::Usage;
 
 namespace {
 
 const std::map<std::string, std::string> kHelp = {
     {"", "usage: theano-cache [COMMAND] [--compiledir PATH] [--json]\n"
-         "commands: list, info, stats, clear, cleanup, basecompiledir list|purge\n"
+         "commands: list, info, stats, clear, cleanup, basecompiledir list|purge, remote stats|list|purge\n"
          "with no command, prints the compiledir in use. `theano-cache COMMAND --help` for details.\n"
          "exit codes: 0 ok, 1 error, 2 usage\n"},
     {"list", "usage: theano-cache list [--compiledir PATH] [--json]\n"
@@ -56,41 +64,8 @@ const std::map<std::string, std::string> kHelp = {
     {"basecompiledir", "usage: theano-cache basecompiledir list|purge [--json]\n"
                        "list: every compiledir under the base directory (other compilers, CPUs, ABIs);\n"
                        "purge: remove all of them\n"},
+    {"remote", theano::cli::kRemoteHelp},
 };
-
-struct Usage {
-  std::string message;
-};
-
-std::string json_string(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\', r += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      r += buf;
-    } else r += c;
-  }
-  return r + "\"";
-}
-
-std::string iso_time(std::int64_t t) {
-  if (t <= 0) return "-";
-  std::time_t tt = static_cast<std::time_t>(t);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&tt));
-  return buf;
-}
-
-std::string human(std::uintmax_t b) {
-  char buf[32];
-  if (b >= (1u << 30)) std::snprintf(buf, sizeof buf, "%.1fG", static_cast<double>(b) / (1u << 30));
-  else if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1fM", static_cast<double>(b) / (1u << 20));
-  else if (b >= (1u << 10)) std::snprintf(buf, sizeof buf, "%.1fk", static_cast<double>(b) / (1u << 10));
-  else std::snprintf(buf, sizeof buf, "%ju", b);
-  return buf;
-}
 
 fs::path base_dir() {
   const auto& flags = theano::config().flags;
@@ -100,7 +75,7 @@ fs::path base_dir() {
 
 int run(const std::vector<std::string>& args) {
   std::string command, sub;
-  std::optional<std::string> compiledir, older, max_size;
+  std::optional<std::string> compiledir, older, max_size, url;
   bool json = false, help = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -113,9 +88,10 @@ int run(const std::vector<std::string>& args) {
     else if (a == "--compiledir") compiledir = value("--compiledir");
     else if (a == "--older-than") older = value("--older-than");
     else if (a == "--max-size") max_size = value("--max-size");
+    else if (a == "--url") url = value("--url");
     else if (!a.empty() && a[0] == '-') throw Usage{"unknown option " + a};
     else if (command.empty()) command = a;
-    else if (command == "basecompiledir" && sub.empty()) sub = a;
+    else if ((command == "basecompiledir" || command == "remote") && sub.empty()) sub = a;
     else throw Usage{"unexpected argument " + a};
   }
   if (!kHelp.count(command)) throw Usage{"unknown command '" + command + "'"};
@@ -124,6 +100,11 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if ((older || max_size) && command != "cleanup") throw Usage{"--older-than and --max-size go with cleanup"};
+  if (url && command != "remote") throw Usage{"--url goes with remote"};
+  if (command == "remote") {
+    if (compiledir) throw Usage{"remote takes --url, not --compiledir"};
+    return theano::cli::run_remote(sub, url, json);
+  }
   double days = 30;
   if (older) {
     try {

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <theano/codegen/c_linker.h>
@@ -28,21 +29,31 @@ namespace T = theano::tensor;
 namespace D = theano::distributed;
 using Clock = std::chrono::steady_clock;
 
-/// The median, over `reps` calls of `f` after 3 warm-up calls, of the slowest
-/// rank's time per call (seconds).
-template <typename F>
-double median_slowest(int reps, F f) {
-  std::vector<double> t;
-  for (int i = 0; i < reps + 3; ++i) {
+/// Seconds per call of `a` and of `b`, timed alternately (a, b, a, b, ...,
+/// so drift and page faults hit both alike): per call the slowest rank's
+/// time (barrier before each), the median over `reps` calls after 3 warm-up
+/// pairs.
+template <typename A, typename B>
+std::pair<double, double> median_slowest(int reps, A a, B b) {
+  std::vector<double> ta, tb;
+  auto one = [](auto& f) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = Clock::now();
     f();
     double mine = std::chrono::duration<double>(Clock::now() - t0).count(), slowest = 0;
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (i >= 3) t.push_back(slowest);
+    return slowest;
+  };
+  for (int i = 0; i < reps + 3; ++i) {
+    const double x = one(a), y = one(b);
+    if (i >= 3) {
+      ta.push_back(x);
+      tb.push_back(y);
+    }
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
 }  // namespace
@@ -72,12 +83,14 @@ int main(int argc, char** argv) {
   for (std::int64_t n : {128LL, 1024LL, 16384LL, 131072LL, 1048576LL, 4194304LL}) {
     theano::NDArray in = theano::NDArray::full({n}, static_cast<double>(rank + 1));
     std::vector<double> out(static_cast<std::size_t>(n));
-    const int reps = n >= 1048576 ? 20 : 200;
-    const double direct = median_slowest(reps, [&] {
-      MPI_Allreduce(in.data_as<double>(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    });
+    const int reps = n >= 1048576 ? 40 : 400;
     theano::NDArray got;
-    const double ours = median_slowest(reps, [&] { got = f({in})[0]; });
+    const auto [direct, ours] = median_slowest(
+        reps,
+        [&] {
+          MPI_Allreduce(in.data_as<double>(), out.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        },
+        [&] { got = f({in})[0]; });
     const double want = static_cast<double>(p * (p + 1) / 2);
     if (got.data_as<double>()[n - 1] != want || out[static_cast<std::size_t>(n - 1)] != want) ++failures;
     const double bytes = 8.0 * static_cast<double>(n);

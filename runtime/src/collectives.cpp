@@ -24,6 +24,10 @@ namespace theano::runtime {
 namespace {
 
 std::mutex mu;                  // guards the state below (not the collectives)
+// MPI_THREAD_SERIALIZED: one MPI call at a time in the process, whichever
+// thread calls a compiled function (the ranks must still call collectives in
+// the same order: concurrent callers of collectives on one rank lose that).
+std::mutex calls_mu;
 bool we_initialized = false;    // MPI_Init came from here: finalize at exit
 bool finalized_here = false;
 std::vector<MPI_Comm>* comms = nullptr;  // [0] = MPI_COMM_WORLD; the split ones are freed at finalize
@@ -209,6 +213,7 @@ std::int64_t comm_split(std::int64_t comm, std::int64_t color, std::int64_t key)
     throw ValueError("comm_split: color must be in [0, 2^31) and key an int, got color " + std::to_string(color) +
                      ", key " + std::to_string(key));
   MPI_Comm made;
+  std::lock_guard<std::mutex> serial(calls_mu);
   check_mpi(MPI_Comm_split(parent, static_cast<int>(color), static_cast<int>(key), &made), "comm_split",
             "MPI_Comm_split");
   MPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
@@ -218,7 +223,9 @@ std::int64_t comm_split(std::int64_t comm, std::int64_t color, std::int64_t key)
 }
 
 void comm_barrier(std::int64_t comm) {
-  check_mpi(MPI_Barrier(communicator(comm, "barrier")), "barrier", "MPI_Barrier");
+  MPI_Comm c = communicator(comm, "barrier");
+  std::lock_guard<std::mutex> serial(calls_mu);
+  check_mpi(MPI_Barrier(c), "barrier", "MPI_Barrier");
 }
 
 std::vector<std::int64_t> collective_output_shape(Collective kind, std::int64_t comm, const NDArray& in) {
@@ -248,8 +255,10 @@ void run_collective(Collective kind, std::int64_t comm, std::int64_t root, const
   if (out.dtype() != in.dtype() || !out.is_c_contiguous() ||
       out.shape() != collective_output_shape(kind, comm, in))
     throw InternalError(what + ": the output buffer does not have the collective's shape and dtype");
-  agree_on_operands(c, in, what);
   const NDArray src = in.contiguous();
+  const std::int64_t size = comm_size(comm);
+  std::lock_guard<std::mutex> serial(calls_mu);
+  agree_on_operands(c, in, what);
   const auto item = static_cast<std::int64_t>(in.itemsize());
   const char* sp = static_cast<const char*>(src.address());
   char* dp = static_cast<char*>(out.address());
@@ -263,7 +272,6 @@ void run_collective(Collective kind, std::int64_t comm, std::int64_t root, const
         check_mpi(MPI_Allreduce(sp + off * item, dp + off * item, count, type, op, c), what, "MPI_Allreduce");
       });
       if (kind == Collective::allreduce_mean) {
-        const std::int64_t size = comm_size(comm);
         if (out.dtype() == DType::Float64) {
           auto* p = out.data_as<double>();
           for (std::int64_t i = 0; i < n; ++i) p[i] /= static_cast<double>(size);
@@ -275,7 +283,6 @@ void run_collective(Collective kind, std::int64_t comm, std::int64_t root, const
       return;
     }
     case Collective::broadcast: {
-      const std::int64_t size = comm_size(comm);
       if (root < 0 || root >= size)
         throw ValueError(what + ": root rank " + std::to_string(root) + " is not in the communicator of " +
                          std::to_string(size) + " ranks");

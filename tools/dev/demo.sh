@@ -24,3 +24,6 @@ echo "== more: $root/build/release/examples/mlp (W3 MLP: loss curve, per-node pr
 echo "         $root/build/release/examples/graph_demo (graph structures and algorithms)"
 echo "         $root/build/release/examples/gpu_elemwise (W1 on a GPU, or the emulated device without one)"
 echo "         $root/build/release/examples/gpu_training (training with the weights on a GPU, or the emulated device)"
+echo "         $root/build/release/examples/rnn (an Elman RNN: scan, BPTT, a lazy ifelse)"
+echo "         $root/build/release/examples/sparse_bow (a linear model on a CSR bag-of-words matrix)"
+echo "         mpirun --allow-run-as-root -np 2 $root/build/release/examples/mlp_mpi (W3 data-parallel over MPI)"

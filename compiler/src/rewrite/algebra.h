@@ -1,6 +1,6 @@
 /// \file
 /// Private declarations of the algebra family (canonicalize.cpp, algebra.cpp,
-/// stabilize.cpp, simplify.cpp, softmax_rewrites.cpp): the Canonizer, the
+/// stabilize.cpp, sigmoid.cpp, simplify.cpp, softmax_rewrites.cpp): the Canonizer, the
 /// algebraic simplifications, fill cut / sink, the stabilizations and the
 /// softmax family, plus the helpers they (and nnet.cpp) share: exact type
 /// fitting and the matchers owner_input / reduce_input.
@@ -54,6 +54,14 @@ NodeRewriterPtr local_log_sum_exp();
 NodeRewriterPtr local_crossentropy_to_log_softmax();
 NodeRewriterPtr local_logaddexp();
 NodeRewriterPtr local_log1mexp();
+
+// sigmoid.cpp
+/// -x without a double negation: neg(v) gives v back.
+Var negated(const Var& x);
+NodeRewriterPtr local_1msigmoid();
+NodeRewriterPtr local_exp_over_1_plus_exp();
+NodeRewriterPtr local_sigm_times_exp();
+NodeRewriterPtr local_sigm_quotient_distribute();
 
 // simplify.cpp
 NodeRewriterPtr local_mul_neg_const();

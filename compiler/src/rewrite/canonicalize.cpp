@@ -242,9 +242,9 @@ void register_algebra_rewrites(SequenceDB& db) {
   EquilibriumDB& stabilize = db.equilibrium("stabilize");
   stabilize.register_rewrite(local_log_sigmoid(), {"fast_run", "stabilize"});
   stabilize.register_rewrite(local_expm1(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_log_sum_exp(), {"fast_run", "stabilize"});
+  stabilize.register_rewrite(local_log_sum_exp(), {"fast_run", "fast_compile", "stabilize"});
   stabilize.register_rewrite(local_crossentropy_to_log_softmax(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_logaddexp(), {"fast_run", "stabilize"});
+  stabilize.register_rewrite(local_logaddexp(), {"fast_run", "fast_compile", "stabilize"});
   stabilize.register_rewrite(local_log1mexp(), {"fast_run", "stabilize"});
   stabilize.register_rewrite(local_sigmoid_from_exp(), {"fast_run", "stabilize"});
 

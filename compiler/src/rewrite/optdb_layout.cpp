@@ -78,7 +78,9 @@ SequenceDB build_optdb() {
 
   db.register_stage("merge1", 0, merge_optimizer(), {"fast_run", "fast_compile", "merge"});
   db.register_stage("canonicalize", 1, canonicalize, {"fast_run", "fast_compile", "canonicalize_db"});
-  db.register_stage("stabilize", 1.5, stabilize, {"fast_run"});
+  // fast_compile runs the stabilize stage too, for the two rewrites tagged fast_compile there (PyTensor's
+  // tags): log(sum(exp(x))) and log(exp(x) + exp(y) ...) overflow at x = 1000 otherwise.
+  db.register_stage("stabilize", 1.5, stabilize, {"fast_run", "fast_compile"});
   db.register_stage("specialize", 2, specialize, {"fast_run", "specialize_db"});
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
@@ -123,6 +125,7 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
 
   register_algebra_rewrites(db);
+  register_sigmoid_rewrites(db);
   register_sparse_rewrites(db);
   register_ifelse_rewrites(db);
   register_scan_rewrites(db);

@@ -45,6 +45,8 @@ NodeRewriterPtr local_remove_all_assert();
 // canonicalize.cpp, stabilize.cpp: the Canonizer (add/mul canonicalization),
 // algebra simplifications, fill cut/sink, stabilizations.
 void register_algebra_rewrites(SequenceDB& db);
+// sigmoid.cpp: 1 / (1 + exp(x)), 1 - sigmoid(x), exp(x) * sigmoid(-x) and the gradients built from them.
+void register_sigmoid_rewrites(SequenceDB& db);
 // sparse.cpp: the stage sparse_expand and its rewrites (sparse_dot, local_csm_properties_csm, ...).
 void register_sparse_rewrites(SequenceDB& db);
 /// IfElse: constant conditions, identical branches, lifting, merging (rewrite/ifelse.cpp).

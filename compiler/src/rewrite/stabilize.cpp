@@ -4,6 +4,9 @@
 /// replaced by equivalent stable ones. They run in the stabilize stage, after
 /// canonicalize, so they match the Canonizer's forms (`exp(x) - 1` arrives as
 /// `add(exp(x), -1)`, `1 - sigmoid(x)` as `sub(1, sigmoid(x))`).
+#include <algorithm>
+#include <cmath>
+
 #include "algebra.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
@@ -38,7 +41,8 @@ NodeRewriterPtr local_log_sigmoid() {
           if (Var x = owner_input(owner_input(a, "neg"), "sigmoid")) return fitted_exact(T::neg(T::softplus(x)), node, {a});
           return RewriteResult::fail("input is not -sigmoid(x)");
         }
-        if (Var x = owner_input(a, "sigmoid")) return fitted_exact(T::neg(T::softplus(T::neg(x))), node, {});
+        // log(sigmoid(-v)) (1 - sigmoid(v) after local_1msigmoid) -> -softplus(v), not -softplus(-(-v)).
+        if (Var x = owner_input(a, "sigmoid")) return fitted_exact(T::neg(T::softplus(negated(x))), node, {});
         Var one = owner_input(a, "sub", 0), s = owner_input(a, "sub", 1);
         if (one && is_const(one, 1))
           if (Var x = owner_input(s, "sigmoid")) return fitted_exact(T::neg(T::softplus(x)), node, {one, s});
@@ -47,33 +51,65 @@ NodeRewriterPtr local_log_sigmoid() {
   return r;
 }
 
-// log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y)
+namespace {
+
+/// The exponents of an add tree whose leaves are all exp(x_i) of `dt`: add(exp(a), exp(b), ...) and, as
+/// fast_compile leaves it (no Canonizer), nested adds add(add(exp(a), exp(b)), exp(c)). Empty otherwise.
+bool collect_exp_terms(const Var& v, DType dt, std::vector<Var>& xs) {
+  if (Var x = owner_input(v, "exp")) {
+    if (T::tensor_type(x)->dtype() != dt) return false;
+    xs.push_back(x);
+    return true;
+  }
+  if (!v.owner() || !T::is_elemwise(v.owner(), "add")) return false;
+  for (const Var& in : v.owner()->inputs())
+    if (!collect_exp_terms(in, dt, xs)) return false;
+  return true;
+}
+
+}  // namespace
+
+// log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y);
+// log(exp(x1) + ... + exp(xn)), n > 2 -> switch(isinf(m), m, m + log(exp(x1 - m) + ... + exp(xn - m))),
+// m = maximum(x1, ..., xn)
 NodeRewriterPtr local_logaddexp() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_logaddexp", {"Elemwise:log"},
-      "log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y)",
+      "log(exp(x) + exp(y)) -> switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y); n > 2 terms "
+      "(flat or nested adds) -> switch(isinf(m), m, m + log(sum_i exp(x_i - m))), m = max_i x_i",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& a = node.input(0);
-        if (!a.owner() || !T::is_elemwise(a.owner(), "add") || a.owner()->nin() != 2)
-          return RewriteResult::fail("input is not a binary add");
-        const Var x = owner_input(a.owner()->input(0), "exp"), y = owner_input(a.owner()->input(1), "exp");
-        if (!x || !y) return RewriteResult::fail("the add's terms are not both exp");
+        if (!a.owner() || !T::is_elemwise(a.owner(), "add")) return RewriteResult::fail("input is not an add");
         const DType dt = T::tensor_type(node.output(0))->dtype();
-        if (T::tensor_type(x)->dtype() != dt || T::tensor_type(y)->dtype() != dt)
-          return RewriteResult::fail("x and y are not floats of the output's dtype");
-        // Where m is infinite, x - y may be NaN (inf - inf) but the sum is m (both -inf: log(0) = -inf).
-        Var m = T::maximum(x, y);
-        return fitted_exact(T::switch_(T::isinf(m), m, m + T::softplus(T::neg(T::abs(x - y)))), node, {x, y});
+        std::vector<Var> xs;
+        if (!collect_exp_terms(a, dt, xs) || xs.size() < 2)
+          return RewriteResult::fail("the add's terms are not all exp of floats of the output's dtype");
+        if (xs.size() == 2) {
+          const Var &x = xs[0], &y = xs[1];
+          // Where m is infinite, x - y may be NaN (inf - inf) but the sum is m (both -inf: log(0) = -inf).
+          Var m = T::maximum(x, y);
+          return fitted_exact(T::switch_(T::isinf(m), m, m + T::softplus(T::neg(T::abs(x - y)))), node, {x, y});
+        }
+        // Already shifted (this rewrite's own output): every exponent is x_i - s for one s.
+        const Var s = owner_input(xs[0], "sub", 1);
+        if (s && std::all_of(xs.begin(), xs.end(), [&s](const Var& x) { return owner_input(x, "sub", 1) == s; }))
+          return RewriteResult::fail("already shifted by its maximum");
+        Var m = xs[0];
+        for (std::size_t i = 1; i < xs.size(); ++i) m = T::maximum(m, xs[i]);
+        std::vector<Var> shifted;
+        for (const Var& x : xs) shifted.push_back(T::exp(x - m));
+        return fitted_exact(T::switch_(T::isinf(m), m, m + T::log(T::add(shifted))), node, xs);
       });
   return r;
 }
 
 // log(1 - exp(x)) (arriving as log1p(-exp(x))), log(-expm1(x)) -> log1mexp(x);
-// log(exp(x) - exp(y)) -> x + log1mexp(y - x)
+// log(exp(x) - exp(y)) -> switch(y == -inf, x, x + log1mexp(y - x))
 NodeRewriterPtr local_log1mexp() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_log1mexp", {"Elemwise:log", "Elemwise:log1p"},
-      "log1p(-exp(x)) -> log1mexp(x); log(-expm1(x)) -> log1mexp(x); log(exp(x) - exp(y)) -> x + log1mexp(y - x)",
+      "log1p(-exp(x)) -> log1mexp(x); log(-expm1(x)) -> log1mexp(x); log(exp(x) - exp(y)) -> "
+      "switch(y == -inf, x, x + log1mexp(y - x))",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& a = node.input(0);
         const DType dt = T::tensor_type(node.output(0))->dtype();
@@ -88,7 +124,9 @@ NodeRewriterPtr local_log1mexp() {
         const Var x = owner_input(owner_input(a, "sub", 0), "exp"), y = owner_input(owner_input(a, "sub", 1), "exp");
         if (!x || !y || !same_float(x) || !same_float(y))
           return RewriteResult::fail("input is neither -expm1(x) nor exp(x) - exp(y) of the output's dtype");
-        return fitted_exact(x + T::log1mexp(y - x), node, {x, y});
+        // y = -inf: exp(y) = 0 and the result is x, even where x is -inf too (y - x would be NaN there).
+        return fitted_exact(T::switch_(T::eq(y, constant_like(-INFINITY, y)), x, x + T::log1mexp(y - x)), node,
+                            {x, y});
       });
   return r;
 }

@@ -262,11 +262,10 @@ int run(const Options& o) {
   Var b = theano::shared(NDArray::scalar(0.0), "b");
 
   // Construct the expression graph. The tutorial writes p_1 as
-  // 1 / (1 + exp(-dot(x, w) - b)) and 1 - p_1 in the cross-entropy; Theano's
-  // optimizer recognises the sigmoid there and rewrites 1 - sigmoid(z) as
-  // sigmoid(-z). theano-cpp's optimizer has neither rewrite yet, and with
-  // 1 - p_1 computed as a difference the gradient is -inf * 0 = NaN as soon as
-  // dot(x, w) > 37 (p_1 rounds to 1). So both are written in their stable form.
+  // 1 / (1 + exp(-dot(x, w) - b)) and 1 - p_1 in the cross-entropy; the
+  // optimizer's sigmoid rewrites make that form stable too (the program
+  // logistic_regression_tutorial runs it as written). Here both are written
+  // in their stable form, sigmoid(z) and sigmoid(-z), as one would by hand.
   Var z = T::dot(x, w) + b;
   Var p_1 = T::sigmoid(z);                                 // probability that target = 1
   Var p_0 = T::sigmoid(-z);                                // 1 - p_1, without cancellation

@@ -23,15 +23,20 @@
 ///                                         Assert, grad stops removed, reduce of a reduce, abs
 ///                                         merging, 0 / x, i % 1, sqrt(sqr(x)); the softmax family by hand
 ///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
-///                                         1/(1+exp(-x))); local_remove_all_assert (unsafe);
+///                                         1/(1+exp(-x)), c/(1+exp(x)), exp(x)*sigmoid(-x): rewrite/sigmoid.cpp);
+///                                         local_remove_all_assert (unsafe);
 ///                                         local_cut_gpu_transfers (transfer pairs cancelled);
 ///                                         ifelse_constant_condition, ifelse_same_branches (rewrite/ifelse.cpp)
 ///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy and log-softmax
 ///                                         gradients, softmax from
 ///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
 ///                                         log-sum-exp, crossentropy through log_softmax,
-///                                         log1p(-sigmoid), logaddexp, log1mexp,
-///                                         inc_subtensor serialization
+///                                         log1p(-sigmoid), logaddexp (n terms), log1mexp,
+///                                         the sigmoid family (1 - sigmoid, c/(1+exp(x)),
+///                                         exp(x)*sigmoid(-x), products over quotients by a
+///                                         sigmoid), inc_subtensor serialization; the stage is
+///                                         also fast_compile's, holding there only log-sum-exp
+///                                         and logaddexp (tagged fast_compile, as PyTensor's)
 ///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns), usmm  [blas]
 ///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers by repeated
 ///                                         squaring), neg_neg, neg_div_neg, useless ops, exp/log pairs,

@@ -13,10 +13,13 @@
 // form), else in double (tensor::computes_in_int64); the value is converted to
 // its dtype by the numpy conversions (from_int64 / from_double), so fused and
 // unfused graphs agree and results match perform within floating-point
-// tolerance (bit for bit for integers). The exception is float32: an op (or a
-// whole Composite) whose values are all float32 and whose ops have float forms
-// computes in float (tensor::computes_in_float32, namespace theano_s of the
-// prelude), twice the SIMD lanes of double, within float32 rounding of perform. Shape rule: a dimension broadcasts
+// tolerance (bit for bit for integers). A float32 inner value is rounded to
+// float32 (held in a double when the body computes in double), as its array
+// would hold it unfused. An op whose values are all float32 and which has a
+// float form computes in float (tensor::computes_in_float32, namespace
+// theano_s of the prelude: the whole loop body when every op does, else a
+// helper), twice the SIMD lanes of double, within float32 rounding of perform,
+// and bit for bit as the unfused node's code. Shape rule: a dimension broadcasts
 // only where the input's type says size 1 (Theano's rule), checked at run time
 // by theano_broadcast_rule (shape_rules.h), the function perform calls.
 // A contiguous fast path (one flat loop the vectorizer sees) and a strided /
@@ -137,6 +140,9 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     std::string v;
     if (local.int64 && any_double)
       v = call_in_namespace("theano_i", "int64_t", "int64_t", local.expr, args, r.support);
+    else if (local.float32 && !all_f32)
+      // In float, as the node alone computes (its float32 arguments are exact as doubles).
+      v = call_in_namespace("theano_s", "float", "float", local.expr, args, r.support);
     else
       v = expand(local.expr, args);
     if (all_f32) {
@@ -145,7 +151,8 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
       dts.push_back(local.dtype);
       continue;
     }
-    v = local.int64 ? from_int64(local.dtype, v) : from_double(int_like(local.dtype) ? local.dtype : DType::Float64, v);
+    // Converted to its dtype: a float32 value is rounded to float32 (held in a double).
+    v = local.int64 ? from_int64(local.dtype, v) : from_double(local.dtype, v);
     r.locals.push_back(value_type(local.dtype) + " " + name + " = " + v + ";");
     args.push_back(name);
     dts.push_back(local.dtype);

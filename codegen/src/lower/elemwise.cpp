@@ -49,16 +49,6 @@ std::string store_value(DType d, DType out, const std::string& v) {
   return int_like(out) ? from_int64(out, "(int64_t)" + v) : from_double(out, "(double)" + v);
 }
 
-/// A stable name for a helper computing `expr` (FNV-1a of the text).
-std::string helper_name(const std::string& expr) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : expr) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  for (int k = 15; k >= 0; --k, h >>= 4) buf[k] = "0123456789abcdef"[h & 15];
-  buf[16] = 0;
-  return std::string("theano_node_") + buf;
-}
-
 /// `expr` (a template over {k}) computed by a helper function in namespace
 /// `ns` with parameters of type `param_t`: the call (in another namespace)
 /// and the helper's (key, code). Needed where a Composite's inner node
@@ -91,6 +81,15 @@ std::string call_in_namespace(const std::string& ns, const std::string& param_t,
 }
 
 }  // namespace
+
+std::string helper_name(const std::string& expr) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : expr) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  for (int k = 15; k >= 0; --k, h >>= 4) buf[k] = "0123456789abcdef"[h & 15];
+  buf[16] = 0;
+  return std::string("theano_node_") + buf;
+}
 
 ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
@@ -146,13 +145,17 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     else
       v = expand(local.expr, args);
     if (all_f32) {
-      r.locals.push_back("float " + name + " = " + from_double(DType::Float32, v) + ";");
+      r.local_types.push_back("float");
+      r.local_values.push_back(from_double(DType::Float32, v));
+      r.locals.push_back("float " + name + " = " + r.local_values.back() + ";");
       args.push_back(name);
       dts.push_back(local.dtype);
       continue;
     }
     // Converted to its dtype: a float32 value is rounded to float32 (held in a double).
     v = local.int64 ? from_int64(local.dtype, v) : from_double(local.dtype, v);
+    r.local_types.push_back(value_type(local.dtype));
+    r.local_values.push_back(v);
     r.locals.push_back(value_type(local.dtype) + " " + name + " = " + v + ";");
     args.push_back(name);
     dts.push_back(local.dtype);
@@ -281,6 +284,10 @@ void lower_elemwise(NodeLowering& L) {
     }
   }
   w.line("if (n == 0) return 0;");
+  if (ex.locals.size() > kBlockedLocals) {
+    emit_elemwise_blocked(L, ex);
+    return;
+  }
   // Contiguous fast path: every input C-contiguous with the output's shape.
   const std::string contiguous = elemwise_contiguous_condition(L, nd);
   // The contiguous loop over [lo, hi): one flat loop the vectorizer sees.

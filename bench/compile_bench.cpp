@@ -1,4 +1,5 @@
-// Compile-time benchmark (issue 5): for each workload W1..W9, the wall time
+// Compile-time benchmark (issue 5): for each workload W1..W9 and the chains
+// T1000 / T10000 of tanh (issue 33: compile time linear in the graph), the wall time
 // of function() in a fresh process on an empty compiledir (cold) and in
 // another fresh process on the compiledir the first one populated (warm),
 // with the breakdown (rewrite / codegen / clang / cache / load). The warm
@@ -56,18 +57,23 @@ int main(int argc, char** argv) {
   const fs::path root = fs::temp_directory_path() / ("theano-compile-bench-" + std::to_string(::getpid()));
   std::printf("Compile time of W1..W9 (workloads.md), each in a fresh process: cold = empty compiledir,\n"
               "warm = the compiledir the cold process populated (median of %d processes).\n"
-              "Targets (bench/targets.h): cold W1 <= %.0f ms, W3 <= %.0f ms, W7 <= %.0f ms, W9 <= %.0f ms; warm <= %.0f ms per function.\n"
+              "Targets (bench/targets.h): cold W1 <= %.0f ms, W3 <= %.0f ms, W7 <= %.0f ms, W9 <= %.0f ms,\n"
+              "T1000 <= %.0f ms, T10000 <= %.0f ms; warm <= %.0f ms per function.\n"
               "'warm ms' is the first function of a fresh process (it pays the process's one-time costs:\n"
               "opening the runtime libraries, mapping LLVM's code); 'next' is the same function compiled again\n"
               "in that process (still a compiledir hit). 'skippable' = rewrite + codegen of the warm run:\n"
               "what the function record skips (0 when the warm run found it).\n\n",
               warm_runs, bench::targets::kColdCompileW1Ms, bench::targets::kColdCompileW3Ms,
-              bench::targets::kColdCompileW7Ms, bench::targets::kColdCompileW9Ms, bench::targets::kWarmCompileMs);
+              bench::targets::kColdCompileW7Ms, bench::targets::kColdCompileW9Ms,
+              bench::targets::kColdCompileT1000Ms, bench::targets::kColdCompileT10000Ms, bench::targets::kWarmCompileMs);
   std::printf("%-5s %-8s %9s %9s | %8s %8s %8s %8s %8s %9s | %7s\n", "", "dtype", "cold ms", "(clang)", "warm ms",
               "rewrite", "codegen", "cache", "load", "skippable", "next");
   int failures = 0;
   for (const std::string& dtype : dtypes) {
-    for (const std::string& id : bench::workload_ids()) {
+    std::vector<std::string> ids = bench::workload_ids();
+    const std::vector<std::string>& chains = bench::chain_ids();
+    ids.insert(ids.end(), chains.begin(), chains.end());
+    for (const std::string& id : ids) {
       if (!only.empty() && std::find(only.begin(), only.end(), id) == only.end()) continue;
       std::error_code ec;
       fs::remove_all(root, ec);

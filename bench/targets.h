@@ -80,6 +80,10 @@ inline constexpr double kColdCompileW3Ms = 280.0;
 inline constexpr double kColdCompileW7Ms = 40.0;
 /// Issue 20: the RNN training step (two scans, their step graphs) cold.
 inline constexpr double kColdCompileW9Ms = 300.0;
+/// Issue 33: compile time linear in the graph, a chain of 1000 / 10^4 tanh
+/// cold (theano_compile_bench's T1000, T10000).
+inline constexpr double kColdCompileT1000Ms = 1000.0;
+inline constexpr double kColdCompileT10000Ms = 10000.0;
 /// Warm compile (new process, populated compiledir), per function.
 inline constexpr double kWarmCompileMs = 1.0;
 

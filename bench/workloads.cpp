@@ -248,9 +248,25 @@ void w9(Workload& w, bool with_args) {
 
 }  // namespace
 
+/// A compile-time-only row (issue 33): y = tanh(tanh(...tanh(x))), n deep,
+/// over a vector; no arguments or checksum.
+void tanh_chain(Workload& w, int n) {
+  Var x = vec("x", w.dtype);
+  Var y = x;
+  for (int k = 0; k < n; ++k) y = T::tanh(y);
+  w.inputs = {x};
+  w.outputs = {y};
+  w.size = "chain of " + std::to_string(n) + " tanh";
+}
+
 const std::vector<std::string>& workload_ids() {
   static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
                                             "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9"};
+  return ids;
+}
+
+const std::vector<std::string>& chain_ids() {
+  static const std::vector<std::string> ids{"T1000", "T10000"};
   return ids;
 }
 
@@ -270,8 +286,9 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
   else if (id == "W8" || id == "W8g") w8(w, id == "W8g", with_args);
   else if (id == "W9") w9(w, with_args);
-  else THEANO_USER_CHECK(false, ValueError) << "unknown workload '" << id
-                                      << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9)";
+  else if (id == "T1000" || id == "T10000") tanh_chain(w, std::stoi(id.substr(1)));
+  else THEANO_USER_CHECK(false, ValueError)
+      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, T1000, T10000)";
   return w;
 }
 

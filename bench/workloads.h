@@ -40,6 +40,10 @@ struct Workload {
 /// Every workload id, in workloads.md order.
 const std::vector<std::string>& workload_ids();
 
+/// The compile-time-only rows of theano_compile_bench: "T1000", "T10000", a
+/// chain of that many tanh (make_workload builds them; no arguments, no checksum).
+const std::vector<std::string>& chain_ids();
+
 /// Builds workload `id` in `dtype` (float64 or float32). ValueError for an
 /// unknown id. With `with_args` the call arguments are generated too.
 Workload make_workload(const std::string& id, DType dtype, bool with_args);

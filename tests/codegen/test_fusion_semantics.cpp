@@ -161,4 +161,33 @@ TEST_SUITE("fusion semantics") {
     const NDArray kv = ints({std::int64_t{1} << 62, kMax, kMin, 3});
     check_fusion_keeps_values({x, k}, sum(x * cast(k + k, DType::Float64)), {xv, kv});
   }
+
+  TEST_CASE("a float32 value inside a fused loop is rounded to float32: cast(cast(x, float32), float64) * 3") {
+    // 1 + 2^-30 is 1 in float32; 1 + 2^-20 is a float32 whose square is not.
+    Var x = vector("x", DType::Float64), f = vector("f", DType::Float32);
+    const double e30 = std::ldexp(1.0, -30), e20 = std::ldexp(1.0, -20);
+    const NDArray xv = reals({1.0 + e30, -1.0 - 3 * e30, 1e-50, 3.0e38 * 1.5, 0.1});
+    check_fusion_keeps_values({x}, cast(cast(x, DType::Float32), DType::Float64) * 3.0, {xv});
+    check_fusion_keeps_values({x}, cast(cast(x, DType::Float32) * cast(x, DType::Float32), DType::Float64) - x, {xv});
+    // A float32 intermediate of a mixed-dtype Composite.
+    const NDArray fv = reals({1.0 + e20, -1.0 - e20, 3.0, 1.0 + 3 * e20, 0.5}, DType::Float32);
+    check_fusion_keeps_values({x, f}, cast(f * f + f, DType::Float64) * x, {xv, fv});
+  }
+
+  TEST_CASE("a float32 op inside a mixed-dtype loop computes as its unfused code does: cast(tanh(f), float64) + x") {
+    Var x = vector("x", DType::Float64), f = vector("f", DType::Float32);
+    std::vector<double> fvals, xvals;
+    for (int k = 0; k < 64; ++k) {
+      fvals.push_back(-3.0 + 0.0937 * k);
+      xvals.push_back(0.25 * k);
+    }
+    const NDArray fv = reals(fvals, DType::Float32), xv = reals(xvals);
+    for (const Var& out : {cast(tanh(f), DType::Float64) + x, cast(exp(f) * f, DType::Float64) * x}) {
+      Function fused = function({x, f}, {out}, {.mode = "fast_run"});
+      REQUIRE(fused.fgraph().toposort().size() == 1);
+      Function unfused = function({x, f}, {out}, {.mode = "unoptimized"});
+      REQUIRE(unfused.fgraph().toposort().size() > 1);
+      check_same(unfused({xv, fv})[0], fused({xv, fv})[0], "fused vs unfused generated code");
+    }
+  }
 }

@@ -13,10 +13,13 @@
 // form), else in double (tensor::computes_in_int64); the value is converted to
 // its dtype by the numpy conversions (from_int64 / from_double), so fused and
 // unfused graphs agree and results match perform within floating-point
-// tolerance (bit for bit for integers). The exception is float32: an op (or a
-// whole Composite) whose values are all float32 and whose ops have float forms
-// computes in float (tensor::computes_in_float32, namespace theano_s of the
-// prelude), twice the SIMD lanes of double, within float32 rounding of perform. Shape rule: a dimension broadcasts
+// tolerance (bit for bit for integers). A float32 inner value is rounded to
+// float32 (held in a double when the body computes in double), as its array
+// would hold it unfused. An op whose values are all float32 and which has a
+// float form computes in float (tensor::computes_in_float32, namespace
+// theano_s of the prelude: the whole loop body when every op does, else a
+// helper), twice the SIMD lanes of double, within float32 rounding of perform,
+// and bit for bit as the unfused node's code. Shape rule: a dimension broadcasts
 // only where the input's type says size 1 (Theano's rule), checked at run time
 // by theano_broadcast_rule (shape_rules.h), the function perform calls.
 // A contiguous fast path (one flat loop the vectorizer sees) and a strided /
@@ -44,16 +47,6 @@ std::string value_type(DType d) { return int_like(d) ? c_type(d) : "double"; }
 std::string store_value(DType d, DType out, const std::string& v) {
   if (!int_like(d)) return from_double(out, v);
   return int_like(out) ? from_int64(out, "(int64_t)" + v) : from_double(out, "(double)" + v);
-}
-
-/// A stable name for a helper computing `expr` (FNV-1a of the text).
-std::string helper_name(const std::string& expr) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : expr) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  for (int k = 15; k >= 0; --k, h >>= 4) buf[k] = "0123456789abcdef"[h & 15];
-  buf[16] = 0;
-  return std::string("theano_node_") + buf;
 }
 
 /// `expr` (a template over {k}) computed by a helper function in namespace
@@ -88,6 +81,15 @@ std::string call_in_namespace(const std::string& ns, const std::string& param_t,
 }
 
 }  // namespace
+
+std::string helper_name(const std::string& expr) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : expr) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  for (int k = 15; k >= 0; --k, h >>= 4) buf[k] = "0123456789abcdef"[h & 15];
+  buf[16] = 0;
+  return std::string("theano_node_") + buf;
+}
 
 ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
@@ -137,15 +139,23 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     std::string v;
     if (local.int64 && any_double)
       v = call_in_namespace("theano_i", "int64_t", "int64_t", local.expr, args, r.support);
+    else if (local.float32 && !all_f32)
+      // In float, as the node alone computes (its float32 arguments are exact as doubles).
+      v = call_in_namespace("theano_s", "float", "float", local.expr, args, r.support);
     else
       v = expand(local.expr, args);
     if (all_f32) {
-      r.locals.push_back("float " + name + " = " + from_double(DType::Float32, v) + ";");
+      r.local_types.push_back("float");
+      r.local_values.push_back(from_double(DType::Float32, v));
+      r.locals.push_back("float " + name + " = " + r.local_values.back() + ";");
       args.push_back(name);
       dts.push_back(local.dtype);
       continue;
     }
-    v = local.int64 ? from_int64(local.dtype, v) : from_double(int_like(local.dtype) ? local.dtype : DType::Float64, v);
+    // Converted to its dtype: a float32 value is rounded to float32 (held in a double).
+    v = local.int64 ? from_int64(local.dtype, v) : from_double(local.dtype, v);
+    r.local_types.push_back(value_type(local.dtype));
+    r.local_values.push_back(v);
     r.locals.push_back(value_type(local.dtype) + " " + name + " = " + v + ";");
     args.push_back(name);
     dts.push_back(local.dtype);
@@ -274,6 +284,10 @@ void lower_elemwise(NodeLowering& L) {
     }
   }
   w.line("if (n == 0) return 0;");
+  if (ex.locals.size() > kBlockedLocals) {
+    emit_elemwise_blocked(L, ex);
+    return;
+  }
   // Contiguous fast path: every input C-contiguous with the output's shape.
   const std::string contiguous = elemwise_contiguous_condition(L, nd);
   // The contiguous loop over [lo, hi): one flat loop the vectorizer sees.

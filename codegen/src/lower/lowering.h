@@ -197,6 +197,8 @@ struct ElemwiseExprs {
   std::string ns;
   std::vector<std::string> arg_types;
   std::vector<std::string> locals;
+  /// locals[j] as its parts: `local_types[j] t<j> = local_values[j];`.
+  std::vector<std::string> local_types, local_values;
   std::vector<std::string> stores;
   /// (key, code) pairs for NodeLowering::need: an inner node computed in the
   /// other domain than the function's is a helper in that domain's namespace.
@@ -205,6 +207,19 @@ struct ElemwiseExprs {
   int cost() const;
 };
 ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
+/// A stable name for a helper computing `text`: theano_node_<FNV-1a of the text, 16 hex digits>.
+std::string helper_name(const std::string& text);
+
+/// Loop bodies of more than this many inner values are emitted blocked
+/// (lower/elemwise_blocked.cpp) instead of as one loop body.
+constexpr std::size_t kBlockedLocals = 64;
+/// Emits the loops of an Elemwise node with a large fused body (`ex` has more
+/// than kBlockedLocals locals), after its outputs are allocated and `n` (the
+/// element count) is known to be nonzero: each inner value is computed over
+/// a block of elements by a vectorized helper shared by every node of the
+/// unit with the same expression, so the code (and clang's time) grows by
+/// one call per inner node, not by the node's inlined code in every loop.
+void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex);
 
 /// Emits the body of a DimShuffle view (lower/elemwise.cpp): output 0 is input
 /// 0 with its axes reordered (`order`, tensor::kNewAxis for a new axis),

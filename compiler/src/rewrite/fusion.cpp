@@ -14,7 +14,13 @@
 /// * its output type has the consumer's output broadcast pattern (a producer
 ///   that the consumer broadcasts would be recomputed per broadcast element);
 /// * the fused node keeps at most `kMaxInputs` distinct tensor inputs (the
-///   generated loop's argument count and register pressure).
+///   generated loop's argument count and register pressure) and at most
+///   `kMaxNodes` scalar nodes (a Composite counts its inner nodes), so no
+///   node function grows with the graph: a chain of 10^4 tanh becomes
+///   ceil(10^4 / kMaxNodes) fused nodes, which the C++ linker spreads over
+///   its translation units (code generation keeps each large body linear in
+///   its size, lower/elemwise_blocked.cpp). Splitting costs one more pass
+///   over memory per kMaxNodes ops, nothing next to their arithmetic.
 /// Broadcastable (size-1 in every dimension) constants are folded into the
 /// Composite as scalar constants. Nodes are visited from the outputs back, so
 /// each fused node takes the largest tree it can; the pass repeats until
@@ -66,6 +72,15 @@ using tensor::ScalarType;
 using tensor::TensorType;
 
 constexpr std::size_t kMaxInputs = 32;
+/// Far above any expression written by hand (the workloads' largest fused
+/// body has a few dozen nodes); see the file comment.
+constexpr std::size_t kMaxNodes = 256;
+
+/// The scalar nodes an elementwise node puts into a fused body.
+std::size_t body_size(const Elemwise& e) {
+  if (const auto* c = dynamic_cast<const Composite*>(e.scalar_op().get())) return c->inner_size();
+  return 1;
+}
 
 const Elemwise* plain_elemwise(const Apply* node) {
   if (!node || node->nout() != 1) return nullptr;
@@ -110,7 +125,10 @@ struct ScalarInputs {
 class FusedBuilder {
  public:
   FusedBuilder(const FunctionGraph& fg, const Apply& root)
-      : fg_(fg), root_(root), planned_(static_cast<std::size_t>(root.nin())) {}
+      : fg_(fg),
+        root_(root),
+        planned_(static_cast<std::size_t>(root.nin())),
+        nodes_(body_size(*plain_elemwise(&root))) {}
 
   /// The scalar expression for tensor variable `v` (an input of the tree).
   /// A depth-first walk over the absorbed producers with an explicit stack
@@ -131,6 +149,7 @@ class FusedBuilder {
       if (auto it = in_.memo.find(u.get()); it != in_.memo.end()) return it->second;
       if (!absorb || !absorbable(u)) return in_.leaf(u);
       planned_ += static_cast<std::size_t>(u.owner()->nin()) - 1;
+      nodes_ += body_size(*plain_elemwise(u.owner()));
       stack.push_back(Frame{u, u.owner(), 0, {}});
       return {};
     };
@@ -170,8 +189,9 @@ class FusedBuilder {
     const TensorType* rt = tensor::tensor_type(root_.output(0));
     if (!pt || !rt || pt->broadcastable() != rt->broadcastable()) return false;
     // Input budget (an upper bound: repeated inputs count once in the end):
-    // the producer's inputs replace its one slot.
-    return planned_ + static_cast<std::size_t>(p->nin()) - 1 <= kMaxInputs;
+    // the producer's inputs replace its one slot. Body budget: its nodes.
+    return planned_ + static_cast<std::size_t>(p->nin()) - 1 <= kMaxInputs &&
+           nodes_ + body_size(*plain_elemwise(p)) <= kMaxNodes;
   }
 
   ScalarInputs in_;
@@ -181,6 +201,7 @@ class FusedBuilder {
   const FunctionGraph& fg_;
   const Apply& root_;
   std::size_t planned_;  // tensor inputs the fused node would have, at most
+  std::size_t nodes_;    // scalar nodes of its body so far
 };
 
 /// Fuses the tree rooted at `node`; returns the replacement or a null Var.
@@ -256,23 +277,27 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
     }
   }
   if (!outside.empty()) needed_outside = true;
-  // Input budget: members join in client order while the distinct tensor
-  // inputs (scalar constants are folded in) stay within kMaxInputs.
+  // Input and body budgets: members join in client order while the distinct
+  // tensor inputs (scalar constants are folded in) stay within kMaxInputs and
+  // the scalar nodes within kMaxNodes.
   std::unordered_set<const Variable*> budget;
   auto count_inputs = [&](const Apply& n, std::unordered_set<const Variable*>& into) {
     for (const Var& in : n.inputs())
       if (in != pv && !broadcast_scalar_constant(in)) into.insert(in.get());
   };
   count_inputs(p, budget);
+  std::size_t nodes = body_size(*pe);
   std::vector<Apply*> within;
   for (Apply* m : members) {
     std::unordered_set<const Variable*> more = budget;
     count_inputs(*m, more);
-    if (more.size() > kMaxInputs) {
+    const std::size_t m_nodes = body_size(*plain_elemwise(m));
+    if (more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
       needed_outside = true;
       continue;
     }
     budget = std::move(more);
+    nodes += m_nodes;
     within.push_back(m);
   }
   members = std::move(within);

@@ -159,8 +159,9 @@ struct ScalarValue {
 /// Each inner node computes as the same op would as an Elemwise of its own
 /// (computes_in_int64 and the conversion to its dtype), so fusion does not
 /// change results: `x + (k + k)` wraps `k + k` in int64 as the unfused graph
-/// does, `cast(v, uint8)` wraps to [0, 255] inside the loop. One difference
-/// is allowed: float32 inner values keep double precision.
+/// does, `cast(v, uint8)` wraps to [0, 255] inside the loop, and a float32
+/// inner value is rounded to float32 (`cast(cast(x, float32), float64)` of a
+/// float64 x loses the bits the unfused graph loses).
 class Composite final : public ScalarOp {
  public:
   Composite(std::vector<Var> inputs, Var output);
@@ -192,8 +193,8 @@ class Composite final : public ScalarOp {
   /// The inner graph as straight-line C code, one local per inner node, so
   /// the code is linear in the number of inner nodes however deep or shared
   /// the graph is. Templates use {0}..{nin-1} for the inputs and {nin + j} for
-  /// local j. Every value has its dtype's C type (a float's: double), as a
-  /// ScalarValue does. `locals[j].expr` (over the inputs and locals before j,
+  /// local j. Every value has its dtype's C type (a float's: double, holding
+  /// a float32 value rounded to float32), as a ScalarValue does. `locals[j].expr` (over the inputs and locals before j,
   /// already converted to the node's compute type: int64_t when `int64`,
   /// else double) is node j's value before its conversion to `dtype`, which
   /// the code generator writes; `outputs[k]` is output k's value (an input, a
@@ -218,6 +219,8 @@ class Composite final : public ScalarOp {
   const std::vector<Var>& inner_inputs() const { return inputs_; }
   const Var& inner_output() const { return outputs_.front(); }
   const std::vector<Var>& inner_outputs() const { return outputs_; }
+  /// The number of inner nodes (the size of its loop body).
+  std::size_t inner_size() const { return steps_.size(); }
 
  private:
   /// One inner node: its op, the slots of its arguments and result, and how

@@ -53,6 +53,18 @@ std::int64_t to_int_dtype(DType d, V v) {
     return 0;
   });
 }
+/// `v` rounded to float dtype `d` (float16, float32: the value its array would
+/// hold), as a double.
+double to_float_dtype(DType d, double v) {
+  if (d == DType::Float64) return v;
+  return visit_dtype(d, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, half>)
+      return static_cast<double>(scalar_cast<T>(v));
+    else
+      return v;  // complex: not a scalar dtype of a Composite
+  });
+}
 /// An integer-dtype value (int64 storage) as a double: uint64 is unsigned.
 double int_value_as_double(DType d, std::int64_t v) {
   return d == DType::UInt64 ? static_cast<double>(static_cast<std::uint64_t>(v)) : static_cast<double>(v);
@@ -184,7 +196,7 @@ void Composite::evaluate(const ScalarValue* in, ScalarValue* out) const {
     if (int_like(dt))
       r.i = to_int_dtype(dt, d);
     else
-      r.d = d;
+      r.d = to_float_dtype(dt, d);  // a float32 value is a float32, as in the unfused graph
   }
   for (std::size_t k = 0; k < out_slot_.size(); ++k) out[k] = v[static_cast<std::size_t>(out_slot_[k])];
 }

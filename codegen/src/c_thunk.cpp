@@ -57,12 +57,15 @@ struct Workspace {
   std::vector<const NDArray*> refs;
   std::vector<NDArray> allocs;
   std::vector<NDArray> input_copies;  // protected inputs an op overwrites
+  std::size_t peak_allocs = 0;  // the most arrays `allocs` held at once during the call
   std::int64_t next_owner() const { return static_cast<std::int64_t>(refs.size() + allocs.size()); }
+  void note_peak() { peak_allocs = std::max(peak_allocs, allocs.size()); }
   const NDArray& owner_array(std::int64_t owner) const {
     const auto o = static_cast<std::size_t>(owner);
     return o < refs.size() ? *refs[o] : allocs[o - refs.size()];
   }
   void clear() {
+    note_peak();
     refs.clear();
     allocs.clear();
     input_copies.clear();
@@ -450,7 +453,14 @@ class CThunk final : public Thunk {
     }
     for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
     ws->clear();
+    std::size_t peak = peak_arrays_.load(std::memory_order_relaxed);
+    while (ws->peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws->peak_allocs)) {
+    }
+    ws->peak_allocs = 0;
   }
+
+  /// The most arrays one call of this thunk held at once (peak_arrays).
+  std::size_t peak_arrays() const { return peak_arrays_.load(std::memory_order_relaxed); }
 
  private:
   /// Runs the nodes one by one (timing each when profiling), then the outputs.
@@ -573,12 +583,18 @@ class CThunk final : public Thunk {
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;
+  mutable std::atomic<std::size_t> peak_arrays_{0};
   mutable std::atomic<Workspace*> spare_{nullptr};  // owned; taken without a lock
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
 
 }  // namespace
+
+std::size_t peak_arrays(const Thunk& thunk) {
+  const auto* c = dynamic_cast<const CThunk*>(&thunk);
+  return c ? c->peak_arrays() : 0;
+}
 
 std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
                                     std::chrono::steady_clock::time_point load_start) {

@@ -14,6 +14,8 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "source_generator.h"
 
@@ -21,9 +23,14 @@ namespace theano::codegen {
 
 using lower::c_string;
 using lower::NodeLowering;
-using lower::str;
-
 namespace {
+
+/// An int64 as code text: INT64_MIN (a valid sequence tap) as an
+/// expression, since "-9223372036854775808" negates a literal that is not an
+/// int64 and clang rejects it.
+std::string str(std::int64_t v) {
+  return v == INT64_MIN ? std::string("(-9223372036854775807LL - 1)") : std::to_string(v);
+}
 
 constexpr std::string_view kScanSupport = R"SCAN(
 // A view of row `row` of `src` (its first dimension dropped).
@@ -142,9 +149,15 @@ void Generator::lower_scan(NodeLowering& L) {
   for (int s = 0; s < ns; ++s) {
     const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
     const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
-    const std::string x = L.x(1 + s), need = "need" + str(s);
-    b.line("int64_t " + need + " = 0;");
-    b.open("if (theano_scan_rows_rule(" + x + "->shape[0], n_steps, " + str(*hi - *lo) + ", &" + need +
+    const std::string x = L.x(1 + s), need = "need" + str(s), span = "span" + str(s);
+    // The Scan checked the taps (ScanInfo::check_taps); the loop's row
+    // offsets below are within span, which the same rule bounds here.
+    b.line("int64_t " + need + " = 0, " + span + " = 0;");
+    b.line("if (theano_scan_span_rule(" + str(*lo) + ", " + str(*hi) + ", &" + span + ") != THEANO_RULE_OK) " +
+           L.fail(lower::kErrValue, info.name + ": sequence " + std::to_string(s) + ": taps from " +
+                                        std::to_string(*lo) + " to " + std::to_string(*hi) +
+                                        " span more rows than int64 holds"));
+    b.open("if (theano_scan_rows_rule(" + x + "->shape[0], n_steps, " + span + ", &" + need +
            ") != THEANO_RULE_OK)");
     b.line("return theano_scan_fail_rows(ctx, " +
            c_string(msg + "sequence " + std::to_string(s) + " (" + L.node.input(1 + s).str() + ") has ") + ", " + x +
@@ -211,6 +224,7 @@ void Generator::lower_scan(NodeLowering& L) {
     const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
     const std::int64_t lo = *std::min_element(taps.begin(), taps.end());
     const std::string x = L.x(1 + s);
+    (void)info.seq_span(s);  // tap - lo below cannot wrap (checked)
     for (std::int64_t tap : taps) {
       const std::string row = "t + " + str(tap - lo);
       b.line("theano_scan_row(&in_v[" + str(i++) + "], " + x + ", " +

@@ -40,12 +40,6 @@ Var inner_var(const TensorType& t, int drop, const std::string& name) {
   return TensorType::make(t.dtype(), std::move(s))->make_variable(name);
 }
 
-void check_taps(const std::vector<std::int64_t>& taps, const std::string& what) {
-  THEANO_USER_CHECK(!taps.empty(), ValueError) << what << ": no taps";
-  std::set<std::int64_t> seen(taps.begin(), taps.end());
-  THEANO_USER_CHECK(seen.size() == taps.size(), ValueError) << what << ": a tap is listed twice";
-}
-
 std::string label(const Var& v, const std::string& fallback) { return v.name().empty() ? fallback : v.name(); }
 
 StepFn plain_step(const std::function<std::vector<Var>(const std::vector<Var>&)>& f) {
@@ -73,7 +67,7 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     const TensorType& t = tensor_of(v, what);
     THEANO_USER_CHECK(t.ndim() >= 1, TypeError)
         << what << " (" << v.str() << ") must have at least one dimension to iterate over, got " << t.str();
-    check_taps(q.taps, what);
+    ScanInfo::check_tap_list(q.taps, /*recurrent=*/false, what);
     for (std::int64_t tap : q.taps) {
       Var in = inner_var(t, 1, label(v, "seq" + std::to_string(s)) + "[t" + (tap >= 0 ? "+" : "") +
                                    std::to_string(tap) + "]");
@@ -96,10 +90,7 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     }
     map_of.push_back(-1);
     rec_of.push_back(info.n_rec());
-    check_taps(o.taps, what);
-    for (std::int64_t tap : o.taps)
-      THEANO_USER_CHECK(tap < 0, ValueError)
-          << what << ": the taps of a recurrent output must be negative (earlier steps), got " << tap;
+    ScanInfo::check_tap_list(o.taps, /*recurrent=*/true, what);
     Var init = tensor::as_tensor_variable(o.initial);
     const TensorType& t = tensor_of(init, what + ": the initial value");
     const bool plain = o.taps.size() == 1 && o.taps[0] == -1;
@@ -252,9 +243,8 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     THEANO_USER_CHECK(!outer_seqs.empty(), ValueError)
         << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";
     for (std::size_t s = 0; s < outer_seqs.size(); ++s) {
-      const auto& taps = info.seq_taps[s];
-      const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
-      Var avail = tensor::maximum(tensor::sub(tensor::shape_i(outer_seqs[s], 0), *hi - *lo), std::int64_t{0});
+      const std::int64_t span = info.seq_span(static_cast<int>(s));  // checked above
+      Var avail = tensor::maximum(tensor::sub(tensor::shape_i(outer_seqs[s], 0), span), std::int64_t{0});
       n_steps = n_steps ? tensor::minimum(n_steps, avail) : avail;
     }
     n_steps = tensor::cast(n_steps, DType::Int64);

@@ -4,9 +4,13 @@
 /// on top. The step's graph becomes the inner graph of one `Scan` node.
 ///
 /// The step function receives, in Theano's order: for each sequence one
-/// slice per tap, for each recurrent output one value per tap, then the
-/// non-sequences. It returns one value per outputs_info entry (in the same
-/// order), optionally updates of shared variables and an `until` condition.
+/// slice per tap, for each recurrent output one value per tap (fresh
+/// variables), then the non-sequences: the outer variables themselves, as in
+/// Theano, so the step may differentiate through them (the Jacobian idiom
+/// `grad(y[i], x)` with non_sequences {y, x}); scan then moves the step's
+/// graph onto inner placeholders. It returns one value per outputs_info
+/// entry (in the same order), optionally updates of shared variables and an
+/// `until` condition.
 ///
 ///     auto r = scan([&](const std::vector<Var>& a) {   // a = {x_t, h_tm1, W}
 ///                     return StepResult{{tanh(dot(a[0], U) + dot(a[1], a[2]))}};

@@ -121,9 +121,18 @@ int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, T
   }
 }
 
+/// The memory-plan slot generated code asks for, checked against the thunk's
+/// (the count may come from a function record, read back from disk).
+std::size_t checked_slot(std::int64_t slot, std::size_t nslots) {
+  THEANO_INTERNAL_CHECK(slot >= 0 && static_cast<std::uint64_t>(slot) < nslots)
+      << "generated code asked for memory-plan slot " << slot << " of a plan with " << nslots
+      << " slots (a function record that does not match its compiled object?)";
+  return static_cast<std::size_t>(slot);
+}
+
 int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
   try {
-    auto* ws = static_cast<Workspace*>(host);
     if (a->ndim < 0 || a->ndim > THEANO_MAX_NDIM) return 1;
     std::vector<std::int64_t> shape(a->shape, a->shape + a->ndim);
     const DType dt = static_cast<DType>(a->dtype);
@@ -131,7 +140,7 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     if (slot < 0) {
       arr = NDArray::empty(std::move(shape), dt);
     } else {
-      const auto s = static_cast<std::size_t>(slot);
+      const std::size_t s = checked_slot(slot, ws->slot_bytes.size());
       // The rule generated code checked before calling (shape_rules.h), again:
       // the host never trusts a size it is handed.
       std::int64_t n = 0, bad = 0;
@@ -160,9 +169,20 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     a->owner = ws->next_owner();
     ws->allocs.push_back(std::move(arr));
     return 0;
+  } catch (const InternalError&) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
   } catch (...) {
     return 1;
   }
+}
+
+std::int64_t host_release(void* host, std::int64_t keep) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  ws->note_peak();
+  if (keep >= 0 && static_cast<std::uint64_t>(keep) < ws->allocs.size())
+    ws->allocs.resize(static_cast<std::size_t>(keep));  // NDArray's move-only resize never throws when shrinking
+  return static_cast<std::int64_t>(ws->allocs.size());
 }
 
 /// C-order byte strides of `a`'s shape, written into `a`; its size in bytes.
@@ -201,7 +221,7 @@ int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     if (slot < 0) {
       block = ws->gpu->device().allocate(bytes);
     } else {
-      const auto s = static_cast<std::size_t>(slot);
+      const std::size_t s = checked_slot(slot, ws->gpu_slot_bytes.size());
       if (ws->gpu_slot_bytes[s] < bytes || !ws->gpu_slot_blocks[s]) {
         ws->gpu_slot_blocks[s] = ws->gpu->device().allocate(bytes);
         ws->gpu_slot_bytes[s] = bytes;
@@ -422,7 +442,8 @@ class CThunk final : public Thunk {
                       &host_gpu_copy,
                       &host_gpu_launch,
                       &host_gpu_gemm,
-                      &host_collective};
+                      &host_collective,
+                      &host_release};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

@@ -6,7 +6,9 @@
 // earlier rows (one buffer of K + steps rows per recurrent output, K initial
 // states first) and the non-sequences, then copies each step's outputs into
 // their rows. The step's intermediates live in memory-plan slots after the
-// outer graph's, allocated on the first step and reused by every later one.
+// outer graph's, allocated on the first step and reused by every later one;
+// the host's record of each step's arrays is released after the step
+// (TheanoContext::release), so a loop's memory does not grow with its steps.
 // The checks are perform's (control/scan_op.cpp): the same rule for the
 // sequence lengths (theano_scan_rows_rule), the same messages.
 #include <theano/control/scan.h>
@@ -218,6 +220,7 @@ void Generator::lower_scan(NodeLowering& L) {
   b.line("for (int i = 0; i < " + str(n_out) + "; ++i) out_p[i] = &out_v[i];");
   for (int k = 0; k < nn; ++k) b.line("in_p[" + str(n_in - nn + k) + "] = " + L.x(1 + ns + nr + k) + ";");
   b.line("int64_t ran = n_steps;");
+  b.line("int64_t kept = 0;  // the host's arrays once step 0 (and the map outputs' allocation) ran");
   b.open("for (int64_t t = 0; t < n_steps; ++t)", "steps");
   int i = 0;
   for (int s = 0; s < ns; ++s) {
@@ -266,6 +269,10 @@ void Generator::lower_scan(NodeLowering& L) {
     b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, " + ov + ".data, " + ov +
            ".strides, " + row + ".shape, " + row + ".ndim);");
   }
+  // The step's outputs are copied out: what later steps allocate is dropped
+  // after each, so the host's arrays do not grow with the steps.
+  b.line("if (t == 0) kept = ctx->release(ctx->host, -1);");
+  b.line("else ctx->release(ctx->host, kept);");
   if (info.until) {
     const tensor::TensorType& tu = lower::ttype(body_fg->outputs().back());
     b.open("if (*(const " + std::string(lower::c_type(tu.dtype())) + "*)out_v[" + str(n_out - 1) + "].data != 0)");

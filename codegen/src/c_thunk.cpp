@@ -57,12 +57,15 @@ struct Workspace {
   std::vector<const NDArray*> refs;
   std::vector<NDArray> allocs;
   std::vector<NDArray> input_copies;  // protected inputs an op overwrites
+  std::size_t peak_allocs = 0;  // the most arrays `allocs` held at once during the call
   std::int64_t next_owner() const { return static_cast<std::int64_t>(refs.size() + allocs.size()); }
+  void note_peak() { peak_allocs = std::max(peak_allocs, allocs.size()); }
   const NDArray& owner_array(std::int64_t owner) const {
     const auto o = static_cast<std::size_t>(owner);
     return o < refs.size() ? *refs[o] : allocs[o - refs.size()];
   }
   void clear() {
+    note_peak();
     refs.clear();
     allocs.clear();
     input_copies.clear();
@@ -118,9 +121,18 @@ int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, T
   }
 }
 
+/// The memory-plan slot generated code asks for, checked against the thunk's
+/// (the count may come from a function record, read back from disk).
+std::size_t checked_slot(std::int64_t slot, std::size_t nslots) {
+  THEANO_INTERNAL_CHECK(slot >= 0 && static_cast<std::uint64_t>(slot) < nslots)
+      << "generated code asked for memory-plan slot " << slot << " of a plan with " << nslots
+      << " slots (a function record that does not match its compiled object?)";
+  return static_cast<std::size_t>(slot);
+}
+
 int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
   try {
-    auto* ws = static_cast<Workspace*>(host);
     if (a->ndim < 0 || a->ndim > THEANO_MAX_NDIM) return 1;
     std::vector<std::int64_t> shape(a->shape, a->shape + a->ndim);
     const DType dt = static_cast<DType>(a->dtype);
@@ -128,7 +140,7 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     if (slot < 0) {
       arr = NDArray::empty(std::move(shape), dt);
     } else {
-      const auto s = static_cast<std::size_t>(slot);
+      const std::size_t s = checked_slot(slot, ws->slot_bytes.size());
       // The rule generated code checked before calling (shape_rules.h), again:
       // the host never trusts a size it is handed.
       std::int64_t n = 0, bad = 0;
@@ -157,9 +169,20 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     a->owner = ws->next_owner();
     ws->allocs.push_back(std::move(arr));
     return 0;
+  } catch (const InternalError&) {
+    ws->host_error = std::current_exception();
+    return lower::kErrHost;
   } catch (...) {
     return 1;
   }
+}
+
+std::int64_t host_release(void* host, std::int64_t keep) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  ws->note_peak();
+  if (keep >= 0 && static_cast<std::uint64_t>(keep) < ws->allocs.size())
+    ws->allocs.resize(static_cast<std::size_t>(keep));  // NDArray's move-only resize never throws when shrinking
+  return static_cast<std::int64_t>(ws->allocs.size());
 }
 
 /// C-order byte strides of `a`'s shape, written into `a`; its size in bytes.
@@ -198,7 +221,7 @@ int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     if (slot < 0) {
       block = ws->gpu->device().allocate(bytes);
     } else {
-      const auto s = static_cast<std::size_t>(slot);
+      const std::size_t s = checked_slot(slot, ws->gpu_slot_bytes.size());
       if (ws->gpu_slot_bytes[s] < bytes || !ws->gpu_slot_blocks[s]) {
         ws->gpu_slot_blocks[s] = ws->gpu->device().allocate(bytes);
         ws->gpu_slot_bytes[s] = bytes;
@@ -419,7 +442,8 @@ class CThunk final : public Thunk {
                       &host_gpu_copy,
                       &host_gpu_launch,
                       &host_gpu_gemm,
-                      &host_collective};
+                      &host_collective,
+                      &host_release};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);
@@ -450,7 +474,14 @@ class CThunk final : public Thunk {
     }
     for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
     ws->clear();
+    std::size_t peak = peak_arrays_.load(std::memory_order_relaxed);
+    while (ws->peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws->peak_allocs)) {
+    }
+    ws->peak_allocs = 0;
   }
+
+  /// The most arrays one call of this thunk held at once (peak_arrays).
+  std::size_t peak_arrays() const { return peak_arrays_.load(std::memory_order_relaxed); }
 
  private:
   /// Runs the nodes one by one (timing each when profiling), then the outputs.
@@ -573,12 +604,18 @@ class CThunk final : public Thunk {
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;
+  mutable std::atomic<std::size_t> peak_arrays_{0};
   mutable std::atomic<Workspace*> spare_{nullptr};  // owned; taken without a lock
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Workspace>> pool_;
 };
 
 }  // namespace
+
+std::size_t peak_arrays(const Thunk& thunk) {
+  const auto* c = dynamic_cast<const CThunk*>(&thunk);
+  return c ? c->peak_arrays() : 0;
+}
 
 std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
                                     std::chrono::steady_clock::time_point load_start) {

@@ -50,6 +50,11 @@ struct ThunkParts {
   std::shared_ptr<const cuda::GpuProgram> gpu;
 };
 
+/// The most arrays one call of `thunk` (a thunk of make_c_thunk; 0 for
+/// another) held in its workspace at once: the memory a call keeps besides
+/// its planned slots; a scan's loop releases each step's (for tests).
+std::size_t peak_arrays(const Thunk& thunk);
+
 /// The thunk over `module` (the loaded code of `fg`); `load_start` is when
 /// loading began (the entry symbols are looked up here: part of load_ms).
 std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,

@@ -6,7 +6,9 @@
 // earlier rows (one buffer of K + steps rows per recurrent output, K initial
 // states first) and the non-sequences, then copies each step's outputs into
 // their rows. The step's intermediates live in memory-plan slots after the
-// outer graph's, allocated on the first step and reused by every later one.
+// outer graph's, allocated on the first step and reused by every later one;
+// the host's record of each step's arrays is released after the step
+// (TheanoContext::release), so a loop's memory does not grow with its steps.
 // The checks are perform's (control/scan_op.cpp): the same rule for the
 // sequence lengths (theano_scan_rows_rule), the same messages.
 #include <theano/control/scan.h>
@@ -14,6 +16,8 @@
 #include <theano/tensor/type.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "source_generator.h"
 
@@ -21,9 +25,14 @@ namespace theano::codegen {
 
 using lower::c_string;
 using lower::NodeLowering;
-using lower::str;
-
 namespace {
+
+/// An int64 as code text: INT64_MIN (a valid sequence tap) as an
+/// expression, since "-9223372036854775808" negates a literal that is not an
+/// int64 and clang rejects it.
+std::string str(std::int64_t v) {
+  return v == INT64_MIN ? std::string("(-9223372036854775807LL - 1)") : std::to_string(v);
+}
 
 constexpr std::string_view kScanSupport = R"SCAN(
 // A view of row `row` of `src` (its first dimension dropped).
@@ -142,9 +151,15 @@ void Generator::lower_scan(NodeLowering& L) {
   for (int s = 0; s < ns; ++s) {
     const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
     const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
-    const std::string x = L.x(1 + s), need = "need" + str(s);
-    b.line("int64_t " + need + " = 0;");
-    b.open("if (theano_scan_rows_rule(" + x + "->shape[0], n_steps, " + str(*hi - *lo) + ", &" + need +
+    const std::string x = L.x(1 + s), need = "need" + str(s), span = "span" + str(s);
+    // The Scan checked the taps (ScanInfo::check_taps); the loop's row
+    // offsets below are within span, which the same rule bounds here.
+    b.line("int64_t " + need + " = 0, " + span + " = 0;");
+    b.line("if (theano_scan_span_rule(" + str(*lo) + ", " + str(*hi) + ", &" + span + ") != THEANO_RULE_OK) " +
+           L.fail(lower::kErrValue, info.name + ": sequence " + std::to_string(s) + ": taps from " +
+                                        std::to_string(*lo) + " to " + std::to_string(*hi) +
+                                        " span more rows than int64 holds"));
+    b.open("if (theano_scan_rows_rule(" + x + "->shape[0], n_steps, " + span + ", &" + need +
            ") != THEANO_RULE_OK)");
     b.line("return theano_scan_fail_rows(ctx, " +
            c_string(msg + "sequence " + std::to_string(s) + " (" + L.node.input(1 + s).str() + ") has ") + ", " + x +
@@ -205,12 +220,14 @@ void Generator::lower_scan(NodeLowering& L) {
   b.line("for (int i = 0; i < " + str(n_out) + "; ++i) out_p[i] = &out_v[i];");
   for (int k = 0; k < nn; ++k) b.line("in_p[" + str(n_in - nn + k) + "] = " + L.x(1 + ns + nr + k) + ";");
   b.line("int64_t ran = n_steps;");
+  b.line("int64_t kept = 0;  // the host's arrays once step 0 (and the map outputs' allocation) ran");
   b.open("for (int64_t t = 0; t < n_steps; ++t)", "steps");
   int i = 0;
   for (int s = 0; s < ns; ++s) {
     const auto& taps = info.seq_taps[static_cast<std::size_t>(s)];
     const std::int64_t lo = *std::min_element(taps.begin(), taps.end());
     const std::string x = L.x(1 + s);
+    (void)info.seq_span(s);  // tap - lo below cannot wrap (checked)
     for (std::int64_t tap : taps) {
       const std::string row = "t + " + str(tap - lo);
       b.line("theano_scan_row(&in_v[" + str(i++) + "], " + x + ", " +
@@ -252,6 +269,10 @@ void Generator::lower_scan(NodeLowering& L) {
     b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, " + ov + ".data, " + ov +
            ".strides, " + row + ".shape, " + row + ".ndim);");
   }
+  // The step's outputs are copied out: what later steps allocate is dropped
+  // after each, so the host's arrays do not grow with the steps.
+  b.line("if (t == 0) kept = ctx->release(ctx->host, -1);");
+  b.line("else ctx->release(ctx->host, kept);");
   if (info.until) {
     const tensor::TensorType& tu = lower::ttype(body_fg->outputs().back());
     b.open("if (*(const " + std::string(lower::c_type(tu.dtype())) + "*)out_v[" + str(n_out - 1) + "].data != 0)");

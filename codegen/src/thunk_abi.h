@@ -42,7 +42,8 @@ struct TheanoContext {
   void* host;
   /* in: ndim, dtype, shape; out: data, strides (C order), owner. slot >= 0: a
    * buffer the memory plan shares between intermediates whose lives do not
-   * overlap. 0, or THEANO_ERR_VALUE when the size is invalid or memory is short. */
+   * overlap. 0, THEANO_ERR_VALUE when the size is invalid or memory is short,
+   * or THEANO_ERR_HOST (the host keeps the error) for a slot the plan lacks. */
   int (*alloc)(void* host, struct TheanoArray* a, int64_t slot);
   char* error;
   int64_t error_size;
@@ -82,6 +83,13 @@ struct TheanoContext {
    * messages. 0, or THEANO_ERR_HOST with the error kept by the host. */
   int (*collective)(void* host, int64_t kind, int64_t comm, int64_t root, const struct TheanoArray* in,
                     struct TheanoArray* out, const char* label);
+  /* The arrays alloc, gpu_alloc and perform made during this call, which the
+   * host keeps by `owner` until the call returns: returns how many there are,
+   * after releasing, when keep >= 0, all but the first `keep` (no array among
+   * them may be used again). A scan's loop releases what each step made once
+   * its outputs are copied out, so a loop's memory does not grow with its
+   * steps. */
+  int64_t (*release)(void* host, int64_t keep);
 };
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
@@ -94,11 +102,12 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 16, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 17, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm) == 112, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, collective) == 120, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, release) == 128, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

@@ -224,7 +224,9 @@ static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t
   int64_t size = 0, bad = 0;
   const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);
   if (rule != THEANO_RULE_OK) return theano_fail_rule(c, rule, msg, bad, in, n);
-  if (c->alloc(c->host, a, slot) != 0) return theano_fail_int(c, THEANO_ERR_VALUE, msg, size, " elements: out of memory", in, n);
+  const int e = c->alloc(c->host, a, slot);
+  if (e == THEANO_ERR_HOST) return e;  // the host kept the error (a slot the plan does not have)
+  if (e != 0) return theano_fail_int(c, THEANO_ERR_VALUE, msg, size, " elements: out of memory", in, n);
   return 0;
 }
 // theano_alloc_checked for a GPU output: the same size rule, GPU memory.

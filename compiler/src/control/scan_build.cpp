@@ -1,6 +1,8 @@
 /// \file
 /// `scan()` and its helpers (control/scan.h): builds the step's inner graph
-/// from fresh inner variables, finds the outer variables it closes over
+/// from fresh inner variables (the outer variables themselves for the
+/// non-sequences, then replaced by placeholders, as Theano does), finds the
+/// outer variables it closes over
 /// (made non-sequences, as Theano does), carries shared-variable updates
 /// (explicit ones and random streams' default updates) as recurrent
 /// outputs, and wires one Scan node.
@@ -12,6 +14,7 @@
 #include "theano/compile/shared.h"
 #include "theano/control/ifelse.h"
 #include "theano/control/scan.h"
+#include "theano/gradient.h"
 #include "theano/graph/clone.h"
 #include "theano/graph/traversal.h"
 #include "theano/runtime/error.h"
@@ -38,12 +41,6 @@ const TensorType& tensor_of(const Var& v, const std::string& what) {
 Var inner_var(const TensorType& t, int drop, const std::string& name) {
   StaticShape s(t.shape().begin() + drop, t.shape().end());
   return TensorType::make(t.dtype(), std::move(s))->make_variable(name);
-}
-
-void check_taps(const std::vector<std::int64_t>& taps, const std::string& what) {
-  THEANO_USER_CHECK(!taps.empty(), ValueError) << what << ": no taps";
-  std::set<std::int64_t> seen(taps.begin(), taps.end());
-  THEANO_USER_CHECK(seen.size() == taps.size(), ValueError) << what << ": a tap is listed twice";
 }
 
 std::string label(const Var& v, const std::string& fallback) { return v.name().empty() ? fallback : v.name(); }
@@ -73,7 +70,7 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     const TensorType& t = tensor_of(v, what);
     THEANO_USER_CHECK(t.ndim() >= 1, TypeError)
         << what << " (" << v.str() << ") must have at least one dimension to iterate over, got " << t.str();
-    check_taps(q.taps, what);
+    ScanInfo::check_tap_list(q.taps, /*recurrent=*/false, what);
     for (std::int64_t tap : q.taps) {
       Var in = inner_var(t, 1, label(v, "seq" + std::to_string(s)) + "[t" + (tap >= 0 ? "+" : "") +
                                    std::to_string(tap) + "]");
@@ -96,10 +93,7 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     }
     map_of.push_back(-1);
     rec_of.push_back(info.n_rec());
-    check_taps(o.taps, what);
-    for (std::int64_t tap : o.taps)
-      THEANO_USER_CHECK(tap < 0, ValueError)
-          << what << ": the taps of a recurrent output must be negative (earlier steps), got " << tap;
+    ScanInfo::check_tap_list(o.taps, /*recurrent=*/true, what);
     Var init = tensor::as_tensor_variable(o.initial);
     const TensorType& t = tensor_of(init, what + ": the initial value");
     const bool plain = o.taps.size() == 1 && o.taps[0] == -1;
@@ -121,16 +115,50 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     outer_inits.push_back(init);
   }
   rec_out.resize(static_cast<std::size_t>(info.n_rec()));
+  // Non-sequences: the step receives the outer variables themselves (as in
+  // Theano), so it may differentiate through them (grad(y[i], x) with y and x
+  // non-sequences); its graph is then moved onto inner placeholders.
+  std::vector<std::pair<Var, Var>> nonseq_repl;
   for (std::size_t k = 0; k < args.non_sequences.size(); ++k) {
+    THEANO_USER_CHECK(args.non_sequences[k], ValueError) << nm << ": non-sequence " << k << " is null";
     Var v = tensor::as_tensor_variable(args.non_sequences[k]);
     const TensorType& t = tensor_of(v, nm + ": non-sequence " + std::to_string(k));
     Var in = inner_var(t, 0, label(v, "nonseq" + std::to_string(k)));
     nonseq_inner.push_back(in);
-    step_args.push_back(in);
+    step_args.push_back(v);
     outer_nonseqs.push_back(v);
+    if (std::none_of(nonseq_repl.begin(), nonseq_repl.end(), [&](const auto& p) { return p.first == v; }))
+      nonseq_repl.emplace_back(v, in);
   }
 
-  StepResult res = step(step_args);
+  StepResult res;
+  try {
+    res = step(step_args);
+  } catch (const DisconnectedInputError& e) {
+    throw DisconnectedInputError(
+        nm + ": in the step function: " + e.what() +
+        "\nscan gives the step fresh variables for the sequences' slices and the outputs' earlier values, and "
+        "the outer variables themselves for non_sequences: to differentiate an outer expression inside the step, "
+        "pass it and the variables to differentiate with respect to in ScanArgs::non_sequences (Theano's "
+        "jacobian: scan over arange(n) with non_sequences = {y, x}); ignoring the error would give zeros");
+  }
+  if (!nonseq_repl.empty()) {  // the step's graph over the placeholders instead of the outer non-sequences
+    std::vector<Var> returned;
+    for (const Var& v : res.outputs) returned.push_back(v ? tensor::as_tensor_variable(v) : v);
+    for (const auto& [sv, upd] : res.updates) returned.push_back(upd ? tensor::as_tensor_variable(upd) : upd);
+    if (res.until) returned.push_back(tensor::as_tensor_variable(res.until));
+    std::vector<Var> present;
+    for (const Var& v : returned)
+      if (v) present.push_back(v);
+    const std::vector<Var> moved = clone_replace(present, nonseq_repl);
+    std::size_t at = 0, k = 0;
+    auto next = [&](Var& slot) {
+      if (returned[k++]) slot = moved[at++];
+    };
+    for (Var& v : res.outputs) next(v);
+    for (auto& [sv, upd] : res.updates) next(upd);
+    if (res.until) next(res.until);
+  }
   std::vector<OutputInfo> outputs_info = args.outputs_info;
   if (outputs_info.empty())  // Theano's outputs_info=None: every output is a map output
     for (std::size_t k = 0; k < res.outputs.size(); ++k) {
@@ -182,7 +210,9 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   roots.insert(roots.end(), map_out.begin(), map_out.end());
   if (res.until) roots.push_back(tensor::as_tensor_variable(res.until));
   for (const auto& [sv, upd] : carried) roots.push_back(upd);
-  const std::unordered_set<Var> given(step_args.begin(), step_args.end());
+  std::unordered_set<Var> given(seq_inner.begin(), seq_inner.end());
+  given.insert(rec_inner.begin(), rec_inner.end());
+  given.insert(nonseq_inner.begin(), nonseq_inner.end());
   // Default updates of shared variables the step reads (until none is new).
   for (bool more = true; more;) {
     more = false;
@@ -252,9 +282,8 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
     THEANO_USER_CHECK(!outer_seqs.empty(), ValueError)
         << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";
     for (std::size_t s = 0; s < outer_seqs.size(); ++s) {
-      const auto& taps = info.seq_taps[s];
-      const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
-      Var avail = tensor::maximum(tensor::sub(tensor::shape_i(outer_seqs[s], 0), *hi - *lo), std::int64_t{0});
+      const std::int64_t span = info.seq_span(static_cast<int>(s));  // checked above
+      Var avail = tensor::maximum(tensor::sub(tensor::shape_i(outer_seqs[s], 0), span), std::int64_t{0});
       n_steps = n_steps ? tensor::minimum(n_steps, avail) : avail;
     }
     n_steps = tensor::cast(n_steps, DType::Int64);

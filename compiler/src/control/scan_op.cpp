@@ -4,6 +4,7 @@
 /// VM), shapes and identity. The builder is scan_build.cpp, the gradient
 /// scan_grad.cpp.
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "theano/compile/linker.h"
@@ -28,7 +29,45 @@ using tensor::TensorType;
 
 std::int64_t ScanInfo::lag(int r) const {
   const auto& t = rec_taps.at(static_cast<std::size_t>(r));
-  return -*std::min_element(t.begin(), t.end());
+  std::int64_t K = 0;
+  THEANO_INTERNAL_CHECK(!t.empty() && theano_scan_span_rule(*std::min_element(t.begin(), t.end()), 0, &K) ==
+                                         THEANO_RULE_OK)
+      << name << ": output " << r << "'s taps were not checked";
+  return K;
+}
+
+std::int64_t ScanInfo::seq_span(int s) const {
+  const auto& t = seq_taps.at(static_cast<std::size_t>(s));
+  THEANO_INTERNAL_CHECK(!t.empty()) << name << ": sequence " << s << " has no taps";
+  const auto [lo, hi] = std::minmax_element(t.begin(), t.end());
+  std::int64_t span = 0;
+  THEANO_INTERNAL_CHECK(theano_scan_span_rule(*lo, *hi, &span) == THEANO_RULE_OK)
+      << name << ": sequence " << s << "'s taps were not checked";
+  return span;
+}
+
+void ScanInfo::check_tap_list(const std::vector<std::int64_t>& taps, bool recurrent, const std::string& what) {
+  THEANO_USER_CHECK(!taps.empty(), ValueError) << what << ": no taps";
+  std::set<std::int64_t> seen(taps.begin(), taps.end());
+  THEANO_USER_CHECK(seen.size() == taps.size(), ValueError) << what << ": a tap is listed twice";
+  const std::int64_t lo = *seen.begin(), hi = recurrent ? 0 : *seen.rbegin();
+  if (recurrent)
+    THEANO_USER_CHECK(*seen.rbegin() < 0, ValueError)
+        << what << ": the taps of a recurrent output must be negative (earlier steps), got " << *seen.rbegin();
+  std::int64_t span = 0;
+  THEANO_USER_CHECK(theano_scan_span_rule(lo, hi, &span) == THEANO_RULE_OK, ValueError)
+      << what << ": taps from " << lo << " to " << hi
+      << (recurrent ? " (the step's own row)" : "")
+      << " span more rows than int64 holds; a step reads rows t + tap - min(taps), so the taps must lie within "
+         "2^63 - 2 of each other"
+      << (recurrent ? " and of 0" : "");
+}
+
+void ScanInfo::check_taps() const {
+  for (int s = 0; s < n_seq(); ++s)
+    check_tap_list(seq_taps[static_cast<std::size_t>(s)], false, name + ": sequence " + std::to_string(s));
+  for (int r = 0; r < n_rec(); ++r)
+    check_tap_list(rec_taps[static_cast<std::size_t>(r)], true, name + ": output " + std::to_string(r));
 }
 
 bool ScanInfo::plain_state(int r) const {
@@ -53,6 +92,7 @@ struct Scan::Program {
 Scan::Scan(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> inner_outputs)
     : info_(std::move(info)), inner_inputs_(std::move(inner_inputs)), inner_outputs_(std::move(inner_outputs)) {
   // One spelling of "every output stacked", so equal scans compare equal.
+  info_.check_taps();
   if (std::none_of(info_.rec_last.begin(), info_.rec_last.end(), [](bool b) { return b; })) info_.rec_last.clear();
   else info_.rec_last.resize(static_cast<std::size_t>(info_.n_rec()), false);
   THEANO_USER_CHECK(static_cast<int>(inner_inputs_.size()) == info_.n_inner_inputs(), ValueError)
@@ -227,7 +267,8 @@ void Scan::perform(const Apply& node, std::span<const NDArray> inputs, std::span
     const NDArray& v = inputs[static_cast<std::size_t>(1 + s)];
     const auto [lo, hi] = std::minmax_element(taps.begin(), taps.end());
     std::int64_t need = 0;
-    THEANO_USER_CHECK(theano_scan_rows_rule(v.shape()[0], n_steps, *hi - *lo, &need) == THEANO_RULE_OK, ValueError)
+    THEANO_USER_CHECK(theano_scan_rows_rule(v.shape()[0], n_steps, info_.seq_span(s), &need) == THEANO_RULE_OK,
+                      ValueError)
         << nm_s << ": sequence " << s << " (" << node.input(1 + s).str() << ") has " << v.shape()[0]
         << " rows, but " << n_steps << " steps with taps [" << *lo << ".." << *hi << "] read " << need;
     seqs.push_back(Seq{v, *lo});
@@ -265,7 +306,7 @@ void Scan::perform(const Apply& node, std::span<const NDArray> inputs, std::span
     for (int s = 0; s < ns; ++s) {
       const Seq& q = seqs[static_cast<std::size_t>(s)];
       for (std::int64_t tap : info_.seq_taps[static_cast<std::size_t>(s)]) {
-        const std::int64_t row = t + tap - q.min_tap;
+        const std::int64_t row = t + (tap - q.min_tap);  // within the rows the rule checked
         in[i++] = q.value.index(0, info_.go_backwards ? q.value.shape()[0] - 1 - row : row);
       }
     }

@@ -4,9 +4,13 @@
 /// on top. The step's graph becomes the inner graph of one `Scan` node.
 ///
 /// The step function receives, in Theano's order: for each sequence one
-/// slice per tap, for each recurrent output one value per tap, then the
-/// non-sequences. It returns one value per outputs_info entry (in the same
-/// order), optionally updates of shared variables and an `until` condition.
+/// slice per tap, for each recurrent output one value per tap (fresh
+/// variables), then the non-sequences: the outer variables themselves, as in
+/// Theano, so the step may differentiate through them (the Jacobian idiom
+/// `grad(y[i], x)` with non_sequences {y, x}); scan then moves the step's
+/// graph onto inner placeholders. It returns one value per outputs_info
+/// entry (in the same order), optionally updates of shared variables and an
+/// `until` condition.
 ///
 ///     auto r = scan([&](const std::vector<Var>& a) {   // a = {x_t, h_tm1, W}
 ///                     return StepResult{{tanh(dot(a[0], U) + dot(a[1], a[2]))}};
@@ -29,8 +33,9 @@
 /// sequences from their end.
 ///
 /// Errors name the scan and the output: a step output whose dtype or rank
-/// differs from its outputs_info, taps not negative for outputs, an initial
-/// value too short for its taps, n_steps < 0 (at run time).
+/// differs from its outputs_info, taps not negative for outputs, taps that
+/// span more rows than int64 holds, an initial value too short for its taps,
+/// n_steps < 0 (at run time).
 #pragma once
 
 #include <cstdint>
@@ -145,6 +150,16 @@ struct ScanInfo {
   int n_rec() const { return static_cast<int>(rec_taps.size()); }
   /// K = -min(taps) of recurrent output r: the rows its buffer keeps before step 0.
   std::int64_t lag(int r) const;
+  /// max(taps) - min(taps) of sequence s: the rows step t reads past row t.
+  std::int64_t seq_span(int s) const;
+  /// Throws ValueError, naming `what` (the scan and the sequence or output),
+  /// when `taps` is empty, lists a tap twice, has a tap >= 0 for a recurrent
+  /// output, or spans more rows than int64 holds (theano_scan_span_rule over
+  /// min..max for a sequence, min..0 for a recurrent output).
+  static void check_tap_list(const std::vector<std::int64_t>& taps, bool recurrent, const std::string& what);
+  /// check_tap_list for every sequence and recurrent output (the Scan
+  /// constructor runs it, so no loop sees taps whose row arithmetic wraps).
+  void check_taps() const;
   /// Whether recurrent output r's initial value is the state itself (taps {-1}).
   bool plain_state(int r) const;
   /// Whether recurrent output r returns only its last value (rec_last).

@@ -410,6 +410,19 @@ static inline int theano_rule_error_kind(int rule) {
   return THEANO_RULE_VALUE_ERROR;
 }
 
+/* Scan: the taps of a sequence, lo..hi, or of a recurrent output, lo..0
+ * (its buffer keeps K = -lo earlier rows before the row a step writes), span
+ * *span = hi - lo rows beyond a step's first; THEANO_RULE_OVERFLOW when the
+ * span + 1 rows one step touches are more than int64 holds (the row offsets
+ * t + tap - lo and K + t would wrap). scan() refuses such taps, perform and
+ * the generated loop check again. */
+static inline int theano_scan_span_rule(int64_t lo, int64_t hi, int64_t* span) {
+  int64_t rows = 0;
+  if (__builtin_sub_overflow(hi, lo, span) || *span < 0 || theano_checked_add(*span, 1, &rows) != THEANO_RULE_OK)
+    return THEANO_RULE_OVERFLOW;
+  return THEANO_RULE_OK;
+}
+
 /* Scan: a sequence of `rows` rows read by `steps` steps whose taps span
  * `span` (max tap - min tap) needs *need = steps + span rows; a ValueError
  * (THEANO_RULE_VALUE_ERROR) when it has fewer or the sum overflows. */

@@ -1,13 +1,17 @@
 // NDArray views: slicing, indexing, transposition, reshape, broadcasting. None of
 // these copies elements (except reshaped(), when it must); all validate their
-// arguments with user errors that say what was expected and what was got.
+// arguments with user errors that say what was expected and what was got. And
+// whether a view's elements may overlap (in-place code must copy such an array).
 #include <algorithm>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "theano/runtime/ndarray.h"
+#include "theano/runtime/overlap.h"
 #include "theano/runtime/shape_rules.h"
 
 namespace theano {
@@ -238,6 +242,29 @@ NDArray NDArray::squeeze(int axis) const {
       << "squeeze: cannot select an axis to squeeze out which has size not equal to one (axis " << axis << " has size "
       << shape_[static_cast<std::size_t>(axis)] << ")";
   return index(axis, 0);
+}
+
+bool elements_may_overlap(const NDArray& a) {
+  if (!a.defined() || a.size() <= 1 || a.is_c_contiguous()) return false;
+  // Axes of extent > 1 by increasing |stride|: the elements are distinct when
+  // each stride steps past everything the smaller axes span (mixed radix).
+  std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, extent)
+  for (std::size_t i = 0; i < a.shape().size(); ++i) {
+    const int64_t n = a.shape()[i], st = a.strides()[i];
+    if (n <= 1) continue;
+    if (st == 0 || st == std::numeric_limits<int64_t>::min()) return true;
+    axes.emplace_back(st < 0 ? -st : st, n);
+  }
+  std::sort(axes.begin(), axes.end());
+  int64_t span = static_cast<int64_t>(a.itemsize());  // bytes the smaller axes reach, plus one element
+  for (const auto& [stride, extent] : axes) {
+    if (stride < span) return true;
+    int64_t reach = 0;
+    if (theano_checked_mul(stride, extent - 1, &reach) != THEANO_RULE_OK ||
+        theano_checked_add(span, reach, &span) != THEANO_RULE_OK)
+      return true;  // (no valid view reaches this far; conservative)
+  }
+  return false;
 }
 
 }  // namespace theano

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "theano/runtime/ndarray.h"
+#include "theano/runtime/overlap.h"
 
 using namespace theano;
 using Shape = std::vector<int64_t>;
@@ -208,4 +209,35 @@ TEST_CASE("shares_buffer") {
   NDArray w2 = NDArray::from_strided(nullptr, static_cast<double*>(b.data()), DType::Float64, {2}, {8});
   CHECK_FALSE(w.shares_buffer(w2));
   CHECK(w.at<double>({1}) == 2.0);
+}
+
+TEST_CASE("elements_may_overlap: broadcast and folded views overlap, slices and transposes do not") {
+  NDArray a = iota({4, 5});
+  // Distinct elements: contiguous, sliced with steps (negative too), transposed, size <= 1.
+  CHECK_FALSE(elements_may_overlap(a));
+  CHECK_FALSE(elements_may_overlap(a.transpose()));
+  CHECK_FALSE(elements_may_overlap(a.slice(1, 4, std::nullopt, -2)));
+  CHECK_FALSE(elements_may_overlap(a.slice(0, 1, 3).transpose()));
+  CHECK_FALSE(elements_may_overlap(NDArray::scalar(5.0).broadcast_to({1, 1})));
+  CHECK_FALSE(elements_may_overlap(NDArray::zeros({0, 3}).broadcast_to({2, 0, 3})));
+  CHECK_FALSE(elements_may_overlap(a.expand_dims(1)));
+  CHECK_FALSE(elements_may_overlap(NDArray()));
+  // A broadcast view: one element four times; a row repeated.
+  CHECK(elements_may_overlap(NDArray::from_list<double>({5}).broadcast_to({4})));
+  CHECK(elements_may_overlap(NDArray::from_list<double>({1, 2}).broadcast_to({3, 2})));
+  // Strides over one float64 buffer: rows 16 bytes apart with 4 columns fold; 32 bytes apart do not.
+  NDArray buf = NDArray::zeros({64});
+  auto strided = [&](std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset = 0) {
+    return NDArray::from_strided(buf.owner(), static_cast<std::byte*>(buf.data()) + offset, DType::Float64,
+                                 std::move(shape), std::move(strides));
+  };
+  CHECK(elements_may_overlap(strided({3, 4}, {16, 8})));
+  CHECK_FALSE(elements_may_overlap(strided({3, 4}, {32, 8})));
+  CHECK(elements_may_overlap(strided({4, 5}, {8, 8})));
+  // Elements closer than their size overlap partly; a negative stride folds as well.
+  CHECK(elements_may_overlap(strided({3}, {4})));
+  CHECK(elements_may_overlap(strided({4, 5}, {-8, 8}, 256)));
+  // Interleaved but distinct: a Fortran-order (2, 3) view, and its columns reversed.
+  CHECK_FALSE(elements_may_overlap(strided({2, 3}, {8, 16})));
+  CHECK_FALSE(elements_may_overlap(strided({2, 3}, {8, -16}, 256)));
 }

@@ -66,20 +66,48 @@ void check_explicit_inputs(const FunctionImpl& f) {
   }
 }
 
-/// (shared var, expression) pairs checked for targets and types.
-void check_update(const FunctionImpl& f, const Var& target, const Var& expr,
-                  const std::unordered_set<const Variable*>& seen) {
+/// `v` as a variable of `type`: convert_variable, or, for a literal (a
+/// constant) whose values all survive the conversion exactly, a constant of
+/// `type`, as Theano's filter_variable takes a literal: givens {n (int32): 7
+/// (an int8 constant)}, an update of a float32 shared variable by a float64
+/// constant 0.5. Null when neither applies.
+Var convert_or_literal(const Type& type, const Var& v) {
+  if (Var converted = type.convert_variable(v)) return converted;
+  const Constant* c = v.as_constant();
+  if (!c || !c->data().defined() || !c->data().on_host()) return Var();
+  const NDArray& data = c->data();
+  NDArray fitted;
+  try {
+    fitted = type.filter(data, /*strict=*/false, /*allow_downcast=*/true);
+  } catch (const TypeError&) {
+    return Var();
+  } catch (const ValueError&) {
+    return Var();
+  }
+  // Back in the literal's dtype, every value must be what it was (NaN stays NaN).
+  const NDArray back = fitted.to_host().astype(data.dtype());
+  const bool exact = array_equal(back, data) ||
+                     ((is_float(data.dtype()) || is_complex(data.dtype())) && allclose(back, data, 0, 0, true));
+  return exact ? type.make_constant(fitted) : Var();
+}
+
+/// A (shared var, expression) pair checked for target and type; returns the
+/// expression, or the literal it is converted into (convert_or_literal).
+Var check_update(const FunctionImpl& f, const Var& target, const Var& expr,
+                 const std::unordered_set<const Variable*>& seen) {
   THEANO_USER_CHECK(target && expr, ValueError) << f.what() << ": an update has a null Var";
   THEANO_USER_CHECK(is_shared(target), TypeError)
       << f.what() << ": the update target " << target.str() << " is not a shared variable; only shared "
       << "variables (made with shared()) can be updated";
   THEANO_USER_CHECK(!seen.count(target.get()), ValueError)
       << f.what() << ": shared variable " << target.str() << " has two update expressions";
-  THEANO_USER_CHECK(target.type()->convert_variable(expr), TypeError)
+  Var converted = convert_or_literal(*target.type(), expr);
+  THEANO_USER_CHECK(converted, TypeError)
       << f.what() << ": an update must have the same type as the original shared variable (shared_var=" << target.str()
       << ", shared_var.type=" << type_str(target) << ", update_val=" << expr.str()
       << ", update_val.type=" << type_str(expr) << "); cast the update (e.g. .astype(" << type_str(target)
       << "'s dtype)) or give the shared variable the dtype of the update";
+  return converted.is_constant() ? converted : expr;  // (other conversions: take_updates, after givens)
 }
 
 /// What function() knows as it goes through its stages (PyTensor's
@@ -137,12 +165,12 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
     f.strict.push_back(in.strict);
     f.allow_downcast.push_back(in.allow_downcast.value_or(b.options.allow_input_downcast.value_or(false)));
     if (!in.update) continue;
-    THEANO_USER_CHECK(in.value, ValueError)
-        << f.what() << ": input " << i << " (" << in.variable.str()
-        << ") has an update but no value; give In a value, the state before the first call";
-    THEANO_USER_CHECK(in.variable.type()->convert_variable(in.update), TypeError)
+    // (A missing value is reported after the graph's checks: check_states.)
+    Var update = convert_or_literal(*in.variable.type(), in.update);
+    THEANO_USER_CHECK(update, TypeError)
         << f.what() << ": the update of input " << i << " (" << in.variable.str() << ", " << type_str(in.variable)
         << ") has type " << type_str(in.update) << "; cast the update to the input's type";
+    if (update.is_constant()) f.ins[i].update = update;
     f.input_updates.push_back(i);
   }
 }
@@ -172,14 +200,7 @@ void take_givens(Build& b) {
         << f.what() << ": `givens` cannot replace the constant " << from.str();
     THEANO_USER_CHECK(given.insert(from.get()).second, ValueError)
         << f.what() << ": variable " << from.str() << " is replaced twice in `givens`";
-    Var converted = *from.type() == *to.type() ? to : from.type()->convert_variable(to);
-    // A literal (a constant) takes the replaced variable's type when its values fit it exactly, as
-    // Theano's filter_variable does: givens {n (int32): 7 (an int8 constant)}.
-    if (!converted)
-      if (const Constant* c = to.as_constant()) try {
-          converted = from.type()->make_constant(from.type()->filter(c->data(), false, false));
-        } catch (const TypeError&) {
-        }
+    const Var converted = *from.type() == *to.type() ? to : convert_or_literal(*from.type(), to);
     THEANO_USER_CHECK(converted, TypeError)
         << f.what() << ": `givens` cannot replace " << from.str() << " (" << type_str(from) << ") by " << to.str()
         << " (" << type_str(to) << "): the types differ; cast the replacement or declare the variable with the "
@@ -194,9 +215,9 @@ void take_updates(Build& b) {
   FunctionImpl& f = b.f;
   std::unordered_set<const Variable*> updated;
   for (const auto& [target, expr] : b.options.updates) {
-    check_update(f, target, expr, updated);
+    Var converted = check_update(f, target, expr, updated);
     updated.insert(target.get());
-    f.updates.emplace_back(target, expr);
+    f.updates.emplace_back(target, std::move(converted));
   }
   std::vector<Var> exprs = f.outputs;
   for (std::size_t i : f.input_updates) exprs.push_back(f.ins[i].update);
@@ -212,10 +233,10 @@ void take_updates(Build& b) {
         if (!sv || updated.count(v.get())) continue;
         Var du = sv->default_update();
         if (!du) continue;
-        check_update(f, v, du, updated);
+        Var converted = check_update(f, v, du, updated);
         updated.insert(v.get());
-        f.updates.emplace_back(v, du);
-        exprs.push_back(b.substitute({du})[0]);
+        f.updates.emplace_back(v, converted);
+        exprs.push_back(b.substitute({converted})[0]);
       }
     }
   }
@@ -274,6 +295,15 @@ void check_leaves(Build& b) {
                             " but it was not given as an input; add it to the inputs, replace it with `givens`, or "
                             "make it a shared variable");
   }
+}
+
+/// Stage 4b: a state input (In::update) needs its initial value; reported
+/// after the update's type and the graph's leaves, the more specific errors.
+void check_states(const FunctionImpl& f) {
+  for (std::size_t i : f.input_updates)
+    THEANO_USER_CHECK(f.ins[i].value, ValueError)
+        << f.what() << ": input " << i << " (" << f.ins[i].variable.str()
+        << ") has an update but no value; give In a value, the state before the first call";
 }
 
 /// A copy of the request's graph (inputs `fg_inputs`, outputs `exprs`) with
@@ -451,6 +481,7 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   take_givens(b);
   take_updates(b);
   check_leaves(b);
+  check_states(f);
   const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
   linker->prepare();  // the JIT gets ready while the graph is rewritten
   make_fgraph(b);

@@ -9,6 +9,7 @@
 
 #include "function_impl.h"
 #include "theano/compile/function.h"
+#include "theano/runtime/overlap.h"
 
 namespace theano {
 namespace {
@@ -26,7 +27,10 @@ bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
 /// code may overwrite in place (In::mutable_, or the storage of a shared
 /// variable this function updates) is copied before the call, else the graph
 /// would read what it already overwrote (f(get_value(W, borrow)) with an
-/// update of W, or the same array passed twice).
+/// update of W, or the same array passed twice). An overwritable value whose
+/// own elements overlap (a broadcast view) is copied too: in-place code would
+/// write one element through several indices (and the shared storage's
+/// array, the caller's, keeps its value: the update replaces it after the call).
 void copy_aliases_of_overwritable(const FunctionImpl& f, std::vector<NDArray>& in_values) {
   const std::size_t n_args = f.ins.size();
   std::vector<std::size_t> overwritable;
@@ -34,6 +38,8 @@ void copy_aliases_of_overwritable(const FunctionImpl& f, std::vector<NDArray>& i
     if (f.ins[i].mutable_) overwritable.push_back(i);
   for (int t : f.update_target) overwritable.push_back(n_args + static_cast<std::size_t>(t));
   if (overwritable.empty()) return;
+  for (std::size_t j : overwritable)
+    if (elements_may_overlap(in_values[j])) in_values[j] = in_values[j].copy();
   for (std::size_t i = 0; i < in_values.size(); ++i) {
     NDArray& v = in_values[i];
     if (!v.defined() || v.size() == 0) continue;
@@ -99,15 +105,20 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   }
 
   // Outputs: fresh arrays unless borrowed; a non-borrowed output aliases no
-  // argument, input value, constant, new shared value or earlier output.
+  // argument, input value, constant, new shared value or earlier output. As
+  // in Theano, a borrowed output is copied too when it aliases an argument
+  // not borrowed (In::borrow: the caller's array, or a stored default) or an
+  // earlier output not borrowed: only borrowing on both sides allows aliasing.
   results.resize(n_out);
   for (std::size_t i = 0; i < n_out; ++i) {
-    if (f.out_borrow[i]) continue;
     NDArray& v = results[i];
     if (!v.defined()) continue;
-    bool alias = aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values);
-    for (std::size_t j = 0; j < n_args && !alias; ++j) alias = v.shares_buffer(args[j]);
-    for (std::size_t j = 0; j < i && !alias; ++j) alias = results[j].defined() && v.shares_buffer(results[j]);
+    const bool borrow = f.out_borrow[i];
+    bool alias = !borrow && (aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values));
+    for (std::size_t j = 0; j < n_args && !alias; ++j)
+      alias = !(borrow && f.ins[j].borrow) && v.shares_buffer(args[j]);
+    for (std::size_t j = 0; j < i && !alias; ++j)
+      alias = !(borrow && f.out_borrow[j]) && results[j].defined() && v.shares_buffer(results[j]);
     if (alias) v = v.copy();
   }
 

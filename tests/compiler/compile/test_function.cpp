@@ -38,8 +38,11 @@ TEST_SUITE("compile_tests") {
     NDArray out = f({a})[0];
     CHECK(array_equal(out, a));
     CHECK_FALSE(out.shares_buffer(a));
-    Function g = function({x}, {Out(x, true)});
-    CHECK(g({a})[0].shares_buffer(a));
+    // Borrowing the output returns the argument itself only when the input is borrowed too (as in Theano).
+    In xb(x);
+    xb.borrow = true;
+    CHECK(function({xb}, {Out(x, true)})({a})[0].shares_buffer(a));
+    CHECK_FALSE(function({x}, {Out(x, true)})({a})[0].shares_buffer(a));
     // The same variable twice: two distinct arrays.
     Function h = function({x}, {x + 1.0, x + 1.0});
     const auto r = h({a});

@@ -68,7 +68,8 @@ struct In {
   /// Default value used when the argument is left out (trailing arguments).
   std::optional<NDArray> value;
   /// The function may keep a reference to the caller's array after the call
-  /// (e.g. as a shared variable's new value) instead of copying it.
+  /// (e.g. as a shared variable's new value) instead of copying it, and a
+  /// borrowed output (Out::borrow) may be a view of it.
   bool borrow = false;
   /// Ops may overwrite this argument's array in place.
   bool mutable_ = false;
@@ -90,7 +91,9 @@ struct Out {
   Out(const Var& v, bool borrow_) : variable(v), borrow(borrow_) {}
   Var variable;
   /// Return the value without copying, even when it aliases internal storage,
-  /// an argument or a shared value.
+  /// a constant, a shared value, a borrowed argument (In::borrow) or another
+  /// borrowed output. As in Theano, a view of an argument not borrowed (or of
+  /// an output not borrowed) is still copied: aliasing needs both sides' consent.
   bool borrow = false;
 };
 

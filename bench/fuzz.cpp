@@ -132,8 +132,14 @@ int run_child(const Options& o, const fs::path& report_dir) {
 }
 
 /// --program TEXT --value-seed V: one program; exit 0 agree, 1 mismatch.
-int run_program(const std::string& text, std::uint64_t vs) {
+/// With --describe: print the program's description instead (the parent asks a
+/// child for it, since building a crashing graph may be what crashes).
+int run_program(const std::string& text, std::uint64_t vs, bool describe_only) {
   const theano::fuzz::Program p = theano::fuzz::deserialize(text);
+  if (describe_only) {
+    std::fputs(theano::fuzz::describe(p).c_str(), stdout);
+    return 0;
+  }
   const std::string why = theano::fuzz::check(p, vs);
   if (!why.empty()) std::fprintf(stderr, "%s\n", why.c_str());
   return why.empty() ? 0 : 1;
@@ -371,8 +377,22 @@ class Driver {
     std::ostringstream os;
     os << "smallest crashing graph (" << small.steps.size() << " of " << p.steps.size() << " steps), value seed " << vs
        << ":\n"
-       << describe(small) << "re-run: theano_fuzz --program '" << serialize(small) << "' --value-seed " << vs;
+       << describe_in_child(small) << "re-run: theano_fuzz --program '" << serialize(small) << "' --value-seed " << vs;
     return os.str();
+  }
+
+  /// describe(p), computed by a child: building the graph may be the crash.
+  std::string describe_in_child(const theano::fuzz::Program& p) {
+    Child c;
+    c.out = work_ / "describe.out";
+    c.err = work_ / "describe.err";
+    c.deadline = Clock::now() + std::chrono::seconds(120);
+    c.args = {exe_, "--program", theano::fuzz::serialize(p), "--describe"};
+    c.pid = spawn(c.args, c.out, c.err);
+    const Outcome r = wait_child(c);
+    if (r.signaled || r.timed_out || r.status != 0)
+      return "(describing it crashes too: building the graph is what fails)\n";
+    return r.out;
   }
 
   Options o_;
@@ -398,6 +418,7 @@ int main(int argc, char** argv) {
   bool child = false;
   std::string program, reports;
   std::uint64_t vs = 0;
+  bool describe_only = false;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -416,6 +437,7 @@ int main(int argc, char** argv) {
       else if (a == "--reports") reports = next();
       else if (a == "--program") program = next();
       else if (a == "--value-seed") vs = std::stoull(next());
+      else if (a == "--describe") describe_only = true;
       else if (a == "--help" || a == "-h") return usage(), 0;
       else throw std::invalid_argument("unknown argument " + a);
     }
@@ -424,7 +446,7 @@ int main(int argc, char** argv) {
     return usage();
   }
   if (o.graphs < 0 || o.batch < 1) return usage();
-  if (!program.empty()) return run_program(program, vs);
+  if (!program.empty()) return run_program(program, vs, describe_only);
   if (child) return run_child(o, reports);
   if (o.jobs <= 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Generated graphs are all different: no compile cache unless asked.

@@ -35,7 +35,8 @@ const char* const kKindNames[kKinds] = {"unary",     "unary",  "unary",     "bin
                                         "slice",     "index",  "join",      "reshape",        "dot",
                                         "softmax",   "cast",   "argmax",    "advanced_index", "newaxis",
                                         "alloc",     "arange", "eye",       "split",          "set_inc_subtensor",
-                                        "int_arith", "shape_i"};
+                                        "int_arith", "shape_i",   "cast_f32",       "scan",
+                                        "ifelse_chain"};
 
 }  // namespace
 

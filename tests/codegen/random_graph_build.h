@@ -17,7 +17,11 @@ namespace theano::fuzz::detail {
 
 inline constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 inline constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-inline constexpr int kKinds = 27;
+/// Step kinds past the original 27 (random_graph_control.cpp): a float32
+/// round trip inside a float64 loop, scan with adversarial taps and n_steps,
+/// a chain of ifelse.
+inline constexpr int kKindCastF32 = 27, kKindScan = 28, kKindIfElseChain = 29;
+inline constexpr int kKinds = 30;
 
 /// The input dtypes (float64 twice: the first input is usually float64).
 inline constexpr DType kDTypes[] = {DType::Float64, DType::Float64, DType::Float32, DType::Int8,
@@ -97,5 +101,9 @@ Built build(const Program& p, CheckStats* stats = nullptr);
 /// results of the earlier steps): its result, or an Entry whose `v` is null
 /// when the step does not apply to those values.
 Entry build_step(const Step& s, const std::vector<Entry>& pool);
+
+/// The control-flow and precision steps (kinds kKindCastF32 and up), in
+/// random_graph_control.cpp; build_step hands them on.
+Entry build_control_step(const Step& s, const std::vector<Entry>& pool);
 
 }  // namespace theano::fuzz::detail

@@ -429,11 +429,14 @@ std::string check(const Program& p, std::uint64_t values_seed, CheckStats* stats
       }
     }
     if (!p.fast_run) continue;
-    // function(): mutable inputs get their own copies; the others must come back unchanged.
+    // function(): mutable inputs get their own copies (in layout 3 a copy
+    // whose first dimension has a 0 stride: in-place code must not write
+    // through elements that overlap); the others must come back unchanged.
     std::vector<NDArray> args, kept;
     for (std::size_t i = 0; i < vals.size(); ++i) {
       const bool mut = i < 32 && (p.mutable_mask >> i) & 1;
-      args.push_back(mut && vals[i].size() > 0 ? vals[i].copy() : vals[i]);
+      args.push_back(mut && vals[i].size() > 0 ? (round == 3 ? in_layout(vals[i].copy(), 3) : vals[i].copy())
+                                               : vals[i]);
       kept.push_back(vals[i].size() > 0 ? vals[i].copy() : vals[i]);
     }
     std::vector<NDArray> f;

@@ -97,6 +97,7 @@ std::int64_t py_slice_length(std::int64_t n, std::optional<std::int64_t> start, 
 }  // namespace
 
 Entry build_step(const Step& s, const std::vector<Entry>& pool) {
+  if (s.kind >= kKindCastF32) return build_control_step(s, pool);
   auto pick = [&](std::uint32_t x) -> const Entry& { return pool[x % pool.size()]; };
   // The k-th known integer scalar (size inputs, shape_i results).
   auto known = [&](std::uint32_t x) -> const Entry& {

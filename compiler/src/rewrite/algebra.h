@@ -57,6 +57,7 @@ NodeRewriterPtr local_log1mexp();
 
 // simplify.cpp
 NodeRewriterPtr local_mul_neg_const();
+NodeRewriterPtr local_neg_to_mul();
 NodeRewriterPtr local_exp_log();
 NodeRewriterPtr local_useless_comparison();
 NodeRewriterPtr local_cast_cast();

@@ -65,6 +65,7 @@ NodeRewriterPtr local_sigm_quotient_distribute();
 
 // simplify.cpp
 NodeRewriterPtr local_mul_neg_const();
+NodeRewriterPtr local_neg_to_mul();
 NodeRewriterPtr local_exp_log();
 NodeRewriterPtr local_useless_comparison();
 NodeRewriterPtr local_cast_cast();

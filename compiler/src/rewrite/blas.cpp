@@ -3,14 +3,20 @@
 /// `dot` of two float matrices becomes Dot22, and sums of scaled products with
 /// a matrix or vector of the result's type become one Gemm / Gemv / Ger call
 /// (the GemmOptimizer's patterns): `z*b + a*dot(x, y) -> gemm(z, a, x, y, b)`.
+/// Terms with one core are summed first (PyTensor's `_factor_canonicalized`):
+/// `z + z + dot(x, y) -> gemm(z, 1, x, y, 2)`, `z + dot(x, y) + dot(x, y) ->
+/// gemm(z, 2, x, y, 1)`.
 /// `local_usmm` (Theano's) does the same for a sparse product:
 /// `a*structured_dot(S, D) + z -> usmm(a, S, D, z)` (after sparse_expand, over
 /// SpMM). The inplace stage later lets them overwrite z when that is safe, which
 /// turns an update `W <- W - lr*dot(a, b)` into one in-place Gemm.
 ///
 /// All run in the `blas_opt` equilibrium stage at 1.7 (after stabilize, before
-/// specialize), tags fast_run + blas. A product feeding several clients is
+/// specialize), tags fast_run + blas. A product used outside the sum's terms is
 /// left alone: folding it into one of them would compute it twice.
+#include <algorithm>
+#include <unordered_set>
+
 #include "rewrites.h"
 #include "theano/sparse/components.h"
 #include "theano/tensor/basic_ops.h"
@@ -97,17 +103,37 @@ Term parse_term(const Var& v, bool negative) {
   }
 }
 
-/// The terms of an add / sub node.
-std::vector<Term> parse_sum(Apply& node) {
+/// A sum's terms, flattened through the add / sub nodes of the root's type
+/// that only it uses (`(3*dot(x, y) + z) - 0.5*dot(x, y)`, the Canonizer's
+/// form, has three), and those nodes (the root first).
+struct Sum {
   std::vector<Term> terms;
-  if (T::is_elemwise(&node, "add")) {
-    for (const Var& in : node.inputs()) terms.push_back(parse_term(in, false));
+  std::vector<const Apply*> nodes;
+};
+
+void collect_sum(const FunctionGraph& fg, const Apply& n, const Type& type, bool subtracted, Sum& sum) {
+  sum.nodes.push_back(&n);
+  auto term = [&](const Var& v, bool sub) {
+    const Apply* p = v.owner();
+    if (p && (T::is_elemwise(p, "add") || T::is_elemwise(p, "sub")) && *v.type() == type && fg.clients(v).size() == 1) {
+      collect_sum(fg, *p, type, sub, sum);
+      return;
+    }
+    sum.terms.push_back(parse_term(v, sub));
+    sum.terms.back().subtracted = sub;
+  };
+  if (T::is_elemwise(&n, "add")) {
+    for (const Var& in : n.inputs()) term(in, subtracted);
   } else {
-    terms.push_back(parse_term(node.input(0), false));
-    terms.push_back(parse_term(node.input(1), true));
-    terms.back().subtracted = true;
+    term(n.input(0), subtracted);
+    term(n.input(1), !subtracted);
   }
-  return terms;
+}
+
+Sum parse_sum(const FunctionGraph& fg, const Apply& node) {
+  Sum sum;
+  collect_sum(fg, node, *node.output(0).type(), false, sum);
+  return sum;
 }
 
 /// sign * product(scales) as a 0-d Var of `dtype`.
@@ -134,13 +160,62 @@ Var vector_under(const Var& v, int added_axis) {
   return ds->new_order() == want ? v.owner()->input(0) : Var();
 }
 
-/// Rebuilds the sum of `rest` terms plus `fused` (in the original order of
-/// appearance: the fused product takes the place of the accumulated term).
-Var rebuild(const Var& fused, const std::vector<Term>& terms, std::size_t z_index, std::size_t dot_index) {
+/// Terms of one sum with the same core (PyTensor's `_factor_canonicalized`):
+/// `z + z` is one term 2*z, `a*dot(x, y) + b*dot(x, y)` one term (a + b)*dot(x, y).
+struct Group {
+  Var core;
+  std::vector<std::size_t> members;  // indices into the terms, in order of appearance
+};
+
+std::vector<Group> group_terms(const std::vector<Term>& terms) {
+  std::vector<Group> groups;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& e) { return e.core == terms[i].core; });
+    if (g == groups.end()) groups.push_back({terms[i].core, {i}});
+    else g->members.push_back(i);
+  }
+  return groups;
+}
+
+/// The sum of the members' coefficients as a 0-d Var of `dtype` (constants fold later).
+Var group_coefficient(const Group& g, const std::vector<Term>& terms, DType dtype) {
+  Var c;
+  for (std::size_t i : g.members) {
+    Var k = coefficient(terms[i], dtype);
+    c = c ? T::add(c, k) : k;
+  }
+  return c;
+}
+
+bool coefficient_one(const Group& g, const std::vector<Term>& terms) {
+  return g.members.size() == 1 && terms[g.members[0]].scales.empty() && !terms[g.members[0]].negative;
+}
+
+/// Whether every value the group's terms peel through (their core included)
+/// is used only by the sum's nodes and by those terms' own nodes: folding the group
+/// into one call then leaves none of them computed (a product used twice in
+/// this sum counts once; one used elsewhere would be computed twice).
+bool used_only_in_sum(const FunctionGraph& fg, const Sum& sum, const Group& g) {
+  const std::vector<Term>& terms = sum.terms;
+  std::unordered_set<const Apply*> inside(sum.nodes.begin(), sum.nodes.end());
+  for (std::size_t i : g.members)
+    for (std::size_t k = 0; k + 1 < terms[i].chain.size(); ++k) inside.insert(terms[i].chain[k].owner());
+  for (std::size_t i : g.members)
+    for (const Var& v : terms[i].chain)
+      for (const Client& c : fg.clients(v))
+        if (c.is_output() || !inside.count(c.node)) return false;
+  return true;
+}
+
+/// Rebuilds the sum of the terms outside the z and dot groups plus `fused`
+/// (in the original order of appearance: the fused product takes the place of
+/// the first z term).
+Var rebuild(const Var& fused, const std::vector<Term>& terms, const Group& z, const Group& dot) {
+  auto in = [](const Group& g, std::size_t i) { return std::find(g.members.begin(), g.members.end(), i) != g.members.end(); };
   std::vector<Var> plus, minus;
   for (std::size_t i = 0; i < terms.size(); ++i) {
-    if (i == dot_index) continue;
-    if (i == z_index) {
+    if (in(dot, i) || (in(z, i) && i != z.members[0])) continue;
+    if (i == z.members[0]) {
       plus.push_back(fused);
       continue;
     }
@@ -202,39 +277,36 @@ NodeRewriterPtr local_gemm() {
         const T::TensorType* ot = T::tensor_type(out);
         if (!ot || !is_float(out) || (ot->ndim() != 2 && ot->ndim() != 1))
           return RewriteResult::fail("not a float matrix or vector sum");
-        const std::vector<Term> terms = parse_sum(node);
-        for (std::size_t d = 0; d < terms.size(); ++d) {
-          const Term& dt = terms[d];
-          const bool dot22 = is_op(dt.core, "Dot22");
-          const bool dotv = is_op(dt.core, "Dot") && ot->ndim() == 1;
+        const Sum sum = parse_sum(fg, node);
+        const std::vector<Term>& terms = sum.terms;
+        const std::vector<Group> groups = group_terms(terms);
+        const DType odt = ot->dtype();
+        for (const Group& dg : groups) {
+          const bool dot22 = is_op(dg.core, "Dot22");
+          const bool dotv = is_op(dg.core, "Dot") && ot->ndim() == 1;
           if (!dot22 && !dotv) continue;
-          bool shared = false;  // used elsewhere: folding it would compute the product twice
-          for (const Var& v : dt.chain) shared = shared || fg.clients(v).size() != 1;
-          if (shared) continue;
-          if (T::tensor_type(dt.core)->dtype() != ot->dtype()) continue;
-          for (std::size_t z = 0; z < terms.size(); ++z) {
-            if (z == d) continue;
-            const Term& zt = terms[z];
-            if (!(*zt.core.type() == *out.type())) continue;  // z must have the result's type (no broadcasting)
-            const DType dt_ = ot->dtype();
-            Var alpha = coefficient(dt, dt_), beta = coefficient(zt, dt_);
-            const Var& x = dt.core.owner()->input(0);
-            const Var& y = dt.core.owner()->input(1);
+          if (!used_only_in_sum(fg, sum, dg)) continue;  // folding it would compute the product twice
+          if (T::tensor_type(dg.core)->dtype() != odt) continue;
+          for (const Group& zg : groups) {
+            if (&zg == &dg) continue;
+            if (!(*zg.core.type() == *out.type())) continue;  // z must have the result's type (no broadcasting)
+            Var alpha = group_coefficient(dg, terms, odt), beta = group_coefficient(zg, terms, odt);
+            const Var& x = dg.core.owner()->input(0);
+            const Var& y = dg.core.owner()->input(1);
             Var fused;
             if (dot22) {
               Var col = vector_under(x, 1), row = vector_under(y, 0);
-              const bool beta_one = zt.scales.empty() && !zt.negative;
-              if (col && row && beta_one) fused = T::ger(zt.core, alpha, col, row);
-              else fused = T::gemm(zt.core, alpha, x, y, beta);
+              if (col && row && coefficient_one(zg, terms)) fused = T::ger(zg.core, alpha, col, row);
+              else fused = T::gemm(zg.core, alpha, x, y, beta);
             } else {
-              if (!is_float(x) || !is_float(y) || T::tensor_type(x)->dtype() != dt_ ||
-                  T::tensor_type(y)->dtype() != dt_)
+              if (!is_float(x) || !is_float(y) || T::tensor_type(x)->dtype() != odt ||
+                  T::tensor_type(y)->dtype() != odt)
                 continue;
-              if (ndim_of(x) == 2 && ndim_of(y) == 1) fused = T::gemv(zt.core, alpha, x, y, beta);
-              else if (ndim_of(x) == 1 && ndim_of(y) == 2) fused = T::gemv(zt.core, alpha, T::dimshuffle(y, {1, 0}), x, beta);
+              if (ndim_of(x) == 2 && ndim_of(y) == 1) fused = T::gemv(zg.core, alpha, x, y, beta);
+              else if (ndim_of(x) == 1 && ndim_of(y) == 2) fused = T::gemv(zg.core, alpha, T::dimshuffle(y, {1, 0}), x, beta);
               else continue;
             }
-            Var f = fit_type(rebuild(fused, terms, z, d), out, {});
+            Var f = fit_type(rebuild(fused, terms, zg, dg), out, {});
             if (!f) continue;
             return f;
           }
@@ -252,7 +324,7 @@ NodeRewriterPtr local_usmm() {
         const Var out = node.output(0);
         const T::TensorType* ot = T::tensor_type(out);
         if (!ot || !is_float(out) || ot->ndim() != 2) return RewriteResult::fail("not a float matrix sum");
-        const std::vector<Term> terms = parse_sum(node);
+        const std::vector<Term> terms = parse_sum(fg, node).terms;
         for (std::size_t d = 0; d < terms.size(); ++d) {
           const Term& dt = terms[d];
           if (!is_op(dt.core, "SpMM") || T::tensor_type(dt.core)->dtype() != ot->dtype()) continue;
@@ -267,7 +339,7 @@ NodeRewriterPtr local_usmm() {
             const Var fused = OpPtr(new sparse::Usmm(spmm.format()))
                                   ->apply1({coefficient(dt, ot->dtype()), p.input(0), p.input(1), p.input(2),
                                             p.input(3), p.input(4), zt.core});
-            Var f = fit_type(rebuild(fused, terms, z, d), out, {});
+            Var f = fit_type(rebuild(fused, terms, Group{zt.core, {z}}, Group{dt.core, {d}}), out, {});
             if (f) return f;
           }
         }

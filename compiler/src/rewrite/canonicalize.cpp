@@ -170,6 +170,17 @@ RewriteResult canonize(FunctionGraph& fg, Apply& node, const Family& f) {
         if (!is_float(dtype_of(v))) v = T::cast(v, dt);
   }
 
+  // A product whose constants multiply to 0 is 0 (0 absorbs): zeros of the
+  // output's dtype and of the broadcast shape of every term, the constants
+  // included (`x * zeros(3)` with x of shape (1,) is zeros(3)). As in PyTensor
+  // (its mul canonizer and local_mul_specialize), a NaN or inf factor no longer
+  // turns the element into NaN: 0 * inf is 0 here.
+  if (!f.is_add && k == 0) {
+    Var zeros = fit_exact(constant_like(0, out), out, leaves);
+    if (!zeros) return RewriteResult::fail("zeros cannot keep the output type " + out.type()->str());
+    return zeros;
+  }
+
   const double identity = f.is_add ? 0.0 : 1.0;
   std::vector<Var> num = t.num;
   if (k != identity) {
@@ -226,6 +237,7 @@ void register_algebra_rewrites(SequenceDB& db) {
   canonicalize.register_rewrite(local_useless_arith(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_useless_cast(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_mul_neg_const(), {"fast_run", "canonicalize"});
+  canonicalize.register_rewrite(local_neg_to_mul(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_exp_log(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_useless_comparison(), {"fast_run", "canonicalize"});
   canonicalize.register_rewrite(local_cast_cast(), {"fast_run", "canonicalize"});

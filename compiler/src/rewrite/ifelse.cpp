@@ -6,9 +6,11 @@
 ///   ifelse_lift                f(ifelse(c, a, b), ifelse(c, d, e), x)
 ///                              -> ifelse(c, f(a, d, x), f(b, e, x))            specialize
 ///                              (elementwise f: the work moves into the branch
-///                              that needs it, where fusion can join it; not
-///                              when another input of f is computed from an
-///                              IfElse on c, which would stay outside)
+///                              that needs it, where fusion can join it; only
+///                              for IfElse outputs f alone uses, so nothing is
+///                              copied; not when another input of f is
+///                              computed from an IfElse on c, which would stay
+///                              outside)
 ///   ifelse_merge               ifelse(c, a, b), ifelse(c, d, e) -> one IfElse
 ///                              of both (neither depending on the other)       specialize (global)
 ///
@@ -83,7 +85,7 @@ NodeRewriterPtr ifelse_same_branches() {
 NodeRewriterPtr ifelse_lift() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "ifelse_lift", {"Elemwise"}, "f(ifelse(c, a, b), ifelse(c, d, e), x) -> ifelse(c, f(a, d, x), f(b, e, x))",
-      [](FunctionGraph&, Apply& node) -> RewriteResult {
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
         if (node.nout() != 1) return RewriteResult::fail("several outputs");
         const auto* e = dynamic_cast<const tensor::Elemwise*>(node.op().get());
         if (!e || !e->inplace_pattern().empty()) return RewriteResult::fail("not a plain Elemwise");
@@ -94,6 +96,12 @@ NodeRewriterPtr ifelse_lift() {
           if (!p || !as_ifelse(*p)) continue;
           if (!cond) cond = p->input(0);
           if (p->input(0) != cond) return RewriteResult::fail("IfElse inputs on different conditions");
+          // Only an IfElse output used by this node alone: with other clients
+          // the branch values are needed outside too, and each client lifted
+          // into the branches copies the IfElses below it (a chain of n
+          // ifelse(c_k, h + 1, h * 2) grew exponentially before this check).
+          for (const Client& cl : fg.clients(node.input(i)))
+            if (cl.node != &node) return RewriteResult::fail("an IfElse output has other clients");
           const int n = n_of(*p), k = *node.input(i).index();
           a[static_cast<std::size_t>(i)] = p->input(1 + k);
           b[static_cast<std::size_t>(i)] = p->input(1 + n + k);

@@ -9,6 +9,7 @@
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/scalar.h"
 #include "theano/tensor/type.h"
 
 namespace theano::rewrite::detail {
@@ -57,29 +58,47 @@ NodeRewriterPtr local_neg_neg() {
   return r;
 }
 
-// mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x)
+// mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x);
+// mul(-1, 1, x, y) -> mul(-1, x, y). Never adds a node (PyTensor's rule): mul(-1, x, y)
+// stays one Mul rather than becoming neg(mul(x, y)); neg only when one factor is left.
 NodeRewriterPtr local_mul_specialize() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_mul_specialize", {"Elemwise:mul"},
-      "mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x)",
+      "mul(x, 1) -> x; mul(x, 0) -> zeros_like; mul(x, -1) -> neg(x); mul(x, x) -> sqr(x); mul(-1, 1, x, y) -> "
+      "mul(-1, x, y) (never more nodes: mul(-1, x, y) stays)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var out = node.output(0);
         std::vector<Var> keep;
-        bool negate = false, dropped = false;
+        bool negate = false;
+        int ones = 0, minus_ones = 0;
         for (const Var& in : node.inputs()) {
           std::optional<double> c = scalar_constant_value(in);
           if (c && *c == 0) return fitted(scalar_of(0, out), node, node.inputs());
           if (c && (*c == 1 || *c == -1)) {
             negate ^= (*c == -1);
-            dropped = true;
+            ++(*c == 1 ? ones : minus_ones);
             continue;
           }
           keep.push_back(in);
         }
-        const bool square = keep.size() == 2 && keep[0] == keep[1];
-        if (!dropped && !square) return RewriteResult::fail("no factor is the constant 1, -1 or 0, and not x*x");
-        Var v = keep.empty() ? scalar_of(1, out) : keep.size() == 1 ? keep[0] : square ? T::sqr(keep[0]) : T::mul(keep);
-        if (negate) v = T::neg(v);
+        const bool square = keep.size() == 2 && keep[0] == keep[1] && !negate;
+        Var v;
+        if (keep.empty()) {
+          v = scalar_of(negate ? -1 : 1, out);
+        } else if (keep.size() == 1) {
+          if (ones + minus_ones == 0) return RewriteResult::fail("a product of one factor");
+          // Negate in the output's dtype: -uint8(5) would wrap to 251 before a widening cast.
+          const DType odt = T::tensor_type(out)->dtype();
+          v = !negate ? keep[0] : T::neg(T::tensor_type(keep[0])->dtype() == odt ? keep[0] : T::cast(keep[0], odt));
+        } else if (square) {
+          v = T::sqr(keep[0]);
+        } else {
+          // Two or more factors: the sign stays a factor of the one Mul.
+          if (ones == 0 && minus_ones == (negate ? 1 : 0))
+            return RewriteResult::fail("no factor is the constant 1 or 0, the -1s are one, and not x*x");
+          if (negate) keep.insert(keep.begin(), scalar_of(-1, out));
+          v = T::mul(keep);
+        }
         return fitted(v, node, node.inputs());
       });
   return r;
@@ -103,28 +122,44 @@ NodeRewriterPtr local_add_specialize() {
 
 namespace {
 
-// x^n for 1 <= n by repeated squaring: x^5 = x * sqr(sqr(x)) (at most 2 log2(n) products).
+// s^n for 1 <= n by repeated squaring over scalars: s^5 = s * sqr(sqr(s)) (at most 2 log2(n) products).
 Var power_by_squaring(Var base, std::int64_t n) {
+  const T::ScalarOpPtr mul = T::scalar_op("mul"), sqr = T::scalar_op("sqr");
   Var result;
   while (n > 0) {
-    if (n & 1) result = result ? T::mul(result, base) : base;
+    if (n & 1) result = result ? mul->apply1({result, base}) : base;
     n >>= 1;
-    if (n > 0) base = T::sqr(base);
+    if (n > 0) base = sqr->apply1({base});
   }
   return result;
+}
+
+// x^n (integer |n| >= 3) as ONE Elemwise{Composite}: the conversion to the output's dtype, the
+// squarings and products, and for n < 0 the reciprocal (PyTensor's local_pow_to_nested_squaring).
+// One node, not a chain: fusion inlines it into its neighbours, and no stage in between sees a
+// half-built power.
+Var integer_power(const Var& x, std::int64_t n, DType odt) {
+  const Var s = T::ScalarType::make(T::tensor_type(x)->dtype())->make_variable();
+  const Var so = T::tensor_type(x)->dtype() == odt ? s : T::scalar_cast_op(odt)->apply1({s});
+  Var v = power_by_squaring(so, n < 0 ? -n : n);
+  if (n < 0) v = T::scalar_op("reciprocal")->apply1({v});
+  return T::elemwise(T::ScalarOpPtr(new T::Composite({s}, v)), {x});
 }
 
 }  // namespace
 
 // pow(x, 0.5) -> sqrt(x); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 0) -> ones_like(x);
-// pow(x, n) for an integer 1 <= |n| <= 512 -> repeated squaring (x^3 = x * sqr(x), x^4 = sqr(sqr(x))),
-// then reciprocal for n < 0 (float outputs only; integers to negative powers are an error)
+// pow(x, 1) -> x; pow(x, -1) -> reciprocal(x); pow(x, 2) -> sqr(x); pow(x, -2) -> reciprocal(sqr(x));
+// pow(x, n) for an integer 3 <= |n| <= 512 -> Composite{repeated squaring} (x^3 = x * sqr(x),
+// x^4 = sqr(sqr(x)), reciprocal of it for n < 0) in one node (float outputs only for n < 0:
+// integers to negative powers are an error)
 NodeRewriterPtr local_pow_specialize() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_pow_specialize", {"Elemwise:pow"},
       "pow(x, 0.5) -> sqrt(x); pow(x, -0.5) -> reciprocal(sqrt(x)); pow(x, 0) -> ones_like(x); pow(x, n), integer "
-      "1 <= |n| <= 512 -> products by repeated squaring (x, sqr(x), x * sqr(x), sqr(sqr(x)), ...), reciprocal of "
-      "them for n < 0 (float outputs)",
+      "1 <= |n| <= 2 -> x, sqr(x), reciprocal of them for n < 0; integer 3 <= |n| <= 512 -> one "
+      "Elemwise{Composite} of repeated squaring (x * sqr(x), sqr(sqr(x)), ...), its reciprocal for n < 0 (float "
+      "outputs)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var x = node.input(0), e = node.input(1), out = node.output(0);
         std::optional<double> c = scalar_constant_value(e);
@@ -138,8 +173,11 @@ NodeRewriterPtr local_pow_specialize() {
         else if (*c == 0) v = scalar_of(1, out);
         else if (std::nearbyint(*c) == *c && std::abs(*c) <= 512) {
           if (*c < 0 && !is_float(odt)) return RewriteResult::fail("an integer to a negative power is an error");
-          v = power_by_squaring(xo, static_cast<std::int64_t>(std::abs(*c)));
-          if (*c < 0) v = T::reciprocal(v);
+          const auto n = static_cast<std::int64_t>(*c);
+          if (n == 1 || n == -1) v = xo;
+          else if (n == 2 || n == -2) v = T::sqr(xo);
+          else v = integer_power(x, n, odt);
+          if (n < 0 && n >= -2) v = T::reciprocal(v);
         } else {
           return RewriteResult::fail("no special form for this exponent");
         }

@@ -37,9 +37,11 @@
 ///                                         sigmoid), inc_subtensor serialization; the stage is
 ///                                         also fast_compile's, holding there only log-sum-exp
 ///                                         and logaddexp (tagged fast_compile, as PyTensor's)
-///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns), usmm  [blas]
-///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers by repeated
-///                                         squaring), neg_neg, neg_div_neg, useless ops, exp/log pairs,
+///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns, equal terms
+///                                         summed first), usmm  [blas]
+///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers as one
+///                                         Elemwise{Composite} of repeated squaring), neg_neg,
+///                                         neg_div_neg, useless ops, exp/log pairs,
 ///                                         shape_i tracking, DimShuffle merging; ifelse_lift
 ///                                         (elementwise work into the branches), ifelse_merge (global)
 ///   3         uncanonicalize (eq.)        (empty so far)

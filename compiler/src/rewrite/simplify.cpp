@@ -80,6 +80,35 @@ NodeRewriterPtr local_mul_neg_const() {
   return r;
 }
 
+// -(k * x) -> (-k) * x; -(x * y) -> mul(-1, x, y) (the Canonizer then merges -1 with the constants)
+//
+// PyTensor's local_neg_to_mul rewrites every neg; here only a neg of a product
+// (used only by the neg) is rewritten: the stabilize patterns after
+// canonicalize match `neg(x)` (exp(-x), sigmoid(-x), softplus(-x)) and a lone
+// neg is one node either way; nor a neg inside a sum, whose sign the add
+// Canonizer cancels or turns into a sub. Specialize turns a product left with one factor
+// back into neg(x) (local_mul_specialize).
+NodeRewriterPtr local_neg_to_mul() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_neg_to_mul", {"Elemwise:neg"},
+      "-(k * x) -> (-k) * x; -(x * y) -> mul(-1, x, y) (a product used only by the neg; signed or float dtypes)",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const Var& m = node.input(0);
+        if (!m.owner() || !T::is_elemwise(m.owner(), "mul")) return RewriteResult::fail("input is not a mul");
+        if (fg.clients(m).size() != 1) return RewriteResult::fail("the product has other clients");
+        for (const Client& c : fg.clients(node.output(0)))
+          if (c.node && (T::is_elemwise(c.node, "add") || T::is_elemwise(c.node, "sub") || T::is_elemwise(c.node, "neg")))
+            return RewriteResult::fail("inside a sum: the add Canonizer takes the sign (a - -(x*y) -> a + x*y)");
+        const DType dt = dtype_of(node.output(0));
+        if (dtype_of(m) != dt || !(is_float(dt) || is_signed_integer(dt)))
+          return RewriteResult::fail("only signed integer and float products of the output's dtype");
+        std::vector<Var> factors{constant_like(-1, node.output(0))};
+        for (const Var& in : m.owner()->inputs()) factors.push_back(in);
+        return fitted_exact(T::mul(factors), node, m.owner()->inputs());
+      });
+  return r;
+}
+
 // log(exp(x)) -> x; exp(log(x)) -> switch(x >= 0, x, nan); log1p(expm1(x)) -> x;
 // expm1(log1p(x)) -> switch(x >= -1, x, nan)
 NodeRewriterPtr local_exp_log() {

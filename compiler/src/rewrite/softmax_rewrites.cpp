@@ -8,6 +8,7 @@
 /// rewrites log(sum(exp(x))) into its max-shifted form, and the ops they make
 /// are what the later stages (crossentropy, the softmax gradient, GPU) expect.
 #include <algorithm>
+#include <unordered_set>
 
 #include "algebra.h"
 #include "theano/tensor/elemwise.h"
@@ -73,6 +74,24 @@ Var lse_input(const Var& l, int axis) {
   return reduce_input(under_keepdims(through_grad_stop(m.owner()->input(2)), axis), "maximum", axis) == x ? x : Var();
 }
 
+// Whether every value computed between `from` (included) and `stop` (excluded) is used only
+// inside that computation or by `user`: rewriting `user` then leaves none of it computed.
+bool used_only_by(const FunctionGraph& fg, const Var& from, const Var& stop, const Apply& user) {
+  std::vector<Var> values, todo{from};
+  std::unordered_set<const Apply*> inside{&user};
+  while (!todo.empty()) {
+    Var v = todo.back();
+    todo.pop_back();
+    if (v == stop || !v.owner() || v.is_constant() || !inside.insert(v.owner()).second) continue;
+    for (const Var& o : v.owner()->outputs()) values.push_back(o);
+    for (const Var& in : v.owner()->inputs()) todo.push_back(in);
+  }
+  for (const Var& v : values)
+    for (const auto& c : fg.clients(v))
+      if (c.is_output() || !inside.count(c.node)) return false;
+  return true;
+}
+
 }  // namespace
 
 // exp(x) / sum(exp(x), axis, keepdims) -> softmax(x, axis); also with x shifted by max(x, axis, keepdims)
@@ -95,14 +114,17 @@ NodeRewriterPtr local_softmax_simplifier() {
   return r;
 }
 
-// x - logsumexp(x, axis, keepdims) -> log_softmax(x, axis)
+// x - logsumexp(x, axis, keepdims) -> log_softmax(x, axis) when the logsumexp is used only here
+// (with other clients it stays computed, and the LogSoftmax would compute it a second time)
 NodeRewriterPtr local_log_softmax_from_lse() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_log_softmax_from_lse", {"Elemwise:sub"},
-      "x - log(sum(exp(x), axis, keepdims)) -> log_softmax(x, axis) (also tensor::logsumexp(x, axis, keepdims))",
-      [](FunctionGraph&, Apply& node) -> RewriteResult {
+      "x - log(sum(exp(x), axis, keepdims)) -> log_softmax(x, axis) (also tensor::logsumexp(x, axis, keepdims)); "
+      "not when the logsumexp has other clients",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
         const Var &x = node.input(0), &l = node.input(1);
         if (!is_float(T::tensor_type(x)->dtype())) return RewriteResult::fail("x is not a float");
+        if (!used_only_by(fg, l, x, node)) return RewriteResult::fail("the logsumexp (or a part of it) has other clients");
         for (int axis = 0; axis < T::tensor_type(x)->ndim(); ++axis)
           if (lse_input(l, axis) == x) return fitted_exact(N::log_softmax(x, axis), node, {x});
         return RewriteResult::fail("the subtrahend is not logsumexp(x) along one axis with keepdims");

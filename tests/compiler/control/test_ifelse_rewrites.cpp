@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/rewrite/rewrite_test_util.h"
+#include "use_linker.h"
 #include "theano/theano.hpp"
 
 using namespace theano;
@@ -79,5 +80,37 @@ TEST_SUITE("ifelse rewrites") {
     const std::string nested = optimized_text({c, x, y}, {outer});
     CAPTURE(nested);
     CHECK(count(nested, "IfElse{1}") == 2);
+  }
+
+  TEST_CASE("ifelse_lift: a chain h = ifelse(c_k, h + 1, h * 2) stays linear in its length") {
+    // Each link's IfElse output has two clients (h + 1, h * 2): lifting them
+    // into the branches copied the IfElses below, so the graph grew
+    // exponentially (10 links: 393 nodes). Only single-client outputs lift now.
+    for (int links : {10, 50}) {
+      CAPTURE(links);
+      Var h0 = T::dvector("h0");
+      std::vector<Var> ins{h0};
+      Var h = h0;
+      for (int k = 0; k < links; ++k) {
+        Var ck = T::lscalar("c" + std::to_string(k));
+        ins.push_back(ck);
+        h = ifelse(ck, h + T::constant(NDArray::scalar<double>(1)), h * T::constant(NDArray::scalar<double>(2)));
+      }
+      FunctionGraph fg(ins, {h});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+      CHECK(fg.apply_nodes().size() <= static_cast<std::size_t>(5 * links));
+      // The values: conditions alternating in a pattern, against the py linker, unoptimized.
+      std::vector<NDArray> args{theano::test::vec({0.5, -1.0, 2.0})};
+      for (int k = 0; k < links; ++k) args.push_back(NDArray::scalar<std::int64_t>((k * 7 + 3) % 3 == 0 ? 1 : 0));
+      std::vector<NDArray> want;
+      {
+        theano::test::UseLinker l("py");
+        FunctionOptions raw;
+        raw.mode = "unoptimized";
+        want = function({ins.begin(), ins.end()}, {h}, raw)(args);
+      }
+      const auto got = function({ins.begin(), ins.end()}, {h})(args);
+      CHECK(theano::test::close_enough(got[0], want[0]));
+    }
   }
 }

@@ -61,4 +61,34 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({Z, x, v}, {Z + s(2) * T::outer(x, v)}, {T::ger(Z, s(2), x, v)});
     for (const Var& out : {y + T::dot(A, x), s(3) * y - T::dot(A, x)}) CHECK(count_ops({y, A, x}, {out}, "Dot") == 0);
   }
+
+  TEST_CASE("local_gemm: terms with one core are summed first (z + 2*dot, z + z + dot, a dot used twice)") {
+    Var Z = T::dmatrix("Z"), a = T::dmatrix("a"), b = T::dmatrix("b");
+    // After fast_run (fusion and inplace included): ONE Gemm, no Dot, nothing else.
+    auto only_one_gemm = [&](const Var& out) {
+      FunctionGraph fg({Z, a, b}, {out});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+      CAPTURE(debugprint(fg));
+      CHECK(fg.apply_nodes().size() == 1);
+      int gemms = 0;
+      for (Apply* n : fg.apply_nodes()) gemms += n->op()->type_name() == "Gemm";
+      CHECK(gemms == 1);
+    };
+    Var d = T::dot(a, b);
+    only_one_gemm(Z + s(2) * T::dot(a, b));
+    only_one_gemm(Z + Z + T::dot(a, b));
+    only_one_gemm(Z + d + d);
+    only_one_gemm(Z + T::dot(a, b) + T::dot(a, b));  // the two products become one by merge
+    only_one_gemm(s(3) * d + Z - s(0.5) * d);
+    // The graphs and their values (fusion and inplace excluded; the coefficients' sums folded).
+    check_rewrite({Z, a, b}, {Z + Z + T::dot(a, b)}, {T::gemm(Z, s(1), a, b, s(2))});
+    check_rewrite({Z, a, b}, {Z + d + d}, {T::gemm(Z, s(2), a, b, s(1))});
+    check_rewrite({Z, a, b}, {s(3) * d + Z - s(0.5) * d}, {T::gemm(Z, s(2.5), a, b, s(1))});
+    // A product also used outside the sum is still not folded (it would be computed twice).
+    FunctionGraph fg({Z, a, b}, {Z + d + d, d});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    int dots = 0;
+    for (Apply* n : fg.apply_nodes()) dots += n->op()->type_name() == "Dot22";
+    CHECK(dots == 1);
+  }
 }

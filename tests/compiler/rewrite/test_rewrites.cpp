@@ -69,11 +69,11 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({x}, {T::exp(-(-x))}, {T::exp(x)});
   }
 
-  TEST_CASE("local_mul_specialize: x*1 -> x, x*-1 -> -x, x*0 -> zeros") {
+  TEST_CASE("local_mul_specialize: x*1 -> x, x*-1 -> -x, x*0 -> zeros, x*-1*y stays one Mul") {
     Var x = T::dvector("x"), y = T::dvector("y");
     check_rewrite({x}, {T::exp(x * c(1))}, {T::exp(x)});
     check_rewrite({x}, {T::exp(x * c(-1))}, {T::exp(-x)});
-    check_rewrite({x, y}, {T::exp(T::mul({x, c(-1), y}))}, {T::exp(-(x * y))});
+    check_rewrite({x, y}, {T::exp(T::mul({x, c(-1), y}))}, {T::exp(T::mul({c(-1), x, y}))});  // one Mul, not neg(mul)
     check_rewrite({x}, {x * c(0)}, {T::second(x, c(0))});
   }
 

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "rewrite_test_util.h"
@@ -19,6 +20,15 @@ namespace T = theano::tensor;
 namespace {
 
 Var cd(double v, DType dt) { return T::constant(NDArray::full({1}, v, dt)); }
+
+// The one node local_pow_specialize makes of x**n: Elemwise{Composite{body(s)}}(x), s a scalar of x's dtype.
+Var power_node(const Var& x, const std::function<Var(const Var&)>& body) {
+  const Var s = T::ScalarType::make(T::tensor_type(x)->dtype())->make_variable();
+  return T::elemwise(T::ScalarOpPtr(new T::Composite({s}, body(s))), {x});
+}
+Var smul(const Var& a, const Var& b) { return T::scalar_op("mul")->apply1({a, b}); }
+Var ssqr(const Var& a) { return T::scalar_op("sqr")->apply1({a}); }
+Var srec(const Var& a) { return T::scalar_op("reciprocal")->apply1({a}); }
 
 NDArray run1(const std::vector<Var>& ins, const Var& out, const std::vector<NDArray>& args,
              const std::string& mode = "fast_run") {
@@ -34,7 +44,8 @@ TEST_SUITE("rewrite_tests") {
     Var x = T::dvector("x"), y = T::dvector("y"), z = T::dvector("z");
     check_rewrite({x}, {T::neg(x) * c(2)}, {T::mul(c(-2), x)});
     check_rewrite({x, y}, {T::neg(x) * T::neg(y)}, {x * y});
-    check_rewrite({x, y, z}, {T::mul({T::neg(x), T::neg(y), T::neg(z)})}, {T::neg(T::mul({x, y, z}))});
+    // An odd number of negations: the sign stays one factor of the one Mul (local_neg_to_mul, local_mul_specialize).
+    check_rewrite({x, y, z}, {T::mul({T::neg(x), T::neg(y), T::neg(z)})}, {T::mul({c(-1), x, y, z})});
     // One negation and no constant: nothing to fold into.
     check_rewrite({x, y}, {T::neg(x) * y}, {T::neg(x) * y});
     // Integers: -x * -y == x * y also under wrap-around, but the rule stays float-only (INT_MIN * -1).
@@ -61,9 +72,9 @@ TEST_SUITE("rewrite_tests") {
 
   TEST_CASE("local_pow_specialize: integer powers up to 512 by repeated squaring, negative ones through reciprocal") {
     Var x = T::dvector("x"), i = T::ivector("i");
-    check_rewrite({x}, {T::pow(x, c(5))}, {T::mul(x, T::sqr(T::sqr(x)))});
-    check_rewrite({x}, {T::pow(x, c(8))}, {T::sqr(T::sqr(T::sqr(x)))});
-    check_rewrite({x}, {T::pow(x, c(-3))}, {T::reciprocal(T::mul(x, T::sqr(x)))});
+    check_rewrite({x}, {T::pow(x, c(5))}, {power_node(x, [](const Var& s) { return smul(s, ssqr(ssqr(s))); })});
+    check_rewrite({x}, {T::pow(x, c(8))}, {power_node(x, [](const Var& s) { return ssqr(ssqr(ssqr(s))); })});
+    check_rewrite({x}, {T::pow(x, c(-3))}, {power_node(x, [](const Var& s) { return srec(smul(s, ssqr(s))); })});
     check_rewrite({x}, {T::pow(x, c(513))}, {T::pow(x, c(513))});
     // 2^i products match pow at 10 significant digits even for exponent 512 (|x| near 1).
     NDArray a = run1({x}, T::pow(x, c(512)), {vec({1.001, -0.999, 0.0})});
@@ -75,6 +86,40 @@ TEST_SUITE("rewrite_tests") {
     FunctionGraph fg({i}, {T::pow(i, neg3)});
     rewrite::optimize(fg, rewrite::mode_query("fast_run"));
     CHECK(count_nodes(fg, "pow") == 1);
+  }
+
+  TEST_CASE("local_pow_specialize: x**n for |n| > 2 is ONE node after specialize and after fusion, values as std::pow") {
+    Var x = T::dvector("x");
+    check_rewrite({x}, {T::pow(x, c(7))}, {power_node(x, [](const Var& s) {
+                    const Var s2 = ssqr(s);
+                    return smul(smul(s, s2), ssqr(s2));
+                  })});
+    const std::vector<double> xs{0.5, -1.25, 1.1, 3.0, -2.0, 0.999};
+    for (DType dt : {DType::Float32, DType::Float64}) {
+      for (int n : {3, 4, 7, -3, -5}) {
+        const std::string dtn(dtype_name(dt));
+        CAPTURE(dtn);
+        CAPTURE(n);
+        Var v = T::vector("v", dt);
+        const Var p = T::pow(v, T::constant(NDArray::full({1}, n, dt)));
+        FunctionGraph spec({v}, {p});
+        rewrite::optimize(spec, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+        CHECK(spec.apply_nodes().size() == 1);  // specialize: one Elemwise{Composite}, not a chain of products
+        FunctionGraph fused({v}, {p});
+        rewrite::optimize(fused, rewrite::mode_query("fast_run"));
+        CHECK(fused.apply_nodes().size() == 1);
+        FunctionOptions o;
+        o.mode = "fast_run";
+        NDArray in = vec({0.5, -1.25, 1.1, 3.0, -2.0, 0.999}).astype(dt);
+        const NDArray got = function({v}, {p}, o)({in})[0].astype(DType::Float64);
+        REQUIRE(got.dtype() == DType::Float64);
+        for (std::size_t k = 0; k < xs.size(); ++k) {
+          const double a = in.astype(DType::Float64).data_as<double>()[k];
+          const double want = dt == DType::Float32 ? static_cast<double>(std::pow(static_cast<float>(a), n)) : std::pow(a, n);
+          CHECK(got.data_as<double>()[k] == doctest::Approx(want).epsilon(dt == DType::Float32 ? 1e-6 : 1e-14));
+        }
+      }
+    }
   }
 
   TEST_CASE("local_log1p: log(1 - x) -> log1p(-x), accurate for tiny x") {

@@ -64,6 +64,37 @@ TEST_SUITE("rewrite_tests") {
     CHECK(a.data_as<double>()[2] == doctest::Approx(-1000));
   }
 
+  TEST_CASE("local_log_softmax_from_lse: not when the logsumexp is used elsewhere (it would be computed twice)") {
+    Var m = T::dmatrix("m");
+    for (const Var& lse : {T::log(T::sum(T::exp(m), 1, true)), T::logsumexp(m, 1, true)}) {
+      FunctionGraph fg({m}, {m - lse, lse});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+      CAPTURE(debugprint(fg));
+      int log_softmaxes = 0;
+      for (Apply* n : fg.apply_nodes()) log_softmaxes += n->op()->type_name() == "LogSoftmax";
+      CHECK(log_softmaxes == 0);
+      // The output x - lse reads the one lse.
+      const Var out0 = fg.outputs()[0];
+      REQUIRE(out0.owner());
+      CHECK(out0.owner()->input(1) == fg.outputs()[1]);
+    }
+    // The inner log(sum(exp(m))) (no keepdims) as the other output: also left alone.
+    Var inner = T::log(T::sum(T::exp(m), 1));
+    FunctionGraph fg({m}, {m - inner.dimshuffle({0, T::kNewAxis}), inner});
+    rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    int log_softmaxes = 0;
+    for (Apply* n : fg.apply_nodes()) log_softmaxes += n->op()->type_name() == "LogSoftmax";
+    CHECK(log_softmaxes == 0);
+    // Values: the optimized function computes what the unoptimized one does.
+    const Var lse = T::log(T::sum(T::exp(m), 1, true));
+    FunctionOptions raw;
+    raw.mode = "unoptimized";
+    const NDArray mv = vec({1, 2, -3, 0.5, 4, 0}).reshape({2, 3});
+    const auto want = function({m}, {m - lse, lse}, raw)({mv});
+    const auto got = function({m}, {m - lse, lse})({mv});
+    for (std::size_t k = 0; k < 2; ++k) CHECK(close_enough(got[k], want[k]));
+  }
+
   TEST_CASE("local_exp_log_softmax: exp(log_softmax(x)) -> softmax(x), not when the log_softmax is used elsewhere") {
     Var m = T::dmatrix("m");
     check_rewrite({m}, {T::exp(N::log_softmax(m, 1))}, {N::softmax(m, 1)});

@@ -204,7 +204,8 @@ fs::path default_base_compiledir() {
 }
 
 std::optional<std::uintmax_t> parse_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // Digits first: stoull would take "-1" as 2^64 - 1 and skip leading spaces.
+  if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
   std::size_t pos = 0;
   unsigned long long v = 0;
   try {

@@ -417,6 +417,25 @@ void CompileCache::handle_damage(const std::string& key, const Probe& p) {
   ::close(sfd);
 }
 
+void CompileCache::evict(const std::string& key, const std::string& why) {
+  if (!valid_key(key)) return;
+  bool read_only = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.unloadable;
+    no_remote_.insert(key);
+    read_only = stats_.read_only || stats_.disabled;
+  }
+  std::cerr << "theano-cpp warning: compiledir entry " << key << " in " << dir_.string()
+            << " passed its checks but cannot be loaded (" << why << "); it is "
+            << (read_only ? "left in place (the compiledir is read-only) and the code compiled again"
+                          : "removed and compiled again")
+            << "\n";
+  if (read_only) return;
+  StripeLock stripe(*this, key);  // no cooperating process publishes this key meanwhile
+  remove_entry(key);
+}
+
 std::optional<std::string> CompileCache::lookup(const std::string& key) {
   if (!valid_key(key) || local_stats().disabled) return std::nullopt;
   Probe p = probe(key);
@@ -509,8 +528,13 @@ std::string CompileCache::get_or_produce(const std::string& key, const std::func
   }
   // The remote tier (it verifies what it returns, and never throws).
   const std::shared_ptr<RemoteTier> remote = valid_key(key) ? this->remote() : nullptr;
+  bool fetch_remote = remote != nullptr;
+  if (fetch_remote) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fetch_remote = no_remote_.count(key) == 0;  // evicted as unloadable: the remote copy is the same
+  }
   auto from_remote = [&]() -> std::optional<Entry> {
-    std::optional<Entry> e = remote ? remote->fetch(key) : std::nullopt;
+    std::optional<Entry> e = fetch_remote ? remote->fetch(key) : std::nullopt;
     if (e) {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.compile_ms_saved += e->compile_ms;

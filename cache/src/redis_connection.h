@@ -1,16 +1,23 @@
 // One hiredis connection with bounded waits, for the remote tier and the
 // maintenance calls (remote_cache.h). Not installed.
 //
-// Why a wrapper: every connect and command must be bounded (connect timeout,
-// SO_RCVTIMEO / SO_SNDTIMEO through redisSetTimeout), a write to a socket the
-// server closed must not kill the process with SIGPIPE (hiredis 0.14 uses
-// write(2)), and replies must always be freed.
+// Why a wrapper: every connect and command must be bounded, and a command by
+// one deadline for all of it, not per socket read (a server dribbling its
+// reply a byte at a time must not hold a compile for longer than
+// io_timeout_ms); a reply's size is refused from its first line, before the
+// body is buffered (a hostile or broken server must not make us allocate
+// gigabytes); a write to a socket the server closed must not kill the process
+// with SIGPIPE; replies must always be freed. hiredis connects, formats
+// commands and parses replies; the socket I/O is ours (poll with the time
+// left, non-blocking send and recv).
 #pragma once
 
 #include "theano/cache/remote_cache.h"
 
 #include <hiredis/hiredis.h>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,12 +54,23 @@ class RedisConnection {
   /// Whether the last failure was the server closing the connection (worth
   /// one reconnect: a restarted server), rather than a timeout.
   bool closed_by_peer() const { return closed_by_peer_; }
+  /// When the last command failed because its reply was larger than
+  /// options.max_entry_bytes: the size the reply announced (0 otherwise).
+  std::uint64_t too_large() const { return too_large_; }
 
  private:
+  bool send_all(const char* p, std::size_t n, std::chrono::steady_clock::time_point deadline);
+  Reply receive(std::chrono::steady_clock::time_point deadline);
+  /// Waits until the socket is ready for `events` or the deadline passes;
+  /// false (error_ set) on a timeout or a poll error.
+  bool wait_for(short events, std::chrono::steady_clock::time_point deadline);
+
   redisContext* ctx_ = nullptr;
   std::string error_;
   int io_timeout_ms_ = 0;
+  std::uint64_t max_bulk_bytes_ = 0;
   bool closed_by_peer_ = false;
+  std::uint64_t too_large_ = 0;
 };
 
 /// The text of an error reply, or a description of an unexpected reply type.

@@ -92,11 +92,22 @@ std::vector<RemoteEntryInfo> remote_entries(const RemoteOptions& options) {
   require_connected(conn);
   std::vector<RemoteEntryInfo> out;
   for (const std::string& k : scan_keys(conn, options.prefix)) {
-    Reply r = run_or_throw(conn, {"GET", k});
-    if (r->type != REDIS_REPLY_STRING) continue;  // removed meanwhile
     RemoteEntryInfo e;
     e.redis_key = k;
     e.key = k.substr(options.prefix.size());
+    // A value larger than the tier accepts is listed, not read (the
+    // connection refuses such a reply from its first line).
+    Reply len = run_or_throw(conn, {"STRLEN", k});
+    if (len->type == REDIS_REPLY_INTEGER && static_cast<std::uint64_t>(len->integer) > options.max_entry_bytes) {
+      e.bytes = static_cast<std::uint64_t>(len->integer);
+      e.hmac = "unchecked";
+      e.problem = "too large: " + std::to_string(e.bytes) + " bytes (at most " +
+                  std::to_string(options.max_entry_bytes) + ")";
+      out.push_back(std::move(e));
+      continue;
+    }
+    Reply r = run_or_throw(conn, {"GET", k});
+    if (r->type != REDIS_REPLY_STRING) continue;  // removed meanwhile
     e.bytes = r->len;
     const RemoteValue v = inspect_remote_entry(std::string_view(r->str, r->len), e.key, options.arch, options.hmac_key);
     auto field = [&](const char* name) {

@@ -242,6 +242,13 @@ std::optional<Entry> RedisTier::fetch(const std::string& key) {
   const std::string rkey = options_.prefix + key;
   std::string why;
   Reply r = run_command(conn_, options_, {"GET", rkey}, why);
+  if (!r && conn_ && conn_->too_large()) {  // refused from its length, its body never read
+    const std::uint64_t announced = conn_->too_large();
+    conn_.reset();  // the rest of the reply is still on the socket
+    reject(key, "too large: " + std::to_string(announced) + " bytes (at most " +
+                    std::to_string(options_.max_entry_bytes) + ")");
+    return std::nullopt;
+  }
   if (!r || (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_NIL)) {
     fail(r ? "GET failed: " + reply_error(r.get()) : why, false);
     return miss();

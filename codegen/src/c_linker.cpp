@@ -161,6 +161,7 @@ LoadedModule load_cached(cache::CompileCache& cc, cache::CompileCache* libraries
       return m;
     } catch (const LoadError& e) {
       warn_shared_object_once(e.what());
+      libraries->evict(so_key, e.what());  // linked again from the object next time
     }
   }
   if (!object) object = cc.lookup(object_key);
@@ -213,8 +214,13 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   // A live module of this key (another function of this request), the
   // shared library, or the object.
   std::optional<std::string> object;
-  LoadedModule module =
-      load_cached(*cc, current_library_cache(), record->object_key, object, name_, parts.stats.shared_library);
+  LoadedModule module;
+  try {
+    module = load_cached(*cc, current_library_cache(), record->object_key, object, name_, parts.stats.shared_library);
+  } catch (const LoadError& e) {
+    cc->evict(record->object_key, e.what());
+    return nullptr;  // the full path compiles it again, under the same key
+  }
   if (!module) return nullptr;  // evicted: the full path compiles it again, under the same key
   return make_c_thunk(std::move(unoptimized), std::move(module), std::move(parts), t2);
 }
@@ -303,21 +309,19 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   };
   std::string object;
   cache::CompileCache* const cc = current_cache();
+  auto produce_entry = [&] {
+    CompiledObject obj = compile();
+    std::string origin = std::to_string(parts.labels.size()) + " nodes, linker " + name_ + ", outputs:";
+    for (const Var& v : fgraph->outputs()) origin += " " + v.str();
+    return cache::Entry{std::move(obj.bytes), source, parts.stats.compile_ms, origin.substr(0, 300)};
+  };
   if (cc) {
     // The compiledir: look up by key (no lock); on a miss compile under the
     // key's stripe lock and publish (compiledir.h, cache/compile_cache.h).
     const auto tc = Clock::now();
     parts.stats.cache_key = cache_key(copts, source);
     bool hit = false;
-    object = cc->get_or_produce(
-        parts.stats.cache_key,
-        [&] {
-          CompiledObject obj = compile();
-          std::string origin = std::to_string(parts.labels.size()) + " nodes, linker " + name_ + ", outputs:";
-          for (const Var& v : fgraph->outputs()) origin += " " + v.str();
-          return cache::Entry{std::move(obj.bytes), source, parts.stats.compile_ms, origin.substr(0, 300)};
-        },
-        &hit);
+    object = cc->get_or_produce(parts.stats.cache_key, produce_entry, &hit);
     parts.stats.cache = hit ? "hit" : "miss";
     // The function record of this request (thunk_for_request), for thunks
     // it can rebuild alone: no GPU side, no perform fallback.
@@ -365,10 +369,24 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   // shared library (linked now on a miss) unless that fails.
   LoadedModule module;
   if (cc) {
+    const std::string& key = parts.stats.cache_key;
     std::optional<std::string> bytes(std::move(object));
-    module =
-        load_cached(*cc, current_library_cache(), parts.stats.cache_key, bytes, name_, parts.stats.shared_library);
-    if (!module) module = JitLoader::instance().load(*bytes, name_, parts.stats.cache_key);
+    try {
+      module = load_cached(*cc, current_library_cache(), key, bytes, name_, parts.stats.shared_library);
+      if (!module) module = JitLoader::instance().load(*bytes, name_, key);
+    } catch (const LoadError& e) {
+      // An entry that passed the integrity checks but does not load (a
+      // signed remote entry of garbage, a bug of an older writer): evicted,
+      // compiled again and republished, instead of failing every function
+      // of this graph until `theano-cache clear`.
+      cc->evict(key, e.what());
+      bool hit = false;
+      std::string fresh = cc->get_or_produce(key, produce_entry, &hit);
+      if (hit) fresh = produce_entry().object;  // a read-only compiledir still holds it: compile without it
+      parts.stats.cache = "miss";
+      parts.stats.shared_library = false;
+      module = JitLoader::instance().load(fresh, name_, key);  // a fresh compile that fails to load is an error
+    }
   } else {
     module = JitLoader::instance().load(object, name_);
   }

@@ -7,6 +7,7 @@
 #include <theano/compile/profile.h>
 #include <theano/runtime/collectives.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/memory_error.h>
 #include <theano/runtime/thread_pool.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/type.h>
@@ -466,6 +467,8 @@ class CThunk final : public Thunk {
           throw IndexError(msg);
         case lower::kErrValue:
           throw ValueError(msg);
+        case THEANO_ERR_MEMORY:
+          throw MemoryError(msg);
         case lower::kErrAssert:
           throw AssertionError(msg);
         default:

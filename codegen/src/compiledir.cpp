@@ -239,6 +239,9 @@ cache::CompileCache* current_record_cache() { return inner_cache(kRecordsDir); }
 
 cache::CompileCache* current_library_cache() { return inner_cache(kLibrariesDir); }
 
+/// The largest cache_max_age_days taken (about 2700 years): its seconds fit in int64 with room.
+constexpr double kMaxAgeDays = 1e6;
+
 cache::CleanupPolicy auto_cleanup_policy() {
   cache::CleanupPolicy p;
   p.max_bytes = std::uintmax_t{2} << 30;
@@ -254,9 +257,11 @@ cache::CleanupPolicy auto_cleanup_policy() {
       } catch (const std::exception&) {
         used = 0;
       }
-      THEANO_USER_CHECK(used == it->second.size() && std::isfinite(days), ValueError)
-          << "THEANO_FLAGS cache_max_age_days: expected a number of days or 'off', got '" << it->second << "'";
-      p.max_age_seconds = days < 0 ? -1 : static_cast<std::int64_t>(days * 86400);
+      // Bounded before the conversion: a double out of int64's range converts to garbage (UB).
+      THEANO_USER_CHECK(used == it->second.size() && days >= 0 && days <= kMaxAgeDays, ValueError)
+          << "THEANO_FLAGS cache_max_age_days: expected a number of days from 0 to " << kMaxAgeDays
+          << ", or 'off', got '" << it->second << "'";
+      p.max_age_seconds = static_cast<std::int64_t>(days * 86400);
     }
   }
   if (auto it = flags.find("cache_max_size"); it != flags.end() && !it->second.empty()) {
@@ -265,7 +270,8 @@ cache::CleanupPolicy auto_cleanup_policy() {
     } else {
       const auto v = cache::parse_size(it->second);
       THEANO_USER_CHECK(v.has_value(), ValueError)
-          << "THEANO_FLAGS cache_max_size: expected a size like 500M or 2G, or 'off', got '" << it->second << "'";
+          << "THEANO_FLAGS cache_max_size: expected a size like 500M or 2G (digits, then k, M, G or T), or 'off', got '"
+          << it->second << "'";
       p.max_bytes = *v;
     }
   }

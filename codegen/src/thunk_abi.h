@@ -19,10 +19,11 @@
 /* Error codes a node function returns (0: success); the host rethrows each as
  * the matching theano::Error (lowering.h's ErrorCode names them). */
 #define THEANO_ERR_SHAPE 1  /* ShapeError */
-#define THEANO_ERR_VALUE 2  /* ValueError (includes a failed allocation) */
+#define THEANO_ERR_VALUE 2  /* ValueError */
 #define THEANO_ERR_INDEX 3  /* IndexError */
 #define THEANO_ERR_ASSERT 4 /* AssertionError from a failed Assert */
 #define THEANO_ERR_HOST 5   /* an exception from a host callback, rethrown as it was */
+#define THEANO_ERR_MEMORY 6 /* MemoryError: an allocation of a valid size failed */
 /* theano_step (OpWise): the node's IfElse guard was false, it did not run. */
 #define THEANO_STEP_SKIPPED (-1)
 

@@ -163,7 +163,14 @@ NDArray from_dlpack(DLManagedTensor* tensor) {
       THEANO_USER_CHECK(s >= 0, ValueError) << "from_dlpack: negative dimension in shape " << shape_to_string(shape);
     strides = NDArray::c_strides(shape, static_cast<std::size_t>(item));
   } else {
-    for (int i = 0; i < t.ndim; ++i) strides.push_back(t.strides[i] * item);
+    for (int i = 0; i < t.ndim; ++i) {
+      int64_t bytes = 0;
+      THEANO_USER_CHECK(!__builtin_mul_overflow(t.strides[i], item, &bytes), ValueError)
+          << "from_dlpack: stride " << t.strides[i] << " elements on axis " << i << " of a "
+          << dtype_name(dtype) << " tensor is " << t.strides[i] << " * " << item
+          << " bytes, which does not fit in 64 bits";
+      strides.push_back(bytes);
+    }
   }
   auto* data = static_cast<std::byte*>(t.data) + t.byte_offset;
   return NDArray::from_strided(std::move(owner), data, dtype, std::move(shape), std::move(strides), device);

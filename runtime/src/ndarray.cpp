@@ -14,6 +14,7 @@
 
 #include "device_copy.h"
 #include "strided_loop.h"
+#include "theano/runtime/memory_error.h"
 #include "theano/runtime/shape_rules.h"
 
 namespace theano {
@@ -54,6 +55,12 @@ void convert_into(std::byte* dst, DType dst_dtype, const std::vector<int64_t>& d
 }
 
 }  // namespace
+
+std::string out_of_memory_message(std::string_view what, const std::vector<int64_t>& shape, DType dtype,
+                                  std::size_t bytes) {
+  return std::string(what) + ": out of memory: cannot allocate " + std::to_string(bytes) + " bytes for a " +
+         std::string(dtype_name(dtype)) + " array of shape " + shape_to_string(shape);
+}
 
 std::string shape_to_string(const std::vector<int64_t>& shape) {
   std::ostringstream os;
@@ -199,7 +206,12 @@ NDArray NDArray::view(std::byte* data, std::vector<int64_t> shape, std::vector<i
 NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype) {
   const int64_t n = checked_size(shape, dtype_size(dtype));
   NDArray a;
-  a.owner_ = allocate(static_cast<std::size_t>(n) * dtype_size(dtype));
+  const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
+  try {
+    a.owner_ = allocate(bytes);
+  } catch (const std::bad_alloc&) {
+    throw MemoryError(out_of_memory_message("NDArray::empty", shape, dtype, bytes));
+  }
   a.base_ = a.data_ = static_cast<std::byte*>(a.owner_.get());
   a.dtype_ = dtype;
   a.strides_ = c_strides(shape, dtype_size(dtype));

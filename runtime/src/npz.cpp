@@ -15,12 +15,15 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "theano/runtime/error.h"
+#include "theano/runtime/memory_error.h"
 #include "theano/runtime/npy.h"
 #include "theano/runtime/sparse_matrix.h"
 
@@ -146,47 +149,68 @@ using ZipPtr = std::unique_ptr<zip_t, ZipDiscard>;
 
 class NpzReader {
  public:
-  explicit NpzReader(std::string path) : path_(std::move(path)) {
+  NpzReader(std::string path, uint64_t max_bytes) : path_(std::move(path)), max_bytes_(max_bytes) {
     int code = 0;
     zip_.reset(zip_open(path_.c_str(), ZIP_RDONLY, &code));
     if (!zip_) fail("cannot open it as a zip archive: " + zip_code_text(code));
+    check_directory();
   }
 
   [[noreturn]] void fail(const std::string& what) const { throw IOError("load_npz('" + path_ + "'): " + what); }
 
-  /// The bytes of member `name` (CRC checked by libzip).
-  Bytes member(const char* name) const {
+  /// The bytes of member `name` (CRC checked by libzip), refused before
+  /// anything is read when its declared size exceeds what `max_elements`
+  /// elements of any dtype need (`why` says where that count comes from).
+  Bytes member(const char* name, uint64_t max_elements, const std::string& why) const {
     const zip_int64_t index = zip_name_locate(zip_.get(), name, 0);
     if (index < 0) fail(std::string("missing member '") + name + "' (not a scipy.sparse csr/csc .npz file)");
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(zip_.get(), static_cast<zip_uint64_t>(index), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
       fail(std::string("cannot stat member '") + name + "': " + zip_strerror(zip_.get()));
+    uint64_t limit = 0;
+    if (__builtin_mul_overflow(max_elements, kMaxItemBytes, &limit) ||
+        __builtin_add_overflow(limit, kMaxNpyHeaderBytes, &limit))
+      limit = std::numeric_limits<uint64_t>::max();
+    if (st.size > limit)
+      fail(std::string("member '") + name + "' declares " + std::to_string(st.size) +
+           " bytes uncompressed, more than " + std::to_string(max_elements) + " elements (" + why +
+           ") can take; not reading it");
     zip_file_t* f = zip_fopen_index(zip_.get(), static_cast<zip_uint64_t>(index), 0);
     if (!f) fail(std::string("cannot open member '") + name + "': " + zip_strerror(zip_.get()));
     Bytes out;
-    std::string error = read_all(f, st.size, out);
+    std::string error;
+    try {
+      error = read_all(f, st.size, out);
+    } catch (const std::bad_alloc&) {
+      zip_fclose(f);
+      throw MemoryError("load_npz('" + path_ + "'): cannot allocate " + std::to_string(st.size) +
+                        " bytes for member '" + name + "'");
+    }
     if (zip_fclose(f) != 0 && error.empty()) error = "closing it failed";
     if (!error.empty()) fail(std::string("cannot read member '") + name + "': " + error);
     return out;
   }
 
   /// Member `name` as an array (npy.h), its errors naming the file and member.
-  NDArray array(const char* name) const {
-    const Bytes b = member(name);
+  NDArray array(const char* name, uint64_t max_elements, const std::string& why) const {
+    const Bytes b = member(name, max_elements, why);
     try {
       return load_npy_bytes(b);
+    } catch (const MemoryError& e) {
+      throw MemoryError("load_npz('" + path_ + "'): member '" + name + "': " + e.what());
     } catch (const Error& e) {
       fail(std::string("member '") + name + "': " + e.what());
     }
   }
 
   std::string format() const {
-    return npy_string_scalar(member(kFormat), "load_npz('" + path_ + "'): member 'format.npy'");
+    return npy_string_scalar(member(kFormat, 16, "a format name"),
+                             "load_npz('" + path_ + "'): member 'format.npy'");
   }
 
   std::array<int64_t, 2> shape() const {
-    const NDArray s = array(kShape);
+    const NDArray s = array(kShape, 2, "a 2-d shape");
     if (s.ndim() != 1 || s.size() != 2 || !is_integer(s.dtype()))
       fail("member 'shape.npy' must be 2 integers, got a " + std::to_string(s.ndim()) + "-d " +
            std::string(dtype_name(s.dtype())) + " array of " + std::to_string(s.size()));
@@ -195,6 +219,35 @@ class NpzReader {
   }
 
  private:
+  /// Bytes of one element of the widest dtype a member may hold (complex128).
+  static constexpr uint64_t kMaxItemBytes = 16;
+  /// Room for a .npy member's magic, version and header dict.
+  static constexpr uint64_t kMaxNpyHeaderBytes = 1 << 16;
+
+  /// Refuses duplicate member names (readers disagree on which one counts:
+  /// libzip finds the first, Python's zipfile the last, so one file would be
+  /// two matrices) and members declaring more than max_bytes in all.
+  void check_directory() const {
+    const zip_int64_t n = zip_get_num_entries(zip_.get(), 0);
+    if (n < 0) fail("cannot list its members: " + std::string(zip_strerror(zip_.get())));
+    std::set<std::string> names;
+    uint64_t total = 0;
+    for (zip_int64_t i = 0; i < n; ++i) {
+      zip_stat_t st;
+      zip_stat_init(&st);
+      if (zip_stat_index(zip_.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
+        fail("cannot stat member " + std::to_string(i) + ": " + zip_strerror(zip_.get()));
+      if (!names.insert(st.name).second)
+        fail(std::string("member '") + st.name +
+             "' appears more than once (readers disagree on which copy counts); refusing the file");
+      if ((st.valid & ZIP_STAT_SIZE) && __builtin_add_overflow(total, st.size, &total))
+        total = std::numeric_limits<uint64_t>::max();
+    }
+    if (total > max_bytes_)
+      fail("its members declare " + std::to_string(total) + " bytes uncompressed, more than max_bytes = " +
+           std::to_string(max_bytes_) + " (pass a larger max_bytes to load_npz to read it)");
+  }
+
   /// Reads `f` to its end into `out`; the error text, "" on success.
   static std::string read_all(zip_file_t* f, zip_uint64_t expected, Bytes& out) {
     constexpr std::size_t kChunk = 1 << 16;
@@ -214,6 +267,7 @@ class NpzReader {
   }
 
   std::string path_;
+  uint64_t max_bytes_;
   ZipPtr zip_;
 };
 
@@ -290,10 +344,26 @@ class NpzWriter {
 
 }  // namespace
 
-SparseMatrix load_npz(const std::string& path) {
-  const NpzReader r(path);
+SparseMatrix load_npz(const std::string& path, uint64_t max_bytes) {
+  // Members are read smallest first, each refused from its declared size
+  // before it is decompressed: shape bounds indptr, indptr bounds data and
+  // indices (a few KB of deflate must not become gigabytes of zeros).
+  const NpzReader r(path, max_bytes);
   const SparseFormat format = checked_format(r, r.format());
-  return SparseMatrix(format, r.array(kData), r.array(kIndices), r.array(kIndptr), r.shape());
+  const std::array<int64_t, 2> shape = r.shape();
+  const int64_t major = format == SparseFormat::CSR ? shape[0] : shape[1];
+  const uint64_t pointers = major < 0 ? 0 : static_cast<uint64_t>(major) + 1;
+  NDArray indptr = r.array(kIndptr, pointers, "the " + std::string(format == SparseFormat::CSR ? "rows" : "columns") +
+                                                 " of shape.npy, plus one");
+  uint64_t nnz = 0;
+  if (is_integer(indptr.dtype())) {
+    const NDArray p = indptr.astype(DType::Int64);
+    for (int64_t i = 0; i < p.size(); ++i) nnz = std::max<uint64_t>(nnz, std::max<int64_t>(p.data_as<int64_t>()[i], 0));
+  }
+  const std::string why = "indptr.npy stores " + std::to_string(nnz) + " entries";
+  NDArray data = r.array(kData, nnz, why);
+  NDArray indices = r.array(kIndices, nnz, why);
+  return SparseMatrix(format, std::move(data), std::move(indices), std::move(indptr), shape);
 }
 
 void save_npz(const std::string& path, const SparseMatrix& m) {

@@ -3,11 +3,16 @@
 #include "theano/runtime/sparse_matrix.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <stdexcept>
 #include <numeric>
 #include <sstream>
 #include <vector>
 
 #include "theano/runtime/error.h"
+#include "theano/runtime/memory_error.h"
 #include "theano/runtime/shape_rules.h"
 
 namespace theano {
@@ -104,7 +109,14 @@ SparseMatrix SparseMatrix::from_dense(const NDArray& dense, SparseFormat format)
 }
 
 NDArray SparseMatrix::to_dense() const {
-  NDArray out = NDArray::zeros({shape_[0], shape_[1]}, dtype());
+  NDArray out;
+  try {
+    out = NDArray::zeros({shape_[0], shape_[1]}, dtype());
+  } catch (const MemoryError&) {  // the size itself was valid (checked_size passed)
+    const std::size_t bytes =
+        static_cast<std::size_t>(shape_[0]) * static_cast<std::size_t>(shape_[1]) * dtype_size(dtype());
+    throw MemoryError(out_of_memory_message("SparseMatrix::to_dense", {shape_[0], shape_[1]}, dtype(), bytes));
+  }
   const int64_t* ptr = indptr_.data_as<int64_t>();
   const int64_t* idx = indices_.data_as<int64_t>();
   const bool csr = format_ == SparseFormat::CSR;
@@ -148,6 +160,27 @@ SparseMatrix SparseMatrix::transposed() const {
 
 SparseMatrix SparseMatrix::as_format(SparseFormat format) const {
   if (format == format_ && has_canonical_indices()) return *this;
+  try {
+    return converted(format);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {  // a vector longer than max_size(): out of memory as well
+  } catch (const MemoryError&) {
+  }
+  // At least one list head per new major index and one entry per stored value.
+  const int64_t major_out = format == SparseFormat::CSR ? shape_[0] : shape_[1];
+  std::uint64_t bytes = 0, values = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(major_out) + 1, std::uint64_t{8}, &bytes) ||
+      __builtin_mul_overflow(static_cast<std::uint64_t>(nnz()), std::uint64_t{24} + dtype_size(dtype()), &values) ||
+      __builtin_add_overflow(bytes, values, &bytes))
+    bytes = std::numeric_limits<std::uint64_t>::max();
+  std::ostringstream os;
+  os << "SparseMatrix::as_format: out of memory: cannot allocate the " << bytes << " bytes or more that converting a "
+     << dtype_name(dtype()) << " " << to_string(format_) << " matrix of shape " << shape_to_string({shape_[0], shape_[1]})
+     << " with " << nnz() << " stored entries to " << to_string(format) << " needs";
+  throw MemoryError(os.str());
+}
+
+SparseMatrix SparseMatrix::converted(SparseFormat format) const {
   // Counting sort of the stored entries by their new major index, then each
   // new row's entries ordered by their new minor index (repeats summed).
   const bool csr_out = format == SparseFormat::CSR;

@@ -231,6 +231,11 @@ TEST_SUITE("compile cache") {
     CHECK(parse_size("2GB") == 2ull << 30);
     CHECK_FALSE(parse_size("x").has_value());
     CHECK_FALSE(parse_size("5Q").has_value());
+    // stoull took these: "-1" as 16 EiB, a leading space or sign as nothing.
+    CHECK_FALSE(parse_size("-1").has_value());
+    CHECK_FALSE(parse_size("-1G").has_value());
+    CHECK_FALSE(parse_size(" 5").has_value());
+    CHECK_FALSE(parse_size("+5").has_value());
     CHECK_FALSE(default_base_compiledir().empty());
   }
 

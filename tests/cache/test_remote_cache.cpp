@@ -21,6 +21,7 @@
 #include <fstream>
 #include <string>
 
+#include "cache/dribbling_server.h"
 #include "cache/redis_server.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
@@ -28,6 +29,7 @@
 using namespace theano::cache;
 namespace fs = std::filesystem;
 using theano::test::count_of;
+using theano::test::DribblingServer;
 using theano::test::RedisServer;
 using theano::test::slurp;
 using theano::test::StderrCapture;
@@ -429,5 +431,57 @@ TEST_SUITE("remote cache") {
     RemoteOptions no_key;
     no_key.url = parse_redis_url("redis://127.0.0.1");
     CHECK_THROWS_AS(RedisTier{no_key}, std::invalid_argument);  // no key: no tier
+  }
+
+  TEST_CASE("a reply dribbled a byte at a time is bounded by one deadline for the whole command") {
+    // 67 bytes, one per 250 ms: each read is quick, the reply takes 17 s. The
+    // tier must give up after its 300 ms, not after 67 of them.
+    DribblingServer server("$60\r\n" + std::string(60, 'x') + "\r\n", 1, std::chrono::milliseconds(250));
+    TempDir a;
+    RemoteOptions o;
+    o.url = parse_redis_url(server.url());
+    o.hmac_key = kKey1;
+    o.arch = "test-arch";
+    o.write = false;
+    o.connect_timeout_ms = o.io_timeout_ms = 300;
+    auto t = tier(o);
+    CompileCache c(a.path / "cd");
+    c.set_remote(t);
+    StderrCapture err(a.path / "stderr");
+    Producer p;
+    const auto t0 = Clock::now();
+    CHECK(p.get(c, key_of(60)) == entry_of(key_of(60)).object);
+    const double waited = seconds_since(t0);
+    CHECK(waited < 3.0);  // the deadline (0.3 s) plus generous slack; 17 s when each read had its own timeout
+    CHECK(p.calls == 1);
+    CHECK(t->stats().errors == 1);
+    CHECK(server.sent() < 20);
+    CHECK(err.text().find("no answer within 300 ms") != std::string::npos);
+  }
+
+  TEST_CASE("a reply announcing more than max_entry_bytes is refused from its length line, its body never read") {
+    // The server announces 1.5 GB and sends 1000 bytes of it, then nothing.
+    DribblingServer server("$1500000000\r\n" + std::string(1000, 'x'), 1013, std::chrono::milliseconds(0));
+    TempDir a;
+    RemoteOptions o;
+    o.url = parse_redis_url(server.url());
+    o.hmac_key = kKey1;
+    o.arch = "test-arch";
+    o.write = false;
+    o.io_timeout_ms = 5000;  // when the length went unchecked, the GET waited this long for the rest
+    auto t = tier(o);
+    CompileCache c(a.path / "cd");
+    c.set_remote(t);
+    StderrCapture err(a.path / "stderr");
+    Producer p;
+    const auto t0 = Clock::now();
+    CHECK(p.get(c, key_of(61)) == entry_of(key_of(61)).object);
+    CHECK(seconds_since(t0) < 4.0);
+    const RemoteStats s = t->stats();
+    CHECK(s.rejected == 1);
+    CHECK(s.rejected_by_reason.count("too large") == 1);
+    CHECK(s.errors == 0);
+    CHECK_FALSE(s.backing_off);  // a refused value is not a server failure
+    CHECK(err.text().find("too large: 1500000000 bytes (at most 67108864)") != std::string::npos);
   }
 }

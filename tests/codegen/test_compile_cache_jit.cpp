@@ -18,11 +18,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "stderr_capture.h"
 #include "test_util.h"
 #include "temp_dir.h"
 
@@ -313,6 +315,64 @@ TEST_SUITE("compile cache with the JIT") {
       CHECK(function({x}, {x * 7.0}).profile().build.cache == "miss");
       CHECK(fs::exists(d.path / "cd3" / "last-cleanup"));  // a new compiledir gets its first cleanup stamp
     }
+  }
+
+  TEST_CASE("the automatic cleanup's flags: out-of-range values are refused, naming the flag and the range") {
+    TempDir d;
+    Config c = config();
+    c.flags["compiledir"] = (d.path / "cd").string();
+    for (const char* bad : {"1e300", "-1", "nan", "inf", "2e6"}) {
+      c.flags["cache_max_age_days"] = bad;
+      ConfigGuard guard(c);
+      CHECK_THROWS_WITH_AS(codegen::auto_cleanup_policy(),
+                           doctest::Contains("cache_max_age_days: expected a number of days from 0 to 1e+06, or 'off'"),
+                           ValueError);
+    }
+    c.flags["cache_max_age_days"] = "1000000";
+    {
+      ConfigGuard guard(c);
+      CHECK(codegen::auto_cleanup_policy().max_age_seconds == std::int64_t{86400} * 1000000);
+    }
+    c.flags.erase("cache_max_age_days");
+    for (const char* bad : {"-1", "-5G", " 1G"}) {
+      c.flags["cache_max_size"] = bad;
+      ConfigGuard guard(c);
+      CHECK_THROWS_WITH_AS(codegen::auto_cleanup_policy(), doctest::Contains("cache_max_size: expected a size like 500M"),
+                           ValueError);
+    }
+  }
+
+  TEST_CASE("an entry that passes the checks but cannot be loaded is evicted with one warning and compiled again") {
+    TempDir d;
+    Var x = dvector("x");
+    std::string key;
+    {
+      ConfigGuard guard(with_compiledir(d.path / "learn"));
+      key = function({x}, {x * 5.0 + 2.0}).profile().build.cache_key;
+    }
+    // 5000 random bytes, stored as a well-formed entry (right size, right CRC) under that key.
+    std::string junk(5000, '\0');
+    std::mt19937 rng(33);
+    for (char& ch : junk) ch = static_cast<char>(rng());
+    {
+      cache::CompileCache planted(d.path / "cd");
+      planted.get_or_produce(key, [&] { return cache::Entry{junk, "", 1, "junk"}; });
+      REQUIRE(planted.lookup(key) == junk);
+    }
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    test::StderrCapture err(d.path / "stderr");
+    {
+      Function f = function({x}, {x * 5.0 + 2.0});  // was: LoadError, here and in every later function()
+      CHECK(f.profile().build.cache == "miss");
+      CHECK(allclose(f({test::vec({1, 2})})[0], test::vec({7, 12})));
+    }
+    const std::string text = err.text();
+    CHECK(test::count_of(text, "passed its checks but cannot be loaded") == 1);
+    CHECK(codegen::current_cache()->stats().unloadable == 1);
+    CHECK(codegen::current_cache()->lookup(key) != junk);  // republished fresh
+    Function g = function({x}, {x * 5.0 + 2.0});  // f is gone: loaded from the compiledir again
+    CHECK(g.profile().build.cache == "hit");
+    CHECK(allclose(g({test::vec({3})})[0], test::vec({17})));
   }
 
   TEST_CASE("a real full filesystem and a real read-only compiledir: functions work, one warning each") {

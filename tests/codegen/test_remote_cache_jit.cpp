@@ -18,6 +18,11 @@
 #include <string>
 #include <vector>
 
+#include <theano/cache/remote_cache.h>
+#include <theano/codegen/compiledir.h>
+
+#include <random>
+
 #include "cache/redis_server.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
@@ -103,6 +108,44 @@ TEST_SUITE("remote compile cache through the JIT") {
     CHECK(third.first == "cache=miss compiles=1 hits=0 ok=1");
     CHECK(third.remote == "remote_hits=0 remote_misses=0 remote_rejected=1 remote_published=0 remote_errors=0");
     CHECK(third.err.find("bad HMAC") != std::string::npos);
+  }
+
+  TEST_CASE("a signed remote entry that cannot be loaded is evicted, compiled again and replaced, not fatal") {
+    RedisServer server;
+    TempDir d;
+    const std::string secret = "0123456789abcdef0123456789abcdef";
+    const fs::path key = key_file(d.path, secret, 0600);
+    const std::string remote = ",remote_cache=" + server.url() + ",remote_cache_key_file=" + key.string();
+    REQUIRE(run_child("compiledir=" + (d.path / "a").string() + remote, "3", d.path).status == 0);
+    const std::optional<std::string> rkey = server.command({"RANDOMKEY"});  // the one entry
+    REQUIRE(rkey.has_value());
+    const std::string prefix = "theano-cpp:v1:";
+    REQUIRE(rkey->rfind(prefix, 0) == 0);
+    // Replace it by 5000 random bytes, correctly signed with the fleet's key.
+    theano::cache::RemoteOptions o;
+    o.url = theano::cache::parse_redis_url(server.url());
+    o.hmac_key = secret;
+    o.arch = theano::codegen::remote_cache_arch();
+    std::string junk(5000, '\0');
+    std::mt19937 rng(5000);
+    for (char& ch : junk) ch = static_cast<char>(rng());
+    const std::string before = *server.get(*rkey);
+    theano::cache::RedisTier(o).publish(rkey->substr(prefix.size()), theano::cache::Entry{junk, "", 1, "junk"});
+    const std::string planted = *server.get(*rkey);
+    REQUIRE(planted != before);
+
+    // Fetched, published locally, refused by the loader: was a LoadError here
+    // and in every later process on this compiledir, with the tier on or off.
+    const Child fetched = run_child("compiledir=" + (d.path / "b").string() + remote, "3", d.path);
+    CHECK(fetched.status == 0);  // ok=1: the result was checked
+    CHECK(fetched.first.find("ok=1") != std::string::npos);
+    CHECK(fetched.err.find("passed its checks but cannot be loaded") != std::string::npos);
+    CHECK(server.get(*rkey) != std::optional<std::string>(planted));  // the fresh compile replaced it
+    const Child local = run_child("compiledir=" + (d.path / "b").string(), "3", d.path);
+    CHECK(local.status == 0);
+    CHECK(local.first.rfind("cache=hit compiles=0 ", 0) == 0);
+    CHECK(local.first.find("ok=1") != std::string::npos);
+    CHECK(local.err.empty());
   }
 
   TEST_CASE("a key file others can read is refused, no key means no remote tier (one warning)") {

@@ -7,6 +7,7 @@
 #include <theano/compile/function.h>
 #include <theano/runtime/dlpack.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/memory_error.h>
 #include <theano/runtime/npy.h>
 #include <theano/runtime/shape_rules.h>
 #include <theano/tensor/basic_ops.h>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "codegen/lowering_test_util.h"
+#include "huge_alloc.h"
 #include "test_util.h"
 
 using namespace theano;
@@ -182,6 +184,21 @@ TEST_SUITE("shape safety") {
     check_error<ValueError>({a, b, s}, {ar}, {sc(std::numeric_limits<std::int64_t>::min()), sc(kMax), sc(1)}, "ARange",
                             "more elements than int64 holds");
     check_error<ValueError>({a, b, s}, {ar}, {sc(0), sc(5), sc(0)}, "ARange", "step must not be zero");
+  }
+
+  TEST_CASE("alloc of a valid size no machine holds is a MemoryError naming the node, shape and bytes" *
+            doctest::skip(kSkipHugeAllocations)) {
+    // 2^40 float64: 8 TiB, the size arithmetic fine, the allocation not.
+    Var n = lscalar("n");
+    Var v = dscalar("v");
+    const std::int64_t big = std::int64_t{1} << 40;
+    check_error<MemoryError>({v, n}, {alloc(v, {n})}, {NDArray::full({}, 1.0, DType::Float64), sc(big)}, "Alloc",
+                             "out of memory: cannot allocate 8796093022208 bytes for ");
+    check_error<MemoryError>({v, n}, {alloc(v, {n})}, {NDArray::full({}, 1.0, DType::Float64), sc(big)}, "Alloc",
+                             "array of shape (1099511627776,)");
+    Var z = zeros(std::vector<TensorLike>{n, n});
+    check_error<MemoryError>({n}, {z}, {sc(std::int64_t{1} << 21)}, "",
+                             "out of memory: cannot allocate 35184372088832 bytes for ");
   }
 
   TEST_CASE("more than THEANO_MAX_NDIM dimensions is a TypeError naming the limit") {

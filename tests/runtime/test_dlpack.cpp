@@ -202,3 +202,21 @@ TEST_CASE("to_dlpack rejects strides that are not whole elements") {
                        ValueError);
   CHECK_THROWS_AS(to_dlpack(NDArray()), ValueError);
 }
+
+TEST_CASE("a stride whose byte count overflows 64 bits is refused, not wrapped") {
+  // 2^61 float64 elements is 2^64 bytes: unchecked, it wrapped to a 0-byte stride.
+  Producer::deleted = 0;
+  DLManagedTensor* t = Producer::make();
+  static int64_t strides[2] = {int64_t{1} << 61, 1};
+  t->dl_tensor.strides = strides;
+  CHECK_THROWS_WITH_AS(from_dlpack(t),
+                       "from_dlpack: stride 2305843009213693952 elements on axis 0 of a float64 tensor is "
+                       "2305843009213693952 * 8 bytes, which does not fit in 64 bits",
+                       ValueError);
+  CHECK(Producer::deleted == 1);
+  static int64_t negative[2] = {-(int64_t{1} << 61) - 1, 1};
+  t = Producer::make();
+  t->dl_tensor.strides = negative;
+  CHECK_THROWS_AS(from_dlpack(t), ValueError);
+  CHECK(Producer::deleted == 2);
+}

@@ -11,12 +11,16 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "huge_alloc.h"
+#include "runtime/stored_zip.h"
 #include "temp_dir.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/memory_error.h"
 #include "theano/runtime/npy.h"
 #include "theano/runtime/sparse_matrix.h"
 
@@ -49,7 +53,7 @@ std::string message_of(const std::function<void()>& f) {
   } catch (const E& e) {
     return e.what();
   } catch (const std::exception& e) {
-    FAIL("unexpected exception: " << e.what());
+    FAIL("unexpected exception: " << std::string(e.what()));
   }
   FAIL("no exception");
   return {};
@@ -83,6 +87,31 @@ void check_same(const SparseMatrix& a, const SparseMatrix& b) {
   CHECK(values(a.indices()) == values(b.indices()));
   CHECK(values(a.indptr()) == values(b.indptr()));
   CHECK(allclose(a.data(), b.data(), 0, 0, true));
+}
+
+/// The bytes of a .npy member (npy.h).
+std::string npy(const NDArray& a) {
+  const std::vector<std::byte> b = save_npy_bytes(a);
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+/// A 0-d '|S<n>' .npy holding `s`, as SciPy writes format.npy.
+std::string npy_text(const std::string& s) {
+  std::string header = "{'descr': '|S" + std::to_string(s.size()) + "', 'fortran_order': False, 'shape': (), }";
+  header.append((10 + header.size() + 1 + 63) / 64 * 64 - 10 - header.size() - 1, ' ');
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header + s;
+}
+/// The members of a 2x2 csr .npz storing 1.0 at (0, 0), `data` as its data member.
+std::vector<std::pair<std::string, std::string>> csr_members(const NDArray& data) {
+  return {{"indices.npy", npy(i64s({0}))},
+          {"indptr.npy", npy(i64s({0, 1, 1}))},
+          {"format.npy", npy_text("csr")},
+          {"shape.npy", npy(i64s({2, 2}))},
+          {"data.npy", npy(data)}};
+}
+void write_text(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -314,5 +343,68 @@ TEST_SUITE("SparseMatrix") {
       }
     }
     CHECK(failures >= 100);  // every truncation fails
+  }
+
+  TEST_CASE("load_npz: the hand-written archive of these tests reads") {
+    test::TempDir dir("theano-npz");
+    const auto path = dir.path / "ok.npz";
+    write_text(path, test::stored_zip(csr_members(f64s({1.0}))));
+    const SparseMatrix m = load_npz(path.string());
+    CHECK(m.shape() == std::array<int64_t, 2>{2, 2});
+    CHECK(m.to_dense().at<double>({0, 0}) == 1.0);
+  }
+
+  TEST_CASE("load_npz refuses a file with two members of one name (readers disagree on which one counts)") {
+    test::TempDir dir("theano-npz");
+    const auto path = dir.path / "twice.npz";
+    auto members = csr_members(f64s({1.0}));
+    members.emplace_back("data.npy", npy(f64s({5.0})));  // SciPy reads this one, libzip finds the first
+    write_text(path, test::stored_zip(members));
+    const std::string msg = message_of<IOError>([&] { load_npz(path.string()); });
+    CHECK(msg.find("member 'data.npy' appears more than once") != std::string::npos);
+    CHECK(msg.find(path.string()) != std::string::npos);
+  }
+
+  TEST_CASE("load_npz refuses a member larger than the shape and nnz allow, before decompressing it") {
+    test::TempDir dir("theano-npz");
+    const auto path = dir.path / "big_data.npz";
+    // nnz is 1, the data member holds 2^20 float64 zeros (8 MiB).
+    write_text(path, test::stored_zip(csr_members(NDArray::zeros({int64_t{1} << 20}))));
+    const std::string msg = message_of<IOError>([&] { load_npz(path.string()); });
+    CHECK(msg.find("member 'data.npy' declares 8388736 bytes uncompressed, more than 1 elements "
+                   "(indptr.npy stores 1 entries) can take") != std::string::npos);
+    // indptr longer than the rows of shape.npy allow.
+    auto members = csr_members(f64s({1.0}));
+    members[1].second = npy(NDArray::zeros({int64_t{1} << 16}, DType::Int64));
+    write_text(path, test::stored_zip(members));
+    CHECK(message_of<IOError>([&] { load_npz(path.string()); }).find("member 'indptr.npy' declares") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("load_npz: max_bytes bounds what the members may declare in all") {
+    test::TempDir dir("theano-npz");
+    const auto path = dir.path / "wide.npz";
+    std::vector<double> data(100000, 0.5);
+    std::vector<int64_t> indices(100000);
+    std::iota(indices.begin(), indices.end(), 0);
+    save_npz(path.string(), SparseMatrix(CSR, f64s(data), i64s(indices), i64s({0, 100000}), {1, 100000}));
+    const std::string msg = message_of<IOError>([&] { load_npz(path.string(), 1 << 20); });
+    CHECK(msg.find("more than max_bytes = 1048576 (pass a larger max_bytes to load_npz to read it)") !=
+          std::string::npos);
+    CHECK(load_npz(path.string()).nnz() == 100000);  // the default cap (4 GiB) reads it
+    CHECK(load_npz(path.string(), 2 << 20).nnz() == 100000);
+  }
+
+  TEST_CASE("to_dense and as_format out of memory: a MemoryError naming the operation, shape and bytes" *
+            doctest::skip(test::kSkipHugeAllocations)) {
+    // Sizes whose arithmetic is valid but that no machine allocates (8 TiB, 24 TiB).
+    const SparseMatrix huge(CSR, f64s({}), i64s({}), i64s(std::vector<int64_t>(2, 0)), {1, int64_t{1} << 40});
+    const std::string dense = message_of<MemoryError>([&] { huge.to_dense(); });
+    CHECK(dense.find("SparseMatrix::to_dense: out of memory: cannot allocate 8796093022208 bytes for a float64 array "
+                     "of shape (1, 1099511627776)") != std::string::npos);
+    const std::string convert = message_of<MemoryError>([&] { huge.as_format(CSC); });
+    CHECK(convert.find("SparseMatrix::as_format: out of memory: cannot allocate the 8796093022216 bytes or more that "
+                       "converting a float64 csr matrix of shape (1, 1099511627776) with 0 stored entries to csc "
+                       "needs") != std::string::npos);
   }
 }

@@ -216,6 +216,25 @@ THEANO_COLD static int theano_fail_rule(TheanoContext* c, int rule, const char* 
   }
   return code;
 }
+// A failed allocation of a valid size (MemoryError on the host), worded as
+// out_of_memory_message (ndarray.h): "<msg>out of memory: cannot allocate
+// <bytes> bytes for an array of shape (..); input shapes: ...".
+THEANO_COLD static int theano_fail_alloc(TheanoContext* c, const char* msg, int64_t bytes, const TheanoArray* a,
+                                         const TheanoArray* const* in, int n) {
+  if (c->error_size <= 0) return THEANO_ERR_MEMORY;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put(c, &p, "out of memory: cannot allocate ");
+  theano_put_int(c, &p, bytes);
+  theano_put(c, &p, " bytes for an array of shape ");
+  theano_put_shape(c, &p, a);
+  theano_put(c, &p, "; input shapes: ");
+  for (int i = 0; i < n; ++i) {
+    if (i) theano_put(c, &p, ", ");
+    theano_put_shape(c, &p, in[i]);
+  }
+  return THEANO_ERR_MEMORY;
+}
 // Allocates output `a` (ndim, dtype and shape set) through the host once its
 // size passed the shared rule (shape_rules.h, as NDArray::empty checks it): a
 // bad size fails with `msg`, the rule's text and the offending value.
@@ -226,7 +245,7 @@ static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t
   if (rule != THEANO_RULE_OK) return theano_fail_rule(c, rule, msg, bad, in, n);
   const int e = c->alloc(c->host, a, slot);
   if (e == THEANO_ERR_HOST) return e;  // the host kept the error (a slot the plan does not have)
-  if (e != 0) return theano_fail_int(c, THEANO_ERR_VALUE, msg, size, " elements: out of memory", in, n);
+  if (e != 0) return theano_fail_alloc(c, msg, size * itemsize, a, in, n);
   return 0;
 }
 // theano_alloc_checked for a GPU output: the same size rule, GPU memory.

@@ -32,6 +32,7 @@
 #include "theano/runtime/dlpack.h"
 #include "theano/runtime/dtype.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/memory_error.h"
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/npy.h"
 #include "theano/tensor/as_tensor.h"

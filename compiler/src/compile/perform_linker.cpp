@@ -10,6 +10,7 @@
 /// "allow_gc" behaviour of Theano's VM). The order is the lazy schedule
 /// (compile/lazy_schedule.h): a node only one branch of an IfElse needs is
 /// skipped when that branch is not taken.
+#include <new>
 #include <sstream>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@
 #include "theano/control/ifelse.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/memory_error.h"
 
 namespace theano {
 namespace {
@@ -139,6 +141,8 @@ class PerformThunk final : public Thunk {
       } catch (Error& e) {
         e.add_context(context(k, in_values));  // same exception type, more context
         throw;
+      } catch (const std::bad_alloc&) {  // an op's own container: out of memory, as NDArray::empty says it
+        throw MemoryError(std::string("op ") + s.node->op()->name() + ": out of memory\n" + context(k, in_values));
       } catch (const std::exception& e) {
         throw InternalError(std::string("op raised a non-theano exception: ") + e.what() + "\n" +
                             context(k, in_values));

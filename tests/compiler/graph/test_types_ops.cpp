@@ -58,6 +58,24 @@ TEST_CASE("THEANO_FLAGS parsing") {
                        ValueError);
 }
 
+TEST_CASE("THEANO_FLAGS: a boolean flag's value must be a boolean word, checked when parsed") {
+  for (const char* ok : {"profile=True", "log_compile=0", "keep_sources=yes", "nanguard_nan_is_error=OFF",
+                         "NanGuardMode__big_is_error=false", "profile="})
+    CHECK_NOTHROW(Config::from_flags(ok));
+  CHECK_THROWS_WITH_AS(Config::from_flags("mode=FAST_RUN,nanguard_nan_is_error=maybe"),
+                       "THEANO_FLAGS nanguard_nan_is_error='maybe' is not a boolean; use true or false (1/0, yes/no, "
+                       "on/off; any case)",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(Config::from_flags("profile=ture"), doctest::Contains("profile='ture' is not a boolean"),
+                       ValueError);
+  // A Config made in code is checked where the flag is read.
+  Config c = config();
+  c.flags["log_compile"] = "sometimes";
+  ConfigGuard guard(c);
+  CHECK_THROWS_WITH_AS(config_flag("log_compile"), doctest::Contains("log_compile='sometimes' is not a boolean"),
+                       ValueError);
+}
+
 TEST_CASE("TensorType::filter: strict, safe casts, downcasts, ndim and static shape") {
   auto t = TensorType::make(DType::Float64, {Dim(), Dim(3)});
   NDArray ok = NDArray::zeros({2, 3});

@@ -89,6 +89,7 @@ struct CacheStats {
   std::uint64_t misses = 0;         ///< look-ups that found nothing (before the lock)
   std::uint64_t compiles = 0;       ///< entries produced by this process
   std::uint64_t corrupt = 0;        ///< entries found damaged and replaced
+  std::uint64_t unloadable = 0;     ///< entries that passed the checks but could not be loaded: evicted
   std::uint64_t bytes_written = 0;
   std::uint64_t bytes_read = 0;
   double compile_ms_saved = 0;      ///< compile time recorded in the entries that hit
@@ -181,6 +182,15 @@ class CompileCache {
   /// propagate; nothing is published then.
   std::string get_or_produce(const std::string& key, const std::function<Entry()>& produce, bool* hit = nullptr);
 
+  /// Removes the entry of `key`, whose object passed the integrity checks
+  /// but could not be loaded (`why`: the loader's error), with one warning,
+  /// and stops asking the remote tier for `key` in this process: the next
+  /// get_or_produce compiles it and publishes the fresh entry (locally and
+  /// remotely, over the remote one). Nothing is removed from a read-only
+  /// compiledir; then the next get_or_produce still finds the entry, and the
+  /// caller compiles without the cache.
+  void evict(const std::string& key, const std::string& why);
+
   /// Puts `remote` behind this compiledir (nullptr: none). Look-ups that
   /// miss locally ask it before producing; fresh entries go to it when it
   /// writes. lookup() stays local.
@@ -258,6 +268,7 @@ class CompileCache {
   bool warned_ = false;
   std::set<std::string> refused_paths_;
   std::shared_ptr<RemoteTier> remote_;  // guarded by mu_
+  std::set<std::string> no_remote_;     // keys evicted as unloadable: not fetched again; guarded by mu_
 };
 
 /// CRC-32 (IEEE) of `bytes`, as stored in an entry's metadata.

@@ -25,7 +25,8 @@
 ///   and the caller compiles normally; in read-write mode the fresh compile
 ///   then overwrites it.
 /// * Redis down, slow, stopped or full never hangs a compile and never
-///   throws into it: every connect and command is bounded by a timeout, the
+///   throws into it: every connect and command is bounded by a timeout (a
+///   command's whole exchange, however slowly the reply trickles in), the
 ///   first failure costs one warning, and for a back-off period (30 s) the
 ///   tier answers "miss" without touching the network; then it reconnects.
 ///   A refused write (a full server: maxmemory with noeviction) pauses only
@@ -71,10 +72,12 @@ struct RemoteOptions {
   std::string arch;             ///< this process's architecture string; entries of another are rejected
   std::string password;         ///< AUTH password (empty: none)
   int connect_timeout_ms = 500;
-  int io_timeout_ms = 2000;     ///< each command's send / receive
+  int io_timeout_ms = 2000;     ///< each command, sent and its whole reply received (one deadline)
   int backoff_ms = 30000;       ///< after a failure: no network for this long
   std::string prefix = "theano-cpp:v1:";  ///< Redis key = prefix + cache key
-  std::uintmax_t max_entry_bytes = std::uintmax_t{64} << 20;  ///< larger entries are neither published nor accepted
+  /// Larger entries are neither published nor accepted; a larger reply is
+  /// refused from its length line, before its body is read.
+  std::uintmax_t max_entry_bytes = std::uintmax_t{64} << 20;
 };
 
 /// Counters of one remote tier in this process. Every fetch is exactly one of

@@ -60,22 +60,31 @@ class SparseMatrix {
   /// transposed shape, and the reverse.
   SparseMatrix transposed() const;
   /// The same matrix in `format` (a copy when the format differs), canonical
-  /// indices.
+  /// indices. MemoryError (never std::bad_alloc) when the copy cannot be
+  /// allocated; to_dense likewise.
   SparseMatrix as_format(SparseFormat format) const;
 
   /// "SparseMatrix(csr, float64, shape=(3, 4), nnz=5)".
   std::string str() const;
 
  private:
+  SparseMatrix converted(SparseFormat format) const;  // as_format's work
+
   SparseFormat format_ = SparseFormat::CSR;
   NDArray data_, indices_, indptr_;
   std::array<int64_t, 2> shape_{0, 0};
 };
 
+/// What load_npz decompresses at most by default (all members together): 4 GiB.
+inline constexpr uint64_t kLoadNpzDefaultMaxBytes = uint64_t{4} << 30;
+
 /// Reads a `scipy.sparse.save_npz` file (compressed or not; formats csr and
-/// csc). IOError for an unreadable or malformed file, ValueError for
-/// components that break the invariants.
-SparseMatrix load_npz(const std::string& path);
+/// csc). IOError for an unreadable or malformed file, for duplicate member
+/// names, for members declaring more than `max_bytes` uncompressed in all, and
+/// for a member larger than its declared shape and nnz allow (all refused
+/// before decompressing); ValueError for components that break the
+/// invariants; MemoryError when a member cannot be allocated.
+SparseMatrix load_npz(const std::string& path, uint64_t max_bytes = kLoadNpzDefaultMaxBytes);
 /// Writes `m` as `scipy.sparse.save_npz` does (compressed), readable by
 /// `scipy.sparse.load_npz`; indices and indptr as int32 when they fit, as
 /// SciPy writes them.

@@ -161,7 +161,10 @@ TEST_SUITE("lower reduction") {
         }
         sets.push_back(set);
       }
-      check_sets(ins, outs, sets, Agreement{.rtol = 1e-9});
+      // exp(b) is a float32 value (rounded to float32, issue 33); the code
+      // computes it in float (expf), perform in double then rounded: they
+      // agree within float32 rounding.
+      check_sets(ins, outs, sets, Agreement{.rtol = 1e-5, .atol = 1e-6});
     }
     // Inputs of different run-time shapes are a ShapeError naming the node.
     Var x = dmatrix("x"), y = fmatrix("y");

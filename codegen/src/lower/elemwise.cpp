@@ -91,6 +91,21 @@ std::string helper_name(const std::string& expr) {
   return std::string("theano_node_") + buf;
 }
 
+std::string emit_loop_args(CodeWriter& f, const std::string& args_t, int nin, int nout) {
+  f.open("struct " + args_t);
+  std::string init;
+  for (int i = 0; i < nin; ++i) {
+    f.line("const TheanoArray* x" + str(i) + ";");
+    init += (i ? ", x" : "x") + str(i);
+  }
+  for (int k = 0; k < nout; ++k) {
+    f.line("TheanoArray* o" + str(k) + ";");
+    init += (nin + k ? ", o" : "o") + str(k);
+  }
+  f.close(";");
+  return init;
+}
+
 ElemwiseExprs elemwise_exprs(const Apply& node) {
   const auto& op = static_cast<const tensor::Elemwise&>(*node.op());
   const tensor::ScalarOp& sop = *op.scalar_op();
@@ -433,17 +448,7 @@ void lower_elemwise(NodeLowering& L) {
   const int cost = ex.cost();
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";
-  f.open("struct " + args_t);
-  std::string init;
-  for (int i = 0; i < nin; ++i) {
-    f.line("const TheanoArray* x" + str(i) + ";");
-    init += (i ? ", x" : "x") + str(i);
-  }
-  for (int k = 0; k < nout; ++k) {
-    f.line("TheanoArray* o" + str(k) + ";");
-    init += (nin + k ? ", o" : "o") + str(k);
-  }
-  f.close(";");
+  const std::string init = emit_loop_args(f, args_t, nin, nout);
   auto open_part = [&](const std::string& name) {
     f.open("__attribute__((noinline)) static void " + L.fn + "_" + name +
            "(void* args_, int64_t lo, int64_t hi, int64_t)");

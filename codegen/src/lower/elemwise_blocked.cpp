@@ -171,17 +171,7 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
   // The part functions (over a range of the flat index / of the outermost
   // dimension), run in parallel or called once.
   const std::string args_t = L.fn + "_args";
-  f.open("struct " + args_t);
-  std::string init;
-  for (int i = 0; i < nin; ++i) {
-    f.line("const TheanoArray* x" + str(i) + ";");
-    init += (i ? ", x" : "x") + str(i);
-  }
-  for (int k = 0; k < nout; ++k) {
-    f.line("TheanoArray* o" + str(k) + ";");
-    init += (nin + k ? ", o" : "o") + str(k);
-  }
-  f.close(";");
+  const std::string init = emit_loop_args(f, args_t, nin, nout);
   auto open_part = [&](const std::string& name) {
     f.open("static void " + L.fn + "_" + name + "(void* args_, int64_t lo, int64_t hi, int64_t)");
     f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");

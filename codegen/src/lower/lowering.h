@@ -210,6 +210,11 @@ ElemwiseExprs elemwise_exprs(const Apply& elemwise_node);
 /// A stable name for a helper computing `text`: theano_node_<FNV-1a of the text, 16 hex digits>.
 std::string helper_name(const std::string& text);
 
+/// Declares `struct <args_t> { const TheanoArray* x0..; TheanoArray* o0..; };`,
+/// the arguments of an elementwise node's parallel loop parts, and returns
+/// the text that initializes one from the node's inputs and outputs.
+std::string emit_loop_args(CodeWriter& f, const std::string& args_t, int nin, int nout);
+
 /// Loop bodies of more than this many inner values are emitted blocked
 /// (lower/elemwise_blocked.cpp) instead of as one loop body.
 constexpr std::size_t kBlockedLocals = 64;

@@ -43,7 +43,7 @@ static inline double theano_bits_double(int64_t v) { double d; __builtin_memcpy(
 static inline double theano_bits_double(int64_t v) { return __longlong_as_double((long long)v); }
 // NVRTC lacks the GCC builtins the shape rules (shape_rules.h, in units that
 // request them) use: exact
-// int64 forms of the checked product and sum, and the libm / memcpy calls.
+// int64 forms of the checked product, sum and difference, and the libm / memcpy calls.
 static inline bool theano_cuda_mul_overflow(int64_t a, int64_t b, int64_t* r) {
   const long long lo = (long long)((unsigned long long)a * (unsigned long long)b);
   const long long hi = __mul64hi((long long)a, (long long)b);
@@ -55,8 +55,14 @@ static inline bool theano_cuda_add_overflow(int64_t a, int64_t b, int64_t* r) {
   *r = s;
   return (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0);
 }
+static inline bool theano_cuda_sub_overflow(int64_t a, int64_t b, int64_t* r) {
+  const int64_t d = (int64_t)((unsigned long long)a - (unsigned long long)b);
+  *r = d;
+  return (a >= 0) != (b >= 0) && (d >= 0) != (a >= 0);
+}
 #define __builtin_mul_overflow(a, b, r) theano_cuda_mul_overflow((a), (b), (r))
 #define __builtin_add_overflow(a, b, r) theano_cuda_add_overflow((a), (b), (r))
+#define __builtin_sub_overflow(a, b, r) theano_cuda_sub_overflow((a), (b), (r))
 #define __builtin_ceil ceil
 #define __builtin_memcpy memcpy
 #endif

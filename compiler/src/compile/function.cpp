@@ -14,6 +14,7 @@
 
 #include "function_impl.h"
 #include "request_text.h"
+#include "../rewrite/known_names.h"
 #include "theano/compile/debug_mode.h"
 #include "theano/compile/rewrite_provenance.h"
 #include "theano/config.h"
@@ -345,6 +346,7 @@ void make_fgraph(Build& b) {
 
 /// The mode's rewrite query for `f` (its device adds the GPU transfer stage).
 rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& options) {
+  rewrite::check_known(options.optimizer_including, "FunctionOptions::optimizer_including");
   rewrite::Query query = rewrite::mode_query(f.mode.name).including(options.optimizer_including);
   if (f.gpu_context) query = query.including({"gpu"});  // the GPU transfer stage
   return query.excluding(options.optimizer_excluding);

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
+#include "known_names.h"
 #include "theano/config.h"
 #include "theano/printing.h"
 
@@ -38,6 +41,34 @@ Query Query::requiring(const std::vector<std::string>& tags) const {
   return q;
 }
 
+namespace {
+struct KnownNames {
+  std::mutex mu;
+  std::set<std::string> names;
+};
+KnownNames& known_names() {
+  static KnownNames k;
+  return k;
+}
+}  // namespace
+
+void note_known(const std::string& name, const std::set<std::string>& tags) {
+  KnownNames& k = known_names();
+  std::lock_guard<std::mutex> lock(k.mu);
+  k.names.insert(name);
+  k.names.insert(tags.begin(), tags.end());
+}
+
+void check_known(const std::vector<std::string>& names, const std::string& flag) {
+  (void)optdb();  // registers every stage and rewrite
+  KnownNames& k = known_names();
+  std::lock_guard<std::mutex> lock(k.mu);
+  for (const std::string& n : names)
+    THEANO_USER_CHECK(n.empty() || k.names.count(n), ValueError)
+        << flag << ": no rewrite, stage or tag of the optimizer is named '" << n
+        << "' (rewrite::print_summary(mode) lists a mode's stages and rewrites with their tags)";
+}
+
 bool Query::selects(const std::string& name, const std::set<std::string>& tags) const {
   auto has = [&](const std::string& t) { return t == name || tags.count(t) != 0; };
   if (std::none_of(include.begin(), include.end(), has)) return false;
@@ -56,12 +87,14 @@ void EquilibriumDB::register_rewrite(NodeRewriterPtr rewriter, std::vector<std::
   std::string name(rewriter->name());
   check_new(name);
   entries_.push_back({name, {tags.begin(), tags.end()}, std::move(rewriter), nullptr});
+  note_known(name, entries_.back().tags);
 }
 
 void EquilibriumDB::register_global(GraphRewriterPtr rewriter, std::vector<std::string> tags) {
   std::string name(rewriter->name());
   check_new(name);
   entries_.push_back({name, {tags.begin(), tags.end()}, nullptr, std::move(rewriter)});
+  note_known(name, entries_.back().tags);
 }
 
 std::shared_ptr<EquilibriumRewriter> EquilibriumDB::query(const Query& q, CapPolicy cap) const {
@@ -94,6 +127,7 @@ void SequenceDB::register_stage(std::string name, double position, Stage stage, 
   for (const Entry& e : entries_)
     THEANO_USER_CHECK(e.name != name, ValueError) << "SequenceDB: a stage named '" << name << "' is already registered";
   entries_.push_back({std::move(name), position, {tags.begin(), tags.end()}, std::move(stage)});
+  note_known(entries_.back().name, entries_.back().tags);
 }
 
 std::vector<const SequenceDB::Entry*> SequenceDB::ordered(const Query* q) const {

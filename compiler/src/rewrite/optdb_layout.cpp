@@ -66,6 +66,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "known_names.h"
 #include "rewrites.h"
 #include "theano/config.h"
 #include "theano/rewrite/optdb.h"
@@ -184,7 +185,11 @@ Query mode_query(const std::string& mode) {
   else if (m == "unoptimized") return q;
   else throw ValueError("unknown optimizer mode '" + mode + "'; valid: o1, o2, o3, o4, fast_compile, fast_run, stabilize, unsafe, unoptimized");
   const auto& flags = config().flags;
-  if (auto it = flags.find("optimizer_including"); it != flags.end()) q = q.including(split_colon(it->second));
+  if (auto it = flags.find("optimizer_including"); it != flags.end()) {
+    const std::vector<std::string> names = split_colon(it->second);
+    check_known(names, "THEANO_FLAGS optimizer_including");
+    q = q.including(names);
+  }
   if (auto it = flags.find("optimizer_excluding"); it != flags.end()) q = q.excluding(split_colon(it->second));
   return q;
 }

@@ -170,6 +170,30 @@ TEST_SUITE("rewrite_tests") {
     }
   }
 
+  TEST_CASE("optimizer_including: a name that is no rewrite, stage or tag is a ValueError naming it") {
+    Var x = T::dvector("x");
+    Var y = T::exp(x);
+    {
+      FunctionOptions o;
+      o.optimizer_including = {"nonexistenttag"};
+      CHECK_THROWS_WITH_AS(function({x}, {y}, o),
+                           doctest::Contains("FunctionOptions::optimizer_including: no rewrite, stage or tag of the "
+                                             "optimizer is named 'nonexistenttag'"),
+                           ValueError);
+      o.optimizer_including = {"local_pow_specialize", "fusion", "stabilize"};  // a rewrite, a tag, a stage
+      CHECK_NOTHROW(function({x}, {y}, o));
+    }
+    {
+      Config cfg = config();
+      cfg.flags["optimizer_including"] = "local_pow_specialize:nonexistenttag";
+      ConfigGuard guard(cfg);
+      CHECK_THROWS_WITH_AS(function({x}, {y}),
+                           doctest::Contains("THEANO_FLAGS optimizer_including: no rewrite, stage or tag of the "
+                                             "optimizer is named 'nonexistenttag'"),
+                           ValueError);
+    }
+  }
+
   TEST_CASE("optimize: dump the graph after a stage on request") {
     Var x = T::dvector("x");
     FunctionGraph fg({x}, {T::log(T::constant(vec({1})) + T::exp(x))});

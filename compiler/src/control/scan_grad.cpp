@@ -7,10 +7,14 @@
 /// backward scan visits t = T-1 .. 0 with, as sequences, the values every
 /// inner input had at step t (sequence slices, and the recurrent taps read
 /// from the outputs stacked after the initial states) and the cotangents of
-/// the outputs at t. It carries, per recurrent output r with K taps, K
-/// pending gradients: acc_j is what the later steps sent to Y_r[t - j + 1],
-/// so the total cotangent of Y_r[t] is g_Y_r[t] + acc_1, and the next
-/// pendings are acc'_j = acc_{j+1} + d(tap -j). Non-sequence gradients are
+/// the outputs at t. It carries, per recurrent output r with taps down to
+/// -K, the K pending gradients stacked in one (K, ...) tensor P: P[j - 1] is
+/// what the later steps sent to Y_r[t - j + 1], so the total cotangent of
+/// Y_r[t] is g_Y_r[t] + P[0], and the next P is P shifted up one row (a zero
+/// row last) plus d(tap -j) at row j - 1. One stacked carry keeps the graph's
+/// size independent of K (a tap of -2^40 is one tensor, not 2^40 nodes);
+/// a plain state (taps {-1}) carries its single pending value unstacked.
+/// Non-sequence gradients are
 /// summed in carried accumulators; sequence gradients come out per step and
 /// are added back at their taps' rows. With truncate_gradient = k only the
 /// last k steps are visited (the initial states then get no gradient).
@@ -116,12 +120,12 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
   }
   for (int m : real_map) seqs.emplace_back(rows(output_grads[static_cast<std::size_t>(nr + m)], skipped, steps));
 
-  // Carried: K pending gradients per real recurrent output, one sum per real non-sequence.
+  // Carried: the pending gradients per real recurrent output (one value, or
+  // K stacked), one sum per real non-sequence.
   std::vector<OutputInfo> carried;
   for (int r : real_rec) {
     const Var& init = node.input(1 + ns + r);
-    const Var state0 = in.plain_state(r) ? init : T::subtensor(init, {T::Index(std::int64_t{0})});
-    for (std::int64_t j = 0; j < in.lag(r); ++j) carried.emplace_back(T::zeros_like(state0));
+    carried.emplace_back(T::zeros_like(in.plain_state(r) ? init : rows(init, i64(0), i64(in.lag(r)))));
   }
   std::vector<int> real_nonseq;
   for (int k = 0; k < nn; ++k)
@@ -156,11 +160,8 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
     std::vector<Var> gy, gm;
     for (std::size_t k = 0; k < real_rec.size(); ++k) gy.push_back(a[at++]);
     for (std::size_t k = 0; k < real_map.size(); ++k) gm.push_back(a[at++]);
-    std::vector<std::vector<Var>> acc;
-    for (int r : real_rec) {
-      acc.emplace_back();
-      for (std::int64_t j = 0; j < in.lag(r); ++j) acc.back().push_back(a[at++]);
-    }
+    std::vector<Var> pending;  // per real recurrent output: its value, or P stacked
+    for (std::size_t k = 0; k < real_rec.size(); ++k) pending.push_back(a[at++]);
     std::vector<Var> gw;
     for (std::size_t k = 0; k < real_nonseq.size(); ++k) gw.push_back(a[at++]);
     std::vector<Var> ns_inner(a.begin() + static_cast<std::ptrdiff_t>(at), a.end());
@@ -176,7 +177,9 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
       if (!fresh) it->second = T::add(it->second, g);
     };
     for (std::size_t k = 0; k < real_rec.size(); ++k)
-      add_seed(outs[static_cast<std::size_t>(real_rec[k])], T::add(gy[k], acc[k][0]));
+      add_seed(outs[static_cast<std::size_t>(real_rec[k])],
+               T::add(gy[k], in.plain_state(real_rec[k]) ? pending[k]
+                                                         : T::subtensor(pending[k], {T::Index(std::int64_t{0})})));
     for (std::size_t k = 0; k < real_map.size(); ++k) add_seed(outs[static_cast<std::size_t>(nr + real_map[k])], gm[k]);
     std::vector<Var> wrt = values;
     for (int k : real_nonseq) wrt.push_back(ns_inner[static_cast<std::size_t>(k)]);
@@ -216,17 +219,18 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
       const auto& taps = in.rec_taps[static_cast<std::size_t>(r)];
       const bool real = std::find(real_rec.begin(), real_rec.end(), r) != real_rec.end();
       if (real) {
-        const std::int64_t K = in.lag(r);
-        for (std::int64_t j = 1; j <= K; ++j) {
-          Var next = j < K ? acc[rec_k][static_cast<std::size_t>(j)] : Var();
-          auto tap = std::find(taps.begin(), taps.end(), -j);
-          if (tap != taps.end()) {
-            const Var dt = d_or_zero(values[tap_index + static_cast<std::size_t>(tap - taps.begin())]);
-            next = next ? T::add(next, dt) : dt;
-          }
-          res.outputs.push_back(next ? next : T::zeros_like(acc[rec_k][0]));
+        const Var& P = pending[rec_k++];
+        if (in.plain_state(r)) {
+          res.outputs.push_back(d_or_zero(values[tap_index]));  // the one tap, -1
+        } else {
+          // Shift up one row (Y[t] is done), then add each tap's gradient at its row.
+          const Var rest = T::subtensor(P, {T::Index(T::slice(T::Bound(std::int64_t{1}), {}))});
+          const Var last = T::zeros_like(T::subtensor(P, {T::Index(T::slice({}, T::Bound(std::int64_t{1})))}));
+          Var next = T::join(0, {rest, last});
+          for (std::size_t i = 0; i < taps.size(); ++i)
+            next = T::inc_subtensor(T::subtensor(next, {T::Index(-taps[i] - 1)}), d_or_zero(values[tap_index + i]));
+          res.outputs.push_back(next);
         }
-        ++rec_k;
       }
       tap_index += taps.size();
     }
@@ -257,16 +261,11 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
   for (int r : real_rec) {
     const Var& init = node.input(1 + ns + r);
     const std::int64_t K = in.lag(r);
-    std::vector<Var> finals;  // pending gradient of Y[-1], Y[-2], ...
-    const Var state0 = in.plain_state(r) ? init : T::subtensor(init, {T::Index(std::int64_t{0})});
-    for (std::int64_t j = 0; j < K; ++j) finals.push_back(last_value(br.outputs[at++], T::zeros_like(state0)));
-    Var g;
-    if (in.plain_state(r)) {
-      g = finals[0];
-    } else {
-      std::vector<Var> rows_in_order(finals.rbegin(), finals.rend());  // init row i is Y[i - K]
-      g = T::inc_subtensor(rows(T::zeros_like(init), i64(0), i64(K)), T::stack(rows_in_order));
-    }
+    // The pending gradient of Y[-1] (plain), or of Y[-1], Y[-2], .., Y[-K] stacked.
+    const Var head = in.plain_state(r) ? init : rows(init, i64(0), i64(K));
+    const Var finals = last_value(br.outputs[at++], T::zeros_like(head));
+    // Init row i is Y[i - K]: the stacked pendings in reverse.
+    Var g = in.plain_state(r) ? finals : T::inc_subtensor(rows(T::zeros_like(init), i64(0), i64(K)), reversed(finals));
     // Truncated: the initial states are beyond the steps visited.
     if (in.truncate_gradient >= 0) g = ifelse(T::gt(skipped, std::int64_t{0}), T::zeros_like(init), g);
     grads[static_cast<std::size_t>(1 + ns + r)] = g;

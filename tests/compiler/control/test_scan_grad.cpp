@@ -57,6 +57,45 @@ TEST_SUITE("scan grad") {
         {matrix(7, 2, 1.0, 5), matrix(3, 2, 1.0, 6), vector_of(2, 1.0, 7)});
   }
 
+  TEST_CASE("taps with gaps and a deep lag: y[t] = f(y[t-5], y[t-2]), whole and truncated") {
+    auto build = [](const Var& x, const Var& y0, std::int64_t truncate) {
+      ScanResult r = scan(
+          [](const std::vector<Var>& a) {
+            // a: x[t], y[t-5], y[t-2]
+            return StepResult{{T::tanh(a[0] + a[1] * 0.5) + a[2] * a[2] * 0.25}};
+          },
+          ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo(y0, {-5, -2})}, .truncate_gradient = truncate});
+      return r.outputs[0];
+    };
+    testing::verify_grad([&](const std::vector<Var>& in) { return build(in[0], in[1], -1); },
+                         {matrix(7, 2, 0.5, 8), matrix(5, 2, 0.5, 9)});
+    // Truncated to the last 3 of 7 steps: x[4..6] reach only visited steps, so
+    // their rows are the whole gradient's; earlier rows and y0 get none.
+    Var x = T::dmatrix("x"), y0 = T::dmatrix("y0");
+    Var whole = grad(T::sum(build(x, y0, -1)), x);
+    const std::vector<Var> cut = grad(T::sum(build(x, y0, 3)), {x, y0});
+    Function f = function({In(x), In(y0)}, {whole, cut[0], cut[1]});
+    const auto g = f({matrix(7, 2, 0.5, 8), matrix(5, 2, 0.5, 9)});
+    for (std::int64_t i = 0; i < 7; ++i)
+      for (std::int64_t j = 0; j < 2; ++j) {
+        CAPTURE(i);
+        CHECK(g[1].at<double>({i, j}) == doctest::Approx(i >= 4 ? g[0].at<double>({i, j}) : 0.0).epsilon(1e-12));
+      }
+    CHECK(allclose(g[2], NDArray::zeros({5, 2})));
+  }
+
+  TEST_CASE("a tap of -2^40: the gradient graph does not grow with the lag, and the short initial value is refused") {
+    Var x = T::dvector("x"), y0 = T::dvector("y0");
+    const std::int64_t far = -(std::int64_t{1} << 40);
+    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1] * 0.5}}; },
+                        ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo(y0, {far, -1})}, .name = "deep"});
+    const std::vector<Var> g = grad(T::sum(r.outputs[0]), {x, y0});
+    CHECK(ancestors(g).size() < 400);
+    Function f = function({In(x), In(y0)}, {g[0], g[1]});
+    const std::string e = error_of([&] { f({theano::test::vec({1, 2, 3}), theano::test::vec({1, 2})}); });
+    CHECK(e.find("deep") != std::string::npos);
+  }
+
   TEST_CASE("map outputs and go_backwards") {
     for (bool back : {false, true}) {
       CAPTURE(back);

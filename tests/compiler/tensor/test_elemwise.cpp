@@ -117,8 +117,9 @@ TEST_CASE("run-time shape mismatches name the inputs, shapes and patterns") {
   Var x = dmatrix("x"), y = dmatrix("y");
   Var e = x + y;
   CHECK_THROWS_WITH_AS(e.eval({{x, NDArray::ones({2, 3})}, {y, NDArray::ones({1, 3})}}),
-                       doctest::Contains("at dimension 0, inputs 0 (x, shape (2, 3), type (?, ?)) and 1 (y, shape "
-                                         "(1, 3), type (?, ?)): the sizes differ"),
+                       doctest::Contains("at dimension 0, input 0 (x, shape (2, 3), type (?, ?)) has size 2 but input "
+                                         "1 (y, shape (1, 3), type (?, ?)) has size 1: only dimensions whose type "
+                                         "says size 1 broadcast"),
                        ShapeError);
   // Declared broadcastable dims do broadcast.
   Var r = drow("r");

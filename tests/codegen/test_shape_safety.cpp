@@ -102,7 +102,8 @@ TEST_SUITE("shape safety") {
     const NDArray xv = NDArray::from_list<double>({1, 2, 3, 4, 5, 6});
     check_error<ValueError>({x, s}, {parts[2]}, {xv, ivec({kMax, kMax, 6})}, "Split", "does not fit in int64");
     check_error<ValueError>({x, s}, {parts[0]}, {xv, ivec({kMax, 2, -kMax + 4})}, "Split", "negative");
-    check_error<ShapeError>({x, s}, {parts[0]}, {xv, ivec({1, 2, 4})}, "Split", "sum to 7");
+    check_error<ShapeError>({x, s}, {parts[0]}, {xv, ivec({1, 2, 4})}, "Split",
+                            "sum to 7, but dimension 0 of the input has size 6");
     check_lowering({x, s}, {parts[0], parts[1], parts[2]}, {xv, ivec({1, 2, 3})});
   }
 
@@ -113,6 +114,9 @@ TEST_SUITE("shape safety") {
     // (2^62, 0) int8 arrays hold no element, so they are cheap to make.
     const NDArray e = NDArray::from_strided(nullptr, nullptr, DType::Int8, {big, 0}, {1, 1});
     check_error<ValueError>({a, b}, {j}, {e, e}, "Join", "does not fit in int64");
+    // Sizes that differ off the axis: both are said.
+    check_error<ShapeError>({a, b}, {j}, {NDArray::zeros({2, 3}, DType::Int8), NDArray::zeros({2, 4}, DType::Int8)},
+                            "Join", "along dimension 1, input 0 has size 3 and input 1 has size 4");
   }
 
   TEST_CASE("empty arrays with a huge dimension: ops that compute in a wider dtype accept them") {
@@ -150,10 +154,10 @@ TEST_SUITE("shape safety") {
     // Elemwise (theano_broadcast_rule): a declared-1 dimension with another
     // size, and two sizes that differ.
     Var x = dmatrix("x"), r = drow("r");
-    const std::string bcast = "declared broadcastable (size 1) but has another size";
+    const std::string bcast = "at dimension 0, input 1 has size 2: a dimension declared broadcastable";
     check_error<ShapeError>({x, r}, {x + r}, {NDArray::zeros({2, 3}), NDArray::zeros({2, 3})}, "Elemwise", bcast);
     check_error<ShapeError>({x, r}, {x * x + r}, {NDArray::zeros({2, 3}), NDArray::zeros({1, 4})}, "Elemwise",
-                            "the sizes differ");
+                            "at dimension 1, input 0 has size 3 but input 1 has size 4");
     // Alloc, IncSubtensor and random parameters (theano_broadcast_to_rule).
     const std::string to = "cannot be broadcast to the target shape at its dimension ";
     Var v = dvector("v"), n = lscalar("n"), m = lscalar("m");

@@ -35,11 +35,11 @@ void lower_join(NodeLowering& L) {
       if (d == axis) continue;
       const std::string ds = str(d);
       w.line("if (" + xi + "->shape[" + ds + "] != x0->shape[" + ds + "]) " +
-             L.fail_int(kErrShape,
-                        "all the input array dimensions except for the concatenation axis must match exactly, but "
-                        "along dimension " +
-                            ds + ", input 0 has size ",
-                        "x0->shape[" + ds + "]", " and input " + is + " another"));
+             L.fail_int2(kErrShape,
+                         "all the input array dimensions except for the concatenation axis must match exactly, but "
+                         "along dimension " +
+                             ds + ", input 0 has size ",
+                         "x0->shape[" + ds + "]", " and input " + is + " has size ", xi + "->shape[" + ds + "]"));
     }
   }
   // The sum perform checks too (shape_rules.h): 0-size inputs can be long.
@@ -81,9 +81,9 @@ void lower_split(NodeLowering& L) {
   // The rule perform runs too (shape_rules.h): sizes >= 0, a checked sum.
   w.line("int64_t bad = 0;");
   w.line("const int rule = theano_split_rule(x0->shape[" + as + "], sz, " + ns + ", &bad);");
-  w.line("if (rule == THEANO_RULE_MISMATCH) " +
-         L.fail_int(kErrShape, "the split sizes sum to ", "bad",
-                    ", but dimension " + as + " of the input has another size"));
+  w.line("if (rule == THEANO_RULE_MISMATCH) " + L.fail_int2(kErrShape, "the split sizes sum to ", "bad",
+                                                            ", but dimension " + as + " of the input has size ",
+                                                            "x0->shape[" + as + "]"));
   w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "invalid split sizes: ", "bad"));
   w.line("int64_t off = 0;");
   for (int k = 0; k < n; ++k) {

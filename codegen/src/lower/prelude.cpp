@@ -163,8 +163,9 @@ THEANO_COLD static int theano_fail(TheanoContext* c, int code, const char* msg, 
   }
   return code;
 }
-// A failed theano_broadcast_rule: "<msg>at dimension D, input I: <rule text>"
-// ("inputs O and I" for a mismatch), as Elemwise::perform words it.
+// A failed theano_broadcast_rule, as Elemwise::perform words it:
+// "<msg>at dimension D, input I has size N: <rule text>" ("input O has size A
+// but input I has size B" for a mismatch).
 THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const char* msg, int64_t input, int64_t dim,
                                              int64_t other, const TheanoArray* const* in, int n) {
   const int code = theano_rule_error_kind(rule);
@@ -174,13 +175,17 @@ THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const c
   theano_put(c, &p, "at dimension ");
   theano_put_int(c, &p, dim);
   if (rule == THEANO_RULE_BCAST_MISMATCH) {
-    theano_put(c, &p, ", inputs ");
+    theano_put(c, &p, ", input ");
     theano_put_int(c, &p, other);
-    theano_put(c, &p, " and ");
+    theano_put(c, &p, " has size ");
+    theano_put_int(c, &p, in[other]->shape[dim]);
+    theano_put(c, &p, " but input ");
   } else {
     theano_put(c, &p, ", input ");
   }
   theano_put_int(c, &p, input);
+  theano_put(c, &p, " has size ");
+  theano_put_int(c, &p, in[input]->shape[dim]);
   theano_put(c, &p, ": ");
   theano_put(c, &p, theano_rule_text(rule));
   theano_put(c, &p, "; input shapes: ");
@@ -197,6 +202,23 @@ THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* m
   int64_t p = 0;
   theano_put(c, &p, msg);
   theano_put_int(c, &p, value);
+  theano_put(c, &p, tail);
+  theano_put(c, &p, "; input shapes: ");
+  for (int i = 0; i < n; ++i) {
+    if (i) theano_put(c, &p, ", ");
+    theano_put_shape(c, &p, in[i]);
+  }
+  return code;
+}
+// theano_fail with two run-time values: "<msg><a><mid><b><tail>".
+THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
+                                        int64_t b, const char* tail, const TheanoArray* const* in, int n) {
+  if (c->error_size <= 0) return code;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put_int(c, &p, a);
+  theano_put(c, &p, mid);
+  theano_put_int(c, &p, b);
   theano_put(c, &p, tail);
   theano_put(c, &p, "; input shapes: ");
   for (int i = 0; i < n; ++i) {

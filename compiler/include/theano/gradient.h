@@ -78,14 +78,15 @@ std::vector<Var> Rop(const std::vector<Var>& f, const std::vector<Var>& wrt, con
 Var Rop(const Var& f, const Var& wrt, const Var& eval_point);
 
 /// The Jacobian of a vector (or 0-d) `expression`: shape (len(expression),) +
-/// shape(wrt). The length must be static (ValueError otherwise).
+/// shape(wrt). Any length: a static one stacks one gradient per row, one known
+/// only at run time scans over the rows (a static length 0 is a ValueError).
 Var jacobian(const Var& expression, const Var& wrt,
              DisconnectedInputs disconnected_inputs = DisconnectedInputs::Raise);
 std::vector<Var> jacobian(const Var& expression, const std::vector<Var>& wrt,
                           DisconnectedInputs disconnected_inputs = DisconnectedInputs::Raise);
 
-/// The Hessian of a 0-d `cost` with respect to a vector `wrt` of static length:
-/// jacobian(grad(cost, wrt), wrt).
+/// The Hessian of a 0-d `cost` with respect to a vector `wrt` (its length
+/// static or known only at run time): jacobian(grad(cost, wrt), wrt).
 Var hessian(const Var& cost, const Var& wrt, DisconnectedInputs disconnected_inputs = DisconnectedInputs::Raise);
 std::vector<Var> hessian(const Var& cost, const std::vector<Var>& wrt,
                          DisconnectedInputs disconnected_inputs = DisconnectedInputs::Raise);

@@ -57,7 +57,7 @@ enum class IdStyle {
 
 struct DebugPrintOptions {
   int depth = -1;                  ///< levels to print; -1 unlimited (depth 1: only the top line)
-  bool print_type = false;         ///< append ` <TensorType(float64, (?,))>`
+  bool print_type = false;         ///< append ` <TensorType(float64, vector)>`
   IdStyle ids = IdStyle::Char;
   bool stop_on_name = false;       ///< do not expand below a named variable
   bool print_destroy_map = false;  ///< ` d={0: [0]}` for ops that overwrite an input
@@ -93,7 +93,7 @@ std::string char_from_number(std::size_t number);
 
 /// The text debugprint and pprint use for a variable without owner (or any
 /// variable in leaf position): its name; `TensorConstant{1.0}` for an unnamed
-/// tensor constant; otherwise `Variable::str()` (`<TensorType(float64, (?,))>`).
+/// tensor constant; otherwise `Variable::str()` (`<TensorType(float64, vector)>`).
 std::string leaf_text(const Var& v);
 
 // ============================================================== pprint
@@ -169,10 +169,11 @@ class PPrinter {
   std::vector<std::pair<Condition, PrinterPtr>> conditions_;  // newest first
 };
 
-/// The global table (Theano's `theano.printing.pprint`), filled with the
-/// tensor operators: + - * / // % ** (unary -), comparisons, & | ^ ~, and
-/// function-call form for every other scalar op. Other layers may `assign`
-/// their ops (not thread-safe: do it at start-up).
+/// The global table (Theano's `theano.printing.pprint`), filled as Theano 1.0
+/// fills it: the operators + - * / // ** (unary -), `|x|` for abs, and
+/// function-call form under Theano's name for every other scalar op
+/// (`gt(x, y)`, `mod(x, y)`, `and_(i, j)`). Other layers may `assign` their
+/// ops (not thread-safe: do it at start-up).
 PPrinter& pprinter();
 /// `pprinter()(v)`: e.g. `(x + (y * z))`, `exp((x - TensorConstant{1}))`.
 std::string pprint(const Var& v);

@@ -55,6 +55,7 @@ ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == gpu_inputs_.size(), TypeError)
       << name() << " takes " << gpu_inputs_.size() << " inputs, got " << inputs.size();
   std::string context;
+  std::size_t context_from = 0;  // the input that set `context`
   std::vector<Var> host_inputs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const GpuArrayType* t = gpu_type(inputs[i]);
@@ -67,9 +68,13 @@ ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
     THEANO_USER_CHECK(t, TypeError) << name() << ": input " << i << " (" << inputs[i].str()
                                     << ") must be a GPU array, got "
                                     << (inputs[i] ? inputs[i].type()->str() : std::string("a null Var"));
-    if (context.empty()) context = t->context();
+    if (context.empty()) {
+      context = t->context();
+      context_from = i;
+    }
     THEANO_USER_CHECK(t->context() == context, TypeError)
-        << name() << ": input " << i << " lives on " << t->context() << ", another input on " << context;
+        << name() << ": input " << context_from << " lives on " << context << " but input " << i << " lives on "
+        << t->context();
     host_inputs.push_back(t->host_type()->make_variable());
   }
   if (context.empty()) context = context_;

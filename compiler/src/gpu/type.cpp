@@ -64,6 +64,7 @@ GpuArrayTypePtr GpuArrayType::of(const tensor::TensorType& t, std::string contex
 tensor::TensorTypePtr GpuArrayType::host_type() const { return tensor::TensorType::make(dtype_, shape_); }
 
 std::string GpuArrayType::str() const {
+  // "TensorType(float32, matrix)" -> "GpuArrayType<cuda0>(float32, matrix)" (Theano's spelling) and
   // "TensorType(float32, (?, 3))" -> "GpuArrayType<cuda0>(float32, (?, 3))": one spelling of the shape.
   const std::string host = host_type()->str();
   return "GpuArrayType<" + context_ + ">" + host.substr(host.find('('));

@@ -170,6 +170,13 @@ class DefaultPrinter final : public Printer {
   }
 };
 
+/// The name of Theano's tensor function for a scalar op, where it differs
+/// (Python keywords and builtins get a trailing underscore).
+std::string theano_name(const std::string& scalar_name) {
+  if (scalar_name == "and" || scalar_name == "or" || scalar_name == "abs") return scalar_name + "_";
+  return scalar_name;
+}
+
 class DimShufflePrinter final : public Printer {
  public:
   std::string process(const Var& output, PrinterState& state) const override {
@@ -251,7 +258,8 @@ std::string PPrinter::process(const Var& v, PrinterState& state) const {
       }
       // Theano's `name(args)`, and `name=(args)` for the inplace version (its
       // `_inplace` suffix becomes `=`).
-      return FunctionPrinter({e->inplace_pattern().empty() ? sname : sname + "="}).process(v, state);
+      const std::string tname = theano_name(sname);
+      return FunctionPrinter({e->inplace_pattern().empty() ? tname : tname + "="}).process(v, state);
     }
     if (auto it = by_key_.find(std::string(op.type_name())); it != by_key_.end()) return it->second->process(v, state);
   }
@@ -327,25 +335,17 @@ std::string PPrinter::process_graph(const std::vector<Var>& inputs, const std::v
 PPrinter& pprinter() {
   static PPrinter table = [] {
     PPrinter p;
-    // Theano's theano/tensor/basic.py assignments.
-    p.assign_scalar("lt", operator_printer("<", -5, Assoc::Left));
-    p.assign_scalar("gt", operator_printer(">", -5, Assoc::Left));
-    p.assign_scalar("le", operator_printer("<=", -5, Assoc::Left));
-    p.assign_scalar("ge", operator_printer(">=", -5, Assoc::Left));
-    p.assign_scalar("eq", operator_printer("==", -5, Assoc::Left));
-    p.assign_scalar("neq", operator_printer("!=", -5, Assoc::Left));
-    for (const char* n : {"and", "and_"}) p.assign_scalar(n, operator_printer("&", -4, Assoc::Either));
-    for (const char* n : {"or", "or_"}) p.assign_scalar(n, operator_printer("|", -4, Assoc::Either));
-    for (const char* n : {"xor", "xor_"}) p.assign_scalar(n, operator_printer("^", -4, Assoc::Either));
-    p.assign_scalar("invert", operator_printer("~", -4, Assoc::Either));
+    // Theano 1.0's theano/tensor/basic.py: every elementwise function prints as
+    // `name(args)` (comparisons `gt(x, y)`, bitwise `and_(i, j)`, `mod(x, y)`;
+    // see theano_name) except these seven operators and abs (`|x|`).
     p.assign_scalar("add", operator_printer("+", -2, Assoc::Either));
     p.assign_scalar("sub", operator_printer("-", -2, Assoc::Left));
     p.assign_scalar("mul", operator_printer("*", -1, Assoc::Either));
     p.assign_scalar("true_div", operator_printer("/", -1, Assoc::Left));
     p.assign_scalar("int_div", operator_printer("//", -1, Assoc::Left));
-    p.assign_scalar("mod", operator_printer("%", -1, Assoc::Left));
     p.assign_scalar("neg", operator_printer("-", 0, Assoc::Either));
     p.assign_scalar("pow", operator_printer("**", 1, Assoc::Right));
+    p.assign_scalar("abs", pattern_printer({"|{0}|"}));
     p.assign_scalar("second", function_printer({"fill"}));
     p.assign("DimShuffle", dimshuffle_printer());
     p.assign("Dot", operator_printer("\\dot", -1, Assoc::Left));

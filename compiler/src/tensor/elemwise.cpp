@@ -131,18 +131,17 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
   std::int64_t bad_input = 0, bad_dim = 0, bad_other = 0;
   if (const int rule = theano_broadcast_rule(static_cast<std::int64_t>(inputs.size()), ndim, in_shapes.data(),
                                              declared_one.data(), shape.data(), &bad_input, &bad_dim, &bad_other)) {
+    // "at dimension D, input O (...) has size A but input I (...) has size B: <rule text>",
+    // as the generated code's theano_fail_broadcast words it.
     auto describe = [&](std::int64_t i) {
       const auto ui = static_cast<std::size_t>(i);
-      return std::to_string(i) + " (" + node.input(static_cast<int>(i)).str() + ", shape " +
+      return "input " + std::to_string(i) + " (" + node.input(static_cast<int>(i)).str() + ", shape " +
              shape_text(inputs[ui].shape()) + ", type " + static_text(*tensor_type(node.input(static_cast<int>(i)))) +
-             ")";
+             ") has size " + std::to_string(inputs[ui].shape()[static_cast<std::size_t>(bad_dim)]);
     };
     std::string msg = name() + ": at dimension " + std::to_string(bad_dim) + ", ";
-    if (rule == THEANO_RULE_BCAST_MISMATCH)
-      msg += "inputs " + describe(bad_other) + " and " + describe(bad_input);
-    else
-      msg += "input " + describe(bad_input);
-    throw_shape_rule(rule, msg, 0);
+    if (rule == THEANO_RULE_BCAST_MISMATCH) msg += describe(bad_other) + " but ";
+    throw_shape_rule(rule, msg + describe(bad_input), 0);
   }
   shape.resize(static_cast<std::size_t>(ndim));
 

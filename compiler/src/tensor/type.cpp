@@ -1,6 +1,7 @@
 // TensorType: interning, filtering run-time values, and the variable makers.
 #include "theano/tensor/type.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -53,10 +54,30 @@ std::vector<bool> TensorType::broadcastable() const {
 }
 
 std::string TensorType::str() const {
-  std::string r = "TensorType(" + std::string(dtype_name(dtype_)) + ", (";
-  for (std::size_t i = 0; i < shape_.size(); ++i)
-    r += (i ? ", " : "") + (shape_[i] ? std::to_string(*shape_[i]) : std::string("?"));
-  return r + (shape_.size() == 1 ? ",))" : "))");
+  // Theano 1.0's TensorType.__str__ when the static shape is only a broadcast
+  // pattern (each dimension unknown or 1): `scalar`, `vector`, `row`, `col`,
+  // `matrix`, else the pattern `(False, True, False)`, or `3D` when no
+  // dimension is 1. A known size other than 1, which Theano's types cannot
+  // say, prints the static shape instead: `(3, ?)`, so different types never
+  // print the same.
+  const std::string head = "TensorType(" + std::string(dtype_name(dtype_)) + ", ";
+  const bool pattern_only = std::all_of(shape_.begin(), shape_.end(), [](const Dim& d) { return !d || *d == 1; });
+  if (!pattern_only) {
+    std::string r = head + "(";
+    for (std::size_t i = 0; i < shape_.size(); ++i)
+      r += (i ? ", " : "") + (shape_[i] ? std::to_string(*shape_[i]) : std::string("?"));
+    return r + (shape_.size() == 1 ? ",))" : "))");
+  }
+  const std::vector<bool> b = broadcastable();
+  if (b.empty()) return head + "scalar)";
+  if (b == std::vector<bool>{false}) return head + "vector)";
+  if (b == std::vector<bool>{false, true}) return head + "col)";
+  if (b == std::vector<bool>{true, false}) return head + "row)";
+  if (b == std::vector<bool>{false, false}) return head + "matrix)";
+  if (std::none_of(b.begin(), b.end(), [](bool x) { return x; })) return head + std::to_string(b.size()) + "D)";
+  std::string r = head + "(";
+  for (std::size_t i = 0; i < b.size(); ++i) r += (i ? ", " : "") + std::string(b[i] ? "True" : "False");
+  return r + (b.size() == 1 ? ",))" : "))");
 }
 
 bool TensorType::equals(const Type& other) const {

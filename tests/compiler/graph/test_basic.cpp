@@ -59,7 +59,7 @@ TEST_CASE("variable strings follow Theano") {
   CHECK(two->output(1).str() == "split.1");
   CHECK_THROWS_WITH_AS(two->out(), doctest::Contains("has 2 outputs and its op names no default output"), ValueError);
   CHECK_THROWS_AS(two->output(2), IndexError);
-  CHECK(dmat()->make_variable().str() == "<TensorType(float64, (?, ?))>");
+  CHECK(dmat()->make_variable().str() == "<TensorType(float64, matrix)>");
   s->set_name("s");
   CHECK(s.str() == "s");
   std::ostringstream os;
@@ -108,8 +108,8 @@ TEST_CASE("Apply::clone and clone_with_new_inputs") {
   // strict: a different type is refused with both types named.
   Var v = tensor::dvector("v");
   CHECK_THROWS_WITH_AS(n->clone_with_new_inputs({v, y}),
-                       doctest::Contains("has type TensorType(float64, (?,)) but the node expects "
-                                         "TensorType(float64, (?, ?))"),
+                       doctest::Contains("has type TensorType(float64, vector) but the node expects "
+                                         "TensorType(float64, matrix)"),
                        TypeError);
   // non-strict: rebuilt through make_node, whose own type check speaks.
   CHECK_THROWS_WITH_AS(n->clone_with_new_inputs({v, y}, false), doctest::Contains("add expects float64 matrices"),

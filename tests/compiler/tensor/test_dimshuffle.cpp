@@ -10,9 +10,9 @@ using namespace theano::tensor;
 TEST_CASE("DimShuffle types and names") {
   Var x = dmatrix("x");
   CHECK(x.T().owner()->op()->name() == "DimShuffle{1,0}");
-  CHECK(tensor_type(x.dimshuffle({1, kNewAxis, 0}))->str() == "TensorType(float64, (?, 1, ?))");
+  CHECK(tensor_type(x.dimshuffle({1, kNewAxis, 0}))->str() == "TensorType(float64, (False, True, False))");
   Var r = drow("r");
-  CHECK(tensor_type(r.dimshuffle({1}))->str() == "TensorType(float64, (?,))");
+  CHECK(tensor_type(r.dimshuffle({1}))->str() == "TensorType(float64, vector)");
   CHECK_THROWS_WITH_AS(x.dimshuffle({1}), doctest::Contains("cannot drop dimension 0 of x"), ValueError);
   CHECK_THROWS_WITH_AS(x.dimshuffle({0, 0}), doctest::Contains("axis 0 appears twice"), ValueError);
   CHECK_THROWS_WITH_AS(x.dimshuffle({2, 0}), doctest::Contains("axis 2 is out of range for a 2-d input"), ValueError);

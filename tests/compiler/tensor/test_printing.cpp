@@ -106,7 +106,7 @@ TEST_CASE("debugprint: reused nodes, constants, several outputs") {
                                             "   |three [id D]"}));
   // Unnamed inputs print their type.
   CHECK(debugprint(-T::ivector()) == lines({"Elemwise{neg,no_inplace} [id A] ''",
-                                            " |<TensorType(int32, (?,))> [id B]"}));
+                                            " |<TensorType(int32, vector)> [id B]"}));
 }
 
 TEST_CASE("debugprint: multi-output nodes, depth, types, destroy and view maps") {
@@ -138,7 +138,7 @@ TEST_CASE("debugprint: multi-output nodes, depth, types, destroy and view maps")
   DebugPrintOptions typed;
   typed.print_type = true;
   CHECK(debugprint(ap(op("f", 1), {a}), typed) ==
-        lines({"f [id A] <TensorType(float64, (?, ?))> ''", " |a [id B] <TensorType(float64, (?, ?))>"}));
+        lines({"f [id A] <TensorType(float64, matrix)> ''", " |a [id B] <TensorType(float64, matrix)>"}));
 
   const OpPtr inplace = OpPtr(new FakeOp("iadd", 2, 1, {}, /*destroy=*/{{0, {0}}}));
   const Var d = ap(inplace, {ap(split, {b}), b});
@@ -199,7 +199,7 @@ TEST_CASE("debugprint: random variables") {
   T::RandomStream rs(1);
   const Var u = rs.uniform({3});
   CHECK(debugprint(u) == lines({"RandomFunction{uniform}.1 [id A] ''",
-                                " |<TensorType(uint64, (?,))> [id B] (shared)",
+                                " |<TensorType(uint64, vector)> [id B] (shared)",
                                 " |TensorConstant{[3]} [id C]",
                                 " |TensorConstant{0.0} [id D]",
                                 " |TensorConstant{1.0} [id E]"}));
@@ -233,14 +233,14 @@ TEST_CASE("pprint: infix operators, function calls, DimShuffle, leaves") {
   CHECK(pp(-x) == "(-x)");
   CHECK(pp(T::pow(x, y)) == "(x ** y)");
   CHECK(pp(T::int_div(x, y)) == "(x // y)");
-  CHECK(pp(T::mod(x, y)) == "(x % y)");
+  CHECK(pp(T::mod(x, y)) == "mod(x, y)");
   CHECK(pp(T::add({x, y, z})) == "(x + y + z)");
-  CHECK(pp(T::lt(x, y)) == "(x < y)");
-  CHECK(pp(T::neq(x, y)) == "(x != y)");
+  CHECK(pp(T::lt(x, y)) == "lt(x, y)");  // Theano 1.0 prints comparisons by name
+  CHECK(pp(T::neq(x, y)) == "neq(x, y)");
   CHECK(pp(T::exp(x - 1)) == "exp((x - TensorConstant{1}))");
   CHECK(pp(T::maximum(x, T::sigmoid(y))) == "maximum(x, sigmoid(y))");
   const Var i = T::iscalar("i"), j = T::iscalar("j");
-  CHECK(pp(T::and_(i, T::invert(j))) == "(i & (~j))");
+  CHECK(pp(T::and_(i, T::invert(j))) == "and_(i, invert(j))");
   // A shared sub-expression is repeated.
   const Var s = x + y;
   CHECK(pp(s * s) == "((x + y) * (x + y))");
@@ -252,7 +252,7 @@ TEST_CASE("pprint: infix operators, function calls, DimShuffle, leaves") {
   CHECK(pp(T::dimshuffle(m, {1, T::kNewAxis, 0})) == "DimShuffle{1, x, 0}(m)");
   // Greek names and unnamed leaves.
   CHECK(pp(T::dscalar("alpha") * x) == "(\\alpha * x)");
-  CHECK(pp(T::dscalar() + 1.5) == "(<TensorType(float64, ())> + TensorConstant{1.5})");
+  CHECK(pp(T::dscalar() + 1.5) == "(<TensorType(float64, scalar)> + TensorConstant{1.5})");
   // Ops without a printer use function-call form.
   using namespace theano::testing;
   CHECK(pp(ap(op("myop"), {var("a"), var("b")})) == "myop(a, b)");

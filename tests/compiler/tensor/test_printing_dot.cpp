@@ -67,11 +67,11 @@ TEST_CASE("to_dot: golden text of a two-input node") {
   CHECK(to_dot(ap(op("myop"), {x, y})) ==
         lines({"digraph G {",
                "  n0 [label=\"myop\", shape=\"ellipse\"];",
-               "  n1 [label=\"name=x TensorType(float64, (?, ?))\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
+               "  n1 [label=\"name=x TensorType(float64, matrix)\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
                "  n1 -> n0 [label=\"0\"];",
-               "  n2 [label=\"name=y TensorType(float64, (?, ?))\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
+               "  n2 [label=\"name=y TensorType(float64, matrix)\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
                "  n2 -> n0 [label=\"1\"];",
-               "  n3 [label=\"TensorType(float64, (?, ?))\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];",
+               "  n3 [label=\"TensorType(float64, matrix)\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];",
                "  n0 -> n3;",
                "}"}));
 }
@@ -82,18 +82,18 @@ TEST_CASE("to_dot: compact mode, colours, constants, view edges, unused outputs"
   CHECK(to_dot(e) ==
         lines({"digraph G {",
                "  n0 [label=\"DimShuffle{x}\", shape=\"ellipse\"];",
-               "  n1 [label=\"val=2.0 TensorType(float32, ())\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
+               "  n1 [label=\"val=2.0 TensorType(float32, scalar)\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
                "  n1 -> n0 [color=\"blue\"];",
                "  n2 [label=\"Elemwise{mul,no_inplace}\", shape=\"ellipse\", style=\"filled\", fillcolor=\"#FFAABB\"];",
-               "  n3 [label=\"name=x TensorType(float64, (?,))\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
+               "  n3 [label=\"name=x TensorType(float64, vector)\", shape=\"box\", style=\"filled\", fillcolor=\"green\"];",
                "  n3 -> n2 [label=\"0\"];",
-               "  n0 -> n2 [label=\"1 TensorType(float32, (1,))\"];",
+               "  n0 -> n2 [label=\"1 TensorType(float32, (True,))\"];",
                "  n4 [label=\"Elemwise{add,no_inplace}\", shape=\"ellipse\", style=\"filled\", fillcolor=\"#FFAABB\"];",
-               "  n2 -> n4 [label=\"0 TensorType(float64, (?,))\"];",
+               "  n2 -> n4 [label=\"0 TensorType(float64, vector)\"];",
                "  n3 -> n4 [label=\"1\"];",
                "  n5 [label=\"Sum{axes=(0,)}\", shape=\"ellipse\"];",
-               "  n4 -> n5 [label=\"TensorType(float64, (?,))\"];",
-               "  n6 [label=\"TensorType(float64, ())\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];",
+               "  n4 -> n5 [label=\"TensorType(float64, vector)\"];",
+               "  n6 [label=\"TensorType(float64, scalar)\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];",
                "  n5 -> n6;",
                "}"}));
 
@@ -114,7 +114,7 @@ TEST_CASE("to_dot: compact mode, colours, constants, view edges, unused outputs"
                "  n0 -> n2;",
                "  n3 [label=\"Elemwise{exp,no_inplace}\", shape=\"ellipse\", color=\"#FFAABB\"];",
                "  n2 -> n3;",
-               "  n4 [label=\"TensorType(float64, (?,))\", shape=\"box\", color=\"blue\"];",
+               "  n4 [label=\"TensorType(float64, vector)\", shape=\"box\", color=\"blue\"];",
                "  n3 -> n4;",
                "}"}));
 
@@ -126,10 +126,10 @@ TEST_CASE("to_dot: compact mode, colours, constants, view edges, unused outputs"
   const Var d = ap(OpPtr(new FakeOp("iadd", 2, 1, {}, {{0, {0}}})), {split->output(0), a});
   const Var twice = ap(op("f", 1), {ap(op("f", 1), {d})});
   const std::string text = to_dot(twice);
-  CHECK(text.find("[label=\"TensorType(float64, (?, ?))\", shape=\"box\", style=\"filled\", fillcolor=\"grey\"];") !=
+  CHECK(text.find("[label=\"TensorType(float64, matrix)\", shape=\"box\", style=\"filled\", fillcolor=\"grey\"];") !=
         std::string::npos);
   CHECK(text.find("-> n3 [label=\"1\"];") != std::string::npos);  // split's second output, unused
-  CHECK(text.find("[label=\"0 TensorType(float64, (?, ?))\", color=\"red\"];") != std::string::npos);
+  CHECK(text.find("[label=\"0 TensorType(float64, matrix)\", color=\"red\"];") != std::string::npos);
   CHECK(text.find("[label=\"f\", shape=\"ellipse\"];") != std::string::npos);
   CHECK(text.find("[label=\"f id=3\", shape=\"ellipse\"];") != std::string::npos);
   DotOptions ids;
@@ -150,9 +150,9 @@ TEST_CASE("to_dot: compiled functions draw updates, FunctionGraphs work too") {
   opt.updates = {{w, w - x}};
   Function train = function({x}, {(w * x).sum()}, opt);
   const std::string text = to_dot(train);
-  CHECK(text.find("[label=\"name=w TensorType(float64, (?,))\", shape=\"box\", style=\"filled\", fillcolor=\"cyan\"];") !=
+  CHECK(text.find("[label=\"name=w TensorType(float64, vector)\", shape=\"box\", style=\"filled\", fillcolor=\"cyan\"];") !=
         std::string::npos);
-  CHECK(text.find("[label=\"w TensorType(float64, (?,))\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];") !=
+  CHECK(text.find("[label=\"w TensorType(float64, vector)\", shape=\"box\", style=\"filled\", fillcolor=\"blue\"];") !=
         std::string::npos);
   CHECK(text.find(" [label=\"UPDATE\", color=\"blue\"];") != std::string::npos);
   // Updates given for a plain graph.

@@ -30,9 +30,19 @@ namespace theano {
 class Apply;
 class Constant;
 class FunctionGraph;
+enum class DType : std::uint8_t;  // runtime/dtype.h
 namespace tensor {
 struct Axes;
 class Index;
+/// An empty base of Var, so that argument-dependent lookup on a Var also
+/// searches namespace theano::tensor (a class's base classes are among its
+/// associated classes): `abs(x)`, `exp(x)`, `dot(a, b)`, `sum(x)` resolve
+/// without `using namespace` or `T::`, as Theano's functions do on a
+/// TensorVariable. It adds no name to namespace theano, so code there keeps
+/// seeing `std::abs` and friends for plain numbers, and a C++ number finds no
+/// tensor function unless that namespace is opened. Only the namespace is
+/// named here; graph/ still includes nothing of tensor/.
+struct FindByArgumentLookup {};
 }  // namespace tensor
 
 /// A symbolic value. Created owner-less by `Type::make_variable`; adopted by the
@@ -92,8 +102,9 @@ class Constant : public Variable {
 
 /// The handle users hold: a strong reference to a Variable. Comparison and
 /// hashing are by identity, so Vars work as keys of standard containers (use
-/// `tensor::eq` for the symbolic comparison).
-class Var {
+/// `tensor::eq` for the symbolic comparison). The tensor functions are found
+/// by argument-dependent lookup (see tensor::FindByArgumentLookup).
+class Var : tensor::FindByArgumentLookup {
  public:
   Var() noexcept = default;
   explicit Var(Variable* v) noexcept : p_(v) {}
@@ -116,7 +127,15 @@ class Var {
 
   // Tensor sugar, as on Theano's TensorVariable (defined with the tensor ops in
   // compiler/src/tensor/var_methods.cpp; include theano/theano.hpp to use them).
-  int ndim() const;                              ///< static rank (TypeError if not a tensor)
+  // Declared here and defined where TensorType is known (a free definition in
+  // the tensor layer rather than virtuals on Type): Type stays the minimal
+  // interface the graph needs (filter, equality), graph/ includes nothing of
+  // tensor/, and a user still writes `x.dtype()`. They answer for tensors
+  // only; another type (sparse, GPU, scalar) is a TypeError naming `x`.
+  int ndim() const;                              ///< static rank (TypeError naming the variable if not a tensor)
+  DType dtype() const;                           ///< element type (TypeError naming the variable if not a tensor)
+  /// Theano's `x.broadcastable`: per dimension, whether the type says size 1.
+  std::vector<bool> broadcastable() const;
   Var T() const;                                 ///< transpose
   Var transpose(std::vector<int> axes) const;
   Var dimshuffle(std::vector<int> order) const;  ///< tensor::kNewAxis ('x') adds an axis

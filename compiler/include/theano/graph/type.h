@@ -21,7 +21,7 @@ using TypePtr = IntrusivePtr<const Type>;
 
 class Type : public RefCounted {
  public:
-  /// Human-readable, e.g. `TensorType(float64, (?, ?))`.
+  /// Human-readable, e.g. `TensorType(float64, matrix)` (Theano's spelling).
   virtual std::string str() const = 0;
   virtual bool equals(const Type& other) const = 0;
   virtual std::size_t hash() const = 0;

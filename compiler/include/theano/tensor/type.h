@@ -6,12 +6,15 @@
 ///
 /// Also the variable makers Theano users know: `dmatrix("x")`, `ivector()`,
 /// `frow()`, ..., `tensor(dtype, shape, name)`, and `matrix()` etc. that follow
-/// `config().floatX`.
+/// `config().floatX`; and their plurals, `auto [x, y] = dmatrices("x", "y");`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "theano/graph/basic.h"
@@ -36,6 +39,9 @@ class TensorType final : public Type {
   const StaticShape& shape() const noexcept { return shape_; }
   std::vector<bool> broadcastable() const;
 
+  /// Theano's `TensorType(float64, matrix)` (`scalar`, `vector`, `row`, `col`,
+  /// `(True, False, False)`, `3D`); `TensorType(float64, (3, ?))` when a size
+  /// other than 1 is known.
   std::string str() const override;
   bool equals(const Type& other) const override;
   std::size_t hash() const override;
@@ -94,5 +100,36 @@ THEANO_DECLARE_TENSOR_MAKERS(d)
 THEANO_DECLARE_TENSOR_MAKERS(c)
 THEANO_DECLARE_TENSOR_MAKERS(z)
 #undef THEANO_DECLARE_TENSOR_MAKERS
+
+/// Theano's plural makers (`x, y = T.dmatrices('x', 'y')`), for the ranks and
+/// dtypes Theano has them: `scalars`, `vectors`, `matrices`, `rows`, `cols`,
+/// `tensor3s`, `tensor4s` (dtype floatX) and the same with prefix f, d, i, l.
+///   auto [x, y] = dmatrices("x", "y");     // names: a std::array, one per name
+///   std::vector<Var> ws = fvectors(3);      // a count: unnamed variables
+///   std::vector<Var> hs = matrices(names);  // a std::vector<std::string> of names
+/// A negative count is a ValueError.
+#define THEANO_DECLARE_PLURAL_MAKER(plural, singular)                                          \
+  template <class... Names>                                                                    \
+    requires(sizeof...(Names) > 0 && (std::is_convertible_v<const Names&, std::string_view> && ...)) \
+  std::array<Var, sizeof...(Names)> plural(const Names&... names) {                            \
+    return {singular(std::string(std::string_view(names)))...};                                \
+  }                                                                                            \
+  std::vector<Var> plural(int count);                                                          \
+  std::vector<Var> plural(const std::vector<std::string>& names);
+#define THEANO_DECLARE_PLURAL_MAKERS(p)                \
+  THEANO_DECLARE_PLURAL_MAKER(p##scalars, p##scalar)   \
+  THEANO_DECLARE_PLURAL_MAKER(p##vectors, p##vector)   \
+  THEANO_DECLARE_PLURAL_MAKER(p##matrices, p##matrix)  \
+  THEANO_DECLARE_PLURAL_MAKER(p##rows, p##row)         \
+  THEANO_DECLARE_PLURAL_MAKER(p##cols, p##col)         \
+  THEANO_DECLARE_PLURAL_MAKER(p##tensor3s, p##tensor3) \
+  THEANO_DECLARE_PLURAL_MAKER(p##tensor4s, p##tensor4)
+THEANO_DECLARE_PLURAL_MAKERS()
+THEANO_DECLARE_PLURAL_MAKERS(f)
+THEANO_DECLARE_PLURAL_MAKERS(d)
+THEANO_DECLARE_PLURAL_MAKERS(i)
+THEANO_DECLARE_PLURAL_MAKERS(l)
+#undef THEANO_DECLARE_PLURAL_MAKERS
+#undef THEANO_DECLARE_PLURAL_MAKER
 
 }  // namespace theano::tensor

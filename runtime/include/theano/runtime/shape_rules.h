@@ -43,7 +43,7 @@
 #define THEANO_RULE_TOO_LONG 10     /* arange: more elements than int64 holds */
 #define THEANO_RULE_STEP_RANGE 11   /* slice: step INT64_MIN (its negation does not exist) */
 #define THEANO_RULE_INDEX 12        /* index: out of bounds; *bad: the index */
-#define THEANO_RULE_BCAST_DECLARED 13 /* elemwise: an input whose type says size 1 has another size */
+#define THEANO_RULE_BCAST_DECLARED 13 /* elemwise: an input whose type says size 1 has a size other than 1 */
 #define THEANO_RULE_BCAST_MISMATCH 14 /* elemwise: two sizes differ where neither type says size 1 */
 #define THEANO_RULE_BCAST_TO 15     /* broadcast_to: *bad: the value's dimension that does not fit */
 /* Compressed sparse components (theano_csm_rule; sparse_matrix.h). */
@@ -264,8 +264,9 @@ static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {
  * failure, `*input` and `*dim` name the offending input and dimension and,
  * for THEANO_RULE_BCAST_MISMATCH, `*other` the earlier input whose size it
  * differs from. Dimensions are checked in order, inputs in order within one.
- * Both readers word the error "<node>: at dimension <dim>, input <input>: "
- * (or "inputs <other> and <input>: ") followed by the rule text. */
+ * Both readers word the error "<node>: at dimension D, input I has size N: "
+ * (or "..., input O has size A but input I has size B: ") followed by the
+ * rule text. */
 static inline int theano_broadcast_rule(int64_t nin, int64_t nd, const int64_t* const* shapes,
                                         const unsigned char* declared_one, int64_t* out, int64_t* input,
                                         int64_t* dim, int64_t* other) {
@@ -376,10 +377,9 @@ static inline const char* theano_rule_text(int rule) {
     case THEANO_RULE_TOO_LONG: return "the range has more elements than int64 holds";
     case THEANO_RULE_STEP_RANGE: return "slice step -9223372036854775808 is out of range";
     case THEANO_RULE_INDEX: return "index out of bounds: ";
-    case THEANO_RULE_BCAST_DECLARED: return "declared broadcastable (size 1) but has another size";
+    case THEANO_RULE_BCAST_DECLARED: return "a dimension declared broadcastable (size 1 in its type) must have size 1";
     case THEANO_RULE_BCAST_MISMATCH:
-      return "the sizes differ (only dimensions whose type says size 1 broadcast; use specify_shape or a 1-sized "
-             "type to broadcast)";
+      return "only dimensions whose type says size 1 broadcast (use specify_shape or a 1-sized type to broadcast)";
     case THEANO_RULE_BCAST_TO: return "cannot be broadcast to the target shape at its dimension ";
     case THEANO_RULE_CSM_INDPTR_LEN: return "indptr must have one entry more than the compressed dimension, its length is ";
     case THEANO_RULE_CSM_INDPTR_START: return "indptr must start at 0, it starts at ";

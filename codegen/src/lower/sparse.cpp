@@ -26,10 +26,19 @@ using sparse::ComponentOp;
 
 struct Kind {
   std::string t;       // C element type
-  std::string suffix;  // kernel suffix: f64 / f32
+  std::string suffix;  // kernel suffix: f64 / f32 / i64 / i32
 };
 
-Kind kind_of(DType d) { return d == DType::Float64 ? Kind{"double", "f64"} : Kind{"float", "f32"}; }
+/// The kernels' element type for a sparse value dtype (sparse::is_sparse_value_dtype).
+Kind kind_of(DType d) {
+  switch (d) {
+    case DType::Float64: return {"double", "f64"};
+    case DType::Float32: return {"float", "f32"};
+    case DType::Int64: return {"int64_t", "i64"};
+    case DType::Int32: return {"int32_t", "i32"};
+    default: throw InternalError("sparse lowering for " + std::string(dtype_name(d)) + ": this is a bug");
+  }
+}
 
 /// `const TheanoArray* <name>` = input i, or a C-contiguous scratch copy when
 /// it is not (vectors) / its strides are not whole elements (matrices).

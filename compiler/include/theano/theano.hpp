@@ -1,7 +1,7 @@
 /// \file
 /// The public umbrella header of theano-cpp: everything a user needs to build
 /// graphs, compile and call functions, and take gradients (`namespace theano`,
-/// tensors in `theano::tensor`).
+/// tensors in `theano::tensor`, sparse matrices in `theano::sparse`).
 #pragma once
 
 #include "theano/config.h"
@@ -35,6 +35,7 @@
 #include "theano/runtime/memory_error.h"
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/npy.h"
+#include "theano/sparse/ops.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/axes.h"
 #include "theano/tensor/basic_ops.h"

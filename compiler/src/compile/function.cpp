@@ -24,7 +24,7 @@
 #include "theano/graph/traversal.h"
 #include "theano/rewrite/optdb.h"
 #include "theano/runtime/fork_guard.h"
-#include "theano/sparse/type.h"
+#include "theano/sparse/ops.h"
 
 namespace theano {
 namespace {
@@ -154,10 +154,16 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
            "csc_matrix, give its ins() as inputs and sparse::arguments(m) in the call";
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     THEANO_USER_CHECK(outputs[i].variable, ValueError) << f.what() << ": output " << i << " is a null Var";
-    THEANO_USER_CHECK(!sparse::sparse_type(outputs[i].variable), TypeError)
-        << f.what() << ": output " << i << " (" << outputs[i].variable.str() << ", " << type_str(outputs[i].variable)
-        << ") is a sparse matrix; return its components (sparse::csm_properties) or the dense matrix "
-           "(sparse::dense_from_sparse)";
+    f.user_outputs.push_back(outputs[i].variable);
+    if (sparse::sparse_type(outputs[i].variable)) {
+      // Computed as its components (no linker moves a sparse value); sparse::call rebuilds the matrix.
+      f.sparse_outputs = true;
+      for (const Var& c : sparse::csm_properties(outputs[i].variable)) {
+        f.outputs.push_back(c);
+        f.out_borrow.push_back(outputs[i].borrow);
+      }
+      continue;
+    }
     f.outputs.push_back(outputs[i].variable);
     f.out_borrow.push_back(outputs[i].borrow);
   }

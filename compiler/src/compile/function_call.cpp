@@ -10,6 +10,7 @@
 #include "function_impl.h"
 #include "theano/compile/function.h"
 #include "theano/runtime/overlap.h"
+#include "theano/sparse/type.h"
 
 namespace theano {
 namespace {
@@ -147,7 +148,24 @@ std::vector<NDArray> run(const FunctionImpl& f, const Storages& shared, const St
 
 }  // namespace
 
+namespace {
+/// TypeError naming the first sparse output: operator() and call() return arrays only.
+void refuse_sparse_outputs(const FunctionImpl& f) {
+  if (!f.sparse_outputs) return;
+  for (std::size_t i = 0; i < f.user_outputs.size(); ++i)
+    THEANO_USER_CHECK(!sparse::sparse_type(f.user_outputs[i]), TypeError)
+        << f.what() << ": output " << i << " (" << f.user_outputs[i].str() << ", " << f.user_outputs[i].type()->str()
+        << ") is a sparse matrix; call the function with sparse::call(f, args), which returns it as a SparseMatrix";
+}
+}  // namespace
+
 std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) const {
+  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
+  refuse_sparse_outputs(*impl_);
+  return call_components(args);
+}
+
+std::vector<NDArray> Function::call_components(const std::vector<NDArray>& args) const {
   THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
   const FunctionImpl& f = *impl_;
   const std::size_t n = f.ins.size();
@@ -178,6 +196,7 @@ std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) cons
 std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
   THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
   const FunctionImpl& f = *impl_;
+  refuse_sparse_outputs(f);
   std::vector<NDArray> full(f.ins.size());
   auto names = [&] {
     std::string r;
@@ -226,7 +245,7 @@ Function Function::copy(bool share_memory) const {
 }
 
 const std::vector<Var>& Function::inputs() const { return impl_->input_vars; }
-const std::vector<Var>& Function::outputs() const { return impl_->outputs; }
+const std::vector<Var>& Function::outputs() const { return impl_->user_outputs; }
 const std::vector<std::pair<Var, Var>>& Function::updates() const { return impl_->updates; }
 const FunctionGraph& Function::fgraph() const {
   const detail::FunctionImpl& f = *impl_;

@@ -24,8 +24,10 @@ struct FunctionImpl {
   Mode mode;
   std::vector<In> ins;                       // as given (user variables)
   std::vector<Var> input_vars;               // ins[i].variable
-  std::vector<Var> outputs;                  // user output variables
-  std::vector<bool> out_borrow;
+  std::vector<Var> user_outputs;             // as given (Function::outputs)
+  std::vector<Var> outputs;                  // the compiled ones: a sparse output's four components in its place
+  std::vector<bool> out_borrow;              // per compiled output
+  bool sparse_outputs = false;               // whether some user output is sparse (sparse::call)
   std::vector<std::size_t> input_updates;    // explicit inputs with In::update, in graph-output order
   std::vector<std::pair<Var, Var>> updates;  // (user shared variable, expression), defaults included
   std::vector<Var> shared_vars;              // user shared variables, in graph-input order

@@ -28,6 +28,7 @@ DType float_dtype_of(const Var& v) {
 }
 
 bool is_discrete(const Var& v) {
+  if (const sparse::SparseType* st = sparse::sparse_type(v)) return is_integer(st->dtype());
   const tensor::TensorType* t = tensor_type(v);
   return t && (is_integer(t->dtype()) || is_bool(t->dtype()));
 }
@@ -181,6 +182,10 @@ std::vector<Var> grad(const Var& cost, const std::vector<Var>& wrt, const GradOp
   for (std::size_t k = 0; k < wrt.size(); ++k) {
     const Var& w = wrt[k];
     Var g;
+    THEANO_USER_CHECK(!(sparse::sparse_type(w) && is_discrete(w)), TypeError)
+        << "grad: wrt[" << k << "] (" << w.str() << ", " << w.type()->str()
+        << ") is an integer sparse matrix, which has no gradient (a sparse gradient has its matrix's dtype); "
+           "make the matrix of float32 or float64 values to differentiate with respect to it";
     if (is_discrete(w)) {
       // An integer's gradient through ops is zero, but the cost (or a known_grads variable) itself gets
       // its seed: grad(i, i) is ones, as in Theano.

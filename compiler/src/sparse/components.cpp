@@ -39,12 +39,23 @@ void check_structure(const std::string& op, const std::vector<Var>& inputs, std:
   check_index_vector(op, "shape", inputs[at + 2]);
 }
 
-DType check_float(const std::string& op, const char* role, const Var& v, int ndim) {
+/// The value dtypes of a sparse matrix (sparse_kernels.h has kernels for each).
+DType check_values(const std::string& op, const char* role, const Var& v, int ndim) {
   const TensorType& t = tensor_of(op, role, v, ndim);
-  THEANO_USER_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, TypeError)
-      << op << ": " << role << " must be float32 or float64, got " << v.str() << " of type " << t.str();
+  THEANO_USER_CHECK(is_sparse_value_dtype(t.dtype()), TypeError)
+      << op << ": " << role << " must be float32, float64, int32 or int64, got " << v.str() << " of type " << t.str();
   return t.dtype();
 }
+
+/// Calls KERNEL(C type, kernel suffix) for the value dtype `dtype` (one of is_sparse_value_dtype's).
+#define THEANO_SPARSE_DISPATCH(dtype, KERNEL)                                        \
+  switch (dtype) {                                                                   \
+    case DType::Float64: KERNEL(double, f64); break;                                 \
+    case DType::Float32: KERNEL(float, f32); break;                                  \
+    case DType::Int64: KERNEL(int64_t, i64); break;                                  \
+    case DType::Int32: KERNEL(int32_t, i32); break;                                  \
+    default: throw InternalError("sparse kernel for " + std::string(dtype_name(dtype)) + ": this is a bug"); \
+  }
 
 void check_same(const std::string& op, const char* role, const Var& v, DType dtype) {
   const TensorType& t = *tensor::tensor_type(v);
@@ -82,18 +93,15 @@ void product(SparseFormat format, double alpha, bool zero, const NDArray& data, 
   const int64_t* pp = indptr.data_as<int64_t>();
   const int64_t rows = out.shape()[0], ncols = d.shape()[1];
   const bool csr = format == SparseFormat::CSR;
-  if (d.dtype() == DType::Float64) {
-    if (csr) theano_csr_product_f64(alpha, zero, data.data_as<double>(), ip, pp, d.data_as<double>(), rs(d), cs(d),
-                                    ncols, out.data_as<double>(), ncols, 0, rows);
-    else theano_csc_product_f64(alpha, zero, data.data_as<double>(), ip, pp, major, d.data_as<double>(), rs(d), cs(d),
-                                rows, out.data_as<double>(), ncols, 0, ncols);
-  } else {
-    const float a = static_cast<float>(alpha);
-    if (csr) theano_csr_product_f32(a, zero, data.data_as<float>(), ip, pp, d.data_as<float>(), rs(d), cs(d), ncols,
-                                    out.data_as<float>(), ncols, 0, rows);
-    else theano_csc_product_f32(a, zero, data.data_as<float>(), ip, pp, major, d.data_as<float>(), rs(d), cs(d), rows,
-                                out.data_as<float>(), ncols, 0, ncols);
-  }
+#define THEANO_PRODUCT(T, S)                                                                                        \
+  if (csr)                                                                                                        \
+    theano_csr_product_##S(static_cast<T>(alpha), zero, data.data_as<T>(), ip, pp, d.data_as<T>(), rs(d), cs(d),   \
+                           ncols, out.data_as<T>(), ncols, 0, rows);                                              \
+  else                                                                                                            \
+    theano_csc_product_##S(static_cast<T>(alpha), zero, data.data_as<T>(), ip, pp, major, d.data_as<T>(), rs(d),   \
+                           cs(d), rows, out.data_as<T>(), ncols, 0, ncols)
+  THEANO_SPARSE_DISPATCH(d.dtype(), THEANO_PRODUCT)
+#undef THEANO_PRODUCT
 }
 
 }  // namespace
@@ -123,9 +131,9 @@ ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (data, indices, indptr, shape, D), got "
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
-  const DType dt = check_float(op, "data", inputs[0], 1);
+  const DType dt = check_values(op, "data", inputs[0], 1);
   check_structure(op, inputs, 1);
-  check_float(op, "D", inputs[4], 2);
+  check_values(op, "D", inputs[4], 2);
   check_same(op, "D", inputs[4], dt);
   const auto& d = tensor::tensor_type(inputs[4])->shape();
   Var out = TensorType::make(dt, {std::nullopt, d[1]})->make_variable();
@@ -153,8 +161,8 @@ ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   check_structure(op, inputs, 0);
-  const DType dt = check_float(op, "X", inputs[3], 2);
-  check_float(op, "Y", inputs[4], 2);
+  const DType dt = check_values(op, "X", inputs[3], 2);
+  check_values(op, "Y", inputs[4], 2);
   check_same(op, "Y", inputs[4], dt);
   return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
 }
@@ -168,12 +176,11 @@ void SampledDot::perform(const Apply&, std::span<const NDArray> in, std::span<ND
   check_dense(op, "Y", y, cols, x.shape()[1]);
   const NDArray idx = in[0].contiguous(), ptr = in[1].contiguous();
   NDArray vals = NDArray::empty({idx.size()}, x.dtype());
-  if (x.dtype() == DType::Float64)
-    theano_sampled_dot_f64(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), x.data_as<double>(), rs(x), cs(x),
-                           y.data_as<double>(), rs(y), cs(y), x.shape()[1], vals.data_as<double>(), 0, major);
-  else
-    theano_sampled_dot_f32(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), x.data_as<float>(), rs(x), cs(x),
-                           y.data_as<float>(), rs(y), cs(y), x.shape()[1], vals.data_as<float>(), 0, major);
+#define THEANO_SAMPLED(T, S)                                                                                  \
+  theano_sampled_dot_##S(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), x.data_as<T>(), rs(x), cs(x),      \
+                         y.data_as<T>(), rs(y), cs(y), x.shape()[1], vals.data_as<T>(), 0, major)
+  THEANO_SPARSE_DISPATCH(x.dtype(), THEANO_SAMPLED)
+#undef THEANO_SAMPLED
   out[0] = vals;
 }
 
@@ -188,7 +195,7 @@ ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   check_structure(op, inputs, 0);
-  const DType dt = check_float(op, "M", inputs[3], 2);
+  const DType dt = check_values(op, "M", inputs[3], 2);
   return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
 }
 
@@ -199,12 +206,11 @@ void SparseGather::perform(const Apply&, std::span<const NDArray> in, std::span<
   check_dense(op, "M", m, csr() ? major : minor, csr() ? minor : major);
   const NDArray idx = in[0].contiguous(), ptr = in[1].contiguous();
   NDArray vals = NDArray::empty({idx.size()}, m.dtype());
-  if (m.dtype() == DType::Float64)
-    theano_sparse_gather_f64(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), m.data_as<double>(), rs(m), cs(m),
-                             vals.data_as<double>(), 0, major);
-  else
-    theano_sparse_gather_f32(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), m.data_as<float>(), rs(m), cs(m),
-                             vals.data_as<float>(), 0, major);
+#define THEANO_GATHER(T, S)                                                                                   \
+  theano_sparse_gather_##S(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), m.data_as<T>(), rs(m), cs(m),    \
+                           vals.data_as<T>(), 0, major)
+  THEANO_SPARSE_DISPATCH(m.dtype(), THEANO_GATHER)
+#undef THEANO_GATHER
   out[0] = vals;
 }
 
@@ -218,7 +224,7 @@ ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (data, indices, indptr, shape), got "
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
-  const DType dt = check_float(op, "data", inputs[0], 1);
+  const DType dt = check_values(op, "data", inputs[0], 1);
   check_structure(op, inputs, 1);
   return Apply::create(OpPtr(this), std::move(inputs), {matrix(dt)});
 }
@@ -229,12 +235,11 @@ void ComponentsToDense::perform(const Apply&, std::span<const NDArray> in, std::
   const int64_t rows = csr() ? major : minor, cols = csr() ? minor : major;
   NDArray o = NDArray::empty({rows, cols}, in[0].dtype());
   const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous();
-  if (o.dtype() == DType::Float64)
-    theano_sparse_to_dense_f64(data.data_as<double>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), minor,
-                               o.data_as<double>(), cols, 0, major);
-  else
-    theano_sparse_to_dense_f32(data.data_as<float>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), minor,
-                               o.data_as<float>(), cols, 0, major);
+#define THEANO_TO_DENSE(T, S)                                                                                 \
+  theano_sparse_to_dense_##S(data.data_as<T>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(), minor,      \
+                             o.data_as<T>(), cols, 0, major)
+  THEANO_SPARSE_DISPATCH(o.dtype(), THEANO_TO_DENSE)
+#undef THEANO_TO_DENSE
   out[0] = o;
 }
 
@@ -249,7 +254,7 @@ ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << op << " takes 4 inputs (data, indices, indptr, shape), got "
                                                    << inputs.size();
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
-  const DType dt = check_float(op, "data", inputs[0], 1);
+  const DType dt = check_values(op, "data", inputs[0], 1);
   check_structure(op, inputs, 1);
   return Apply::create(OpPtr(this), std::move(inputs), {vector(dt), vector(DType::Int64), vector(DType::Int64)});
 }
@@ -263,12 +268,11 @@ void SwapFormat::perform(const Apply&, std::span<const NDArray> in, std::span<ND
   if (theano_checked_add(minor, 1, &n_ptr) != THEANO_RULE_OK)
     throw ValueError(op + ": the other format needs " + std::to_string(minor) + " + 1 indptr entries");
   NDArray p = NDArray::empty({n_ptr}, DType::Int64);
-  if (data.dtype() == DType::Float64)
-    theano_sparse_swap_f64(major, minor, data.data_as<double>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(),
-                           d.data_as<double>(), i.data_as<int64_t>(), p.data_as<int64_t>());
-  else
-    theano_sparse_swap_f32(major, minor, data.data_as<float>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(),
-                           d.data_as<float>(), i.data_as<int64_t>(), p.data_as<int64_t>());
+#define THEANO_SWAP(T, S)                                                                                     \
+  theano_sparse_swap_##S(major, minor, data.data_as<T>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(),           \
+                         d.data_as<T>(), i.data_as<int64_t>(), p.data_as<int64_t>())
+  THEANO_SPARSE_DISPATCH(data.dtype(), THEANO_SWAP)
+#undef THEANO_SWAP
   out[0] = d;
   out[1] = i;
   out[2] = p;
@@ -283,7 +287,7 @@ ApplyPtr DenseToComponents::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << op << " takes 1 input (a dense matrix), got " << inputs.size();
   Var m = tensor::as_tensor_variable(inputs[0]);
-  const DType dt = check_float(op, "M", m, 2);
+  const DType dt = check_values(op, "M", m, 2);
   return Apply::create(OpPtr(this), {m}, {vector(dt), vector(DType::Int64), vector(DType::Int64)});
 }
 
@@ -307,11 +311,11 @@ ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {
   for (Var& v : inputs) v = tensor::as_tensor_variable(v);
   const TensorType& ta = tensor_of(op, "alpha", inputs[0], 0);
   THEANO_USER_CHECK(!is_complex(ta.dtype()), TypeError) << op << ": alpha must be real, got " << ta.str();
-  const DType dt = check_float(op, "data", inputs[1], 1);
+  const DType dt = check_values(op, "data", inputs[1], 1);
   check_structure(op, inputs, 2);
-  check_float(op, "D", inputs[5], 2);
+  check_values(op, "D", inputs[5], 2);
   check_same(op, "D", inputs[5], dt);
-  check_float(op, "Z", inputs[6], 2);
+  check_values(op, "Z", inputs[6], 2);
   check_same(op, "Z", inputs[6], dt);
   Var out = inputs[6].type()->make_variable();
   return Apply::create(OpPtr(this), std::move(inputs), {out});

@@ -55,8 +55,8 @@ ApplyPtr CSM::make_node(std::vector<Var> inputs) const {
                                                    << inputs.size();
   Var data = tensor::as_tensor_variable(inputs[0]);
   const TensorType& td = dense_of("CSM", "data", data, 1);
-  THEANO_USER_CHECK(td.dtype() == DType::Float32 || td.dtype() == DType::Float64, TypeError)
-      << "CSM: data must be float32 or float64, got " << data.str() << " of type " << td.str();
+  THEANO_USER_CHECK(is_sparse_value_dtype(td.dtype()), TypeError)
+      << "CSM: data must be float32, float64, int32 or int64, got " << data.str() << " of type " << td.str();
   Var shape = int64_vector("CSM", "shape", inputs[3]);
   const auto& n = tensor::tensor_type(shape)->shape()[0];
   THEANO_USER_CHECK(!n || *n == 2, ValueError) << "CSM: shape must have 2 entries, " << shape.str() << " has " << *n;

@@ -47,14 +47,24 @@ Var mul_scalar(const Var& s, const Var& a) {
   const tensor::TensorType* tk = tensor::tensor_type(k);
   THEANO_USER_CHECK(tk && tk->ndim() == 0, TypeError)
       << "sparse::mul_scalar: the factor must be a 0-d tensor, got " << k.str() << " of type " << k.type()->str();
+  const Var data = csm_properties(s)[0];
+  if (!is_float(t.dtype()) && is_float(tk->dtype())) return with_values(s, tensor::mul(data, k));  // upcast
   if (tk->dtype() != t.dtype()) k = tensor::cast(k, t.dtype());
-  return with_values(s, tensor::mul(csm_properties(s)[0], k));
+  return with_values(s, tensor::mul(data, k));
 }
 
 Var mul(const Var& s, const Var& d) {
-  sparse_arg("mul", s);
-  const Var at = OpPtr(new GatherSparse())->apply1({s, d});
-  return with_values(s, tensor::mul(csm_properties(s)[0], csm_properties(at)[0]));
+  const SparseType& t = sparse_arg("mul", s);
+  Var m = tensor::as_tensor_variable(d);
+  const tensor::TensorType* tm = tensor::tensor_type(m);
+  THEANO_USER_CHECK(tm && tm->ndim() == 2, TypeError)
+      << "sparse::mul: the second operand must be a dense matrix, got " << m.str() << " of type " << m.type()->str();
+  // Both operands in their upcast (Theano's mul_s_d), then D's values at S's positions.
+  const DType dt = promote_types(t.dtype(), tm->dtype());
+  const Var sv = dt == t.dtype() ? s : with_values(s, tensor::cast(csm_properties(s)[0], dt));
+  if (dt != tm->dtype()) m = tensor::cast(m, dt);
+  const Var at = OpPtr(new GatherSparse())->apply1({sv, m});
+  return with_values(sv, tensor::mul(csm_properties(sv)[0], csm_properties(at)[0]));
 }
 
 Var sum(const Var& s, std::optional<int> axis) {

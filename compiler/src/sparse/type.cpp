@@ -12,8 +12,8 @@
 namespace theano::sparse {
 
 SparseTypePtr SparseType::make(SparseFormat format, DType dtype) {
-  THEANO_USER_CHECK(dtype == DType::Float32 || dtype == DType::Float64, TypeError)
-      << "SparseType: dtype must be float32 or float64, got " << dtype_name(dtype);
+  THEANO_USER_CHECK(is_sparse_value_dtype(dtype), TypeError)
+      << "SparseType: dtype must be float32, float64, int32 or int64, got " << dtype_name(dtype);
   static std::mutex mu;
   static std::map<std::pair<SparseFormat, DType>, SparseTypePtr> table;
   std::lock_guard<std::mutex> lock(mu);
@@ -38,6 +38,10 @@ std::size_t SparseType::hash() const {
 NDArray SparseType::filter(const NDArray&, bool, bool) const {
   throw TypeError(str() + ": a sparse matrix is not one array; it travels as its components data, indices, "
                   "indptr and shape (sparse::csr_matrix / csc_matrix make the inputs, sparse::arguments the values)");
+}
+
+bool is_sparse_value_dtype(DType dtype) {
+  return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Int32 || dtype == DType::Int64;
 }
 
 const SparseType* sparse_type(const Var& v) { return v ? dynamic_cast<const SparseType*>(v.type().get()) : nullptr; }

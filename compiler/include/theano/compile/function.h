@@ -141,8 +141,13 @@ class Function {
   /// An empty Function (calling it is a ValueError); assign one from function().
   Function() = default;
   /// Positional call: one argument per input, trailing ones may be left out
-  /// when they have defaults. Returns one array per output.
+  /// when they have defaults. Returns one array per output. A function with a
+  /// sparse output is called with sparse::call, which returns it as a
+  /// SparseMatrix; here it is a TypeError saying so.
   std::vector<NDArray> operator()(const std::vector<NDArray>& args) const;
+  /// The positional call with each sparse output as its four components
+  /// (data, indices, indptr, shape) in its place; sparse::call regroups them.
+  std::vector<NDArray> call_components(const std::vector<NDArray>& args) const;
   /// Named call: arguments by In name (or variable name); the others take
   /// their defaults.
   std::vector<NDArray> call(const std::vector<std::pair<std::string, NDArray>>& named_args) const;
@@ -154,13 +159,15 @@ class Function {
 
   /// The user's explicit input variables, in call order.
   const std::vector<Var>& inputs() const;
-  /// The user's output variables.
+  /// The user's output variables (a sparse one as given, though the compiled
+  /// graph computes its components).
   const std::vector<Var>& outputs() const;
   /// The user's (shared variable, update expression) pairs, default updates included.
   const std::vector<std::pair<Var, Var>>& updates() const;
   /// The compiled graph: inputs are the explicit inputs then the shared
   /// variables used (clones sharing their containers); outputs are the
-  /// outputs, then one expression per In::update, then one per shared update.
+  /// outputs (a sparse output as its four components), then one expression
+  /// per In::update, then one per shared update.
   /// When function() found the compiled code of an equal request (a function
   /// record, the warm start) the optimizer did not run: the first call of
   /// fgraph() runs it then (the same rewrites, so the same graph).

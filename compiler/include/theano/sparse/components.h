@@ -7,12 +7,14 @@
 /// ValueError and never an out-of-bounds access. The loops are the C
 /// kernels of sparse_kernels.h, shared by perform and the lowering.
 ///
-/// Float32 and float64 only; the dense operands of one op share data's dtype.
+/// Values of float32, float64, int32 or int64 (is_sparse_value_dtype); the
+/// dense operands of one op share data's dtype.
 #pragma once
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
 #include "theano/runtime/sparse_matrix.h"
+#include "theano/sparse/type.h"
 
 namespace theano::sparse {
 

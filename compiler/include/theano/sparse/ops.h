@@ -24,6 +24,7 @@
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
 #include "theano/sparse/type.h"
+#include "theano/tensor/as_tensor.h"
 
 namespace theano::sparse {
 
@@ -34,7 +35,7 @@ namespace theano::sparse {
                                             const std::vector<std::vector<Var>>&) const override;
 
 /// (data, indices, indptr, shape) -> a sparse matrix of `format`. data: a
-/// float32/float64 vector; indices, indptr: integer vectors (cast to int64);
+/// float32/float64/int32/int64 vector; indices, indptr: integer vectors (cast to int64);
 /// shape: an integer vector of 2. The components are checked where they are
 /// used (theano_csm_rule), at run time.
 class CSM final : public Op {
@@ -140,13 +141,48 @@ Var true_dot(const Var& s, const Var& d);
 Var sampling_dot(const Var& x, const Var& y, const Var& p);
 /// S + D (dense result; the gradient w.r.t. S is structured).
 Var add(const Var& s, const Var& d);
-/// S * a for a 0-d tensor a: sparse with S's structure.
+/// S * a for a 0-d tensor a: sparse with S's structure, of S's dtype (an
+/// integer S times a float a: of the float dtype).
 Var mul_scalar(const Var& s, const Var& a);
-/// S * D elementwise (D dense of S's shape): sparse with S's structure.
+/// S * D elementwise (D dense of S's shape): sparse with S's structure, of
+/// the two dtypes' upcast (Theano's mul_s_d).
 Var mul(const Var& s, const Var& d);
 /// The sum of the stored values (axis unset; a 0-d tensor), of each column
 /// (axis 0) or of each row (axis 1) (vectors).
 Var sum(const Var& s, std::optional<int> axis = {});
+
+/// Theano's structured ops (structured_monoid): the function of the stored
+/// values only, the result sparse with S's structure and format; an entry S
+/// does not store stays zero whatever f(0) is (structured_exp(S) is not
+/// exp of the dense matrix). The value dtype follows the tensor function
+/// (structured_exp of an int64 matrix is float64). Gradients reach S's
+/// stored values. `y`: a scalar (0-d), e.g. `structured_add(x, 2)`.
+Var structured_sigmoid(const Var& s);
+Var structured_exp(const Var& s);
+Var structured_log(const Var& s);
+Var structured_pow(const Var& s, const tensor::TensorLike& y);
+Var structured_minimum(const Var& s, const tensor::TensorLike& y);
+Var structured_maximum(const Var& s, const tensor::TensorLike& y);
+Var structured_add(const Var& s, const tensor::TensorLike& y);
+/// Theano's sparse elementwise functions with f(0) = 0 (the same structured
+/// form; `sgn` is sign, `sqr` the square).
+Var sin(const Var& s);
+Var tan(const Var& s);
+Var arcsin(const Var& s);
+Var arctan(const Var& s);
+Var sinh(const Var& s);
+Var arcsinh(const Var& s);
+Var tanh(const Var& s);
+Var arctanh(const Var& s);
+Var sgn(const Var& s);
+Var ceil(const Var& s);
+Var floor(const Var& s);
+Var trunc(const Var& s);
+Var log1p(const Var& s);
+Var expm1(const Var& s);
+Var sqrt(const Var& s);
+Var sqr(const Var& s);
+Var neg(const Var& s);
 
 /// The sum of gradient terms of one sparse variable (grad() calls it for a
 /// sparse matrix used more than once): when the graph shows every term has
@@ -169,5 +205,30 @@ SparseInput csr_matrix(const std::string& name, DType dtype = DType::Float64);
 SparseInput csc_matrix(const std::string& name, DType dtype = DType::Float64);
 /// The four call arguments of a SparseInput: data, indices, indptr, shape.
 std::vector<NDArray> arguments(const SparseMatrix& m);
+
+/// One output of sparse::call: a dense array, or a SparseMatrix for an output
+/// of SparseType (SciPy's matrix in Theano). It converts to either, so
+/// `SparseMatrix r = sparse::call(f, args)[0];` reads as Theano's `f(a)`.
+class Value {
+ public:
+  Value(NDArray a) : dense_(std::move(a)) {}           // NOLINT: implicit
+  Value(SparseMatrix m) : sparse_(std::move(m)) {}     // NOLINT: implicit
+  bool is_sparse() const { return sparse_.defined(); }
+  /// The sparse matrix; TypeError when this output is dense.
+  const SparseMatrix& sparse() const;
+  /// The dense array; TypeError when this output is sparse.
+  const NDArray& dense() const;
+  operator const SparseMatrix&() const { return sparse(); }  // NOLINT: implicit
+  operator const NDArray&() const { return dense(); }        // NOLINT: implicit
+
+ private:
+  NDArray dense_;
+  SparseMatrix sparse_;
+};
+/// Calls `f` (positionally, as operator() does) and returns one Value per
+/// output: a sparse output comes back as a SparseMatrix of its format, a dense
+/// one as its array. Works for every function; operator() refuses one with a
+/// sparse output.
+std::vector<Value> call(const Function& f, const std::vector<NDArray>& args);
 
 }  // namespace theano::sparse

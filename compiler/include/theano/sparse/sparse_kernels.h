@@ -14,6 +14,10 @@
  * (perform: the runtime's pool; generated code: theano_parallel) with no two
  * parts writing the same element. Sums run in the data's type (float32 in
  * float), in stored order, so every split gives the same bits.
+ *
+ * Each kernel exists for the four value types a sparse matrix may hold:
+ * float64 (suffix f64), float32 (f32), int64 (i64) and int32 (i32); integer
+ * sums run in the values' type, as SciPy's do.
  */
 #ifndef THEANO_SPARSE_KERNELS_H
 #define THEANO_SPARSE_KERNELS_H
@@ -158,7 +162,11 @@
 
 THEANO_SPARSE_SWAP(double, f64)
 THEANO_SPARSE_SWAP(float, f32)
+THEANO_SPARSE_SWAP(int64_t, i64)
+THEANO_SPARSE_SWAP(int32_t, i32)
 THEANO_SPARSE_KERNELS(double, f64)
 THEANO_SPARSE_KERNELS(float, f32)
+THEANO_SPARSE_KERNELS(int64_t, i64)
+THEANO_SPARSE_KERNELS(int32_t, i32)
 
 #endif /* THEANO_SPARSE_KERNELS_H */

@@ -1,6 +1,6 @@
 /// \file
-/// SparseType: a compressed sparse matrix (CSR or CSC) of float32 or float64,
-/// Theano's SparseVariable type.
+/// SparseType: a compressed sparse matrix (CSR or CSC) of float32, float64,
+/// int32 or int64 values, Theano's SparseVariable type.
 ///
 /// Why a graph-only type: a sparse matrix's value is its components (data,
 /// indices, indptr, shape; runtime/sparse_matrix.h), and every linker moves
@@ -21,7 +21,7 @@ namespace theano::sparse {
 
 class SparseType final : public Type {
  public:
-  /// The interned type; TypeError unless dtype is float32 or float64.
+  /// The interned type; TypeError unless is_sparse_value_dtype(dtype).
   static IntrusivePtr<const SparseType> make(SparseFormat format, DType dtype);
 
   SparseFormat format() const noexcept { return format_; }
@@ -41,6 +41,9 @@ class SparseType final : public Type {
 };
 using SparseTypePtr = IntrusivePtr<const SparseType>;
 
+/// Whether a sparse matrix may hold values of `dtype`: float32, float64,
+/// int32, int64 (the kernels of sparse_kernels.h exist for these).
+bool is_sparse_value_dtype(DType dtype);
 /// The SparseType of `v`, or nullptr.
 const SparseType* sparse_type(const Var& v);
 /// Whether any variable of the graph from `outputs` back is sparse.

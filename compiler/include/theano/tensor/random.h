@@ -125,6 +125,18 @@ class RandomSize {
 std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size, const TensorLike& p0,
                                     const TensorLike& p1, DType dtype);
 
+// ============================================================== one variable's generator
+
+/// The shared variable holding random variable `rv`'s generator state, its
+/// `{seed, counter}` (Theano's `rv.rng`): `get_value(rng(rv))` saves the
+/// state, `set_value(rng(rv), saved)` restores it (the same draws follow),
+/// `set_value(rng(rv), rng_state(seed))` seeds this variable alone. ValueError
+/// when `rv` is not the sample of a RandomFunction whose state is shared (a
+/// RandomStream's variables are).
+Var rng(const Var& rv);
+/// A generator state seeded `seed`, before its first draw: `{seed, 0}`.
+NDArray rng_state(std::uint64_t seed);
+
 // ============================================================== RandomStream
 
 /// Theano's RandomStreams: a factory of random variables. Each call makes a

@@ -1,9 +1,11 @@
 /// \file
 /// RandomStream (see theano/tensor/random.h): one shared state per random
 /// variable, seeded from the stream's seed and the variable's position, whose
-/// default update is the op's advanced state (Theano's RandomStreams).
+/// default update is the op's advanced state (Theano's RandomStreams); and
+/// rng(rv), the handle on one variable's state.
 #include "theano/compile/shared.h"
 #include "theano/config.h"
+#include "theano/runtime/error.h"
 #include "theano/tensor/random.h"
 #include "theano/tensor/type.h"
 
@@ -22,6 +24,20 @@ std::pair<Var, Var> random_function(Distribution dist, const Var& state, const R
   return {node->output(0), node->output(1)};
 }
 
+Var rng(const Var& rv) {
+  const Apply* node = rv ? rv.owner() : nullptr;
+  const bool drawn = node && dynamic_cast<const RandomFunction*>(node->op().get()) && node->output(1).get() == rv.get();
+  THEANO_USER_CHECK(drawn, ValueError) << "rng(" << (rv ? rv.str() : std::string("a null Var"))
+                                       << "): not a random variable (the sample of a RandomFunction, as a "
+                                          "RandomStream makes); a variable computed from one has no generator of its own";
+  THEANO_USER_CHECK(is_shared(node->input(0)), ValueError)
+      << "rng(" << rv.str() << "): its generator state " << node->input(0).str()
+      << " is not a shared variable, so it has no value to seed, save or restore";
+  return node->input(0);
+}
+
+NDArray rng_state(std::uint64_t seed) { return NDArray::from_vector(std::vector<std::uint64_t>{seed, 0}, {2}); }
+
 RandomStream::RandomStream(std::uint64_t seed) : seed_(seed) {}
 
 std::uint64_t RandomStream::derive_seed(std::uint64_t seed, std::uint64_t i) noexcept {
@@ -33,7 +49,7 @@ std::uint64_t RandomStream::derive_seed(std::uint64_t seed, std::uint64_t i) noe
 Var RandomStream::make(Distribution dist, const RandomSize& size, const TensorLike& p0, const TensorLike& p1,
                        DType dtype) {
   const std::uint64_t i = updates_.size();
-  const Var state = shared(NDArray::from_vector(std::vector<std::uint64_t>{derive_seed(seed_, i), 0}, {2}));
+  const Var state = shared(rng_state(derive_seed(seed_, i)));
   auto [new_state, sample] = random_function(dist, state, size, p0, p1, dtype);
   set_default_update(state, new_state);
   updates_.emplace_back(state, new_state);
@@ -69,7 +85,7 @@ Var RandomStream::integers(const RandomSize& size, const TensorLike& low, const 
 void RandomStream::seed(std::uint64_t seed) {
   seed_ = seed;
   for (std::size_t i = 0; i < updates_.size(); ++i)
-    set_value(updates_[i].first, NDArray::from_vector(std::vector<std::uint64_t>{derive_seed(seed, i), 0}, {2}));
+    set_value(updates_[i].first, rng_state(derive_seed(seed, i)));
 }
 
 }  // namespace theano::tensor

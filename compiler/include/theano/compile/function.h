@@ -25,9 +25,10 @@
 /// `f(33, named("w_by_name", 1))`; arguments are filtered into each input's
 /// type (`strict` refuses any conversion, `allow_downcast` permits lossy casts;
 /// a number or nested list converts when its values survive, call_arg.h;
-/// errors name the input); inputs not given take their `In` default
-/// value; a function of one output returns Outputs that convert to its array; every update is computed from the *old* values and written back only
-/// after the whole graph ran; an output without `Out::borrow` is a fresh array
+/// errors name the input); inputs not given take their `In` default value;
+/// the Outputs of a function of one output convert to its array; every update
+/// is computed from the *old* values and written back only after the whole
+/// graph ran; an output without `Out::borrow` is a fresh array
 /// that aliases neither an argument, nor a shared value, nor a constant, nor
 /// any internal storage.
 #pragma once

@@ -14,6 +14,7 @@
 
 #include "function_impl.h"
 #include "request_text.h"
+#include "value_checks.h"
 #include "../rewrite/known_names.h"
 #include "theano/compile/debug_mode.h"
 #include "theano/compile/rewrite_provenance.h"
@@ -85,11 +86,7 @@ Var convert_or_literal(const Type& type, const Var& v) {
   } catch (const ValueError&) {
     return Var();
   }
-  // Back in the literal's dtype, every value must be what it was (NaN stays NaN).
-  const NDArray back = fitted.to_host().astype(data.dtype());
-  const bool exact = array_equal(back, data) ||
-                     ((is_float(data.dtype()) || is_complex(data.dtype())) && allclose(back, data, 0, 0, true));
-  return exact ? type.make_constant(fitted) : Var();
+  return detail::converts_exactly(data, fitted) ? type.make_constant(fitted) : Var();
 }
 
 /// A (shared var, expression) pair checked for target and type; returns the
@@ -138,6 +135,7 @@ struct Build {
 void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out>& outputs) {
   FunctionImpl& f = b.f;
   f.name = b.options.name;
+  f.options = b.options;
   f.mode = get_mode(b.options.mode);
   // The device flag's GPU; an unusable device=cuda is an error here, before any work.
   f.gpu_context = gpu::selected_context();
@@ -171,6 +169,7 @@ void take_request(Build& b, const std::vector<In>& inputs, const std::vector<Out
     const In& in = f.ins[i];
     f.strict.push_back(in.strict);
     f.allow_downcast.push_back(in.allow_downcast.value_or(b.options.allow_input_downcast.value_or(false)));
+    f.downcast_unset.push_back(!in.allow_downcast && !b.options.allow_input_downcast);
     if (!in.update) continue;
     // (A missing value is reported after the graph's checks: check_states.)
     Var update = convert_or_literal(*in.variable.type(), in.update);

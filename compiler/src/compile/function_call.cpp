@@ -1,7 +1,8 @@
 /// \file
-/// Calling a Function: argument count and filtering, defaults, named
-/// arguments, running the Thunk, the no-aliasing guarantee of non-borrowed
-/// outputs, and writing updates back after the whole graph ran.
+/// Calling a Function: positional, literal (call_arg.h) and named arguments,
+/// argument count and filtering, defaults, running the Thunk, the no-aliasing
+/// guarantee of non-borrowed outputs, and writing updates back after the
+/// whole graph ran.
 #include <chrono>
 #include <mutex>
 #include <span>
@@ -146,76 +147,179 @@ std::vector<NDArray> run(const FunctionImpl& f, const Storages& shared, const St
   return r;
 }
 
-}  // namespace
-
-namespace {
-/// TypeError naming the first sparse output: operator() and call() return arrays only.
-void refuse_sparse_outputs(const FunctionImpl& f) {
-  if (!f.sparse_outputs) return;
-  for (std::size_t i = 0; i < f.user_outputs.size(); ++i)
-    THEANO_USER_CHECK(!sparse::sparse_type(f.user_outputs[i]), TypeError)
-        << f.what() << ": output " << i << " (" << f.user_outputs[i].str() << ", " << f.user_outputs[i].type()->str()
-        << ") is a sparse matrix; call the function with sparse::call(f, args), which returns it as a SparseMatrix";
-}
-}  // namespace
-
-std::vector<NDArray> Function::operator()(const std::vector<NDArray>& args) const {
-  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
-  refuse_sparse_outputs(*impl_);
-  return call_components(args);
+/// The function, for a call that returns arrays: ValueError for an empty
+/// Function, TypeError naming a sparse output (sparse::call returns those).
+const FunctionImpl& checked(const std::shared_ptr<const FunctionImpl>& impl) {
+  THEANO_USER_CHECK(impl, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
+  const FunctionImpl& f = *impl;
+  if (f.sparse_outputs)
+    for (std::size_t i = 0; i < f.user_outputs.size(); ++i)
+      THEANO_USER_CHECK(!sparse::sparse_type(f.user_outputs[i]), TypeError)
+          << f.what() << ": output " << i << " (" << f.user_outputs[i].str() << ", " << f.user_outputs[i].type()->str()
+          << ") is a sparse matrix; call the function with sparse::call(f, args), which returns it as a SparseMatrix";
+  return f;
 }
 
-std::vector<NDArray> Function::call_components(const std::vector<NDArray>& args) const {
-  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
-  const FunctionImpl& f = *impl_;
-  const std::size_t n = f.ins.size();
-  std::size_t required = n;
-  while (required > 0 && defaults_[required - 1]) --required;
-  if (args.size() > n || args.size() < required) {
-    std::ostringstream os;
-    os << f.what() << ": expected ";
-    if (required == n)
-      os << n;
-    else
-      os << required << " to " << n;
-    os << " argument" << (n == 1 && required == n ? "" : "s") << ", got " << args.size();
-    if (args.size() < required) {
-      os << " (missing input" << (required - args.size() > 1 ? "s" : "");
-      for (std::size_t i = args.size(); i < required; ++i)
-        os << (i == args.size() ? " " : ", ") << '"' << f.ins[i].name << '"';
-      os << ")";
-    }
-    throw TypeError(os.str());
-  }
-  if (args.size() == n) return run(f, shared_, defaults_, args);
-  std::vector<NDArray> full(args);
-  for (std::size_t i = args.size(); i < n; ++i) full.push_back(defaults_[i]->value);
-  return run(f, shared_, defaults_, full);
+/// `"x" (position 0)` for messages.
+std::string quoted_input(const FunctionImpl& f, std::size_t i) {
+  return "\"" + f.ins[i].name + "\" (position " + std::to_string(i) + ")";
 }
 
-std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
-  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
-  const FunctionImpl& f = *impl_;
-  refuse_sparse_outputs(f);
-  std::vector<NDArray> full(f.ins.size());
+/// The input named `name` (In::name); TypeError naming the inputs when there
+/// is none, or when two inputs have that name.
+std::size_t find_input(const FunctionImpl& f, const std::string& name) {
   auto names = [&] {
     std::string r;
     for (const In& in : f.ins) r += (r.empty() ? "" : ", ") + (in.name.empty() ? std::string("<unnamed>") : in.name);
     return r;
   };
+  int found = -1;
+  for (std::size_t i = 0; i < f.ins.size(); ++i)
+    if (f.ins[i].name == name) {
+      THEANO_USER_CHECK(found < 0, TypeError)
+          << f.what() << ": input name \"" << name << "\" is ambiguous (inputs " << found << " and " << i << ")";
+      found = static_cast<int>(i);
+    }
+  THEANO_USER_CHECK(found >= 0, TypeError)
+      << f.what() << ": unknown input name \"" << name << "\"; the inputs are: " << names();
+  return static_cast<std::size_t>(found);
+}
+
+/// TypeError: `n_args` positional arguments for the inputs, the first
+/// `required` of which have no default.
+[[noreturn]] void throw_count(const FunctionImpl& f, std::size_t n_args, std::size_t required) {
+  const std::size_t n = f.ins.size();
+  std::ostringstream os;
+  os << f.what() << ": expected ";
+  if (required == n)
+    os << n;
+  else
+    os << required << " to " << n;
+  os << " argument" << (n == 1 && required == n ? "" : "s") << ", got " << n_args;
+  if (n_args < required) {
+    os << " (missing input" << (required - n_args > 1 ? "s" : "");
+    for (std::size_t i = n_args; i < required; ++i) os << (i == n_args ? " " : ", ") << '"' << f.ins[i].name << '"';
+    os << ")";
+  }
+  throw TypeError(os.str());
+}
+
+/// Positional NDArrays; trailing inputs with defaults may be left out.
+Outputs call_positional(const FunctionImpl& f, const Storages& shared, const Storages& defaults,
+                        std::span<const NDArray> args) {
+  const std::size_t n = f.ins.size();
+  std::size_t required = n;
+  while (required > 0 && defaults[required - 1]) --required;
+  if (args.size() > n || args.size() < required) throw_count(f, args.size(), required);
+  if (args.size() == n) return Outputs(run(f, shared, defaults, args));
+  std::vector<NDArray> full(args.begin(), args.end());
+  for (std::size_t i = args.size(); i < n; ++i) full.push_back(defaults[i]->value);
+  return Outputs(run(f, shared, defaults, full));
+}
+
+/// `arg` converted for input `i` (Arg::value_for); its errors name the input.
+NDArray argument_value(const FunctionImpl& f, std::size_t i, const Arg& arg) {
+  const std::optional<bool> downcast = f.downcast_unset[i] ? std::nullopt : std::optional<bool>(f.allow_downcast[i]);
+  auto where = [&] {
+    return "Bad input argument with name \"" + f.ins[i].name + "\" to " + f.what() + " at index " +
+           std::to_string(i) + " (0-based): ";
+  };
+  try {
+    return arg.value_for(*f.ins[i].variable.type(), f.strict[i], downcast);
+  } catch (const TypeError& e) {
+    throw TypeError(where() + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(where() + e.what());
+  }
+}
+
+}  // namespace
+
+const NDArray& Outputs::value() const {
+  THEANO_USER_CHECK(size() == 1, ValueError)
+      << "the function has " << size() << " outputs; only the result of a function of one output converts to "
+      << "its array (value(), item(), NDArray): index the result ([i]) instead";
+  return front();
+}
+
+std::vector<NDArray> Function::call_components(const std::vector<NDArray>& args) const {
+  THEANO_USER_CHECK(impl_, ValueError) << "calling an empty (default-constructed) Function; make it with function()";
+  return call_positional(*impl_, shared_, defaults_, args);
+}
+
+Outputs Function::call_arrays(const std::vector<NDArray>& args) const {
+  return call_positional(checked(impl_), shared_, defaults_, args);
+}
+
+Outputs Function::operator()(std::initializer_list<NDArray> args) const {
+  return call_positional(checked(impl_), shared_, defaults_, std::span<const NDArray>(args.begin(), args.size()));
+}
+
+Outputs Function::operator()(Arg a0, Arg a1, Arg a2, Arg a3, Arg a4, Arg a5, Arg a6, Arg a7, Arg a8, Arg a9) const {
+  const FunctionImpl& f = checked(impl_);
+  const Arg* args[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7, &a8, &a9};
+  const std::size_t n = f.ins.size();
+  std::vector<NDArray> full(n);
+  std::vector<char> given(n, 0);
+  std::size_t n_given = 0, n_unnamed = 0;
+  for (std::size_t k = 0; k < std::size(args); ++k) {
+    if (!args[k]->given()) continue;
+    THEANO_USER_CHECK(n_given == k, ValueError)
+        << f.what() << ": argument " << k << " follows Arg::none(); only trailing arguments can be left out";
+    ++n_given;
+    n_unnamed += args[k]->name().empty();
+  }
+  if (n_unnamed > n) {
+    std::size_t required = n;
+    while (required > 0 && defaults_[required - 1]) --required;
+    throw_count(f, n_unnamed, required);
+  }
+  std::size_t n_positional = 0;
+  const Arg* first_named = nullptr;
+  for (std::size_t k = 0; k < n_given; ++k) {
+    const Arg* a = args[k];
+    if (!a->name().empty()) {
+      first_named = first_named ? first_named : a;
+      const std::size_t i = find_input(f, a->name());
+      THEANO_USER_CHECK(!given[i], TypeError)
+          << f.what() << ": got two values for input " << quoted_input(f, i) << ": "
+          << (i < n_positional ? "positionally and by name" : "by name twice");
+      full[i] = argument_value(f, i, *a);
+      given[i] = 1;
+      continue;
+    }
+    THEANO_USER_CHECK(!first_named, TypeError)
+        << f.what() << ": a positional argument follows the named argument \"" << first_named->name()
+        << "\"; give positional arguments first (as Python requires)";
+    full[n_positional] = argument_value(f, n_positional, *a);
+    given[n_positional] = 1;
+    ++n_positional;
+  }
+  std::vector<std::size_t> missing;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (given[i]) continue;
+    if (defaults_[i])
+      full[i] = defaults_[i]->value;
+    else
+      missing.push_back(i);
+  }
+  if (!missing.empty()) {
+    std::ostringstream os;
+    os << f.what() << ": missing required input" << (missing.size() > 1 ? "s" : "");
+    for (std::size_t k = 0; k < missing.size(); ++k) os << (k ? ", " : " ") << quoted_input(f, missing[k]);
+    os << "; got " << n_given << " argument" << (n_given == 1 ? "" : "s");
+    throw TypeError(os.str());
+  }
+  return Outputs(run(f, shared_, defaults_, full));
+}
+
+Outputs Function::call(const std::vector<std::pair<std::string, NDArray>>& named_args) const {
+  const FunctionImpl& f = checked(impl_);
+  std::vector<NDArray> full(f.ins.size());
   for (const auto& [name, value] : named_args) {
-    int found = -1;
-    for (std::size_t i = 0; i < f.ins.size(); ++i)
-      if (f.ins[i].name == name) {
-        THEANO_USER_CHECK(found < 0, TypeError)
-            << f.what() << ": input name \"" << name << "\" is ambiguous (inputs " << found << " and " << i << ")";
-        found = static_cast<int>(i);
-      }
-    THEANO_USER_CHECK(found >= 0, TypeError)
-        << f.what() << ": unknown input name \"" << name << "\"; the inputs are: " << names();
-    THEANO_USER_CHECK(!full[static_cast<std::size_t>(found)].defined(), TypeError)
-        << f.what() << ": input \"" << name << "\" is given twice";
-    full[static_cast<std::size_t>(found)] = value;
+    const std::size_t found = find_input(f, name);
+    THEANO_USER_CHECK(!full[found].defined(), TypeError) << f.what() << ": input \"" << name << "\" is given twice";
+    full[found] = value;
   }
   for (std::size_t i = 0; i < full.size(); ++i) {
     if (full[i].defined()) continue;
@@ -223,7 +327,7 @@ std::vector<NDArray> Function::call(const std::vector<std::pair<std::string, NDA
         << f.what() << ": missing required input \"" << f.ins[i].name << "\" (position " << i << ")";
     full[i] = defaults_[i]->value;
   }
-  return run(f, shared_, defaults_, full);
+  return Outputs(run(f, shared_, defaults_, full));
 }
 
 NDArray Function::input_value(std::size_t i) const {
@@ -233,15 +337,6 @@ NDArray Function::input_value(std::size_t i) const {
   THEANO_USER_CHECK(defaults_[i], ValueError)
       << impl_->what() << ": input " << i << " (\"" << impl_->ins[i].name << "\") has no default value or state";
   return defaults_[i]->value.copy();
-}
-
-Function Function::copy(bool share_memory) const {
-  Function r = *this;
-  for (auto& d : r.defaults_)
-    if (d) d = std::make_shared<SharedStorage>(SharedStorage{d->value.copy()});
-  if (!share_memory)
-    for (auto& s : r.shared_) s = std::make_shared<SharedStorage>(SharedStorage{s->value.copy()});
-  return r;
 }
 
 const std::vector<Var>& Function::inputs() const { return impl_->input_vars; }
@@ -277,9 +372,9 @@ ProfileStats Function::profile() const {
 
 NDArray Function::shared_value(const Var& v, bool borrow) const {
   THEANO_USER_CHECK(is_shared(v), TypeError) << impl_->what() << ": " << v.str() << " is not a shared variable";
-  for (std::size_t k = 0; k < impl_->shared_vars.size(); ++k)
-    if (impl_->shared_vars[k] == v || impl_->shared_vars[k]->id() == v.id() ||
-        as_shared(impl_->shared_vars[k])->storage() == as_shared(v)->storage())
+  for (std::size_t k = 0; k < shared_.size(); ++k)
+    if (shared_var(k) == v || shared_var(k)->id() == v.id() ||
+        as_shared(shared_var(k))->storage() == as_shared(v)->storage())
       return borrow ? shared_[k]->value : shared_[k]->value.copy();
   throw ValueError(impl_->what() + ": shared variable " + v.str() + " is not used by this function");
 }

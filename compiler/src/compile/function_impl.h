@@ -33,6 +33,8 @@ struct FunctionImpl {
   std::vector<Var> shared_vars;              // user shared variables, in graph-input order
   std::vector<int> update_target;            // per update: index into shared_vars
   std::vector<bool> strict, allow_downcast;  // per explicit input
+  std::vector<bool> downcast_unset;          // per explicit input: neither In nor the options set allow_downcast
+  FunctionOptions options;                   // as given (Function::copy(delete_updates) compiles again)
   std::vector<NDArray> constants;            // constant values inside the graph (aliasing checks)
   std::shared_ptr<const FunctionGraph> fgraph;
   // Set when the thunk came from a function record (function.cpp,

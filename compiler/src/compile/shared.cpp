@@ -31,11 +31,11 @@ NDArray stored_value(const Type& type, const NDArray& value) {
 }
 
 SharedVariable::SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict,
-                               bool allow_downcast)
+                               bool allow_downcast, bool borrow)
     : Variable(std::move(type), std::move(name)), strict_(strict), allow_downcast_(allow_downcast) {
   THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the initial value of " << str() << " is undefined";
   NDArray v = filtered(*this->type(), value, strict, allow_downcast, str());
-  storage_ = std::make_shared<SharedStorage>(SharedStorage{v.shares_buffer(value) ? v.copy() : v});
+  storage_ = std::make_shared<SharedStorage>(SharedStorage{!borrow && v.shares_buffer(value) ? v.copy() : v});
 }
 
 SharedVariable::SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> storage, std::string name, bool strict,
@@ -99,19 +99,10 @@ SharedVariable& require_shared(const Var& v, const char* what) {
 }
 }  // namespace
 
-Var shared(const NDArray& value, std::string name, bool strict, bool allow_downcast) {
-  THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << name << "' is undefined";
-  // Theano's rule: with a GPU device selected, float32 values live on it; a
-  // device array stays on its device.
-  std::string target = "cpu";
-  if (!value.on_host())
-    target = value.device().str();
-  else if (value.dtype() == DType::Float32)
-    if (const std::optional<std::string> context = gpu::selected_context()) target = *context;
-  return shared_on(target, value, std::move(name), strict, allow_downcast);
-}
+namespace {
 
-Var shared_on(const std::string& target, const NDArray& value, std::string name, bool strict, bool allow_downcast) {
+Var make_shared_on(const std::string& target, const NDArray& value, std::string name, bool strict,
+                   bool allow_downcast, bool borrow) {
   THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << name << "' is undefined";
   const tensor::StaticShape shape(static_cast<std::size_t>(value.ndim()));
   TypePtr type;
@@ -127,7 +118,31 @@ Var shared_on(const std::string& target, const NDArray& value, std::string name,
         << "shared: '" << name << "' cannot live on the GPU " << target << ": " << why;
     type = gpu::GpuArrayType::make(value.dtype(), shape, target);
   }
-  return Var(new SharedVariable(std::move(type), value, std::move(name), strict, allow_downcast));
+  return Var(new SharedVariable(std::move(type), value, std::move(name), strict, allow_downcast, borrow));
+}
+
+}  // namespace
+
+Var shared(const NDArray& value, const SharedOptions& options) {
+  THEANO_USER_CHECK(value.defined(), ValueError) << "shared: the value of '" << options.name << "' is undefined";
+  // Theano's rule: with a GPU device selected, float32 values live on it; a
+  // device array stays on its device.
+  std::string target = "cpu";
+  if (!value.on_host())
+    target = value.device().str();
+  else if (value.dtype() == DType::Float32)
+    if (const std::optional<std::string> context = gpu::selected_context()) target = *context;
+  return make_shared_on(target, value, options.name, options.strict, options.allow_downcast, options.borrow);
+}
+
+Var shared_on(const std::string& target, const NDArray& value, std::string name, bool strict, bool allow_downcast) {
+  return make_shared_on(target, value, std::move(name), strict, allow_downcast, /*borrow=*/false);
+}
+
+NDArray detail::number_array(const Literal& number) {
+  THEANO_USER_CHECK(!number.is_list(), ValueError)
+      << "shared: a number was expected, got a list (make an NDArray of it)";
+  return number.to_array();
 }
 
 NDArray get_value(const Var& shared_var, bool borrow, bool return_internal_type) {

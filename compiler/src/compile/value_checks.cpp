@@ -148,6 +148,18 @@ std::string compare_values(const NDArray& got, const NDArray& want, const Compar
   return os.str();
 }
 
+bool converts_exactly(const NDArray& original, const NDArray& converted) {
+  // Back in the original dtype, every value must be what it was (NaN stays NaN).
+  const NDArray host = converted.to_host();
+  const NDArray back = host.astype(original.dtype());
+  const bool round_trip = array_equal(back, original) || ((is_float(original.dtype()) || is_complex(original.dtype())) &&
+                                                          allclose(back, original, 0, 0, true));
+  // Between integers of one size, signed <-> unsigned wraps both ways (-1 ->
+  // 2^64-1 -> -1): the values themselves must be equal too.
+  if (round_trip && is_integer(original.dtype()) && is_integer(host.dtype())) return array_equal(host, original);
+  return round_trip;
+}
+
 std::string summarize(const NDArray& a) {
   if (!a.defined()) return "<no value>";
   std::ostringstream os;

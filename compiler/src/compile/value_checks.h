@@ -1,6 +1,7 @@
 /// \file
 /// Value comparisons and summaries shared by the checking modes (DebugMode,
-/// NanGuardMode; private to compiler/src/compile).
+/// NanGuardMode) and by the conversions of literals (function(), calls);
+/// private to compiler/src/compile.
 ///
 /// Why: both modes report values the same way (a few differing or bad
 /// elements with their index, and per-input summaries), and DebugMode needs
@@ -41,6 +42,11 @@ struct CompareOptions {
 /// description: dtype or shape mismatch, or how many elements differ, the
 /// largest differences and the first few positions with both values.
 std::string compare_values(const NDArray& got, const NDArray& want, const CompareOptions& options = {});
+
+/// Whether `converted` (a host or device array) holds the values of `original`
+/// exactly: converted back to `original`'s dtype it equals it (NaN equal to
+/// NaN). Theano's test for taking a literal into another dtype.
+bool converts_exactly(const NDArray& original, const NDArray& converted);
 
 /// "float64 (2, 3) min=-1 max=3 has_nan=false has_inf=false" (no min/max for
 /// empty arrays; "<no value>" for an undefined one).

@@ -21,11 +21,14 @@
 /// updates and no shared state is set meanwhile; otherwise call each copy
 /// (`copy()`) from one thread at a time. Copies share the compiled program.
 ///
-/// Call semantics (Theano's): arguments are filtered into each input's type
-/// (`strict` refuses any conversion, `allow_downcast` permits lossy casts;
-/// errors name the input); missing trailing arguments take their `In` default
-/// value; every update is computed from the *old* values and written back only
-/// after the whole graph ran; an output without `Out::borrow` is a fresh array
+/// Call semantics (Theano's): `f(2.0, 3)`, `f({x_array, y_array})`,
+/// `f(33, named("w_by_name", 1))`; arguments are filtered into each input's
+/// type (`strict` refuses any conversion, `allow_downcast` permits lossy casts;
+/// a number or nested list converts when its values survive, call_arg.h;
+/// errors name the input); inputs not given take their `In` default value;
+/// the Outputs of a function of one output convert to its array; every update
+/// is computed from the *old* values and written back only after the whole
+/// graph ran; an output without `Out::borrow` is a fresh array
 /// that aliases neither an argument, nor a shared value, nor a constant, nor
 /// any internal storage.
 #pragma once
@@ -33,9 +36,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "theano/compile/call_arg.h"
 #include "theano/compile/linker.h"
 #include "theano/compile/nan_guard.h"
 #include "theano/compile/profile.h"
@@ -58,10 +64,17 @@ class UnusedInputError : public ValueError {
 /// An explicit input of a function.
 struct In {
   In(const Var& v) : variable(v) {}  // NOLINT: implicit, as Theano accepts plain variables
-  In(const Var& v, NDArray default_value) : variable(v), value(std::move(default_value)) {}
+  /// Theano's In(x, name="x_name"): the name a call passes it by (`named`).
+  template <class S>
+    requires(std::is_convertible_v<const S&, std::string_view> && !std::is_arithmetic_v<S>)
+  In(const Var& v, const S& name_) : variable(v), name(std::string_view(name_)) {}
+  /// Theano's In(y, value=1, name="y_name"): `default_value` is an NDArray, a
+  /// number or a nested list (call_arg.h: a literal is converted to the
+  /// variable's type now, and must fit it exactly, or be a double for a floatX
+  /// variable).
+  In(const Var& v, const Arg& default_value, std::string name_ = {});
   /// A state input (Theano's In(x, value=..., update=...)): `value` is the initial state.
-  In(const Var& v, NDArray initial_value, const Var& update_expr)
-      : variable(v), value(std::move(initial_value)), update(update_expr) {}
+  In(const Var& v, const Arg& initial_value, const Var& update_expr);
   Var variable;
   /// Name for named calls; defaults to the variable's name.
   std::string name;
@@ -134,28 +147,85 @@ namespace detail {
 struct FunctionImpl;
 }
 
+/// What a call returns: one array per output, in order. A function of one
+/// output (Theano returns the array itself, not a list) also gives its array
+/// without `[0]`: `NDArray z = f(2.0, 3.0);`, `f(2.0, 3.0).value()`,
+/// `f(2.0, 3.0).item<double>()`. Those are a ValueError naming the number of
+/// outputs when there is not exactly one.
+class Outputs : public std::vector<NDArray> {
+ public:
+  Outputs() = default;
+  explicit Outputs(std::vector<NDArray> arrays) noexcept : std::vector<NDArray>(std::move(arrays)) {}
+  /// The one output's array.
+  const NDArray& value() const;
+  operator NDArray() const { return value(); }  // NOLINT: implicit, as Theano returns the array
+  /// `value().item<T>()`: the one output's single element.
+  template <class T>
+  T item() const {
+    return value().item<T>();
+  }
+};
+
+/// Theano's Function.copy(share_memory, swap, delete_updates), for
+/// `f.copy({.swap = {{state, new_state}}})` or `f.copy({.delete_updates = true})`
+/// (designated initializers in this order).
+struct CopyOptions {
+  /// The copy uses the same shared-variable containers as the original
+  /// (updates are seen by both); otherwise it gets its own copies of the
+  /// shared values. Default values and In::update states are always copied.
+  bool share_memory = false;
+  /// (shared variable used by the function, shared variable of the same type):
+  /// the copy reads and updates the second one's container instead.
+  std::vector<std::pair<Var, Var>> swap;
+  /// The copy applies no updates (neither shared-variable updates nor
+  /// In::update states); it is compiled again without them.
+  bool delete_updates = false;
+};
+
 /// A compiled function. Copying the C++ object makes another handle on the same
 /// compiled program *and* the same value containers; `copy()` is Theano's copy.
 class Function {
  public:
   /// An empty Function (calling it is a ValueError); assign one from function().
   Function() = default;
-  /// Positional call: one argument per input, trailing ones may be left out
-  /// when they have defaults. Returns one array per output. A function with a
-  /// sparse output is called with sparse::call, which returns it as a
-  /// SparseMatrix; here it is a TypeError saying so.
-  std::vector<NDArray> operator()(const std::vector<NDArray>& args) const;
+  /// Theano's call: `f(2.0, 3)`, `f({1.0, 2.0}, {{1, 2}, {3, 4}})`,
+  /// `f(x_array, named("w_by_name", 1))`. Positional arguments come first, one
+  /// per input in order, then named ones (`named`, by In::name); an input given
+  /// neither way takes its default (In value or state). Each argument is an
+  /// NDArray or a number / nested list converted against its input's type
+  /// (call_arg.h). TypeError naming the input for an unknown name, an input
+  /// given twice, a missing one, or a value that does not fit. Up to 10
+  /// arguments; more: pass a std::vector<NDArray>.
+  Outputs operator()(Arg a0 = Arg::none(), Arg a1 = Arg::none(), Arg a2 = Arg::none(), Arg a3 = Arg::none(),
+                     Arg a4 = Arg::none(), Arg a5 = Arg::none(), Arg a6 = Arg::none(), Arg a7 = Arg::none(),
+                     Arg a8 = Arg::none(), Arg a9 = Arg::none()) const;
+  /// Positional call with NDArrays, `f({x, y})`: one argument per input,
+  /// trailing ones may be left out when they have defaults (`f({})`: none).
+  Outputs operator()(std::initializer_list<NDArray> args) const;
+  /// The same with a std::vector<NDArray> (or anything converting to one).
+  template <class V>
+    requires std::is_convertible_v<const V&, const std::vector<NDArray>&>
+  Outputs operator()(const V& args) const {
+    return call_arrays(args);
+  }
   /// The positional call with each sparse output as its four components
   /// (data, indices, indptr, shape) in its place; sparse::call regroups them.
+  /// (The calls above are a TypeError naming a sparse output, pointing at
+  /// sparse::call, which returns it as a SparseMatrix.)
   std::vector<NDArray> call_components(const std::vector<NDArray>& args) const;
   /// Named call: arguments by In name (or variable name); the others take
   /// their defaults.
-  std::vector<NDArray> call(const std::vector<std::pair<std::string, NDArray>>& named_args) const;
+  Outputs call(const std::vector<std::pair<std::string, NDArray>>& named_args) const;
 
   /// A new Function over the same compiled program. `share_memory`: use the
   /// same shared-variable containers (updates are seen by both); otherwise the
   /// copy gets its own copies of every shared value and default value.
-  Function copy(bool share_memory = false) const;
+  Function copy(bool share_memory) const;
+  /// Theano's copy(share_memory, swap, delete_updates) (see CopyOptions).
+  /// TypeError when a swap pair is not two shared variables of the same type,
+  /// ValueError when its first one is not used by this function or is
+  /// swapped twice.
+  Function copy(const CopyOptions& options = {}) const;
 
   /// The user's explicit input variables, in call order.
   const std::vector<Var>& inputs() const;
@@ -195,13 +265,24 @@ class Function {
 
  private:
   friend Function function(const std::vector<In>&, const std::vector<Out>&, const FunctionOptions&);
+  Outputs call_arrays(const std::vector<NDArray>& args) const;
+  /// The user's shared variable behind shared_[k] (a swapped copy's own).
+  const Var& shared_var(std::size_t k) const;
   std::shared_ptr<const detail::FunctionImpl> impl_;
   std::vector<std::shared_ptr<SharedStorage>> defaults_;  // per explicit input (null: no default)
   std::vector<std::shared_ptr<SharedStorage>> shared_;    // per shared graph input
+  std::shared_ptr<const std::vector<Var>> swapped_;       // copy(swap): shared_vars with the swaps; null: none
 };
 
 /// Compiles `outputs` as functions of `inputs`.
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options = {});
+/// Theano's `function([x, y], z)`: one output `Var` or `Out` without braces
+/// (a call's result then converts to the array: see Outputs).
+template <class O>
+  requires std::is_convertible_v<const O&, Out>
+Function function(const std::vector<In>& inputs, const O& output, const FunctionOptions& options = {}) {
+  return function(inputs, std::vector<Out>{Out(output)}, options);
+}
 
 /// `Var::eval(bindings)` compiles `function(bound variables, {a copy of self},
 /// on_unused_input = Ignore)` once and caches it in a bounded (64-entry) LRU

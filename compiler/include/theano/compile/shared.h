@@ -8,7 +8,9 @@
 /// after each call. Cloning a SharedVariable (as compilation does) gives a new
 /// SharedVariable over the *same* container, as in Theano.
 ///
-/// Value semantics: `shared(value)` stores a copy; `get_value` returns a copy
+/// Value semantics: `shared(value)` stores a copy (with `borrow`, on the host,
+/// the value itself: later writes to the caller's array are seen, as
+/// Theano's `shared(value, borrow=True)`); `get_value` returns a copy
 /// unless `borrow`; `set_value` filters the new value through the variable's
 /// type (with the `strict` / `allow_downcast` given at creation) and stores a
 /// copy unless `borrow`.
@@ -41,7 +43,9 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
+#include "theano/compile/call_arg.h"
 #include "theano/graph/basic.h"
 
 namespace theano {
@@ -53,8 +57,10 @@ struct SharedStorage {
 
 class SharedVariable final : public Variable {
  public:
-  /// A new shared variable of `type` holding `type->filter(value.copy())`.
-  SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict, bool allow_downcast);
+  /// A new shared variable of `type` holding `type->filter(value)`: a copy,
+  /// unless `borrow` and the filter kept `value`'s buffer (then that buffer).
+  SharedVariable(TypePtr type, const NDArray& value, std::string name, bool strict, bool allow_downcast,
+                 bool borrow = false);
   /// A shared variable over an existing container (clones).
   SharedVariable(TypePtr type, std::shared_ptr<SharedStorage> storage, std::string name, bool strict,
                  bool allow_downcast);
@@ -93,12 +99,48 @@ class SharedVariable final : public Variable {
 SharedVariable* as_shared(const Var& v) noexcept;
 inline bool is_shared(const Var& v) noexcept { return as_shared(v) != nullptr; }
 
-/// Theano's `shared(value, name, strict, allow_downcast)`: a shared variable
-/// whose type has `value`'s dtype and rank with every dimension of unknown
-/// size. The value is copied. A TensorType on the host; a GpuArrayType when
-/// `value` is a device array (its GPU), or a float32 value while the device
-/// flag selects a GPU (see the file comment).
-Var shared(const NDArray& value, std::string name = {}, bool strict = false, bool allow_downcast = false);
+/// Theano's keyword arguments of `shared`, for
+/// `shared(value, {.name = "W", .borrow = true})` (designated initializers in
+/// this order).
+struct SharedOptions {
+  std::string name;
+  bool strict = false;
+  bool allow_downcast = false;
+  /// Store `value` itself, not a copy, when it needs no conversion and no
+  /// move to another device: the variable then sees the caller's later
+  /// writes to it (until a function's update replaces the value), as in
+  /// Theano. A value that must be converted or moved (a host float32 value
+  /// for a GPU device) is still copied.
+  bool borrow = false;
+};
+/// Theano's `shared(value, name, strict, allow_downcast, borrow)`: a shared
+/// variable whose type has `value`'s dtype and rank with every dimension of
+/// unknown size. The value is copied unless `borrow`. A TensorType on the
+/// host; a GpuArrayType when `value` is a device array (its GPU), or a float32
+/// value while the device flag selects a GPU (see the file comment).
+Var shared(const NDArray& value, const SharedOptions& options = {});
+/// `shared(value, name, strict, allow_downcast)`, positionally. (A template so
+/// that a braced list always means SharedOptions.)
+template <class S>
+  requires std::is_convertible_v<const S&, std::string>
+Var shared(const NDArray& value, const S& name, bool strict = false, bool allow_downcast = false) {
+  return shared(value, SharedOptions{std::string(name), strict, allow_downcast, /*borrow=*/false});
+}
+
+namespace detail {
+/// A C++ number as the 0-d array Theano makes of the Python number (call_arg.h):
+/// bool, int64 (uint64 above int64's range), float32 (float), float64.
+NDArray number_array(const Literal& number);
+}  // namespace detail
+
+/// Theano's `shared(0)`, `shared(1.5)`, `shared(true)`: a 0-d shared variable
+/// of int64 (any C++ integer), float64 (double), float32 (float) or bool.
+template <class T>
+  requires std::is_arithmetic_v<T>
+Var shared(T value, std::string name = {}, bool strict = false, bool allow_downcast = false) {
+  return shared(detail::number_array(Literal(value)), std::move(name), strict, allow_downcast);
+}
+
 /// `shared` on an explicit `target` (Theano's `target=` argument): "cpu", or a
 /// GPU context ("cuda0", "emulated") for any dtype the GPU handles. ValueError
 /// naming why when that GPU cannot be used.

@@ -140,5 +140,5 @@ Var log_softmax(const TensorLike& x, std::optional<int> axis) { return over_axis
 }  // namespace theano::tensor::nnet
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Softmax::props() const { return {{"axis", std::int64_t{axis_}}}; }
-theano::Props theano::tensor::LogSoftmax::props() const { return {{"axis", std::int64_t{axis_}}}; }
+theano::Props theano::tensor::nnet::Softmax::props() const { return {{"axis", std::int64_t{axis_}}}; }
+theano::Props theano::tensor::nnet::LogSoftmax::props() const { return {{"axis", std::int64_t{axis_}}}; }

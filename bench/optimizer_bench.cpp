@@ -10,7 +10,7 @@
 //
 // Usage: theano_optimizer_bench [--max N] [--seed S] [--mode fast_run] [--stats]
 // (--stats: each rewrite's applications, tries and time)
-#include <theano/theano.hpp>
+#include <theano/extending.hpp>
 
 #include <chrono>
 #include <cstdio>

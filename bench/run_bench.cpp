@@ -24,7 +24,7 @@
 // a compile measurement fails; 2 on a usage error. Missed targets are
 // reported, never an error.
 #include <theano/gpu/context.h>
-#include <theano/theano.hpp>
+#include <theano/extending.hpp>
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -9,6 +9,7 @@
 #include <theano/codegen/c_linker.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
+#include <theano/fgraph/function_graph.h>
 #include <theano/config.h>
 #include <theano/printing.h>
 

@@ -11,6 +11,7 @@
 #include <theano/codegen/gpu_memory.h>
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
+#include <theano/fgraph/function_graph.h>
 #include <theano/config.h>
 #include <theano/gpu/context.h>
 #include <theano/gpu/ops.h>

@@ -6,6 +6,7 @@
 
 #include <theano/codegen/c_linker.h>
 #include <theano/compile/function.h>
+#include <theano/fgraph/function_graph.h>
 #include <theano/tensor/as_tensor.h>
 #include <theano/tensor/blas.h>
 #include <theano/tensor/elemwise.h>

@@ -6,6 +6,7 @@
 
 #include <theano/codegen/c_linker.h>
 #include <theano/compile/function.h>
+#include <theano/fgraph/function_graph.h>
 #include <theano/config.h>
 #include <theano/tensor/math.h>
 #include <theano/tensor/reduction.h>

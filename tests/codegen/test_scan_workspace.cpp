@@ -13,7 +13,7 @@
 #include <theano/fgraph/function_graph.h>
 #include <theano/rewrite/optdb.h>
 #include <theano/runtime/error.h>
-#include <theano/theano.hpp>
+#include <theano/extending.hpp>
 
 #include <cmath>
 #include <cstdint>

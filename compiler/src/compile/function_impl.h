@@ -14,6 +14,7 @@
 
 #include "theano/compile/function.h"
 #include "theano/fgraph/function_graph.h"
+#include "theano/rewrite/rewriter.h"
 
 namespace theano::detail {
 

@@ -142,3 +142,6 @@ Var shape_padright(const Var& x, int n) {
 }
 
 }  // namespace theano::tensor
+
+// Props and alias maps, out of the public header (it stays light to compile).
+theano::ViewMap theano::tensor::DimShuffle::view_map() const { return {{0, {0}}}; }

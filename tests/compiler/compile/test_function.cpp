@@ -4,6 +4,7 @@
 
 #include "test_util.h"
 #include "theano/compile/function.h"
+#include "theano/fgraph/function_graph.h"
 #include "theano/config.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/math.h"

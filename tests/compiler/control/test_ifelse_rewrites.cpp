@@ -7,7 +7,7 @@
 
 #include "compiler/rewrite/rewrite_test_util.h"
 #include "use_linker.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;

@@ -17,7 +17,7 @@
 #include "theano/config.h"
 #include "theano/control/scan.h"
 #include "theano/rewrite/optdb.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;

@@ -9,7 +9,7 @@
 #include "test_util.h"
 #include "theano/control/scan.h"
 #include "theano/rewrite/optdb.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;

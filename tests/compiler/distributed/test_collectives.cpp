@@ -14,7 +14,7 @@
 #include "test_util.h"
 #include "use_linker.h"
 #include "theano/codegen/c_linker.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "test_util.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 namespace theano::test {
 namespace rw_detail {

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "test_util.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 using namespace theano::test;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "test_util.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 using namespace theano::test;

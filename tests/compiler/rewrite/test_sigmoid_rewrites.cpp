@@ -8,7 +8,7 @@
 
 #include "rewrite_test_util.h"
 #include "test_util.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 using namespace theano::test;

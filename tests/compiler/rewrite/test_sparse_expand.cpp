@@ -11,7 +11,7 @@
 #include "theano/rewrite/optdb.h"
 #include "theano/sparse/components.h"
 #include "theano/sparse/ops.h"
-#include "theano/theano.hpp"
+#include "theano/extending.hpp"
 
 using namespace theano;
 namespace T = theano::tensor;

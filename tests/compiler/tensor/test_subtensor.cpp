@@ -149,3 +149,22 @@ TEST_CASE("a braced index list of one element picks the list overload") {
   CHECK(x[{slice(1, 3)}].owner()->op()->name() == "Subtensor{1:3:}");
   CHECK(x[{0, slice(none, none, -1)}].ndim() == 1);
 }
+
+TEST_CASE("Index and Bound say what they hold, and an accessor of another kind is an InternalError") {
+  Var i = iscalar("i");
+  Bound none_b, const_b(-1), sym_b(i);
+  CHECK(none_b.is_none());
+  CHECK((const_b.is_constant() && const_b.constant() == -1));
+  CHECK((sym_b.is_symbolic() && sym_b.symbolic().get() == i.get()));
+  CHECK_THROWS_AS(none_b.constant(), InternalError);
+  CHECK_THROWS_AS(const_b.symbolic(), InternalError);
+
+  Index k(3), v(i), s(slice(1, none, -1));
+  CHECK((k.is_scalar_constant() && k.scalar_constant() == 3));
+  CHECK((v.is_variable() && v.variable().get() == i.get()));
+  REQUIRE(s.is_slice());
+  CHECK((s.as_slice().start.constant() == 1 && s.as_slice().stop.is_none() && s.as_slice().step.constant() == -1));
+  CHECK_THROWS_AS(k.as_slice(), InternalError);
+  CHECK_THROWS_AS(s.variable(), InternalError);
+  CHECK_THROWS_AS(v.scalar_constant(), InternalError);
+}

@@ -46,14 +46,18 @@
 #include "theano/compile/nan_guard.h"
 #include "theano/compile/profile.h"
 #include "theano/compile/shared.h"
-#include "theano/fgraph/function_graph.h"
 #include "theano/graph/basic.h"
-#include "theano/rewrite/rewriter.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
 
+// Declared here, defined in headers a user includes only to look inside a
+// compiled function (theano/fgraph/function_graph.h, theano/rewrite/rewriter.h):
+// this header stays light to compile.
 class FunctionGraph;
+namespace rewrite {
+struct RewriteStats;
+}
 
 /// Raised when an input is not needed to compute the outputs (on_unused_input=raise).
 class UnusedInputError : public ValueError {

@@ -47,7 +47,7 @@ class ARange final : public Op {
  public:
   explicit ARange(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("ARange")
-  Props props() const override { return {{"dtype", dtype_}}; }
+  Props props() const override;
   std::string name() const override;  ///< `ARange{dtype='int64'}`
   DType dtype() const { return dtype_; }
   /// Float ranges: d/dstart = sum(gz), d/dstep = sum(gz * arange(n)); stop only
@@ -65,7 +65,7 @@ class Eye final : public Op {
  public:
   explicit Eye(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("Eye")
-  Props props() const override { return {{"dtype", dtype_}}; }
+  Props props() const override;
   std::string name() const override;  ///< `Eye{dtype='float64'}`
   DType dtype() const { return dtype_; }
   /// No gradient (all inputs are integers).
@@ -82,13 +82,13 @@ class Assert final : public Op {
  public:
   explicit Assert(std::string msg) : msg_(std::move(msg)) {}
   THEANO_OP_DECLARE("Assert")
-  Props props() const override { return {{"msg", msg_}}; }
+  Props props() const override;
   std::string name() const override;  ///< `Assert{msg='...'}`
   const std::string& msg() const { return msg_; }
   /// Identity for value; conditions are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
-  ViewMap view_map() const override { return {{0, {0}}}; }
+  ViewMap view_map() const override;
 
  private:
   std::string msg_;

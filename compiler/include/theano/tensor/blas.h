@@ -54,7 +54,7 @@ class Gemm final : public Op {
  public:
   explicit Gemm(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemm")
-  Props props() const override { return {{"inplace", inplace_}}; }
+  Props props() const override;
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
   bool inplace() const { return inplace_; }
@@ -71,7 +71,7 @@ class Gemv final : public Op {
  public:
   explicit Gemv(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemv")
-  Props props() const override { return {{"inplace", inplace_}}; }
+  Props props() const override;
   std::string name() const override;
   bool inplace() const { return inplace_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
@@ -87,7 +87,7 @@ class Ger final : public Op {
  public:
   explicit Ger(bool destructive = false) : destructive_(destructive) {}
   THEANO_OP_DECLARE("Ger")
-  Props props() const override { return {{"destructive", destructive_}}; }
+  Props props() const override;
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;
   bool destructive() const { return destructive_; }

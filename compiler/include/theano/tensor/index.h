@@ -7,12 +7,15 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <variant>
 
 #include "theano/graph/basic.h"
 
 namespace theano::tensor {
+
+namespace detail {
+/// Throws InternalError: an accessor of Bound or Index was called for another kind.
+[[noreturn]] void throw_wrong_index_kind(const char* accessor);
+}  // namespace detail
 
 /// A missing slice bound (Python's None).
 struct NoneT {};
@@ -22,18 +25,31 @@ inline constexpr NoneT none{};
 class Bound {
  public:
   Bound() = default;
-  Bound(NoneT) {}                                                   // NOLINT
-  Bound(std::int64_t v) : value_(v) {}                              // NOLINT
-  Bound(int v) : value_(static_cast<std::int64_t>(v)) {}            // NOLINT
-  Bound(const Var& v) : value_(v) {}                                // NOLINT
-  bool is_none() const { return std::holds_alternative<std::monostate>(value_); }
-  bool is_constant() const { return std::holds_alternative<std::int64_t>(value_); }
-  std::int64_t constant() const { return std::get<std::int64_t>(value_); }
-  bool is_symbolic() const { return std::holds_alternative<Var>(value_); }
-  const Var& symbolic() const { return std::get<Var>(value_); }
+  Bound(NoneT) {}                                                                  // NOLINT
+  Bound(std::int64_t v) : kind_(Kind::Constant), constant_(v) {}                  // NOLINT
+  Bound(int v) : kind_(Kind::Constant), constant_(static_cast<std::int64_t>(v)) {}  // NOLINT
+  Bound(const Var& v) : kind_(Kind::Symbolic), symbolic_(v) {}                    // NOLINT
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_constant() const { return kind_ == Kind::Constant; }
+  /// The constant (InternalError when the bound is not one).
+  std::int64_t constant() const {
+    if (kind_ != Kind::Constant) detail::throw_wrong_index_kind("Bound::constant");
+    return constant_;
+  }
+  bool is_symbolic() const { return kind_ == Kind::Symbolic; }
+  /// The symbolic scalar (InternalError when the bound is not one).
+  const Var& symbolic() const {
+    if (kind_ != Kind::Symbolic) detail::throw_wrong_index_kind("Bound::symbolic");
+    return symbolic_;
+  }
 
  private:
-  std::variant<std::monostate, std::int64_t, Var> value_;
+  // A tagged union by hand: std::variant costs every user translation unit
+  // its instantiations (this header is in theano.hpp).
+  enum class Kind : char { None, Constant, Symbolic };
+  Kind kind_ = Kind::None;
+  std::int64_t constant_ = 0;
+  Var symbolic_;
 };
 
 struct Slice {
@@ -46,19 +62,36 @@ inline const Slice all{};
 
 class Index {
  public:
-  Index(std::int64_t i) : v_(Bound(i)) {}   // NOLINT: implicit by design
-  Index(int i) : v_(Bound(i)) {}            // NOLINT
-  Index(const Var& v) : v_(v) {}            // NOLINT: integer scalar, or integer vector (advanced)
-  Index(const Slice& s) : v_(s) {}          // NOLINT
-  bool is_slice() const { return std::holds_alternative<Slice>(v_); }
-  const Slice& as_slice() const { return std::get<Slice>(v_); }
-  bool is_scalar_constant() const { return std::holds_alternative<Bound>(v_); }
-  std::int64_t scalar_constant() const { return std::get<Bound>(v_).constant(); }
-  bool is_variable() const { return std::holds_alternative<Var>(v_); }
-  const Var& variable() const { return std::get<Var>(v_); }
+  Index(std::int64_t i) : kind_(Kind::Constant), bound_(i) {}  // NOLINT: implicit by design
+  Index(int i) : kind_(Kind::Constant), bound_(i) {}           // NOLINT
+  Index(const Var& v) : kind_(Kind::Variable), variable_(v) {}  // NOLINT: integer scalar, or integer vector (advanced)
+  Index(const Slice& s) : kind_(Kind::Slice), slice_(s) {}      // NOLINT
+  bool is_slice() const { return kind_ == Kind::Slice; }
+  /// The slice (InternalError when the index is not one).
+  const Slice& as_slice() const {
+    if (kind_ != Kind::Slice) detail::throw_wrong_index_kind("Index::as_slice");
+    return slice_;
+  }
+  bool is_scalar_constant() const { return kind_ == Kind::Constant; }
+  /// The constant (InternalError when the index is not one).
+  std::int64_t scalar_constant() const {
+    if (kind_ != Kind::Constant) detail::throw_wrong_index_kind("Index::scalar_constant");
+    return bound_.constant();
+  }
+  bool is_variable() const { return kind_ == Kind::Variable; }
+  /// The variable (InternalError when the index is not one).
+  const Var& variable() const {
+    if (kind_ != Kind::Variable) detail::throw_wrong_index_kind("Index::variable");
+    return variable_;
+  }
 
  private:
-  std::variant<Bound, Var, Slice> v_;
+  // A tagged union by hand (see Bound).
+  enum class Kind : char { Constant, Variable, Slice };
+  Kind kind_;
+  Bound bound_;
+  Var variable_;
+  Slice slice_;
 };
 
 }  // namespace theano::tensor

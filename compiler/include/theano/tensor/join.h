@@ -26,7 +26,7 @@ class Join final : public Op {
  public:
   explicit Join(int axis);
   THEANO_OP_DECLARE("Join")
-  Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
+  Props props() const override;
   int axis() const { return axis_; }
   /// Slices of the output gradient (float outputs); integer joins: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
@@ -41,7 +41,7 @@ class Split final : public Op {
  public:
   Split(int len_splits, int axis);
   THEANO_OP_DECLARE("Split")
-  Props props() const override { return {{"len_splits", std::int64_t{len_splits_}}, {"axis", std::int64_t{axis_}}}; }
+  Props props() const override;
   int len_splits() const { return len_splits_; }
   int axis() const { return axis_; }
   /// Join of the output gradients (zeros for disconnected ones); nothing for splits.

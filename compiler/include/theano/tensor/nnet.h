@@ -32,7 +32,7 @@ class Softmax final : public Op {
  public:
   explicit Softmax(int axis);
   THEANO_OP_DECLARE("Softmax")
-  Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
+  Props props() const override;
   int axis() const { return axis_; }
   /// sm * (gz - sum(gz * sm, axis, keepdims)).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
@@ -46,7 +46,7 @@ class LogSoftmax final : public Op {
  public:
   explicit LogSoftmax(int axis);
   THEANO_OP_DECLARE("LogSoftmax")
-  Props props() const override { return {{"axis", std::int64_t{axis_}}}; }
+  Props props() const override;
   int axis() const { return axis_; }
   /// gz - exp(out) * sum(gz, axis, keepdims).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;

@@ -38,7 +38,7 @@ class Shape_i final : public Op {
  public:
   explicit Shape_i(int i);
   THEANO_OP_DECLARE("Shape_i")
-  Props props() const override { return {{"i", std::int64_t{i_}}}; }
+  Props props() const override;
   int i() const { return i_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -54,7 +54,7 @@ class MakeVector final : public Op {
  public:
   explicit MakeVector(DType dtype = DType::Int64) : dtype_(dtype) {}
   THEANO_OP_DECLARE("MakeVector")
-  Props props() const override { return {{"dtype", dtype_}}; }
+  Props props() const override;
   /// `MakeVector{dtype='int64'}` as Theano prints it.
   std::string name() const override;
   DType dtype() const { return dtype_; }
@@ -75,14 +75,14 @@ class SpecifyShape final : public Op {
   static constexpr std::int64_t kSymbolic = -2;
   explicit SpecifyShape(std::vector<std::int64_t> spec);
   THEANO_OP_DECLARE("SpecifyShape")
-  Props props() const override { return {{"spec", spec_}}; }
+  Props props() const override;
   /// `SpecifyShape{(2, ?, s)}`: sizes, `?` unspecified, `s` symbolic.
   std::string name() const override;
   const std::vector<std::int64_t>& spec() const { return spec_; }
   /// Identity for x (kept at the specified shape); nothing for the sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
-  ViewMap view_map() const override { return {{0, {0}}}; }
+  ViewMap view_map() const override;
 
  private:
   std::vector<std::int64_t> spec_;
@@ -98,16 +98,13 @@ class Reshape final : public Op {
   /// the result x's shape back (a Reshape the user wrote keeps its own shape).
   explicit Reshape(int ndim, bool of_index = false);
   THEANO_OP_DECLARE("Reshape")
-  Props props() const override {
-    if (of_index_) return {{"ndim", std::int64_t{ndim_}}, {"of_index", true}};
-    return {{"ndim", std::int64_t{ndim_}}};
-  }
+  Props props() const override;
   int ndim() const { return ndim_; }
   bool of_index() const { return of_index_; }
   /// Reshape the output gradient back to x's shape; nothing for the shape.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
-  ViewMap view_map() const override { return {{0, {0}}}; }
+  ViewMap view_map() const override;
 
  private:
   int ndim_;

@@ -65,12 +65,12 @@ class Subtensor final : public Op {
  public:
   explicit Subtensor(IdxList idx_list);
   THEANO_OP_DECLARE("Subtensor")
-  Props props() const override { return {{"idx_list", idx_list_str(idx_)}}; }
+  Props props() const override;
   const IdxList& idx_list() const { return idx_; }
   /// IncSubtensor of gz into zeros_like(x); bounds are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
-  ViewMap view_map() const override { return {{0, {0}}}; }
+  ViewMap view_map() const override;
 
  private:
   IdxList idx_;
@@ -118,7 +118,7 @@ class AdvancedIncSubtensor1 final : public Op {
   explicit AdvancedIncSubtensor1(bool inplace = false, bool set_instead_of_inc = false)
       : inplace_(inplace), set_(set_instead_of_inc) {}
   THEANO_OP_DECLARE("AdvancedIncSubtensor1")
-  Props props() const override { return {{"inplace", inplace_}, {"set_instead_of_inc", set_}}; }
+  Props props() const override;
   std::string name() const override;
   bool inplace() const { return inplace_; }
   bool set_instead_of_inc() const { return set_; }

@@ -186,3 +186,6 @@ Var take(const Var& x_in, const Var& indices, int axis) {
 }
 
 }  // namespace theano::tensor
+
+// Props and alias maps, out of the public header (it stays light to compile).
+theano::Props theano::tensor::AdvancedIncSubtensor1::props() const { return {{"inplace", inplace_}, {"set_instead_of_inc", set_}}; }

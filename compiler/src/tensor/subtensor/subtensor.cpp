@@ -74,6 +74,11 @@ bool is_full_slice(const Index& ix) {
 
 namespace detail {
 
+void throw_wrong_index_kind(const char* accessor) {
+  throw InternalError(std::string("internal error (this is a bug in theano-cpp): ") + accessor +
+                      " called on an index of another kind");
+}
+
 // x[i0, ..., ik-1] with integer vectors and scalars as the leading indices, at least one a vector and
 // at least two in all (the rest are full slices): numpy's advanced indexing, the index arrays
 // broadcast together. Computed as a gather (AdvancedSubtensor1, whose gradient and GPU form exist)
@@ -149,3 +154,7 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
 }
 
 }  // namespace theano::tensor
+
+// Props and alias maps, out of the public header (it stays light to compile).
+theano::Props theano::tensor::Subtensor::props() const { return {{"idx_list", idx_list_str(idx_)}}; }
+theano::ViewMap theano::tensor::Subtensor::view_map() const { return {{0, {0}}}; }

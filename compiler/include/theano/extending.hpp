@@ -1,0 +1,17 @@
+/// \file
+/// Everything `theano/theano.hpp` offers, plus what Op authors and rewrite
+/// writers use (Theano's "Extending Theano"): the Features of a FunctionGraph
+/// (DestroyHandler, History, ReplaceValidate), the rewriters and optdb, and
+/// view_roots. (FunctionGraph itself is in theano.hpp: `Function::fgraph()`
+/// returns one.)
+/// Kept out of theano.hpp so that a user program compiles faster.
+#pragma once
+
+#include "theano/theano.hpp"
+#include "theano/graph/views.h"
+#include "theano/fgraph/destroy_handler.h"
+#include "theano/fgraph/feature.h"
+#include "theano/fgraph/history.h"
+#include "theano/fgraph/replace_validate.h"
+#include "theano/rewrite/optdb.h"
+#include "theano/rewrite/rewriter.h"

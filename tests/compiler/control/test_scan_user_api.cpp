@@ -49,6 +49,10 @@ TEST_SUITE("scan user api") {
                               ScanArgs().n_steps(3).non_sequences(A).outputs_info(T::ones_like(A)));
     CHECK(none.empty());
     CHECK(allclose(function({A}, {cubes[0][-1]})({vec({1, 2, 3})})[0], vec({1, 8, 27})));
+    const std::vector<double> a{1, 2};
+    auto [squares, u2] = scan([](Var prior_result, Var B) { return prior_result * B; },
+                              ScanArgs().outputs_info(T::ones_like(A)).non_sequences(A).n_steps(a.size()));
+    CHECK(allclose(function({A}, {squares[0][-1]})({vec({3, 4})})[0], vec({9, 16})));
   }
 
   TEST_CASE("the tutorial's polynomial: two sequences of different lengths, a non-sequence, no outputs_info") {
@@ -93,10 +97,11 @@ TEST_SUITE("scan user api") {
 
   TEST_CASE("the tutorial's powers of two until a limit: StepResult with until, n_steps an int") {
     Var max_value = T::scalar("max_value");
-    auto [values, updates] =
-        scan([](Var previous_power,
-                Var max) { return StepResult({previous_power * 2}, {}, T::gt(previous_power * 2, max)); },
-             ScanArgs().outputs_info(T::constant(NDArray::scalar(1.0))).non_sequences(max_value).n_steps(1024));
+    auto power_of_2 = [](Var previous_power, Var max) {
+      return StepResult({previous_power * 2}, {}, T::gt(previous_power * 2, max));  // (outputs, updates, until)
+    };
+    auto [values, updates] = scan(
+        power_of_2, ScanArgs().outputs_info(T::constant(NDArray::scalar(1.0))).non_sequences(max_value).n_steps(1024));
     Function f = function({max_value}, {values[0]});
     CHECK(allclose(f({NDArray::scalar(45.0)})[0], vec({2, 4, 8, 16, 32, 64})));
   }
@@ -189,6 +194,8 @@ TEST_SUITE("scan user api") {
     CHECK(error_of([&] {
             scan(add, ScanArgs().sequences(x).outputs_info(h0).save_every_N(4));
           }).find("save_every_N is an option of scan_checkpoints, not of scan") != std::string::npos);
+    CHECK(error_of([&] { ScanArgs().n_steps(~0ULL); }).find("ScanArgs::n_steps: 18446744073709551615 steps do not fit") !=
+          std::string::npos);
     const std::string arity =
         error_of([&] { scan([](Var x_t) { return x_t; }, ScanArgs().sequences(x).outputs_info(h0).name("one")); });
     CHECK(arity.find("one: the step takes 1 argument but scan gives it 2 (1 sequence slice, 1 previous output, "

@@ -194,8 +194,9 @@ TEST_SUITE("scan user api") {
     CHECK(error_of([&] {
             scan(add, ScanArgs().sequences(x).outputs_info(h0).save_every_N(4));
           }).find("save_every_N is an option of scan_checkpoints, not of scan") != std::string::npos);
-    CHECK(error_of([&] { ScanArgs().n_steps(~0ULL); }).find("ScanArgs::n_steps: 18446744073709551615 steps do not fit") !=
-          std::string::npos);
+    CHECK(error_of([&] {
+            ScanArgs().n_steps(~0ULL);
+          }).find("ScanArgs::n_steps: 18446744073709551615 steps do not fit") != std::string::npos);
     const std::string arity =
         error_of([&] { scan([](Var x_t) { return x_t; }, ScanArgs().sequences(x).outputs_info(h0).name("one")); });
     CHECK(arity.find("one: the step takes 1 argument but scan gives it 2 (1 sequence slice, 1 previous output, "

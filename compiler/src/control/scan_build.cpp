@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "scan_parts.h"
 #include "theano/compile/shared.h"
 #include "theano/control/ifelse.h"
 #include "theano/control/scan.h"
@@ -308,14 +309,7 @@ ScanResult detail::scan(const StepFn& step, std::size_t arity, const ScanArgs& a
   // The number of steps: given, else what the sequences allow.
   Var n_steps;
   if (args.n_steps()) {
-    n_steps = tensor::as_tensor_variable(args.n_steps());
-    const TensorType& t = tensor_of(n_steps, nm + ": n_steps");
-    THEANO_USER_CHECK(t.ndim() == 0 && (is_integer(t.dtype()) || is_bool(t.dtype())), TypeError)
-        << nm << ": n_steps must be an integer scalar, got " << n_steps.str() << " of type " << t.str();
-    if (const Constant* c = n_steps.as_constant())
-      THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
-          << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
-    if (t.dtype() != DType::Int64) n_steps = tensor::cast(n_steps, DType::Int64);
+    n_steps = detail::checked_n_steps(args.n_steps(), nm);
   } else {
     THEANO_USER_CHECK(!outer_seqs.empty(), ValueError)
         << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";
@@ -347,6 +341,17 @@ ScanResult detail::scan(const StepFn& step, std::size_t arity, const ScanArgs& a
   for (std::size_t c = 0; c < carried.size(); ++c)
     result.updates.insert(carried[c].first, last_value(outs[n_user_rec + c], carried[c].first));
   return result;
+}
+
+Var detail::checked_n_steps(const Var& n, const std::string& nm) {
+  Var v = tensor::as_tensor_variable(n);
+  const TensorType& t = tensor_of(v, nm + ": n_steps");
+  THEANO_USER_CHECK(t.ndim() == 0 && (is_integer(t.dtype()) || is_bool(t.dtype())), TypeError)
+      << nm << ": n_steps must be an integer scalar, got " << v.str() << " of type " << t.str();
+  if (const Constant* c = v.as_constant())
+    THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
+        << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
+  return t.dtype() == DType::Int64 ? v : tensor::cast(v, DType::Int64);
 }
 
 Var last_value(const Var& stacked, const Var& if_empty) {

@@ -14,6 +14,7 @@
 /// for zero steps; here zero steps make zero blocks).
 #include <algorithm>
 
+#include "scan_parts.h"
 #include "theano/control/scan.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
@@ -89,14 +90,7 @@ ScanResult detail::scan_checkpoints(const StepFn& step, std::size_t arity, const
   // The number of steps: given, else what the sequences allow.
   Var n = args.n_steps();
   if (n) {
-    n = T::as_tensor_variable(n);
-    const T::TensorType* t = T::tensor_type(n);
-    THEANO_USER_CHECK(t && t->ndim() == 0 && is_integer(t->dtype()), TypeError)
-        << nm << ": n_steps must be an integer scalar, got " << n.str() << " of type " << n.type()->str();
-    if (const Constant* c = n.as_constant())
-      THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
-          << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
-    n = T::cast(n, DType::Int64);
+    n = detail::checked_n_steps(n, nm);
   } else {
     THEANO_USER_CHECK(!seqs.empty(), ValueError)
         << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";

@@ -103,7 +103,7 @@ void w3(Workload& w, bool with_args) {
   const auto g = grad(loss, params);
   w.inputs = {X, t};
   w.outputs = {loss};
-  for (std::size_t i = 0; i < params.size(); ++i) w.options.updates.emplace_back(params[i], params[i] - c(0.1, d) * g[i]);
+  for (std::size_t i = 0; i < params.size(); ++i) w.options.updates[params[i]] = params[i] - c(0.1, d) * g[i];
   w.state = params;
   w.size = "batch 256, 784-512-10";
   // sum(b2) is rounding noise (|.| < 1e-17): compared with an absolute tolerance.
@@ -229,14 +229,14 @@ void w9(Workload& w, bool with_args) {
       [](const std::vector<Var>& s) {  // x_t, h_tm1, Wx, Wh, bh
         return StepResult{{T::tanh(T::dot(s[0], s[2]) + T::dot(s[1], s[3]) + s[4])}};
       },
-      ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {Wx, Wh, bh}, .name = "rnn"});
+      ScanArgs().sequences(x).outputs_info(h0).non_sequences({Wx, Wh, bh}).name("rnn"));
   Var H = T::reshape(r.outputs[0], {kT * kB, kH});
   Var y = T::reshape(T::dot(H, Wy), {kT, kB, 1});
   Var loss = T::mean(T::sqr(y - t));
   loss->set_name("loss");
   const std::vector<Var> params{Wx, Wh, bh, Wy};
   const std::vector<Var> g = grad(loss, params);
-  for (std::size_t k = 0; k < params.size(); ++k) w.options.updates.emplace_back(params[k], params[k] - c(0.01, d) * g[k]);
+  for (std::size_t k = 0; k < params.size(); ++k) w.options.updates[params[k]] = params[k] - c(0.01, d) * g[k];
   w.inputs = {x, t};
   w.outputs = {loss};
   w.state = params;

@@ -164,7 +164,7 @@ Model build(std::mt19937_64& rng, std::int64_t hidden) {
   const std::vector<Var> grads = theano::grad(loss, params);
   theano::FunctionOptions train_options{.profile = true};
   for (std::size_t i = 0; i < params.size(); ++i)
-    train_options.updates.emplace_back(params[i], params[i] - kLearningRate * grads[i]);
+    train_options.updates[params[i]] = params[i] - kLearningRate * grads[i];
 
   Model m;
   {

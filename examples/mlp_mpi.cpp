@@ -113,7 +113,7 @@ Function sgd_step(const std::vector<Var>& params, const Var& X, const Var& t, co
                   const std::vector<Var>& grads, const char* name) {
   theano::FunctionOptions options{.name = name};
   for (std::size_t i = 0; i < params.size(); ++i)
-    options.updates.emplace_back(params[i], params[i] - kLearningRate * grads[i]);
+    options.updates[params[i]] = params[i] - kLearningRate * grads[i];
   return theano::function({X, t}, {loss}, options);
 }
 

@@ -105,8 +105,8 @@ int run(const Options& o) {
   Var h0 = T::alloc(T::constant(NDArray::scalar(0.0)), {T::shape_i(x, 1), T::constant(NDArray::scalar<std::int64_t>(H))});
   // h_t = tanh(x_t Wx + h_{t-1} Wh + bh): the step reads Wx, Wh, bh from the enclosing graph.
   theano::ScanResult r = theano::scan(
-      [&](const std::vector<Var>& a) { return theano::StepResult{{T::tanh(T::dot(a[0], Wx) + T::dot(a[1], Wh) + bh)}}; },
-      {.sequences = {x}, .outputs_info = {h0}, .name = "elman"});
+      [&](Var x_t, Var h_tm1) { return T::tanh(T::dot(x_t, Wx) + T::dot(h_tm1, Wh) + bh); },
+      theano::ScanArgs().sequences(x).outputs_info(h0).name("elman"));
   const Var h = r.outputs[0];                                    // (seq, batch, hidden)
   const Var p = T::sigmoid(T::tensordot(h, Wy, 1) + by);  // (seq, batch, 1)
   const Var loss = T::mean(-y * T::log(p) - (1.0 - y) * T::log(1.0 - p));
@@ -120,8 +120,8 @@ int run(const Options& o) {
   const Var norm = T::sqrt(norm2);
   const Var scale = theano::ifelse(T::gt(norm, 5.0), 5.0 / norm, T::constant(NDArray::scalar(1.0)));
   const double lr = 0.5;
-  std::vector<std::pair<Var, Var>> updates;
-  for (std::size_t k = 0; k < params.size(); ++k) updates.emplace_back(params[k], params[k] - lr * scale * g[k]);
+  theano::Updates updates;
+  for (std::size_t k = 0; k < params.size(); ++k) updates[params[k]] = params[k] - lr * scale * g[k];
 
   const auto t0 = Clock::now();
   Function train = theano::function({x, y}, {loss}, {.updates = updates});

@@ -121,10 +121,10 @@ Entry build_control_step(const Step& s, const std::vector<Entry>& pool) {
         std::int64_t lo = seq_taps[0], hi = seq_taps[0];
         for (std::int64_t t : seq_taps) lo = std::min(lo, t), hi = std::max(hi, t);
         const __int128 allowed = static_cast<__int128>(L) - (static_cast<__int128>(hi) - lo);
-        ScanArgs args;
-        args.sequences = {SeqInfo(a.v, seq_taps)};
-        args.outputs_info = {OutputInfo(init, rec_taps)};
-        args.go_backwards = backwards;
+        ScanArgs args = ScanArgs()
+                            .sequences(SeqInfo(a.v, seq_taps))
+                            .outputs_info(OutputInfo(init, rec_taps))
+                            .go_backwards(backwards);
         __int128 steps = allowed;
         if ((q / 8) % 2) {
           std::vector<const Entry*> ks;
@@ -132,7 +132,7 @@ Entry build_control_step(const Step& s, const std::vector<Entry>& pool) {
             if (e.ival && !e.poison) ks.push_back(&e);
           if (!ks.empty()) {
             const Entry& k = *ks[(q / 1024) % ks.size()];
-            args.n_steps = k.v;
+            args.n_steps(k.v);
             steps = *k.ival;
             if (steps > allowed) steps = -1;  // more than the sequence allows
           }

@@ -42,7 +42,7 @@ struct Loop {
   Var stacked, last;
   Loop() {
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(a[0] * 0.5) + 1.0}}; },
-                        ScanArgs{.outputs_info = {h0}, .n_steps = n, .name = "loop"});
+                        ScanArgs().outputs_info(h0).n_steps(n).name("loop"));
     stacked = r.outputs[0];
     last = last_value(stacked, h0);
   }
@@ -83,11 +83,13 @@ TEST_SUITE("scan workspace") {
     ScanResult r = scan(
         [&](const std::vector<Var>& a) {
           ScanResult inner = scan([&](const std::vector<Var>& b) { return StepResult{{T::tanh(b[0] + a[0])}}; },
-                                  ScanArgs{.outputs_info = {a[1]}, .n_steps = n, .name = "inner"});
+                                  ScanArgs().outputs_info(a[1]).n_steps(n).name("inner"));
           return StepResult{{last_value(inner.outputs[0], a[1])}};
         },
-        ScanArgs{.sequences = {x}, .outputs_info = {T::zeros_like(T::subtensor(x, {T::Index(std::int64_t{0})}))},
-                 .name = "outer"});
+        ScanArgs()
+            .sequences(x)
+            .outputs_info(T::zeros_like(T::subtensor(x, {T::Index(std::int64_t{0})})))
+            .name("outer"));
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, n}, std::vector<Var>{r.outputs[0]});
     auto thunk = CLinker().make_thunk(fg);
     std::vector<NDArray> out(1);

@@ -13,7 +13,10 @@
 ///   A node reached again is printed again as one line with the same id and
 ///   without its inputs; outputs of a multi-output node carry `.i` after the op
 ///   name; for a FunctionGraph or compiled Function the node's toposort index
-///   ends its line (`''   3`). Trailing blanks are trimmed from every line (the
+///   ends its line (`''   3`). A graph with scans ends, as Theano's, with
+///   "Inner graphs of the scan ops:" and each scan's step graph (` >` lines;
+///   an inner input shows the outer input it reads: `-> [id B]`).
+///   Trailing blanks are trimmed from every line (the
 ///   only deliberate difference from Theano, whose lines end in `''   `).
 /// * `pprint` / `pp` — infix math, `(x + (y * z))`, from a table mapping op
 ///   kinds to printers (Theano's PPrinter: OperatorPrinter with precedence and

@@ -2,8 +2,8 @@
 /// `scan()` and its helpers (control/scan.h): builds the step's inner graph
 /// from fresh inner variables (the outer variables themselves for the
 /// non-sequences, then replaced by placeholders, as Theano does), finds the
-/// outer variables it closes over
-/// (made non-sequences, as Theano does), carries shared-variable updates
+/// outer variables it closes over (made non-sequences, as Theano does; an
+/// error under ScanArgs::strict), carries shared-variable updates
 /// (explicit ones and random streams' default updates) as recurrent
 /// outputs, and wires one Scan node.
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "scan_parts.h"
 #include "theano/compile/shared.h"
 #include "theano/control/ifelse.h"
 #include "theano/control/scan.h"
@@ -51,19 +52,46 @@ StepFn plain_step(const std::function<std::vector<Var>(const std::vector<Var>&)>
 
 }  // namespace
 
-ScanResult scan(const StepFn& step, const ScanArgs& args) {
-  const std::string& nm = args.name;
+ScanResult scan(const StepFn& step, const ScanArgs& args) { return detail::scan(step, detail::kVectorStep, args); }
+
+namespace {
+
+/// The options scan() checks before building anything (the others as it reads them).
+void check_options(const ScanArgs& args) {
+  const std::string& nm = args.name();
+  THEANO_USER_CHECK(args.truncate_gradient() >= -1, ValueError)
+      << nm << ": truncate_gradient is " << args.truncate_gradient()
+      << "; it must be -1 (backpropagate through every step) or a number of steps >= 0";
+  THEANO_USER_CHECK(!args.save_every_N() && !args.padding(), ValueError)
+      << nm << ": " << (args.save_every_N() ? "save_every_N" : "padding")
+      << " is an option of scan_checkpoints, not of scan";
+}
+
+/// "2 sequence slices, 1 previous output, 1 non-sequence": what the step receives.
+std::string argument_kinds(std::size_t slices, std::size_t taps, std::size_t nonseqs) {
+  auto part = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return part(slices, "sequence slice", "sequence slices") + ", " + part(taps, "previous output", "previous outputs") +
+         ", " + part(nonseqs, "non-sequence", "non-sequences");
+}
+
+}  // namespace
+
+ScanResult detail::scan(const StepFn& step, std::size_t arity, const ScanArgs& args) {
+  const std::string& nm = args.name();
   THEANO_USER_CHECK(static_cast<bool>(step), ValueError) << nm << ": no step function";
+  check_options(args);
   ScanInfo info;
   info.name = nm;
-  info.go_backwards = args.go_backwards;
-  info.truncate_gradient = args.truncate_gradient;
+  info.go_backwards = args.go_backwards();
+  info.truncate_gradient = args.truncate_gradient();
 
   std::vector<Var> step_args;  // what the step receives, Theano's order
   std::vector<Var> seq_inner, rec_inner, nonseq_inner;
   std::vector<Var> outer_seqs, outer_inits, outer_nonseqs;
-  for (std::size_t s = 0; s < args.sequences.size(); ++s) {
-    const SeqInfo& q = args.sequences[s];
+  for (std::size_t s = 0; s < args.sequences().size(); ++s) {
+    const SeqInfo& q = args.sequences()[s];
     const std::string what = nm + ": sequence " + std::to_string(s);
     THEANO_USER_CHECK(q.value, ValueError) << what << " is null";
     Var v = tensor::as_tensor_variable(q.value);
@@ -82,9 +110,9 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   }
   // Outputs: recurrent ones keep the user's order among themselves, maps after.
   std::vector<int> rec_of, map_of;  // user output index -> position in its group (-1: other group)
-  std::vector<Var> rec_out(args.outputs_info.size()), map_out;
-  for (std::size_t k = 0; k < args.outputs_info.size(); ++k) {
-    const OutputInfo& o = args.outputs_info[k];
+  std::vector<Var> rec_out(args.outputs_info().size()), map_out;
+  for (std::size_t k = 0; k < args.outputs_info().size(); ++k) {
+    const OutputInfo& o = args.outputs_info()[k];
     const std::string what = nm + ": output " + std::to_string(k);
     if (!o.initial) {
       rec_of.push_back(-1);
@@ -119,9 +147,9 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   // Theano), so it may differentiate through them (grad(y[i], x) with y and x
   // non-sequences); its graph is then moved onto inner placeholders.
   std::vector<std::pair<Var, Var>> nonseq_repl;
-  for (std::size_t k = 0; k < args.non_sequences.size(); ++k) {
-    THEANO_USER_CHECK(args.non_sequences[k], ValueError) << nm << ": non-sequence " << k << " is null";
-    Var v = tensor::as_tensor_variable(args.non_sequences[k]);
+  for (std::size_t k = 0; k < args.non_sequences().size(); ++k) {
+    THEANO_USER_CHECK(args.non_sequences()[k], ValueError) << nm << ": non-sequence " << k << " is null";
+    Var v = tensor::as_tensor_variable(args.non_sequences()[k]);
     const TensorType& t = tensor_of(v, nm + ": non-sequence " + std::to_string(k));
     Var in = inner_var(t, 0, label(v, "nonseq" + std::to_string(k)));
     nonseq_inner.push_back(in);
@@ -131,6 +159,12 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
       nonseq_repl.emplace_back(v, in);
   }
 
+  if (arity != detail::kVectorStep)
+    THEANO_USER_CHECK(arity == step_args.size(), ValueError)
+        << nm << ": the step takes " << arity << (arity == 1 ? " argument" : " arguments") << " but scan gives it "
+        << step_args.size() << " (" << argument_kinds(seq_inner.size(), rec_inner.size(), outer_nonseqs.size())
+        << ", in that order: one per tap of each sequence and of each output in outputs_info, then the "
+           "non_sequences)";
   StepResult res;
   try {
     res = step(step_args);
@@ -156,10 +190,12 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
       if (returned[k++]) slot = moved[at++];
     };
     for (Var& v : res.outputs) next(v);
-    for (auto& [sv, upd] : res.updates) next(upd);
+    std::vector<std::pair<Var, Var>> updates = res.updates.pairs();
+    for (auto& [sv, upd] : updates) next(upd);
+    res.updates = Updates(std::move(updates));
     if (res.until) next(res.until);
   }
-  std::vector<OutputInfo> outputs_info = args.outputs_info;
+  std::vector<OutputInfo> outputs_info = args.outputs_info();
   if (outputs_info.empty())  // Theano's outputs_info=None: every output is a map output
     for (std::size_t k = 0; k < res.outputs.size(); ++k) {
       outputs_info.push_back(OutputInfo::none());
@@ -169,7 +205,7 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   map_out.resize(static_cast<std::size_t>(info.n_map));
   THEANO_USER_CHECK(res.outputs.size() == outputs_info.size(), ValueError)
       << nm << ": the step returned " << res.outputs.size() << " outputs but outputs_info lists "
-      << args.outputs_info.size() << " (give OutputInfo::none() for an output without recurrence)";
+      << args.outputs_info().size() << " (give OutputInfo::none() for an output without recurrence)";
   for (std::size_t k = 0; k < res.outputs.size(); ++k) {
     THEANO_USER_CHECK(res.outputs[k], ValueError) << nm << ": the step's output " << k << " is null";
     Var v = tensor::as_tensor_variable(res.outputs[k]);
@@ -202,8 +238,8 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   for (const auto& [sv, upd] : res.updates) {
     THEANO_USER_CHECK(is_shared(sv), TypeError)
         << nm << ": the step updates " << sv.str() << ", which is not a shared variable";
-    THEANO_USER_CHECK(explicit_upd.insert(sv.get()).second, ValueError)
-        << nm << ": the step updates " << sv.str() << " twice";
+    THEANO_USER_CHECK(upd, ValueError) << nm << ": the step's update of " << sv.str() << " is a null Var";
+    explicit_upd.insert(sv.get());  // Updates holds each key once
     carried.emplace_back(sv, tensor::as_tensor_variable(upd));
   }
   std::vector<Var> roots = rec_out;
@@ -246,6 +282,9 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   for (const Var& v : inputs(roots)) {
     if (v.is_constant() || given.count(v)) continue;
     if (std::any_of(carried.begin(), carried.end(), [&](const auto& p) { return p.first == v; })) continue;
+    THEANO_USER_CHECK(!args.strict(), ValueError)
+        << nm << ": strict: the step reads " << v.str() << (is_shared(v) ? " (a shared variable)" : "")
+        << ", which scan does not give it; pass it in non_sequences (or as a sequence or outputs_info entry)";
     const TensorType& t = tensor_of(v, nm + ": the step reads the outer variable");
     Var in = inner_var(t, 0, label(v, "outer"));
     repl.emplace_back(v, in);
@@ -269,15 +308,8 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
 
   // The number of steps: given, else what the sequences allow.
   Var n_steps;
-  if (args.n_steps) {
-    n_steps = tensor::as_tensor_variable(args.n_steps);
-    const TensorType& t = tensor_of(n_steps, nm + ": n_steps");
-    THEANO_USER_CHECK(t.ndim() == 0 && (is_integer(t.dtype()) || is_bool(t.dtype())), TypeError)
-        << nm << ": n_steps must be an integer scalar, got " << n_steps.str() << " of type " << t.str();
-    if (const Constant* c = n_steps.as_constant())
-      THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
-          << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
-    if (t.dtype() != DType::Int64) n_steps = tensor::cast(n_steps, DType::Int64);
+  if (args.n_steps()) {
+    n_steps = detail::checked_n_steps(args.n_steps(), nm);
   } else {
     THEANO_USER_CHECK(!outer_seqs.empty(), ValueError)
         << nm << ": without sequences the number of steps must be given (ScanArgs::n_steps)";
@@ -307,8 +339,19 @@ ScanResult scan(const StepFn& step, const ScanArgs& args) {
   }
   // The value after the last step; the shared value itself when no step ran.
   for (std::size_t c = 0; c < carried.size(); ++c)
-    result.updates.emplace_back(carried[c].first, last_value(outs[n_user_rec + c], carried[c].first));
+    result.updates.insert(carried[c].first, last_value(outs[n_user_rec + c], carried[c].first));
   return result;
+}
+
+Var detail::checked_n_steps(const Var& n, const std::string& nm) {
+  Var v = tensor::as_tensor_variable(n);
+  const TensorType& t = tensor_of(v, nm + ": n_steps");
+  THEANO_USER_CHECK(t.ndim() == 0 && (is_integer(t.dtype()) || is_bool(t.dtype())), TypeError)
+      << nm << ": n_steps must be an integer scalar, got " << v.str() << " of type " << t.str();
+  if (const Constant* c = v.as_constant())
+    THEANO_USER_CHECK(c->data().item<std::int64_t>() >= 0, ValueError)
+        << nm << ": n_steps is " << c->data().item<std::int64_t>() << "; it must be >= 0";
+  return t.dtype() == DType::Int64 ? v : tensor::cast(v, DType::Int64);
 }
 
 Var last_value(const Var& stacked, const Var& if_empty) {
@@ -320,23 +363,20 @@ Var last_value(const Var& stacked, const Var& if_empty) {
 std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
                           const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences,
                           const std::string& name) {
-  ScanArgs a;  // no outputs_info: every output of f is a map output
-  a.sequences = sequences;
-  a.non_sequences = non_sequences;
-  a.name = name;
-  return scan(plain_step(f), a).outputs;
+  // No outputs_info: every output of f is a map output.
+  return scan(plain_step(f), ScanArgs().sequences(sequences).non_sequences(non_sequences).name(name)).outputs;
 }
 
 std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
                              const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
                              const std::vector<Var>& non_sequences, bool go_backwards, const std::string& name) {
-  ScanArgs a;
-  a.sequences = sequences;
-  for (const Var& v : outputs_info) a.outputs_info.emplace_back(v);
-  a.non_sequences = non_sequences;
-  a.go_backwards = go_backwards;
-  a.name = name;
-  ScanResult r = scan(plain_step(f), a);
+  ScanResult r =
+      scan(plain_step(f), ScanArgs()
+                              .sequences(sequences)
+                              .outputs_info(std::vector<OutputInfo>(outputs_info.begin(), outputs_info.end()))
+                              .non_sequences(non_sequences)
+                              .go_backwards(go_backwards)
+                              .name(name));
   std::vector<Var> last;
   for (std::size_t k = 0; k < r.outputs.size(); ++k) last.push_back(last_value(r.outputs[k], outputs_info[k]));
   return last;

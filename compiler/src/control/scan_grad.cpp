@@ -247,14 +247,13 @@ std::vector<Var> Scan::grad(const Apply& node, const std::vector<Var>& output_gr
     return res;
   };
 
-  ScanArgs back;
-  back.sequences = seqs;
-  back.outputs_info = carried;
-  back.non_sequences = nonseqs;
-  back.n_steps = back_steps;
-  back.go_backwards = true;
-  back.name = in.name + "_grad";
-  const ScanResult br = scan(step, back);
+  const ScanResult br = scan(step, ScanArgs()
+                                       .sequences(seqs)
+                                       .outputs_info(carried)
+                                       .non_sequences(nonseqs)
+                                       .n_steps(back_steps)
+                                       .go_backwards(true)
+                                       .name(in.name + "_grad"));
 
   std::vector<Var> grads(static_cast<std::size_t>(node.nin()));
   std::size_t at = 0;

@@ -2,10 +2,12 @@
 /// A Scan node taken apart (internal to compiler/src): its sequences,
 /// recurrent outputs, map outputs and non-sequences, each with its outer and
 /// inner variables, so the scan rewrites (rewrite/scan.cpp) edit lists and
-/// `build` makes the new node, instead of re-deriving input positions.
+/// `build` makes the new node, instead of re-deriving input positions. Also
+/// the check of a given n_steps, shared by scan and scan_checkpoints.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "theano/control/scan.h"
@@ -50,5 +52,9 @@ struct ScanParts {
   /// Every inner output (recurrent, map, until).
   std::vector<Var> inner_outputs() const;
 };
+
+/// ScanArgs::n_steps `n` as an int64 scalar: TypeError unless an integer
+/// (or bool) scalar, ValueError for a constant < 0; errors name scan `nm`.
+Var checked_n_steps(const Var& n, const std::string& nm);
 
 }  // namespace theano::detail

@@ -51,10 +51,10 @@ std::vector<Var> jacobian_rows(const Var& expression, std::int64_t n, const std:
 std::vector<Var> jacobian_scan(const Var& expression, const std::vector<Var>& wrt,
                                DisconnectedInputs disconnected_inputs, const char* who) {
   bool first = true;
-  ScanArgs args;
-  args.sequences = {tensor::arange(tensor::shape_i(expression, 0), DType::Int64)};
-  args.outputs_info.assign(wrt.size(), OutputInfo::none());
-  args.name = who;
+  const ScanArgs args = ScanArgs()
+                            .sequences(tensor::arange(tensor::shape_i(expression, 0), DType::Int64))
+                            .outputs_info(std::vector<OutputInfo>(wrt.size(), OutputInfo::none()))
+                            .name(who);
   ScanResult r = scan(
       [&](const std::vector<Var>& a) {
         GradOptions opts;

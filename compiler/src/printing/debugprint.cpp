@@ -8,7 +8,10 @@
 /// clients' ids included, even the `'output'` sentinel taking a slot), a node
 /// seen again is printed as one line without its inputs, and the toposort index
 /// of a FunctionGraph node ends its line. The walk is iterative so a long chain
-/// does not exhaust the stack.
+/// does not exhaust the stack. A graph with scans is followed, as in Theano,
+/// by "Inner graphs of the scan ops:" and each scan's step graph (lines
+/// prefixed ` >`, an inner input pointing at the outer input it reads:
+/// `x[t+0] [id F] -> [id B]`), nested scans after the scan holding them.
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -16,6 +19,7 @@
 #include <unordered_set>
 
 #include "printing_internal.h"
+#include "theano/control/scan.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/printing.h"
 #include "theano/tensor/type.h"
@@ -117,7 +121,8 @@ class DebugPrinter {
 
   /// Prints the graph above `r`; `topo`, when given, adds toposort indices and
   /// `fg` the clients.
-  void print(const Var& r, const std::vector<Apply*>* topo = nullptr, const FunctionGraph* fg = nullptr) {
+  void print(const Var& r, const std::vector<Apply*>* topo = nullptr, const FunctionGraph* fg = nullptr,
+             const std::string& prefix = "", const std::string& prefix_child = "") {
     order_.clear();
     if (topo)
       for (std::size_t k = 0; k < topo->size(); ++k) order_.emplace((*topo)[k], k);
@@ -127,7 +132,7 @@ class DebugPrinter {
       std::string prefix, prefix_child;
       int depth;
     };
-    std::vector<Task> stack{{r, "", "", opt_.depth}};
+    std::vector<Task> stack{{r, prefix, prefix_child, opt_.depth}};
     while (!stack.empty()) {
       Task t = std::move(stack.back());
       stack.pop_back();
@@ -138,12 +143,43 @@ class DebugPrinter {
         continue;
       }
       const bool already_printed = done_.count(a) != 0;
+      if (!already_printed && as_scan(*a)) scans_.push_back(t.r);
       print_apply(t.r, *a, t.prefix);
       if (already_printed || (opt_.stop_on_name && !t.r.name().empty())) continue;
       const int n = a->nin();
       for (int k = n - 1; k >= 0; --k)
         stack.push_back(Task{a->input(k), t.prefix_child + " |", t.prefix_child + (k == n - 1 ? "  " : " |"),
                              t.depth - 1});
+    }
+  }
+
+  /// Theano's tail: each scan met so far (and each met in their inner
+  /// graphs), its line again, then its inner graph's outputs.
+  void print_scan_inner_graphs() {
+    if (scans_.empty()) return;
+    os_ << "\nInner graphs of the scan ops:\n";
+    for (std::size_t k = 0; k < scans_.size(); ++k) {  // grows as nested scans are printed
+      const Var s = scans_[k];
+      const Apply& node = *s.owner();
+      const Scan& op = *as_scan(node);
+      const ScanInfo& info = op.info();
+      os_ << '\n';
+      print(s);
+      // Inner inputs in order: sequence slices, output taps, non-sequences;
+      // outer inputs: n_steps, sequences, initial values, non-sequences.
+      std::unordered_map<const Variable*, Var> to_outer;
+      std::size_t j = 0;
+      const std::vector<Var>& ins = op.inner_inputs();
+      for (int q = 0; q < info.n_seq(); ++q)
+        for (std::size_t tap = 0; tap < info.seq_taps[static_cast<std::size_t>(q)].size(); ++tap)
+          to_outer.emplace(ins.at(j++).get(), node.input(1 + q));
+      for (int r = 0; r < info.n_rec(); ++r)
+        for (std::size_t tap = 0; tap < info.rec_taps[static_cast<std::size_t>(r)].size(); ++tap)
+          to_outer.emplace(ins.at(j++).get(), node.input(1 + info.n_seq() + r));
+      for (int n = 0; n < info.n_nonseq; ++n) to_outer.emplace(ins.at(j++).get(), node.input(1 + info.n_seq() + info.n_rec() + n));
+      inner_to_outer_ = &to_outer;
+      for (const Var& out : op.inner_outputs()) print(out, nullptr, nullptr, " >", " >");
+      inner_to_outer_ = nullptr;
     }
   }
 
@@ -172,6 +208,12 @@ class DebugPrinter {
   void print_leaf(const Var& r, const std::string& prefix) {
     std::string line = prefix + leaf_text(r) + " " + get_id_str(r.get(), r.id()) + type_str(r);
     if (opt_.mark_shared && printing_detail::is_shared(r)) line += " (shared)";
+    if (inner_to_outer_)
+      if (auto it = inner_to_outer_->find(r.get()); it != inner_to_outer_->end()) {
+        const Var& outer = it->second;
+        line += " -> " + (outer.owner() ? get_id_str(outer.owner(), outer.owner()->id(), false)
+                                        : get_id_str(outer.get(), outer.id(), false));
+      }
     os_ << rstrip(std::move(line)) << '\n';
   }
 
@@ -217,6 +259,8 @@ class DebugPrinter {
   std::unordered_set<IdKey> done_;
   std::unordered_map<const Apply*, std::size_t> order_;
   const FunctionGraph* fg_ = nullptr;
+  std::vector<Var> scans_;  // one output of each Scan node met, in order
+  const std::unordered_map<const Variable*, Var>* inner_to_outer_ = nullptr;
 };
 
 void check_options(const DebugPrintOptions& options) {
@@ -233,6 +277,7 @@ std::ostream& debugprint(std::ostream& os, const std::vector<Var>& outputs, cons
     THEANO_USER_CHECK(outputs[k], ValueError) << "debugprint: output " << k << " is a null Var";
     p.print(outputs[k]);
   }
+  p.print_scan_inner_graphs();
   return os;
 }
 
@@ -245,6 +290,7 @@ std::ostream& debugprint(std::ostream& os, const FunctionGraph& fg, const DebugP
   const std::vector<Apply*> topo = fg.toposort();
   DebugPrinter p(os, options);
   for (const Var& out : fg.outputs()) p.print(out, &topo, &fg);
+  p.print_scan_inner_graphs();
   return os;
 }
 

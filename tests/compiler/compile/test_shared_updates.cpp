@@ -116,9 +116,11 @@ TEST_SUITE("compile_tests") {
     CHECK(e.find("float32") != std::string::npos);
     CHECK(e.find("float64") != std::string::npos);
     CHECK_THROWS_AS(function({}, {w}, t), TypeError);
+    // Two updates of one shared variable: refused as the list is made.
     FunctionOptions twice;
-    twice.updates = {{w, w + 1.0}, {w, w + 2.0}};
-    CHECK(error_of([&] { function({}, {w}, twice); }).find("two update expressions") != std::string::npos);
+    CHECK(error_of([&] { twice.updates = {{w, w + 1.0}, {w, w + 2.0}}; }).find("w is given two update expressions") !=
+          std::string::npos);
+    CHECK_THROWS_AS((twice.updates = {{w, w + 1.0}, {w, w + 2.0}}), ValueError);
   }
 
   TEST_CASE("default updates") {

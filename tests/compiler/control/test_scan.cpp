@@ -45,7 +45,7 @@ TEST_SUITE("scan") {
       Var x = T::dmatrix("x");
       Var h0 = T::dvector("h0");
       ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[1] + a[0]}}; },
-                          ScanArgs{.sequences = {x}, .outputs_info = {h0}});
+                          ScanArgs().sequences(x).outputs_info(h0));
       Function f = function({In(x), In(h0)}, {r.outputs[0]});
       const NDArray xv = matrix(7, 3, 1.0, 1), hv = vec({1, 2, 3});
       const NDArray got = f({xv, hv})[0];
@@ -69,7 +69,7 @@ TEST_SUITE("scan") {
       Var init = T::lvector("init");
       Var n = T::lscalar("n");
       ScanResult fib = scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1]}}; },
-                            ScanArgs{.outputs_info = {OutputInfo(init, {-2, -1})}, .n_steps = n, .name = "fib"});
+                            ScanArgs().outputs_info(OutputInfo(init, {-2, -1})).n_steps(n).name("fib"));
       Function f = function({In(init), In(n)}, {fib.outputs[0]});
       const NDArray got = f({NDArray::from_list<std::int64_t>({0, 1}), i64(10)})[0];
       const std::vector<std::int64_t> want{1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
@@ -78,7 +78,7 @@ TEST_SUITE("scan") {
 
       Var x = T::dvector("x");
       ScanResult d = scan([](const std::vector<Var>& a) { return StepResult{{a[0] - a[2] * 2.0 + a[1]}}; },
-                          ScanArgs{.sequences = {SeqInfo(x, {-1, 1, 0})}, .outputs_info = {OutputInfo::none()}});
+                          ScanArgs().sequences(SeqInfo(x, {-1, 1, 0})).outputs_info(OutputInfo::none()));
       Function g = function({In(x)}, {d.outputs[0]});
       const NDArray xv = vec({1, 4, 9, 16, 25, 36});
       const NDArray dv = g({xv})[0];
@@ -101,7 +101,7 @@ TEST_SUITE("scan") {
             Var h = T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], U));
             return StepResult{{h, T::sum(h * h)}};
           },
-          ScanArgs{.sequences = {x}, .outputs_info = {h0, OutputInfo::none()}, .non_sequences = {W}, .go_backwards = true});
+          ScanArgs().sequences(x).outputs_info({h0, OutputInfo::none()}).non_sequences(W).go_backwards(true));
       Function f = function({In(x), In(W), In(U), In(h0)}, {r.outputs[0], r.outputs[1]});
       const NDArray xv = matrix(5, 3, 1.0, 2), Wv = matrix(3, 4, 0.5, 3), Uv = matrix(4, 4, 0.5, 4);
       const NDArray hv = vec({0.1, -0.2, 0.3, 0.0});
@@ -138,7 +138,7 @@ TEST_SUITE("scan") {
             Var next = a[0] * 2.0;
             return StepResult{{next}, {}, T::gt(next, limit)};
           },
-          ScanArgs{.outputs_info = {T::constant(NDArray::scalar(1.0))}, .n_steps = n, .name = "doubling"});
+          ScanArgs().outputs_info(T::constant(NDArray::scalar(1.0))).n_steps(n).name("doubling"));
       Function f = function({In(limit), In(n)}, {r.outputs[0]});
       const NDArray a = f({NDArray::scalar(20.0), i64(100)})[0];
       REQUIRE(a.shape() == std::vector<std::int64_t>{5});  // 2 4 8 16 32
@@ -157,7 +157,7 @@ TEST_SUITE("scan") {
       Var x = T::dvector("x");
       Var n = T::lscalar("n");
       ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] * 3.0}}; },
-                          ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}, .n_steps = n, .name = "triple"});
+                          ScanArgs().sequences(x).outputs_info(OutputInfo::none()).n_steps(n).name("triple"));
       Function f = function({In(x), In(n)}, {r.outputs[0]});
       CHECK(allclose(f({vec({1, 2, 3}), i64(2)})[0], vec({3, 6})));
       const std::string e = error_of([&] { f({vec({1, 2, 3}), i64(5)}); });
@@ -193,7 +193,7 @@ TEST_SUITE("scan") {
           [&](const std::vector<Var>& a) {
             return StepResult{{a[0] * count}, {{count, count + 1.0}}};
           },
-          ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}});
+          ScanArgs().sequences(x).outputs_info(OutputInfo::none()));
       REQUIRE(r.updates.size() == 1);
       FunctionOptions o;
       o.updates = r.updates;
@@ -203,9 +203,9 @@ TEST_SUITE("scan") {
       CHECK(allclose(f({vec({1, 1})})[0], vec({3, 4})));
 
       T::RandomStream rs(7);
-      ScanResult noise = scan(
-          [&](const std::vector<Var>&) { return StepResult{{rs.uniform({2})}}; },
-          ScanArgs{.outputs_info = {OutputInfo::none()}, .n_steps = T::constant(NDArray::scalar<std::int64_t>(3))});
+      ScanResult noise =
+          scan([&](const std::vector<Var>&) { return StepResult{{rs.uniform({2})}}; },
+               ScanArgs().outputs_info(OutputInfo::none()).n_steps(T::constant(NDArray::scalar<std::int64_t>(3))));
       REQUIRE(noise.updates.size() == 1);  // the stream's state, carried through the steps
       FunctionOptions on;
       on.updates = noise.updates;
@@ -223,37 +223,43 @@ TEST_SUITE("scan") {
     Var h0 = T::fscalar("h0");
     const std::string dt = error_of([&] {
       scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1]}}; },
-           ScanArgs{.sequences = {x}, .outputs_info = {h0}, .name = "acc"});
+           ScanArgs().sequences(x).outputs_info(h0).name("acc"));
     });
     CHECK(dt.find("acc: output 0") != std::string::npos);
     CHECK(dt.find("float32") != std::string::npos);
     CHECK(error_of([&] {
             scan([](const std::vector<Var>& a) { return StepResult{{a[0]}}; },
-                 ScanArgs{.outputs_info = {OutputInfo(T::dvector("v"), {1})}, .n_steps = T::lscalar("n"), .name = "s"});
+                 ScanArgs().outputs_info(OutputInfo(T::dvector("v"), {1})).n_steps(T::lscalar("n")).name("s"));
           }).find("s: output 0: the taps of a recurrent output must be negative") != std::string::npos);
     CHECK(error_of([&] {
             scan([](const std::vector<Var>& a) { return StepResult{{a[1]}}; },
-                 ScanArgs{.outputs_info = {OutputInfo(T::tensor(DType::Float64, {1}), {-3, -1})},
-                          .n_steps = T::lscalar("n"),
-                          .name = "s"});
+                 ScanArgs()
+                     .outputs_info(OutputInfo(T::tensor(DType::Float64, {1}), {-3, -1}))
+                     .n_steps(T::lscalar("n"))
+                     .name("s"));
           }).find("need 3 initial states") != std::string::npos);
     CHECK(error_of([&] {
             scan([](const std::vector<Var>& a) { return StepResult{{a[0]}}; },
-                 ScanArgs{.outputs_info = {T::dscalar("h")}, .name = "s"});
+                 ScanArgs().outputs_info(T::dscalar("h")).name("s"));
           }).find("without sequences the number of steps must be given") != std::string::npos);
     CHECK(error_of([&] {
-            scan([](const std::vector<Var>& a) { return StepResult{{a[0], a[0]}}; },
-                 ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}, .name = "s"});
+            scan(
+                [](const std::vector<Var>& a) {
+                  return StepResult{{a[0], a[0]}};
+                },
+                ScanArgs().sequences(x).outputs_info(OutputInfo::none()).name("s"));
           }).find("the step returned 2 outputs but outputs_info lists 1") != std::string::npos);
     CHECK(error_of([&] {
             scan([](const std::vector<Var>& a) { return StepResult{{a[0]}}; },
-                 ScanArgs{.sequences = {T::dscalar("s0")}, .name = "s"});
+                 ScanArgs().sequences(T::dscalar("s0")).name("s"));
           }).find("must have at least one dimension") != std::string::npos);
     // A step whose output changes shape between steps.
     Var v = T::dvector("v");
-    ScanResult grow = scan([](const std::vector<Var>& a) { return StepResult{{T::join(0, {a[0], a[0]})}}; },
-                           ScanArgs{.outputs_info = {v}, .n_steps = T::constant(NDArray::scalar<std::int64_t>(2)),
-                                    .name = "grow"});
+    ScanResult grow = scan(
+        [](const std::vector<Var>& a) {
+          return StepResult{{T::join(0, {a[0], a[0]})}};
+        },
+        ScanArgs().outputs_info(v).n_steps(T::constant(NDArray::scalar<std::int64_t>(2))).name("grow"));
     Function f = function({In(v)}, {grow.outputs[0]});
     CHECK(error_of([&] { f({vec({1})}); }).find("grow: step 0: output 0 has shape (2,) but its state has shape (1,)") !=
           std::string::npos);
@@ -264,7 +270,7 @@ TEST_SUITE("scan in the cpp linker") {
   TEST_CASE("the loop and its step are generated code in the function's translation unit, gradient included") {
     Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}, .name = "rnn"});
+                        ScanArgs().sequences(x).outputs_info(h0).non_sequences(W).name("rnn"));
     Var cost = T::sum(r.outputs[0]);
     FunctionGraph fg({x, W, h0}, {cost, grad(cost, W), grad(cost, h0)});
     rewrite::optimize(fg, rewrite::mode_query("fast_run"));
@@ -281,15 +287,14 @@ TEST_SUITE("scan in the cpp linker") {
       // Outer over rows; inner running sum over each row; ifelse on the row's total.
       ScanResult outer = scan(
           [&](const std::vector<Var>& a) {
-            ScanResult inner = scan([](const std::vector<Var>& b) { return StepResult{{b[0] + b[1]}}; },
-                                    ScanArgs{.sequences = {a[0]},
-                                             .outputs_info = {T::constant(NDArray::scalar(0.0))},
-                                             .name = "inner"});
+            ScanResult inner =
+                scan([](const std::vector<Var>& b) { return StepResult{{b[0] + b[1]}}; },
+                     ScanArgs().sequences(a[0]).outputs_info(T::constant(NDArray::scalar(0.0))).name("inner"));
             Var total = T::subtensor(inner.outputs[0], {T::Index(std::int64_t{-1})});
             Var picked = ifelse(T::gt(total, c), total * 2.0, -total);
             return StepResult{{a[1] + picked}};
           },
-          ScanArgs{.sequences = {m}, .outputs_info = {T::constant(NDArray::scalar(0.0))}, .name = "outer"});
+          ScanArgs().sequences(m).outputs_info(T::constant(NDArray::scalar(0.0))).name("outer"));
       return std::make_tuple(m, c, outer.outputs[0]);
     };
     const NDArray mv = matrix(6, 5, 1.0, 11);
@@ -315,7 +320,7 @@ TEST_SUITE("scan in the cpp linker") {
     Var x = T::dvector("x");
     Var idx = T::lvector("idx");
     ScanResult r = scan([&](const std::vector<Var>& a) { return StepResult{{T::subtensor(x, {T::Index(a[0])})}}; },
-                        ScanArgs{.sequences = {idx}, .outputs_info = {OutputInfo::none()}, .name = "gather"});
+                        ScanArgs().sequences(idx).outputs_info(OutputInfo::none()).name("gather"));
     Function f = function({In(x), In(idx)}, {r.outputs[0]});
     CHECK(allclose(f({vec({1, 2, 3}), NDArray::from_list<std::int64_t>({2, 0})})[0], vec({3, 1})));
     const std::string e = error_of([&] { f({vec({1, 2, 3}), NDArray::from_list<std::int64_t>({2, 7})}); });
@@ -330,7 +335,7 @@ TEST_SUITE("scan in the cpp linker") {
     auto build = [] {
       Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
       ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
-                          ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}, .name = "rnn"});
+                          ScanArgs().sequences(x).outputs_info(h0).non_sequences(W).name("rnn"));
       Var cost = T::sum(T::sqr(r.outputs[0]));
       return std::make_tuple(x, W, h0, std::vector<Var>{cost, grad(cost, W), grad(cost, h0), grad(cost, x)});
     };
@@ -364,9 +369,10 @@ TEST_SUITE("scan in the cpp linker") {
           Var next = a[0] * 2.0;
           return StepResult{{next}, {}, T::cast(T::gt(next, limit), DType::Float16)};
         },
-        ScanArgs{.outputs_info = {T::constant(NDArray::scalar(1.0))},
-                 .n_steps = T::constant(NDArray::scalar<std::int64_t>(50)),
-                 .name = "half"});
+        ScanArgs()
+            .outputs_info(T::constant(NDArray::scalar(1.0)))
+            .n_steps(T::constant(NDArray::scalar<std::int64_t>(50)))
+            .name("half"));
     Function f = function({In(limit)}, {r.outputs[0]});
     const NDArray a = f({NDArray::scalar(20.0)})[0];
     REQUIRE(a.shape() == std::vector<std::int64_t>{5});

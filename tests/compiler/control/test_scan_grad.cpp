@@ -34,7 +34,7 @@ TEST_SUITE("scan grad") {
               [&](const std::vector<Var>& a) {
                 return StepResult{{T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], in[2]))}};  // in[2] closed over
               },
-              ScanArgs{.sequences = {in[0]}, .outputs_info = {in[3]}, .non_sequences = {in[1]}, .name = "rnn"});
+              ScanArgs().sequences(in[0]).outputs_info(in[3]).non_sequences(in[1]).name("rnn"));
           return r.outputs[0];
         },
         {matrix(6, 3, 1.0, 1), matrix(3, 4, 0.5, 2), matrix(4, 4, 0.5, 3), vector_of(4, 0.5, 4)});
@@ -49,9 +49,10 @@ TEST_SUITE("scan grad") {
                 Var y = T::sin(a[4]) * a[5] + a[3] * 0.5 + a[0] * a[1] - a[2];
                 return StepResult{{y}};
               },
-              ScanArgs{.sequences = {SeqInfo(in[0], {-1, 0, 1})},
-                       .outputs_info = {OutputInfo(in[1], {-2, -1})},
-                       .non_sequences = {in[2]}});
+              ScanArgs()
+                  .sequences(SeqInfo(in[0], {-1, 0, 1}))
+                  .outputs_info(OutputInfo(in[1], {-2, -1}))
+                  .non_sequences(in[2]));
           return r.outputs[0];
         },
         {matrix(7, 2, 1.0, 5), matrix(3, 2, 1.0, 6), vector_of(2, 1.0, 7)});
@@ -64,7 +65,7 @@ TEST_SUITE("scan grad") {
             // a: x[t], y[t-5], y[t-2]
             return StepResult{{T::tanh(a[0] + a[1] * 0.5) + a[2] * a[2] * 0.25}};
           },
-          ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo(y0, {-5, -2})}, .truncate_gradient = truncate});
+          ScanArgs().sequences(x).outputs_info(OutputInfo(y0, {-5, -2})).truncate_gradient(truncate));
       return r.outputs[0];
     };
     testing::verify_grad([&](const std::vector<Var>& in) { return build(in[0], in[1], -1); },
@@ -88,7 +89,7 @@ TEST_SUITE("scan grad") {
     Var x = T::dvector("x"), y0 = T::dvector("y0");
     const std::int64_t far = -(std::int64_t{1} << 40);
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1] * 0.5}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo(y0, {far, -1})}, .name = "deep"});
+                        ScanArgs().sequences(x).outputs_info(OutputInfo(y0, {far, -1})).name("deep"));
     const std::vector<Var> g = grad(T::sum(r.outputs[0]), {x, y0});
     CHECK(ancestors(g).size() < 400);
     Function f = function({In(x), In(y0)}, {g[0], g[1]});
@@ -106,7 +107,7 @@ TEST_SUITE("scan grad") {
                   Var h = a[1] * T::cos(a[0]) + a[0];
                   return StepResult{{h, T::exp(a[0] * a[1])}};
                 },
-                ScanArgs{.sequences = {in[0]}, .outputs_info = {in[1], OutputInfo::none()}, .go_backwards = back});
+                ScanArgs().sequences(in[0]).outputs_info({in[1], OutputInfo::none()}).go_backwards(back));
             return T::sum(r.outputs[0]) + T::sum(r.outputs[1] * 0.3);
           },
           {matrix(5, 3, 1.0, 8), vector_of(3, 1.0, 9)});
@@ -126,7 +127,7 @@ TEST_SUITE("scan grad") {
     Var x = T::dvector("x");
     Var h0 = T::dscalar("h0");
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[1] * 0.5 + a[0] * a[0]}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .truncate_gradient = 2});
+                        ScanArgs().sequences(x).outputs_info(h0).truncate_gradient(2));
     Var cost = T::subtensor(r.outputs[0], {T::Index(std::int64_t{-1})});
     Function f = function({In(x), In(h0)}, {grad(cost, x), grad(cost, h0)});
     const NDArray xv = theano::test::vec({1, 2, 3, 4});
@@ -138,8 +139,11 @@ TEST_SUITE("scan grad") {
 
   TEST_CASE("no gradient through until") {
     Var x = T::dvector("x");
-    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] * 2.0}, {}, T::gt(a[0], 3.0)}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}, .name = "stop"});
+    ScanResult r = scan(
+        [](const std::vector<Var>& a) {
+          return StepResult{{a[0] * 2.0}, {}, T::gt(a[0], 3.0)};
+        },
+        ScanArgs().sequences(x).outputs_info(OutputInfo::none()).name("stop"));
     const std::string e = error_of([&] { grad(T::sum(r.outputs[0]), x); });
     CHECK(e.find("Scan{stop}: no gradient through a scan with an until condition") != std::string::npos);
   }
@@ -149,7 +153,7 @@ TEST_SUITE("scan grad") {
   TEST_CASE("no step: the gradients are the initial value's own (ones for the state, zeros for the weights)") {
     Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1])}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
+                        ScanArgs().sequences(x).outputs_info(h0).non_sequences(W));
     Var cost = T::sum(r.outputs[0]) + T::sum(h0);
     for (const char* mode : {"fast_run", "unoptimized"}) {
       CAPTURE(std::string(mode));
@@ -166,8 +170,9 @@ TEST_SUITE("scan grad") {
 TEST_SUITE("scan grad") {
   TEST_CASE("Rop through scan: J v against central differences") {
     Var x = T::dmatrix("x"), W = T::dmatrix("W"), h0 = T::dvector("h0");
-    ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1] * 0.5)}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
+    ScanResult r =
+        scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + a[1] * 0.5)}}; },
+             ScanArgs().sequences(x).outputs_info(h0).non_sequences(W));
     Var vW = T::dmatrix("vW");
     Var jv = Rop(r.outputs[0], W, vW);
     Function f = function({In(x), In(W), In(h0), In(vW)}, {jv});

@@ -60,14 +60,13 @@ std::vector<std::vector<double>> fd_jacobian(const NDArray& xv) {
 
 /// scan(lambda i, y, x: grad(y[i], x), sequences=arange(y.shape[0]), non_sequences=[y, x])
 Var tutorial_jacobian(const Var& y, const Var& x) {
-  ScanResult r = scan(
-      [](const std::vector<Var>& a) {
-        return StepResult{{grad(T::subtensor(a[1], {T::Index(a[0])}), a[2])}};
-      },
-      ScanArgs{.sequences = {T::arange(T::shape_i(y, 0), DType::Int64)},
-               .outputs_info = {OutputInfo::none()},
-               .non_sequences = {y, x},
-               .name = "jac"});
+  ScanResult r =
+      scan([](const std::vector<Var>& a) { return StepResult{{grad(T::subtensor(a[1], {T::Index(a[0])}), a[2])}}; },
+           ScanArgs()
+               .sequences(T::arange(T::shape_i(y, 0), DType::Int64))
+               .outputs_info(OutputInfo::none())
+               .non_sequences({y, x})
+               .name("jac"));
   return r.outputs[0];
 }
 
@@ -104,7 +103,7 @@ TEST_SUITE("scan non-sequences") {
     Var x = T::dvector("x"), s = T::dvector("s");
     Var y = T::exp(x);  // the step receives y itself, built over x
     ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] * a[1]}}; },
-                        ScanArgs{.sequences = {s}, .outputs_info = {OutputInfo::none()}, .non_sequences = {y}});
+                        ScanArgs().sequences(s).outputs_info(OutputInfo::none()).non_sequences(y));
     Var out = r.outputs[0];
     REQUIRE(out.owner() != nullptr);
     const Apply& node = *out.owner();
@@ -123,13 +122,13 @@ TEST_SUITE("scan non-sequences") {
     const std::string msg = error_of([&] {
       // The step's slice of x is a fresh variable: the outer cost does not depend on it.
       (void)scan([&](const std::vector<Var>& a) { return StepResult{{grad(cost, a[0])}}; },
-                 ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}, .name = "slices"});
+                 ScanArgs().sequences(x).outputs_info(OutputInfo::none()).name("slices"));
     });
     CAPTURE(msg);
     CHECK(msg.find("slices: in the step function") != std::string::npos);
     CHECK(msg.find("non_sequences") != std::string::npos);
     CHECK_THROWS_AS((void)scan([&](const std::vector<Var>& a) { return StepResult{{grad(cost, a[0])}}; },
-                               ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none()}}),
+                               ScanArgs().sequences(x).outputs_info(OutputInfo::none())),
                     DisconnectedInputError);
   }
 }
@@ -148,16 +147,17 @@ TEST_SUITE("scan taps at the limits of int64") {
       CAPTURE(taps[1]);
       const std::string msg = error_of([&] {
         (void)scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1]}}; },
-                   ScanArgs{.sequences = {SeqInfo(x, taps)},
-                            .outputs_info = {OutputInfo::none()},
-                            .n_steps = T::constant(NDArray::scalar<std::int64_t>(1)),
-                            .name = "wide"});
+                   ScanArgs()
+                       .sequences(SeqInfo(x, taps))
+                       .outputs_info(OutputInfo::none())
+                       .n_steps(T::constant(NDArray::scalar<std::int64_t>(1)))
+                       .name("wide"));
       });
       CAPTURE(msg);
       CHECK(msg.find("wide: sequence 0") != std::string::npos);
       CHECK(msg.find("span more rows than int64 holds") != std::string::npos);
       CHECK_THROWS_AS((void)scan([](const std::vector<Var>& a) { return StepResult{{a[0] + a[1]}}; },
-                                 ScanArgs{.sequences = {SeqInfo(x, taps)}, .outputs_info = {OutputInfo::none()}}),
+                                 ScanArgs().sequences(SeqInfo(x, taps)).outputs_info(OutputInfo::none())),
                       ValueError);
     }
   }
@@ -168,9 +168,10 @@ TEST_SUITE("scan taps at the limits of int64") {
       Var init = T::dmatrix("init");
       const std::string msg = error_of([&] {
         (void)scan([](const std::vector<Var>& a) { return StepResult{{a[0] * 2.0}}; },
-                   ScanArgs{.outputs_info = {OutputInfo(init, {lo})},
-                            .n_steps = T::constant(NDArray::scalar<std::int64_t>(1)),
-                            .name = "deep"});
+                   ScanArgs()
+                       .outputs_info(OutputInfo(init, {lo}))
+                       .n_steps(T::constant(NDArray::scalar<std::int64_t>(1)))
+                       .name("deep"));
       });
       CAPTURE(msg);
       CHECK(msg.find("deep: output 0") != std::string::npos);
@@ -201,10 +202,9 @@ TEST_SUITE("scan taps at the limits of int64") {
       UseLinker l(w.linker);
       Var x = T::dmatrix("x");
       // Taps {INT64_MIN, INT64_MIN + 2}: step t reads rows t and t + 2.
-      ScanResult r = scan([](const std::vector<Var>& a) { return StepResult{{a[0] - a[1]}}; },
-                          ScanArgs{.sequences = {SeqInfo(x, {kMin, kMin + 2})},
-                                   .outputs_info = {OutputInfo::none()},
-                                   .name = "far"});
+      ScanResult r =
+          scan([](const std::vector<Var>& a) { return StepResult{{a[0] - a[1]}}; },
+               ScanArgs().sequences(SeqInfo(x, {kMin, kMin + 2})).outputs_info(OutputInfo::none()).name("far"));
       FunctionOptions o;
       o.mode = w.mode;
       const NDArray xv = matrix(8, 4, 1.0, 3);

@@ -65,8 +65,10 @@ TEST_SUITE("scan rewrites") {
   TEST_CASE("scan_prune: an output nobody reads leaves, with the non-sequence only it read") {
     Var x = T::dmatrix("x"), W = T::dmatrix("W"), V = T::dmatrix("V");
     ScanResult r = scan(
-        [](const std::vector<Var>& a) { return StepResult{{T::dot(a[0], a[1]), T::dot(a[0], a[2])}}; },
-        ScanArgs{.sequences = {x}, .outputs_info = {OutputInfo::none(), OutputInfo::none()}, .non_sequences = {W, V}});
+        [](const std::vector<Var>& a) {
+          return StepResult{{T::dot(a[0], a[1]), T::dot(a[0], a[2])}};
+        },
+        ScanArgs().sequences(x).outputs_info({OutputInfo::none(), OutputInfo::none()}).non_sequences({W, V}));
     Var used = T::sum(r.outputs[0]);
     const Optimized o = optimize({x, W, V}, {used});
     CAPTURE(o.text);
@@ -83,7 +85,7 @@ TEST_SUITE("scan rewrites") {
           // exp(W): invariant; x_t * 2: sequence-only; the rest recurrent.
           return StepResult{{T::tanh(T::dot(a[1], T::exp(a[2])) + a[0] * 2.0)}};
         },
-        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
+        ScanArgs().sequences(x).outputs_info(h0).non_sequences(W));
     const Optimized o = optimize({x, W, h0}, {r.outputs[0]});
     CAPTURE(o.text);
     REQUIRE(o.scans.size() == 1);
@@ -96,9 +98,9 @@ TEST_SUITE("scan rewrites") {
 
   TEST_CASE("scan_pushout: dot(x_t, W) of a 3-d sequence becomes one dot of the whole sequence") {
     Var x = T::dtensor3("x"), W = T::dmatrix("W"), h0 = T::dmatrix("h0"), U = T::dmatrix("U");
-    ScanResult r = scan(
-        [](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], a[3]))}}; },
-        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W, U}});
+    ScanResult r =
+        scan([](const std::vector<Var>& a) { return StepResult{{T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], a[3]))}}; },
+             ScanArgs().sequences(x).outputs_info(h0).non_sequences({W, U}));
     const Optimized o = optimize({x, W, h0, U}, {r.outputs[0]});
     CAPTURE(o.text);
     REQUIRE(o.scans.size() == 1);
@@ -130,7 +132,7 @@ TEST_SUITE("scan rewrites") {
         [](const std::vector<Var>& a) {  // x_t, h, W, U, b
           return StepResult{{T::tanh(T::dot(a[0], a[2]) + T::dot(a[1], a[3]) + a[4])}};
         },
-        ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W, U, b}});
+        ScanArgs().sequences(x).outputs_info(h0).non_sequences({W, U, b}));
     Var cost = T::sum(T::sqr(r.outputs[0]));
     const std::vector<Var> g = grad(cost, {W, U, b});
     const Optimized o = optimize({x, W, U, b, h0}, g);
@@ -150,9 +152,9 @@ TEST_SUITE("scan rewrites") {
     Var x = T::dvector("x");
     Var z = T::constant(NDArray::scalar(0.0));
     ScanResult a = scan([](const std::vector<Var>& s) { return StepResult{{s[1] + s[0]}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {z}, .name = "sum"});
+                        ScanArgs().sequences(x).outputs_info(z).name("sum"));
     ScanResult m = scan([](const std::vector<Var>& s) { return StepResult{{T::maximum(s[1], s[0])}}; },
-                        ScanArgs{.sequences = {x}, .outputs_info = {z}, .name = "max"});
+                        ScanArgs().sequences(x).outputs_info(z).name("max"));
     const Optimized o = optimize({x}, {a.outputs[0], m.outputs[0]});
     CAPTURE(o.text);
     REQUIRE(o.scans.size() == 1);
@@ -162,7 +164,7 @@ TEST_SUITE("scan rewrites") {
     check_values({x}, {a.outputs[0], m.outputs[0]}, {ramp({6}, 1)});
     // A loop reading the other's result stays apart.
     ScanResult dep = scan([](const std::vector<Var>& s) { return StepResult{{s[1] + s[0]}}; },
-                          ScanArgs{.sequences = {a.outputs[0]}, .outputs_info = {z}, .name = "dep"});
+                          ScanArgs().sequences(a.outputs[0]).outputs_info(z).name("dep"));
     CHECK(optimize({x}, {a.outputs[0], dep.outputs[0]}).scans.size() == 2);
   }
 }

@@ -46,6 +46,7 @@
 #include "theano/compile/nan_guard.h"
 #include "theano/compile/profile.h"
 #include "theano/compile/shared.h"
+#include "theano/compile/updates.h"
 #include "theano/graph/basic.h"
 #include "theano/runtime/error.h"
 
@@ -118,7 +119,9 @@ enum class OnUnusedInput { Raise, Warn, Ignore };
 
 struct FunctionOptions {
   /// (shared variable, new value expression); all read the old values.
-  std::vector<std::pair<Var, Var>> updates;
+  /// A map (compile/updates.h): `o.updates[w] = w - lr * g`, or a scan's
+  /// ScanResult::updates as they are.
+  Updates updates;
   /// (variable, replacement) substituted in the outputs and updates.
   std::vector<std::pair<Var, Var>> givens;
   /// Compilation mode (see get_mode); empty: THEANO_FLAGS mode, else fast_run.

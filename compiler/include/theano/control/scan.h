@@ -12,14 +12,15 @@
 /// entry (in the same order), optionally updates of shared variables and an
 /// `until` condition.
 ///
-///     auto r = scan([&](const std::vector<Var>& a) {   // a = {x_t, h_tm1, W}
-///                     return StepResult{{tanh(dot(a[0], U) + dot(a[1], a[2]))}};
-///                   },
-///                   ScanArgs{.sequences = {x}, .outputs_info = {h0}, .non_sequences = {W}});
-///     Var h = r.outputs[0];                              // (steps, hidden)
+///     auto [h, updates] = scan([&](Var x_t, Var h_tm1, Var W) { return tanh(dot(x_t, U) + dot(h_tm1, W)); },
+///                              ScanArgs().sequences(x).outputs_info(h0).non_sequences(W));
+///     // h[0]: (steps, hidden)
 ///
-/// Variables the step reads without receiving them (outer variables, shared
-/// variables) become non-sequences automatically, as in Theano.
+/// The step takes one Var per argument, or all of them as a
+/// `const std::vector<Var>&`; it returns a Var, a std::vector<Var>, Updates,
+/// or a StepResult (outputs, updates, until). Variables the step reads
+/// without receiving them (outer variables, shared variables) become
+/// non-sequences automatically, as in Theano, unless ScanArgs::strict.
 ///
 /// Semantics: output t of a recurrent output with taps {-k..} reads its own
 /// earlier outputs, or the initial value: with taps {-1} the initial value is
@@ -44,9 +45,11 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "theano/compile/updates.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
 
@@ -73,39 +76,184 @@ struct OutputInfo {
   static OutputInfo none() { return OutputInfo(); }
 };
 
-struct ScanArgs {
-  std::vector<SeqInfo> sequences;
-  std::vector<OutputInfo> outputs_info;
-  std::vector<Var> non_sequences;
-  /// Number of steps (an integer scalar, symbolic or constant); null: what
-  /// the sequences allow.
-  Var n_steps;
-  bool go_backwards = false;
+/// The options of a scan: Theano's keyword arguments, set in any order by
+/// named setters (as the PyTorch C++ frontend's options), each returning the
+/// ScanArgs so they chain:
+///
+///     ScanArgs().sequences(x).outputs_info(h0).non_sequences(W).n_steps(10)
+///
+/// A setter taking a list also takes one value (`sequences(x)`, as Theano
+/// accepts a single variable). Values are checked by scan(), whose errors
+/// name the scan and the option (`n_steps is -1; it must be >= 0`).
+class ScanArgs {
+ public:
+  ScanArgs& sequences(const Var& sequence);
+  ScanArgs& sequences(SeqInfo sequence);
+  ScanArgs& sequences(std::vector<SeqInfo> sequences);
+  /// One entry per output the step returns, in its order.
+  ScanArgs& outputs_info(const Var& initial);
+  ScanArgs& outputs_info(OutputInfo output);
+  ScanArgs& outputs_info(std::vector<OutputInfo> outputs);
+  ScanArgs& non_sequences(const Var& value);
+  ScanArgs& non_sequences(std::vector<Var> values);
+  /// Number of steps: an integer, or an integer scalar Var; unset: what the
+  /// sequences allow.
+  ScanArgs& n_steps(const Var& n);
+  template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+  ScanArgs& n_steps(I n) {
+    if constexpr (std::is_unsigned_v<I>) return n_steps_unsigned(static_cast<unsigned long long>(n));
+    else return n_steps_signed(static_cast<long long>(n));
+  }
+  template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+  ScanArgs& n_steps(F) {
+    static_assert(!std::is_floating_point_v<F>, "ScanArgs::n_steps takes an integer or an integer scalar Var");
+    return *this;
+  }
+  ScanArgs& go_backwards(bool backwards = true);
   /// Backpropagation through time stops after this many steps (-1: all).
-  std::int64_t truncate_gradient = -1;
-  std::string name = "scan";
+  ScanArgs& truncate_gradient(std::int64_t steps);
+  ScanArgs& name(std::string name);
+  /// Theano's strict mode: the step may read only what it is given
+  /// (sequences, outputs_info, non_sequences, shared variables it updates);
+  /// another outer variable it reads is a ValueError naming it.
+  ScanArgs& strict(bool strict = true);
+  /// scan_checkpoints only: keep every N-th state (default 10), and pad the
+  /// sequences with zeros to a multiple of N (default true; false: their
+  /// length must be a multiple of N).
+  ScanArgs& save_every_N(std::int64_t n);
+  ScanArgs& padding(bool pad = true);
+
+  const std::vector<SeqInfo>& sequences() const noexcept { return sequences_; }
+  const std::vector<OutputInfo>& outputs_info() const noexcept { return outputs_info_; }
+  const std::vector<Var>& non_sequences() const noexcept { return non_sequences_; }
+  /// Null: unset.
+  const Var& n_steps() const noexcept { return n_steps_; }
+  bool go_backwards() const noexcept { return go_backwards_; }
+  std::int64_t truncate_gradient() const noexcept { return truncate_gradient_; }
+  const std::string& name() const noexcept { return name_; }
+  bool strict() const noexcept { return strict_; }
+  /// Unset: nullopt.
+  const std::optional<std::int64_t>& save_every_N() const noexcept { return save_every_N_; }
+  const std::optional<bool>& padding() const noexcept { return padding_; }
+
+ private:
+  ScanArgs& n_steps_signed(long long n);
+  ScanArgs& n_steps_unsigned(unsigned long long n);
+
+  std::vector<SeqInfo> sequences_;
+  std::vector<OutputInfo> outputs_info_;
+  std::vector<Var> non_sequences_;
+  Var n_steps_;
+  bool go_backwards_ = false;
+  std::int64_t truncate_gradient_ = -1;
+  std::string name_ = "scan";
+  bool strict_ = false;
+  std::optional<std::int64_t> save_every_N_;
+  std::optional<bool> padding_;
 };
 
-/// What the step function returns.
+/// What the step function returns: the outputs (one per outputs_info entry),
+/// updates of shared variables, and an `until` condition. A step may return
+/// a Var (one output), a std::vector<Var>, or Updates alone instead.
 struct StepResult {
   std::vector<Var> outputs;
   /// (shared variable, its new value after this step): the value is carried
   /// to the next step, and the final one is returned in ScanResult::updates.
-  std::vector<std::pair<Var, Var>> updates;
+  Updates updates;
   /// Stop after this step when true (a scalar); null: run every step.
   Var until;
+
+  StepResult() = default;
+  StepResult(Var output);                                                         // NOLINT: implicit
+  StepResult(std::vector<Var> outputs, Updates updates = {}, Var until = Var());  // NOLINT: implicit
+  StepResult(Updates updates);                                                    // NOLINT: implicit
 };
 
 struct ScanResult {
   /// One per outputs_info entry: the values of every step, stacked (steps, ...).
   std::vector<Var> outputs;
-  /// (shared variable, value after the last step): pass to function()'s updates.
-  std::vector<std::pair<Var, Var>> updates;
+  /// shared variable -> value after the last step: pass to function()'s updates.
+  Updates updates;
 };
 
 using StepFn = std::function<StepResult(const std::vector<Var>&)>;
 
+namespace detail {
+template <std::size_t>
+using StepArg = const Var&;
+/// Whether `F` takes N Vars.
+template <class F, std::size_t N>
+constexpr bool takes_n_vars() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::is_invocable_v<F&, StepArg<I>...>;
+  }(std::make_index_sequence<N>{});
+}
+inline constexpr std::size_t kMaxStepArity = 16;
+/// The one N <= kMaxStepArity with takes_n_vars<F, N>, or kMaxStepArity + 1.
+template <class F>
+constexpr std::size_t step_arity() {
+  return []<std::size_t... N>(std::index_sequence<N...>) {
+    std::size_t found = kMaxStepArity + 1, count = 0;
+    ((takes_n_vars<F, N>() ? (void)(found = N, ++count) : (void)0), ...);
+    return count == 1 ? found : kMaxStepArity + 1;
+  }(std::make_index_sequence<kMaxStepArity + 1>{});
+}
+template <class F>
+constexpr std::size_t spread_arity() {
+  constexpr std::size_t n = step_arity<F>();
+  static_assert(n <= kMaxStepArity,
+                "a scan step takes `const std::vector<Var>&`, or up to 16 `Var` parameters (one per value scan "
+                "gives it: sequence slices, previous outputs, non-sequences)");
+  return n;
+}
+/// `f(a[0], ..., a[N-1])` as a StepFn (scan checks the count first).
+template <class F, std::size_t... I>
+StepFn spread_step(F f, std::index_sequence<I...>) {
+  using R = std::invoke_result_t<F&, StepArg<I>...>;
+  static_assert(std::is_convertible_v<R, StepResult>,
+                "a scan step returns a Var, a std::vector<Var>, Updates or a StepResult");
+  return [f = std::move(f)](const std::vector<Var>& a) -> StepResult {
+    (void)a;  // a step of no arguments
+    return f(a[I]...);
+  };
+}
+template <class F>
+concept VectorStep = std::is_invocable_v<F&, const std::vector<Var>&>;
+inline constexpr std::size_t kVectorStep = static_cast<std::size_t>(-1);
+/// scan() for a step taking `arity` Vars (kVectorStep: the vector of them).
+ScanResult scan(const StepFn& step, std::size_t arity, const ScanArgs& args);
+ScanResult scan_checkpoints(const StepFn& step, std::size_t arity, const ScanArgs& args);
+}  // namespace detail
+
+/// The step takes the vector of its arguments.
 ScanResult scan(const StepFn& step, const ScanArgs& args);
+/// The step takes one `Var` per argument, as Theano's fn: `[](Var x_t, Var
+/// h_tm1) { ... }` (a count that differs from what scan gives is a
+/// ValueError naming both). A one-parameter step spells its type (`Var`,
+/// not `auto`): scan first tries it on the vector.
+template <class F>
+  requires(!detail::VectorStep<F>)
+ScanResult scan(F step, const ScanArgs& args) {
+  constexpr std::size_t n = detail::spread_arity<F>();
+  return detail::scan(detail::spread_step(std::move(step), std::make_index_sequence<n>{}), n, args);
+}
+
+/// Theano's scan_checkpoints: gradient checkpointing. The loop of
+/// scan(step, args), run as an outer scan over blocks of
+/// args.save_every_N() steps (an inner scan each): only the state at the end
+/// of each block is stored, and backpropagation recomputes each block's
+/// states from its checkpoint. The outputs are the states after steps N,
+/// 2N, ... and after the last step (ceil(n_steps / N) rows); the updates as
+/// scan's. Outputs and sequences take only the default taps ({-1}, {0});
+/// go_backwards and truncate_gradient are not supported (ValueErrors naming
+/// them).
+ScanResult scan_checkpoints(const StepFn& step, const ScanArgs& args);
+template <class F>
+  requires(!detail::VectorStep<F>)
+ScanResult scan_checkpoints(F step, const ScanArgs& args) {
+  constexpr std::size_t n = detail::spread_arity<F>();
+  return detail::scan_checkpoints(detail::spread_step(std::move(step), std::make_index_sequence<n>{}), n, args);
+}
 
 /// map(f, sequences, non_sequences): f applied to each row, no recurrence.
 std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,

@@ -48,6 +48,7 @@ class Updates {
   /// Removes `shared`'s update; whether there was one.
   bool erase(const Var& shared);
 
+  void clear() noexcept { pairs_.clear(); }
   std::size_t size() const noexcept { return pairs_.size(); }
   bool empty() const noexcept { return pairs_.empty(); }
   const_iterator begin() const noexcept { return pairs_.begin(); }

@@ -121,7 +121,7 @@ TEST_SUITE("sparse structured ops") {
     }
   }
 
-  TEST_CASE("the second operand must be a scalar; the first a sparse matrix") {
+  TEST_CASE("the second operand must be a scalar and the first a sparse matrix") {
     S::SparseInput x = S::csr_matrix("x");
     std::string e = test::error_of([&] { S::structured_add(x, T::dvector("v")); });
     CHECK(e.find("sparse::structured_add: the second operand must be a scalar") != std::string::npos);

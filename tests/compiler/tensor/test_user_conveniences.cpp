@@ -84,7 +84,7 @@ TEST_SUITE("tensor_tests") {
     CHECK(T::tensor3s("u")[0].ndim() == 3);
   }
 
-  TEST_CASE("the tutorial's logistic function: x = T.dmatrix('x'); s = 1 / (1 + T.exp(-x))") {
+  TEST_CASE("the tutorial's logistic function: x = T.dmatrix('x') and s = 1 / (1 + T.exp(-x))") {
     Var x = T::dmatrix("x");
     Var s = 1 / (1 + exp(-x));
     theano::Function logistic = theano::function({x}, {s});

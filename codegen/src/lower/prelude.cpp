@@ -151,16 +151,20 @@ THEANO_COLD static void theano_put_shape(TheanoContext* c, int64_t* p, const The
   if (a->ndim == 1) theano_put(c, p, ",");
   theano_put(c, p, ")");
 }
+// "; input shapes: (2,), (3,)": the tail of every theano_fail* message.
+THEANO_COLD static void theano_put_input_shapes(TheanoContext* c, int64_t* p, const TheanoArray* const* in, int n) {
+  theano_put(c, p, "; input shapes: ");
+  for (int i = 0; i < n; ++i) {
+    if (i) theano_put(c, p, ", ");
+    theano_put_shape(c, p, in[i]);
+  }
+}
 // Writes `msg` and the input shapes into the error buffer; returns `code`.
 THEANO_COLD static int theano_fail(TheanoContext* c, int code, const char* msg, const TheanoArray* const* in, int n) {
   if (c->error_size <= 0) return code;
   int64_t p = 0;
   theano_put(c, &p, msg);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return code;
 }
 // A failed theano_broadcast_rule, as Elemwise::perform words it:
@@ -188,11 +192,7 @@ THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const c
   theano_put_int(c, &p, in[input]->shape[dim]);
   theano_put(c, &p, ": ");
   theano_put(c, &p, theano_rule_text(rule));
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return code;
 }
 // theano_fail with a run-time value in the message: "<msg><value><tail>".
@@ -203,11 +203,7 @@ THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* m
   theano_put(c, &p, msg);
   theano_put_int(c, &p, value);
   theano_put(c, &p, tail);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return code;
 }
 // theano_fail with two run-time values: "<msg><a><mid><b><tail>".
@@ -220,11 +216,7 @@ THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* 
   theano_put(c, &p, mid);
   theano_put_int(c, &p, b);
   theano_put(c, &p, tail);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return code;
 }
 // A failed shape rule (shape_rules.h): "<msg><rule text>[<value>]" with the
@@ -237,11 +229,7 @@ THEANO_COLD static int theano_fail_rule(TheanoContext* c, int rule, const char* 
   theano_put(c, &p, msg);
   theano_put(c, &p, theano_rule_text(rule));
   if (theano_rule_has_value(rule)) theano_put_int(c, &p, value);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return code;
 }
 // A failed allocation of a valid size (MemoryError on the host), worded as
@@ -256,11 +244,7 @@ THEANO_COLD static int theano_fail_alloc(TheanoContext* c, const char* msg, int6
   theano_put_int(c, &p, bytes);
   theano_put(c, &p, " bytes for an array of shape ");
   theano_put_shape(c, &p, a);
-  theano_put(c, &p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, &p, ", ");
-    theano_put_shape(c, &p, in[i]);
-  }
+  theano_put_input_shapes(c, &p, in, n);
   return THEANO_ERR_MEMORY;
 }
 // Allocates output `a` (ndim, dtype and shape set) through the host once its

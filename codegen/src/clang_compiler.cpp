@@ -1,5 +1,5 @@
 /// \file
-/// One in-process compile (JIT-NOTES.md section 1, step 3): cached cc1 args ->
+/// One in-process compile (docs/jit-and-cache.md, "In-process Clang", step 2): cached cc1 args ->
 /// fresh CompilerInvocation (both DisableFree flags cleared) -> CompilerInstance
 /// with an overlay VFS holding the source -> a CodeGenAction writing to memory.
 ///

@@ -1,5 +1,5 @@
 /// \file
-/// The driver step of the in-process compile (JIT-NOTES.md section 1, step 2) and
+/// The driver step of the in-process compile (docs/jit-and-cache.md, "In-process Clang", step 1) and
 /// the normalized compiler identity built from its result.
 ///
 /// Why here and once: `clang::createInvocation` with argv[0] = the llvm-19 clang++

@@ -1,6 +1,7 @@
 /// \file
 /// The dlopen'ed CUDA driver: a table of the dozen driver entry points theano-cpp
-/// uses, resolved with dlsym from libcuda.so.1 (JIT-NOTES.md section 4).
+/// uses, resolved with dlsym from libcuda.so.1 (docs/jit-and-cache.md, "CUDA:
+/// NVRTC and the emulated device").
 ///
 /// Why hand-declared types instead of <cuda.h>: the library must build and run
 /// without the CUDA toolkit; the driver ABI of these calls is stable.

@@ -2,7 +2,7 @@
 /// The process-wide ORC LLJIT: one JITDylib per loaded object, removed with its
 /// last handle; runtime libraries (OpenBLAS, libmvec) dlopened explicitly and
 /// searched by a dedicated JITDylib that every module links against
-/// (JIT-NOTES.md section 2).
+/// (docs/jit-and-cache.md, "Loading").
 ///
 /// Why a dedicated "runtime libs" JITDylib: the executable's as-needed linking
 /// drops libopenblas/libmvec when host code never calls them, so searching only

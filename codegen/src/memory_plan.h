@@ -1,6 +1,6 @@
 /// \file
-/// The memory plan of a compiled function (internal to codegen/; DESIGN.md
-/// 3.8), shared by the back ends: which intermediate buffers share a slot
+/// The memory plan of a compiled function (internal to codegen/; docs/architecture.md,
+/// "Generated code"), shared by the back ends: which intermediate buffers share a slot
 /// that the host keeps between calls, which graph inputs an op overwrites.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 namespace theano::codegen {
 
-/// The memory plan (DESIGN.md 3.8): every buffer an op allocates for an
+/// The memory plan (docs/architecture.md, "Generated code"): every buffer an op allocates for an
 /// intermediate gets a slot; buffers whose lives do not overlap share a slot,
 /// which the host keeps between calls and grows when a call needs more.
 /// A buffer lives from its producer to the last reader of any view of it

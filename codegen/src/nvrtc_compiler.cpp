@@ -1,6 +1,6 @@
 /// \file
 /// NVRTC: CUDA source -> PTX (+ CUBIN for sm_XX), and the "is there a usable GPU"
-/// probe (JIT-NOTES.md section 4).
+/// probe (docs/jit-and-cache.md, "CUDA: NVRTC and the emulated device").
 ///
 /// Why compiled out rather than dlopened: NVRTC comes with the toolkit the build
 /// found (CUDA::nvrtc); without it THEANO_HAVE_NVRTC is 0 and every entry point

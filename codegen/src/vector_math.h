@@ -8,7 +8,7 @@
 /// vector ABI variants of erf, erfc, log1p, expm1, the inverse and hyperbolic
 /// functions, cbrt, exp2/exp10/log2/log10, atan2 and hypot at every width,
 /// AVX-512 included. An elementwise loop with one unmapped call stays scalar
-/// (JIT-NOTES.md, vectorization), so this table decides whether `erf(x) * y`
+/// (docs/jit-and-cache.md, "Vectorization"), so this table decides whether `erf(x) * y`
 /// runs 8 lanes at a time or one.
 #pragma once
 

@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A typical fused elementwise kernel (JIT-NOTES.md: the test kernel's loop body).
+/// A typical fused elementwise kernel (the loop body of W1, docs/workloads.md).
 const char* kElemwise = R"(extern "C" __global__ void fused(const double* x, const double* y, const double* z,
                                    double* out, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;

@@ -2,8 +2,8 @@
 /// The CUDA translation unit of one compiled function (internal to codegen/).
 ///
 /// Why one unit: the host side of a GPU function is the same generated C++
-/// as on the CPU (node functions, the memory plan, the thunk ABI; DESIGN.md
-/// 3.12): a GPU node's host function checks shapes by the shared rules,
+/// as on the CPU (node functions, the memory plan, the thunk ABI; docs/jit-and-cache.md,
+/// "CUDA: NVRTC and the emulated device"): a GPU node's host function checks shapes by the shared rules,
 /// allocates through ctx->gpu_alloc and launches its kernels through
 /// ctx->gpu_launch by number. Those kernels are collected here into ONE CUDA
 /// source, compiled by NVRTC for the device (cuda_cache.h), or by Clang for

@@ -2,7 +2,7 @@
 /// The op -> C++ lowering interface of the CLinker (internal to codegen/).
 ///
 /// Why a table here and not a virtual on Op: the ops live in compiler/, which
-/// must not know about code generation (DESIGN.md layering); the C++ fragment of
+/// must not know about code generation (docs/architecture.md, "Layers"); the C++ fragment of
 /// each op kind lives in codegen/src/lower/<family>.cpp, registered by type in one
 /// table, the way MLIR keeps lowering patterns beside the target and not in the
 /// dialect. Each lowering writes only its node's fragment; the linker writes the

@@ -358,7 +358,7 @@ static inline double theano_minimum(double a, double b) { return (a != a || a <=
 static inline double theano_clip(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 // tanh, sigmoid and softplus in terms of exp/log and selects only: LLVM 19's
 // libmvec table maps exp and log (to _ZGVdN4v_*) but not tanh or log1p, so
-// these forms keep elementwise loops vectorized (JIT-NOTES.md, vectorization).
+// these forms keep elementwise loops vectorized (docs/jit-and-cache.md, "Vectorization").
 // Accuracy is within a few ulp of libm's.
 static inline double theano_tanh(double x) {
   // |x| < 0.625: x + x^3 P(x^2)/Q(x^2) (a minimax rational form, Cephes'

@@ -1,6 +1,6 @@
 /// \file
 /// `CompileCache`: one compiledir on disk, holding compiled objects under
-/// content-addressed keys (DESIGN.md 3.11, JIT-NOTES.md section 5).
+/// content-addressed keys (docs/jit-and-cache.md, "The compiledir").
 ///
 /// Why this shape: Theano's cache fought lock stalls, stale locks, corrupted
 /// entries and a pickled global index for years, and it loads machine code

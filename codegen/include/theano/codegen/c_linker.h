@@ -11,7 +11,7 @@
 /// graph runs; `allow_perform_fallback(false)` turns that into MethodNotDefined
 /// naming the op (the differential tests use it, so they test generated code).
 ///
-/// Generated code (DESIGN.md 3.7, 3.8): no standard headers (an embedded prelude
+/// Generated code (docs/architecture.md, "Generated code"): no standard headers (an embedded prelude
 /// holds the ABI structs, `extern "C"` libm and CBLAS prototypes and the
 /// helpers the scalar table's C expressions name), no exceptions, static
 /// constructors or TLS. Each node becomes a function called in toposort order

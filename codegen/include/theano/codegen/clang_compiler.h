@@ -4,7 +4,7 @@
 ///
 /// Why: the JIT compiles one translation unit per function graph. Running Clang as
 /// a library saves the fork/exec and the file round trips of a subprocess compiler
-/// (about 25 ms per compile, JIT-NOTES.md section 1) and needs no writable temp dir.
+/// (about 25 ms per compile; docs/jit-and-cache.md, "Measured costs") and needs no writable temp dir.
 /// The recipe: the clang driver turns the flag set into cc1 arguments once (cached
 /// per flag set, thread-safe), and every compile parses them into a fresh
 /// CompilerInvocation with both DisableFree flags cleared (otherwise every compile
@@ -12,7 +12,7 @@
 /// to a memory stream. Each compile has its own CompilerInstance and LLVMContext, so
 /// several threads may compile at once.
 ///
-/// Generated code should include no standard headers (DESIGN.md 3.8): a header-free
+/// Generated code should include no standard headers (docs/jit-and-cache.md, "The prelude"): a header-free
 /// TU compiles in about 5 ms at -O0 and 30 ms at -O2; `<cmath>` alone adds ~100 ms.
 #pragma once
 
@@ -36,7 +36,7 @@ struct CompileOptions {
   std::string march = "native";
   /// `-std=<std>` for the generated source.
   std::string std = "c++17";
-  /// `-fno-math-errno`: lets LLVM vectorize math calls (DESIGN.md 3.8).
+  /// `-fno-math-errno`: lets LLVM vectorize math calls (docs/jit-and-cache.md, "Vectorization").
   bool no_math_errno = true;
   /// `-fveclib=<veclib>` ("libmvec" maps exp/log/sin/cos/pow to glibc's vector
   /// variants); empty for none.

@@ -6,7 +6,7 @@
 /// Why: every op writes only its own fragment, and the linker decides where the
 /// fragments go (declarations first, computations in toposort order, cleanups in
 /// reverse order). The writer only concatenates text, so the output depends on
-/// nothing but the calls made: deterministic source (DESIGN.md 3.7).
+/// nothing but the calls made: deterministic source (docs/architecture.md, "Deterministic generated code").
 #pragma once
 
 #include <string>

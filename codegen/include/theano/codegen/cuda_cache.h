@@ -2,7 +2,7 @@
 /// NVRTC output (CUBIN or PTX) cached in the compiledir, beside the CPU objects.
 ///
 /// Why: an NVRTC compile of a small kernel costs 50-250 ms (PTX, then ptxas for
-/// a CUBIN; JIT-NOTES.md section 4), and a process that builds the same CUDA
+/// a CUBIN; docs/jit-and-cache.md, "Measured costs"), and a process that builds the same CUDA
 /// graph as the last one should pay none of it. The CUDA images therefore go
 /// through the same cache::CompileCache as host objects: the same compiledir,
 /// the same trust checks on every file, the same CRC against damage, the same

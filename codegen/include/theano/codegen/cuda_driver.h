@@ -5,7 +5,7 @@
 ///
 /// Why dlopen: a binary linked against libcuda fails to start on machines without
 /// the NVIDIA driver; theano-cpp must run everywhere and use a GPU only when one is
-/// there (DESIGN.md 3.12). The toolkit's stub libcuda (cuInit returns 34,
+/// there (docs/jit-and-cache.md, "CUDA: NVRTC and the emulated device"). The toolkit's stub libcuda (cuInit returns 34,
 /// CUDA_ERROR_STUB_LIBRARY) counts as "no driver".
 ///
 /// Scope: the GPU execution tests and the future CUDA linker's loader. (DESIGN.md

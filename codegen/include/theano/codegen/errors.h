@@ -7,8 +7,8 @@
 /// source those line numbers refer to. CompileError therefore keeps the failing
 /// source on disk (under `<private>/theano-cpp-failed/<hash>.<ext>`, where
 /// `<private>` is cache::private_dir(): `$TMPDIR/theano-cpp-<euid>`, 0700 and
-/// verified to be this user's) and names that path in its message (DESIGN.md
-/// 3.9, issue 4). Nothing is written to a shared, predictable /tmp path.
+/// verified to be this user's) and names that path in its message (docs/jit-and-cache.md,
+/// "In-process Clang"). Nothing is written to a shared, predictable /tmp path.
 #pragma once
 
 #include <theano/runtime/error.h>

@@ -5,7 +5,7 @@
 ///
 /// Why ORC: an in-memory object needs no linker, no `-l` flags and no temp
 /// `.so`; loading one takes about 0.1-0.5 ms and unloading is clean
-/// (JIT-NOTES.md section 2). There is one LLJIT per process, created on first
+/// (docs/jit-and-cache.md, "Loading"). There is one LLJIT per process, created on first
 /// use (about 1 ms). Each loaded object gets its own JITDylib, removed when the
 /// last LoadedModule handle referring to it dies, so a process that compiles
 /// and drops functions for hours does not grow.

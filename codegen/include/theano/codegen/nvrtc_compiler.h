@@ -2,9 +2,10 @@
 /// CUDA source -> PTX / CUBIN with NVRTC, in the process.
 ///
 /// Why: the CUDA back end compiles generated kernels at run time the same way the
-/// CPU back end does (DESIGN.md 3.12): a CUBIN for the device's exact architecture
-/// plus PTX as the forward-compatible fallback. NVRTC works without a GPU, so this
-/// part is testable on every machine that has the toolkit. When theano-cpp was
+/// CPU back end does: a CUBIN for the device's exact architecture plus PTX as
+/// the forward-compatible fallback (docs/jit-and-cache.md, "CUDA: NVRTC and the
+/// emulated device"). NVRTC works without a GPU, so this part is testable on
+/// every machine that has the toolkit. When theano-cpp was
 /// built without the CUDA toolkit, `nvrtc_available()` is false and compiling
 /// throws a clear error instead of failing to link.
 #pragma once

@@ -1,5 +1,5 @@
 /// \file
-/// The `Linker` interface and its registry (DESIGN.md 2: compiler/ defines the
+/// The `Linker` interface and its registry (docs/architecture.md, "Layers": compiler/ defines the
 /// interface, codegen/ registers its JIT linkers), plus the modes that pick a
 /// linker.
 ///

@@ -4,8 +4,8 @@
 /// values (|x| > 1e10), and the first bad value stops the call with an error
 /// naming that node.
 ///
-/// Why: a NaN in a result says nothing about where it appeared (features.md
-/// pain #9). Checking each node as it runs (the linker runs node by node, see
+/// Why: a NaN in a result says nothing about where it appeared (Theano
+/// users' recurring complaint). Checking each node as it runs (the linker runs node by node, see
 /// NodeObserver in linker.h) names the *first* node that produced it: its
 /// toposort index, op, output variable, the rewrite that introduced it, and a
 /// summary of each input (dtype, shape, min/max, NaN/Inf present).

@@ -6,7 +6,7 @@
 /// replace variables, and Features need to hear about every such change. The
 /// FunctionGraph is the only place where an Apply's inputs are mutated
 /// (`Apply::set_input` is reserved for it), so it can keep its caches exact and
-/// announce each change (DESIGN.md 3.2).
+/// announce each change (docs/architecture.md, "Graphs are changed only through FunctionGraph").
 ///
 /// Invariants (checked by `check_integrity`):
 /// * `apply_nodes()` are exactly the nodes between `inputs()` and `outputs()`;

@@ -4,7 +4,7 @@
 /// input Variables, owning its output Variables) and `Var`, the value handle users
 /// hold.
 ///
-/// Ownership (DESIGN.md 3.1): an Apply holds its inputs strongly and owns its
+/// Ownership (docs/architecture.md, "Handles and ownership"): an Apply holds its inputs strongly and owns its
 /// outputs; an output's reference count forwards to its Apply, so holding any
 /// output keeps the node (and everything upstream) alive and no cycle exists.
 /// `Variable::owner()` is a back-pointer. Outside a FunctionGraph nodes are never

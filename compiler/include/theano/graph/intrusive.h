@@ -1,7 +1,7 @@
 /// \file
 /// Intrusive reference counting for graph objects (Types, Ops, Variables, Applies).
 ///
-/// Why: DESIGN.md 3.1 asks for value handles over ref-counted nodes with no
+/// Why: docs/architecture.md ("Handles and ownership") asks for value handles over ref-counted nodes with no
 /// ownership cycles. `RefCounted` is the plain base for immutable values (Types,
 /// Ops). Graph nodes (Variables, Applies) derive from `GraphNode`, whose release
 /// is *deferred*: when a node's count drops to zero it is queued and deleted by a

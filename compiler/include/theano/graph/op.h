@@ -1,12 +1,12 @@
 /// \file
 /// `Op`: the operation of an Apply node. An Op is a small immutable value: its
-/// `props()` give equality, hashing, its printed name and (later) its cache-key
-/// fragment, so two Ops with equal props are interchangeable (merge relies on it).
+/// `props()` give equality, hashing, its printed name and its part of a function
+/// request's key, so two Ops with equal props are interchangeable (merge relies on it).
 ///
-/// Declaring an Op touches one place (DESIGN.md 3.4): `make_node` (type inference,
-/// user-facing type errors), `perform` (reference implementation on NDArray),
-/// `infer_shape`, `grad`, `view_map` / `destroy_map`, and the code hooks added by
-/// codegen/. Optional methods throw MethodNotDefined naming the Op when absent.
+/// The Op's own members: `make_node` (type inference, user-facing type errors),
+/// `perform` (reference implementation on NDArray), `infer_shape`, `grad`, `view_map` /
+/// `destroy_map`; its C++ and CUDA code live in codegen/'s lowering tables (every file an
+/// op touches: docs/adding-an-op.md). Optional methods throw MethodNotDefined when absent.
 ///
 /// Ops are always heap-allocated and shared through OpPtr (`OpPtr(new MyOp(...))`):
 /// `make_node` hands `OpPtr(this)` to the Apply it builds.

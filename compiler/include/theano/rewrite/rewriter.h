@@ -3,7 +3,7 @@
 /// `NodeRewriter` (match one Apply, return replacements or why not),
 /// `GraphRewriter` (a pass over a whole FunctionGraph), and the
 /// `EquilibriumRewriter` driver that applies node rewriters until nothing
-/// changes (DESIGN.md 3.5, STYLE.md guidelines 5 and 7).
+/// changes (docs/architecture.md, "Rewrites and the optimizer database").
 ///
 /// Invariants of the driver:
 /// * deterministic: nodes are visited in `fg.toposort()` order (creation-id

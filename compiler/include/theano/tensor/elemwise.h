@@ -1,7 +1,7 @@
 /// \file
 /// `Elemwise` lifts a ScalarOp to tensors with NumPy broadcasting under the
-/// static-shape rule of DESIGN.md 3.3 (a dimension broadcasts at run time only
-/// if its type says size 1); `DimShuffle` transposes, adds broadcastable ('x')
+/// static-shape rule (a dimension broadcasts at run time only if its type says
+/// size 1; docs/architecture.md, "Types are values"); `DimShuffle` transposes, adds broadcastable ('x')
 /// dimensions and drops size-1 dimensions, as a view.
 #pragma once
 

@@ -1,6 +1,6 @@
 /// \file
 /// `TensorType`: dtype + static shape, each dimension a known size or unknown
-/// (DESIGN.md 3.3). `broadcastable(i)` is derived as `shape[i] == 1`: only a
+/// (docs/architecture.md, "Types are values"). `broadcastable(i)` is derived as `shape[i] == 1`: only a
 /// dimension whose type says size 1 may broadcast at run time. Instances are
 /// interned, so equal TensorTypes are one object and pointer equality is exact.
 ///

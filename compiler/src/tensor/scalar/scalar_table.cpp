@@ -1,4 +1,4 @@
-// The scalar op table: one row per elementwise function (DESIGN.md 3.4). Each
+// The scalar op table: one row per elementwise function (docs/adding-an-op.md). Each
 // row says how the op types its output, how codegen spells it in C, how to
 // compute it (double precision; int64 where exactness matters), and its
 // gradient in tensor ops.

@@ -1,7 +1,7 @@
 /// \file
 /// `Alloc` and the zeros/ones helpers built on it: a value broadcast to a shape
 /// given as integer scalars. Only value dimensions whose type says size 1
-/// broadcast (DESIGN.md 3.3), so the gradient (a sum over those dimensions) is
+/// broadcast (docs/architecture.md, "Types are values"), so the gradient (a sum over those dimensions) is
 /// decided statically.
 #include "shape_util.h"
 #include "theano/config.h"

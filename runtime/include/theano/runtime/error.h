@@ -1,9 +1,9 @@
 /// \file
-/// The exception types every layer of theano-cpp throws, and the `user_check` /
-/// `internal_check` builders that make a failed precondition read like a sentence.
+/// The exception types every layer of theano-cpp throws, and the `THEANO_USER_CHECK` /
+/// `THEANO_INTERNAL_CHECK` builders that make a failed precondition read like a sentence.
 ///
 /// Why: users need errors that name the variable, the op and what was expected
-/// (DESIGN.md 3.13). A user error (TypeError, ShapeError, ValueError, ...) carries
+/// (docs/architecture.md, "Errors"). A user error (TypeError, ShapeError, ValueError, ...) carries
 /// a message written for the person who built the graph; an InternalError says
 /// "this is a bug". Generated code never throws: it returns a code and a message
 /// that the runtime turns into one of these.
@@ -81,7 +81,7 @@ class InternalError : public Error {
 namespace detail {
 
 /// Collects a message with `<<` and throws `E` when it goes out of scope.
-/// Used only through `user_check` / `internal_check`, which construct it when the
+/// Used only through `THEANO_USER_CHECK` / `THEANO_INTERNAL_CHECK`, which construct it when the
 /// condition fails, so the streaming cost is paid only on the error path.
 template <class E>
 class Thrower {

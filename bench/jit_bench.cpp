@@ -1,5 +1,5 @@
 // The JIT's benchmarks (issue 4): W1 (elementwise chain) and W6 (call
-// overhead) of ../shared/workloads.md, with cold compile time, per-call time,
+// overhead) of docs/workloads.md, with cold compile time, per-call time,
 // checksums checked against the listed values, and W1's bandwidth against a
 // single-thread STREAM triad measured in the same run.
 //

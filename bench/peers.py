@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W9 of ../shared/workloads.md with NumPy,
+"""The peers of bench/run: W1..W9 of docs/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
 and SciPy for the sparse rows (W8, W8g), beside our own figures from
 `bench/run --json`. See bench/README.md ("bench/peers"). Run through
@@ -15,7 +15,7 @@ Subcommands:
             the peers' JSON into one table on stdout and, with --json, one
             JSON file
 
-Timing rules (workloads.md): the call time is the median of `reps` samples
+Timing rules (docs/workloads.md): the call time is the median of `reps` samples
 after 2 warm-up calls (the first call from the initial state, whose outputs
 and state give the checksums, is the first warm-up); W1s is timed in
 samples of 2000 calls, W6 and W6t in 7 loops of 10^5 calls (10^4 with
@@ -31,7 +31,7 @@ are new directories; JAX's persistent cache is off), so the first function
 of the process pays the process's one-time costs, as bench/run's cold
 compile does. PyTensor's compiledir starts from a template holding only its
 own helper modules (lazylinker_ext, cutils_ext): they are compiled once per
-run, not per function (workloads.md: cold = no cached code for any op of the
+run, not per function (docs/workloads.md: cold = no cached code for any op of the
 function). NumPy has no compile step (null); numexpr's is its first call's
 extra time (parsing and compiling the expression); SciPy has none either
 (its sparse matrix is made from the components with the inputs, untimed).
@@ -66,7 +66,7 @@ SIZES = {
     "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64", "W9": "T=100 B=32 I=64 H=256",
 }
 
-# Float64 checksums of workloads.md: outputs, then the state after one call.
+# Float64 checksums of docs/workloads.md: outputs, then the state after one call.
 EXPECTED = {
     "W1": [3569070.875923593],
     "W1s": [363.7745121614696],
@@ -170,7 +170,7 @@ def splitmix_unit(seed, start, count):
 
 
 class Inputs:
-    """U(seed; lo, hi) of workloads.md, bit for bit, cached as .npy files in a
+    """U(seed; lo, hi) of docs/workloads.md, bit for bit, cached as .npy files in a
     directory shared by the run's workers."""
 
     def __init__(self, cache_dir):
@@ -200,7 +200,7 @@ class Inputs:
 
 
 def self_test_inputs():
-    """The check values of workloads.md: U(101; 0, 1) starts with these."""
+    """The check values of docs/workloads.md: U(101; 0, 1) starts with these."""
     want = [0.8164412005984503, 0.01719139902460909, 0.26865236244694557, 0.554580415984277]
     got = [float(v) for v in splitmix_unit(101, 0, 4)]
     if got != want:

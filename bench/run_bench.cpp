@@ -1,5 +1,5 @@
 // theano_bench, run by bench/run: the anchor workloads W1..W9 of
-// ../shared/workloads.md, each checked against its listed checksums and
+// docs/workloads.md, each checked against its listed checksums and
 // measured against the machine's limits and its target, in one run:
 //
 //  1. the machine's bandwidth: an all-core STREAM triad (machine_limits.h);
@@ -9,7 +9,7 @@
 //  3. OpenBLAS gemm called directly (dgemm; sgemm when float32 runs);
 //  4. per workload in this process: compile (a hit in the compiledir of step
 //     2), one call from the initial state whose checksums are compared with
-//     workloads.md, then steady-state calls (median, min and max of >= 20
+//     docs/workloads.md, then steady-state calls (median, min and max of >= 20
 //     samples after 2 warm-up calls; W1s in samples of 2000 calls, W6 and W6t
 //     in 7 loops of 10^5 calls); W8 and W8g also as a second function
 //     compiled with THEANO_FLAGS threads=1 (the single-thread figure);

@@ -1,5 +1,5 @@
 /// \file
-/// Inputs of the anchor workloads (../shared/workloads.md), reproduced bit for
+/// Inputs of the anchor workloads (docs/workloads.md), reproduced bit for
 /// bit: `U(seed; lo, hi)` is SplitMix64 on the element counter, mapped to
 /// [lo, hi) in double, then cast to the dtype. Plus the timing helpers every
 /// benchmark uses (median of repeated calls, a single-thread STREAM triad).

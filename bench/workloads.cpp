@@ -1,5 +1,5 @@
 // The anchor workloads as graphs (see workloads.h); formulas, seeds and
-// checksums copied from ../shared/workloads.md.
+// checksums copied from docs/workloads.md.
 #include "workloads.h"
 
 #include <cmath>

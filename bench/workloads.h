@@ -1,5 +1,5 @@
 /// \file
-/// The anchor workloads W1..W9 of ../shared/workloads.md as graphs: one
+/// The anchor workloads W1..W9 of docs/workloads.md as graphs: one
 /// builder per workload, so the compile benchmark (cold / warm, in fresh
 /// processes) and the call benchmarks build exactly the same functions.
 ///
@@ -22,14 +22,14 @@ struct Workload {
   /// with trust_input), "W7", "W7s", "W8", "W8g" (W8's gradient), "W9" (the RNN step); "W1d" (W1 with its arrays on the GPU
   /// THEANO_FLAGS device selects: bench/run --device adds it after W1)
   std::string id;
-  std::string size;  ///< as workloads.md states it ("n=10^7", "4000x784", ...)
+  std::string size;  ///< as docs/workloads.md states it ("n=10^7", "4000x784", ...)
   DType dtype = DType::Float64;
   std::vector<In> inputs;
   std::vector<Out> outputs;
   FunctionOptions options;
   std::vector<NDArray> args;     ///< call arguments (empty unless built with_args)
   std::vector<Var> state;        ///< shared variables whose values after one call are checksummed
-  std::vector<double> expected;  ///< float64 checksums of workloads.md: outputs, then state
+  std::vector<double> expected;  ///< float64 checksums of docs/workloads.md: outputs, then state
   double checksum_rtol = 1e-9;   ///< W4's sums depend on the summation order
   /// The call benchmark also times a second function compiled with
   /// THEANO_FLAGS threads=1 (W8, W8g: the single-thread figure beside the
@@ -37,7 +37,7 @@ struct Workload {
   bool one_thread_figure = false;
 };
 
-/// Every workload id, in workloads.md order.
+/// Every workload id, in docs/workloads.md order.
 const std::vector<std::string>& workload_ids();
 
 /// The compile-time-only rows of theano_compile_bench: "T1000", "T10000", a

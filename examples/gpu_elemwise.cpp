@@ -1,4 +1,4 @@
-// The CUDA back end on workloads.md's W1, out = exp(x)*y + tanh(z) - x*x/(1+y):
+// The CUDA back end on docs/workloads.md's W1, out = exp(x)*y + tanh(z) - x*x/(1+y):
 // the graph the GPU transfer rewrite makes (transfers in, one fused GPU
 // kernel, transfer out), where its code came from (NVRTC, or the emulated
 // device), call times, and the largest difference from the CPU back end.

@@ -1,4 +1,4 @@
-// The W3 model of ../shared/workloads.md as a small training program: a
+// The W3 model of docs/workloads.md as a small training program: a
 // 784-512-10 multi-layer perceptron (tanh hidden layer, softmax output,
 // categorical cross-entropy, SGD with learning rate 0.1) trained for a few
 // epochs on generated data, one Gaussian cluster per class. It shows the

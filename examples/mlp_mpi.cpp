@@ -1,4 +1,4 @@
-// workloads.md's W3 MLP trained data-parallel over MPI:
+// docs/workloads.md's W3 MLP trained data-parallel over MPI:
 //
 //   mpirun -np 2 build/release/examples/mlp_mpi [--steps N] [--batch N] [--batches N] [--hidden N]
 //

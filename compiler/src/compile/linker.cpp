@@ -43,8 +43,8 @@ std::string lower(std::string_view s) {
   return r;
 }
 
-// Mode name -> canonical name. The optimizer stages of each mode arrive with
-// optdb (a later issue); every mode runs on the PerformLinker until then.
+// Mode name -> canonical name. Each mode's optimizer query is
+// rewrite::mode_query (optdb_layout.cpp); its linker is chosen by get_mode.
 const std::map<std::string, std::string, std::less<>>& mode_aliases() {
   static const std::map<std::string, std::string, std::less<>> m = {
       {"fast_run", "fast_run"}, {"o4", "fast_run"}, {"fast_compile", "fast_compile"}, {"o1", "fast_compile"},

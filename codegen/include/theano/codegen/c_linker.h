@@ -1,8 +1,8 @@
 /// \file
-/// `CLinker`: the whole-graph C++ linker (first slice of issue 4). It lowers a
-/// FunctionGraph into ONE translation unit, compiles it in-process with Clang
-/// (ClangCompiler) and loads it with ORC (JitLoader); the Thunk calls
-/// `extern "C" int theano_entry(TheanoContext*)`.
+/// `CLinker`: the whole-graph C++ linker. It lowers a FunctionGraph into ONE
+/// translation unit (a big graph into several, compiled on separate threads:
+/// codegen_threads), compiles it in-process with Clang (ClangCompiler) and loads it
+/// (JitLoader: the compiledir's shared library, else ORC); the Thunk calls `theano_entry`.
 ///
 /// Every op kind has a lowering in codegen/src/lower/ (the table and the node
 /// function protocol: lower/lowering.h). A node whose op has no lowering, or
@@ -38,7 +38,7 @@
 /// threads at once (each concurrent call takes its own workspace of slot
 /// buffers from a small pool).
 ///
-/// Registration: linkers "cpp" and "c" are registered by `register_linkers()`,
+/// Registration: "cpp", "c" and "opwise" are registered by `register_linkers()`,
 /// which a static registrar in c_linker.cpp calls at start-up. compiler/ cannot
 /// call into codegen/ (layering), so the registrar object must be linked in: the
 /// `theano` INTERFACE target links theano_codegen with

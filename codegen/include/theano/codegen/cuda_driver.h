@@ -8,8 +8,8 @@
 /// there (docs/jit-and-cache.md, "CUDA: NVRTC and the emulated device"). The toolkit's stub libcuda (cuInit returns 34,
 /// CUDA_ERROR_STUB_LIBRARY) counts as "no driver".
 ///
-/// Scope: the GPU execution tests and the future CUDA linker's loader. (DESIGN.md
-/// puts the driver loader in runtime/; it can move there unchanged.)
+/// Users: the GPU devices of compiled functions (codegen/src/cuda/gpu_device.cpp),
+/// NVRTC's GPU probe (nvrtc_compiler.cpp) and the GPU execution tests.
 #pragma once
 
 #include <theano/runtime/error.h>

@@ -7,10 +7,10 @@
 /// runs. A Linker turns a (finished) FunctionGraph into a `Thunk`: a callable
 /// that reads one value per graph input and writes one value per graph output.
 /// The reference linker, `PerformLinker` ("py", also "perform"), walks the
-/// toposort and calls each op's `perform`; the CLinker of a later issue emits
-/// one translation unit instead. Linkers are created by name through
-/// `make_linker`, so codegen/ can register "c" / "cvm" at start-up without
-/// compiler/ depending on it.
+/// toposort and calls each op's `perform`; codegen/'s CLinker ("cpp", also "c",
+/// and "opwise") emits and compiles C++ instead. Linkers are created by name
+/// through `make_linker`, so codegen/ registers its linkers at start-up
+/// without compiler/ depending on it.
 ///
 /// Invariants: a Thunk never mutates the FunctionGraph; `run` is const and
 /// may be called from several threads at once, so one Thunk serves every

@@ -3,7 +3,7 @@
 /// gpuarray back end): a dtype, a static shape like TensorType's, and the GPU
 /// context it lives on ("cuda0", "cuda1", ... the CUDA driver's devices, or
 /// "emulated", a host-emulated CUDA device whose kernels run on the CPU through
-/// the emulation shim; codegen/src/cuda/emulation.h).
+/// the emulation shim; codegen/include/theano/codegen/cuda_emulation.h).
 ///
 /// Why a Type of its own and not a TensorType with a device field: every CPU op
 /// checks its inputs with `tensor_type()`, so a GPU value can never reach a CPU

@@ -30,7 +30,7 @@ NDArray dot_vv(const NDArray& x, const NDArray& y);
 /// (tests check that float matrices really reach OpenBLAS).
 bool last_call_used_blas();
 
-// ---- graph-level helpers shared by the BLAS ops (dot.cpp, blas_ops.cpp) ----
+// ---- graph-level helpers shared by the BLAS ops (dot.cpp, dot22.cpp, gemm.cpp, gemv_ger.cpp) ----
 
 /// ShapeError when the static inner dimensions of x (last axis) and y (axis 0) differ.
 void check_static_alignment(const char* op, const Var& x, const Var& y);

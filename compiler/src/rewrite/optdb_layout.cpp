@@ -1,68 +1,76 @@
 /// \file
-/// The whole optimization pipeline, top to bottom (DESIGN.md 3.5-3.6; the
-/// positions and tags are PyTensor's `compile/mode.py` and `tensor/rewriting`).
-/// Node rewriters of a family are registered by the family's function
-/// (register_*_rewrites, called at the end of build_optdb); this table says
-/// where each lands. Theano's optimization table, row by row:
+/// The whole optimization pipeline, top to bottom (docs/architecture.md,
+/// "Rewrites and the optimizer database" and "Modes"; the positions and tags
+/// are PyTensor's `compile/mode.py` and `tensor/rewriting`). build_optdb
+/// registers the core stages and rewrites here, then calls each family's
+/// register_*_rewrites, which adds that family's rewrites to these stages and,
+/// for three families, stages of their own. The 16 stages, with the file that
+/// registers each and what runs there (`rewrite::print_summary(mode)` prints
+/// the exact list, with tags and each rewrite's algebra):
 ///
-///   position  stage                       rewrites (tags: fast_run + the db's tag unless said)
-///   0         merge1                      merge (MergeFeature: merge, constant elimination of duplicates)
-///   0.5       sparse_expand (equilibrium) tag sparse, which function() runs first whenever the graph has a
-///                                         sparse variable, in every mode (rewrite/sparse.cpp): sparse ops become
-///                                         component ops; sparse_dot (the seed's), local_csm_properties_csm, ...
-///   1         canonicalize (equilibrium)  merge, constant_folding (also fast_compile); shape promotion:
-///                                         local_shape_to_shape_i, local_track_shape_i (ShapeFeature,
-///                                         attached on first use); reshape chain, useless reshape / alloc /
-///                                         specify_shape / subtensor, make_vector indexing;
-///                                         inc_subtensor serialization; add and mul canonicalization
-///                                         (Canonizer); neg_neg, neg_div_neg, sum_scalar_mul, fill cut /
-///                                         fill sink, useless elemwise / arith / cast / dimshuffle,
-///                                         DimShuffle merging, DimShuffle / Reshape lifted through
-///                                         elementwise ops (toward the inputs); negations into a product's constant,
-///                                         exp/log pairs, x < x, cast of a lossless cast, useless
-///                                         Assert, grad stops removed, reduce of a reduce, abs
-///                                         merging, 0 / x, i % 1, sqrt(sqr(x)); the softmax family by hand
-///                                         (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
-///                                         1/(1+exp(-x)), c/(1+exp(x)), exp(x)*sigmoid(-x): rewrite/sigmoid.cpp);
-///                                         local_remove_all_assert (unsafe);
-///                                         local_cut_gpu_transfers (transfer pairs cancelled);
-///                                         ifelse_constant_condition, ifelse_same_branches (rewrite/ifelse.cpp)
-///   1.5       stabilize (equilibrium)     log_softmax, stable softmax-crossentropy and log-softmax
-///                                         gradients, softmax from
-///                                         log_softmax, softplus, log1p, log(sigmoid), expm1,
-///                                         log-sum-exp, crossentropy through log_softmax,
-///                                         log1p(-sigmoid), logaddexp (n terms), log1mexp,
-///                                         the sigmoid family (1 - sigmoid, c/(1+exp(x)),
-///                                         exp(x)*sigmoid(-x), products over quotients by a
-///                                         sigmoid), inc_subtensor serialization; the stage is
-///                                         also fast_compile's, holding there only log-sum-exp
-///                                         and logaddexp (tagged fast_compile, as PyTensor's)
-///   1.7       blas_opt (equilibrium)      dot22, gemm / gemv / ger (GemmOptimizer patterns, equal terms
-///                                         summed first), usmm  [blas]
-///   2         specialize (equilibrium)    mul / add / pow specialization (integer powers as one
-///                                         Elemwise{Composite} of repeated squaring), neg_neg,
-///                                         neg_div_neg, useless ops, exp/log pairs,
-///                                         shape_i tracking, DimShuffle merging; ifelse_lift
-///                                         (elementwise work into the branches), ifelse_merge (global)
-///   3         uncanonicalize (eq.)        (empty so far)
-///   49        elemwise_fusion             fusion: trees into one Elemwise{Composite}, then multi-output
-///                                         fusion (a result used by several elementwise clients computed
-///                                         once with them), then fusion into reductions
-///                                         (Sum{fused=Composite}) [fusion]
-///   49        merge2                      merge
-///   49.3      gpu_transfer                with a GPU context selected (THEANO_FLAGS device,
-///                                         gpu/context.h): inputs seeded onto the GPU, elementwise
-///                                         nodes moved greedily, transfer pairs cancelled (only
-///                                         tag: gpu, which function() includes for a GPU device)
-///   49.5      add_destroy_handler         DestroyHandler with function()'s MutableInputs  [inplace]
-///   60        inplace_setsubtensor        IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
-///   70        blas_opt_inplace            Gemm / Gemv / Ger inplace                        [inplace]
-///   75        inplace_elemwise            Elemwise inplace                                 [inplace]
-///   99        inplace_random              RandomFunction inplace on its stream state       [inplace]
-///   100       merge3                      merge
+///   pos   stage                  registered in     what runs (tags: fast_run + the stage's unless said)
+///   0     merge1                 here              MergeFeature: merge, duplicate constants (also fast_compile)
+///   0.5   sparse_expand (eq.)    sparse.cpp        tag sparse only; function() runs it first, in every mode,
+///                                                  when the graph has a sparse variable: sparse ops become
+///                                                  component ops (local_csm_properties_csm, sparse_dot, the
+///                                                  dense/sparse conversions, transpose, sampled dot, gather)
+///   1     canonicalize (eq.)     here              merge, constant_folding (both also fast_compile), neg_neg,
+///                                                  useless elemwise / dimshuffle, DimShuffle merging, DimShuffle
+///                                                  and Reshape lifted toward the inputs, local_remove_all_assert
+///                                                  (unsafe), local_cut_gpu_transfers (transfer pairs cancelled)
+///                                canonicalize.cpp  add / mul Canonizer, neg_div_neg, sum_scalar_mul, fill cut /
+///                                                  sink, useless arith / cast / comparison / Assert, negations
+///                                                  into a product's constant, exp/log pairs, cast of a lossless
+///                                                  cast, grad stops removed, reduce of a reduce, abs merging,
+///                                                  0 / x, i % 1, sqrt(sqr(x)), the softmax family by hand
+///                                                  (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
+///                                                  1/(1+exp(-x)))
+///                                sigmoid.cpp       c/(1+exp(x)), exp(x)*sigmoid(-x)
+///                                shape.cpp         shape promotion (ShapeFeature, attached on first use), reshape
+///                                                  chain, useless reshape / alloc / specify_shape / subtensor,
+///                                                  make_vector indexing, inc_subtensor serialization
+///                                blas.cpp          transpose lifted through dot
+///                                ifelse.cpp        constant condition, same branches
+///                                scan.cpp          scan_prune, scan_pushout
+///   1.5   stabilize (eq.)        here              merge, constant_folding, log_softmax, stable softmax-crossentropy
+///                                                  and log-softmax gradients, softmax from log_softmax, softplus,
+///                                                  log1p, local_remove_all_assert (unsafe); also fast_compile's
+///                                                  stage, holding there only log-sum-exp and logaddexp
+///                                canonicalize.cpp  log(sigmoid), expm1, log-sum-exp and logaddexp (n terms; both
+///                                                  also fast_compile), crossentropy through log_softmax, log1mexp
+///                                sigmoid.cpp       1 - sigmoid, c/(1+exp(x)), exp(x)*sigmoid(-x), products over
+///                                                  quotients by a sigmoid
+///                                shape.cpp         inc_subtensor serialization
+///   1.7   blas_opt (eq.)         blas.cpp          dot22, gemm / gemv / ger (equal terms summed first), usmm [blas]
+///   2     specialize (eq.)       here              merge, constant_folding, neg_neg, mul / add / pow specialization
+///                                                  (integer powers as one Elemwise{Composite} of repeated
+///                                                  squaring), useless elemwise / dimshuffle, DimShuffle merging,
+///                                                  local_remove_all_assert (unsafe)
+///                                canonicalize.cpp  neg_div_neg, useless arith / cast / comparison / Assert, exp/log
+///                                                  pairs, cast of a lossless cast
+///                                shape.cpp         shape_i tracking, useless reshape / alloc / subtensor,
+///                                                  make_vector indexing
+///                                ifelse.cpp        ifelse_lift, ifelse_merge (global)
+///                                scan.cpp          scan_prune, scan_pushout_add, scan_save_mem and
+///                                                  scan_merge (global)
+///   3     uncanonicalize (eq.)   here              (empty)
+///   49    elemwise_fusion        here              trees into one Elemwise{Composite}, multi-output fusion, fusion
+///                                                  into reductions (Sum{fused=Composite}) [fusion]
+///   49    merge2                 here              merge
+///   49.3  gpu_transfer           here              tag gpu only, which function() adds when a GPU device is
+///                                                  selected (gpu_transfer.cpp): inputs seeded onto the GPU,
+///                                                  elementwise nodes and every host op with a GPU form
+///                                                  (gpu::gpu_op_inputs: views, Alloc, Join, Split, indexing,
+///                                                  reductions, softmax, cross-entropies, BLAS, ARange, Eye,
+///                                                  random) moved, transfer pairs cancelled
+///   49.5  add_destroy_handler    inplace.cpp       DestroyHandler with function()'s MutableInputs  [inplace]
+///   60    inplace_setsubtensor   inplace.cpp       IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
+///   70    blas_opt_inplace       inplace.cpp       Gemm / Gemv / Ger / Usmm inplace                [inplace]
+///   75    inplace_elemwise       inplace.cpp       Elemwise inplace                                 [inplace]
+///   99    inplace_random         inplace.cpp       RandomFunction inplace on its stream state       [inplace]
+///   100   merge3                 here              merge
 ///
-/// Not yet present: sparse_dot (no sparse types yet) and specialize_device
-/// 48.6; GPU transfer moves elementwise nodes only so far.
+/// PyTensor's specialize_device (48.6) has no counterpart.
 #include <algorithm>
 #include <cctype>
 

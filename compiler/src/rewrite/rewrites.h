@@ -1,6 +1,6 @@
 /// \file
-/// The rewrites defined in compiler/src/rewrite/*.cpp, registered (database,
-/// tags, position) by optdb_layout.cpp. Private to compiler/src/rewrite.
+/// The rewrites defined in compiler/src/rewrite/*.cpp, registered (database, tags,
+/// position) by optdb_layout.cpp or their family's register_*_rewrites. Private here.
 #pragma once
 
 #include <optional>

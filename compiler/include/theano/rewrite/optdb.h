@@ -1,8 +1,8 @@
 /// \file
 /// Rewrite databases and queries (PyTensor's `graph/rewriting/db.py`): an
 /// `EquilibriumDB` holds node rewriters with tags, a `SequenceDB` holds stages
-/// at float positions; a `Query` selects what a mode runs. The stage layout
-/// and the modes are defined in one file, compiler/src/rewrite/optdb_layout.cpp.
+/// at float positions; a `Query` selects what a mode runs. The stage layout and the modes:
+/// compiler/src/rewrite/optdb_layout.cpp (its table lists the stages other files add too).
 ///
 /// Selection (as PyTensor's RewriteDatabaseQuery): an entry is selected when
 /// one of `include` is among its tags or is its name, every `require` is among

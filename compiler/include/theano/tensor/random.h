@@ -6,7 +6,7 @@
 ///
 /// Why counter-based: a draw is a pure function of (key, counter), so element
 /// i of a sample can be computed by any thread on any device without a
-/// sequential state; the CPU reference here and a later GPU back end give the
+/// sequential state; the CPU reference here and the GPU back end give the
 /// same numbers for the same seed (uniform/integers/binomial bit for bit; normal
 /// up to the last-ulp behaviour of log/sin/cos).
 ///

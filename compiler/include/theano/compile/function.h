@@ -8,7 +8,7 @@
 /// default updates) and check their types -> check for missing and unused
 /// inputs -> FunctionGraph(explicit inputs + shared variables used, outputs +
 /// update expressions, clone=true) -> the mode's optimizer (rewrite::mode_query, optdb_layout.cpp) -> the mode's
-/// Linker makes a Thunk (none of this when the linker holds an equal request's function record).
+/// Linker makes a Thunk (both skipped when the linker holds an equal request's function record).
 ///
 /// THEANO_FLAGS switches read here: `profile` (see FunctionOptions::profile),
 /// `log_compile` (one line per compiled function on stderr with the compile

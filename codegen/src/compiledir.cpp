@@ -78,7 +78,8 @@ std::string cache_key(const CompileOptions& options, const std::string& source) 
 }
 
 fs::path current_compiledir() {
-  if (const auto dir = flag_value("compiledir"); dir && !dir->empty()) return *dir == "off" ? fs::path() : fs::path(*dir);
+  if (const auto dir = flag_value("compiledir"); dir && !dir->empty())
+    return *dir == "off" ? fs::path() : fs::path(*dir);
   fs::path base = cache::default_base_compiledir();
   if (const auto b = flag_value("base_compiledir"); b && !b->empty()) base = *b;
   static const std::string name = "compiledir_" + remote_cache_arch();

@@ -456,10 +456,10 @@ TEST_SUITE("theano-cache flags CLI") {
     CHECK(r.code == 0);
     CHECK(Json::valid(r.out));
     CHECK(occurrences(r.out, "{\"name\": ") >= 30);
-    CHECK(r.out.find("{\"name\": \"threads\", \"type\": \"int 0..64\", \"default\": \"0\", \"value\": \"3\", \"doc\": ") !=
-          std::string::npos);
-    CHECK(r.out.find("{\"name\": \"floatX\", \"type\": \"float64|float32\", \"default\": \"float64\", \"value\": null") !=
-          std::string::npos);
+    CHECK(r.out.find("{\"name\": \"threads\", \"type\": \"int 0..64\", \"default\": \"0\", \"value\": \"3\", "
+                     "\"doc\": ") != std::string::npos);
+    CHECK(r.out.find("{\"name\": \"floatX\", \"type\": \"float64|float32\", \"default\": \"float64\", "
+                     "\"value\": null") != std::string::npos);
     CHECK(r.out.find("\"alias_of\": \"nanguard_big_is_error\"") != std::string::npos);
     CHECK(r.out.find("hunter2") == std::string::npos);
     r = cli({"flags", "--help"});
@@ -479,7 +479,7 @@ TEST_SUITE("theano-cache flags CLI") {
     FlagsEnv env("compiledir=off,cache_max_age_days=-1");
     Result r = cli({"flags"});
     CHECK(r.code == 1);
-    CHECK(r.err.find("THEANO_FLAGS cache_max_age_days: expected a number of days from 0 to 1e+06, or 'off', got '-1'") !=
-          std::string::npos);
+    CHECK(r.err.find("THEANO_FLAGS cache_max_age_days: expected a number of days from 0 to 1e+06, or 'off', "
+                     "got '-1'") != std::string::npos);
   }
 }

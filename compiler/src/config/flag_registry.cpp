@@ -106,7 +106,7 @@ std::optional<long long> parse_int(const FlagSpec& spec, const std::string& valu
   for (char c : value) {
     if (c < '0' || c > '9') return std::nullopt;
     n = n * 10 + (c - '0');
-    if (n > spec.hi) return std::nullopt;  // before it could overflow: hi < 2^53
+    if (n > spec.hi) return std::nullopt;  // n <= hi <= INT_MAX: the next step cannot overflow
   }
   if (n < spec.lo) return std::nullopt;
   return n;

@@ -35,7 +35,7 @@ struct FlagSpec {
   Kind kind;
   const char* default_value;  ///< parses as this flag ("" when the default is computed: see doc)
   const char* doc;            ///< one line
-  double lo = 0, hi = 0;      ///< Int, Number: the range
+  double lo = 0, hi = 0;      ///< Int, Number: the range (Int: hi <= INT_MAX, listed as unbounded)
   const char* words = "";     ///< Choice: the values; Int, Number: words taken besides numbers ("off")
   const char* expected = "";  ///< Int, Number: what a value is, for the error ("a number of days")
   bool empty_is_default = false;  ///< "" means the default (else "" is refused, Bool excepted)

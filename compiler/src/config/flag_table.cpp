@@ -114,6 +114,14 @@ constexpr FlagSpec kFlags[] = {
      .doc = "the Redis server's password (AUTH)", .type = "secret", .secret = true},
 };
 
+/// parse_int's overflow bound.
+constexpr bool int_ranges_fit() {
+  for (const FlagSpec& f : kFlags)
+    if (f.kind == Kind::Int && (f.lo < 0 || f.hi > INT_MAX)) return false;
+  return true;
+}
+static_assert(int_ranges_fit(), "an Int flag's range must lie within 0..INT_MAX");
+
 }  // namespace
 
 const FlagSpec* specs() { return kFlags; }

@@ -4,7 +4,7 @@
 
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/nvrtc_compiler.h>
-#include <theano/config.h>
+#include <theano/config_flags.h>
 #include <theano/runtime/device.h>
 #include <theano/runtime/thread_pool.h>
 
@@ -204,10 +204,9 @@ MachineInfo machine_info() {
     m.nvrtc_version = codegen::nvrtc_version();
   } catch (const std::exception&) {
   }
-  const auto it = config().flags.find("threads");
-  m.threads_flag = it == config().flags.end() ? "" : it->second;
-  const int flag = m.threads_flag.empty() ? 0 : std::atoi(m.threads_flag.c_str());
-  m.loop_threads = flag > 0 ? flag : hardware_threads();
+  m.threads_flag = flag_value("threads").value_or("");
+  const long long flag = flag_int("threads").value_or(0);
+  m.loop_threads = flag > 0 ? static_cast<int>(flag) : hardware_threads();
   return m;
 }
 

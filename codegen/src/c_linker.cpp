@@ -8,6 +8,7 @@
 #include <theano/codegen/jit_loader.h>
 #include <theano/compile/profile.h>
 #include <theano/config.h>
+#include <theano/config_flags.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/gpu/context.h>
 #include <theano/gpu/type.h>
@@ -52,25 +53,12 @@ using lower::str;
 using lower::ttype;
 using tensor::TensorType;
 
-/// THEANO_FLAGS `key` as a whole number from 0 to `max` (`zero` says what 0
-/// means, for the error message), or nullopt when the flag is not given.
-std::optional<int> count_flag(const char* key, int max, const char* zero) {
-  auto it = config().flags.find(key);
-  if (it == config().flags.end()) return std::nullopt;
-  char* end = nullptr;
-  const long n = std::strtol(it->second.c_str(), &end, 10);
-  THEANO_USER_CHECK(!it->second.empty() && *end == 0 && n >= 0 && n <= max, ValueError)
-      << "THEANO_FLAGS " << key << " must be a whole number from 0 (" << zero << ") to " << max << ", got '"
-      << it->second << "'";
-  return static_cast<int>(n);
-}
-
 /// THEANO_FLAGS threads: the loop threads of generated code (default, and 0:
 /// every core; 1: no splitting). An explicit value caps BLAS's threads too.
 std::int64_t loop_threads() {
-  const std::optional<int> n = count_flag("threads", kMaxParallelParts, "every core");
+  const std::optional<long long> n = flag_int("threads");  // 0..kMaxParallelParts (flag_table.cpp)
   if (!n) return hardware_threads();
-  const int threads = *n == 0 ? hardware_threads() : *n;
+  const int threads = *n == 0 ? hardware_threads() : static_cast<int>(*n);
   tensor::set_blas_threads(threads);
   return threads;
 }
@@ -103,12 +91,12 @@ CompileOptions CLinker::compile_options(const LinkOptions& options) const {
   CompileOptions copts = options_;
   if (options.fast_compile) copts.opt = OptLevel::O0;
   // THEANO_FLAGS cxxflags: extra driver flags, space-separated, appended last.
-  if (auto it = config().flags.find("cxxflags"); it != config().flags.end()) {
-    std::istringstream words(it->second);
+  if (const auto extra = flag_value("cxxflags")) {
+    std::istringstream words(*extra);
     for (std::string w; words >> w;) copts.cxxflags.push_back(w);
   }
   // THEANO_FLAGS codegen_threads: threads compiling one function (0: automatic).
-  if (const std::optional<int> n = count_flag("codegen_threads", 64, "automatic")) copts.codegen_threads = *n;
+  if (const std::optional<long long> n = flag_int("codegen_threads")) copts.codegen_threads = static_cast<int>(*n);
   return copts;
 }
 

@@ -2,7 +2,7 @@
 // the remote tier behind the object cache (see compiledir.h).
 #include <theano/codegen/compiledir.h>
 
-#include <theano/config.h>
+#include <theano/config_flags.h>
 #include <theano/runtime/error.h>
 
 #include <llvm/Support/BLAKE3.h>
@@ -78,11 +78,10 @@ std::string cache_key(const CompileOptions& options, const std::string& source) 
 }
 
 fs::path current_compiledir() {
-  const auto& flags = config().flags;
-  if (auto it = flags.find("compiledir"); it != flags.end() && !it->second.empty())
-    return it->second == "off" ? fs::path() : fs::path(it->second);
+  if (const auto dir = flag_value("compiledir"); dir && !dir->empty())
+    return *dir == "off" ? fs::path() : fs::path(*dir);
   fs::path base = cache::default_base_compiledir();
-  if (auto it = flags.find("base_compiledir"); it != flags.end() && !it->second.empty()) base = it->second;
+  if (const auto b = flag_value("base_compiledir"); b && !b->empty()) base = *b;
   static const std::string name = "compiledir_" + remote_cache_arch();
   return base / name;
 }
@@ -98,11 +97,10 @@ std::string remote_cache_arch() {
 
 cache::CacheOptions compile_cache_options() {
   cache::CacheOptions o;
-  const auto& flags = config().flags;
-  if (auto it = flags.find("compiledir_group"); it != flags.end() && !it->second.empty()) {
-    o.group = cache::group_id(it->second);
+  if (const auto group = flag_value("compiledir_group"); group && !group->empty()) {
+    o.group = cache::group_id(*group);
     THEANO_USER_CHECK(o.group.has_value(), ValueError)
-        << "THEANO_FLAGS compiledir_group: no group named '" << it->second
+        << "THEANO_FLAGS compiledir_group: no group named '" << *group
         << "' (give the name or number of a group you belong to, or leave the flag out for a private cache)";
   }
   return o;
@@ -128,41 +126,22 @@ cache::CompileCache* process_cache(const fs::path& dir, const cache::CacheOption
 }  // namespace
 
 std::string remote_cache_url() {
-  const auto& flags = config().flags;
-  auto it = flags.find("remote_cache");
-  return it == flags.end() || it->second == "off" ? std::string() : it->second;
+  const auto url = flag_value("remote_cache");
+  return !url || *url == "off" ? std::string() : *url;
 }
 
 cache::RemoteOptions remote_cache_options(const std::string& url) {
-  const auto& flags = config().flags;
-  auto flag = [&](const char* name) -> std::string {
-    auto it = flags.find(name);
-    return it == flags.end() ? std::string() : it->second;
-  };
+  auto flag = [](const char* name) { return flag_value(name).value_or(""); };
   cache::RemoteOptions o;
   try {
     o.url = cache::parse_redis_url(url);
   } catch (const std::invalid_argument& e) {
     THEANO_USER_CHECK(false, ValueError) << "THEANO_FLAGS remote_cache: " << e.what();
   }
-  if (const std::string mode = flag("remote_cache_mode"); !mode.empty()) {
-    THEANO_USER_CHECK(mode == "read" || mode == "read-write", ValueError)
-        << "THEANO_FLAGS remote_cache_mode: expected read or read-write, got '" << mode << "'";
-    o.write = mode == "read-write";
-  }
-  if (const std::string t = flag("remote_cache_timeout_ms"); !t.empty()) {
-    std::size_t used = 0;
-    long ms = 0;
-    try {
-      ms = std::stol(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    THEANO_USER_CHECK(used == t.size() && ms >= 1 && ms <= 600000, ValueError)
-        << "THEANO_FLAGS remote_cache_timeout_ms: expected a number of milliseconds from 1 to 600000, got '" << t
-        << "'";
-    o.connect_timeout_ms = o.io_timeout_ms = static_cast<int>(ms);
-  }
+  // read or read-write; 1..600000 ms (flag_table.cpp)
+  if (const std::string mode = flag("remote_cache_mode"); !mode.empty()) o.write = mode == "read-write";
+  if (const std::optional<long long> ms = flag_int("remote_cache_timeout_ms"))
+    o.connect_timeout_ms = o.io_timeout_ms = static_cast<int>(*ms);
   const std::string key = flag("remote_cache_key"), key_file = flag("remote_cache_key_file");
   THEANO_USER_CHECK(key.empty() || key_file.empty(), ValueError)
       << "THEANO_FLAGS remote_cache_key and remote_cache_key_file are both set: give one";
@@ -239,39 +218,23 @@ cache::CompileCache* current_record_cache() { return inner_cache(kRecordsDir); }
 
 cache::CompileCache* current_library_cache() { return inner_cache(kLibrariesDir); }
 
-/// The largest cache_max_age_days taken (about 2700 years): its seconds fit in int64 with room.
-constexpr double kMaxAgeDays = 1e6;
-
 cache::CleanupPolicy auto_cleanup_policy() {
   cache::CleanupPolicy p;
   p.max_bytes = std::uintmax_t{2} << 30;
-  const auto& flags = config().flags;
-  if (auto it = flags.find("cache_max_age_days"); it != flags.end() && !it->second.empty()) {
-    if (it->second == "off") {
-      p.max_age_seconds = -1;
-    } else {
-      std::size_t used = 0;
-      double days = 0;
-      try {
-        days = std::stod(it->second, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      // Bounded before the conversion: a double out of int64's range converts to garbage (UB).
-      THEANO_USER_CHECK(used == it->second.size() && days >= 0 && days <= kMaxAgeDays, ValueError)
-          << "THEANO_FLAGS cache_max_age_days: expected a number of days from 0 to " << kMaxAgeDays
-          << ", or 'off', got '" << it->second << "'";
-      p.max_age_seconds = static_cast<std::int64_t>(days * 86400);
-    }
-  }
-  if (auto it = flags.find("cache_max_size"); it != flags.end() && !it->second.empty()) {
-    if (it->second == "off") {
+  // Days are bounded (0..1e6, flag_table.cpp) before the conversion: a double
+  // out of int64's range converts to garbage (UB).
+  if (const std::optional<double> days = flag_number("cache_max_age_days"))
+    p.max_age_seconds = static_cast<std::int64_t>(*days * 86400);
+  else if (flag_value("cache_max_age_days") == "off")
+    p.max_age_seconds = -1;
+  if (const auto size = flag_value("cache_max_size"); size && !size->empty()) {
+    if (*size == "off") {
       p.max_bytes = 0;
     } else {
-      const auto v = cache::parse_size(it->second);
+      const auto v = cache::parse_size(*size);
       THEANO_USER_CHECK(v.has_value(), ValueError)
           << "THEANO_FLAGS cache_max_size: expected a size like 500M or 2G (digits, then k, M, G or T), or 'off', got '"
-          << it->second << "'";
+          << *size << "'";
       p.max_bytes = *v;
     }
   }

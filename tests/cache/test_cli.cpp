@@ -434,3 +434,52 @@ TEST_SUITE("theano-cache remote CLI") {
     CHECK(r.err.find("remote_cache_mode") != std::string::npos);
   }
 }
+
+TEST_SUITE("theano-cache flags CLI") {
+  TEST_CASE("flags lists every THEANO_FLAGS key with its type, default, current value and doc") {
+    FlagsEnv env("compiledir=off,threads=3,remote_cache_password=hunter2,NanGuardMode__big_is_error=false");
+    Result r = cli({"flags"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("threads (int 0..64, default 0): '3'\n    loop threads of generated code") != std::string::npos);
+    CHECK(r.out.find("compiledir (path|off, default none): 'off'\n") != std::string::npos);
+    CHECK(r.out.find("floatX (float64|float32, default float64): not set\n") != std::string::npos);
+    CHECK(r.out.find("NanGuardMode__big_is_error (bool, default true): 'false'\n") != std::string::npos);
+    CHECK(r.out.find("remote_cache_password (secret, default none): '(set)'\n") != std::string::npos);
+    CHECK(r.out.find("hunter2") == std::string::npos);  // a secret is never printed
+    for (const char* name : {"cache_max_size", "cache_max_age_days", "base_compiledir", "gpu_preallocate", "mode",
+                             "optimizer_including", "traceback_limit", "keep_sources", "remote_cache_key_file"}) {
+      CAPTURE(name);
+      CHECK(r.out.find(std::string("\n") + name + " (") != std::string::npos);
+    }
+    r = cli({"flags", "--json"});
+    CHECK(r.code == 0);
+    CHECK(Json::valid(r.out));
+    CHECK(occurrences(r.out, "{\"name\": ") >= 30);
+    CHECK(r.out.find("{\"name\": \"threads\", \"type\": \"int 0..64\", \"default\": \"0\", \"value\": \"3\", "
+                     "\"doc\": ") != std::string::npos);
+    CHECK(r.out.find("{\"name\": \"floatX\", \"type\": \"float64|float32\", \"default\": \"float64\", "
+                     "\"value\": null") != std::string::npos);
+    CHECK(r.out.find("\"alias_of\": \"nanguard_big_is_error\"") != std::string::npos);
+    CHECK(r.out.find("hunter2") == std::string::npos);
+    r = cli({"flags", "--help"});
+    CHECK(r.code == 0);
+    CHECK(r.out.find("usage: theano-cache flags [--json]") != std::string::npos);
+    CHECK(cli({"flags", "--compiledir", "/tmp"}).code == 2);
+  }
+
+  TEST_CASE("a mistyped THEANO_FLAGS key costs one warning naming the flag meant, a bad value exits 1 naming it") {
+    {
+      FlagsEnv env("compildir=/tmp/x");
+      Result r = cli({"flags"});
+      CHECK(r.code == 0);
+      CHECK(occurrences(r.err, "THEANO_FLAGS: unknown flag 'compildir' (did you mean 'compiledir'?)") == 1);
+      CHECK(occurrences(r.err, "\n") == 1);
+    }
+    FlagsEnv env("compiledir=off,cache_max_age_days=-1");
+    Result r = cli({"flags"});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("THEANO_FLAGS cache_max_age_days: expected a number of days from 0 to 1e+06, or 'off', "
+                     "got '-1'") != std::string::npos);
+  }
+}

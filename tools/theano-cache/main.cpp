@@ -8,7 +8,8 @@
 //   theano-cache cleanup [--older-than DAYS] [--max-size SIZE]
 //   theano-cache basecompiledir list|purge
 //   theano-cache remote stats|list|purge [--url redis://host:port/db]   the Redis tier (remote.cpp)
-// Every command takes --compiledir PATH (remote: --url) and --json; --help for each.
+//   theano-cache flags                 every THEANO_FLAGS key: type, default, value, doc (flags.cpp)
+// Every command takes --compiledir PATH (remote: --url; flags: neither) and --json; --help for each.
 // Exit codes: 0 ok, 1 error, 2 usage. A command on a missing compiledir exits
 // 1 and creates nothing; one on a compiledir the cache would refuse (foreign
 // owner, writable by others: see cache/dir_security.h) exits 1 too.
@@ -16,9 +17,10 @@
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/nvrtc_compiler.h>
-#include <theano/config.h>
+#include <theano/config_flags.h>
 
 #include "cli_format.h"
+#include "flags.h"
 #include "remote.h"
 
 #include <algorithm>
@@ -44,7 +46,7 @@ namespace {
 
 const std::map<std::string, std::string> kHelp = {
     {"", "usage: theano-cache [COMMAND] [--compiledir PATH] [--json]\n"
-         "commands: list, info, stats, clear, cleanup, basecompiledir list|purge, remote stats|list|purge\n"
+         "commands: list, info, stats, clear, cleanup, basecompiledir list|purge, remote stats|list|purge, flags\n"
          "with no command, prints the compiledir in use. `theano-cache COMMAND --help` for details.\n"
          "exit codes: 0 ok, 1 error, 2 usage\n"},
     {"list", "usage: theano-cache list [--compiledir PATH] [--json]\n"
@@ -65,11 +67,11 @@ const std::map<std::string, std::string> kHelp = {
                        "list: every compiledir under the base directory (other compilers, CPUs, ABIs);\n"
                        "purge: remove all of them\n"},
     {"remote", theano::cli::kRemoteHelp},
+    {"flags", theano::cli::kFlagsHelp},
 };
 
 fs::path base_dir() {
-  const auto& flags = theano::config().flags;
-  if (auto it = flags.find("base_compiledir"); it != flags.end() && !it->second.empty()) return it->second;
+  if (const auto base = theano::flag_value("base_compiledir"); base && !base->empty()) return *base;
   return theano::cache::default_base_compiledir();
 }
 
@@ -104,6 +106,10 @@ int run(const std::vector<std::string>& args) {
   if (command == "remote") {
     if (compiledir) throw Usage{"remote takes --url, not --compiledir"};
     return theano::cli::run_remote(sub, url, json);
+  }
+  if (command == "flags") {
+    if (compiledir) throw Usage{"flags takes no --compiledir"};
+    return theano::cli::run_flags(json);
   }
   double days = 30;
   if (older) {

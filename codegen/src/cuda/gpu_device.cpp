@@ -15,7 +15,7 @@
 #include <theano/codegen/gpu_memory.h>
 #include <theano/codegen/jit_loader.h>
 #include <theano/codegen/nvrtc_compiler.h>
-#include <theano/config.h>
+#include <theano/config_flags.h>
 #include <theano/gpu/type.h>
 #include <theano/runtime/error.h>
 
@@ -40,25 +40,13 @@ std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::t
 
 /// THEANO_FLAGS gpu_preallocate: a fraction of the device's memory, 0 = none.
 double preallocate_fraction() {
-  auto it = config().flags.find("gpu_preallocate");
-  if (it == config().flags.end() || it->second.empty()) return 0;
-  char* end = nullptr;
-  const double f = std::strtod(it->second.c_str(), &end);
-  THEANO_USER_CHECK(*end == 0 && f >= 0 && f <= 1, ValueError)
-      << "THEANO_FLAGS gpu_preallocate must be a fraction of the GPU's memory from 0 (none) to 1, got '" << it->second
-      << "'";
-  return f;
+  return flag_number("gpu_preallocate").value_or(0);  // 0..1 (flag_table.cpp)
 }
 
 /// THEANO_FLAGS nvrtc_fast_compile: NVRTC's --Ofast-compile level (nvrtc_compiler.h).
 std::string nvrtc_fast_compile() {
-  auto it = config().flags.find("nvrtc_fast_compile");
-  if (it == config().flags.end() || it->second.empty()) return NvrtcOptions{}.fast_compile;
-  const std::string& v = it->second;
-  THEANO_USER_CHECK(v == "0" || v == "min" || v == "mid" || v == "max", ValueError)
-      << "THEANO_FLAGS nvrtc_fast_compile must be 0, min, mid or max (NVRTC's --Ofast-compile level), got '" << v
-      << "'";
-  return v;
+  const std::optional<std::string> v = flag_value("nvrtc_fast_compile");  // 0, min, mid or max (flag_table.cpp)
+  return v && !v->empty() ? *v : NvrtcOptions{}.fast_compile;
 }
 
 }  // namespace

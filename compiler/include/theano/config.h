@@ -2,7 +2,9 @@
 /// Process-wide configuration, read once from `THEANO_FLAGS` (comma-separated
 /// `key=value`, as in Theano) and overridable in code. Only the keys that some
 /// part of theano-cpp reads are typed fields; every key given is kept in `flags`
-/// so later layers (mode, linker, compiledir, ...) read their own.
+/// so later layers (mode, linker, compiledir, ...) read their own, through the
+/// flag registry (config_flags.h: each key declared once; a key not declared
+/// there costs one warning naming the closest declared key).
 #pragma once
 
 #include <map>
@@ -23,7 +25,7 @@ struct Config {
   std::map<std::string, std::string> flags;
 
   /// Parses `THEANO_FLAGS` text; throws ValueError naming a malformed entry or
-  /// a bad value of a typed key.
+  /// a bad value of a registered key.
   static Config from_flags(const std::string& text);
 };
 
@@ -33,7 +35,8 @@ struct Config {
 /// (README, "Threads and fork"); reading it from several threads is safe.
 Config& config();
 
-/// Whether boolean flag `key` is set: "1", "true", "True", "yes", "on" (case-insensitive).
+/// Boolean flag `key` (registered, see config_flags.h): "1", "true", "yes", "on"
+/// (any case) are true; absent: its default.
 bool config_flag(std::string_view key);
 
 /// Sets `config()` to `c` for the lifetime of the guard (tests, scoped options).

@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-#include "theano/config.h"
+#include "theano/config_flags.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
@@ -94,10 +94,9 @@ std::vector<std::string> valid_modes() {
 
 Mode get_mode(std::string_view name) {
   std::string requested(name);
-  const auto& flags = config().flags;
   if (requested.empty()) {
-    auto it = flags.find("mode");
-    requested = it != flags.end() && !it->second.empty() ? it->second : "fast_run";
+    const auto flag = flag_value("mode");
+    requested = flag && !flag->empty() ? *flag : "fast_run";
   }
   const auto& aliases = mode_aliases();
   auto it = aliases.find(lower(requested));
@@ -108,12 +107,12 @@ Mode get_mode(std::string_view name) {
   const std::vector<std::string> registered = registered_linkers();
   const bool have_cpp = std::find(registered.begin(), registered.end(), "cpp") != registered.end();
   Mode mode{it->second, have_cpp ? "cpp" : "py"};
-  if (auto l = flags.find("linker"); l != flags.end() && !l->second.empty()) {
+  if (const auto linker = flag_value("linker"); linker && !linker->empty()) {
     const std::vector<std::string> linkers = registered_linkers();
-    THEANO_USER_CHECK(std::find(linkers.begin(), linkers.end(), l->second) != linkers.end(), ValueError)
-        << "THEANO_FLAGS linker='" << l->second << "' is not a registered linker; registered linkers: "
+    THEANO_USER_CHECK(std::find(linkers.begin(), linkers.end(), *linker) != linkers.end(), ValueError)
+        << "THEANO_FLAGS linker='" << *linker << "' is not a registered linker; registered linkers: "
         << join(linkers);
-    mode.linker = l->second;
+    mode.linker = *linker;
   }
   return mode;
 }

@@ -3,30 +3,15 @@
 #include "theano/compile/nan_guard.h"
 
 #include <algorithm>
-#include <cctype>
 #include <sstream>
 
 #include "theano/compile/rewrite_provenance.h"
-#include "theano/config.h"
+#include "theano/config_flags.h"
 #include "theano/fgraph/function_graph.h"
 #include "value_checks.h"
 
 namespace theano {
 namespace {
-
-/// THEANO_FLAGS `key` (or its Theano spelling `alt`) as a boolean, `dflt` when absent.
-bool bool_flag(const std::string& key, const std::string& alt, bool dflt) {
-  const auto& flags = config().flags;
-  auto it = flags.find(key);
-  if (it == flags.end()) it = flags.find(alt);
-  if (it == flags.end()) return dflt;
-  std::string v = it->second;
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
-  throw ValueError("THEANO_FLAGS " + it->first + "='" + it->second +
-                   "' is not a boolean; use true or false (1/0, yes/no, on/off)");
-}
 
 class NanGuardObserver final : public NodeObserver {
  public:
@@ -83,9 +68,9 @@ class NanGuardObserver final : public NodeObserver {
 
 NanGuardOptions NanGuardOptions::from_flags() {
   NanGuardOptions o;
-  o.nan_is_error = bool_flag("nanguard_nan_is_error", "NanGuardMode__nan_is_error", true);
-  o.inf_is_error = bool_flag("nanguard_inf_is_error", "NanGuardMode__inf_is_error", true);
-  o.big_is_error = bool_flag("nanguard_big_is_error", "NanGuardMode__big_is_error", true);
+  o.nan_is_error = flag_bool("nanguard_nan_is_error");
+  o.inf_is_error = flag_bool("nanguard_inf_is_error");
+  o.big_is_error = flag_bool("nanguard_big_is_error");
   return o;
 }
 

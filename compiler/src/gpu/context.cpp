@@ -5,7 +5,7 @@
 #include <iostream>
 #include <mutex>
 
-#include "theano/config.h"
+#include "theano/config_flags.h"
 #include "theano/gpu/type.h"
 #include "theano/runtime/error.h"
 
@@ -49,8 +49,7 @@ std::optional<std::string> context_for_device(const std::string& device) {
 }
 
 std::optional<std::string> selected_context() {
-  auto it = config().flags.find("device");
-  return context_for_device(it == config().flags.end() ? std::string() : it->second);
+  return context_for_device(flag_value("device").value_or(""));
 }
 
 }  // namespace theano::gpu

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "known_names.h"
-#include "theano/config.h"
+#include "theano/config_flags.h"
 #include "theano/printing.h"
 
 namespace theano::rewrite {
@@ -177,9 +177,7 @@ RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::
                       std::ostream* dump) {
   SuppressCreationSites quiet;  // replacements take the replaced variables' sites instead
   if (!print_after) {
-    const auto& flags = config().flags;
-    if (auto it = flags.find("optimizer_print_after"); it != flags.end() && !it->second.empty())
-      print_after = it->second;
+    if (auto stage = flag_value("optimizer_print_after"); stage && !stage->empty()) print_after = *stage;
   }
   if (!dump) dump = &std::cerr;
   RewriteStats stats;

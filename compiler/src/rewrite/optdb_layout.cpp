@@ -76,7 +76,7 @@
 
 #include "known_names.h"
 #include "rewrites.h"
-#include "theano/config.h"
+#include "theano/config_flags.h"
 #include "theano/rewrite/optdb.h"
 
 namespace theano::rewrite {
@@ -192,13 +192,12 @@ Query mode_query(const std::string& mode) {
   else if (m == "unsafe") q = Query{{"fast_run", "unsafe"}, {"inplace"}, {}, {}};
   else if (m == "unoptimized") return q;
   else throw ValueError("unknown optimizer mode '" + mode + "'; valid: o1, o2, o3, o4, fast_compile, fast_run, stabilize, unsafe, unoptimized");
-  const auto& flags = config().flags;
-  if (auto it = flags.find("optimizer_including"); it != flags.end()) {
-    const std::vector<std::string> names = split_colon(it->second);
+  if (const auto including = flag_value("optimizer_including")) {
+    const std::vector<std::string> names = split_colon(*including);
     check_known(names, "THEANO_FLAGS optimizer_including");
     q = q.including(names);
   }
-  if (auto it = flags.find("optimizer_excluding"); it != flags.end()) q = q.excluding(split_colon(it->second));
+  if (const auto excluding = flag_value("optimizer_excluding")) q = q.excluding(split_colon(*excluding));
   return q;
 }
 

@@ -108,11 +108,11 @@ std::shared_ptr<EquilibriumRewriter> EquilibriumDB::query(const Query& q, CapPol
   return std::make_shared<EquilibriumRewriter>(name_, std::move(nodes), std::move(globals), 8.0, cap);
 }
 
-void EquilibriumDB::summary(std::ostream& os, const Query& q, const std::string& indent) const {
+void EquilibriumDB::summary(std::ostream& os, const Query* q, const std::string& indent) const {
   for (const Entry& e : entries_) {
-    if (!q.selects(e.name, e.tags)) continue;
+    if (q && !q->selects(e.name, e.tags)) continue;
     os << indent << e.name << " [" << join_tags(e.tags) << "]";
-    if (e.node && !e.node->algebra().empty()) os << " : " << e.node->algebra();
+    if (q && e.node && !e.node->algebra().empty()) os << " : " << e.node->algebra();
     os << "\n";
   }
 }
@@ -151,9 +151,12 @@ GraphRewriterPtr SequenceDB::query(const Query& q) const {
   return std::make_shared<SequenceRewriter>("optdb", std::move(stages), std::move(names));
 }
 
-std::string SequenceDB::summary(const Query& q) const {
+std::string SequenceDB::summary(const Query& q) const { return summary(&q); }
+std::string SequenceDB::summary() const { return summary(nullptr); }
+
+std::string SequenceDB::summary(const Query* q) const {
   std::ostringstream os;
-  for (const Entry* e : ordered(&q)) {
+  for (const Entry* e : ordered(q)) {
     os << std::setw(5) << e->position << "  " << e->name << " [" << join_tags(e->tags) << "]\n";
     if (const auto* db = std::get_if<EquilibriumDBPtr>(&e->stage)) (*db)->summary(os, q, "         ");
   }
@@ -196,5 +199,7 @@ RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::
 std::string print_summary(const std::string& mode) {
   return "mode " + mode + ":\n" + optdb().summary(mode_query(mode));
 }
+
+std::string print_summary() { return optdb().summary(); }
 
 }  // namespace theano::rewrite

@@ -4,7 +4,7 @@
 /// order they run, is registered here and nowhere else. The rewrites
 /// themselves live in their family files (rewrites.h, algebra.h say where);
 /// this file says where each lands. Positions and tags follow PyTensor's
-/// `compile/mode.py` and `tensor/rewriting` (docs: DESIGN.md 3.5-3.6).
+/// `compile/mode.py` and `tensor/rewriting` (docs/DESIGN.md 3.5-3.6).
 ///
 /// The layout as text, stage by stage and rewrite by rewrite, is
 /// `rewrite::print_summary()`; tests/compiler/rewrite/test_pipeline.cpp holds

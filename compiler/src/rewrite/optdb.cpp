@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "known_names.h"
+#include "op_kinds.h"
 #include "theano/config.h"
 #include "theano/printing.h"
 
@@ -86,6 +87,11 @@ void EquilibriumDB::check_new(const std::string& name) const {
 void EquilibriumDB::register_rewrite(NodeRewriterPtr rewriter, std::vector<std::string> tags) {
   std::string name(rewriter->name());
   check_new(name);
+  for (const std::string& track : rewriter->tracks()) {
+    const std::string why = invalid_track_reason(track);
+    THEANO_USER_CHECK(why.empty(), ValueError) << "EquilibriumDB " << name_ << ": rewrite '" << name << "' tracks '"
+                                               << track << "', which no node can match: " << why;
+  }
   entries_.push_back({name, {tags.begin(), tags.end()}, std::move(rewriter), nullptr});
   note_known(name, entries_.back().tags);
 }

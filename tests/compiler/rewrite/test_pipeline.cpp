@@ -7,6 +7,12 @@
 
 #include "test_util.h"
 #include "theano/extending.hpp"
+#include "theano/gradient.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/join.h"
+#include "theano/tensor/nnet.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
 
 namespace R = theano::rewrite;
 
@@ -145,5 +151,75 @@ TEST_SUITE("rewrite_tests") {
   TEST_CASE("optdb: the whole pipeline, stage by stage and rewrite by rewrite") {
     const std::string s = R::print_summary();
     CHECK(s == kPipeline + 1);
+  }
+}
+
+namespace {
+
+R::NodeRewriterPtr tracking(const std::string& name, std::vector<std::string> tracks) {
+  return R::make_node_rewriter(name, std::move(tracks), "x -> x",
+                               [](theano::FunctionGraph&, theano::Apply&) { return R::RewriteResult::fail("test"); });
+}
+
+}  // namespace
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("optdb: a rewrite tracking a misspelled op kind or scalar op is refused at registration") {
+    R::EquilibriumDB db("test_db");
+    const std::string op_typo = theano::test::error_of([&] {
+      db.register_rewrite(tracking("local_typo_op", {"Softmax", "Softmx"}), {"test"});
+    });
+    CHECK(op_typo.find("test_db") != std::string::npos);
+    CHECK(op_typo.find("'local_typo_op'") != std::string::npos);
+    CHECK(op_typo.find("'Softmx'") != std::string::npos);
+    CHECK_THROWS_AS(db.register_rewrite(tracking("local_typo_op", {"Softmx"}), {"test"}), theano::ValueError);
+    const std::string scalar_typo = theano::test::error_of([&] {
+      db.register_rewrite(tracking("local_typo_scalar", {"Elemwise:mull"}), {"test"});
+    });
+    CHECK(scalar_typo.find("'local_typo_scalar'") != std::string::npos);
+    CHECK(scalar_typo.find("'Elemwise:mull'") != std::string::npos);
+    CHECK(scalar_typo.find("no row of the scalar op table is named 'mull'") != std::string::npos);
+    CHECK_THROWS_AS(db.register_rewrite(tracking("local_elemwise_only", {"Elemwise:"}), {"test"}), theano::ValueError);
+    CHECK(db.names().empty());  // nothing refused was registered
+
+    // Valid: op kinds (also those named by their parameters and GpuOp's), scalar table rows, all nodes.
+    db.register_rewrite(tracking("local_ok", {"Softmax", "Elemwise:mul", "Argmin", "ZeroGrad", "MpiAllreduce",
+                                              "GpuDimShuffle", "SpMM"}),
+                        {"test"});
+    db.register_rewrite(tracking("local_any", {}), {"test"});
+    // An op declared outside the library is tracked once its kind is registered.
+    CHECK_THROWS_AS(db.register_rewrite(tracking("local_user_op", {"TestPipelineUserOp"}), {"test"}),
+                    theano::ValueError);
+    R::register_op_kind("TestPipelineUserOp");
+    db.register_rewrite(tracking("local_user_op", {"TestPipelineUserOp"}), {"test"});
+    CHECK(db.names() == std::vector<std::string>{"local_ok", "local_any", "local_user_op"});
+    CHECK_THROWS_AS(R::register_op_kind("Elemwise:mul"), theano::ValueError);
+  }
+
+  TEST_CASE("optdb: the op kinds the tensor API builds can all be tracked") {
+    namespace T = theano::tensor;
+    using theano::Var;
+    Var m = T::dmatrix("m"), v = T::dvector("v"), i = T::lvector("i");
+    const std::vector<Var> built{T::exp(m),         T::transpose(m),        T::sum(m, 0),
+                                 T::argmax(m, 0),   T::argmin(m, 0),        T::alloc(1.0, {3, 4}),
+                                 T::arange(5),      T::eye(3),              T::shape(m),
+                                 T::reshape(m, {-1}), T::join(0, {v, v}),   m[0],
+                                 T::dot(m, m),      T::nnet::softmax(m),    T::nnet::log_softmax(m),
+                                 T::cast(m, theano::DType::Float32),        theano::zero_grad(m),
+                                 theano::disconnected_grad(m),              v[i]};
+    R::EquilibriumDB db("kinds");
+    int n = 0;
+    for (const Var& out : built) {
+      REQUIRE(out.owner());
+      const std::string kind(out.owner()->op()->type_name());
+      CAPTURE(kind);
+      CHECK_NOTHROW(db.register_rewrite(tracking("local_kind_" + std::to_string(n++), {kind}), {"test"}));
+    }
+  }
+
+  TEST_CASE("optdb: every built-in rewrite tracks an op kind or scalar op that exists") {
+    // Building the default optdb registers every rewrite, checking each track.
+    CHECK_NOTHROW(R::optdb());
+    CHECK(R::optdb().stage_names().size() == 16);
   }
 }

@@ -66,9 +66,9 @@ SequenceDB build_optdb() {
 
   // sparse_expand (sparse.cpp): sparse ops become component ops; at equilibrium no sparse variable is left
   // between the graph's inputs and outputs.
-  for (const NodeRewriterPtr& r : {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(),
-                                   local_sparse_from_dense(), local_sparse_transpose(), local_sampled_dot(),
-                                   local_gather_sparse()})
+  for (const NodeRewriterPtr& r :
+       {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(), local_sparse_from_dense(),
+        local_sparse_transpose(), local_sampled_dot(), local_gather_sparse()})
     sparse_expand->register_rewrite(r, {"sparse"});
 
   // canonicalize: put the graph in a normal form (fast_compile runs only merge + folding).

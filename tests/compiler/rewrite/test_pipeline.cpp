@@ -173,9 +173,8 @@ TEST_SUITE("rewrite_tests") {
     CHECK(op_typo.find("'local_typo_op'") != std::string::npos);
     CHECK(op_typo.find("'Softmx'") != std::string::npos);
     CHECK_THROWS_AS(db.register_rewrite(tracking("local_typo_op", {"Softmx"}), {"test"}), theano::ValueError);
-    const std::string scalar_typo = theano::test::error_of([&] {
-      db.register_rewrite(tracking("local_typo_scalar", {"Elemwise:mull"}), {"test"});
-    });
+    const std::string scalar_typo = theano::test::error_of(
+        [&] { db.register_rewrite(tracking("local_typo_scalar", {"Elemwise:mull"}), {"test"}); });
     CHECK(scalar_typo.find("'local_typo_scalar'") != std::string::npos);
     CHECK(scalar_typo.find("'Elemwise:mull'") != std::string::npos);
     CHECK(scalar_typo.find("no row of the scalar op table is named 'mull'") != std::string::npos);
@@ -200,13 +199,25 @@ TEST_SUITE("rewrite_tests") {
     namespace T = theano::tensor;
     using theano::Var;
     Var m = T::dmatrix("m"), v = T::dvector("v"), i = T::lvector("i");
-    const std::vector<Var> built{T::exp(m),         T::transpose(m),        T::sum(m, 0),
-                                 T::argmax(m, 0),   T::argmin(m, 0),        T::alloc(1.0, {3, 4}),
-                                 T::arange(5),      T::eye(3),              T::shape(m),
-                                 T::reshape(m, {-1}), T::join(0, {v, v}),   m[0],
-                                 T::dot(m, m),      T::nnet::softmax(m),    T::nnet::log_softmax(m),
-                                 T::cast(m, theano::DType::Float32),        theano::zero_grad(m),
-                                 theano::disconnected_grad(m),              v[i]};
+    const std::vector<Var> built{T::exp(m),
+                                 T::transpose(m),
+                                 T::sum(m, 0),
+                                 T::argmax(m, 0),
+                                 T::argmin(m, 0),
+                                 T::alloc(1.0, {3, 4}),
+                                 T::arange(5),
+                                 T::eye(3),
+                                 T::shape(m),
+                                 T::reshape(m, {-1}),
+                                 T::join(0, {v, v}),
+                                 m[0],
+                                 T::dot(m, m),
+                                 T::nnet::softmax(m),
+                                 T::nnet::log_softmax(m),
+                                 T::cast(m, theano::DType::Float32),
+                                 theano::zero_grad(m),
+                                 theano::disconnected_grad(m),
+                                 v[i]};
     R::EquilibriumDB db("kinds");
     int n = 0;
     for (const Var& out : built) {

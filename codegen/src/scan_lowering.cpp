@@ -116,10 +116,10 @@ void Generator::lower_scan(NodeLowering& L) {
     }
   }
   for (const Var& v : L.node.outputs())
-    if (lower::on_gpu(v)) lower::refuse(L.node, " (GPU outputs)");
+    if (lower::on_gpu(v)) lower::refuse(L.node, LoweringReason::Gpu, " (GPU outputs)");
   const std::shared_ptr<const FunctionGraph> body_fg = op.optimized_inner();
   if (info.until && !lower::c_type(lower::ttype(body_fg->outputs().back()).dtype()))
-    lower::refuse(L.node, " (an until condition of dtype float16)");
+    lower::refuse(L.node, LoweringReason::Dtype, " (an until condition of dtype float16)");
 
   // The step: an inner Generator sharing this one's constants, fallback
   // nodes, support code and slot numbering (committed only on success).

@@ -20,11 +20,11 @@ namespace {
 void check_type(const Apply& node, const Var& v) {
   const TensorType* t = tensor::tensor_type(v);
   if (!t && lower::on_gpu(v)) t = &ttype(v);  // a GPU array: its host twin's dtype and rank
-  if (!t) lower::refuse(node, " (a non-tensor variable)");
+  if (!t) lower::refuse(node, LoweringReason::NonTensor, " (a non-tensor variable)");
   if (!lower::c_type(t->dtype()))
-    lower::refuse(node, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
+    lower::refuse(node, LoweringReason::Dtype, std::string(" (dtype ") + std::string(dtype_name(t->dtype())) + ")");
   if (t->ndim() > THEANO_MAX_NDIM)
-    lower::refuse(node, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
+    lower::refuse(node, LoweringReason::Rank, " (more than " + std::to_string(THEANO_MAX_NDIM) + " dimensions)");
 }
 
 /// The lazy schedule of `fg` for generated code: an IfElse is lazy when its
@@ -55,12 +55,13 @@ std::string Generator::name_of(const Var& v) {
   return n;
 }
 
-void Generator::perform_fallback(NodeLowering& L, const std::string& why) {
-  if (!allow_fallback) lower::refuse(L.node, why);
+void Generator::perform_fallback(NodeLowering& L, LoweringReason reason, const std::string& why) {
+  if (!allow_fallback) lower::refuse(L.node, reason, why);
   for (const Var& v : L.node.inputs())
-    if (!tensor::tensor_type(v)) lower::refuse(L.node, " (a non-tensor input)");
+    if (!tensor::tensor_type(v)) lower::refuse(L.node, LoweringReason::NonTensor, " (a non-tensor input)");
   for (int k = 0; k < L.nout(); ++k)
-    if (!tensor::tensor_type(L.node.output(k))) lower::refuse(L.node, " (a non-tensor output)");
+    if (!tensor::tensor_type(L.node.output(k)))
+      lower::refuse(L.node, LoweringReason::NonTensor, " (a non-tensor output)");
   L.ns.clear();
   L.file = CodeWriter();
   L.body = CodeWriter();
@@ -82,7 +83,7 @@ void Generator::note_gpu_context(const Apply& node) {
     if (!g) return;
     if (gpu_context.empty()) gpu_context = g->context();
     if (g->context() != gpu_context)
-      lower::refuse(node,
+      lower::refuse(node, LoweringReason::Gpu,
                     " (GPU arrays of two contexts, " + gpu_context + " and " + g->context() + ", in one function)");
   };
   for (const Var& v : node.inputs()) note(v);
@@ -93,7 +94,7 @@ std::string Generator::run_body(const std::string& name) {
   for (std::size_t i = 0; i < fg.inputs().size(); ++i)
     names[fg.inputs()[i].get()] = "in[" + str(static_cast<std::int64_t>(i)) + "]";
   for (const Var& v : fg.inputs())
-    if (lower::on_gpu(v)) THEANO_USER_CHECK(false, MethodNotDefined) << "a scan step over GPU arrays";
+    if (lower::on_gpu(v)) throw LoweringError("a scan step over GPU arrays", LoweringReason::Gpu, "");
   schedule = host_schedule(fg);
   const std::vector<Apply*>& order = schedule.order;
   step_nodes.assign(order.begin(), order.end());
@@ -101,7 +102,7 @@ std::string Generator::run_body(const std::string& name) {
   for (auto& [v, s] : plan.slot) s += slot_base;
   plan.nslots += slot_base;
   for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
-  THEANO_USER_CHECK(gpu_context.empty(), MethodNotDefined) << "a scan step with GPU nodes";
+  if (!gpu_context.empty()) throw LoweringError("a scan step with GPU nodes", LoweringReason::Gpu, "");
   CodeWriter w;
   for (const NodeFunction& f : functions) w.raw(f.text);
   w.open("static int " + name + "(TheanoContext* ctx, const TheanoArray* const* in, TheanoArray* const* out)", name);
@@ -138,20 +139,18 @@ void Generator::lower_node(std::size_t t, const Apply& node) {
   const bool scan = as_scan(node) != nullptr;  // lowered here: it needs an inner Generator
   const lower::LowerFn fn = scan ? nullptr : lower::find_lowering(*node.op());
   if (!fn && !scan) {
-    perform_fallback(L, " yet");
+    perform_fallback(L, LoweringReason::NoLowering, " yet");
   } else {
     try {
       for (const Var& v : node.inputs()) check_type(node, v);
       for (int k = 0; k < node.nout(); ++k) check_type(node, node.output(k));
       if (scan) lower_scan(L);
       else fn(L);
-    } catch (const MethodNotDefined& e) {
-      std::string why = e.what();
-      const auto open = why.find(" (");
-      const auto end = why.find(';');
-      why = open != std::string::npos && end != std::string::npos && end > open ? why.substr(open, end - open)
-                                                                                : std::string();
-      perform_fallback(L, why);
+    } catch (const LoweringError& e) {
+      perform_fallback(L, e.reason(), e.detail());
+    } catch (const MethodNotDefined&) {
+      // An op method the lowering needed is missing (infer_shape, ...): the op's perform runs instead.
+      perform_fallback(L, LoweringReason::NoLowering, "");
     }
   }
   const int nin = node.nin(), nout = node.nout();

@@ -66,8 +66,9 @@ struct Generator {
   std::string name_of(const Var& v);
 
   /// A node whose op has no lowering (or refused this node's types) calls
-  /// the op's `perform` through the host, when the linker allows it.
-  void perform_fallback(lower::NodeLowering& L, const std::string& why);
+  /// the op's `perform` through the host, when the linker allows it (else
+  /// LoweringError with `reason`; `why` goes into its message and the code).
+  void perform_fallback(lower::NodeLowering& L, LoweringReason reason, const std::string& why);
 
   /// One GPU context per function (its kernels are one CUDA unit on one device).
   void note_gpu_context(const Apply& node);

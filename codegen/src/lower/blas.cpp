@@ -259,7 +259,8 @@ void lower_dot(NodeLowering& L) {
   const int ndx = L.in(0).ndim(), ndy = L.in(1).ndim();
   const DType od = L.out(0).dtype();
   const DType dx = L.in(0).dtype(), dy = L.in(1).dtype();
-  if (!c_type(od) || !c_type(dx) || !c_type(dy)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  if (!c_type(od) || !c_type(dx) || !c_type(dy))
+    refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
   emit_dot_output(L);
   const std::string ot = c_type(od);
   if (blas_dtype(od) && dx == od && dy == od) {
@@ -316,7 +317,7 @@ void lower_dot(NodeLowering& L) {
 void lower_dot22(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
-  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
   w.line("const int64_t m = x0->shape[0], k = x0->shape[1], n = x1->shape[1];");
   w.line("if (x1->shape[0] != k) " +
@@ -334,7 +335,7 @@ void lower_gemm(NodeLowering& L) {
   const auto& op = static_cast<const tensor::Gemm&>(*L.node.op());
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
-  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
   emit_gemm_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
@@ -350,7 +351,7 @@ void lower_gemv(NodeLowering& L) {
   const auto& op = static_cast<const tensor::Gemv&>(*L.node.op());
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
-  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
   emit_gemv_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
@@ -366,7 +367,7 @@ void lower_ger(NodeLowering& L) {
   const auto& op = static_cast<const tensor::Ger&>(*L.node.op());
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
-  if (!blas_dtype(od)) refuse(L.node, " (dtype " + std::string(dtype_name(od)) + ")");
+  if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
   const std::string t = need_kernels(L, od);
   emit_ger_checks(L);
   emit_output_from(L, 0, op.destructive(), "1");

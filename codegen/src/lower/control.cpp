@@ -15,7 +15,7 @@ namespace {
 void lower_ifelse(NodeLowering& L) {
   const auto& op = static_cast<const IfElse&>(L.op);
   const int n = op.n_outs();
-  if (on_gpu(L.node.input(0))) refuse(L.node, " (a condition in GPU memory)");
+  if (on_gpu(L.node.input(0))) refuse(L.node, LoweringReason::Gpu, " (a condition in GPU memory)");
   L.cold = true;
   L.body.line("const bool c = *(const " + std::string(c_type(L.in(0).dtype())) + "*)x0->data != 0;");
   for (int k = 0; k < n; ++k)

@@ -27,8 +27,10 @@ std::string call(const NodeLowering& L, Collective kind, std::int64_t comm, std:
 void lower_collective(NodeLowering& L) {
   const auto& op = static_cast<const CollectiveOp&>(L.op);
   for (int i = 0; i < L.nin(); ++i)
-    if (on_gpu(L.node.input(i))) refuse(L.node, " (an input in GPU memory: collectives move host arrays)");
-  if (on_gpu(L.node.output(0))) refuse(L.node, " (an output in GPU memory: collectives move host arrays)");
+    if (on_gpu(L.node.input(i)))
+      refuse(L.node, LoweringReason::Gpu, " (an input in GPU memory: collectives move host arrays)");
+  if (on_gpu(L.node.output(0)))
+    refuse(L.node, LoweringReason::Gpu, " (an output in GPU memory: collectives move host arrays)");
   L.cold = true;
   CodeWriter& w = L.body;
   const Collective kind = op.kind();

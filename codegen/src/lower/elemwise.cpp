@@ -117,7 +117,7 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
   if (!comp) {
     // One op: computed in int64 or double (computes_in_int64), then
     // converted to the output dtype, as Elemwise::perform does.
-    if (sop.c_expr().empty()) refuse(node, " (its scalar op has no C expression)");
+    if (sop.c_expr().empty()) refuse(node, LoweringReason::NoCExpression, " (its scalar op has no C expression)");
     std::vector<DType> in_dts;
     for (const Var& in : node.inputs()) in_dts.push_back(ttype(in).dtype());
     const DType out_dt = ttype(node.output(0)).dtype();
@@ -134,7 +134,7 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
   // function's namespace is theano_f when some node computes in double; a
   // node of the other domain is a helper in its own namespace.
   const std::optional<tensor::Composite::CProgram> prog = comp->c_program();
-  if (!prog) refuse(node, " (an op inside its Composite has no C expression)");
+  if (!prog) refuse(node, LoweringReason::NoCExpression, " (an op inside its Composite has no C expression)");
   bool any_double = false, all_f32 = true;
   for (const auto& local : prog->locals) {
     any_double = any_double || !local.int64;

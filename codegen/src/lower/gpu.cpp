@@ -77,7 +77,7 @@ void lower_gpu_op(NodeLowering& L) {
                     dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host) ||
                     dynamic_cast<const tensor::Join*>(&host) || dynamic_cast<const tensor::Split*>(&host);
   const LowerFn fn = view ? find_lowering(host) : find_gpu_lowering(host);
-  if (!fn) refuse(L.node, " (no GPU lowering for " + host.name() + ")");
+  if (!fn) refuse(L.node, LoweringReason::NoLowering, " (no GPU lowering for " + host.name() + ")");
   fn(L);
 }
 

@@ -99,7 +99,8 @@ void emit_output_copy(NodeLowering& L, int i, const std::string& copy_if) {
 void prologue(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   const DType od = L.out(0).dtype();
-  if (od != DType::Float32 && od != DType::Float64) refuse(L.node, " (GPU BLAS of " + std::string(dtype_name(od)) + ")");
+  if (od != DType::Float32 && od != DType::Float64)
+    refuse(L.node, LoweringReason::Dtype, " (GPU BLAS of " + std::string(dtype_name(od)) + ")");
   L.cold = true;
   need_blas_layout(L);
 }

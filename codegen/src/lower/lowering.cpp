@@ -134,8 +134,8 @@ void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, co
   w.close();
 }
 
-void refuse(const Apply& node, const std::string& why) {
-  throw MethodNotDefined("the cpp linker cannot compile op " + node.op()->name() + why + "; use linker=py");
+void refuse(const Apply& node, LoweringReason reason, const std::string& why) {
+  throw LoweringError("the cpp linker cannot compile op " + node.op()->name() + why + "; use linker=py", reason, why);
 }
 
 namespace {

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <theano/codegen/code_writer.h>
+#include <theano/codegen/errors.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/dtype.h>
 
@@ -94,9 +95,10 @@ std::string_view shape_rules_text();
 /// integer conversions and scalar helpers, without the host-only parts.
 std::string_view cuda_prelude();
 
-/// Throws MethodNotDefined: the cpp linker cannot compile `node` (`why` is
-/// appended, e.g. " (dtype complex128)").
-[[noreturn]] void refuse(const Apply& node, const std::string& why);
+/// Throws LoweringError (a MethodNotDefined): the cpp linker cannot compile
+/// `node`, for `reason`; `why` is appended to the message and is the error's
+/// detail(), e.g. " (dtype complex128)".
+[[noreturn]] void refuse(const Apply& node, LoweringReason reason, const std::string& why);
 
 /// What the lowering of one node gets and writes.
 class NodeLowering {

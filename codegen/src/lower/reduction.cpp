@@ -190,7 +190,8 @@ ReduceCode reduce_code(const NodeLowering& L, const tensor::CAReduce& op) {
     ApplyPtr e = OpPtr(new tensor::Elemwise(op.pre()))->make_node(std::move(host_inputs));
     rc.ex = elemwise_exprs(*e);
     in_dt = ttype(e->output(0)).dtype();
-    if (!c_type(in_dt)) refuse(node, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
+    if (!c_type(in_dt))
+      refuse(node, LoweringReason::Dtype, std::string(" (dtype ") + std::string(dtype_name(in_dt)) + ")");
   }
   const DType out_dt = L.out(0).dtype();
   // The compute dtype of perform.
@@ -203,7 +204,8 @@ ReduceCode reduce_code(const NodeLowering& L, const tensor::CAReduce& op) {
   } else {
     cd = in_dt;
   }
-  if (!c_type(cd)) refuse(node, std::string(" (compute dtype ") + std::string(dtype_name(cd)) + ")");
+  if (!c_type(cd))
+    refuse(node, LoweringReason::Dtype, std::string(" (compute dtype ") + std::string(dtype_name(cd)) + ")");
   rc.in_t = c_type(in_dt);
   rc.out_t = c_type(out_dt);
   rc.cd_t = c_type(cd);

@@ -348,15 +348,4 @@ NodeRewriterPtr local_usmm() {
   return r;
 }
 
-void register_blas_inplace_rewrites(SequenceDB& db) {
-  auto blas = std::make_shared<EquilibriumDB>("blas_opt");
-  db.register_stage("blas_opt", 1.7, blas, {"fast_run", "blas"});
-  blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
-  blas->register_rewrite(local_gemm(), {"fast_run", "blas", "gemm"});
-  blas->register_rewrite(local_usmm(), {"fast_run", "blas", "usmm"});
-  db.equilibrium("canonicalize")
-      .register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});
-  register_inplace_rewrites(db);
-}
-
 }  // namespace theano::rewrite::detail

@@ -225,49 +225,4 @@ NodeRewriterPtr local_mul_canonizer() {
   return r;
 }
 
-// Where each rewrite of the family lands (the stage layout: optdb_layout.cpp).
-void register_algebra_rewrites(SequenceDB& db) {
-  EquilibriumDB& canonicalize = db.equilibrium("canonicalize");
-  canonicalize.register_rewrite(local_add_canonizer(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_mul_canonizer(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_neg_div_neg(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_sum_scalar_mul(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_fill_cut(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_fill_sink(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_useless_arith(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_useless_cast(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_mul_neg_const(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_neg_to_mul(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_exp_log(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_useless_comparison(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_cast_cast(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_useless_assert(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_remove_grad_stops(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_reduce_reduce(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_abs_merge(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_trivial_arith(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_softmax_simplifier(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_log_softmax_from_lse(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_exp_log_softmax(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_sigmoid_from_exp(), {"fast_run", "canonicalize"});
-
-  EquilibriumDB& stabilize = db.equilibrium("stabilize");
-  stabilize.register_rewrite(local_log_sigmoid(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_expm1(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_log_sum_exp(), {"fast_run", "fast_compile", "stabilize"});
-  stabilize.register_rewrite(local_crossentropy_to_log_softmax(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_logaddexp(), {"fast_run", "fast_compile", "stabilize"});
-  stabilize.register_rewrite(local_log1mexp(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_sigmoid_from_exp(), {"fast_run", "stabilize"});
-
-  EquilibriumDB& specialize = db.equilibrium("specialize");
-  specialize.register_rewrite(local_neg_div_neg(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_useless_arith(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_useless_cast(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_exp_log(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_useless_comparison(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_cast_cast(), {"fast_run", "specialize"});
-  specialize.register_rewrite(local_useless_assert(), {"fast_run", "specialize"});
-}
-
 }  // namespace theano::rewrite::detail

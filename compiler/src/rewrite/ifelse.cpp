@@ -21,7 +21,6 @@
 #include "theano/rewrite/optdb.h"
 #include "theano/tensor/elemwise.h"
 
-
 namespace theano::rewrite::detail {
 namespace {
 
@@ -160,17 +159,6 @@ GraphRewriterPtr ifelse_merge() {
     return changed;
   });
   return r;
-}
-
-void register_ifelse_rewrites(SequenceDB& db) {
-  EquilibriumDB& canon = db.equilibrium("canonicalize");
-  const std::vector<std::string> c{"fast_run", "canonicalize", "ifelse"};
-  canon.register_rewrite(ifelse_constant_condition(), c);
-  canon.register_rewrite(ifelse_same_branches(), c);
-  EquilibriumDB& spec = db.equilibrium("specialize");
-  const std::vector<std::string> s{"fast_run", "specialize", "ifelse"};
-  spec.register_rewrite(ifelse_lift(), s);
-  spec.register_global(ifelse_merge(), s);
 }
 
 }  // namespace theano::rewrite::detail

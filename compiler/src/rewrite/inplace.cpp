@@ -197,16 +197,9 @@ GraphRewriterPtr add_destroy_handler() {
   return r;
 }
 
-void register_inplace_rewrites(SequenceDB& db) {
-  db.register_stage("add_destroy_handler", 49.5, add_destroy_handler(), {"fast_run", "inplace"});
-  db.register_stage("inplace_setsubtensor", 60, inplace_stage("inplace_setsubtensor", setsubtensor_candidates),
-                    {"fast_run", "inplace", "inplace_setsubtensor"});
-  db.register_stage("blas_opt_inplace", 70, inplace_stage("blas_opt_inplace", blas_candidates),
-                    {"fast_run", "inplace", "blas_opt_inplace"});
-  db.register_stage("inplace_elemwise", 75, inplace_stage("inplace_elemwise", elemwise_candidates),
-                    {"fast_run", "inplace", "inplace_elemwise"});
-  db.register_stage("inplace_random", 99, inplace_stage("inplace_random", random_candidates),
-                    {"fast_run", "inplace", "inplace_random"});
-}
+GraphRewriterPtr inplace_setsubtensor() { return inplace_stage("inplace_setsubtensor", setsubtensor_candidates); }
+GraphRewriterPtr blas_opt_inplace() { return inplace_stage("blas_opt_inplace", blas_candidates); }
+GraphRewriterPtr inplace_elemwise() { return inplace_stage("inplace_elemwise", elemwise_candidates); }
+GraphRewriterPtr inplace_random() { return inplace_stage("inplace_random", random_candidates); }
 
 }  // namespace theano::rewrite::detail

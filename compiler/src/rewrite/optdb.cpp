@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "known_names.h"
+#include "op_kinds.h"
 #include "theano/config_flags.h"
 #include "theano/printing.h"
 
@@ -86,6 +87,11 @@ void EquilibriumDB::check_new(const std::string& name) const {
 void EquilibriumDB::register_rewrite(NodeRewriterPtr rewriter, std::vector<std::string> tags) {
   std::string name(rewriter->name());
   check_new(name);
+  for (const std::string& track : rewriter->tracks()) {
+    const std::string why = invalid_track_reason(track);
+    THEANO_USER_CHECK(why.empty(), ValueError) << "EquilibriumDB " << name_ << ": rewrite '" << name << "' tracks '"
+                                               << track << "', which no node can match: " << why;
+  }
   entries_.push_back({name, {tags.begin(), tags.end()}, std::move(rewriter), nullptr});
   note_known(name, entries_.back().tags);
 }
@@ -108,11 +114,11 @@ std::shared_ptr<EquilibriumRewriter> EquilibriumDB::query(const Query& q, CapPol
   return std::make_shared<EquilibriumRewriter>(name_, std::move(nodes), std::move(globals), 8.0, cap);
 }
 
-void EquilibriumDB::summary(std::ostream& os, const Query& q, const std::string& indent) const {
+void EquilibriumDB::summary(std::ostream& os, const Query* q, const std::string& indent) const {
   for (const Entry& e : entries_) {
-    if (!q.selects(e.name, e.tags)) continue;
+    if (q && !q->selects(e.name, e.tags)) continue;
     os << indent << e.name << " [" << join_tags(e.tags) << "]";
-    if (e.node && !e.node->algebra().empty()) os << " : " << e.node->algebra();
+    if (q && e.node && !e.node->algebra().empty()) os << " : " << e.node->algebra();
     os << "\n";
   }
 }
@@ -151,9 +157,12 @@ GraphRewriterPtr SequenceDB::query(const Query& q) const {
   return std::make_shared<SequenceRewriter>("optdb", std::move(stages), std::move(names));
 }
 
-std::string SequenceDB::summary(const Query& q) const {
+std::string SequenceDB::summary(const Query& q) const { return summary(&q); }
+std::string SequenceDB::summary() const { return summary(nullptr); }
+
+std::string SequenceDB::summary(const Query* q) const {
   std::ostringstream os;
-  for (const Entry* e : ordered(&q)) {
+  for (const Entry* e : ordered(q)) {
     os << std::setw(5) << e->position << "  " << e->name << " [" << join_tags(e->tags) << "]\n";
     if (const auto* db = std::get_if<EquilibriumDBPtr>(&e->stage)) (*db)->summary(os, q, "         ");
   }
@@ -194,5 +203,7 @@ RewriteStats optimize(FunctionGraph& fg, const Query& query, std::optional<std::
 std::string print_summary(const std::string& mode) {
   return "mode " + mode + ":\n" + optdb().summary(mode_query(mode));
 }
+
+std::string print_summary() { return optdb().summary(); }
 
 }  // namespace theano::rewrite

@@ -1,79 +1,24 @@
 /// \file
-/// The whole optimization pipeline, top to bottom (docs/architecture.md,
-/// "Rewrites and the optimizer database" and "Modes"; the positions and tags
-/// are PyTensor's `compile/mode.py` and `tensor/rewriting`). build_optdb
-/// registers the core stages and rewrites here, then calls each family's
-/// register_*_rewrites, which adds that family's rewrites to these stages and,
-/// for three families, stages of their own. The 16 stages, with the file that
-/// registers each and what runs there (`rewrite::print_summary(mode)` prints
-/// the exact list, with tags and each rewrite's algebra):
+/// The whole optimization pipeline, top to bottom: every stage of optdb (name,
+/// float position, tags) and every rewrite of every equilibrium stage, in the
+/// order they run, is registered here and nowhere else. The rewrites
+/// themselves live in their family files (rewrites.h, algebra.h say where);
+/// this file says where each lands. Positions and tags follow PyTensor's
+/// `compile/mode.py` and `tensor/rewriting` (docs/architecture.md, "Rewrites and
+/// the optimizer database" and "Modes").
 ///
-///   pos   stage                  registered in     what runs (tags: fast_run + the stage's unless said)
-///   0     merge1                 here              MergeFeature: merge, duplicate constants (also fast_compile)
-///   0.5   sparse_expand (eq.)    sparse.cpp        tag sparse only; function() runs it first, in every mode,
-///                                                  when the graph has a sparse variable: sparse ops become
-///                                                  component ops (local_csm_properties_csm, sparse_dot, the
-///                                                  dense/sparse conversions, transpose, sampled dot, gather)
-///   1     canonicalize (eq.)     here              merge, constant_folding (both also fast_compile), neg_neg,
-///                                                  useless elemwise / dimshuffle, DimShuffle merging, DimShuffle
-///                                                  and Reshape lifted toward the inputs, local_remove_all_assert
-///                                                  (unsafe), local_cut_gpu_transfers (transfer pairs cancelled)
-///                                canonicalize.cpp  add / mul Canonizer, neg_div_neg, sum_scalar_mul, fill cut /
-///                                                  sink, useless arith / cast / comparison / Assert, negations
-///                                                  into a product's constant, exp/log pairs, cast of a lossless
-///                                                  cast, grad stops removed, reduce of a reduce, abs merging,
-///                                                  0 / x, i % 1, sqrt(sqr(x)), the softmax family by hand
-///                                                  (exp(x)/sum(exp(x)), x - logsumexp(x), exp(log_softmax),
-///                                                  1/(1+exp(-x)))
-///                                sigmoid.cpp       c/(1+exp(x)), exp(x)*sigmoid(-x)
-///                                shape.cpp         shape promotion (ShapeFeature, attached on first use), reshape
-///                                                  chain, useless reshape / alloc / specify_shape / subtensor,
-///                                                  make_vector indexing, inc_subtensor serialization
-///                                blas.cpp          transpose lifted through dot
-///                                ifelse.cpp        constant condition, same branches
-///                                scan.cpp          scan_prune, scan_pushout
-///   1.5   stabilize (eq.)        here              merge, constant_folding, log_softmax, stable softmax-crossentropy
-///                                                  and log-softmax gradients, softmax from log_softmax, softplus,
-///                                                  log1p, local_remove_all_assert (unsafe); also fast_compile's
-///                                                  stage, holding there only log-sum-exp and logaddexp
-///                                canonicalize.cpp  log(sigmoid), expm1, log-sum-exp and logaddexp (n terms; both
-///                                                  also fast_compile), crossentropy through log_softmax, log1mexp
-///                                sigmoid.cpp       1 - sigmoid, c/(1+exp(x)), exp(x)*sigmoid(-x), products over
-///                                                  quotients by a sigmoid
-///                                shape.cpp         inc_subtensor serialization
-///   1.7   blas_opt (eq.)         blas.cpp          dot22, gemm / gemv / ger (equal terms summed first), usmm [blas]
-///   2     specialize (eq.)       here              merge, constant_folding, neg_neg, mul / add / pow specialization
-///                                                  (integer powers as one Elemwise{Composite} of repeated
-///                                                  squaring), useless elemwise / dimshuffle, DimShuffle merging,
-///                                                  local_remove_all_assert (unsafe)
-///                                canonicalize.cpp  neg_div_neg, useless arith / cast / comparison / Assert, exp/log
-///                                                  pairs, cast of a lossless cast
-///                                shape.cpp         shape_i tracking, useless reshape / alloc / subtensor,
-///                                                  make_vector indexing
-///                                ifelse.cpp        ifelse_lift, ifelse_merge (global)
-///                                scan.cpp          scan_prune, scan_pushout_add, scan_save_mem and
-///                                                  scan_merge (global)
-///   3     uncanonicalize (eq.)   here              (empty)
-///   49    elemwise_fusion        here              trees into one Elemwise{Composite}, multi-output fusion, fusion
-///                                                  into reductions (Sum{fused=Composite}) [fusion]
-///   49    merge2                 here              merge
-///   49.3  gpu_transfer           here              tag gpu only, which function() adds when a GPU device is
-///                                                  selected (gpu_transfer.cpp): inputs seeded onto the GPU,
-///                                                  elementwise nodes and every host op with a GPU form
-///                                                  (gpu::gpu_op_inputs: views, Alloc, Join, Split, indexing,
-///                                                  reductions, softmax, cross-entropies, BLAS, ARange, Eye,
-///                                                  random) moved, transfer pairs cancelled
-///   49.5  add_destroy_handler    inplace.cpp       DestroyHandler with function()'s MutableInputs  [inplace]
-///   60    inplace_setsubtensor   inplace.cpp       IncSubtensor / AdvancedIncSubtensor1 inplace    [inplace]
-///   70    blas_opt_inplace       inplace.cpp       Gemm / Gemv / Ger / Usmm inplace                [inplace]
-///   75    inplace_elemwise       inplace.cpp       Elemwise inplace                                 [inplace]
-///   99    inplace_random         inplace.cpp       RandomFunction inplace on its stream state       [inplace]
-///   100   merge3                 here              merge
+/// The layout as text, stage by stage and rewrite by rewrite, is
+/// `rewrite::print_summary()`; tests/compiler/rewrite/test_pipeline.cpp holds
+/// it verbatim, so a change here shows there.
 ///
-/// PyTensor's specialize_device (48.6) has no counterpart.
+/// Order matters: stages run by position (registration order on ties, as for
+/// elemwise_fusion and merge2 at 49); an equilibrium stage tries its rewrites
+/// on a node in registration order. A rewrite's `tracks` must name an op kind
+/// or an `Elemwise:<scalar op>` that exists, or registration throws.
 #include <algorithm>
 #include <cctype>
 
+#include "algebra.h"
 #include "known_names.h"
 #include "rewrites.h"
 #include "theano/config_flags.h"
@@ -85,68 +30,176 @@ using namespace detail;
 
 namespace {
 
+using Tags = std::vector<std::string>;
+
 SequenceDB build_optdb() {
   SequenceDB db;
+  auto sparse_expand = std::make_shared<EquilibriumDB>("sparse_expand");
   auto canonicalize = std::make_shared<EquilibriumDB>("canonicalize");
   auto stabilize = std::make_shared<EquilibriumDB>("stabilize");
+  auto blas = std::make_shared<EquilibriumDB>("blas_opt");
   auto specialize = std::make_shared<EquilibriumDB>("specialize");
   auto uncanonicalize = std::make_shared<EquilibriumDB>("uncanonicalize");
 
+  // The stages, in run order.
   db.register_stage("merge1", 0, merge_optimizer(), {"fast_run", "fast_compile", "merge"});
+  // function() runs sparse_expand first, in every mode, whenever the graph has a sparse variable.
+  db.register_stage("sparse_expand", 0.5, sparse_expand, {"sparse"});
   db.register_stage("canonicalize", 1, canonicalize, {"fast_run", "fast_compile", "canonicalize_db"});
   // fast_compile runs the stabilize stage too, for the two rewrites tagged fast_compile there (PyTensor's
   // tags): log(sum(exp(x))) and log(exp(x) + exp(y) ...) overflow at x = 1000 otherwise.
   db.register_stage("stabilize", 1.5, stabilize, {"fast_run", "fast_compile"});
+  db.register_stage("blas_opt", 1.7, blas, {"fast_run", "blas"});
   db.register_stage("specialize", 2, specialize, {"fast_run", "specialize_db"});
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
   db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
+  // Only with a GPU context selected (THEANO_FLAGS device): function() includes the tag gpu then.
   db.register_stage("gpu_transfer", 49.3, gpu_transfer(), {"gpu"});
-  // 49.5 add_destroy_handler and the inplace stages (>= 60): register_inplace_rewrites.
+  // The DestroyHandler with function()'s MutableInputs, then the inplace passes.
+  db.register_stage("add_destroy_handler", 49.5, add_destroy_handler(), {"fast_run", "inplace"});
+  db.register_stage("inplace_setsubtensor", 60, inplace_setsubtensor(),
+                    {"fast_run", "inplace", "inplace_setsubtensor"});
+  db.register_stage("blas_opt_inplace", 70, blas_opt_inplace(), {"fast_run", "inplace", "blas_opt_inplace"});
+  db.register_stage("inplace_elemwise", 75, inplace_elemwise(), {"fast_run", "inplace", "inplace_elemwise"});
+  db.register_stage("inplace_random", 99, inplace_random(), {"fast_run", "inplace", "inplace_random"});
   db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});
 
+  // sparse_expand (sparse.cpp): sparse ops become component ops; at equilibrium no sparse variable is left
+  // between the graph's inputs and outputs.
+  for (const NodeRewriterPtr& r :
+       {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(), local_sparse_from_dense(),
+        local_sparse_transpose(), local_sampled_dot(), local_gather_sparse()})
+    sparse_expand->register_rewrite(r, {"sparse"});
+
   // canonicalize: put the graph in a normal form (fast_compile runs only merge + folding).
+  const Tags canon{"fast_run", "canonicalize"};
   canonicalize->register_global(merge_optimizer(), {"fast_run", "fast_compile", "merge"});
   canonicalize->register_rewrite(constant_folding(), {"fast_run", "fast_compile", "constant_folding"});
-  canonicalize->register_rewrite(local_neg_neg(), {"fast_run", "canonicalize"});
-  canonicalize->register_rewrite(local_useless_elemwise(), {"fast_run", "canonicalize"});
-  canonicalize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "canonicalize"});
-  canonicalize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "canonicalize"});
-  canonicalize->register_rewrite(local_dimshuffle_lift(), {"fast_run", "canonicalize"});
-  canonicalize->register_rewrite(local_reshape_lift(), {"fast_run", "canonicalize"});
+  canonicalize->register_rewrite(local_neg_neg(), canon);
+  canonicalize->register_rewrite(local_useless_elemwise(), canon);
+  canonicalize->register_rewrite(local_useless_dimshuffle(), canon);
+  canonicalize->register_rewrite(local_dimshuffle_merge(), canon);
+  canonicalize->register_rewrite(local_dimshuffle_lift(), canon);
+  canonicalize->register_rewrite(local_reshape_lift(), canon);
   canonicalize->register_rewrite(local_remove_all_assert(), {"unsafe"});
   canonicalize->register_rewrite(local_cut_gpu_transfers(), {"fast_run", "canonicalize", "gpu"});
+  //   the Canonizer and the algebra family (canonicalize.cpp, algebra.cpp, simplify.cpp, softmax_rewrites.cpp)
+  canonicalize->register_rewrite(local_add_canonizer(), canon);
+  canonicalize->register_rewrite(local_mul_canonizer(), canon);
+  canonicalize->register_rewrite(local_neg_div_neg(), canon);
+  canonicalize->register_rewrite(local_sum_scalar_mul(), canon);
+  canonicalize->register_rewrite(local_fill_cut(), canon);
+  canonicalize->register_rewrite(local_fill_sink(), canon);
+  canonicalize->register_rewrite(local_useless_arith(), canon);
+  canonicalize->register_rewrite(local_useless_cast(), canon);
+  canonicalize->register_rewrite(local_mul_neg_const(), canon);
+  canonicalize->register_rewrite(local_neg_to_mul(), canon);
+  canonicalize->register_rewrite(local_exp_log(), canon);
+  canonicalize->register_rewrite(local_useless_comparison(), canon);
+  canonicalize->register_rewrite(local_cast_cast(), canon);
+  canonicalize->register_rewrite(local_useless_assert(), canon);
+  canonicalize->register_rewrite(local_remove_grad_stops(), canon);
+  canonicalize->register_rewrite(local_reduce_reduce(), canon);
+  canonicalize->register_rewrite(local_abs_merge(), canon);
+  canonicalize->register_rewrite(local_trivial_arith(), canon);
+  canonicalize->register_rewrite(local_softmax_simplifier(), canon);
+  canonicalize->register_rewrite(local_log_softmax_from_lse(), canon);
+  canonicalize->register_rewrite(local_exp_log_softmax(), canon);
+  canonicalize->register_rewrite(local_sigmoid_from_exp(), canon);
+  //   the sigmoid family (sigmoid.cpp) here too, so the Canonizer sees sigmoids
+  canonicalize->register_rewrite(local_exp_over_1_plus_exp(), canon);
+  canonicalize->register_rewrite(local_sigm_times_exp(), canon);
+  //   IfElse (ifelse.cpp) and Scan (scan.cpp)
+  const Tags canon_ifelse{"fast_run", "canonicalize", "ifelse"};
+  canonicalize->register_rewrite(ifelse_constant_condition(), canon_ifelse);
+  canonicalize->register_rewrite(ifelse_same_branches(), canon_ifelse);
+  const Tags canon_scan{"fast_run", "canonicalize", "scan"};
+  canonicalize->register_rewrite(scan_prune(), canon_scan);
+  canonicalize->register_rewrite(scan_pushout(), canon_scan);
+  //   shape promotion and useless shape ops (shape.cpp, subtensor.cpp). No ShapeOpt stage at 0.1
+  //   (PyTensor's): each shape rewrite attaches the ShapeFeature on its first call, so a graph without
+  //   shape, reshape, alloc or subtensor nodes never pays for it, and the feature stays attached (and up
+  //   to date) for every later stage.
+  const Tags canon_shape{"fast_run", "canonicalize", "shape"};
+  canonicalize->register_rewrite(local_shape_to_shape_i(), canon_shape);
+  canonicalize->register_rewrite(local_track_shape_i(), canon_shape);
+  canonicalize->register_rewrite(local_reshape_chain(), canon_shape);
+  canonicalize->register_rewrite(local_useless_reshape(), canon_shape);
+  canonicalize->register_rewrite(local_useless_alloc(), canon_shape);
+  canonicalize->register_rewrite(local_useless_specify_shape(), canon_shape);
+  canonicalize->register_rewrite(local_useless_subtensor(), canon_shape);
+  canonicalize->register_rewrite(local_subtensor_make_vector(), canon_shape);
+  canonicalize->register_rewrite(local_IncSubtensor_serialize(), canon_shape);
+  //   blas.cpp: transposes lifted through dot, so that blas_opt sees plain products
+  canonicalize->register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});
 
   // stabilize: numerically safer forms.
+  const Tags stab{"fast_run", "stabilize"};
   stabilize->register_global(merge_optimizer(), {"fast_run", "merge"});
   stabilize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
-  stabilize->register_rewrite(local_log_softmax(), {"fast_run", "stabilize"});
-  stabilize->register_rewrite(local_softmax_crossentropy_grad(), {"fast_run", "stabilize"});
-  stabilize->register_rewrite(local_log_softmax_grad(), {"fast_run", "stabilize"});
-  stabilize->register_rewrite(local_softmax_from_log_softmax(), {"fast_run", "stabilize"});
-  stabilize->register_rewrite(local_softplus(), {"fast_run", "stabilize"});
-  stabilize->register_rewrite(local_log1p(), {"fast_run", "stabilize"});
+  stabilize->register_rewrite(local_log_softmax(), stab);
+  stabilize->register_rewrite(local_softmax_crossentropy_grad(), stab);
+  stabilize->register_rewrite(local_log_softmax_grad(), stab);
+  stabilize->register_rewrite(local_softmax_from_log_softmax(), stab);
+  stabilize->register_rewrite(local_softplus(), stab);
+  stabilize->register_rewrite(local_log1p(), stab);
   stabilize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+  //   stabilize.cpp; fast_compile runs log-sum-exp and logaddexp too (PyTensor's tags)
+  stabilize->register_rewrite(local_log_sigmoid(), stab);
+  stabilize->register_rewrite(local_expm1(), stab);
+  stabilize->register_rewrite(local_log_sum_exp(), {"fast_run", "fast_compile", "stabilize"});
+  stabilize->register_rewrite(local_crossentropy_to_log_softmax(), stab);
+  stabilize->register_rewrite(local_logaddexp(), {"fast_run", "fast_compile", "stabilize"});
+  stabilize->register_rewrite(local_log1mexp(), stab);
+  stabilize->register_rewrite(local_sigmoid_from_exp(), stab);
+  //   the sigmoid family, after log(sigmoid) and friends are in place
+  stabilize->register_rewrite(local_1msigmoid(), stab);
+  stabilize->register_rewrite(local_exp_over_1_plus_exp(), stab);
+  stabilize->register_rewrite(local_sigm_times_exp(), stab);
+  stabilize->register_rewrite(local_sigm_quotient_distribute(), stab);
+  stabilize->register_rewrite(local_IncSubtensor_serialize(), {"fast_run", "stabilize", "shape"});
+
+  // blas_opt (blas.cpp): dot22, then gemm / gemv / ger and usmm from sums of scaled products.
+  blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
+  blas->register_rewrite(local_gemm(), {"fast_run", "blas", "gemm"});
+  blas->register_rewrite(local_usmm(), {"fast_run", "blas", "usmm"});
 
   // specialize: cheaper forms of what canonicalize left.
+  const Tags spec{"fast_run", "specialize"};
   specialize->register_global(merge_optimizer(), {"fast_run", "merge"});
   specialize->register_rewrite(constant_folding(), {"fast_run", "constant_folding"});
-  specialize->register_rewrite(local_neg_neg(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_mul_specialize(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_add_specialize(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_pow_specialize(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_useless_elemwise(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_useless_dimshuffle(), {"fast_run", "specialize"});
-  specialize->register_rewrite(local_dimshuffle_merge(), {"fast_run", "specialize"});
+  specialize->register_rewrite(local_neg_neg(), spec);
+  specialize->register_rewrite(local_mul_specialize(), spec);
+  specialize->register_rewrite(local_add_specialize(), spec);
+  specialize->register_rewrite(local_pow_specialize(), spec);
+  specialize->register_rewrite(local_useless_elemwise(), spec);
+  specialize->register_rewrite(local_useless_dimshuffle(), spec);
+  specialize->register_rewrite(local_dimshuffle_merge(), spec);
   specialize->register_rewrite(local_remove_all_assert(), {"unsafe"});
+  specialize->register_rewrite(local_neg_div_neg(), spec);
+  specialize->register_rewrite(local_useless_arith(), spec);
+  specialize->register_rewrite(local_useless_cast(), spec);
+  specialize->register_rewrite(local_exp_log(), spec);
+  specialize->register_rewrite(local_useless_comparison(), spec);
+  specialize->register_rewrite(local_cast_cast(), spec);
+  specialize->register_rewrite(local_useless_assert(), spec);
+  const Tags spec_ifelse{"fast_run", "specialize", "ifelse"};
+  specialize->register_rewrite(ifelse_lift(), spec_ifelse);
+  specialize->register_global(ifelse_merge(), spec_ifelse);
+  const Tags spec_scan{"fast_run", "specialize", "scan"};
+  specialize->register_rewrite(scan_prune(), spec_scan);
+  specialize->register_rewrite(scan_pushout_add(), spec_scan);
+  specialize->register_global(scan_save_mem(), spec_scan);
+  specialize->register_global(scan_merge(), spec_scan);
+  const Tags spec_shape{"fast_run", "specialize", "shape"};
+  specialize->register_rewrite(local_track_shape_i(), spec_shape);
+  specialize->register_rewrite(local_useless_reshape(), spec_shape);
+  specialize->register_rewrite(local_useless_alloc(), spec_shape);
+  specialize->register_rewrite(local_useless_subtensor(), spec_shape);
+  specialize->register_rewrite(local_subtensor_make_vector(), spec_shape);
 
-  register_algebra_rewrites(db);
-  register_sigmoid_rewrites(db);
-  register_sparse_rewrites(db);
-  register_ifelse_rewrites(db);
-  register_scan_rewrites(db);
-  register_shape_rewrites(db);
-  register_blas_inplace_rewrites(db);
+  // uncanonicalize: empty so far.
   return db;
 }
 

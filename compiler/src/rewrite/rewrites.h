@@ -1,6 +1,7 @@
 /// \file
-/// The rewrites defined in compiler/src/rewrite/*.cpp, registered (database, tags,
-/// position) by optdb_layout.cpp or their family's register_*_rewrites. Private here.
+/// The rewriters defined in compiler/src/rewrite/*.cpp (those of the algebra
+/// family: algebra.h), each registered (stage, tags, order) by optdb_layout.cpp
+/// and only there. Private to compiler/src/rewrite.
 #pragma once
 
 #include <optional>
@@ -40,39 +41,49 @@ NodeRewriterPtr local_log_softmax_grad();
 NodeRewriterPtr local_softmax_from_log_softmax();
 NodeRewriterPtr local_remove_all_assert();
 
-// Families that register themselves into the layout's databases (called by
-// build_optdb in optdb_layout.cpp, which documents where each row lands):
-// canonicalize.cpp, stabilize.cpp: the Canonizer (add/mul canonicalization),
-// algebra simplifications, fill cut/sink, stabilizations.
-void register_algebra_rewrites(SequenceDB& db);
-// sigmoid.cpp: 1 / (1 + exp(x)), 1 - sigmoid(x), exp(x) * sigmoid(-x) and the gradients built from them.
-void register_sigmoid_rewrites(SequenceDB& db);
-// sparse.cpp: the stage sparse_expand and its rewrites (sparse_dot, local_csm_properties_csm, ...).
-void register_sparse_rewrites(SequenceDB& db);
-/// IfElse: constant conditions, identical branches, lifting, merging (rewrite/ifelse.cpp).
-void register_ifelse_rewrites(SequenceDB& db);
+// sparse.cpp: the stage sparse_expand's rewrites.
+NodeRewriterPtr local_csm_properties_csm();
+NodeRewriterPtr sparse_dot();
+NodeRewriterPtr local_dense_from_sparse();
+NodeRewriterPtr local_sparse_from_dense();
+NodeRewriterPtr local_sparse_transpose();
+NodeRewriterPtr local_sampled_dot();
+NodeRewriterPtr local_gather_sparse();
+// ifelse.cpp: IfElse constant conditions, identical branches, lifting, merging.
+NodeRewriterPtr ifelse_constant_condition();
+NodeRewriterPtr ifelse_same_branches();
+NodeRewriterPtr ifelse_lift();
+GraphRewriterPtr ifelse_merge();
 /// Whether an output of `b` feeds `a` (merging the two would make a cycle).
 bool depends_on(const Apply& a, const Apply& b);
-/// Scan: prune, pushout, save_mem, merge (rewrite/scan.cpp).
-void register_scan_rewrites(SequenceDB& db);
+// scan.cpp: Scan prune, pushout, save_mem, merge.
 NodeRewriterPtr scan_prune();
 NodeRewriterPtr scan_pushout();
 NodeRewriterPtr scan_pushout_add();
 GraphRewriterPtr scan_save_mem();
 GraphRewriterPtr scan_merge();
-NodeRewriterPtr ifelse_constant_condition();
-NodeRewriterPtr ifelse_same_branches();
-NodeRewriterPtr ifelse_lift();
-GraphRewriterPtr ifelse_merge();
-// shape.cpp, subtensor.cpp: ShapeFeature and shape promotion, reshape chain,
-// inc_subtensor serialization, useless shape ops.
-void register_shape_rewrites(SequenceDB& db);
-// blas.cpp, inplace.cpp: dot22, gemm/gemv/ger, the destroy handler and the
-// inplace rewrites.
-void register_blas_inplace_rewrites(SequenceDB& db);
-// inplace.cpp: add_destroy_handler (49.5), inplace_setsubtensor (60),
-// blas_opt_inplace (70), inplace_elemwise (75).
-void register_inplace_rewrites(SequenceDB& db);
+// shape.cpp: shape promotion (ShapeFeature), reshape chain, useless shape ops.
+NodeRewriterPtr local_shape_to_shape_i();
+NodeRewriterPtr local_track_shape_i();
+NodeRewriterPtr local_reshape_chain();
+NodeRewriterPtr local_useless_reshape();
+NodeRewriterPtr local_useless_alloc();
+NodeRewriterPtr local_useless_specify_shape();
+// subtensor.cpp: useless subtensor, make_vector indexing, inc_subtensor serialization.
+NodeRewriterPtr local_useless_subtensor();
+NodeRewriterPtr local_subtensor_make_vector();
+NodeRewriterPtr local_IncSubtensor_serialize();
+// blas.cpp: dot22, gemm / gemv / ger, usmm, and transposes lifted through dot.
+NodeRewriterPtr local_dot_to_dot22();
+NodeRewriterPtr local_gemm();
+NodeRewriterPtr local_usmm();
+NodeRewriterPtr local_lift_transpose_through_dot();
+// inplace.cpp: the destroy handler stage and the inplace passes.
+GraphRewriterPtr add_destroy_handler();
+GraphRewriterPtr inplace_setsubtensor();
+GraphRewriterPtr blas_opt_inplace();
+GraphRewriterPtr inplace_elemwise();
+GraphRewriterPtr inplace_random();
 
 /// The value of `v` when it is a constant (possibly under DimShuffles) whose
 /// elements are all equal; nullopt otherwise.

@@ -506,17 +506,4 @@ NodeRewriterPtr scan_pushout_add() {
   return r;
 }
 
-void register_scan_rewrites(SequenceDB& db) {
-  EquilibriumDB& canon = db.equilibrium("canonicalize");
-  const std::vector<std::string> c{"fast_run", "canonicalize", "scan"};
-  canon.register_rewrite(scan_prune(), c);
-  canon.register_rewrite(scan_pushout(), c);
-  EquilibriumDB& spec = db.equilibrium("specialize");
-  const std::vector<std::string> s{"fast_run", "specialize", "scan"};
-  spec.register_rewrite(scan_prune(), s);
-  spec.register_rewrite(scan_pushout_add(), s);
-  spec.register_global(scan_save_mem(), s);
-  spec.register_global(scan_merge(), s);
-}
-
 }  // namespace theano::rewrite::detail

@@ -3,8 +3,7 @@
 /// rewrites that compute (through the ShapeFeature, attached on first use)
 /// shapes from the feature instead of from the values (`shape(log(x))` never
 /// computes the log), the reshape chain, and the removal of reshape / alloc /
-/// specify_shape that provably do nothing. Also registers the subtensor
-/// family of subtensor.cpp.
+/// specify_shape that provably do nothing (where each runs: optdb_layout.cpp).
 ///
 /// Every rewrite here keeps the replaced variable's exact type (through
 /// fit_type; it refuses when the type cannot be kept) and applies only when
@@ -18,11 +17,6 @@
 #include "theano/tensor/type.h"
 
 namespace theano::rewrite::detail {
-
-// subtensor.cpp
-NodeRewriterPtr local_useless_subtensor();
-NodeRewriterPtr local_subtensor_make_vector();
-NodeRewriterPtr local_IncSubtensor_serialize();
 
 namespace T = theano::tensor;
 
@@ -163,35 +157,6 @@ NodeRewriterPtr local_useless_specify_shape() {
         return fitted(x, node);
       });
   return r;
-}
-
-void register_shape_rewrites(SequenceDB& db) {
-  // No ShapeOpt stage at 0.1 (PyTensor's): each shape rewrite attaches the
-  // ShapeFeature on its first call (shape_feature(fg)), so a graph without
-  // shape, reshape, alloc or subtensor nodes never pays for it, and the
-  // feature stays attached (and up to date) for every later stage.
-  EquilibriumDB& canon = db.equilibrium("canonicalize");
-  const std::vector<std::string> c{"fast_run", "canonicalize", "shape"};
-  canon.register_rewrite(local_shape_to_shape_i(), c);
-  canon.register_rewrite(local_track_shape_i(), c);
-  canon.register_rewrite(local_reshape_chain(), c);
-  canon.register_rewrite(local_useless_reshape(), c);
-  canon.register_rewrite(local_useless_alloc(), c);
-  canon.register_rewrite(local_useless_specify_shape(), c);
-  canon.register_rewrite(local_useless_subtensor(), c);
-  canon.register_rewrite(local_subtensor_make_vector(), c);
-  canon.register_rewrite(local_IncSubtensor_serialize(), c);
-
-  EquilibriumDB& stab = db.equilibrium("stabilize");
-  stab.register_rewrite(local_IncSubtensor_serialize(), {"fast_run", "stabilize", "shape"});
-
-  EquilibriumDB& spec = db.equilibrium("specialize");
-  const std::vector<std::string> s{"fast_run", "specialize", "shape"};
-  spec.register_rewrite(local_track_shape_i(), s);
-  spec.register_rewrite(local_useless_reshape(), s);
-  spec.register_rewrite(local_useless_alloc(), s);
-  spec.register_rewrite(local_useless_subtensor(), s);
-  spec.register_rewrite(local_subtensor_make_vector(), s);
 }
 
 }  // namespace theano::rewrite::detail

@@ -210,17 +210,4 @@ NodeRewriterPtr local_sigm_quotient_distribute() {
   return r;
 }
 
-// Where the family lands: canonicalize (so the Canonizer sees sigmoids, as for 1 / (1 + exp(-x)),
-// local_sigmoid_from_exp) and stabilize, after log(sigmoid) and friends are in place.
-void register_sigmoid_rewrites(SequenceDB& db) {
-  EquilibriumDB& canonicalize = db.equilibrium("canonicalize");
-  canonicalize.register_rewrite(local_exp_over_1_plus_exp(), {"fast_run", "canonicalize"});
-  canonicalize.register_rewrite(local_sigm_times_exp(), {"fast_run", "canonicalize"});
-  EquilibriumDB& stabilize = db.equilibrium("stabilize");
-  stabilize.register_rewrite(local_1msigmoid(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_exp_over_1_plus_exp(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_sigm_times_exp(), {"fast_run", "stabilize"});
-  stabilize.register_rewrite(local_sigm_quotient_distribute(), {"fast_run", "stabilize"});
-}
-
 }  // namespace theano::rewrite::detail

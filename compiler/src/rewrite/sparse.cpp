@@ -1,6 +1,7 @@
 /// \file
-/// The stage "sparse_expand" (position 0.5, tag `sparse`; function() runs it
-/// first, in every mode, whenever a graph has a sparse variable): each sparse
+/// The rewrites of the stage "sparse_expand" (position 0.5, tag `sparse`, in
+/// optdb_layout.cpp; function() runs it first, in every mode, whenever a graph
+/// has a sparse variable): each sparse
 /// op (theano/sparse/ops.h) becomes component ops over csm_properties of its
 /// operands (theano/sparse/components.h), wrapped in CSM where the result is
 /// sparse, and `local_csm_properties_csm` cancels CSMProperties(CSM(...)), so
@@ -125,15 +126,6 @@ NodeRewriterPtr local_gather_sparse() {
            "GatherSparse(S, M) -> CSM(SparseGather(indices, indptr, shape, M), indices, indptr, shape)",
            values_at_positions<SparseGather>);
   return r;
-}
-
-void register_sparse_rewrites(SequenceDB& db) {
-  auto expand = std::make_shared<EquilibriumDB>("sparse_expand");
-  db.register_stage("sparse_expand", 0.5, expand, {"sparse"});
-  for (const NodeRewriterPtr& r : {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(),
-                                   local_sparse_from_dense(), local_sparse_transpose(), local_sampled_dot(),
-                                   local_gather_sparse()})
-    expand->register_rewrite(r, {"sparse"});
 }
 
 }  // namespace theano::rewrite::detail

@@ -8,8 +8,9 @@
 /// function protocol: lower/lowering.h). A node whose op has no lowering, or
 /// whose lowering refuses its dtypes (float16, complex), calls the op's
 /// `perform` through a host callback from inside the generated code, so every
-/// graph runs; `allow_perform_fallback(false)` turns that into MethodNotDefined
-/// naming the op (the differential tests use it, so they test generated code).
+/// graph runs; `allow_perform_fallback(false)` turns that into a LoweringError
+/// (errors.h: a MethodNotDefined naming the op, with its reason; the
+/// differential tests use it, so they test generated code).
 ///
 /// Generated code (docs/architecture.md, "Generated code"): no standard headers (an embedded prelude
 /// holds the ABI structs, `extern "C"` libm and CBLAS prototypes and the
@@ -70,9 +71,9 @@ class CLinker final : public Linker {
   std::string_view name() const override { return name_; }
   /// Starts creating the ORC JIT in the background (JitLoader::prepare_async).
   void prepare() const override;
-  /// Generates, compiles and loads the graph. MethodNotDefined for an op the
-  /// linker cannot lower; CompileError if the generated source does not compile
-  /// (a bug).
+  /// Generates, compiles and loads the graph. LoweringError (a
+  /// MethodNotDefined) for an op the linker cannot lower; CompileError if the
+  /// generated source does not compile (a bug).
   /// With `options.fast_compile` the TU is compiled at -O0.
   std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                     const LinkOptions& options = {}) const override;

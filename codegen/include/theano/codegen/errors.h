@@ -1,6 +1,7 @@
 /// \file
 /// The errors of the JIT back end: a C++ or CUDA source that does not compile
-/// (CompileError) and an object that cannot be loaded or linked (LoadError).
+/// (CompileError), a node the cpp linker cannot lower (LoweringError) and an
+/// object that cannot be loaded or linked (LoadError).
 ///
 /// Why: a compile failure is almost always a bug in generated code, and the person
 /// debugging it needs the compiler's diagnostics with line numbers *and* the exact
@@ -33,6 +34,33 @@ class CompileError : public Error {
  private:
   std::string diagnostics_;
   std::string source_path_;
+};
+
+/// Why the cpp linker cannot lower a node (LoweringError::reason).
+enum class LoweringReason {
+  NoLowering,     ///< no lowering is registered for the op (its perform runs, when allowed)
+  Dtype,          ///< a dtype the lowering has no C form for (" (dtype complex128)")
+  NonTensor,      ///< a variable that is not a dense tensor
+  Rank,           ///< more than THEANO_MAX_NDIM dimensions
+  NoCExpression,  ///< an elementwise scalar op (or one inside a Composite) without a C expression
+  Gpu,            ///< GPU memory where the lowering needs host arrays, or arrays of two GPU contexts
+};
+
+/// The cpp linker cannot compile a node. `what()` is the message the user sees
+/// ("the cpp linker cannot compile op Foo (dtype complex128); use linker=py");
+/// `reason()` classifies it and `detail()` is its parenthesized part
+/// (" (dtype complex128)"; " yet" for NoLowering), which the perform
+/// fallback writes into the generated code, so nothing parses the message.
+class LoweringError : public MethodNotDefined {
+ public:
+  LoweringError(const std::string& message, LoweringReason reason, std::string detail)
+      : MethodNotDefined(message), reason_(reason), detail_(std::move(detail)) {}
+  LoweringReason reason() const noexcept { return reason_; }
+  const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  LoweringReason reason_;
+  std::string detail_;
 };
 
 /// An object could not be added to the JIT, a symbol it needs is missing, or an

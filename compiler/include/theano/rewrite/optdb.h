@@ -48,8 +48,9 @@ class EquilibriumDB {
   void register_global(GraphRewriterPtr rewriter, std::vector<std::string> tags);
   /// An EquilibriumRewriter over the selected entries (registration order).
   std::shared_ptr<EquilibriumRewriter> query(const Query& q, CapPolicy cap = CapPolicy::Warn) const;
-  /// `  name [tags] : algebra` for each selected entry.
-  void summary(std::ostream& os, const Query& q, const std::string& indent) const;
+  /// `  name [tags] : algebra` for each selected entry; with a null `q`,
+  /// `  name [tags]` for every entry (the layout, print_summary()).
+  void summary(std::ostream& os, const Query* q, const std::string& indent) const;
   std::vector<std::string> names() const;
 
  private:
@@ -75,6 +76,9 @@ class SequenceDB {
   /// What `q` runs, in order: one line per stage (`position name [tags]`),
   /// then each selected rewrite of an equilibrium stage, indented.
   std::string summary(const Query& q) const;
+  /// Every stage and rewrite, selected by any query or not, without the
+  /// algebra: the layout itself.
+  std::string summary() const;
   /// The EquilibriumDB registered as stage `name` (ValueError when none).
   EquilibriumDB& equilibrium(const std::string& name) const;
   /// The stage names, in order.
@@ -88,6 +92,7 @@ class SequenceDB {
     Stage stage;
   };
   std::vector<const Entry*> ordered(const Query* q) const;
+  std::string summary(const Query* q) const;
   std::vector<Entry> entries_;
 };
 
@@ -100,6 +105,10 @@ const SequenceDB& optdb();
 Query mode_query(const std::string& mode);
 /// The rewrites mode `mode` runs, in order, with their tags.
 std::string print_summary(const std::string& mode);
+/// The whole pipeline as optdb_layout.cpp registers it: every stage (position,
+/// name, tags) in run order, each followed by its rewrites in order with their
+/// tags (tests/compiler/rewrite/test_pipeline.cpp holds it verbatim).
+std::string print_summary();
 
 /// Runs `query` from optdb on `fg`; returns the statistics of the run.
 /// `print_after`: a stage name, or "all", after which `debugprint(fg)` is

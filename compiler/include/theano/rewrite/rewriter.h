@@ -59,6 +59,13 @@ class RewriteResult {
 /// for an Elemwise also `Elemwise:<scalar op>` ("Elemwise:mul").
 std::vector<std::string> dispatch_keys(const Apply& node);
 
+/// Makes `type_name` (an Op's `type_name()`) a kind that rewrites may track.
+/// The library's ops are known from the start; a program that declares its own
+/// op calls this before registering a rewrite that tracks it in an
+/// EquilibriumDB, which rejects a track that names no op kind and no
+/// `Elemwise:<scalar op>` (ValueError naming the rewrite and the track).
+void register_op_kind(std::string_view type_name);
+
 /// Matches one node and returns its replacements. Implementations are small,
 /// stateless and carry their one-line algebra.
 class NodeRewriter {

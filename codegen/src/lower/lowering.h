@@ -26,6 +26,7 @@
 #pragma once
 
 #include <theano/codegen/code_writer.h>
+#include "theano/runtime/scalar_cast.h"
 #include <theano/graph/basic.h>
 #include <theano/runtime/dtype.h>
 

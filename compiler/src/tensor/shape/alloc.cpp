@@ -3,6 +3,8 @@
 /// given as integer scalars. Only value dimensions whose type says size 1
 /// broadcast (DESIGN.md 3.3), so the gradient (a sum over those dimensions) is
 /// decided statically.
+#include <algorithm>
+
 #include "shape_util.h"
 #include "theano/config.h"
 #include "theano/runtime/shape_rules.h"

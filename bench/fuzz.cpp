@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ostream>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <functional>
 #include <algorithm>
 #include <barrier>
 #include <chrono>

@@ -12,6 +12,7 @@
 // (--stats: each rewrite's applications, tries and time)
 #include <theano/extending.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>

@@ -8,6 +8,7 @@
 // --device: as THEANO_FLAGS device (default auto: the GPU when one is usable;
 // without one this example then takes the emulated device, so it always shows
 // the GPU path). --n: the vectors' length (default 10^6).
+#include <ostream>
 #include <algorithm>
 #include <cmath>
 #include <iostream>

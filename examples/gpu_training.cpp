@@ -11,6 +11,7 @@
 //
 // --device: as THEANO_FLAGS device (default auto: the GPU when one is usable,
 // else the emulated device, so it always shows the GPU path).
+#include <ostream>
 #include <algorithm>
 #include <cmath>
 #include <iostream>

@@ -3,8 +3,10 @@
 // op-agnostic stand-ins for add and mul defined below), prints it and walks it
 // with the graph algorithms, then trains a logistic regression with the tensor
 // language: grad, shared weights and updates through function().
+#include <iomanip>
 #include <iostream>
 
+#include <theano/graph/toposort.h>
 #include <theano/theano.hpp>
 
 namespace {

@@ -8,6 +8,7 @@
 //   logistic_regression [--steps N] [--feats N] [--samples N] [--every N]
 #include <unistd.h>
 
+#include <ostream>
 #include <algorithm>
 #include <charconv>
 #include <chrono>

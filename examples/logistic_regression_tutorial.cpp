@@ -9,6 +9,7 @@
 // the same model, written in its stable form, on two separable clouds.)
 //
 //   logistic_regression_tutorial [--steps N] [--feats N] [--samples N] [--seed N]
+#include <ostream>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

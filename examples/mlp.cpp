@@ -6,6 +6,7 @@
 // node, and writes the optimized training graph as Graphviz.
 //
 //   mlp [--epochs N] [--batch N] [--hidden N] [--samples N] [--dot FILE]
+#include <ostream>
 #include <algorithm>
 #include <charconv>
 #include <chrono>

@@ -13,6 +13,7 @@
 // more than 1e-12). Ranks on one host share the compiledir, so the training
 // function is compiled once per host; the program prints how often it was
 // compiled and loaded, summed over the ranks.
+#include <ostream>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

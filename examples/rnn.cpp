@@ -6,6 +6,7 @@
 // parameters are shared variables updated by the compiled training step.
 //
 //   rnn [--steps N] [--seq N] [--batch N] [--hidden N] [--every N]
+#include <ostream>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

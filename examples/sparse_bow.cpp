@@ -6,6 +6,8 @@
 // read as CSC, no transposed copy.
 //
 //   sparse_bow [--docs N] [--vocab N] [--words N] [--steps N] [--every N]
+#include <algorithm>
+#include <ostream>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <functional>
+#include <map>
+#include <mutex>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mutex>
 #include <cctype>
 #include <cerrno>
 #include <charconv>

@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <algorithm>
+#include <map>
 #include <charconv>
 #include <climits>
 #include <sstream>

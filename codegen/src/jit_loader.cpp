@@ -23,14 +23,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <condition_variable>
-#include <chrono>
 #include <mutex>
 #include <set>
-#include <unordered_map>
 #include <thread>
+#include <unordered_map>
 
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
 // last reader of any view of it, then slots reused greedily in toposort order.
 #include "memory_plan.h"
 
+#include <unordered_map>
 #include <algorithm>
 #include <functional>
 

@@ -6,6 +6,7 @@
 
 #include "strided_loop.h"
 #include "theano/runtime/ndarray.h"
+#include "theano/runtime/scalar_cast.h"
 
 namespace theano {
 namespace {

@@ -11,6 +11,7 @@
 // the sum of the live blocks' sizes and reserved_ the sum of the chunks' sizes.
 #include "theano/runtime/device_allocator.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>

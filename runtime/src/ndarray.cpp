@@ -4,6 +4,8 @@
 
 #include "theano/runtime/buffer_cache.h"
 
+#include <complex>
+#include <functional>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "device_copy.h"
 #include "strided_loop.h"
 #include "theano/runtime/memory_error.h"
+#include "theano/runtime/scalar_cast.h"
 #include "theano/runtime/shape_rules.h"
 
 namespace theano {
@@ -138,6 +141,17 @@ std::byte* NDArray::element_ptr(std::span<const int64_t> index) const {
     p += i * strides_[ax];
   }
   return p;
+}
+
+void NDArray::item_into(DType to, void* out) const {
+  const void* p = single_element_ptr();  // (checks that the array is on the host)
+  visit_dtype(to, [&](auto to_tag) {
+    using T = typename decltype(to_tag)::type;
+    *static_cast<T*>(out) = visit_dtype(dtype_, [p](auto tag) -> T {
+      using S = typename decltype(tag)::type;
+      return scalar_cast<T>(*static_cast<const S*>(p));
+    });
+  });
 }
 
 const void* NDArray::single_element_ptr() const {

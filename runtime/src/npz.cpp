@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
-#include <new>
 #include <span>
 #include <string>
 #include <string_view>

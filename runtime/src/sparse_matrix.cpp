@@ -2,13 +2,15 @@
 // dense conversion, transpose and format change. .npz I/O lives in npz.cpp.
 #include "theano/runtime/sparse_matrix.h"
 
+#include <complex>
+#include <array>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <new>
-#include <stdexcept>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "theano/runtime/error.h"

@@ -24,6 +24,8 @@
 
 #include <boost/interprocess/sync/file_lock.hpp>
 
+#include <algorithm>
+#include <iomanip>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -15,6 +15,8 @@
 
 #include <boost/interprocess/sync/file_lock.hpp>
 
+#include <functional>
+#include <iomanip>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>

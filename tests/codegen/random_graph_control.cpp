@@ -9,6 +9,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <optional>

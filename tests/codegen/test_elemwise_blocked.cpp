@@ -14,6 +14,7 @@
 #include <theano/tensor/scalar.h>
 #include <theano/tensor/type.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>

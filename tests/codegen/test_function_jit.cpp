@@ -12,6 +12,7 @@
 #include <theano/tensor/reduction.h>
 #include <theano/tensor/type.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>

@@ -11,6 +11,7 @@
 #include <theano/printing.h>
 #include <theano/theano.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

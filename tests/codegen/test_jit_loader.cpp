@@ -8,6 +8,7 @@
 #include "codegen/jit_test_util.h"
 #include "test_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <dlfcn.h>
 #include <string>

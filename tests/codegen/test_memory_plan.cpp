@@ -11,6 +11,7 @@
 #include <theano/tensor/scalar.h>
 #include <theano/tensor/type.h>
 
+#include <cmath>
 #include <regex>
 #include <set>
 #include <string>

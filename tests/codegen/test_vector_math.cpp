@@ -8,6 +8,7 @@
 #include <theano/codegen/c_linker.h>
 #include <theano/codegen/clang_compiler.h>
 
+#include <limits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

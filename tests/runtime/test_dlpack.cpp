@@ -1,6 +1,8 @@
 // DLPack: zero-copy export/import, the deleter contract (called exactly once, when the
 // last view dies, also on rejected tensors), dtype codes (bool = 6), strides in
 // elements, byte_offset, and rejection of non-CPU devices and vector lanes.
+#include <complex>
+
 #include <doctest/doctest.h>
 
 #include "theano/runtime/dlpack.h"

@@ -3,6 +3,7 @@
 // numpy.can_cast with 'safe' / 'same_kind'), so any disagreement is a bug here.
 #include <doctest/doctest.h>
 
+#include <complex>
 #include <cmath>
 #include <cstring>
 #include <limits>

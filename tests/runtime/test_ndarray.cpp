@@ -2,6 +2,7 @@
 // assign/fill, array_equal / allclose / content_hash.
 #include <doctest/doctest.h>
 
+#include <complex>
 #include <cmath>
 #include <cstdint>
 #include <limits>

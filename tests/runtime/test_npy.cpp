@@ -5,6 +5,8 @@
 // Fixtures: tests/data/npy/make_fixtures.py (values follow fixture_values below).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <complex>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "theano/runtime/npy.h"
+#include "theano/runtime/scalar_cast.h"
 
 using namespace theano;
 

@@ -4,6 +4,7 @@
 // compared with their dense .npy; save_npz round trips; malformed files refused.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <theano/runtime/error.h>
 
+#include <mutex>
 #include <climits>
 #include <map>
 

@@ -6,6 +6,7 @@
 #include <theano/runtime/error.h>
 #include <ucontext.h>
 
+#include <mutex>
 #include <chrono>
 #include <memory>
 

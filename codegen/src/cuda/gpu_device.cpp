@@ -4,6 +4,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <mutex>
 #include <climits>
 
 #include "cublas.h"

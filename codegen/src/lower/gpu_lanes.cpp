@@ -1,5 +1,8 @@
 // Lane kernels on the GPU (gpu_lanes.h): the host-side lane walk and the
 // kernel-side addressing.
+#include <algorithm>
+#include <functional>
+
 #include "gpu_lanes.h"
 
 #include <theano/runtime/error.h>

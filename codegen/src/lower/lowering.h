@@ -29,6 +29,7 @@
 #include <theano/codegen/errors.h>
 #include <theano/graph/basic.h>
 #include <theano/runtime/dtype.h>
+#include <theano/runtime/scalar_cast.h>
 
 #include <cstdint>
 #include <string>

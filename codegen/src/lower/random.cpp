@@ -19,6 +19,7 @@
 #include <theano/tensor/random.h>
 #include <theano/tensor/type.h>
 
+#include <complex>
 #include <algorithm>
 #include <cstdio>
 #include <limits>

@@ -15,6 +15,7 @@
 #include <theano/tensor/subtensor.h>
 #include <theano/tensor/type.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>

@@ -7,10 +7,10 @@
 /// there costs one warning naming the closest declared key).
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
 
+#include "theano/graph/small_map.h"
 #include "theano/runtime/dtype.h"
 
 namespace theano {
@@ -21,8 +21,8 @@ struct Config {
   /// Frames of the user's call stack recorded for each new Variable (0: none;
   /// see graph/creation_site.h). From `traceback_limit` or `traceback__limit`.
   int traceback_limit = 0;
-  /// Every `key=value` pair of THEANO_FLAGS, in the order of the map.
-  std::map<std::string, std::string> flags;
+  /// Every `key=value` pair of THEANO_FLAGS, sorted by key.
+  SmallMap<std::string, std::string> flags;
 
   /// Parses `THEANO_FLAGS` text; throws ValueError naming a malformed entry or
   /// a bad value of a registered key.

@@ -20,9 +20,9 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
+#include "theano/function_ref.h"
 #include "theano/gradient.h"
 #include "theano/graph/basic.h"
 #include "theano/runtime/ndarray.h"
@@ -38,7 +38,7 @@ struct VerifyGradOptions {
 
 /// Throws theano::GradientError naming the input, the element, the max abs/rel
 /// errors and both gradients when they differ.
-void verify_grad(const std::function<Var(const std::vector<Var>&)>& fun, const std::vector<NDArray>& point,
+void verify_grad(FunctionRef<Var(const std::vector<Var>&)> fun, const std::vector<NDArray>& point,
                  VerifyGradOptions options = {});
 
 /// Throws ShapeError naming the op and both shapes when an output's inferred

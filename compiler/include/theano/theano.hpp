@@ -4,11 +4,14 @@
 /// tensors in `theano::tensor`, sparse matrices in `theano::sparse`).
 ///
 /// It leaves out what only Op authors and rewrite writers need (the Features of
-/// a FunctionGraph, the rewriters and optdb, view_roots): those are in
+/// a FunctionGraph, the rewriters and optdb, view_roots, pprint's printer
+/// table, clone_get_equiv, stack_search, io_toposort): those are in
 /// `theano/extending.hpp`, or include the one header you use. Every header
 /// here is included by each user translation unit, so keep it light to compile
-/// (bench/build_time.sh measures it): no heavy standard header in a
-/// signature where a declaration will do.
+/// (bench/build_time.sh measures it): none of <functional>, <map>,
+/// <unordered_map>, <variant>, <sstream>, <mutex>, <deque>, <complex> (only
+/// declared, runtime/complex_fwd.h); std::function's role is played by
+/// theano/function_ref.h, std::map's by graph/small_map.h.
 #pragma once
 
 #include "theano/config.h"

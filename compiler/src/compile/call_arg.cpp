@@ -3,7 +3,9 @@
 /// into an input's type by value, as Theano's TensorType.filter converts a
 /// Python value; In's default value given as a literal.
 #include "theano/compile/call_arg.h"
+#include "theano/runtime/scalar_cast.h"
 
+#include <complex>
 #include <sstream>
 
 #include "theano/compile/function.h"
@@ -121,6 +123,11 @@ NDArray Literal::to_array() const {
 }
 
 Arg::Arg(NDArray value) : array_(std::move(value)) {}
+Arg::~Arg() = default;
+Arg::Arg(const Arg&) = default;
+Arg::Arg(Arg&&) noexcept = default;
+Arg& Arg::operator=(const Arg&) = default;
+Arg& Arg::operator=(Arg&&) noexcept = default;
 Arg::Arg(Literal literal) : literal_(std::move(literal)) {}
 Arg::Arg(std::initializer_list<Literal> items) : literal_(Literal(items)) {}
 
@@ -177,6 +184,12 @@ NDArray in_value(const Var& v, const Arg& value) {
 }
 
 }  // namespace
+
+In::~In() = default;
+In::In(const In&) = default;
+In::In(In&&) noexcept = default;
+In& In::operator=(const In&) = default;
+In& In::operator=(In&&) noexcept = default;
 
 In::In(const Var& v, const Arg& default_value, std::string name_)
     : variable(v), name(std::move(name_)), value(in_value(v, default_value)) {}

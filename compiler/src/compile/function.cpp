@@ -478,6 +478,10 @@ void link_thunk(Build& b, const Linker& linker) {
 
 }  // namespace
 
+Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs) {
+  return function(inputs, outputs, FunctionOptions{});
+}
+
 Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options) {
   ForkGuard no_fork_while_compiling;  // a fork waits for this compile (fork_guard.h)
   SuppressCreationSites quiet;        // the user's variables exist already; clones copy their sites

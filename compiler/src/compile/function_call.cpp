@@ -339,9 +339,17 @@ NDArray Function::input_value(std::size_t i) const {
   return defaults_[i]->value.copy();
 }
 
+Function::~Function() = default;
+Function::Function(const Function&) = default;
+Function::Function(Function&&) noexcept = default;
+Function& Function::operator=(const Function&) = default;
+Function& Function::operator=(Function&&) noexcept = default;
+
 const std::vector<Var>& Function::inputs() const { return impl_->input_vars; }
 const std::vector<Var>& Function::outputs() const { return impl_->user_outputs; }
-const std::vector<std::pair<Var, Var>>& Function::updates() const { return impl_->updates; }
+const std::vector<std::pair<Var, Var>>& Function::updates() const {
+  return swapped_ ? swapped_->updates : impl_->updates;
+}
 const FunctionGraph& Function::fgraph() const {
   const detail::FunctionImpl& f = *impl_;
   if (!f.optimize_later) return *f.fgraph;

@@ -43,7 +43,22 @@ Function compile_without_updates(const FunctionImpl& f, const std::vector<std::s
 
 }  // namespace
 
-const Var& Function::shared_var(std::size_t k) const { return swapped_ ? (*swapped_)[k] : impl_->shared_vars[k]; }
+const Var& Function::shared_var(std::size_t k) const { return swapped_ ? swapped_->vars[k] : impl_->shared_vars[k]; }
+
+namespace {
+
+/// The Swapped view of `impl` with `vars` standing for its shared variables.
+std::shared_ptr<const detail::Swapped> make_swapped(const FunctionImpl& impl, std::vector<Var> vars) {
+  auto s = std::make_shared<detail::Swapped>();
+  s->updates = impl.updates;
+  for (auto& [var, expr] : s->updates)
+    for (std::size_t k = 0; k < impl.shared_vars.size(); ++k)
+      if (impl.shared_vars[k] == var) var = vars[k];
+  s->vars = std::move(vars);
+  return s;
+}
+
+}  // namespace
 
 Function Function::copy(bool share_memory) const {
   CopyOptions options;
@@ -67,7 +82,7 @@ Function Function::copy(const CopyOptions& options) const {
       r.shared_[k] = shared_[j];
       vars.push_back(shared_var(j));
     }
-    if (swapped_) r.swapped_ = std::make_shared<const std::vector<Var>>(std::move(vars));
+    if (swapped_) r.swapped_ = make_swapped(*r.impl_, std::move(vars));
   } else {
     r = *this;
     for (auto& d : r.defaults_)
@@ -99,7 +114,7 @@ Function Function::copy(const CopyOptions& options) const {
     r.shared_[k] = as_shared(to)->storage();
     vars[k] = to;
   }
-  r.swapped_ = std::make_shared<const std::vector<Var>>(std::move(vars));
+  r.swapped_ = make_swapped(*r.impl_, std::move(vars));
   return r;
 }
 

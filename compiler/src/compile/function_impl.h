@@ -58,4 +58,13 @@ struct FunctionImpl {
   std::string what() const { return name.empty() ? std::string("function") : "function \"" + name + "\""; }
 };
 
+/// A copy(swap)'s view of its shared variables: `vars[k]` stands for
+/// FunctionImpl::shared_vars[k] (the replacement where one was swapped in),
+/// and `updates` are FunctionImpl::updates with the same substitution of the
+/// updated variables.
+struct Swapped {
+  std::vector<Var> vars;
+  std::vector<std::pair<Var, Var>> updates;
+};
+
 }  // namespace theano::detail

@@ -2,6 +2,7 @@
 // first, then a toposort with the extra "condition before guarded node" edges.
 #include "theano/compile/lazy_schedule.h"
 
+#include <functional>
 #include <algorithm>
 #include <optional>
 #include <unordered_map>

@@ -5,6 +5,7 @@
 /// call `register_linker` at start-up.
 #include "theano/compile/linker.h"
 
+#include <functional>
 #include <algorithm>
 #include <cctype>
 #include <map>

@@ -44,7 +44,7 @@ class Writer {
 };
 
 void write_prop(Writer& w, const PropValue& v) {
-  std::visit(
+  v.visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, bool>) {
@@ -67,8 +67,7 @@ void write_prop(Writer& w, const PropValue& v) {
           w.word("t");
           w.str(dtype_name(x));
         }
-      },
-      v);
+      });
 }
 
 void write_bools(Writer& w, std::string_view what, const std::vector<bool>& bits) {

@@ -60,6 +60,18 @@ void SharedVariable::set_value(const NDArray& value, bool borrow) {
   storage_->value = (!borrow && v.shares_buffer(value)) ? v.copy() : v;
 }
 
+void SharedVariable::set_value(const Arg& value, bool borrow) {
+  if (!value.literal()) return set_value(value.array(), borrow);
+  NDArray v;
+  try {
+    v = value.value_for(*type(), strict_, allow_downcast_);
+  } catch (Error& e) {
+    e.add_context("(the new value of shared variable " + str() + ")");
+    throw;
+  }
+  set_value(v, /*borrow=*/true);  // a fresh array: nothing to alias
+}
+
 Var SharedVariable::default_update() const {
   if (!default_update_) return Var();
   Var self(const_cast<SharedVariable*>(this));
@@ -150,6 +162,10 @@ NDArray get_value(const Var& shared_var, bool borrow, bool return_internal_type)
 }
 
 void set_value(const Var& shared_var, const NDArray& value, bool borrow) {
+  require_shared(shared_var, "set_value").set_value(value, borrow);
+}
+
+void set_value(const Var& shared_var, const Arg& value, bool borrow) {
   require_shared(shared_var, "set_value").set_value(value, borrow);
 }
 

@@ -46,13 +46,16 @@ Var inner_var(const TensorType& t, int drop, const std::string& name) {
 
 std::string label(const Var& v, const std::string& fallback) { return v.name().empty() ? fallback : v.name(); }
 
-StepFn plain_step(const std::function<std::vector<Var>(const std::vector<Var>&)>& f) {
-  return [f](const std::vector<Var>& a) { return StepResult{f(a), {}, Var()}; };
-}
-
 }  // namespace
 
 ScanResult scan(const StepFn& step, const ScanArgs& args) { return detail::scan(step, detail::kVectorStep, args); }
+
+const Var& ScanResult::output() const {
+  THEANO_USER_CHECK(outputs.size() == 1, ValueError)
+      << "ScanResult::output(): the scan has " << outputs.size()
+      << " outputs; use `outputs[i]` (output() is for a scan with one output)";
+  return outputs[0];
+}
 
 namespace {
 
@@ -80,7 +83,6 @@ std::string argument_kinds(std::size_t slices, std::size_t taps, std::size_t non
 
 ScanResult detail::scan(const StepFn& step, std::size_t arity, const ScanArgs& args) {
   const std::string& nm = args.name();
-  THEANO_USER_CHECK(static_cast<bool>(step), ValueError) << nm << ": no step function";
   check_options(args);
   ScanInfo info;
   info.name = nm;
@@ -360,38 +362,33 @@ Var last_value(const Var& stacked, const Var& if_empty) {
 }
 
 
-std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                          const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences,
-                          const std::string& name) {
+std::vector<Var> scan_map(const StepFn& f, const std::vector<SeqInfo>& sequences,
+                          const std::vector<Var>& non_sequences, const std::string& name) {
   // No outputs_info: every output of f is a map output.
-  return scan(plain_step(f), ScanArgs().sequences(sequences).non_sequences(non_sequences).name(name)).outputs;
+  return scan(f, ScanArgs().sequences(sequences).non_sequences(non_sequences).name(name)).outputs;
 }
 
-std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                             const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+ScanArgs detail::reduce_args(const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
                              const std::vector<Var>& non_sequences, bool go_backwards, const std::string& name) {
-  ScanResult r =
-      scan(plain_step(f), ScanArgs()
-                              .sequences(sequences)
-                              .outputs_info(std::vector<OutputInfo>(outputs_info.begin(), outputs_info.end()))
-                              .non_sequences(non_sequences)
-                              .go_backwards(go_backwards)
-                              .name(name));
+  return ScanArgs()
+      .sequences(sequences)
+      .outputs_info(std::vector<OutputInfo>(outputs_info.begin(), outputs_info.end()))
+      .non_sequences(non_sequences)
+      .go_backwards(go_backwards)
+      .name(name);
+}
+
+std::vector<Var> detail::last_values(const ScanResult& r, const std::vector<Var>& outputs_info) {
   std::vector<Var> last;
   for (std::size_t k = 0; k < r.outputs.size(); ++k) last.push_back(last_value(r.outputs[k], outputs_info[k]));
   return last;
 }
 
-std::vector<Var> foldl(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
-                       const std::vector<Var>& non_sequences) {
-  return scan_reduce(f, sequences, outputs_info, non_sequences, false, "foldl");
-}
-
-std::vector<Var> foldr(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
-                       const std::vector<Var>& non_sequences) {
-  return scan_reduce(f, sequences, outputs_info, non_sequences, true, "foldr");
+std::vector<Var> scan_reduce(const StepFn& f, const std::vector<SeqInfo>& sequences,
+                             const std::vector<Var>& outputs_info, const std::vector<Var>& non_sequences,
+                             bool go_backwards, const std::string& name) {
+  return detail::last_values(scan(f, detail::reduce_args(sequences, outputs_info, non_sequences, go_backwards, name)),
+                             outputs_info);
 }
 
 }  // namespace theano

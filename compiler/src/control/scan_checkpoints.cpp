@@ -71,7 +71,6 @@ ScanResult scan_checkpoints(const StepFn& step, const ScanArgs& args) {
 
 ScanResult detail::scan_checkpoints(const StepFn& step, std::size_t arity, const ScanArgs& args) {
   const std::string& nm = args.name();
-  THEANO_USER_CHECK(static_cast<bool>(step), ValueError) << nm << ": no step function";
   const std::int64_t N = args.save_every_N().value_or(10);
   const bool padding = args.padding().value_or(true);
   THEANO_USER_CHECK(N >= 1, ValueError) << nm << ": save_every_N is " << N << "; it must be >= 1";
@@ -116,7 +115,7 @@ ScanResult detail::scan_checkpoints(const StepFn& step, std::size_t arity, const
   for (const OutputInfo& o : outs) nr += o.initial ? 1 : 0;
 
   // The user's step may not stop early: the outer scan would still run every block.
-  const StepFn no_until = [&](const std::vector<Var>& a) {
+  const auto no_until = [&](const std::vector<Var>& a) {
     StepResult r = step(a);
     THEANO_USER_CHECK(!r.until, ValueError) << nm << ": scan_checkpoints does not support an until condition";
     return r;

@@ -3,6 +3,7 @@
 /// host loop over the inner graph, optimized once and run by the reference
 /// VM), shapes and identity. The builder is scan_build.cpp, the gradient
 /// scan_grad.cpp.
+#include <mutex>
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -89,8 +90,16 @@ struct Scan::Program {
   std::unique_ptr<Thunk> thunk;
 };
 
+struct Scan::LazyProgram {
+  std::once_flag once;
+  std::shared_ptr<const Program> program;
+};
+
 Scan::Scan(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> inner_outputs)
-    : info_(std::move(info)), inner_inputs_(std::move(inner_inputs)), inner_outputs_(std::move(inner_outputs)) {
+    : info_(std::move(info)),
+      inner_inputs_(std::move(inner_inputs)),
+      inner_outputs_(std::move(inner_outputs)),
+      program_(std::make_unique<LazyProgram>()) {
   // One spelling of "every output stacked", so equal scans compare equal.
   info_.check_taps();
   if (std::none_of(info_.rec_last.begin(), info_.rec_last.end(), [](bool b) { return b; })) info_.rec_last.clear();
@@ -154,15 +163,15 @@ bool Scan::equals(const Op& other) const {
 std::size_t Scan::hash() const { return Op::hash() ^ (inner_outputs_.size() * 0x9e3779b97f4a7c15ULL); }
 
 const Scan::Program& Scan::program() const {
-  std::call_once(program_once_, [this] {
+  std::call_once(program_->once, [this] {
     auto p = std::make_shared<Program>();
     auto fg = std::make_shared<FunctionGraph>(inner_inputs_, inner_outputs_, std::vector<FeaturePtr>{}, /*clone=*/true);
     rewrite::optimize(*fg, rewrite::mode_query("fast_run"));
     p->thunk = make_perform_linker()->make_thunk(fg, LinkOptions{});
     p->fg = std::move(fg);
-    program_ = std::move(p);
+    program_->program = std::move(p);
   });
-  return *program_;
+  return *program_->program;
 }
 
 std::shared_ptr<const FunctionGraph> Scan::optimized_inner() const { return program().fg; }

@@ -2,11 +2,14 @@
 // destroyer orderings and the consistency rules (see destroy_handler.h).
 #include "theano/fgraph/destroy_handler.h"
 
+#include <unordered_map>
+#include <unordered_set>
 #include <algorithm>
 #include <sstream>
 
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/clone.h"
+#include "theano/graph/equiv.h"
 #include "theano/graph/toposort.h"
 
 namespace theano {

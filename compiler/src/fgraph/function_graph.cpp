@@ -1,7 +1,9 @@
 // FunctionGraph construction and the mutation API: import, change_input,
 // replace, client removal and pruning (see function_graph.h for invariants).
+#include "tables.h"
 #include "theano/fgraph/function_graph.h"
 
+#include <unordered_set>
 #include <algorithm>
 #include <iostream>
 #include <sstream>
@@ -9,6 +11,8 @@
 #include "membership.h"
 #include "theano/fgraph/replace_validate.h"
 #include "theano/graph/clone.h"
+#include "theano/graph/equiv.h"
+#include "theano/graph/toposort.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
@@ -37,7 +41,8 @@ void check_not_elsewhere(const void* key, const FunctionGraph* self, What&& what
 // ---------------------------------------------------------------- construction
 
 FunctionGraph::FunctionGraph(std::vector<Var> inputs, std::vector<Var> outputs, std::vector<FeaturePtr> features,
-                             bool clone) {
+                             bool clone)
+    : tables_(std::make_unique<Tables>()) {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     THEANO_USER_CHECK(inputs[i], ValueError) << "FunctionGraph: input " << i << " is a null Var";
   for (std::size_t i = 0; i < outputs.size(); ++i)
@@ -80,14 +85,14 @@ void FunctionGraph::release_all() noexcept {
     } catch (...) {  // a destructor path: nothing sensible to do with it
     }
   }
-  for (const auto& [node, ptr] : nodes_) fgraph_membership::release(node, this);
-  for (const auto& [var, entry] : vars_)
+  for (const auto& [node, ptr] : tables_->nodes) fgraph_membership::release(node, this);
+  for (const auto& [var, entry] : tables_->vars)
     if (registers(entry.var)) fgraph_membership::release(var, this);
   for (const Var& in : inputs_) fgraph_membership::release(in.get(), this);
   topo_.reset();
-  nodes_.clear();
-  vars_.clear();
-  input_set_.clear();
+  tables_->nodes.clear();
+  tables_->vars.clear();
+  tables_->input_set.clear();
   outputs_.clear();
   inputs_.clear();
 }
@@ -96,25 +101,31 @@ void FunctionGraph::disown() { release_all(); }
 
 // ---------------------------------------------------------------- contents
 
+std::size_t FunctionGraph::num_apply_nodes() const noexcept { return tables_->nodes.size(); }
+std::size_t FunctionGraph::num_variables() const noexcept { return tables_->vars.size(); }
+bool FunctionGraph::contains(const Apply* node) const { return tables_->nodes.count(node) != 0; }
+bool FunctionGraph::contains(const Var& var) const { return tables_->vars.count(var.get()) != 0; }
+bool FunctionGraph::is_input(const Var& var) const { return tables_->input_set.count(var.get()) != 0; }
+
 std::vector<Apply*> FunctionGraph::apply_nodes() const {
   std::vector<Apply*> r;
-  r.reserve(nodes_.size());
-  for (const auto& [node, ptr] : nodes_) r.push_back(ptr.get());
+  r.reserve(tables_->nodes.size());
+  for (const auto& [node, ptr] : tables_->nodes) r.push_back(ptr.get());
   std::sort(r.begin(), r.end(), [](const Apply* a, const Apply* b) { return a->id() < b->id(); });
   return r;
 }
 
 std::vector<Var> FunctionGraph::variables() const {
   std::vector<Var> r;
-  r.reserve(vars_.size());
-  for (const auto& [var, entry] : vars_) r.push_back(entry.var);
+  r.reserve(tables_->vars.size());
+  for (const auto& [var, entry] : tables_->vars) r.push_back(entry.var);
   std::sort(r.begin(), r.end(), [](const Var& a, const Var& b) { return a.id() < b.id(); });
   return r;
 }
 
 const std::vector<Client>& FunctionGraph::clients(const Var& var) const {
-  auto it = vars_.find(var.get());
-  return it == vars_.end() ? no_clients() : it->second.clients;
+  auto it = tables_->vars.find(var.get());
+  return it == tables_->vars.end() ? no_clients() : it->second.clients;
 }
 
 std::string FunctionGraph::describe(const Apply* node) const {
@@ -127,7 +138,7 @@ std::string FunctionGraph::describe(const Apply* node) const {
 // ---------------------------------------------------------------- import
 
 FunctionGraph::VarEntry& FunctionGraph::setup_var(const Var& var) {
-  auto [it, fresh] = vars_.try_emplace(var.get(), VarEntry{var, {}});
+  auto [it, fresh] = tables_->vars.try_emplace(var.get(), VarEntry{var, {}});
   if (fresh && registers(var)) fgraph_membership::claim(var.get(), this);
   return it->second;
 }
@@ -140,7 +151,7 @@ void FunctionGraph::add_input(const Var& var, bool check) {
   if (check && is_input(var)) return;
   if (registers(var)) check_not_elsewhere(var.get(), this, [&] { return "variable " + var.str(); });
   inputs_.push_back(var);
-  input_set_.insert(var.get());
+  tables_->input_set.insert(var.get());
   setup_var(var);
   topo_.reset();
 }
@@ -149,7 +160,7 @@ void FunctionGraph::add_output(const Var& var, std::string_view reason, bool imp
   THEANO_USER_CHECK(var, ValueError) << "add_output: null Var";
   import_var(var, reason, import_missing);
   outputs_.push_back(var);
-  vars_.at(var.get()).clients.push_back(Client::output(static_cast<int>(outputs_.size()) - 1));
+  tables_->vars.at(var.get()).clients.push_back(Client::output(static_cast<int>(outputs_.size()) - 1));
   topo_.reset();
 }
 
@@ -200,7 +211,7 @@ void FunctionGraph::import_node(Apply& node, bool check, std::string_view reason
   for (const Var& m : missing) add_input(m);
 
   for (Apply* n : new_nodes) {
-    nodes_.emplace(n, ApplyPtr(n));
+    tables_->nodes.emplace(n, ApplyPtr(n));
     fgraph_membership::claim(n, this);
     for (int o = 0; o < n->nout(); ++o) setup_var(n->output(o));
     for (int i = 0; i < n->nin(); ++i) setup_var(n->input(i)).clients.push_back(Client{n, i});
@@ -242,7 +253,7 @@ void FunctionGraph::change_input(Apply* node, int i, const Var& new_var, std::st
   else
     outputs_[static_cast<std::size_t>(i)] = new_var;
   const Client use{node, i};
-  vars_.at(new_var.get()).clients.push_back(use);
+  tables_->vars.at(new_var.get()).clients.push_back(use);
   topo_.reset();
   remove_client(old, use, reason);
   execute_callbacks(&Feature::on_change_input, node, i, old, new_var, reason);
@@ -294,17 +305,17 @@ void FunctionGraph::replace_all_validate(const std::vector<std::pair<Var, Var>>&
 // ---------------------------------------------------------------- removal
 
 void FunctionGraph::erase_client(const Var& var, const Client& client) {
-  auto it = vars_.find(var.get());
-  if (it == vars_.end()) return;
+  auto it = tables_->vars.find(var.get());
+  if (it == tables_->vars.end()) return;
   std::vector<Client>& cl = it->second.clients;
   if (auto pos = std::find(cl.begin(), cl.end(), client); pos != cl.end()) cl.erase(pos);
 }
 
 void FunctionGraph::drop_var(const Variable* var) {
-  auto it = vars_.find(var);
-  if (it == vars_.end()) return;
+  auto it = tables_->vars.find(var);
+  if (it == tables_->vars.end()) return;
   if (registers(it->second.var)) fgraph_membership::release(var, this);
-  vars_.erase(it);
+  tables_->vars.erase(it);
 }
 
 void FunctionGraph::remove_client(const Var& var, Client client, std::string_view reason) {
@@ -318,8 +329,8 @@ void FunctionGraph::prune_unused(std::vector<Var> check, std::string_view reason
   while (!check.empty()) {
     const Var v = std::move(check.back());
     check.pop_back();
-    auto it = vars_.find(v.get());
-    if (it == vars_.end() || !it->second.clients.empty()) continue;
+    auto it = tables_->vars.find(v.get());
+    if (it == tables_->vars.end() || !it->second.clients.empty()) continue;
     Apply* n = v.owner();
     if (!n) {
       if (!is_input(v)) drop_var(v.get());
@@ -330,7 +341,7 @@ void FunctionGraph::prune_unused(std::vector<Var> check, std::string_view reason
     for (int o = 0; o < n->nout() && !used; ++o) used = !clients(n->output(o)).empty();
     if (used) continue;
     const ApplyPtr keep(n);  // the entries erased below may hold the last references
-    nodes_.erase(n);
+    tables_->nodes.erase(n);
     fgraph_membership::release(n, this);
     for (int o = 0; o < n->nout(); ++o) drop_var(n->output(o).get());
     for (int i = 0; i < n->nin(); ++i) erase_client(n->input(i), Client{n, i});
@@ -348,7 +359,7 @@ void FunctionGraph::remove_output(int i, std::string_view reason) {
   erase_client(var, Client::output(i));
   outputs_.erase(outputs_.begin() + i);
   for (std::size_t j = static_cast<std::size_t>(i); j < outputs_.size(); ++j) {
-    std::vector<Client>& cl = vars_.at(outputs_[j].get()).clients;
+    std::vector<Client>& cl = tables_->vars.at(outputs_[j].get()).clients;
     auto pos = std::find(cl.begin(), cl.end(), Client::output(static_cast<int>(j) + 1));
     THEANO_INTERNAL_CHECK(pos != cl.end()) << "output " << j + 1 << " has no output sentinel in its clients";
     *pos = Client::output(static_cast<int>(j));
@@ -382,8 +393,8 @@ void FunctionGraph::remove_node(Apply& node, std::string_view reason) {
   for (const ApplyPtr& n : order) {
     if (!contains(n.get()) || n->nout() == 0) continue;
     for (int o = 0; o < n->nout(); ++o) {
-      auto it = vars_.find(n->output(o).get());
-      if (it != vars_.end()) it->second.clients.clear();
+      auto it = tables_->vars.find(n->output(o).get());
+      if (it != tables_->vars.end()) it->second.clients.clear();
     }
     prune_unused({n->output(0)}, reason);
   }

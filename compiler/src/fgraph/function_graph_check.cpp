@@ -1,10 +1,13 @@
 // FunctionGraph's self-check (check_integrity), copies (clone,
 // clone_get_equiv) and printing.
+#include <unordered_set>
 #include <algorithm>
 #include <ostream>
 #include <sstream>
 
+#include "theano/graph/equiv.h"
 #include "membership.h"
+#include "tables.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/as_string.h"
 #include "theano/graph/traversal.h"
@@ -40,8 +43,8 @@ void FunctionGraph::check_integrity() const {
   {
     std::vector<const Apply*> missing, excess;
     for (const Apply* n : expected_nodes)
-      if (!nodes_.count(n)) missing.push_back(n);
-    for (const auto& [n, ptr] : nodes_)
+      if (!tables_->nodes.count(n)) missing.push_back(n);
+    for (const auto& [n, ptr] : tables_->nodes)
       if (!expected_nodes.count(n)) excess.push_back(n);
     THEANO_INTERNAL_CHECK(missing.empty() && excess.empty())
         << "FunctionGraph::check_integrity: the cached nodes differ from the nodes between the inputs and the "
@@ -55,8 +58,8 @@ void FunctionGraph::check_integrity() const {
   {
     std::vector<const Variable*> missing, excess;
     for (const Variable* v : expected_vars)
-      if (!vars_.count(v)) missing.push_back(v);
-    for (const auto& [v, entry] : vars_)
+      if (!tables_->vars.count(v)) missing.push_back(v);
+    for (const auto& [v, entry] : tables_->vars)
       if (!expected_vars.count(v)) excess.push_back(v);
     auto name = [](const Variable* v) { return v->str(); };
     THEANO_INTERNAL_CHECK(missing.empty() && excess.empty())
@@ -64,15 +67,15 @@ void FunctionGraph::check_integrity() const {
         << "and the outputs; missing: [" << list_of(missing.begin(), missing.end(), name) << "], in excess: ["
         << list_of(excess.begin(), excess.end(), name) << "]";
   }
-  // Inputs are owner-less, listed once, and mirrored by input_set_.
-  THEANO_INTERNAL_CHECK(input_set_.size() == inputs_.size())
-      << "FunctionGraph::check_integrity: " << inputs_.size() << " inputs but " << input_set_.size()
+  // Inputs are owner-less, listed once, and mirrored by tables_->input_set.
+  THEANO_INTERNAL_CHECK(tables_->input_set.size() == inputs_.size())
+      << "FunctionGraph::check_integrity: " << inputs_.size() << " inputs but " << tables_->input_set.size()
       << " distinct ones are recorded";
   for (const Var& in : inputs_)
-    THEANO_INTERNAL_CHECK(!in.owner() && input_set_.count(in.get()))
+    THEANO_INTERNAL_CHECK(!in.owner() && tables_->input_set.count(in.get()))
         << "FunctionGraph::check_integrity: input " << in.str() << " has an owner or is not recorded as an input";
   // Every use is recorded once, and every record is a use.
-  for (const auto& [n, ptr] : nodes_) {
+  for (const auto& [n, ptr] : tables_->nodes) {
     for (int i = 0; i < n->nin(); ++i) {
       const std::vector<Client>& cl = clients(n->input(i));
       THEANO_INTERNAL_CHECK(std::count(cl.begin(), cl.end(), Client{const_cast<Apply*>(n), i}) == 1)
@@ -88,7 +91,7 @@ void FunctionGraph::check_integrity() const {
         << "FunctionGraph::check_integrity: output " << j << " (" << outputs_[j].str()
         << ") does not carry exactly one output sentinel " << j << " among its clients";
   }
-  for (const auto& [v, entry] : vars_) {
+  for (const auto& [v, entry] : tables_->vars) {
     THEANO_INTERNAL_CHECK(entry.var.get() == v) << "FunctionGraph::check_integrity: variable entry mismatch";
     for (const Client& c : entry.clients) {
       if (c.is_output()) {
@@ -97,14 +100,14 @@ void FunctionGraph::check_integrity() const {
             << "FunctionGraph::check_integrity: " << v->str() << " lists output slot " << c.index
             << " among its clients but that slot holds something else";
       } else {
-        THEANO_INTERNAL_CHECK(nodes_.count(c.node) && c.index >= 0 && c.index < c.node->nin() &&
+        THEANO_INTERNAL_CHECK(tables_->nodes.count(c.node) && c.index >= 0 && c.index < c.node->nin() &&
                               c.node->input(c.index).get() == v)
             << "FunctionGraph::check_integrity: " << v->str() << " lists input " << c.index << " of "
             << node_text(c.node) << " among its clients, but that node is not in the graph or does not use it there";
       }
     }
     if (!entry.var.owner() && !entry.var.is_constant()) {
-      THEANO_INTERNAL_CHECK(fgraph_membership::owner(v) == this && input_set_.count(v))
+      THEANO_INTERNAL_CHECK(fgraph_membership::owner(v) == this && tables_->input_set.count(v))
           << "FunctionGraph::check_integrity: owner-less variable " << v->str()
           << " is not an input registered with this graph";
     }

@@ -2,10 +2,14 @@
 // validation, the union of feature orderings and the cached toposort.
 #include <algorithm>
 
+#include "tables.h"
 #include "theano/fgraph/function_graph.h"
+#include "theano/graph/toposort.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
+
+Orderings Feature::orderings(const FunctionGraph&) { return {}; }
 
 bool FunctionGraph::attach_feature(FeaturePtr feature) {
   THEANO_USER_CHECK(feature, ValueError) << "attach_feature: null feature";

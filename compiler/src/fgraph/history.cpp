@@ -1,4 +1,5 @@
 // History: the change log and its rollback (see history.h).
+#include "theano/graph/equiv.h"
 #include "theano/fgraph/history.h"
 
 #include "theano/fgraph/function_graph.h"

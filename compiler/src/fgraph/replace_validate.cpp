@@ -1,4 +1,5 @@
 // ReplaceValidate: replace, validate, revert on failure (see replace_validate.h).
+#include "theano/graph/equiv.h"
 #include "theano/fgraph/replace_validate.h"
 
 #include <memory>

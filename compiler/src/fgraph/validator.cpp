@@ -1,4 +1,5 @@
 // Validator: one per graph; forwards to FunctionGraph::validate (see validator.h).
+#include "theano/graph/equiv.h"
 #include "theano/fgraph/validator.h"
 
 #include "theano/fgraph/function_graph.h"

@@ -2,6 +2,7 @@
 // gpu/type.h.
 #include "theano/gpu/type.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <tuple>

@@ -1,10 +1,12 @@
 /// \file
-/// `jacobian` and `hessian`. For a statically known length, row i is the
-/// gradient seeded with the one-hot vector e_i (`known_grads`) and the rows
-/// are stacked (no loop: each row is optimized with the rest). For a dynamic
-/// length, Theano's construction: a scan over i = 0..n-1 whose step is
-/// grad(expression[i], wrt) (the forward work it repeats does not depend on
-/// i, so scan_pushout computes it once, before the loop).
+/// `jacobian` and `hessian`. For a statically known length of 1 to
+/// kMaxUnrolledRows, row i is the gradient seeded with the one-hot vector e_i
+/// (`known_grads`) and the rows are stacked (no loop: each row is optimized
+/// with the rest). Otherwise (a length known only at run time, 0, or more rows
+/// than are worth a graph each), Theano's construction: a scan over
+/// i = 0..n-1 whose step is grad(expression[i], wrt) (the forward work it
+/// repeats does not depend on i, so scan_pushout computes it once, before the
+/// loop). A static length of 0 gives the empty (0, ...) Jacobian directly.
 #include <optional>
 
 #include "theano/control/scan.h"
@@ -15,16 +17,23 @@
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
 #include "theano/tensor/type.h"
 
 namespace theano {
 namespace {
 
+/// Above this static length the rows are a scan: the graph stays the size of
+/// one gradient instead of growing with the length.
+constexpr std::int64_t kMaxUnrolledRows = 64;
+
+/// Whether a static length `n` takes the unrolled rows.
+bool unrolled(const std::optional<std::int64_t>& n) { return n && *n > 0 && *n <= kMaxUnrolledRows; }
+
 /// Rows d expression[i] / d wrt for i < n, stacked on a new axis 0, per wrt.
 std::vector<Var> jacobian_rows(const Var& expression, std::int64_t n, const std::vector<Var>& wrt,
                                DisconnectedInputs disconnected_inputs, const char* who) {
-  THEANO_USER_CHECK(n > 0, ValueError) << who << ": the expression " << expression.str()
-                                       << " has length 0; its Jacobian is empty";
+  THEANO_INTERNAL_CHECK(n > 0 && n <= kMaxUnrolledRows) << who << ": " << n << " unrolled Jacobian rows";
   const tensor::TensorType* t = tensor::tensor_type(expression);
   const DType seed_dtype = is_float(t->dtype()) ? t->dtype() : DType::Float64;
   std::vector<std::vector<Var>> rows(wrt.size());
@@ -44,6 +53,23 @@ std::vector<Var> jacobian_rows(const Var& expression, std::int64_t n, const std:
   }
   std::vector<Var> result;
   for (const auto& r : rows) result.push_back(tensor::stack(r));
+  return result;
+}
+
+/// The Jacobian of an expression of static length 0: per wrt, an empty stack
+/// (0, *wrt's gradient shape) in the gradient's dtype (from the gradient of
+/// the empty expression's sum, which also reports a disconnected wrt).
+std::vector<Var> jacobian_empty(const Var& expression, const std::vector<Var>& wrt,
+                                DisconnectedInputs disconnected_inputs) {
+  GradOptions opts;
+  opts.disconnected_inputs = disconnected_inputs;
+  const std::vector<Var> g = grad(tensor::sum(expression), wrt, opts);
+  std::vector<Var> result;
+  for (const Var& gk : g) {
+    std::vector<tensor::TensorLike> shape{tensor::TensorLike(std::int64_t{0})};
+    for (int d = 0; d < gk.ndim(); ++d) shape.emplace_back(tensor::shape_i(gk, d));
+    result.push_back(tensor::zeros(shape, gk.dtype()));
+  }
   return result;
 }
 
@@ -89,8 +115,9 @@ std::vector<Var> jacobian(const Var& expression, const std::vector<Var>& wrt, Di
     opts.disconnected_inputs = disconnected_inputs;
     return grad(expression, wrt, opts);
   }
-  if (const auto n = length_of(expression, "jacobian", "expression"))
-    return jacobian_rows(expression, *n, wrt, disconnected_inputs, "jacobian");
+  const auto n = length_of(expression, "jacobian", "expression");
+  if (n == 0) return jacobian_empty(expression, wrt, disconnected_inputs);
+  if (unrolled(n)) return jacobian_rows(expression, *n, wrt, disconnected_inputs, "jacobian");
   return jacobian_scan(expression, wrt, disconnected_inputs, "jacobian");
 }
 
@@ -112,7 +139,11 @@ std::vector<Var> hessian(const Var& cost, const std::vector<Var>& wrt, Disconnec
     const Var g = grad(cost, w, opts);
     // The second pass ignores disconnection: a gradient that does not depend
     // on w (a linear cost) has a zero Hessian.
-    result.push_back(n ? jacobian_rows(g, *n, {w}, DisconnectedInputs::Ignore, "hessian")[0]
+    if (n == 0) {
+      result.push_back(jacobian_empty(g, {w}, DisconnectedInputs::Ignore)[0]);
+      continue;
+    }
+    result.push_back(unrolled(n) ? jacobian_rows(g, *n, {w}, DisconnectedInputs::Ignore, "hessian")[0]
                        : jacobian_scan(g, {w}, DisconnectedInputs::Ignore, "hessian")[0]);
   }
   return result;

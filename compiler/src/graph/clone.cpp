@@ -1,5 +1,6 @@
 // clone_get_equiv / clone / clone_replace (see clone.h).
 #include "theano/graph/clone.h"
+#include "theano/graph/equiv.h"
 
 #include "theano/graph/toposort.h"
 #include "theano/graph/traversal.h"

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>

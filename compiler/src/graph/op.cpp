@@ -2,6 +2,7 @@
 // optional methods.
 #include "theano/graph/op.h"
 
+#include <functional>
 #include <sstream>
 #include <typeinfo>
 
@@ -27,7 +28,7 @@ std::string to_string(const PropValue& v) {
     }
     std::string operator()(DType d) const { return std::string(dtype_name(d)); }
   };
-  return std::visit(Visitor{}, v);
+  return v.visit(Visitor{});
 }
 
 std::string Op::name() const {

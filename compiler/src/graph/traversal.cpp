@@ -1,6 +1,9 @@
 // Theano's graph walkers (see traversal.h), written over stack_search.
+#include "theano/graph/stack_search.h"
 #include "theano/graph/traversal.h"
 
+#include <deque>
+#include <unordered_set>
 #include <algorithm>
 
 namespace theano {

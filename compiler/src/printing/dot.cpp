@@ -6,6 +6,7 @@
 /// Node names are `n0`, `n1`, ... in order of first use, so the text of a
 /// graph is the same in every run (Theano used Python ids). Each node is
 /// declared once, before its first edge.
+#include <functional>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>

@@ -11,6 +11,7 @@
 
 #include "printing_internal.h"
 #include "theano/graph/toposort.h"
+#include "theano/pprinter.h"
 #include "theano/printing.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/scalar.h"

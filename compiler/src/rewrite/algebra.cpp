@@ -6,6 +6,8 @@
 /// Float-only algebra stays float-only: where an identity fails under integer
 /// wrap-around (`-(-a) != a` for INT_MIN) or truncation the rewrite checks the
 /// dtype and says so in its failure reason.
+#include <algorithm>
+
 #include "algebra.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"

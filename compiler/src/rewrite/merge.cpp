@@ -18,6 +18,7 @@
 /// they are in the graph (a pruned node's address may be reused by a new
 /// node: it is then compared by content, which is still right), so the
 /// feature keeps no pruned subgraph alive.
+#include <functional>
 #include <deque>
 #include <unordered_map>
 

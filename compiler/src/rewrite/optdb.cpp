@@ -4,6 +4,8 @@
 
 #include "theano/graph/creation_site.h"
 
+#include <ostream>
+#include <variant>
 #include <algorithm>
 #include <iomanip>
 #include <iostream>

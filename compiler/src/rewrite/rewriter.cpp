@@ -2,6 +2,8 @@
 /// NodeRewriter helpers, apply_replacements and the EquilibriumRewriter driver.
 #include "theano/rewrite/rewriter.h"
 
+#include <functional>
+#include <map>
 #include <algorithm>
 #include <cmath>
 #include <iomanip>

@@ -3,6 +3,7 @@
 // gradients summed over broadcast dimensions).
 #include "theano/tensor/elemwise.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "theano/runtime/error.h"
@@ -25,7 +26,7 @@ std::string static_text(const TensorType& t) {
 
 }  // namespace
 
-Elemwise::Elemwise(ScalarOpPtr scalar_op, std::map<int, int> inplace_pattern)
+Elemwise::Elemwise(ScalarOpPtr scalar_op, InplacePattern inplace_pattern)
     : scalar_op_(std::move(scalar_op)), inplace_(std::move(inplace_pattern)) {
   THEANO_INTERNAL_CHECK(scalar_op_) << "Elemwise without a scalar op";
 }

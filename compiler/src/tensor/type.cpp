@@ -1,6 +1,7 @@
 // TensorType: interning, filtering run-time values, and the variable makers.
 #include "theano/tensor/type.h"
 
+#include <functional>
 #include <algorithm>
 #include <map>
 #include <mutex>

@@ -1,11 +1,13 @@
 /// \file
 /// `theano::testing::verify_grad` (see testing.h): symbolic gradient of
 /// sum(fun(x) * P) against central finite differences.
+#include <complex>
 #include <cmath>
 #include <random>
 #include <sstream>
 
 #include "theano/compile/function.h"
+#include "theano/runtime/scalar_cast.h"
 #include "theano/testing.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/type.h"
@@ -42,7 +44,7 @@ std::string index_text(std::int64_t flat, const std::vector<std::int64_t>& shape
 
 }  // namespace
 
-void verify_grad(const std::function<Var(const std::vector<Var>&)>& fun, const std::vector<NDArray>& point,
+void verify_grad(FunctionRef<Var(const std::vector<Var>&)> fun, const std::vector<NDArray>& point,
                  VerifyGradOptions options) {
   THEANO_USER_CHECK(!point.empty(), ValueError) << "verify_grad: no input values were given";
   const VerifyGradOptions defaults;

@@ -6,6 +6,7 @@
 // runs the same checks against generated code.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "compiler/compile/debug_mode_test_ops.h"

@@ -1,6 +1,8 @@
 // NanGuardMode: the first node producing a NaN, an infinity or a big value is
 // named with its inputs' summaries; clean inputs and disabled checks raise
 // nothing; the options come from FunctionOptions or THEANO_FLAGS.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

@@ -3,6 +3,7 @@
 // checks, and the linker registry.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "test_util.h"

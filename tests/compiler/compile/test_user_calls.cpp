@@ -231,7 +231,7 @@ TEST_SUITE("compile_tests") {
     CHECK(get_value(state).item<std::int64_t>() == 1);
     CHECK(accumulator(300).item<std::int64_t>() == 1);
     CHECK(get_value(state).item<std::int64_t>() == 301);
-    set_value(state, NDArray::scalar<std::int64_t>(-1));
+    set_value(state, -1);  // the tutorial's state.set_value(-1)
     CHECK(accumulator(3).item<std::int64_t>() == -1);
     CHECK(get_value(state).item<std::int64_t>() == 2);
     Function decrementor = function({inc}, state, {.updates = {{state, state - inc}}});
@@ -259,6 +259,10 @@ TEST_SUITE("compile_tests") {
     CHECK(get_value(state).item<std::int64_t>() == 10);
     CHECK(new_accumulator.shared_value(new_state).item<std::int64_t>() == 100);
     CHECK_THROWS_AS(new_accumulator.shared_value(state), ValueError);
+    // The copy's updates name the variable it updates: new_state, not state.
+    REQUIRE(new_accumulator.updates().size() == 1);
+    CHECK(new_accumulator.updates()[0].first == new_state);
+    CHECK(accumulator.updates()[0].first == state);
 
     Function null_accumulator = accumulator.copy({.delete_updates = true});
     CHECK(null_accumulator(9000).item<std::int64_t>() == 10);
@@ -313,6 +317,17 @@ TEST_SUITE("compile_tests") {
     CHECK(get_value(u).item<std::uint64_t>() == std::numeric_limits<std::uint64_t>::max());
     Function f2 = function({}, d * 2.0);
     CHECK(f2().item<double>() == 3.0);
+
+    // set_value takes plain numbers and nested lists too, converted as call arguments are.
+    set_value(d, 2.5);
+    CHECK(f2().item<double>() == 5.0);
+    Var m = shared(NDArray::zeros({2, 2}), "m");
+    set_value(m, {{1, 2}, {3, 4}});
+    CHECK(array_equal(get_value(m), NDArray::from_list<double>({1, 2, 3, 4}, {2, 2})));
+    as_shared(i)->set_value(7);
+    CHECK(get_value(i).item<std::int64_t>() == 7);
+    CHECK_THROWS_WITH_AS(set_value(i, 1.5), doctest::Contains("shared variable"), TypeError);
+    CHECK_THROWS_AS(set_value(m, {1, 2, 3}), Error);  // a vector for a matrix
   }
 
   TEST_CASE("user calls: shared(value, borrow) (tutorial: understanding memory aliasing)") {

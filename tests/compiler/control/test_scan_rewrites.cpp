@@ -3,6 +3,7 @@
 // as text) and numerically (fast_run against the unoptimized graph).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 

@@ -324,4 +324,28 @@ TEST_SUITE("scan user api") {
     CHECK(outer < inner);
     CHECK(text.find(" > |Scan{inner}", tail) != std::string::npos);
   }
+
+  TEST_CASE("map, reduce, foldl and foldr with steps taking Vars and returning a Var, and a scan's one output") {
+    Var x = T::vector("x");
+    Var z = T::scalar("z");
+    // The tutorial's `theano.map(lambda v: v ** 2, x)` and `theano.reduce(lambda v, acc: acc + v, x, 0)`.
+    Var squares = scan_map([](Var v) { return v * v; }, {x})[0];
+    Var total = scan_reduce([](Var v, Var acc) { return acc + v; }, {x}, {z})[0];
+    Var left = foldl([](Var v, Var acc) { return acc * 10.0 + v; }, {x}, {z})[0];
+    Var right = foldr([](Var v, Var acc) { return acc * 10.0 + v; }, {x}, {z})[0];
+    Function f = function({x, z}, {squares, total, left, right});
+    Outputs r = f(vec({1, 2, 3}), 0.0);
+    CHECK(allclose(r[0], vec({1, 4, 9})));
+    CHECK(r[1].item<double>() == 6.0);
+    CHECK(r[2].item<double>() == 123.0);
+    CHECK(r[3].item<double>() == 321.0);
+    // A step of the wrong arity is the same ValueError as scan's.
+    CHECK_THROWS_AS(scan_map([](Var a, Var b) { return a + b; }, {x}), ValueError);
+
+    // ScanResult::output(): the one output, as Theano returns it alone.
+    ScanResult doubled = scan([](Var v) { return v * 2.0; }, ScanArgs().sequences(x));
+    CHECK(allclose(function({x}, doubled.output())(vec({1, 2}))[0], vec({2, 4})));
+    ScanResult two = scan([](Var v) { return std::vector<Var>{v, v * v}; }, ScanArgs().sequences(x));
+    CHECK_THROWS_WITH_AS(two.output(), doctest::Contains("the scan has 2 outputs"), ValueError);
+  }
 }

@@ -8,6 +8,7 @@
 // communicator) must be raised on every rank, never hang.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 

@@ -9,6 +9,7 @@
 /// callback as one line of text.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>

@@ -8,6 +8,7 @@
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/as_string.h"
+#include "theano/graph/toposort.h"
 
 using namespace theano;
 using namespace theano::fake;

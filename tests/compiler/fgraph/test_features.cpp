@@ -7,6 +7,8 @@
 #include "theano/fgraph/function_graph.h"
 #include "theano/fgraph/history.h"
 #include "theano/fgraph/replace_validate.h"
+#include "theano/graph/equiv.h"
+#include "theano/graph/toposort.h"
 #include "theano/fgraph/validator.h"
 
 using namespace theano;

@@ -2,6 +2,7 @@
 // clone / clone_get_equiv with feature re-attachment.
 #include <doctest/doctest.h>
 
+#include "theano/graph/equiv.h"
 #include "fake_ops.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/function_graph.h"

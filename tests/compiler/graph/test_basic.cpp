@@ -1,5 +1,7 @@
 // Variable / Constant / Apply construction and ownership: the seed's explicit
 // construction example, adoption errors, cloning, and lifetime.
+#include <sstream>
+
 #include <doctest/doctest.h>
 
 #include "fake_ops.h"

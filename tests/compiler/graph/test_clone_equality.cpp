@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "theano/graph/as_string.h"
 #include "theano/graph/clone.h"
+#include "theano/graph/equiv.h"
 #include "theano/graph/equality.h"
 #include "theano/graph/toposort.h"
 #include "theano/graph/traversal.h"

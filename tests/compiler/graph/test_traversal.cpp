@@ -2,6 +2,7 @@
 // toposorts, on small fake-op graphs whose expected orders are worked out by hand.
 #include <doctest/doctest.h>
 
+#include <unordered_map>
 #include <map>
 
 #include "fake_ops.h"
@@ -10,6 +11,7 @@
 #include "theano/graph/clone.h"
 #include "theano/graph/equality.h"
 #include "theano/graph/toposort.h"
+#include "theano/graph/stack_search.h"
 #include "theano/graph/traversal.h"
 
 using namespace theano;

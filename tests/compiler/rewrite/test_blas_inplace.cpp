@@ -2,6 +2,8 @@
 // graphs before/after, numeric agreement with the unoptimized reference, and
 // the safety rules of the inplace pass (protected inputs, outputs, later
 // readers, updated shared variables).
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "rewrite_test_util.h"

@@ -5,6 +5,7 @@
 // of check_rewrite; plus the driver's cap (no rewrite of the family cycles).
 #include <doctest/doctest.h>
 
+#include <iostream>
 #include <functional>
 
 #include "rewrite_test_util.h"

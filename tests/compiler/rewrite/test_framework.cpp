@@ -2,6 +2,8 @@
 // rewrite), queries (include / exclude / require / position cut-off),
 // print_summary, optimizer_including / optimizer_excluding from the config
 // and in code, per-function statistics.
+#include <sstream>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

@@ -2,6 +2,8 @@
 // text, on the host-emulated device (THEANO_FLAGS device=emulated), which
 // needs no GPU and no codegen: the graphs run through the GPU ops' reference
 // perform here (codegen's tests run the generated kernels).
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "rewrite_test_util.h"

@@ -7,6 +7,7 @@
 // after every check point; the model must stay finite and fit its training set.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>

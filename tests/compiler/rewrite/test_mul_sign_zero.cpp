@@ -4,6 +4,8 @@
 // node, and a product whose constants multiply to 0 is zeros of the output's
 // shape and dtype. Each: the graph after the stage against a hand-built graph,
 // and the optimized values against the unoptimized ones.
+#include <iostream>
+
 #include <doctest/doctest.h>
 
 #include "rewrite_test_util.h"

@@ -4,6 +4,7 @@
 // and values where the naive form overflows or underflows.
 #include <doctest/doctest.h>
 
+#include <iostream>
 #include <cmath>
 
 #include "rewrite_test_util.h"

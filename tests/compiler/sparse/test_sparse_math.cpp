@@ -3,6 +3,7 @@
 // both linkers, with verify_grad through each.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -6,6 +6,7 @@
 // returned from the function as a sparse matrix (sparse::call).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>

@@ -3,6 +3,9 @@
 // ordered (transposed), strided and negatively strided operands; Dot22 reaching
 // OpenBLAS; Gemm/Gemv/Ger (non-inplace and inplace); outer, tensordot,
 // batched_dot; static and run-time shape errors.
+#include <cmath>
+#include <tuple>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

@@ -1,6 +1,8 @@
 // BLAS ops: verify_grad for Dot (every rank combination), Dot22, Gemm, Gemv,
 // Ger (alpha and beta included), outer, tensordot and batched_dot; infer_shape
 // of each op; props and equality.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

@@ -2,6 +2,7 @@
 // gradients, and Composite (evaluation, C expression, gradient).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 
 #include "test_util.h"

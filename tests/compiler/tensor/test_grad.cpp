@@ -2,6 +2,8 @@
 // consider_constant, disconnected inputs, known_grads, integer wrt, multi-output
 // nodes, zero_grad / disconnected_grad, and verify_grad / check_infer_shape
 // themselves (including a deliberately wrong gradient and shape).
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

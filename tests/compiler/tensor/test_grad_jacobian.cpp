@@ -1,9 +1,12 @@
 // jacobian, hessian, Lop and Rop on small graphs, against hand-derived values.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"
 #include "theano/compile/function.h"
 #include "theano/gradient.h"
+#include "theano/graph/traversal.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -59,6 +62,26 @@ TEST_SUITE("tensor_tests") {
     const NDArray h = hessian(T::sum(v * v * v), v).eval({{v, vec({1, 2})}});
     CHECK(allclose(h, mat({6, 0, 0, 12}, 2, 2)));
     CHECK_THROWS_AS(jacobian(T::dmatrix("m") * 2.0, v), TypeError);
+  }
+
+  TEST_CASE("jacobian of a static length 0 is empty, and a long static length is a scan the size of one row") {
+    Var x = static_vector(0, "x");
+    Var w = T::dvector("w");
+    const NDArray empty = jacobian(x * T::sum(w), w).eval({{x, vec({})}, {w, vec({1, 2})}});
+    INFO("shape: ", shape_to_string(empty.shape()));
+    CHECK(empty.shape() == std::vector<std::int64_t>{0, 2});
+    // 200 rows: the graph does not hold 200 gradients, the values are diag(2x).
+    Var y = static_vector(200, "y");
+    Var j = jacobian(y * y, y);
+    CHECK(ancestors({j}).size() < 200);
+    std::vector<double> values(200);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.01 * static_cast<double>(i);
+    const NDArray jv = j.eval({{y, NDArray::from_vector(values, {200})}});
+    REQUIRE(jv.shape() == std::vector<std::int64_t>{200, 200});
+    CHECK(jv.at<double>({7, 7}) == doctest::Approx(0.14));
+    CHECK(jv.at<double>({7, 8}) == 0.0);
+    CHECK(hessian(T::sum(y * y * y), y).eval({{y, NDArray::from_vector(values, {200})}}).at<double>({3, 3}) ==
+          doctest::Approx(0.18));
   }
 
   TEST_CASE("hessian") {

@@ -2,6 +2,8 @@
 // log_softmax along several axes (including inputs that overflow a naive exp,
 // float32 and non-contiguous inputs), the cross-entropies, their gradients,
 // infer_shape and errors.
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

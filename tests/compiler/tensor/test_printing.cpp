@@ -2,10 +2,13 @@
 // every ids style, stop_on_name, node reuse, multi-output ops, constants,
 // depth limits, types, destroy/view maps, compiled functions (toposort
 // indices, clients, updates, shared marks), and the pprint operator table.
+#include <sstream>
+
 #include <doctest/doctest.h>
 
 #include "compiler/graph/fake_ops.h"
 #include "test_util.h"
+#include "theano/pprinter.h"
 #include "theano/printing.h"
 #include "theano/tensor/random.h"
 #include "theano/theano.hpp"

@@ -3,6 +3,7 @@
 // parameter broadcasting, static shapes, errors.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <algorithm>
 #include <cmath>
 #include <map>

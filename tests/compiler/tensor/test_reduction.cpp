@@ -4,6 +4,7 @@
 // inputs; argmax/argmin; mean/var/std; keepdims, dtype rules and axis errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 

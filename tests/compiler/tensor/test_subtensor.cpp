@@ -1,5 +1,7 @@
 // Subtensor (basic indexing): printed names, static shapes, views, symbolic
 // bounds, errors, infer_shape and gradients.
+#include <tuple>
+
 #include <doctest/doctest.h>
 
 #include "test_util.h"

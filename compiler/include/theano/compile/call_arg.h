@@ -88,6 +88,13 @@ class Literal {
 class Arg {
  public:
   Arg(NDArray value);  // NOLINT: implicit
+  // Out of line: a call `f(a, b)` passes ten Args, so their inline
+  // destructors would be ten copies of this code in every call site.
+  ~Arg();
+  Arg(const Arg&);
+  Arg(Arg&&) noexcept;
+  Arg& operator=(const Arg&);
+  Arg& operator=(Arg&&) noexcept;
   template <class T>
     requires std::is_arithmetic_v<T>
   Arg(T value) : Arg(Literal(value)) {}  // NOLINT: implicit

@@ -80,6 +80,13 @@ struct In {
   In(const Var& v, const Arg& default_value, std::string name_ = {});
   /// A state input (Theano's In(x, value=..., update=...)): `value` is the initial state.
   In(const Var& v, const Arg& initial_value, const Var& update_expr);
+  // Out of line: `function({x, y}, ...)` copies Ins from its braces, and
+  // their inline copies and destructors would be code in every call site.
+  ~In();
+  In(const In&);
+  In(In&&) noexcept;
+  In& operator=(const In&);
+  In& operator=(In&&) noexcept;
   Var variable;
   /// Name for named calls; defaults to the variable's name.
   std::string name;
@@ -152,6 +159,7 @@ struct FunctionOptions {
 
 namespace detail {
 struct FunctionImpl;
+struct Swapped;  // function_impl.h
 }
 
 /// What a call returns: one array per output, in order. A function of one
@@ -195,6 +203,12 @@ class Function {
  public:
   /// An empty Function (calling it is a ValueError); assign one from function().
   Function() = default;
+  // Out of line, so a user translation unit does not compile them.
+  ~Function();
+  Function(const Function&);
+  Function(Function&&) noexcept;
+  Function& operator=(const Function&);
+  Function& operator=(Function&&) noexcept;
   /// Theano's call: `f(2.0, 3)`, `f({1.0, 2.0}, {{1, 2}, {3, 4}})`,
   /// `f(x_array, named("w_by_name", 1))`. Positional arguments come first, one
   /// per input in order, then named ones (`named`, by In::name); an input given
@@ -278,17 +292,26 @@ class Function {
   std::shared_ptr<const detail::FunctionImpl> impl_;
   std::vector<std::shared_ptr<SharedStorage>> defaults_;  // per explicit input (null: no default)
   std::vector<std::shared_ptr<SharedStorage>> shared_;    // per shared graph input
-  std::shared_ptr<const std::vector<Var>> swapped_;       // copy(swap): shared_vars with the swaps; null: none
+  std::shared_ptr<const detail::Swapped> swapped_;        // copy(swap): the swapped variables; null: none
 };
 
 /// Compiles `outputs` as functions of `inputs`.
-Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options = {});
+Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs, const FunctionOptions& options);
+/// With the default options. (An overload rather than a default argument, so
+/// that a call site does not build and destroy a FunctionOptions inline: less
+/// code in every user translation unit.)
+Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs);
 /// Theano's `function([x, y], z)`: one output `Var` or `Out` without braces
 /// (a call's result then converts to the array: see Outputs).
 template <class O>
   requires std::is_convertible_v<const O&, Out>
-Function function(const std::vector<In>& inputs, const O& output, const FunctionOptions& options = {}) {
+Function function(const std::vector<In>& inputs, const O& output, const FunctionOptions& options) {
   return function(inputs, std::vector<Out>{Out(output)}, options);
+}
+template <class O>
+  requires std::is_convertible_v<const O&, Out>
+Function function(const std::vector<In>& inputs, const O& output) {
+  return function(inputs, std::vector<Out>{Out(output)});
 }
 
 /// `Var::eval(bindings)` compiles `function(bound variables, {a copy of self},

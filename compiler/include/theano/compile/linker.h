@@ -21,13 +21,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "theano/function_ref.h"
 #include "theano/runtime/ndarray.h"
 
 namespace theano {
@@ -157,7 +157,7 @@ class Linker {
                                             const LinkOptions& options = {}) const = 0;
 };
 
-using LinkerFactory = std::function<std::unique_ptr<Linker>()>;
+using LinkerFactory = Callback<std::unique_ptr<Linker>()>;
 
 /// Registers (or replaces) the linker `name`. Thread-safe.
 void register_linker(std::string name, LinkerFactory factory);

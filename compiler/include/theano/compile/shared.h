@@ -71,6 +71,9 @@ class SharedVariable final : public Variable {
   /// Filters `value` through the type (TypeError naming this variable when it
   /// does not fit) and stores it (a copy unless `borrow`).
   void set_value(const NDArray& value, bool borrow = false);
+  /// A plain number or a nested list (`set_value(-1)`, `set_value({1, 2})`),
+  /// converted against the variable's type as a call converts its arguments.
+  void set_value(const Arg& value, bool borrow = false);
   const std::shared_ptr<SharedStorage>& storage() const noexcept { return storage_; }
   bool strict() const noexcept { return strict_; }
   bool allow_downcast() const noexcept { return allow_downcast_; }
@@ -156,6 +159,8 @@ NDArray stored_value(const Type& type, const NDArray& value);
 NDArray get_value(const Var& shared_var, bool borrow = false, bool return_internal_type = false);
 /// `as_shared(v)->set_value(value, borrow)`; TypeError when `v` is not shared.
 void set_value(const Var& shared_var, const NDArray& value, bool borrow = false);
+/// `set_value(state, -1)`, `set_value(w, {{1, 2}, {3, 4}})`: as SharedVariable::set_value(Arg).
+void set_value(const Var& shared_var, const Arg& value, bool borrow = false);
 /// `as_shared(v)->set_default_update(update)`; TypeError when `v` is not shared.
 void set_default_update(const Var& shared_var, const Var& update);
 

@@ -40,9 +40,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -50,6 +48,7 @@
 #include <vector>
 
 #include "theano/compile/updates.h"
+#include "theano/function_ref.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
 
@@ -170,13 +169,17 @@ struct StepResult {
 };
 
 struct ScanResult {
+  /// The one output of a scan with one (Theano returns it alone): ValueError
+  /// naming the count otherwise.
+  const Var& output() const;
   /// One per outputs_info entry: the values of every step, stacked (steps, ...).
   std::vector<Var> outputs;
   /// shared variable -> value after the last step: pass to function()'s updates.
   Updates updates;
 };
 
-using StepFn = std::function<StepResult(const std::vector<Var>&)>;
+/// A step of scan(): called while scan() builds the loop, not kept.
+using StepFn = FunctionRef<StepResult(const std::vector<Var>&)>;
 
 namespace detail {
 template <std::size_t>
@@ -206,9 +209,9 @@ constexpr std::size_t spread_arity() {
                 "gives it: sequence slices, previous outputs, non-sequences)");
   return n;
 }
-/// `f(a[0], ..., a[N-1])` as a StepFn (scan checks the count first).
+/// `f(a[0], ..., a[N-1])` as a vector step (scan checks the count first).
 template <class F, std::size_t... I>
-StepFn spread_step(F f, std::index_sequence<I...>) {
+auto spread_step(F f, std::index_sequence<I...>) {
   using R = std::invoke_result_t<F&, StepArg<I>...>;
   static_assert(std::is_convertible_v<R, StepResult>,
                 "a scan step returns a Var, a std::vector<Var>, Updates or a StepResult");
@@ -256,27 +259,55 @@ ScanResult scan_checkpoints(F step, const ScanArgs& args) {
 }
 
 /// map(f, sequences, non_sequences): f applied to each row, no recurrence.
-std::vector<Var> scan_map(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                          const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences = {},
-                          const std::string& name = "map");
+/// `f` is a step as scan() takes it: the vector of its arguments, or one
+/// `Var` per argument (`[](Var x) { return x * 2; }`), returning a Var or a
+/// vector of Vars.
+std::vector<Var> scan_map(const StepFn& f, const std::vector<SeqInfo>& sequences,
+                          const std::vector<Var>& non_sequences = {}, const std::string& name = "map");
+template <class F>
+  requires(!detail::VectorStep<F>)
+std::vector<Var> scan_map(F f, const std::vector<SeqInfo>& sequences, const std::vector<Var>& non_sequences = {},
+                          const std::string& name = "map") {
+  return scan(std::move(f), ScanArgs().sequences(sequences).non_sequences(non_sequences).name(name)).outputs;
+}
 /// The last row of a scan output (the value after the last step), or
 /// `if_empty` when no step ran: `ifelse(len > 0, stacked[-1], if_empty)`,
 /// which scan_save_mem turns into an output that keeps only that value.
 Var last_value(const Var& stacked, const Var& if_empty);
 
+namespace detail {
+/// The ScanArgs of reduce/foldl/foldr.
+ScanArgs reduce_args(const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                     const std::vector<Var>& non_sequences, bool go_backwards, const std::string& name);
+/// `last_value` of each output of `r`, with `outputs_info` as the empty-case values.
+std::vector<Var> last_values(const ScanResult& r, const std::vector<Var>& outputs_info);
+}  // namespace detail
+
 /// reduce / foldl: the value of each recurrent output after the last step
 /// (its initial value when no step ran); foldr walks the sequences from
-/// their end.
-std::vector<Var> scan_reduce(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                             const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+/// their end. `f` as for scan_map.
+std::vector<Var> scan_reduce(const StepFn& f, const std::vector<SeqInfo>& sequences,
+                             const std::vector<Var>& outputs_info, const std::vector<Var>& non_sequences = {},
+                             bool go_backwards = false, const std::string& name = "reduce");
+template <class F>
+  requires(!detail::VectorStep<F>)
+std::vector<Var> scan_reduce(F f, const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
                              const std::vector<Var>& non_sequences = {}, bool go_backwards = false,
-                             const std::string& name = "reduce");
-std::vector<Var> foldl(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
-                       const std::vector<Var>& non_sequences = {});
-std::vector<Var> foldr(const std::function<std::vector<Var>(const std::vector<Var>&)>& f,
-                       const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
-                       const std::vector<Var>& non_sequences = {});
+                             const std::string& name = "reduce") {
+  return detail::last_values(
+      scan(std::move(f), detail::reduce_args(sequences, outputs_info, non_sequences, go_backwards, name)),
+      outputs_info);
+}
+template <class F>
+std::vector<Var> foldl(F f, const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                       const std::vector<Var>& non_sequences = {}) {
+  return scan_reduce(std::move(f), sequences, outputs_info, non_sequences, false, "foldl");
+}
+template <class F>
+std::vector<Var> foldr(F f, const std::vector<SeqInfo>& sequences, const std::vector<Var>& outputs_info,
+                       const std::vector<Var>& non_sequences = {}) {
+  return scan_reduce(std::move(f), sequences, outputs_info, non_sequences, true, "foldr");
+}
 
 /// The static description of a Scan node (inputs and outputs by group).
 struct ScanInfo {
@@ -347,12 +378,12 @@ class Scan final : public Op {
 
  private:
   struct Program;  // the inner graph, optimized and linked on first use
+  struct LazyProgram;  // the Program and the once_flag that builds it (scan_op.cpp)
   const Program& program() const;
 
   ScanInfo info_;
   std::vector<Var> inner_inputs_, inner_outputs_;
-  mutable std::shared_ptr<const Program> program_;
-  mutable std::once_flag program_once_;
+  std::unique_ptr<LazyProgram> program_;
 };
 
 const Scan* as_scan(const Apply& node);

@@ -19,13 +19,13 @@
 #include <string_view>
 
 #include "theano/graph/basic.h"
-#include "theano/graph/toposort.h"
 #include "theano/runtime/error.h"
 
 namespace theano {
 
 class FunctionGraph;
 struct Equiv;
+struct Orderings;  // graph/toposort.h
 
 /// Thrown by `Feature::on_attach` to say "an equivalent feature is already
 /// attached": `FunctionGraph::attach_feature` then silently skips this one.
@@ -60,7 +60,7 @@ class Feature {
                                std::string_view reason) {}
   /// Extra scheduling constraints: node -> nodes that must run before it.
   /// Lists must be in a deterministic order (the toposort depends on them).
-  virtual Orderings orderings(const FunctionGraph& fg) { return {}; }
+  virtual Orderings orderings(const FunctionGraph& fg);
   /// Throw InconsistencyError when the current graph is unacceptable.
   virtual void validate(const FunctionGraph& fg) {}
 

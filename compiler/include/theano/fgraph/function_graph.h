@@ -28,23 +28,21 @@
 /// gathers the results.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "theano/fgraph/feature.h"
 #include "theano/graph/basic.h"
-#include "theano/graph/clone.h"
-#include "theano/graph/toposort.h"
 
 namespace theano {
+
+struct Equiv;      // graph/equiv.h
+struct Orderings;  // graph/toposort.h
 
 /// One use of a variable: input `index` of `node`, or, when `node` is null,
 /// the graph's output slot `index` (Theano's `("output", index)`).
@@ -79,11 +77,11 @@ class FunctionGraph {
   std::vector<Apply*> apply_nodes() const;
   /// The variables of the graph, by creation id.
   std::vector<Var> variables() const;
-  std::size_t num_apply_nodes() const noexcept { return nodes_.size(); }
-  std::size_t num_variables() const noexcept { return vars_.size(); }
-  bool contains(const Apply* node) const { return nodes_.count(node) != 0; }
-  bool contains(const Var& var) const { return vars_.count(var.get()) != 0; }
-  bool is_input(const Var& var) const { return input_set_.count(var.get()) != 0; }
+  std::size_t num_apply_nodes() const noexcept;
+  std::size_t num_variables() const noexcept;
+  bool contains(const Apply* node) const;
+  bool contains(const Var& var) const;
+  bool is_input(const Var& var) const;
   /// The uses of `var` (empty when `var` is not in the graph).
   const std::vector<Client>& clients(const Var& var) const;
 
@@ -156,14 +154,14 @@ class FunctionGraph {
   void execute_callbacks(M Feature::*callback, A&&... args) {
     for (std::size_t k = 0; k < features_.size(); ++k) {
       FeaturePtr keep = features_[k];
-      std::invoke(callback, *keep, *this, args...);
+      ((*keep).*callback)(*this, args...);
     }
   }
   template <class M, class... A>
   void execute_callbacks(M Feature::*callback, A&&... args) const {
     for (std::size_t k = 0; k < features_.size(); ++k) {
       FeaturePtr keep = features_[k];
-      std::invoke(callback, *keep, *this, args...);
+      ((*keep).*callback)(*this, args...);
     }
   }
   /// Like `execute_callbacks`, returning each feature's result beside it.
@@ -173,7 +171,7 @@ class FunctionGraph {
     std::vector<std::pair<Feature*, R>> results;
     for (std::size_t k = 0; k < features_.size(); ++k) {
       FeaturePtr keep = features_[k];
-      results.emplace_back(keep.get(), std::invoke(callback, *keep, *this, args...));
+      results.emplace_back(keep.get(), ((*keep).*callback)(*this, args...));
     }
     return results;
   }
@@ -223,9 +221,8 @@ class FunctionGraph {
 
   std::vector<Var> inputs_;
   std::vector<Var> outputs_;
-  std::unordered_set<const Variable*> input_set_;
-  std::unordered_map<const Variable*, VarEntry> vars_;
-  std::unordered_map<const Apply*, ApplyPtr> nodes_;
+  struct Tables;  // the variables, Apply nodes and input set (fgraph/tables.h)
+  std::unique_ptr<Tables> tables_;
   std::vector<FeaturePtr> features_;
   mutable std::optional<std::vector<Apply*>> topo_;
 };

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "theano/fgraph/feature.h"
-#include "theano/graph/clone.h"
+#include "theano/graph/equiv.h"
 
 namespace theano {
 

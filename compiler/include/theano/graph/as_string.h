@@ -4,16 +4,16 @@
 /// later as `*1`. Formatters choose how leaves and nodes are written.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "theano/function_ref.h"
 #include "theano/graph/basic.h"
 
 namespace theano {
 
-using LeafFormatter = std::function<std::string(const Var&)>;
-using NodeFormatter = std::function<std::string(const Apply&, const std::vector<std::string>& args)>;
+using LeafFormatter = FunctionRef<std::string(const Var&)>;
+using NodeFormatter = FunctionRef<std::string(const Apply&, const std::vector<std::string>& args)>;
 
 /// `leaf.str()`.
 std::string default_leaf_formatter(const Var& leaf);

@@ -13,8 +13,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
+#include <memory>  // declares std::hash (specialized below) with its pointer specializations
 #include <optional>
 #include <string>
 #include <vector>

@@ -24,7 +24,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <utility>
 
 namespace theano {

@@ -13,15 +13,16 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "theano/graph/intrusive.h"
+#include "theano/graph/small_map.h"
 #include "theano/runtime/ndarray.h"
 
 namespace theano {
@@ -31,8 +32,62 @@ class Var;
 using ApplyPtr = IntrusivePtr<Apply>;
 
 /// One parameter of an Op. The alternatives cover what Theano ops use as
-/// `__props__`: flags, integers, floats, names, axis lists, dtypes.
-using PropValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>, DType>;
+/// `__props__`: flags, integers, floats, names, axis lists, dtypes. (A tagged
+/// value by hand rather than std::variant: every user translation unit sees the
+/// Op interface, and <variant> would cost each of them.)
+class PropValue {
+ public:
+  enum class Kind : std::uint8_t { Bool, Int, Float, String, Ints, DType };
+
+  PropValue() = default;  // Bool false, as a default std::variant held
+  PropValue(bool v) : kind_(Kind::Bool), b_(v) {}
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+  PropValue(T v) : kind_(Kind::Int), i_(static_cast<std::int64_t>(v)) {}
+  PropValue(double v) : kind_(Kind::Float), d_(v) {}
+  PropValue(std::string v) : kind_(Kind::String), s_(std::move(v)) {}
+  PropValue(const char* v) : kind_(Kind::String), s_(v) {}
+  PropValue(std::vector<std::int64_t> v) : kind_(Kind::Ints), v_(std::move(v)) {}
+  PropValue(DType v) : kind_(Kind::DType), t_(v) {}
+
+  Kind kind() const { return kind_; }
+  /// Calls `f` with the held value (bool, int64_t, double, std::string,
+  /// std::vector<int64_t> or DType) and returns what it returns.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    switch (kind_) {
+      case Kind::Bool: return std::forward<F>(f)(b_);
+      case Kind::Int: return std::forward<F>(f)(i_);
+      case Kind::Float: return std::forward<F>(f)(d_);
+      case Kind::String: return std::forward<F>(f)(s_);
+      case Kind::Ints: return std::forward<F>(f)(v_);
+      case Kind::DType: break;
+    }
+    return std::forward<F>(f)(t_);
+  }
+
+  friend bool operator==(const PropValue& a, const PropValue& b) {
+    if (a.kind_ != b.kind_) return false;
+    switch (a.kind_) {
+      case Kind::Bool: return a.b_ == b.b_;
+      case Kind::Int: return a.i_ == b.i_;
+      case Kind::Float: return a.d_ == b.d_;
+      case Kind::String: return a.s_ == b.s_;
+      case Kind::Ints: return a.v_ == b.v_;
+      case Kind::DType: break;
+    }
+    return a.t_ == b.t_;
+  }
+
+ private:
+  Kind kind_ = Kind::Bool;
+  bool b_ = false;
+  DType t_ = DType::Bool;
+  std::int64_t i_ = 0;
+  double d_ = 0;
+  std::string s_;
+  std::vector<std::int64_t> v_;
+};
 struct Prop {
   std::string name;
   PropValue value;
@@ -42,7 +97,7 @@ using Props = std::vector<Prop>;
 std::string to_string(const PropValue& v);
 
 /// Output index -> input indices it aliases (view_map) or overwrites (destroy_map).
-using ViewMap = std::map<int, std::vector<int>>;
+using ViewMap = SmallMap<int, std::vector<int>>;
 
 class Op : public RefCounted {
  public:

@@ -20,8 +20,12 @@
 
 namespace theano {
 
-/// Nodes that must precede a node, beyond its data dependencies.
-using Orderings = std::unordered_map<Apply*, std::vector<Apply*>>;
+/// Nodes that must precede a node, beyond its data dependencies. (A struct,
+/// not an alias, so that feature.h and function_graph.h can declare it
+/// without <unordered_map>.)
+struct Orderings : std::unordered_map<Apply*, std::vector<Apply*>> {
+  using std::unordered_map<Apply*, std::vector<Apply*>>::unordered_map;
+};
 
 /// Every node reachable from `outputs` through `deps`, each after all of its
 /// dependencies. `deps(n)` lists what `n` depends on.

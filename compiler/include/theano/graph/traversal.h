@@ -1,51 +1,17 @@
 /// \file
 /// Walking graphs: Theano's `graph` module functions over Variables and Applies
-/// (`stack_search`, `ancestors`, `inputs`, `variables_and_orphans`, `variables`,
-/// `orphans`, `ops`, `list_of_nodes`). Everything is iterative so a chain of a
+/// (`ancestors`, `inputs`, `variables_and_orphans`, `variables`,
+/// `orphans`, `ops`, `list_of_nodes`; `stack_search`, the walk they use, is in
+/// stack_search.h). Everything is iterative so a chain of a
 /// million nodes walks without deep recursion, and every result is in a
 /// deterministic order that depends only on the graph's structure.
 #pragma once
 
-#include <deque>
-#include <functional>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "theano/graph/basic.h"
 
 namespace theano {
-
-enum class SearchMode { BFS, DFS };
-
-/// Theano's `stack_search`: starting from `start`, visit each item once, in BFS
-/// (pop front) or DFS (pop back) order, extending the frontier with `expand(item)`.
-/// When `inverse` is given it receives, for each expanded item, the items that
-/// listed it (Theano's `build_inv`).
-template <class T, class Expand, class Hash = std::hash<T>>
-std::vector<T> stack_search(std::deque<T> start, Expand&& expand, SearchMode mode = SearchMode::BFS,
-                            std::unordered_map<T, std::vector<T>, Hash>* inverse = nullptr) {
-  std::vector<T> order;
-  std::unordered_set<T, Hash> seen;
-  while (!start.empty()) {
-    T item;
-    if (mode == SearchMode::BFS) {
-      item = std::move(start.front());
-      start.pop_front();
-    } else {
-      item = std::move(start.back());
-      start.pop_back();
-    }
-    if (!seen.insert(item).second) continue;
-    order.push_back(item);
-    std::vector<T> more = expand(item);
-    for (T& m : more) {
-      if (inverse) (*inverse)[m].push_back(item);
-      start.push_back(std::move(m));
-    }
-  }
-  return order;
-}
 
 /// Every Variable that `outputs` depend on (themselves included), in DFS order,
 /// not walking past `blockers`.

@@ -12,6 +12,7 @@
 /// strictly below it.
 #pragma once
 
+#include <ostream>
 #include <iosfwd>
 #include <memory>
 #include <optional>

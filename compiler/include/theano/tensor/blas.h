@@ -20,7 +20,6 @@
 
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "theano/graph/basic.h"
@@ -112,8 +111,27 @@ Var ger(const TensorLike& a, const TensorLike& alpha, const TensorLike& x, const
 Var outer(const TensorLike& x, const TensorLike& y);
 
 /// numpy.tensordot's `axes`: an int n (the last n axes of a with the first n of
-/// b) or two equal-length axis lists.
-using TensordotAxes = std::variant<int, std::pair<std::vector<int>, std::vector<int>>>;
+/// b) or two equal-length axis lists: `tensordot(a, b, 2)`,
+/// `tensordot(a, b, {{1, 2}, {1, 0}})`.
+class TensordotAxes {
+ public:
+  TensordotAxes(int n) : count_(n) {}  // NOLINT: implicit, as numpy's int axes
+  TensordotAxes(std::vector<int> a_axes, std::vector<int> b_axes)
+      : lists_(true), a_(std::move(a_axes)), b_(std::move(b_axes)) {}
+  TensordotAxes(std::pair<std::vector<int>, std::vector<int>> lists)  // NOLINT: implicit
+      : TensordotAxes(std::move(lists.first), std::move(lists.second)) {}
+
+  /// Whether the axes were given as a count (else as two lists).
+  bool is_count() const { return !lists_; }
+  int count() const { return count_; }
+  const std::vector<int>& a_axes() const { return a_; }
+  const std::vector<int>& b_axes() const { return b_; }
+
+ private:
+  int count_ = 0;
+  bool lists_ = false;
+  std::vector<int> a_, b_;
+};
 /// Sums products over the given axes: transposes the summed axes together,
 /// reshapes both operands to matrices, uses dot, and reshapes the result to
 /// a's free axes followed by b's. ValueError for bad axes, ShapeError when

@@ -5,7 +5,6 @@
 /// dimensions and drops size-1 dimensions, as a view.
 #pragma once
 
-#include <map>
 #include <string_view>
 #include <vector>
 
@@ -15,13 +14,16 @@
 
 namespace theano::tensor {
 
+/// Output index -> the input index whose buffer the output overwrites.
+using InplacePattern = SmallMap<int, int>;
+
 /// With a multi-output Composite (multi-output fusion) the node has one
 /// output per Composite output, all of the broadcast shape.
 class Elemwise final : public Op {
  public:
   /// `inplace_pattern`: output index -> input index whose buffer it overwrites
   /// (set by the inplace rewrites; empty for user graphs).
-  explicit Elemwise(ScalarOpPtr scalar_op, std::map<int, int> inplace_pattern = {});
+  explicit Elemwise(ScalarOpPtr scalar_op, InplacePattern inplace_pattern = {});
   /// make_node: inputs of lower rank are left-padded with broadcastable
   /// dimensions (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
   THEANO_OP_DECLARE("Elemwise")
@@ -31,7 +33,7 @@ class Elemwise final : public Op {
   /// `Elemwise{add,no_inplace}` as Theano prints it.
   std::string name() const override;
   const ScalarOpPtr& scalar_op() const { return scalar_op_; }
-  const std::map<int, int>& inplace_pattern() const { return inplace_; }
+  const InplacePattern& inplace_pattern() const { return inplace_; }
 
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
@@ -41,7 +43,7 @@ class Elemwise final : public Op {
                          const std::vector<std::int64_t>& shape, std::int64_t n) const;
 
   ScalarOpPtr scalar_op_;
-  std::map<int, int> inplace_;
+  InplacePattern inplace_;
 };
 
 /// `Elemwise(scalar_op(name))(inputs)`, e.g. `elemwise("add", {x, y})`.

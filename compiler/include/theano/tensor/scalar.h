@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,7 +37,7 @@ enum class OutRule {
 /// Gradient of one scalar op, written with tensor ops: given the node's inputs,
 /// its output and the output gradient `gz`, one gradient per input (a null Var
 /// means "no gradient flows", e.g. for integer inputs).
-using ScalarGradFn = std::function<std::vector<Var>(const std::vector<Var>& inputs, const Var& output, const Var& gz)>;
+using ScalarGradFn = std::vector<Var> (*)(const std::vector<Var>& inputs, const Var& output, const Var& gz);
 
 /// One row of the scalar op table.
 struct ScalarOpInfo {
@@ -50,7 +49,7 @@ struct ScalarOpInfo {
   double (*impl)(const double* args);
   /// Exact implementation for integer/bool compute dtypes, or nullptr.
   std::int64_t (*int_impl)(const std::int64_t* args) = nullptr;
-  ScalarGradFn grad;  ///< empty: not differentiable (MethodNotDefined if needed)
+  ScalarGradFn grad = nullptr;  ///< null: not differentiable (MethodNotDefined if needed)
   bool commutative = false;
   bool associative = false;
 };

@@ -10,12 +10,15 @@
 
 #include <cblas.h>
 
+#include <complex>
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <type_traits>
 
 #include "../reduction/kernel_util.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/blas.h"
 
 namespace theano::tensor::blas_detail {

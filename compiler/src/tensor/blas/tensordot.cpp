@@ -67,21 +67,21 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
   const TensorType& ty = *tensor_type(y);
   const int xn = tx.ndim(), yn = ty.ndim();
   std::vector<int> ax, ay;
-  if (const int* n = std::get_if<int>(&axes)) {
-    THEANO_USER_CHECK(*n >= 0 && *n <= xn && *n <= yn, ValueError)
-        << "tensordot: axes=" << *n << " needs 0 <= axes <= the ranks of both operands, got " << x.str() << " ("
+  if (axes.is_count()) {
+    const int n = axes.count();
+    THEANO_USER_CHECK(n >= 0 && n <= xn && n <= yn, ValueError)
+        << "tensordot: axes=" << n << " needs 0 <= axes <= the ranks of both operands, got " << x.str() << " ("
         << xn << " dimensions) and " << y.str() << " (" << yn << " dimensions)";
-    for (int i = 0; i < *n; ++i) {
-      ax.push_back(xn - *n + i);
+    for (int i = 0; i < n; ++i) {
+      ax.push_back(xn - n + i);
       ay.push_back(i);
     }
   } else {
-    const auto& p = std::get<std::pair<std::vector<int>, std::vector<int>>>(axes);
-    THEANO_USER_CHECK(p.first.size() == p.second.size(), ValueError)
-        << "tensordot: the two axis lists must have the same length, got " << detail::axes_text(p.first) << " and "
-        << detail::axes_text(p.second);
-    ax = normalize_axes(p.first, xn, x, "the first operand");
-    ay = normalize_axes(p.second, yn, y, "the second operand");
+    THEANO_USER_CHECK(axes.a_axes().size() == axes.b_axes().size(), ValueError)
+        << "tensordot: the two axis lists must have the same length, got " << detail::axes_text(axes.a_axes())
+        << " and " << detail::axes_text(axes.b_axes());
+    ax = normalize_axes(axes.a_axes(), xn, x, "the first operand");
+    ay = normalize_axes(axes.b_axes(), yn, y, "the second operand");
   }
   for (std::size_t i = 0; i < ax.size(); ++i) {
     const Dim &dx = tx.shape()[static_cast<std::size_t>(ax[i])], &dy = ty.shape()[static_cast<std::size_t>(ay[i])];

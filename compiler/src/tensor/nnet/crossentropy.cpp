@@ -1,11 +1,13 @@
 // Cross-entropies: CrossentropyCategorical1Hot (integer labels; the gather is
 // done inside the op) with its gradient op, and categorical_crossentropy /
 // binary_crossentropy as Theano writes them.
+#include <complex>
 #include <cmath>
 #include <type_traits>
 
 #include "../reduction/kernel_util.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"

@@ -1,5 +1,6 @@
 // Softmax and LogSoftmax: stable kernels over the lanes of one axis (the lane
 // maximum is subtracted before exp), closed-form gradients.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>

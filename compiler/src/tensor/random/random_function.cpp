@@ -4,6 +4,7 @@
 /// from the call key `philox_call_key(seed, counter)` and outputs the advanced
 /// state `{seed, counter + 1}`; it never writes its input state, so the old
 /// value stays valid for other readers and updates are ordinary outputs.
+#include <complex>
 #include <algorithm>
 #include <limits>
 

@@ -1,6 +1,7 @@
 // Argmax / Argmin: the int64 position of the extreme element along some axes
 // (several axes count in C order over those axes, like numpy on a flattened
 // array). Kept separate from CAReduce because the fold carries an index.
+#include <complex>
 #include <algorithm>
 #include <type_traits>
 

@@ -3,6 +3,7 @@
 // reduced axes to the end (a view) and folds consecutive groups of elements in
 // the accumulator dtype; integer arithmetic wraps as in NumPy (done in uint64,
 // so UBSan stays quiet).
+#include <complex>
 #include <algorithm>
 #include <cmath>
 #include <limits>

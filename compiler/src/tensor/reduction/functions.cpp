@@ -1,6 +1,8 @@
 // The user-level reduction functions: sum ... any, argmax / argmin over a
 // CAReduce / ArgReduce node (plus a DimShuffle for keepdims), and mean, var and
 // std as graphs of those primitives, as Theano builds them.
+#include <algorithm>
+
 #include "kernel_util.h"
 #include "theano/gradient.h"
 #include "theano/runtime/error.h"

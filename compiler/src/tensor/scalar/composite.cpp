@@ -8,6 +8,8 @@
 // expressions into each other (c_exprs) nests a chain of n ops n brackets deep
 // and writes a value used twice twice (2^30 copies for 30 levels of
 // y = sin(y) * cos(y)).
+#include <complex>
+#include <functional>
 #include <charconv>
 #include <cmath>
 #include <limits>

@@ -1,5 +1,6 @@
 // Output-dtype rules, the ScalarOp of a table row, the cast op, and how one
 // elementwise application computes (computes_in_int64, apply_*).
+#include <functional>
 #include <algorithm>
 #include <map>
 #include <mutex>

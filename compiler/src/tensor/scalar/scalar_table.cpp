@@ -90,9 +90,12 @@ double digamma(double x) {
          f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
 }
 
+// Constants of the gradients below (namespace scope: the gradients are plain
+// function pointers, so their lambdas capture nothing).
+constexpr double ln2 = std::numbers::ln2, ln10 = std::numbers::ln10;
+constexpr double two_over_sqrt_pi = 2.0 * std::numbers::inv_sqrtpi;
+
 std::vector<ScalarOpInfo> build_table() {
-  const double ln2 = std::numbers::ln2, ln10 = std::numbers::ln10;
-  const double two_over_sqrt_pi = 2.0 / std::sqrt(std::numbers::pi);
   std::vector<ScalarOpInfo> t;
   auto row = [&t](ScalarOpInfo info) { t.push_back(std::move(info)); };
 
@@ -164,15 +167,15 @@ std::vector<ScalarOpInfo> build_table() {
   row({"exp", 1, OutRule::Float, "exp({0})", [](const double* a) { return std::exp(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out}; }});
   row({"exp2", 1, OutRule::Float, "exp2({0})", [](const double* a) { return std::exp2(a[0]); }, nullptr,
-       [ln2](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * ln2}; }});
+       [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * ln2}; }});
   row({"expm1", 1, OutRule::Float, "expm1({0})", [](const double* a) { return std::expm1(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (out + 1)}; }});
   row({"log", 1, OutRule::Float, "log({0})", [](const double* a) { return std::log(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / in[0]}; }});
   row({"log2", 1, OutRule::Float, "log2({0})", [](const double* a) { return std::log2(a[0]); }, nullptr,
-       [ln2](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln2)}; }});
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln2)}; }});
   row({"log10", 1, OutRule::Float, "log10({0})", [](const double* a) { return std::log10(a[0]); }, nullptr,
-       [ln10](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln10)}; }});
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln10)}; }});
   row({"log1p", 1, OutRule::Float, "log1p({0})", [](const double* a) { return std::log1p(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] + 1)}; }});
 
@@ -216,11 +219,11 @@ std::vector<ScalarOpInfo> build_table() {
   row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", [](const double* a) { return log1mexp(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / -expm1(-in[0])}; }});
   row({"erf", 1, OutRule::Float, "erf({0})", [](const double* a) { return std::erf(a[0]); }, nullptr,
-       [two_over_sqrt_pi](const Vs& in, const Var&, const Var& gz) {
+       [](const Vs& in, const Var&, const Var& gz) {
          return Vs{gz * two_over_sqrt_pi * exp(-sqr(in[0]))};
        }});
   row({"erfc", 1, OutRule::Float, "erfc({0})", [](const double* a) { return std::erfc(a[0]); }, nullptr,
-       [two_over_sqrt_pi](const Vs& in, const Var&, const Var& gz) {
+       [](const Vs& in, const Var&, const Var& gz) {
          return Vs{-gz * two_over_sqrt_pi * exp(-sqr(in[0]))};
        }});
   row({"gammaln", 1, OutRule::Float, "lgamma({0})", [](const double* a) { return std::lgamma(a[0]); }, nullptr,

@@ -3,6 +3,8 @@
 /// given as integer scalars. Only value dimensions whose type says size 1
 /// broadcast (docs/architecture.md, "Types are values"), so the gradient (a sum over those dimensions) is
 /// decided statically.
+#include <algorithm>
+
 #include "shape_util.h"
 #include "theano/config.h"
 #include "theano/runtime/shape_rules.h"

@@ -1,11 +1,13 @@
 /// \file
 /// `ARange` (numpy.arange with Theano's dtype rule) and `Eye` (numpy.eye): the
 /// creation ops whose sizes come from scalar inputs.
+#include <complex>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "theano/runtime/shape_rules.h"
+#include "theano/runtime/scalar_cast.h"
 #include "shape_util.h"
 #include "theano/config.h"
 #include "theano/tensor/basic_ops.h"

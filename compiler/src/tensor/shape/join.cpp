@@ -2,6 +2,7 @@
 /// `Join` (numpy.concatenate) with stack/concatenate built on it. Sizes off the
 /// axis must agree exactly (no broadcasting), checked statically where the types
 /// know them and at run time otherwise.
+#include <algorithm>
 #include <sstream>
 
 #include "theano/runtime/shape_rules.h"

@@ -1,6 +1,7 @@
 /// \file
 /// `Reshape{ndim}` (numpy.reshape with one -1 inferred; a view when the strides
 /// allow it) and `flatten`, which Theano builds on it.
+#include <algorithm>
 #include <sstream>
 
 #include "shape_util.h"

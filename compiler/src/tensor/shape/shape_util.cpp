@@ -5,6 +5,8 @@
 #include "theano/runtime/shape_rules.h"
 #include "shape_util.h"
 
+#include <complex>
+#include <algorithm>
 #include <sstream>
 #include <type_traits>
 

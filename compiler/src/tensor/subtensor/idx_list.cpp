@@ -2,6 +2,7 @@
 /// idx_list handling shared by Subtensor and IncSubtensor: parsing user indices,
 /// Theano's printed form, applying to NDArrays with Python slice semantics, and
 /// static / symbolic result shapes (via the folded SymInt slice length).
+#include <algorithm>
 #include <sstream>
 
 #include "../shape/shape_util.h"

@@ -12,9 +12,10 @@
 /// std::complex<float>, std::complex<double>. `dtype_of<T>()` maps any integral type
 /// by size and signedness (so `long long` is Int64 too); `visit_dtype` calls a
 /// generic lambda with a `std::type_identity<T>` for a run-time DType.
+/// std::complex is only declared here (complex_fwd.h): include <complex> to
+/// compute with complex elements.
 #pragma once
 
-#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -22,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "theano/runtime/complex_fwd.h"
 #include "theano/runtime/half.h"
 
 namespace theano {

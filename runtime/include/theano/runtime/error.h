@@ -9,10 +9,12 @@
 /// that the runtime turns into one of these.
 #pragma once
 
-#include <sstream>
+#include <cstdint>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
-#include <utility>
+#include <string_view>
+#include <type_traits>
 
 namespace theano {
 
@@ -80,24 +82,83 @@ class InternalError : public Error {
 
 namespace detail {
 
+/// The text of an error message, built with `<<` as with an ostringstream and
+/// formatted exactly as one would (its stream lives in error.cpp, so this
+/// header needs only <iosfwd>: every user translation unit includes it).
+/// Text, characters, numbers and pointers have their own overloads; any other
+/// value goes to the stream through its `operator<<(std::ostream&, const T&)`,
+/// which needs only a declaration of std::ostream where it is used.
+class MessageStream {
+ public:
+  MessageStream();
+  ~MessageStream();
+  MessageStream(const MessageStream&) = delete;
+  MessageStream& operator=(const MessageStream&) = delete;
+
+  MessageStream& operator<<(std::string_view text);
+  MessageStream& operator<<(const char* text) { return *this << std::string_view(text ? text : "(null)"); }
+  MessageStream& operator<<(const std::string& text) { return *this << std::string_view(text); }
+  MessageStream& operator<<(char c);
+  MessageStream& operator<<(signed char c) { return *this << static_cast<char>(c); }
+  MessageStream& operator<<(unsigned char c) { return *this << static_cast<char>(c); }
+  MessageStream& operator<<(double v);
+  MessageStream& operator<<(float v) { return *this << static_cast<double>(v); }
+  MessageStream& operator<<(long double v);
+  MessageStream& operator<<(const void* p);
+  /// bool prints as 0/1 and integers in decimal, as an ostream does by default.
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, signed char> &&
+             !std::is_same_v<T, unsigned char>)
+  MessageStream& operator<<(T v) {
+    if constexpr (std::is_signed_v<T>) return put_signed(static_cast<long long>(v));
+    else return put_unsigned(static_cast<unsigned long long>(v));
+  }
+  template <class T>
+    requires(!std::is_arithmetic_v<T> && !std::is_convertible_v<const T&, std::string_view> &&
+             !std::is_pointer_v<T>)
+  MessageStream& operator<<(const T& v) {
+    stream() << v;
+    return *this;
+  }
+  /// Pointers other than text print as addresses.
+  template <class T>
+    requires(!std::is_same_v<std::remove_cv_t<T>, char>)
+  MessageStream& operator<<(T* p) {
+    return *this << static_cast<const void*>(p);
+  }
+
+  /// The stream behind the builder, for values with their own operator<<.
+  std::ostream& stream();
+  std::string str() const;
+
+ private:
+  MessageStream& put_signed(long long v);
+  MessageStream& put_unsigned(unsigned long long v);
+  std::ostream* os_;  // an ostringstream owned by this builder (error.cpp)
+};
+
 /// Collects a message with `<<` and throws `E` when it goes out of scope.
 /// Used only through `THEANO_USER_CHECK` / `THEANO_INTERNAL_CHECK`, which construct it when the
 /// condition fails, so the streaming cost is paid only on the error path.
 template <class E>
 class Thrower {
  public:
-  explicit Thrower(const char* prefix) { if (prefix) os_ << prefix; }
+  explicit Thrower(const char* prefix) { if (prefix) message_ << std::string_view(prefix); }
   Thrower(const Thrower&) = delete;
   Thrower& operator=(const Thrower&) = delete;
-  [[noreturn]] ~Thrower() noexcept(false) { throw E(os_.str()); }
+  [[noreturn]] ~Thrower() noexcept(false) { throw E(message_.str()); }
   template <class T>
-  Thrower& operator<<(T&& v) {
-    os_ << std::forward<T>(v);
+  Thrower& operator<<(const T& v) {
+    message_ << v;
+    return *this;
+  }
+  Thrower& operator<<(const char* text) {
+    message_ << text;
     return *this;
   }
 
  private:
-  std::ostringstream os_;
+  MessageStream message_;
 };
 
 }  // namespace detail

@@ -37,7 +37,6 @@
 #include "theano/runtime/device.h"
 #include "theano/runtime/dtype.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/scalar_cast.h"
 
 namespace theano {
 
@@ -113,11 +112,9 @@ class NDArray {
   /// (ValueError if size() != 1).
   template <class T>
   T item() const {
-    const void* p = single_element_ptr();  // (checks that the array is on the host)
-    return visit_dtype(dtype_, [p](auto tag) -> T {
-      using S = typename decltype(tag)::type;
-      return scalar_cast<T>(*static_cast<const S*>(p));
-    });
+    T out;
+    item_into(dtype_of<T>(), &out);
+    return out;
   }
 
   bool is_c_contiguous() const;
@@ -225,6 +222,9 @@ class NDArray {
   }
   void check_element_type(DType requested) const;
   const void* single_element_ptr() const;
+  /// item(): writes the single element, converted to `to`, at `out` (a `to`
+  /// value). Out of line, so this header needs no complete std::complex.
+  void item_into(DType to, void* out) const;
   static void check_value_count(int64_t count, const std::vector<int64_t>& shape);
   NDArray view(std::byte* data, std::vector<int64_t> shape, std::vector<int64_t> strides) const;
 

@@ -9,8 +9,7 @@
 /// functions of scalar_convert.h that generated code also uses.
 #pragma once
 
-#include <cmath>
-#include <complex>
+#include <complex>  // complex elements are converted here
 #include <cstdint>
 #include <type_traits>
 

@@ -10,6 +10,7 @@
 /// outside the library registers its kind with register_op_kind.
 #include "op_kinds.h"
 
+#include <functional>
 #include <mutex>
 #include <set>
 

@@ -152,6 +152,25 @@ TEST_SUITE("sparse add and mul of two operands") {
       }
   }
 
+  TEST_CASE("sparse::add and mul with the dense operand first: Theano's add_s_d(y, x) and mul_s_d(y, x)") {
+    const SparseMatrix a = random_sparse(4, 3, SparseFormat::CSC, DType::Float64, 14);
+    const NDArray d = NDArray::from_list<double>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {4, 3});
+    S::SparseInput x = S::csc_matrix("x");
+    Var m = T::dmatrix("m");
+    const Var sum = S::add(m, x), prod = S::mul(m, x);
+    CHECK(!S::sparse_type(sum));
+    CHECK(S::sparse_type(prod)->format() == SparseFormat::CSC);
+    Function f = function(concat(x.ins(), {In(m)}), {sum, S::dense_from_sparse(prod)});
+    const std::vector<NDArray> r = f(concat(S::arguments(a), {d}));
+    NDArray want_sum = dense64(a), want_prod = dense64(a);
+    for (int64_t i = 0; i < 12; ++i) {
+      want_sum.data_as<double>()[i] += d.data_as<double>()[i];
+      want_prod.data_as<double>()[i] *= d.data_as<double>()[i];
+    }
+    CHECK(array_equal(r[0], want_sum));
+    CHECK(array_equal(r[1], want_prod));
+  }
+
   TEST_CASE("add_s_s and mul_s_s of operands with repeated and unsorted indices: the dense sum and product") {
     // Row 0 stores column 2 twice (1 + 2) and lists its columns out of order.
     const SparseMatrix a(SparseFormat::CSR, test::vec({1, 4, 2, 8}), NDArray::from_list<int64_t>({2, 0, 2, 1}),
@@ -237,7 +256,7 @@ TEST_SUITE("sparse add and mul of two operands") {
     }
   }
 
-  TEST_CASE("infer_shape through the four ops") {
+  TEST_CASE("infer_shape through the four ops and of SparseRowVector") {
     const SparseMatrix a = random_sparse(6, 4, SparseFormat::CSR, DType::Float64, 4);
     const SparseMatrix b = random_sparse(6, 4, SparseFormat::CSC, DType::Float64, 5);
     S::SparseInput x = S::csr_matrix("x"), y = S::csc_matrix("y");
@@ -245,7 +264,8 @@ TEST_SUITE("sparse add and mul of two operands") {
     CHECK_NOTHROW(testing::check_infer_shape(
         {x.data, x.indices, x.indptr, x.shape, y.data, y.indices, y.indptr, y.shape, v},
         {S::dense_from_sparse(S::add_s_s(x, y)), S::dense_from_sparse(S::mul_s_s(y, x)),
-         S::dense_from_sparse(S::mul_s_v(x, v)), S::dense_from_sparse(S::structured_add_s_v(y, v))},
+         S::dense_from_sparse(S::mul_s_v(x, v)), S::dense_from_sparse(S::structured_add_s_v(y, v)),
+         OpPtr(new S::SparseRowVector(SparseFormat::CSC, false))->apply1({y.data, y.indices, y.indptr, y.shape, v})},
         concat(concat(S::arguments(a), S::arguments(b)), {test::vec({1, 2, 3, 4})})));
   }
 

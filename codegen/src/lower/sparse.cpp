@@ -291,15 +291,26 @@ void lower_swap(NodeLowering& L) {
   w.line("return 0;");
 }
 
+/// `a` <- a scratch vector of `n` elements of `like`'s dtype (lives for the call).
+constexpr char kSparseScratchText[] = R"(static int theano_sparse_scratch(TheanoContext* ctx, TheanoArray* a,
+                                const TheanoArray* like, int64_t n) {
+  a->ndim = 1;
+  a->dtype = like->dtype;
+  a->owner = -1;
+  a->shape[0] = n;
+  return ctx->alloc(ctx->host, a, -1);
+}
+)";
+
 /// x (op) y over two matrices' components (SparseMerge): the checks perform
-/// makes (both operands' components, one shape, sorted rows), then
+/// makes (both operands' components, one shape), an unsorted operand's rows
+/// sorted into scratch buffers, then
 /// theano_sparse_merge's count pass over the rows, the offsets, the outputs'
 /// allocation and the fill pass, both passes split between the threads.
 void lower_merge(NodeLowering& L) {
   const auto& op = static_cast<const sparse::SparseMerge&>(L.op);
-  const bool csr = op.csr();
   const Kind k = kind_of(L.out(0).dtype());
-  const std::string T = k.t, line = csr ? "row " : "column ";
+  const std::string T = k.t;
   emit_components(L, 0, true, "", "x: ");
   emit_components(L, 4, true, "y_", "y: ");
   CodeWriter& w = L.body;
@@ -307,14 +318,27 @@ void lower_merge(NodeLowering& L) {
          L.fail_int2(kErrShape, "x has ", "sh0", " rows and y ", "y_sh0", "; the shapes must be equal"));
   w.line("if (sh1 != y_sh1) " +
          L.fail_int2(kErrShape, "x has ", "sh1", " columns and y ", "y_sh1", "; the shapes must be equal"));
-  for (const char* who : {"x", "y"}) {
-    const std::string pre = who[0] == 'x' ? "" : "y_";
-    w.open("");
-    w.line("const int64_t bad = theano_sparse_first_unsorted((const int64_t*)" + pre + "ci->data, (const int64_t*)" +
-           pre + "cp->data, 0, major);");
-    w.line("if (bad >= 0) " + L.fail_int(kErrValue, std::string(who) + "'s " + line, "bad",
-                                         " has unsorted indices (sparse add_s_s / mul_s_s sort them with SwapFormat "
-                                         "first)"));
+  L.need("sparse_scratch", kSparseScratchText);
+  // An operand with an unsorted row: sorted into scratch buffers (as perform's sorted_rows).
+  for (const std::string pre : {"", "y_"}) {
+    w.line("TheanoArray " + pre + "sorted[6];");
+    w.open("if (theano_sparse_first_unsorted((const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre +
+           "cp->data, 0, major) >= 0)");
+    w.line("int64_t n_minor = 0;");
+    w.line("if (theano_checked_add(minor, 1, &n_minor) != THEANO_RULE_OK) " +
+           L.fail_int(kErrValue, "sorting an operand's rows needs one indptr entry more than ", "minor"));
+    w.line("const int64_t n = " + pre + "cd->shape[0];");
+    w.line("const TheanoArray* like[6] = {" + pre + "cd, " + pre + "ci, " + pre + "ci, " + pre + "cd, " + pre +
+           "ci, " + pre + "ci};");
+    w.line("const int64_t len[6] = {n, n, n_minor, n, n, major + 1};");
+    w.line("for (int s = 0; s < 6; ++s) if (theano_sparse_scratch(ctx, &" + pre + "sorted[s], like[s], len[s]) != 0) " +
+           L.fail(kErrValue, "could not allocate the buffers to sort an operand's rows"));
+    w.line("theano_sparse_sort_rows_" + k.suffix + "(major, minor, (const " + T + "*)" + pre +
+           "cd->data, (const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre + "cp->data, (" + T + "*)" + pre +
+           "sorted[0].data, (int64_t*)" + pre + "sorted[1].data, (int64_t*)" + pre + "sorted[2].data, (" + T + "*)" +
+           pre + "sorted[3].data, (int64_t*)" + pre + "sorted[4].data, (int64_t*)" + pre + "sorted[5].data);");
+    w.line(pre + "cd = &" + pre + "sorted[3]; " + pre + "ci = &" + pre + "sorted[4]; " + pre + "cp = &" + pre +
+           "sorted[5];");
     w.close();
   }
   w.line("int64_t n_ptr = 0;");

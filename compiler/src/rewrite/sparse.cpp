@@ -12,8 +12,8 @@
 /// CSC kernel's scatter into random output rows moves about twice the bytes
 /// (W8g: see bench/README.md). true_dot, which differs only in its gradient,
 /// runs the same kernel. add_s_s / mul_s_s become SparseMerge over both
-/// operands' components in the first one's format with sorted rows (made by
-/// SwapFormat: local_sparse_merge); mul_s_v / structured_add_s_v become
+/// operands' components in the first one's format (SwapFormat converts the
+/// second: local_sparse_merge); mul_s_v / structured_add_s_v become
 /// SparseRowVector over the matrix's components, its structure kept.
 ///
 /// Constants fold as usual afterwards: the component ops have perform, so a
@@ -131,19 +131,12 @@ NodeRewriterPtr local_gather_sparse() {
 }
 
 namespace {
-/// {data, indices, indptr, shape} of `s` in `format` with each compressed
-/// row's indices sorted (SparseMerge's precondition): SwapFormat's counting
-/// sort emits every row sorted, so one conversion when s has the other
-/// format, else two (there and back).
-std::vector<Var> sorted_parts(const Var& s, SparseFormat format) {
+/// {data, indices, indptr, shape} of `s` in `format` (SwapFormat when s has
+/// the other one).
+std::vector<Var> parts_in(const Var& s, SparseFormat format) {
   const std::vector<Var> p = parts(s);
-  std::vector<Var> c = {p[0], p[1], p[2]};
-  SparseFormat f = format_of(s);
-  if (f == format) {
-    c = OpPtr(new SwapFormat(f))->operator()({c[0], c[1], c[2], p[3]});
-    f = f == SparseFormat::CSR ? SparseFormat::CSC : SparseFormat::CSR;
-  }
-  c = OpPtr(new SwapFormat(f))->operator()({c[0], c[1], c[2], p[3]});
+  if (format_of(s) == format) return p;
+  const std::vector<Var> c = OpPtr(new SwapFormat(format_of(s)))->operator()(p);
   return {c[0], c[1], c[2], p[3]};
 }
 }  // namespace
@@ -151,13 +144,13 @@ std::vector<Var> sorted_parts(const Var& s, SparseFormat format) {
 NodeRewriterPtr local_sparse_merge() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_sparse_merge", {"AddSS", "MulSS"},
-      "add_s_s(x, y), mul_s_s(x, y) -> CSM(SparseMerge{format of x, add|mul}(x's and y's components in x's format, "
-      "rows sorted by SwapFormat), shape of x)",
+      "add_s_s(x, y), mul_s_s(x, y) -> CSM(SparseMerge{format of x, add|mul}(x's and y's components in x's "
+      "format), shape of x)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const bool mul = dynamic_cast<const MulSS*>(node.op().get()) != nullptr;
         const SparseFormat f = format_of(node.input(0));
-        std::vector<Var> in = sorted_parts(node.input(0), f);
-        const std::vector<Var> y = sorted_parts(node.input(1), f);
+        std::vector<Var> in = parts(node.input(0));
+        const std::vector<Var> y = parts_in(node.input(1), f);
         in.insert(in.end(), y.begin(), y.end());
         const std::vector<Var> m = OpPtr(new SparseMerge(f, mul))->operator()(in);
         return RewriteResult(csm(f, m[0], m[1], m[2], in[3]));

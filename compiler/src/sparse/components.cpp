@@ -364,13 +364,30 @@ ApplyPtr SparseMerge::make_node(std::vector<Var> inputs) const {
 }
 
 namespace {
-/// ValueError unless each compressed row of `idx`/`ptr` has sorted indices (theano_sparse_merge's precondition).
-void check_sorted(const std::string& op, const char* role, bool csr, const NDArray& idx, const NDArray& ptr,
-                  int64_t major) {
-  const int64_t bad = theano_sparse_first_unsorted(idx.data_as<int64_t>(), ptr.data_as<int64_t>(), 0, major);
-  if (bad >= 0)
-    throw ValueError(op + ": " + role + "'s " + (csr ? "row " : "column ") + std::to_string(bad) +
-                     " has unsorted indices (sparse add_s_s / mul_s_s sort them with SwapFormat first)");
+/// Checked contiguous components (data, indices, indptr) with each
+/// compressed row's indices sorted (theano_sparse_merge's operand): as given
+/// when they are, else sorted by theano_sparse_sort_rows.
+struct Rows {
+  NDArray d, i, p;
+};
+Rows sorted_rows(const std::string& op, const NDArray& data, const NDArray& idx, const NDArray& ptr, int64_t major,
+                 int64_t minor) {
+  Rows r{data.contiguous(), idx.contiguous(), ptr.contiguous()};
+  if (theano_sparse_first_unsorted(r.i.data_as<int64_t>(), r.p.data_as<int64_t>(), 0, major) < 0) return r;
+  const int64_t n = r.d.size();
+  int64_t n_minor = 0;
+  if (theano_checked_add(minor, 1, &n_minor) != THEANO_RULE_OK)
+    throw ValueError(op + ": sorting an operand's rows needs " + std::to_string(minor) + " + 1 indptr entries");
+  NDArray td = NDArray::empty({n}, r.d.dtype()), ti = NDArray::empty({n}, DType::Int64);
+  NDArray tp = NDArray::empty({n_minor}, DType::Int64);
+  Rows out{NDArray::empty({n}, r.d.dtype()), NDArray::empty({n}, DType::Int64), NDArray::empty({r.p.size()}, DType::Int64)};
+#define THEANO_SORT(T, S)                                                                                         \
+  theano_sparse_sort_rows_##S(major, minor, r.d.data_as<T>(), r.i.data_as<int64_t>(), r.p.data_as<int64_t>(),      \
+                              td.data_as<T>(), ti.data_as<int64_t>(), tp.data_as<int64_t>(), out.d.data_as<T>(),   \
+                              out.i.data_as<int64_t>(), out.p.data_as<int64_t>())
+  THEANO_SPARSE_DISPATCH(r.d.dtype(), THEANO_SORT)
+#undef THEANO_SORT
+  return out;
 }
 }  // namespace
 
@@ -385,10 +402,9 @@ void SparseMerge::perform(const Apply&, std::span<const NDArray> in, std::span<N
   if (major != y_major || minor != y_minor)
     throw ShapeError(op + ": x has " + std::to_string(csr() ? minor : major) + " columns and y " +
                      std::to_string(csr() ? y_minor : y_major) + "; the shapes must be equal");
-  const NDArray xd = in[0].contiguous(), xi = in[1].contiguous(), xp = in[2].contiguous();
-  const NDArray yd = in[4].contiguous(), yi = in[5].contiguous(), yp = in[6].contiguous();
-  check_sorted(op, "x", csr(), xi, xp, major);
-  check_sorted(op, "y", csr(), yi, yp, major);
+  const Rows x = sorted_rows(op, in[0], in[1], in[2], major, minor);
+  const Rows y = sorted_rows(op, in[4], in[5], in[6], major, minor);
+  const NDArray &xd = x.d, &xi = x.i, &xp = x.p, &yd = y.d, &yi = y.i, &yp = y.p;
   int64_t n_ptr = 0;
   if (theano_checked_add(major, 1, &n_ptr) != THEANO_RULE_OK)
     throw ValueError(op + ": the result needs " + std::to_string(major) + " + 1 indptr entries");

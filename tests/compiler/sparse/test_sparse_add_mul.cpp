@@ -340,18 +340,32 @@ TEST_SUITE("sparse add and mul of two operands") {
     }
   }
 
-  TEST_CASE("SparseMerge directly: operands with unsorted rows are a ValueError in both linkers") {
+  TEST_CASE("SparseMerge directly: an operand with unsorted rows is sorted first, in both linkers") {
     for (const char* linker : kLinkers) {
       CAPTURE(linker);
       test::UseLinker l(linker);
       Var d = T::dvector("d"), i = T::lvector("i"), p = T::lvector("p"), s = T::lvector("s");
-      const std::vector<Var> m = OpPtr(new S::SparseMerge(SparseFormat::CSR, false))->operator()({d, i, p, s, d, i, p, s});
-      Function f = function({d, i, p, s}, {m[0], m[1], m[2]});
-      const std::string e = test::error_of([&] {
-        f({test::vec({1, 2}), NDArray::from_list<int64_t>({1, 0}), NDArray::from_list<int64_t>({0, 0, 2}),
-           NDArray::from_list<int64_t>({2, 2})});
-      });
-      CHECK(e.find("x's row 1 has unsorted indices") != std::string::npos);
+      Var e = T::dvector("e"), j = T::lvector("j"), q = T::lvector("q");
+      for (bool mul : {false, true}) {
+        CAPTURE(mul);
+        const std::vector<Var> m =
+            OpPtr(new S::SparseMerge(SparseFormat::CSR, mul))->operator()({d, i, p, s, e, j, q, s});
+        Function f = function({d, i, p, s, e, j, q}, {m[0], m[1], m[2]});
+        // x: row 1 lists columns 2, 0, 2 (3 in all at column 2); y sorted: row 0 column 1, row 1 columns 0, 2.
+        const std::vector<NDArray> r =
+            f({test::vec({1, 2, 4}), NDArray::from_list<int64_t>({2, 0, 2}), NDArray::from_list<int64_t>({0, 0, 3}),
+               NDArray::from_list<int64_t>({2, 3}), test::vec({8, 16, 32}), NDArray::from_list<int64_t>({1, 0, 2}),
+               NDArray::from_list<int64_t>({0, 1, 3})});
+        if (mul) {
+          CHECK(array_equal(r[0], test::vec({32, 160})));
+          CHECK(array_equal(r[1], NDArray::from_list<int64_t>({0, 2})));
+          CHECK(array_equal(r[2], NDArray::from_list<int64_t>({0, 0, 2})));
+        } else {
+          CHECK(array_equal(r[0], test::vec({8, 18, 37})));
+          CHECK(array_equal(r[1], NDArray::from_list<int64_t>({1, 0, 2})));
+          CHECK(array_equal(r[2], NDArray::from_list<int64_t>({0, 1, 3})));
+        }
+      }
     }
   }
 }

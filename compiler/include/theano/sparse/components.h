@@ -84,9 +84,10 @@ class DenseToComponents final : public ComponentOp {
 /// matrices in `format` -> (data, indices, indptr) of x + y (`mul` false:
 /// the union of the patterns; Theano's add_s_s) or x * y (`mul` true: the
 /// intersection; mul_s_s), rows with sorted indices (theano_sparse_merge:
-/// stored zeros stay stored). The operands' rows must have sorted indices
-/// (checked; the expansion sorts them with SwapFormat) and one shape. Two
-/// passes over the rows (count, then fill), each split between threads.
+/// stored zeros stay stored). The operands must have one shape; an operand
+/// with an unsorted row is sorted first (theano_sparse_sort_rows, two
+/// counting sorts; canonical operands, the usual case, are only checked).
+/// Two passes over the rows (count, then fill), each split between threads.
 class SparseMerge final : public ComponentOp {
  public:
   SparseMerge(SparseFormat format, bool mul) : ComponentOp(format), mul_(mul) {}

@@ -158,12 +158,23 @@
       out_indptr[i] = last;                                                                                       \
       last = t;                                                                                                   \
     }                                                                                                             \
+  }                                                                                                               \
+  /* The same matrix with each compressed row's indices sorted (repeats kept, in stored order): the other       \
+     format's components (t_*: nnz, nnz and minor + 1 entries of scratch), read back (out_*: nnz, nnz and       \
+     major + 1 entries). Two counting sorts, serial. */                                                          \
+  static inline void theano_sparse_sort_rows_##SUFFIX(int64_t major, int64_t minor, const T* data,               \
+                                                      const int64_t* indices, const int64_t* indptr, T* t_data,  \
+                                                      int64_t* t_indices, int64_t* t_indptr, T* out_data,        \
+                                                      int64_t* out_indices, int64_t* out_indptr) {               \
+    theano_sparse_swap_##SUFFIX(major, minor, data, indices, indptr, t_data, t_indices, t_indptr);               \
+    theano_sparse_swap_##SUFFIX(minor, major, t_data, t_indices, t_indptr, out_data, out_indices, out_indptr);   \
   }
 
 /* The elementwise kernels of two sparse operands (theano/sparse/components.h: SparseMerge, SparseRowVector).
  *
  * theano_sparse_merge: x (op) y, row by row (CSR) or column by column (CSC), for two matrices of one shape and
- * format whose compressed rows have sorted indices (repeats adjacent; SwapFormat's output is so). An index x
+ * format whose compressed rows have sorted indices (repeats adjacent; theano_sparse_first_unsorted tells,
+ * theano_sparse_sort_rows sorts; SwapFormat's output is so). An index x
  * stores k times counts its k values' sum, as in the dense matrix. `mul` 0: every index either stores, value
  * x + y (the union of the patterns, Theano's add_s_s); `mul` 1: the indices both store, value x * y (the
  * intersection, mul_s_s). The result's pattern follows the operands' patterns, not their values: a stored zero
@@ -212,8 +223,8 @@
       }                                                                                                           \
   }
 
-/* The first of rows [lo, hi) whose indices are not sorted (a repeat is sorted), or -1: the check of
- * theano_sparse_merge's operands. */
+/* The first of rows [lo, hi) whose indices are not sorted (a repeat is sorted), or -1: whether
+ * theano_sparse_merge's operand must be sorted first. */
 static inline int64_t theano_sparse_first_unsorted(const int64_t* indices, const int64_t* indptr, int64_t lo,
                                                    int64_t hi) {
   int64_t a, k;

@@ -6,10 +6,11 @@
 // output columns). Non-contiguous component vectors, and dense operands
 // whose strides are not whole elements, are copied into scratch buffers
 // first (perform reads them through contiguous() too). SwapFormat is one
-// serial counting sort. SparseMerge counts its rows' entries, then fills
-// them (two split passes). Usmm accumulates into
-// Z's buffer (inplace) or a copy of Z. DenseToComponents
-// has no lowering (its sizes depend on the values): perform runs it.
+// serial counting sort. SparseMerge sorts an operand with an unsorted row
+// into scratch buffers, counts its rows' entries, then fills them (two split
+// passes). Usmm accumulates into Z's buffer (inplace) or a copy of Z.
+// DenseToComponents has no lowering (its sizes depend on the values):
+// perform runs it.
 #include "lowering.h"
 
 #include <theano/sparse/components.h>

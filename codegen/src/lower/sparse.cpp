@@ -6,9 +6,11 @@
 // output columns). Non-contiguous component vectors, and dense operands
 // whose strides are not whole elements, are copied into scratch buffers
 // first (perform reads them through contiguous() too). SwapFormat is one
-// serial counting sort. Usmm accumulates into
-// Z's buffer (inplace) or a copy of Z. DenseToComponents
-// has no lowering (its sizes depend on the values): perform runs it.
+// serial counting sort. SparseMerge sorts an operand with an unsorted row
+// into scratch buffers, counts its rows' entries, then fills them (two split
+// passes). Usmm accumulates into Z's buffer (inplace) or a copy of Z.
+// DenseToComponents has no lowering (its sizes depend on the values):
+// perform runs it.
 #include "lowering.h"
 
 #include <theano/sparse/components.h>
@@ -59,35 +61,42 @@ void operand(NodeLowering& L, int i, const std::string& name, bool vector) {
 }
 
 /// Reads the shape input (index `s`), checks indices (`ci`), indptr (`cp`)
-/// with theano_csm_rule against `n_data` stored values; declares major, minor.
-void check_components(NodeLowering& L, int s, const std::string& ci, const std::string& cp, const std::string& n_data) {
+/// with theano_csm_rule against `n_data` stored values; declares major,
+/// minor (names prefixed by `pre`; messages start with `who`).
+void check_components(NodeLowering& L, int s, const std::string& ci, const std::string& cp, const std::string& n_data,
+                      const std::string& pre = "", const std::string& who = "") {
   CodeWriter& w = L.body;
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
   const std::string x = L.x(s);
-  w.line("if (" + x + "->shape[0] != 2) " + L.fail_int(kErrValue, "shape must have 2 entries, got ", x + "->shape[0]"));
-  w.line("const int64_t sh0 = *(const int64_t*)" + x + "->data;");
-  w.line("const int64_t sh1 = *(const int64_t*)(" + x + "->data + " + x + "->strides[0]);");
-  w.line(std::string("const int64_t major = ") + (csr ? "sh0" : "sh1") + ", minor = " + (csr ? "sh1" : "sh0") + ";");
-  w.line("if (" + cp + "->shape[0] == 0) " + L.fail_rule("THEANO_RULE_CSM_INDPTR_LEN", "", "0"));
+  w.line("if (" + x + "->shape[0] != 2) " +
+         L.fail_int(kErrValue, who + "shape must have 2 entries, got ", x + "->shape[0]"));
+  w.line("const int64_t " + pre + "sh0 = *(const int64_t*)" + x + "->data;");
+  w.line("const int64_t " + pre + "sh1 = *(const int64_t*)(" + x + "->data + " + x + "->strides[0]);");
+  w.line("const int64_t " + pre + "major = " + pre + (csr ? "sh0" : "sh1") + ", " + pre + "minor = " + pre +
+         (csr ? "sh1" : "sh0") + ";");
+  w.line("if (" + cp + "->shape[0] == 0) " + L.fail_rule("THEANO_RULE_CSM_INDPTR_LEN", who, "0"));
   w.open("");
   w.line("int64_t bad = 0;");
-  w.line("const int rule = theano_csm_rule(major, minor, (const int64_t*)" + cp + "->data, " + cp +
-         "->shape[0], (const int64_t*)" + ci + "->data, " + ci + "->shape[0], " + n_data + ", &bad);");
-  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "", "bad"));
+  w.line("const int rule = theano_csm_rule(" + pre + "major, " + pre + "minor, (const int64_t*)" + cp + "->data, " +
+         cp + "->shape[0], (const int64_t*)" + ci + "->data, " + ci + "->shape[0], " + n_data + ", &bad);");
+  w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", who, "bad"));
   w.close();
-  w.line("(void)minor;");
+  w.line("(void)" + pre + "minor;");
 }
 
 /// The kernels, then the component inputs from `first` on (data when
 /// `with_data`, then indices, indptr, shape) as contiguous `cd`, `ci`, `cp`,
-/// checked by theano_csm_rule; declares sh0, sh1, major and minor.
-void emit_components(NodeLowering& L, int first, bool with_data) {
+/// checked by theano_csm_rule; declares sh0, sh1, major and minor (every
+/// name prefixed by `pre`, messages started by `who`: a second operand).
+void emit_components(NodeLowering& L, int first, bool with_data, const std::string& pre = "",
+                     const std::string& who = "") {
   L.need("sparse_kernels", kSparseKernelsText);
-  if (with_data) operand(L, first, "cd", true);
+  if (with_data) operand(L, first, pre + "cd", true);
   const int at = with_data ? first + 1 : first;
-  operand(L, at, "ci", true);
-  operand(L, at + 1, "cp", true);
-  check_components(L, at + 2, "ci", "cp", with_data ? "cd->shape[0]" : "ci->shape[0]");
+  operand(L, at, pre + "ci", true);
+  operand(L, at + 1, pre + "cp", true);
+  check_components(L, at + 2, pre + "ci", pre + "cp", with_data ? pre + "cd->shape[0]" : pre + "ci->shape[0]", pre,
+                   who);
 }
 
 /// ShapeError unless dense input `i` has `rows` rows (and `cols` columns when given).
@@ -283,9 +292,113 @@ void lower_swap(NodeLowering& L) {
   w.line("return 0;");
 }
 
+/// `a` <- a scratch vector of `n` elements of `like`'s dtype (lives for the call).
+constexpr char kSparseScratchText[] = R"(static int theano_sparse_scratch(TheanoContext* ctx, TheanoArray* a,
+                                const TheanoArray* like, int64_t n) {
+  a->ndim = 1;
+  a->dtype = like->dtype;
+  a->owner = -1;
+  a->shape[0] = n;
+  return ctx->alloc(ctx->host, a, -1);
+}
+)";
+
+/// x (op) y over two matrices' components (SparseMerge): the checks perform
+/// makes (both operands' components, one shape), an unsorted operand's rows
+/// sorted into scratch buffers, then
+/// theano_sparse_merge's count pass over the rows, the offsets, the outputs'
+/// allocation and the fill pass, both passes split between the threads.
+void lower_merge(NodeLowering& L) {
+  const auto& op = static_cast<const sparse::SparseMerge&>(L.op);
+  const Kind k = kind_of(L.out(0).dtype());
+  const std::string T = k.t;
+  emit_components(L, 0, true, "", "x: ");
+  emit_components(L, 4, true, "y_", "y: ");
+  CodeWriter& w = L.body;
+  w.line("if (sh0 != y_sh0) " +
+         L.fail_int2(kErrShape, "x has ", "sh0", " rows and y ", "y_sh0", "; the shapes must be equal"));
+  w.line("if (sh1 != y_sh1) " +
+         L.fail_int2(kErrShape, "x has ", "sh1", " columns and y ", "y_sh1", "; the shapes must be equal"));
+  L.need("sparse_scratch", kSparseScratchText);
+  // An operand with an unsorted row: sorted into scratch buffers (as perform's sorted_rows).
+  for (const std::string pre : {"", "y_"}) {
+    w.line("TheanoArray " + pre + "sorted[6];");
+    w.open("if (theano_sparse_first_unsorted((const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre +
+           "cp->data, 0, major) >= 0)");
+    w.line("int64_t n_minor = 0;");
+    w.line("if (theano_checked_add(minor, 1, &n_minor) != THEANO_RULE_OK) " +
+           L.fail_int(kErrValue, "sorting an operand's rows needs one indptr entry more than ", "minor"));
+    w.line("const int64_t n = " + pre + "cd->shape[0];");
+    w.line("const TheanoArray* like[6] = {" + pre + "cd, " + pre + "ci, " + pre + "ci, " + pre + "cd, " + pre +
+           "ci, " + pre + "ci};");
+    w.line("const int64_t len[6] = {n, n, n_minor, n, n, major + 1};");
+    w.line("for (int s = 0; s < 6; ++s) if (theano_sparse_scratch(ctx, &" + pre + "sorted[s], like[s], len[s]) != 0) " +
+           L.fail(kErrValue, "could not allocate the buffers to sort an operand's rows"));
+    w.line("theano_sparse_sort_rows_" + k.suffix + "(major, minor, (const " + T + "*)" + pre +
+           "cd->data, (const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre + "cp->data, (" + T + "*)" + pre +
+           "sorted[0].data, (int64_t*)" + pre + "sorted[1].data, (int64_t*)" + pre + "sorted[2].data, (" + T + "*)" +
+           pre + "sorted[3].data, (int64_t*)" + pre + "sorted[4].data, (int64_t*)" + pre + "sorted[5].data);");
+    w.line(pre + "cd = &" + pre + "sorted[3]; " + pre + "ci = &" + pre + "sorted[4]; " + pre + "cp = &" + pre +
+           "sorted[5];");
+    w.close();
+  }
+  w.line("int64_t n_ptr = 0;");
+  w.line("if (theano_checked_add(major, 1, &n_ptr) != THEANO_RULE_OK) " +
+         L.fail_int(kErrValue, "the result needs one indptr entry more than ", "major"));
+  w.line("o2->shape[0] = n_ptr;");
+  w.line(L.alloc(2));
+  L.file.line("struct " + L.fn + "_args { const " + T + "* xd; const int64_t* xi; const int64_t* xp; const " + T +
+              "* yd; const int64_t* yi; const int64_t* yp; " + T + "* od; int64_t* oi; int64_t* op; };");
+  L.file.open("static void " + L.fn + "_part(void* args_, int64_t lo, int64_t hi, int64_t)");
+  L.file.line("const " + L.fn + "_args* a = (const " + L.fn + "_args*)args_;");
+  L.file.line("theano_sparse_merge_" + k.suffix + "(" + (op.mul() ? "1" : "0") +
+              ", a->xd, a->xi, a->xp, a->yd, a->yi, a->yp, a->od, a->oi, a->op, lo, hi);");
+  L.file.close();
+  const std::string operands = "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, " +
+                               "(const " + T + "*)y_cd->data, (const int64_t*)y_ci->data, (const int64_t*)y_cp->data";
+  w.line("int64_t* ptr = (int64_t*)o2->data;");
+  w.line(L.fn + "_args count = {" + operands + ", (" + T + "*)0, (int64_t*)0, ptr};");
+  w.line("theano_parallel(ctx, major, 256, &" + L.fn + "_part, &count);");
+  w.line("theano_sparse_offsets(ptr, major);");
+  w.line("o0->shape[0] = ptr[major];");
+  w.line(L.alloc(0));
+  w.line("o1->shape[0] = ptr[major];");
+  w.line(L.alloc(1));
+  w.line(L.fn + "_args fill = {" + operands + ", (" + T + "*)o0->data, (int64_t*)o1->data, ptr};");
+  w.line("theano_parallel(ctx, major, 256, &" + L.fn + "_part, &fill);");
+  w.line("return 0;");
+}
+
+/// data (op) v[column] at each stored entry (SparseRowVector).
+void lower_row_vector(NodeLowering& L) {
+  const auto& op = static_cast<const sparse::SparseRowVector&>(L.op);
+  const bool csr = op.csr();
+  const Kind k = kind_of(L.out(0).dtype());
+  emit_components(L, 0, true);
+  CodeWriter& w = L.body;
+  w.line(std::string("const int64_t cols = ") + (csr ? "minor" : "major") + ";");
+  w.line("if (" + L.x(4) + "->shape[0] != cols) " +
+         L.fail_int2(kErrShape, "v has ", L.x(4) + "->shape[0]", " entries, expected ", "cols",
+                     ", the sparse matrix's column count"));
+  operand(L, 4, "dv", true);
+  w.line("o0->shape[0] = cd->shape[0];");
+  w.line(L.alloc(0));
+  w.line("if (major == 0) return 0;");
+  const std::string T = k.t;
+  parallel(L, "const " + T + "* data; const int64_t* idx; const int64_t* ptr; const " + T + "* v; " + T + "* vals;",
+           "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T +
+               "*)dv->data, (" + T + "*)o0->data",
+           "theano_sparse_row_vector_" + k.suffix + "(" + (op.mul() ? "1" : "0") + ", a->data, a->idx, a->ptr, " +
+               (csr ? "1" : "0") + ", a->v, 1, a->vals, lo, hi)",
+           "major", 256);
+  w.line("return 0;");
+}
+
 }  // namespace
 
 void add_sparse_lowerings(LoweringTable& t) {
+  t[typeid(sparse::SparseMerge)] = &lower_merge;
+  t[typeid(sparse::SparseRowVector)] = &lower_row_vector;
   t[typeid(sparse::SwapFormat)] = &lower_swap;
   t[typeid(sparse::Usmm)] = &lower_usmm;
   t[typeid(sparse::SpMM)] = &lower_spmm;

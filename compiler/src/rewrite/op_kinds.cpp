@@ -45,7 +45,8 @@ std::set<std::string, std::less<>> builtin_kinds() {
       // sparse/ops.h, sparse/components.h
       "CSM", "CSMProperties", "DenseFromSparse", "SparseFromDense", "SparseTranspose", "StructuredDot",
       "SampledDotSparse", "GatherSparse", "TrueDot", "SpMM", "SampledDot", "SparseGather", "ComponentsToDense",
-      "SwapFormat", "DenseToComponents", "Usmm",
+      "SwapFormat", "DenseToComponents", "Usmm", "AddSS", "MulSS", "MulSV", "StructuredAddSV", "SparseMerge",
+      "SparseRowVector",
       // control/ifelse.h, control/scan.h, gpu/ops.h
       "IfElse", "Scan", "GpuFromHost", "HostFromGpu", "GpuElemwise"};
   // Kinds that depend on the op's parameters, asked of the ops themselves.

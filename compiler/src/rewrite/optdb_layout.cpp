@@ -69,7 +69,8 @@ SequenceDB build_optdb() {
   // between the graph's inputs and outputs.
   for (const NodeRewriterPtr& r :
        {local_csm_properties_csm(), sparse_dot(), local_dense_from_sparse(), local_sparse_from_dense(),
-        local_sparse_transpose(), local_sampled_dot(), local_gather_sparse()})
+        local_sparse_transpose(), local_sampled_dot(), local_gather_sparse(), local_sparse_merge(),
+        local_sparse_row_vector()})
     sparse_expand->register_rewrite(r, {"sparse"});
 
   // canonicalize: put the graph in a normal form (fast_compile runs only merge + folding).

@@ -49,6 +49,8 @@ NodeRewriterPtr local_sparse_from_dense();
 NodeRewriterPtr local_sparse_transpose();
 NodeRewriterPtr local_sampled_dot();
 NodeRewriterPtr local_gather_sparse();
+NodeRewriterPtr local_sparse_merge();
+NodeRewriterPtr local_sparse_row_vector();
 // ifelse.cpp: IfElse constant conditions, identical branches, lifting, merging.
 NodeRewriterPtr ifelse_constant_condition();
 NodeRewriterPtr ifelse_same_branches();

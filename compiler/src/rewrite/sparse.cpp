@@ -12,7 +12,10 @@
 /// S^T G) is first converted by SwapFormat, one counting sort, because the
 /// CSC kernel's scatter into random output rows moves about twice the bytes
 /// (W8g: see bench/README.md). true_dot, which differs only in its gradient,
-/// runs the same kernel.
+/// runs the same kernel. add_s_s / mul_s_s become SparseMerge over both
+/// operands' components in the first one's format (SwapFormat converts the
+/// second: local_sparse_merge); mul_s_v / structured_add_s_v become
+/// SparseRowVector over the matrix's components, its structure kept.
 ///
 /// Constants fold as usual afterwards: the component ops have perform, so a
 /// product of two constant matrices is folded by constant_folding.
@@ -125,6 +128,49 @@ NodeRewriterPtr local_gather_sparse() {
       rule("local_gather_sparse", "GatherSparse",
            "GatherSparse(S, M) -> CSM(SparseGather(indices, indptr, shape, M), indices, indptr, shape)",
            values_at_positions<SparseGather>);
+  return r;
+}
+
+namespace {
+/// {data, indices, indptr, shape} of `s` in `format` (SwapFormat when s has
+/// the other one).
+std::vector<Var> parts_in(const Var& s, SparseFormat format) {
+  const std::vector<Var> p = parts(s);
+  if (format_of(s) == format) return p;
+  const std::vector<Var> c = OpPtr(new SwapFormat(format_of(s)))->operator()(p);
+  return {c[0], c[1], c[2], p[3]};
+}
+}  // namespace
+
+NodeRewriterPtr local_sparse_merge() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_sparse_merge", {"AddSS", "MulSS"},
+      "add_s_s(x, y), mul_s_s(x, y) -> CSM(SparseMerge{format of x, add|mul}(x's and y's components in x's "
+      "format), shape of x)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const bool mul = dynamic_cast<const MulSS*>(node.op().get()) != nullptr;
+        const SparseFormat f = format_of(node.input(0));
+        std::vector<Var> in = parts(node.input(0));
+        const std::vector<Var> y = parts_in(node.input(1), f);
+        in.insert(in.end(), y.begin(), y.end());
+        const std::vector<Var> m = OpPtr(new SparseMerge(f, mul))->operator()(in);
+        return RewriteResult(csm(f, m[0], m[1], m[2], in[3]));
+      });
+  return r;
+}
+
+NodeRewriterPtr local_sparse_row_vector() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_sparse_row_vector", {"MulSV", "StructuredAddSV"},
+      "mul_s_v(S, v), structured_add_s_v(S, v) -> CSM(SparseRowVector{format, mul|add}(data, indices, indptr, "
+      "shape, v), indices, indptr, shape)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const bool mul = dynamic_cast<const MulSV*>(node.op().get()) != nullptr;
+        const SparseFormat f = format_of(node.input(0));
+        const std::vector<Var> p = parts(node.input(0));
+        const Var vals = OpPtr(new SparseRowVector(f, mul))->apply1({p[0], p[1], p[2], p[3], node.input(1)});
+        return RewriteResult(csm(f, vals, p[1], p[2], p[3]));
+      });
   return r;
 }
 

@@ -1,6 +1,7 @@
 // The sparse component ops (theano/sparse/components.h): type checks at
 // make_node, theano_csm_rule and the shared C kernels (sparse_kernels.h) in
-// perform.
+// perform, with the run-time checks the lowering (codegen lower/sparse.cpp)
+// repeats in the generated code.
 #include "theano/sparse/components.h"
 
 #include <string>
@@ -346,5 +347,125 @@ std::vector<std::vector<Var>> Usmm::infer_shape(const Apply&, const std::vector<
 }
 
 ViewMap Usmm::destroy_map() const { return inplace_ ? ViewMap{{0, {6}}} : ViewMap{}; }
+
+// ---- SparseMerge
+ApplyPtr SparseMerge::make_node(std::vector<Var> inputs) const {
+  const std::string op = name();
+  THEANO_USER_CHECK(inputs.size() == 8, TypeError)
+      << op << " takes 8 inputs (x's data, indices, indptr, shape, y's data, indices, indptr, shape), got "
+      << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const DType dt = check_values(op, "x's data", inputs[0], 1);
+  check_structure(op, inputs, 1);
+  check_values(op, "y's data", inputs[4], 1);
+  check_same(op, "y's data", inputs[4], dt);
+  check_structure(op, inputs, 5);
+  return Apply::create(OpPtr(this), std::move(inputs), {vector(dt), vector(DType::Int64), vector(DType::Int64)});
+}
+
+namespace {
+/// Checked contiguous components (data, indices, indptr) with each
+/// compressed row's indices sorted (theano_sparse_merge's operand): as given
+/// when they are, else sorted by theano_sparse_sort_rows.
+struct Rows {
+  NDArray d, i, p;
+};
+Rows sorted_rows(const std::string& op, const NDArray& data, const NDArray& idx, const NDArray& ptr, int64_t major,
+                 int64_t minor) {
+  Rows r{data.contiguous(), idx.contiguous(), ptr.contiguous()};
+  if (theano_sparse_first_unsorted(r.i.data_as<int64_t>(), r.p.data_as<int64_t>(), 0, major) < 0) return r;
+  const int64_t n = r.d.size();
+  int64_t n_minor = 0;
+  if (theano_checked_add(minor, 1, &n_minor) != THEANO_RULE_OK)
+    throw ValueError(op + ": sorting an operand's rows needs " + std::to_string(minor) + " + 1 indptr entries");
+  NDArray td = NDArray::empty({n}, r.d.dtype()), ti = NDArray::empty({n}, DType::Int64);
+  NDArray tp = NDArray::empty({n_minor}, DType::Int64);
+  Rows out{NDArray::empty({n}, r.d.dtype()), NDArray::empty({n}, DType::Int64), NDArray::empty({r.p.size()}, DType::Int64)};
+#define THEANO_SORT(T, S)                                                                                         \
+  theano_sparse_sort_rows_##S(major, minor, r.d.data_as<T>(), r.i.data_as<int64_t>(), r.p.data_as<int64_t>(),      \
+                              td.data_as<T>(), ti.data_as<int64_t>(), tp.data_as<int64_t>(), out.d.data_as<T>(),   \
+                              out.i.data_as<int64_t>(), out.p.data_as<int64_t>())
+  THEANO_SPARSE_DISPATCH(r.d.dtype(), THEANO_SORT)
+#undef THEANO_SORT
+  return out;
+}
+}  // namespace
+
+void SparseMerge::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = name();
+  const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
+  const auto [y_major, y_minor] = detail::check_components(op, format(), in[5], in[6], in[7], in[4].size());
+  const int64_t x_rows = csr() ? major : minor, y_rows = csr() ? y_major : y_minor;
+  if (x_rows != y_rows)
+    throw ShapeError(op + ": x has " + std::to_string(x_rows) + " rows and y " + std::to_string(y_rows) +
+                     "; the shapes must be equal");
+  if (major != y_major || minor != y_minor)
+    throw ShapeError(op + ": x has " + std::to_string(csr() ? minor : major) + " columns and y " +
+                     std::to_string(csr() ? y_minor : y_major) + "; the shapes must be equal");
+  const Rows x = sorted_rows(op, in[0], in[1], in[2], major, minor);
+  const Rows y = sorted_rows(op, in[4], in[5], in[6], major, minor);
+  const NDArray &xd = x.d, &xi = x.i, &xp = x.p, &yd = y.d, &yi = y.i, &yp = y.p;
+  int64_t n_ptr = 0;
+  if (theano_checked_add(major, 1, &n_ptr) != THEANO_RULE_OK)
+    throw ValueError(op + ": the result needs " + std::to_string(major) + " + 1 indptr entries");
+  NDArray p = NDArray::empty({n_ptr}, DType::Int64);
+  int64_t* pp = p.data_as<int64_t>();
+#define THEANO_MERGE(T, S)                                                                                       \
+  theano_sparse_merge_##S(mul_, xd.data_as<T>(), xi.data_as<int64_t>(), xp.data_as<int64_t>(), yd.data_as<T>(),  \
+                          yi.data_as<int64_t>(), yp.data_as<int64_t>(), static_cast<T*>(nullptr), nullptr, pp, 0,  \
+                          major)
+  THEANO_SPARSE_DISPATCH(xd.dtype(), THEANO_MERGE)
+#undef THEANO_MERGE
+  theano_sparse_offsets(pp, major);
+  NDArray d = NDArray::empty({pp[major]}, xd.dtype()), i = NDArray::empty({pp[major]}, DType::Int64);
+#define THEANO_MERGE(T, S)                                                                                       \
+  theano_sparse_merge_##S(mul_, xd.data_as<T>(), xi.data_as<int64_t>(), xp.data_as<int64_t>(), yd.data_as<T>(),  \
+                          yi.data_as<int64_t>(), yp.data_as<int64_t>(), d.data_as<T>(), i.data_as<int64_t>(), pp, 0, \
+                          major)
+  THEANO_SPARSE_DISPATCH(xd.dtype(), THEANO_MERGE)
+#undef THEANO_MERGE
+  out[0] = d;
+  out[1] = i;
+  out[2] = p;
+}
+
+std::vector<std::vector<Var>> SparseMerge::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
+  throw MethodNotDefined(name() + ": the number of entries is counted from the patterns at run time");
+}
+
+// ---- SparseRowVector
+ApplyPtr SparseRowVector::make_node(std::vector<Var> inputs) const {
+  const std::string op = name();
+  THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (data, indices, indptr, shape, v), got "
+                                                   << inputs.size();
+  for (Var& v : inputs) v = tensor::as_tensor_variable(v);
+  const DType dt = check_values(op, "data", inputs[0], 1);
+  check_structure(op, inputs, 1);
+  check_values(op, "v", inputs[4], 1);
+  check_same(op, "v", inputs[4], dt);
+  return Apply::create(OpPtr(this), std::move(inputs), {vector(dt)});
+}
+
+void SparseRowVector::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray> out) const {
+  const std::string op = name();
+  const auto [major, minor] = detail::check_components(op, format(), in[1], in[2], in[3], in[0].size());
+  const int64_t cols = csr() ? minor : major;
+  if (in[4].shape()[0] != cols)
+    throw ShapeError(op + ": v has " + std::to_string(in[4].shape()[0]) + " entries, expected " +
+                     std::to_string(cols) + ", the sparse matrix's column count");
+  const NDArray data = in[0].contiguous(), idx = in[1].contiguous(), ptr = in[2].contiguous(), v = in[4].contiguous();
+  NDArray vals = NDArray::empty({data.size()}, data.dtype());
+#define THEANO_ROW_VECTOR(T, S)                                                                                  \
+  theano_sparse_row_vector_##S(mul_, data.data_as<T>(), idx.data_as<int64_t>(), ptr.data_as<int64_t>(), csr(),   \
+                               v.data_as<T>(), 1, vals.data_as<T>(), 0, major)
+  THEANO_SPARSE_DISPATCH(data.dtype(), THEANO_ROW_VECTOR)
+#undef THEANO_ROW_VECTOR
+  out[0] = vals;
+}
+
+std::vector<std::vector<Var>> SparseRowVector::infer_shape(const Apply&,
+                                                           const std::vector<std::vector<Var>>& s) const {
+  return {{s.at(0).at(0)}};
+}
 
 }  // namespace theano::sparse

@@ -71,8 +71,9 @@ namespace {
 /// Which stored positions a sparse variable has, as far as the graph tells:
 /// the (indices, indptr) variables of the CSM that made them and whether an
 /// odd number of transposes lies between. The ops that keep an operand's
-/// structure (SampledDotSparse, GatherSparse, Transpose, a CSM over another
-/// matrix's csm_properties) pass its key on; nullopt when unknown.
+/// structure (SampledDotSparse, GatherSparse, MulSV, StructuredAddSV,
+/// Transpose, a CSM over another matrix's csm_properties) pass its key on;
+/// nullopt when unknown.
 struct StructureKey {
   const Variable* indices;
   const Variable* indptr;
@@ -83,7 +84,8 @@ std::optional<StructureKey> structure_key(const Var& v) {
   const Apply* a = v.owner();
   if (!a) return std::nullopt;
   const Op* op = a->op().get();
-  if (dynamic_cast<const SampledDotSparse*>(op) || dynamic_cast<const GatherSparse*>(op))
+  if (dynamic_cast<const SampledDotSparse*>(op) || dynamic_cast<const GatherSparse*>(op) ||
+      dynamic_cast<const MulSV*>(op) || dynamic_cast<const StructuredAddSV*>(op))
     return structure_key(a->input(0));
   if (dynamic_cast<const Transpose*>(op)) {
     auto k = structure_key(a->input(0));
@@ -106,11 +108,14 @@ std::vector<Var> CSM::grad(const Apply& node, const std::vector<Var>& g) const {
   // (true_dot's gradient stores every position; a dense gradient is the
   // derivative at each position, repeated entries included).
   if (!g.at(0)) return {tensor::zeros_like(node.input(0)), Var(), Var(), Var()};
-  const Var s = node.output(0);
-  const auto kg = structure_key(g[0]), ks = structure_key(s);
-  const bool same = kg && ks && *kg == *ks;
-  const Var gs = same ? g[0] : OpPtr(new GatherSparse())->apply1({s, dense_from_sparse(g[0])});
-  return {csm_properties(gs)[0], Var(), Var(), Var()};
+  return {csm_properties(values_at(node.output(0), g[0]))[0], Var(), Var(), Var()};
+}
+
+Var values_at(const Var& s, const Var& g) {
+  sparse_of("values_at", "s", s);
+  sparse_of("values_at", "g", g);
+  const auto kg = structure_key(g), ks = structure_key(s);
+  return kg && ks && *kg == *ks ? g : OpPtr(new GatherSparse())->apply1({s, dense_from_sparse(g)});
 }
 
 std::vector<std::vector<bool>> CSM::connection_pattern(const Apply&) const { return {{true}, {false}, {false}, {false}}; }

@@ -36,9 +36,11 @@ Var sampling_dot(const Var& x, const Var& y, const Var& p) {
   return with_values(p, tensor::mul(csm_properties(p)[0], csm_properties(products)[0]));
 }
 
-Var add(const Var& s, const Var& d) {
-  sparse_arg("add", s);
-  return tensor::add(dense_from_sparse(s), d);
+Var add(const Var& x, const Var& y) {
+  if (sparse_type(x) && sparse_type(y)) return add_s_s(x, y);
+  if (!sparse_type(x) && sparse_type(y)) return add(y, x);  // Theano's add_s_d(y, x)
+  sparse_arg("add", x);
+  return tensor::add(dense_from_sparse(x), y);
 }
 
 Var mul_scalar(const Var& s, const Var& a) {
@@ -54,6 +56,8 @@ Var mul_scalar(const Var& s, const Var& a) {
 }
 
 Var mul(const Var& s, const Var& d) {
+  if (sparse_type(s) && sparse_type(d)) return mul_s_s(s, d);
+  if (!sparse_type(s) && sparse_type(d)) return mul(d, s);  // Theano's mul_s_d(y, x)
   const SparseType& t = sparse_arg("mul", s);
   Var m = tensor::as_tensor_variable(d);
   const tensor::TensorType* tm = tensor::tensor_type(m);

@@ -29,6 +29,8 @@ const char* const kPipeline = R"(
          local_sparse_transpose [sparse]
          local_sampled_dot [sparse]
          local_gather_sparse [sparse]
+         local_sparse_merge [sparse]
+         local_sparse_row_vector [sparse]
     1  canonicalize [canonicalize_db, fast_compile, fast_run]
          merge [fast_compile, fast_run, merge]
          constant_folding [constant_folding, fast_compile, fast_run]

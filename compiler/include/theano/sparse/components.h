@@ -80,6 +80,43 @@ class DenseToComponents final : public ComponentOp {
   THEANO_OP_DECLARE("DenseToComponents")
 };
 
+/// (x data, indices, indptr, shape, y data, indices, indptr, shape) of two
+/// matrices in `format` -> (data, indices, indptr) of x + y (`mul` false:
+/// the union of the patterns; Theano's add_s_s) or x * y (`mul` true: the
+/// intersection; mul_s_s), rows with sorted indices (theano_sparse_merge:
+/// stored zeros stay stored). The operands must have one shape; an operand
+/// with an unsorted row is sorted first (theano_sparse_sort_rows, two
+/// counting sorts; canonical operands, the usual case, are only checked).
+/// Two passes over the rows (count, then fill), each split between threads.
+class SparseMerge final : public ComponentOp {
+ public:
+  SparseMerge(SparseFormat format, bool mul) : ComponentOp(format), mul_(mul) {}
+  THEANO_OP_DECLARE("SparseMerge")
+  Props props() const override {
+    return {{"format", std::string(to_string(format()))}, {"op", std::string(mul_ ? "mul" : "add")}};
+  }
+  bool mul() const { return mul_; }
+
+ private:
+  bool mul_;
+};
+
+/// (data, indices, indptr, shape, v) -> vals, vals[k] = data[k] * v[c]
+/// (`mul`: Theano's mul_s_v) or data[k] + v[c] (structured_add_s_v) at each
+/// stored (r, c); v: a vector of the matrix's column count, data's dtype.
+class SparseRowVector final : public ComponentOp {
+ public:
+  SparseRowVector(SparseFormat format, bool mul) : ComponentOp(format), mul_(mul) {}
+  THEANO_OP_DECLARE("SparseRowVector")
+  Props props() const override {
+    return {{"format", std::string(to_string(format()))}, {"op", std::string(mul_ ? "mul" : "add")}};
+  }
+  bool mul() const { return mul_; }
+
+ private:
+  bool mul_;
+};
+
 /// (alpha, data, indices, indptr, shape, D, Z) -> Z + alpha * S . D: what
 /// local_usmm makes of `alpha * structured_dot(S, D) + Z` (Theano's Usmm).
 /// alpha: a 0-d tensor (converted to Z's dtype); Z: S's rows x D's columns.

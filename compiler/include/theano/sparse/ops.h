@@ -1,8 +1,10 @@
 /// \file
 /// Sparse matrices in graphs (Theano's theano.sparse): building a sparse
 /// variable from its components (CSM) and reading them back
-/// (CSMProperties), dense conversion both ways, transpose, and
-/// structured_dot (sparse x dense -> dense) with its structured gradient.
+/// (CSMProperties), dense conversion both ways, transpose,
+/// structured_dot (sparse x dense -> dense) with its structured gradient,
+/// and the elementwise sparse-sparse and sparse-vector ops (add_s_s,
+/// mul_s_s, mul_s_v, structured_add_s_v).
 ///
 /// These ops carry types, shapes and gradients; they never run as such. The
 /// stage "sparse_expand" (rewrite/sparse.cpp; the seed's `sparse_dot` is one
@@ -126,6 +128,43 @@ class TrueDot final : public Op {
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
+/// (x, y) sparse of one dtype (and, at run time, one shape) -> x + y, sparse
+/// in x's format (a y of the other format is converted): Theano's AddSS. Its
+/// pattern is the union of the two (stored zeros and sums that cancel stay
+/// stored, where SciPy drops them: theano_sparse_merge in
+/// sparse_kernels.h). Gradient (gz, gz), as Theano's.
+class AddSS final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("AddSS")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// x * y elementwise for two sparse matrices, as AddSS but the intersection
+/// of the patterns: Theano's MulSS. Gradient (y * gz, x * gz).
+class MulSS final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("MulSS")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// (x sparse m x n, y dense vector of n entries, x's dtype) -> x * y[None, :]
+/// at x's stored entries, sparse with x's structure: Theano's MulSV.
+/// Gradient (mul_s_v(gz, y), the column sums of x * gz at x's entries).
+class MulSV final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("MulSV")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
+/// x + y[None, :] at x's stored entries only (x's structure kept; an entry x
+/// does not store stays zero): Theano's StructuredAddSV. Gradient (gz, the
+/// column sums of gz at x's entries).
+class StructuredAddSV final : public Op {
+ public:
+  THEANO_SPARSE_OP_DECLARE("StructuredAddSV")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+};
+
 #undef THEANO_SPARSE_OP_DECLARE
 
 Var csm(SparseFormat format, const Var& data, const Var& indices, const Var& indptr, const Var& shape);
@@ -139,14 +178,29 @@ Var true_dot(const Var& s, const Var& d);
 /// Theano's sampling_dot: p * (x . y^T) at p's stored positions, sparse with
 /// p's structure (x: m x k, y: n x k dense; p: m x n sparse).
 Var sampling_dot(const Var& x, const Var& y, const Var& p);
-/// S + D (dense result; the gradient w.r.t. S is structured).
-Var add(const Var& s, const Var& d);
+/// x + y, one of them sparse (Theano's sparse.add): both sparse -> add_s_s
+/// (sparse); a sparse and a dense matrix, in either order -> dense (the
+/// gradient w.r.t. the sparse one is structured).
+Var add(const Var& x, const Var& y);
+/// Theano's add_s_s: x + y for two sparse matrices of one shape, sparse in
+/// x's format, of the two dtypes' upcast (AddSS).
+Var add_s_s(const Var& x, const Var& y);
+/// Theano's mul_s_s: x * y elementwise for two sparse matrices, sparse in x's
+/// format, of the two dtypes' upcast (MulSS).
+Var mul_s_s(const Var& x, const Var& y);
+/// Theano's mul_s_v: x * y[None, :] for a sparse x and a dense vector y of
+/// x's column count, sparse with x's structure, of the dtypes' upcast (MulSV).
+Var mul_s_v(const Var& x, const tensor::TensorLike& y);
+/// Theano's structured_add_s_v: x + y[None, :] at x's stored entries only
+/// (StructuredAddSV), sparse with x's structure, of the dtypes' upcast.
+Var structured_add_s_v(const Var& x, const tensor::TensorLike& y);
 /// S * a for a 0-d tensor a: sparse with S's structure, of S's dtype (an
 /// integer S times a float a: of the float dtype).
 Var mul_scalar(const Var& s, const Var& a);
-/// S * D elementwise (D dense of S's shape): sparse with S's structure, of
-/// the two dtypes' upcast (Theano's mul_s_d).
-Var mul(const Var& s, const Var& d);
+/// x * y elementwise, one of them sparse (Theano's sparse.mul): both sparse
+/// -> mul_s_s; a sparse S and a dense matrix D, in either order -> sparse with
+/// S's structure, of the two dtypes' upcast (Theano's mul_s_d).
+Var mul(const Var& x, const Var& y);
 /// The sum of the stored values (axis unset; a 0-d tensor), of each column
 /// (axis 0) or of each row (axis 1) (vectors).
 Var sum(const Var& s, std::optional<int> axis = {});
@@ -183,6 +237,12 @@ Var expm1(const Var& s);
 Var sqrt(const Var& s);
 Var sqr(const Var& s);
 Var neg(const Var& s);
+
+/// `g`'s values at the stored positions of `s` (both sparse, one dtype), a
+/// sparse matrix with s's structure: g itself when the graph shows that g
+/// has s's stored positions (the structured gradients keep their operand's
+/// structure), else read from g's dense form. The gradient of CSM's data.
+Var values_at(const Var& s, const Var& g);
 
 /// The sum of gradient terms of one sparse variable (grad() calls it for a
 /// sparse matrix used more than once): when the graph shows every term has

@@ -158,7 +158,89 @@
       out_indptr[i] = last;                                                                                       \
       last = t;                                                                                                   \
     }                                                                                                             \
+  }                                                                                                               \
+  /* The same matrix with each compressed row's indices sorted (repeats kept, in stored order): the other       \
+     format's components (t_*: nnz, nnz and minor + 1 entries of scratch), read back (out_*: nnz, nnz and       \
+     major + 1 entries). Two counting sorts, serial. */                                                          \
+  static inline void theano_sparse_sort_rows_##SUFFIX(int64_t major, int64_t minor, const T* data,               \
+                                                      const int64_t* indices, const int64_t* indptr, T* t_data,  \
+                                                      int64_t* t_indices, int64_t* t_indptr, T* out_data,        \
+                                                      int64_t* out_indices, int64_t* out_indptr) {               \
+    theano_sparse_swap_##SUFFIX(major, minor, data, indices, indptr, t_data, t_indices, t_indptr);               \
+    theano_sparse_swap_##SUFFIX(minor, major, t_data, t_indices, t_indptr, out_data, out_indices, out_indptr);   \
   }
+
+/* The elementwise kernels of two sparse operands (theano/sparse/components.h: SparseMerge, SparseRowVector).
+ *
+ * theano_sparse_merge: x (op) y, row by row (CSR) or column by column (CSC), for two matrices of one shape and
+ * format whose compressed rows have sorted indices (repeats adjacent; theano_sparse_first_unsorted tells,
+ * theano_sparse_sort_rows sorts; SwapFormat's output is so). An index x
+ * stores k times counts its k values' sum, as in the dense matrix. `mul` 0: every index either stores, value
+ * x + y (the union of the patterns, Theano's add_s_s); `mul` 1: the indices both store, value x * y (the
+ * intersection, mul_s_s). The result's pattern follows the operands' patterns, not their values: a stored zero
+ * or a sum that cancels stays stored (SciPy drops them), so the number of entries is known before any value is
+ * read and the gradient reaches every stored entry. With out_data null: out_indptr[a + 1] = the number of
+ * entries of row a (the count pass; theano_sparse_offsets turns the counts into indptr); else the entries of
+ * row a are written from out_indptr[a], sorted, one per index. Rows [lo, hi) are independent.
+ *
+ * theano_sparse_row_vector: vals[k] = data[k] * v[c] (`mul` 1, Theano's mul_s_v) or data[k] + v[c] (`mul` 0,
+ * structured_add_s_v) at each stored (r, c) of major index in [lo, hi): the vector broadcast along the rows,
+ * at the stored entries only (v: v_s elements apart). */
+#define THEANO_SPARSE_ELEMWISE(T, SUFFIX)                                                                         \
+  static inline void theano_sparse_merge_##SUFFIX(int mul, const T* xd, const int64_t* xi, const int64_t* xp,    \
+                                                  const T* yd, const int64_t* yi, const int64_t* yp, T* out_data, \
+                                                  int64_t* out_indices, int64_t* out_indptr, int64_t lo,          \
+                                                  int64_t hi) {                                                   \
+    int64_t a;                                                                                                    \
+    for (a = lo; a < hi; ++a) {                                                                                   \
+      int64_t p = xp[a], q = yp[a], n = 0;                                                                        \
+      const int64_t pe = xp[a + 1], qe = yp[a + 1];                                                               \
+      int64_t o = out_data ? out_indptr[a] : 0;                                                                   \
+      while (p < pe || q < qe) {                                                                                  \
+        const int64_t j = q >= qe || (p < pe && xi[p] < yi[q]) ? xi[p] : yi[q];                                   \
+        const int in_x = p < pe && xi[p] == j, in_y = q < qe && yi[q] == j;                                       \
+        T sx = 0, sy = 0;                                                                                         \
+        while (p < pe && xi[p] == j) sx += xd[p++];                                                               \
+        while (q < qe && yi[q] == j) sy += yd[q++];                                                               \
+        if (mul && !(in_x && in_y)) continue;                                                                     \
+        if (out_data) {                                                                                           \
+          out_indices[o] = j;                                                                                     \
+          out_data[o++] = mul ? (T)(sx * sy) : (T)(sx + sy);                                                      \
+        }                                                                                                         \
+        ++n;                                                                                                      \
+      }                                                                                                           \
+      if (!out_data) out_indptr[a + 1] = n;                                                                       \
+    }                                                                                                             \
+  }                                                                                                               \
+  static inline void theano_sparse_row_vector_##SUFFIX(int mul, const T* data, const int64_t* indices,           \
+                                                       const int64_t* indptr, int csr, const T* v, int64_t v_s,   \
+                                                       T* vals, int64_t lo, int64_t hi) {                         \
+    int64_t a, k;                                                                                                 \
+    for (a = lo; a < hi; ++a)                                                                                     \
+      for (k = indptr[a]; k < indptr[a + 1]; ++k) {                                                               \
+        const T c = v[(csr ? indices[k] : a) * v_s];                                                              \
+        vals[k] = mul ? (T)(data[k] * c) : (T)(data[k] + c);                                                      \
+      }                                                                                                           \
+  }
+
+/* The first of rows [lo, hi) whose indices are not sorted (a repeat is sorted), or -1: whether
+ * theano_sparse_merge's operand must be sorted first. */
+static inline int64_t theano_sparse_first_unsorted(const int64_t* indices, const int64_t* indptr, int64_t lo,
+                                                   int64_t hi) {
+  int64_t a, k;
+  for (a = lo; a < hi; ++a)
+    for (k = indptr[a] + 1; k < indptr[a + 1]; ++k)
+      if (indices[k - 1] > indices[k]) return a;
+  return -1;
+}
+
+/* indptr[0] = 0 and indptr[a + 1] = indptr[a] + the count the merge's count pass left there, a < major: the
+ * counts are at most the operands' stored entries together, so the sums do not overflow. */
+static inline void theano_sparse_offsets(int64_t* indptr, int64_t major) {
+  int64_t a;
+  indptr[0] = 0;
+  for (a = 0; a < major; ++a) indptr[a + 1] += indptr[a];
+}
 
 THEANO_SPARSE_SWAP(double, f64)
 THEANO_SPARSE_SWAP(float, f32)
@@ -168,5 +250,9 @@ THEANO_SPARSE_KERNELS(double, f64)
 THEANO_SPARSE_KERNELS(float, f32)
 THEANO_SPARSE_KERNELS(int64_t, i64)
 THEANO_SPARSE_KERNELS(int32_t, i32)
+THEANO_SPARSE_ELEMWISE(double, f64)
+THEANO_SPARSE_ELEMWISE(float, f32)
+THEANO_SPARSE_ELEMWISE(int64_t, i64)
+THEANO_SPARSE_ELEMWISE(int32_t, i32)
 
 #endif /* THEANO_SPARSE_KERNELS_H */

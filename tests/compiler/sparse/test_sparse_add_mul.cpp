@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/sparse/sparse_test_util.h"
 #include "test_util.h"
 #include "theano/sparse/components.h"
 #include "theano/testing.h"
@@ -22,6 +23,8 @@
 using namespace theano;
 namespace T = theano::tensor;
 namespace S = theano::sparse;
+
+using theano::test::concat;
 
 namespace {
 
@@ -75,16 +78,6 @@ NDArray dense64(const SparseMatrix& m) { return m.to_dense().astype(DType::Float
 
 S::SparseInput input(SparseFormat f, const char* name, DType dtype = DType::Float64) {
   return f == SparseFormat::CSR ? S::csr_matrix(name, dtype) : S::csc_matrix(name, dtype);
-}
-
-std::vector<NDArray> concat(std::vector<NDArray> a, const std::vector<NDArray>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
-std::vector<In> concat(std::vector<In> a, const std::vector<In>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 /// A structure fixed by `m` (constants), values from the differentiated input.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/sparse/sparse_test_util.h"
 #include "test_util.h"
 #include "use_linker.h"
 #include "theano/codegen/c_linker.h"
@@ -21,6 +22,8 @@
 using namespace theano;
 namespace T = theano::tensor;
 namespace S = theano::sparse;
+
+using theano::test::concat;
 
 namespace {
 
@@ -51,15 +54,6 @@ NDArray dense_dot(const NDArray& a, const NDArray& b) {
       r.at<double>({i, j}) = s;
     }
   return r;
-}
-
-std::vector<NDArray> concat(std::vector<NDArray> a, const std::vector<NDArray>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-std::vector<In> concat(std::vector<In> a, const std::vector<In>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 using theano::test::UseLinker;

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/sparse/sparse_kernels.h"
@@ -125,6 +126,14 @@ std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat
 
 }  // namespace detail
 
+// What the component ops share (registered below, beside each make_node).
+constexpr std::string_view kAfterGrad =
+    "made by sparse_expand after gradients are taken: the graph ops (sparse/ops.h) carry the structured gradients";
+constexpr std::string_view kHostKernels =
+    "sparse kernels run on the host; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)";
+
+THEANO_REGISTER_OP(SpMM, .kinds = {"SpMM"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- SpMM
 ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -153,6 +162,8 @@ void SpMM::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray>
 std::vector<std::vector<Var>> SpMM::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& s) const {
   return {{tensor::subtensor(node.input(3), {0}), s[4][1]}};
 }
+
+THEANO_REGISTER_OP(SampledDot, .kinds = {"SampledDot"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SampledDot
 ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
@@ -188,6 +199,8 @@ std::vector<std::vector<Var>> SampledDot::infer_shape(const Apply&, const std::v
   return nnz_shape(s, 0);
 }
 
+THEANO_REGISTER_OP(SparseGather, .kinds = {"SparseGather"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- SparseGather
 ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -218,6 +231,8 @@ std::vector<std::vector<Var>> SparseGather::infer_shape(const Apply&, const std:
   return nnz_shape(s, 0);
 }
 
+THEANO_REGISTER_OP(ComponentsToDense, .kinds = {"ComponentsToDense"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- ComponentsToDense
 ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -247,6 +262,8 @@ std::vector<std::vector<Var>> ComponentsToDense::infer_shape(const Apply& node,
                                                              const std::vector<std::vector<Var>>&) const {
   return {{tensor::subtensor(node.input(3), {0}), tensor::subtensor(node.input(3), {1})}};
 }
+
+THEANO_REGISTER_OP(SwapFormat, .kinds = {"SwapFormat"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SwapFormat
 ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
@@ -282,6 +299,9 @@ std::vector<std::vector<Var>> SwapFormat::infer_shape(const Apply&, const std::v
   throw MethodNotDefined(label(*this) + ": the new indptr's length is read from the shape at run time");
 }
 
+THEANO_REGISTER_OP(DenseToComponents, .kinds = {"DenseToComponents"}, .no_grad = kAfterGrad,
+                   .no_cpp = "its output sizes depend on the values: perform runs it", .no_cuda = kHostKernels);
+
 // ---- DenseToComponents
 ApplyPtr DenseToComponents::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -302,6 +322,8 @@ std::vector<std::vector<Var>> DenseToComponents::infer_shape(const Apply&,
                                                              const std::vector<std::vector<Var>>&) const {
   throw MethodNotDefined(label(*this) + ": the number of stored values depends on the values");
 }
+
+THEANO_REGISTER_OP(Usmm, .kinds = {"Usmm"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- Usmm
 ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {

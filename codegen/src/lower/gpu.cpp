@@ -129,7 +129,7 @@ bool gpu_form_is_host_lowering(std::type_index host_type) {
 
 LowerFn find_gpu_lowering(const Op& host) { return find_gpu_lowering(std::type_index(typeid(host))); }
 
-LowerFn find_gpu_lowering(std::type_index host_type) {
+const LoweringTable& gpu_lowering_table() {
   static const LoweringTable table = [] {
     LoweringTable t;
     add_gpu_reduction_lowerings(t);
@@ -140,6 +140,11 @@ LowerFn find_gpu_lowering(std::type_index host_type) {
     add_gpu_arange_lowerings(t);
     return t;
   }();
+  return table;
+}
+
+LowerFn find_gpu_lowering(std::type_index host_type) {
+  const LoweringTable& table = gpu_lowering_table();
   auto it = table.find(host_type);
   return it == table.end() ? nullptr : it->second;
 }

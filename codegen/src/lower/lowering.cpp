@@ -347,7 +347,7 @@ void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kConvert
 
 LowerFn find_lowering(const Op& op) { return find_lowering(std::type_index(typeid(op))); }
 
-LowerFn find_lowering(std::type_index op_type) {
+const LoweringTable& lowering_table() {
   static const LoweringTable table = [] {
     LoweringTable t;
     add_elemwise_lowerings(t);
@@ -364,6 +364,11 @@ LowerFn find_lowering(std::type_index op_type) {
     add_gpu_lowerings(t);
     return t;
   }();
+  return table;
+}
+
+LowerFn find_lowering(std::type_index op_type) {
+  const LoweringTable& table = lowering_table();
   auto it = table.find(op_type);
   return it == table.end() ? nullptr : it->second;
 }

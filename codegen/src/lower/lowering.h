@@ -305,6 +305,8 @@ using LoweringTable = std::unordered_map<std::type_index, LowerFn>;
 LowerFn find_lowering(const Op& op);
 /// The same, by op class (the op registry test walks classes, not instances).
 LowerFn find_lowering(std::type_index op_type);
+/// The whole table (the op registry test checks each class in it is registered).
+const LoweringTable& lowering_table();
 
 // One registration function per family file (lower/<family>.cpp).
 void add_elemwise_lowerings(LoweringTable& t);
@@ -326,6 +328,7 @@ void add_gpu_lowerings(LoweringTable& t);
 /// the host op, L.node the GpuOp node (GPU inputs and outputs).
 LowerFn find_gpu_lowering(const Op& host);
 LowerFn find_gpu_lowering(std::type_index host_type);
+const LoweringTable& gpu_lowering_table();
 /// Whether the GPU form of host op class `host_type` is its C++ lowering run
 /// on device addresses (views and copies: lower_gpu_op, lower/gpu.cpp).
 bool gpu_form_is_host_lowering(std::type_index host_type);

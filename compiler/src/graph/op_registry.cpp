@@ -20,6 +20,9 @@ struct Registry {
   std::vector<OpInfo> ops;
   std::set<std::type_index> types;
   std::set<std::string, std::less<>> kinds;
+  // A bad registration, reported by the readers: registrars run before main,
+  // where an exception could only terminate the program.
+  std::string problem;
 };
 // A function-local static: registrars in other object files run during static
 // initialization, in an unspecified order, and may come first.
@@ -28,18 +31,27 @@ Registry& registry() {
   return r;
 }
 
+void check(const Registry& r) { THEANO_USER_CHECK(r.problem.empty(), ValueError) << "op registry: " << r.problem; }
+
 }  // namespace
 
 bool register_op(OpInfo info) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  THEANO_INTERNAL_CHECK(info.type != nullptr && r.types.insert(std::type_index(*info.type)).second)
-      << "op class " << info.class_name << " registered twice (THEANO_REGISTER_OP belongs in one .cpp)";
+  std::string why;
+  if (info.type == nullptr || !r.types.insert(std::type_index(*info.type)).second)
+    why = "op class " + std::string(info.class_name) + " registered twice (THEANO_REGISTER_OP belongs in one .cpp)";
   for (std::string_view k : info.decl.kinds) {
-    THEANO_INTERNAL_CHECK(!k.empty() && k.find(':') == std::string_view::npos)
-        << "op class " << info.class_name << ": '" << k << "' is not an op kind (empty, or has a ':')";
-    THEANO_INTERNAL_CHECK(r.kinds.emplace(k).second)
-        << "op kind '" << k << "' registered twice (again by " << info.class_name << ")";
+    if (!why.empty()) break;
+    if (k.empty() || k.find(':') != std::string_view::npos)
+      why = "op class " + std::string(info.class_name) + ": '" + std::string(k) +
+            "' is not an op kind (empty, or has a ':')";
+    else if (!r.kinds.emplace(k).second)
+      why = "op kind '" + std::string(k) + "' registered twice (again by " + std::string(info.class_name) + ")";
+  }
+  if (!why.empty()) {
+    if (r.problem.empty()) r.problem = why;
+    return false;
   }
   r.ops.push_back(std::move(info));
   return true;
@@ -48,12 +60,14 @@ bool register_op(OpInfo info) {
 std::vector<OpInfo> registered_ops() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
+  check(r);
   return r.ops;
 }
 
 bool is_registered_op_kind(std::string_view kind) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
+  check(r);
   return r.kinds.count(kind) != 0;
 }
 

@@ -10,9 +10,11 @@
 /// fails when a reason is stale (the part exists after all). See
 /// docs/adding-an-op.md.
 ///
-/// Registration runs during static initialization of the op's object file,
-/// which holds the op's make_node (its vtable's key function), so a program
-/// that can build an op has that op registered.
+/// Registration runs during static initialization of the op's object file.
+/// theano_compiler is linked whole-archive (the top-level CMakeLists.txt), so
+/// every library op is registered in every program, also the ops it never
+/// builds (a rewrite may track them). An op defined outside the library may
+/// register itself the same way; a program that links its object file has it.
 #pragma once
 
 #include <span>
@@ -52,8 +54,9 @@ struct OpInfo {
   bool has_grad = false;
 };
 
-/// Adds `info` (an internal error if its class or one of its kinds is already
-/// registered). Returns true, for the registrar's static.
+/// Adds `info`; returns false, and makes the readers below raise a
+/// ValueError naming both, when its class or one of its kinds is already
+/// registered (the registrars run before main, where nothing can catch).
 bool register_op(OpInfo info);
 /// Every registered class, in registration order (a copy: registration may
 /// continue while it is read).

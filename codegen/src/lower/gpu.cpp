@@ -73,10 +73,8 @@ void lower_host_from_gpu(NodeLowering& L) {
 /// registered by host op type (find_gpu_lowering).
 void lower_gpu_op(NodeLowering& L) {
   const Op& host = L.op;
-  const bool view = dynamic_cast<const tensor::DimShuffle*>(&host) || dynamic_cast<const tensor::Alloc*>(&host) ||
-                    dynamic_cast<const tensor::Reshape*>(&host) || dynamic_cast<const tensor::Subtensor*>(&host) ||
-                    dynamic_cast<const tensor::Join*>(&host) || dynamic_cast<const tensor::Split*>(&host);
-  const LowerFn fn = view ? find_lowering(host) : find_gpu_lowering(host);
+  const std::type_index type(typeid(host));
+  const LowerFn fn = gpu_form_is_host_lowering(type) ? find_lowering(type) : find_gpu_lowering(type);
   if (!fn) refuse(L.node, LoweringReason::NoLowering, " (no GPU lowering for " + host.name() + ")");
   fn(L);
 }
@@ -122,7 +120,16 @@ void lower_gpu_elemwise(NodeLowering& L) {
 
 }  // namespace
 
-LowerFn find_gpu_lowering(const Op& host) {
+bool gpu_form_is_host_lowering(std::type_index host_type) {
+  // The classes are final: a type match is the dynamic_cast it replaces.
+  return host_type == typeid(tensor::DimShuffle) || host_type == typeid(tensor::Alloc) ||
+         host_type == typeid(tensor::Reshape) || host_type == typeid(tensor::Subtensor) ||
+         host_type == typeid(tensor::Join) || host_type == typeid(tensor::Split);
+}
+
+LowerFn find_gpu_lowering(const Op& host) { return find_gpu_lowering(std::type_index(typeid(host))); }
+
+const LoweringTable& gpu_lowering_table() {
   static const LoweringTable table = [] {
     LoweringTable t;
     add_gpu_reduction_lowerings(t);
@@ -133,7 +140,12 @@ LowerFn find_gpu_lowering(const Op& host) {
     add_gpu_arange_lowerings(t);
     return t;
   }();
-  auto it = table.find(std::type_index(typeid(host)));
+  return table;
+}
+
+LowerFn find_gpu_lowering(std::type_index host_type) {
+  const LoweringTable& table = gpu_lowering_table();
+  auto it = table.find(host_type);
   return it == table.end() ? nullptr : it->second;
 }
 

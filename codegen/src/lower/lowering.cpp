@@ -345,7 +345,9 @@ static void theano_convert_copy(char* pd, const int64_t* ds, const char* ps, con
 
 void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kConvertCopySupport); }
 
-LowerFn find_lowering(const Op& op) {
+LowerFn find_lowering(const Op& op) { return find_lowering(std::type_index(typeid(op))); }
+
+const LoweringTable& lowering_table() {
   static const LoweringTable table = [] {
     LoweringTable t;
     add_elemwise_lowerings(t);
@@ -362,7 +364,12 @@ LowerFn find_lowering(const Op& op) {
     add_gpu_lowerings(t);
     return t;
   }();
-  auto it = table.find(std::type_index(typeid(op)));
+  return table;
+}
+
+LowerFn find_lowering(std::type_index op_type) {
+  const LoweringTable& table = lowering_table();
+  auto it = table.find(op_type);
   return it == table.end() ? nullptr : it->second;
 }
 

@@ -303,6 +303,10 @@ using LoweringTable = std::unordered_map<std::type_index, LowerFn>;
 
 /// The lowering registered for `op`'s dynamic type, or nullptr.
 LowerFn find_lowering(const Op& op);
+/// The same, by op class (the op registry test walks classes, not instances).
+LowerFn find_lowering(std::type_index op_type);
+/// The whole table (the op registry test checks each class in it is registered).
+const LoweringTable& lowering_table();
 
 // One registration function per family file (lower/<family>.cpp).
 void add_elemwise_lowerings(LoweringTable& t);
@@ -323,6 +327,11 @@ void add_gpu_lowerings(LoweringTable& t);
 /// host op type from the GPU family files (lower/gpu_<family>.cpp); L.op is
 /// the host op, L.node the GpuOp node (GPU inputs and outputs).
 LowerFn find_gpu_lowering(const Op& host);
+LowerFn find_gpu_lowering(std::type_index host_type);
+const LoweringTable& gpu_lowering_table();
+/// Whether the GPU form of host op class `host_type` is its C++ lowering run
+/// on device addresses (views and copies: lower_gpu_op, lower/gpu.cpp).
+bool gpu_form_is_host_lowering(std::type_index host_type);
 void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);

@@ -1,6 +1,7 @@
 /// \file
 /// Everything `theano/theano.hpp` offers, plus what Op authors and rewrite
-/// writers use (Theano's "Extending Theano"): the Features of a FunctionGraph
+/// writers use (Theano's "Extending Theano"): the op registry
+/// (THEANO_REGISTER_OP), the Features of a FunctionGraph
 /// (DestroyHandler, History, ReplaceValidate), the rewriters and optdb,
 /// view_roots, pprint's printer table (PPrinter), and the graph algorithms'
 /// generic forms (clone_get_equiv, stack_search, general_toposort/io_toposort). (FunctionGraph itself is in theano.hpp: `Function::fgraph()`
@@ -10,6 +11,7 @@
 
 #include "theano/theano.hpp"
 #include "theano/graph/equiv.h"
+#include "theano/graph/op_registry.h"
 #include "theano/graph/stack_search.h"
 #include "theano/graph/toposort.h"
 #include "theano/graph/views.h"

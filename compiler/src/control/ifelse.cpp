@@ -7,6 +7,7 @@
 
 #include "../tensor/shape/shape_util.h"
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
@@ -31,6 +32,10 @@ bool IfElse::truth(const NDArray& cond) {
       << "IfElse: the condition must be a scalar, got shape " << shape_to_string(cond.shape());
   return cond.item<double>() != 0.0;
 }
+
+THEANO_REGISTER_OP(
+    IfElse, .kinds = {"IfElse"},
+    .no_cuda = "control flow: the host picks a branch; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr IfElse::make_node(std::vector<Var> inputs) const {
   const auto n = static_cast<std::size_t>(n_outs_);

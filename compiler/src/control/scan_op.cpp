@@ -13,6 +13,7 @@
 #include "theano/control/scan.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/graph/equality.h"
+#include "theano/graph/op_registry.h"
 #include "theano/rewrite/optdb.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
@@ -192,6 +193,13 @@ StaticShape with_steps(const std::optional<std::int64_t>& steps, const StaticSha
 }
 
 }  // namespace
+
+THEANO_REGISTER_OP(
+    Scan, .kinds = {"Scan"},
+    .no_cpp =
+        "lowered by the source generator itself (codegen/src/scan_lowering.cpp: the step needs an inner Generator), "
+        "not through the lowering table",
+    .no_cuda = "a scan step over GPU arrays or with GPU nodes is refused (LoweringReason::Gpu) and runs on the host");
 
 ApplyPtr Scan::make_node(std::vector<Var> inputs) const {
   const int ns = info_.n_seq(), nr = info_.n_rec(), nn = info_.n_nonseq;

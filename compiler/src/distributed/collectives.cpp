@@ -4,6 +4,7 @@
 /// generated code makes too), shapes and gradients.
 #include "theano/distributed/collectives.h"
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/basic_ops.h"
@@ -64,6 +65,9 @@ Props CollectiveOp::props() const {
 }
 
 const CollectiveOp* as_collective(const Apply& node) { return dynamic_cast<const CollectiveOp*>(node.op().get()); }
+
+THEANO_REGISTER_OP(CollectiveOp, .kinds = {"MpiAllreduce", "MpiBroadcast", "MpiAllgather", "MpiRank", "MpiSize"},
+                   .no_cuda = "MPI exchanges host buffers; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr CollectiveOp::make_node(std::vector<Var> inputs) const {
   if (no_input(kind_)) {

@@ -1,6 +1,7 @@
 // GpuElemwise (gpu/ops.h): the host Elemwise's typing over GPU arrays of one
 // context; perform and infer_shape are the host op's on the host twin node.
 #include "theano/gpu/ops.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 
 namespace theano::gpu {
@@ -20,6 +21,11 @@ bool GpuElemwise::equals(const Op& other) const {
 }
 
 std::size_t GpuElemwise::hash() const { return host_->hash() * 7 + 0x67707565; }
+
+THEANO_REGISTER_OP(
+    GpuElemwise, .kinds = {"GpuElemwise"},
+    .no_grad = "made by the GPU transfer rewrite after gradients are taken: the host Elemwise carries the gradient",
+    .no_cuda = "a GPU op: its C++ lowering (codegen/src/lower/gpu.cpp) is the CUDA kernel and its launch");
 
 ApplyPtr GpuElemwise::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << ": needs at least one input";

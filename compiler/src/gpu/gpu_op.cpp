@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "theano/gpu/ops.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/blas.h"
@@ -50,6 +51,11 @@ bool GpuOp::equals(const Op& other) const {
 std::size_t GpuOp::hash() const {
   return host_->hash() * 13 + gpu_inputs_.size() + gpu_outputs_.size() * 31 + 0x67707530;
 }
+
+THEANO_REGISTER_OP(
+    GpuOp, .kinds = {},
+    .no_grad = "made by the GPU transfer rewrite after gradients are taken: the host op carries the gradient",
+    .no_cuda = "a GPU op: its C++ lowering (lower_gpu_op) runs the host op's GPU form");
 
 ApplyPtr GpuOp::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == gpu_inputs_.size(), TypeError)

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "theano/gpu/ops.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 
 namespace theano::gpu {
@@ -13,6 +14,9 @@ GpuFromHost::GpuFromHost(std::string context) : context_(std::move(context)) {
 }
 
 Props GpuFromHost::props() const { return {{"context", context_}}; }
+
+THEANO_REGISTER_OP(GpuFromHost, .kinds = {"GpuFromHost"},
+                   .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
 
 ApplyPtr GpuFromHost::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "GpuFromHost takes 1 input, got " << inputs.size();
@@ -51,6 +55,9 @@ std::vector<std::vector<Var>> GpuFromHost::infer_shape(const Apply& node,
 std::vector<Var> GpuFromHost::grad(const Apply&, const std::vector<Var>& output_grads) const {
   return {host_from_gpu(output_grads[0])};
 }
+
+THEANO_REGISTER_OP(HostFromGpu, .kinds = {"HostFromGpu"},
+                   .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
 
 ApplyPtr HostFromGpu::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "HostFromGpu takes 1 input, got " << inputs.size();

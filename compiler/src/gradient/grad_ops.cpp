@@ -5,6 +5,7 @@
 /// DisconnectedGrad reports none (connection_pattern false), so a wrt reached
 /// only through it is disconnected.
 #include "theano/gradient.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/type.h"
 
@@ -40,6 +41,11 @@ class GradStop final : public Op {
  private:
   static constexpr bool disconnected_ = kDisconnected;
 };
+
+constexpr std::string_view kGradMarker =
+    "a gradient marker removed by local_remove_grad_stops; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)";
+THEANO_REGISTER_OP(GradStop<false>, .kinds = {"ZeroGrad"}, .no_cuda = kGradMarker);
+THEANO_REGISTER_OP(GradStop<true>, .kinds = {"DisconnectedGrad"}, .no_cuda = kGradMarker);
 
 }  // namespace
 

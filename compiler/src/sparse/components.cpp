@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/sparse/sparse_kernels.h"
@@ -126,6 +127,14 @@ std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat
 
 }  // namespace detail
 
+// What the component ops share (registered below, beside each make_node).
+constexpr std::string_view kAfterGrad =
+    "made by sparse_expand after gradients are taken: the graph ops (sparse/ops.h) carry the structured gradients";
+constexpr std::string_view kHostKernels =
+    "sparse kernels run on the host; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)";
+
+THEANO_REGISTER_OP(SpMM, .kinds = {"SpMM"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- SpMM
 ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -154,6 +163,8 @@ void SpMM::perform(const Apply&, std::span<const NDArray> in, std::span<NDArray>
 std::vector<std::vector<Var>> SpMM::infer_shape(const Apply& node, const std::vector<std::vector<Var>>& s) const {
   return {{tensor::subtensor(node.input(3), {0}), s[4][1]}};
 }
+
+THEANO_REGISTER_OP(SampledDot, .kinds = {"SampledDot"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SampledDot
 ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
@@ -189,6 +200,8 @@ std::vector<std::vector<Var>> SampledDot::infer_shape(const Apply&, const std::v
   return nnz_shape(s, 0);
 }
 
+THEANO_REGISTER_OP(SparseGather, .kinds = {"SparseGather"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- SparseGather
 ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -219,6 +232,8 @@ std::vector<std::vector<Var>> SparseGather::infer_shape(const Apply&, const std:
   return nnz_shape(s, 0);
 }
 
+THEANO_REGISTER_OP(ComponentsToDense, .kinds = {"ComponentsToDense"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
 // ---- ComponentsToDense
 ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -248,6 +263,8 @@ std::vector<std::vector<Var>> ComponentsToDense::infer_shape(const Apply& node,
                                                              const std::vector<std::vector<Var>>&) const {
   return {{tensor::subtensor(node.input(3), {0}), tensor::subtensor(node.input(3), {1})}};
 }
+
+THEANO_REGISTER_OP(SwapFormat, .kinds = {"SwapFormat"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SwapFormat
 ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
@@ -283,6 +300,9 @@ std::vector<std::vector<Var>> SwapFormat::infer_shape(const Apply&, const std::v
   throw MethodNotDefined(label(*this) + ": the new indptr's length is read from the shape at run time");
 }
 
+THEANO_REGISTER_OP(DenseToComponents, .kinds = {"DenseToComponents"}, .no_grad = kAfterGrad,
+                   .no_cpp = "its output sizes depend on the values: perform runs it", .no_cuda = kHostKernels);
+
 // ---- DenseToComponents
 ApplyPtr DenseToComponents::make_node(std::vector<Var> inputs) const {
   const std::string op = label(*this);
@@ -303,6 +323,8 @@ std::vector<std::vector<Var>> DenseToComponents::infer_shape(const Apply&,
                                                              const std::vector<std::vector<Var>>&) const {
   throw MethodNotDefined(label(*this) + ": the number of stored values depends on the values");
 }
+
+THEANO_REGISTER_OP(Usmm, .kinds = {"Usmm"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- Usmm
 ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {
@@ -349,6 +371,7 @@ std::vector<std::vector<Var>> Usmm::infer_shape(const Apply&, const std::vector<
 ViewMap Usmm::destroy_map() const { return inplace_ ? ViewMap{{0, {6}}} : ViewMap{}; }
 
 // ---- SparseMerge
+THEANO_REGISTER_OP(SparseMerge, .kinds = {"SparseMerge"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 ApplyPtr SparseMerge::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
   THEANO_USER_CHECK(inputs.size() == 8, TypeError)
@@ -434,6 +457,7 @@ std::vector<std::vector<Var>> SparseMerge::infer_shape(const Apply&, const std::
 }
 
 // ---- SparseRowVector
+THEANO_REGISTER_OP(SparseRowVector, .kinds = {"SparseRowVector"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 ApplyPtr SparseRowVector::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
   THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (data, indices, indptr, shape, v), got "

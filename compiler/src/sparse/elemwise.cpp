@@ -6,6 +6,7 @@
 // turns them into the component ops SparseMerge / SparseRowVector. The
 // functions bring both operands to their dtypes' upcast first, so each op
 // sees one dtype (the cast's gradient returns each operand its own).
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/sparse/ops.h"
 #include "theano/tensor/basic_ops.h"
@@ -93,7 +94,12 @@ Var sparse_with_vector(const char* fn, const OpPtr& op, const Var& x, const tens
 
 }  // namespace
 
+// The graph ops below never run as such (sparse/ops.h): sparse_expand turns
+// them into SparseMerge / SparseRowVector and CSM.
+constexpr std::string_view kExpanded = "replaced by sparse_expand's component ops before linking, in every mode";
+
 // ---- AddSS
+THEANO_REGISTER_OP(AddSS, .kinds = {"AddSS"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr AddSS::make_node(std::vector<Var> inputs) const { return sparse_sparse_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> AddSS::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -106,6 +112,7 @@ std::vector<Var> AddSS::grad(const Apply&, const std::vector<Var>& g) const {
 }
 
 // ---- MulSS
+THEANO_REGISTER_OP(MulSS, .kinds = {"MulSS"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr MulSS::make_node(std::vector<Var> inputs) const { return sparse_sparse_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> MulSS::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -118,6 +125,7 @@ std::vector<Var> MulSS::grad(const Apply& node, const std::vector<Var>& g) const
 }
 
 // ---- MulSV
+THEANO_REGISTER_OP(MulSV, .kinds = {"MulSV"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr MulSV::make_node(std::vector<Var> inputs) const { return sparse_vector_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> MulSV::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -134,6 +142,8 @@ std::vector<Var> MulSV::grad(const Apply& node, const std::vector<Var>& g) const
 }
 
 // ---- StructuredAddSV
+THEANO_REGISTER_OP(StructuredAddSV, .kinds = {"StructuredAddSV"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
 ApplyPtr StructuredAddSV::make_node(std::vector<Var> inputs) const {
   return sparse_vector_node(*this, std::move(inputs));
 }

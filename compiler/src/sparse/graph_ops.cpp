@@ -3,6 +3,7 @@
 // (rewrite/sparse.cpp) replaces them by component ops before linking.
 #include "theano/sparse/ops.h"
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/blas.h"
@@ -48,6 +49,11 @@ std::vector<Var> sparse_shape(const Var& s) {
 }
 
 }  // namespace
+
+// Why the graph ops have no perform and no lowerings (sparse/ops.h).
+constexpr std::string_view kExpanded = "replaced by sparse_expand's component ops before linking, in every mode";
+
+THEANO_REGISTER_OP(CSM, .kinds = {"CSM"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- CSM
 ApplyPtr CSM::make_node(std::vector<Var> inputs) const {
@@ -120,6 +126,9 @@ Var values_at(const Var& s, const Var& g) {
 
 std::vector<std::vector<bool>> CSM::connection_pattern(const Apply&) const { return {{true}, {false}, {false}, {false}}; }
 
+THEANO_REGISTER_OP(CSMProperties, .kinds = {"CSMProperties"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
+
 // ---- CSMProperties
 ApplyPtr CSMProperties::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "CSMProperties takes 1 input, got " << inputs.size();
@@ -144,6 +153,9 @@ std::vector<std::vector<bool>> CSMProperties::connection_pattern(const Apply&) c
   return {{true, false, false, false}};
 }
 
+THEANO_REGISTER_OP(DenseFromSparse, .kinds = {"DenseFromSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
+
 // ---- DenseFromSparse
 ApplyPtr DenseFromSparse::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "DenseFromSparse takes 1 input, got " << inputs.size();
@@ -159,6 +171,9 @@ std::vector<std::vector<Var>> DenseFromSparse::infer_shape(const Apply& node, co
 std::vector<Var> DenseFromSparse::grad(const Apply& node, const std::vector<Var>& g) const {
   return {OpPtr(new GatherSparse())->apply1({node.input(0), g.at(0)})};
 }
+
+THEANO_REGISTER_OP(SparseFromDense, .kinds = {"SparseFromDense"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
 
 // ---- SparseFromDense
 ApplyPtr SparseFromDense::make_node(std::vector<Var> inputs) const {
@@ -176,6 +191,9 @@ std::vector<Var> SparseFromDense::grad(const Apply&, const std::vector<Var>& g) 
   return {g.at(0) ? dense_from_sparse(g[0]) : Var()};
 }
 
+THEANO_REGISTER_OP(Transpose, .kinds = {"SparseTranspose"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
+
 // ---- Transpose
 ApplyPtr Transpose::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "SparseTranspose takes 1 input, got " << inputs.size();
@@ -191,6 +209,9 @@ std::vector<std::vector<Var>> Transpose::infer_shape(const Apply&, const std::ve
 std::vector<Var> Transpose::grad(const Apply&, const std::vector<Var>& g) const {
   return {g.at(0) ? transpose(g[0]) : Var()};
 }
+
+THEANO_REGISTER_OP(StructuredDot, .kinds = {"StructuredDot"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
 
 // ---- StructuredDot
 ApplyPtr StructuredDot::make_node(std::vector<Var> inputs) const {
@@ -215,6 +236,9 @@ std::vector<Var> StructuredDot::grad(const Apply& node, const std::vector<Var>& 
   const Var& gz = g.at(0);
   return {OpPtr(new SampledDotSparse())->apply1({s, gz, d}), structured_dot(transpose(s), gz)};
 }
+
+THEANO_REGISTER_OP(SampledDotSparse, .kinds = {"SampledDotSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
 
 // ---- SampledDotSparse
 ApplyPtr SampledDotSparse::make_node(std::vector<Var> inputs) const {
@@ -244,6 +268,9 @@ std::vector<std::vector<bool>> SampledDotSparse::connection_pattern(const Apply&
   return {{false}, {true}, {true}};
 }
 
+THEANO_REGISTER_OP(GatherSparse, .kinds = {"GatherSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
+                   .no_cuda = kExpanded);
+
 // ---- GatherSparse
 ApplyPtr GatherSparse::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "GatherSparse takes 2 inputs (S, M), got " << inputs.size();
@@ -264,6 +291,8 @@ std::vector<Var> GatherSparse::grad(const Apply&, const std::vector<Var>& g) con
 }
 
 std::vector<std::vector<bool>> GatherSparse::connection_pattern(const Apply&) const { return {{false}, {true}}; }
+
+THEANO_REGISTER_OP(TrueDot, .kinds = {"TrueDot"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- TrueDot
 ApplyPtr TrueDot::make_node(std::vector<Var> inputs) const {

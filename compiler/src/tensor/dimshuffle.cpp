@@ -1,6 +1,7 @@
 // DimShuffle: transpose / add broadcastable axes / drop size-1 axes, as a view.
 #include <algorithm>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -43,6 +44,8 @@ bool DimShuffle::is_transpose() const {
   return static_cast<int>(new_order_.size()) == input_ndim_ &&
          std::none_of(new_order_.begin(), new_order_.end(), [](int a) { return a == kNewAxis; });
 }
+
+THEANO_REGISTER_OP(DimShuffle, .kinds = {"DimShuffle"});
 
 ApplyPtr DimShuffle::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();

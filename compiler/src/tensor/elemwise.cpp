@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/tensor/math.h"
@@ -56,6 +57,10 @@ ViewMap Elemwise::destroy_map() const {
   for (auto [o, i] : inplace_) m[o] = {i};
   return m;
 }
+
+THEANO_REGISTER_OP(
+    Elemwise, .kinds = {"Elemwise"},
+    .no_cuda = "its GPU form is GpuElemwise (gpu/ops.h), lowered from the same scalar-table C expressions");
 
 ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
   const std::string op_name = name();

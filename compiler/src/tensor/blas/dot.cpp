@@ -4,6 +4,7 @@
 
 #include "../reduction/kernel_util.h"
 #include "blas_kernels.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
@@ -44,6 +45,8 @@ void check_alignment(std::string_view op, const NDArray& x, const NDArray& y) {
 }
 
 }  // namespace blas_detail
+
+THEANO_REGISTER_OP(Dot, .kinds = {"Dot"});
 
 ApplyPtr Dot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "Dot takes 2 inputs, got " << inputs.size();

@@ -2,6 +2,7 @@
 // cblas_?gemm. The specialize rewrites turn Dot of two float matrices into it.
 #include "../reduction/kernel_util.h"
 #include "blas_kernels.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/type.h"
@@ -46,6 +47,8 @@ void check_static_dim(const char* op, const Dim& a, const Dim& b, const Var& va,
 Dim merge_dim(const Dim& a, const Dim& b) { return a ? a : b; }
 
 }  // namespace blas_detail
+
+THEANO_REGISTER_OP(Dot22, .kinds = {"Dot22"});
 
 ApplyPtr Dot22::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "Dot22 takes 2 inputs, got " << inputs.size();

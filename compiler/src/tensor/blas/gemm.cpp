@@ -3,6 +3,7 @@
 // form that overwrites Z (destroy_map {0: [0]}).
 #include "../reduction/kernel_util.h"
 #include "blas_kernels.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
@@ -30,6 +31,8 @@ NDArray unaliased(const NDArray& a, const NDArray& destroyed) { return a.shares_
 std::string Gemm::name() const { return inplace_ ? "Gemm{inplace}" : "Gemm{no_inplace}"; }
 
 ViewMap Gemm::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
+
+THEANO_REGISTER_OP(Gemm, .kinds = {"Gemm"});
 
 ApplyPtr Gemm::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError)

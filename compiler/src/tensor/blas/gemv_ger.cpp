@@ -3,6 +3,7 @@
 // and a form that overwrites its first input (destroy_map {0: [0]}).
 #include "../reduction/kernel_util.h"
 #include "blas_kernels.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
@@ -17,6 +18,8 @@ namespace theano::tensor {
 std::string Gemv::name() const { return inplace_ ? "Gemv{inplace}" : "Gemv{no_inplace}"; }
 
 ViewMap Gemv::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
+
+THEANO_REGISTER_OP(Gemv, .kinds = {"Gemv"});
 
 ApplyPtr Gemv::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError)
@@ -81,6 +84,8 @@ Var gemv(const TensorLike& y, const TensorLike& alpha, const TensorLike& a, cons
 std::string Ger::name() const { return destructive_ ? "Ger{destructive}" : "Ger{non-destructive}"; }
 
 ViewMap Ger::destroy_map() const { return destructive_ ? ViewMap{{0, {0}}} : ViewMap{}; }
+
+THEANO_REGISTER_OP(Ger, .kinds = {"Ger"});
 
 ApplyPtr Ger::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << name() << " takes 4 inputs (A, alpha, x, y), got "

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "../reduction/kernel_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/elemwise.h"
@@ -55,6 +56,8 @@ std::vector<int64_t> read_labels(const char* op, const NDArray& labels, const ND
 
 // ---- CrossentropyCategorical1Hot ----------------------------------------------------
 
+THEANO_REGISTER_OP(CrossentropyCategorical1Hot, .kinds = {"CrossentropyCategorical1Hot"});
+
 ApplyPtr CrossentropyCategorical1Hot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError)
       << "CrossentropyCategorical1Hot takes 2 inputs (coding_dist, labels), got " << inputs.size();
@@ -100,6 +103,9 @@ std::vector<std::vector<bool>> CrossentropyCategorical1Hot::connection_pattern(c
 }
 
 // ---- CrossentropyCategorical1HotGrad ------------------------------------------------
+
+THEANO_REGISTER_OP(CrossentropyCategorical1HotGrad, .kinds = {"CrossentropyCategorical1HotGrad"},
+                   .no_grad = "a gradient op with no gradient of its own, as in Theano");
 
 ApplyPtr CrossentropyCategorical1HotGrad::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError)

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "../reduction/kernel_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -79,6 +80,8 @@ Softmax::Softmax(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Softmax: axis " << axis << " must be non-negative here";
 }
 
+THEANO_REGISTER_OP(Softmax, .kinds = {"Softmax"});
+
 ApplyPtr Softmax::make_node(std::vector<Var> inputs) const { return make_softmax_node(*this, axis_, std::move(inputs)); }
 
 void Softmax::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
@@ -99,6 +102,8 @@ std::vector<Var> Softmax::grad(const Apply& node, const std::vector<Var>& output
 LogSoftmax::LogSoftmax(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "LogSoftmax: axis " << axis << " must be non-negative here";
 }
+
+THEANO_REGISTER_OP(LogSoftmax, .kinds = {"LogSoftmax"});
 
 ApplyPtr LogSoftmax::make_node(std::vector<Var> inputs) const {
   return make_softmax_node(*this, axis_, std::move(inputs));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "random_kernels.h"
 #include "theano/tensor/index.h"
@@ -78,6 +79,8 @@ std::string RandomFunction::name() const {
 }
 
 ViewMap RandomFunction::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
+
+THEANO_REGISTER_OP(RandomFunction, .kinds = {"RandomFunction"});
 
 ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   const std::string op = name();

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernel_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/type.h"
@@ -23,6 +24,8 @@ ArgReduce::ArgReduce(bool is_max, std::vector<int> axes) : is_max_(is_max), axes
 }
 
 Props ArgReduce::props() const { return {{"axes", std::vector<std::int64_t>(axes_.begin(), axes_.end())}}; }
+
+THEANO_REGISTER_OP(ArgReduce, .kinds = {"Argmax", "Argmin"});
 
 ApplyPtr ArgReduce::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "kernel_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -221,6 +222,8 @@ DType CAReduce::acc_dtype(DType in) const {
   if (acc_dtype_) return *acc_dtype_;
   return compute_dtype(out_dtype(in));
 }
+
+THEANO_REGISTER_OP(CAReduce, .kinds = {"CAReduce"});
 
 ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   const Kind k = reduce_kind(scalar_op_);

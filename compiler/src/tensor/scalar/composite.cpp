@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "theano/graph/as_string.h"
+#include "theano/graph/op_registry.h"
 #include "theano/graph/toposort.h"
 #include "theano/graph/traversal.h"
 #include "theano/runtime/error.h"
@@ -90,6 +91,13 @@ std::string c_literal(double d) {
 }
 
 }  // namespace
+
+// Why a scalar op has none of the tensor op's parts (registered below).
+constexpr std::string_view kScalarOp =
+    "a scalar op: it runs inside an Elemwise, whose perform, infer_shape, grad and lowerings use its eval, "
+    "tensor_grad and C expression";
+THEANO_REGISTER_OP(Composite, .kinds = {"Composite"}, .no_perform = kScalarOp, .no_infer_shape = kScalarOp,
+                   .no_grad = kScalarOp, .no_cpp = kScalarOp, .no_cuda = kScalarOp);
 
 Composite::Composite(std::vector<Var> inputs, Var output)
     : Composite(std::move(inputs), std::vector<Var>{std::move(output)}) {}

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/c_template.h"
@@ -133,6 +134,13 @@ class PrimitiveScalarOp final : public ScalarOp {
   const ScalarOpInfo& info_;
 };
 
+// Why a scalar op has none of the tensor op's parts (registered below).
+constexpr std::string_view kScalarOp =
+    "a scalar op: it runs inside an Elemwise, whose perform, infer_shape, grad and lowerings use its eval, "
+    "tensor_grad and C expression";
+THEANO_REGISTER_OP(PrimitiveScalarOp, .kinds = {"Scalar"}, .no_perform = kScalarOp, .no_infer_shape = kScalarOp,
+                   .no_grad = kScalarOp, .no_cpp = kScalarOp, .no_cuda = kScalarOp);
+
 /// Conversion to a fixed dtype (Theano's Cast{dtype}): the identity on the
 /// compute value; the conversion itself (NumPy's unsafe casting) is the one
 /// every elementwise result gets into its dtype (computes_in_int64).
@@ -158,6 +166,8 @@ class CastOp final : public ScalarOp {
  private:
   DType dtype_;
 };
+THEANO_REGISTER_OP(CastOp, .kinds = {"Cast"}, .no_perform = kScalarOp, .no_infer_shape = kScalarOp,
+                   .no_grad = kScalarOp, .no_cpp = kScalarOp, .no_cuda = kScalarOp);
 
 }  // namespace
 

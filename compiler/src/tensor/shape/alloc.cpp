@@ -7,11 +7,14 @@
 
 #include "shape_util.h"
 #include "theano/config.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::tensor {
+
+THEANO_REGISTER_OP(Alloc, .kinds = {"Alloc"});
 
 ApplyPtr Alloc::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << "Alloc needs a value input";

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/runtime/scalar_cast.h"
 #include "shape_util.h"
@@ -41,6 +42,8 @@ std::int64_t arange_length(const NDArray& start, const NDArray& stop, const NDAr
 }  // namespace
 
 std::string ARange::name() const { return "ARange{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
+
+THEANO_REGISTER_OP(ARange, .kinds = {"ARange"});
 
 ApplyPtr ARange::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (start, stop, step), got "
@@ -133,6 +136,8 @@ std::vector<std::vector<bool>> ARange::connection_pattern(const Apply&) const { 
 // ---- Eye -------------------------------------------------------------------------------
 
 std::string Eye::name() const { return "Eye{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
+
+THEANO_REGISTER_OP(Eye, .kinds = {"Eye"});
 
 ApplyPtr Eye::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (n, m, k), got " << inputs.size();

@@ -2,11 +2,16 @@
 /// `Assert`: value passed through (a view) once scalar conditions hold; raises
 /// AssertionError with the user's message otherwise.
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/basic_ops.h"
 
 namespace theano::tensor {
 
 std::string Assert::name() const { return "Assert{msg='" + msg_ + "'}"; }
+
+THEANO_REGISTER_OP(
+    Assert, .kinds = {"Assert"},
+    .no_cuda = "its conditions are read on the host; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Assert::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << " needs a value input";

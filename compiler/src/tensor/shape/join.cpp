@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "shape_util.h"
 #include "theano/tensor/as_tensor.h"
@@ -21,6 +22,8 @@ using detail::SymInt;
 Join::Join(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Join: the axis must be normalized (>= 0), got " << axis;
 }
+
+THEANO_REGISTER_OP(Join, .kinds = {"Join"});
 
 ApplyPtr Join::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), ValueError) << name() << ": cannot join an empty list of tensors";

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/shape.h"
@@ -12,6 +13,10 @@
 namespace theano::tensor {
 
 std::string MakeVector::name() const { return "MakeVector{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
+
+THEANO_REGISTER_OP(
+    MakeVector, .kinds = {"MakeVector"},
+    .no_cuda = "builds shape vectors from host scalars; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr MakeVector::make_node(std::vector<Var> inputs) const {
   std::vector<Var> ins;

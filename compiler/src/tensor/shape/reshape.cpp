@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/shape.h"
@@ -29,6 +30,8 @@ std::string shape_list_str(const std::vector<std::int64_t>& s) {
 Reshape::Reshape(int ndim, bool of_index) : ndim_(ndim), of_index_(of_index) {
   THEANO_USER_CHECK(ndim >= 0, ValueError) << "Reshape: ndim must be >= 0, got " << ndim;
 }
+
+THEANO_REGISTER_OP(Reshape, .kinds = {"Reshape"});
 
 ApplyPtr Reshape::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, shape), got " << inputs.size();

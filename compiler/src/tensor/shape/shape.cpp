@@ -4,6 +4,7 @@
 #include "theano/tensor/shape.h"
 
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {
@@ -11,6 +12,10 @@ namespace theano::tensor {
 using detail::int64_const;
 
 // ---- Shape -------------------------------------------------------------------------
+
+THEANO_REGISTER_OP(
+    Shape, .kinds = {"Shape"},
+    .no_cuda = "reads an array's shape, a host value; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Shape::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "Shape takes 1 input, got " << inputs.size();
@@ -37,6 +42,10 @@ std::vector<std::vector<bool>> Shape::connection_pattern(const Apply&) const { r
 Shape_i::Shape_i(int i) : i_(i) {
   THEANO_USER_CHECK(i >= 0, ValueError) << "Shape_i: the dimension index must be non-negative, got " << i;
 }
+
+THEANO_REGISTER_OP(
+    Shape_i, .kinds = {"Shape_i"},
+    .no_cuda = "reads an array's shape, a host value; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Shape_i::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();

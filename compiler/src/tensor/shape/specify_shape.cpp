@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/shape.h"
 
@@ -32,6 +33,9 @@ std::string SpecifyShape::name() const {
   os << (spec_.size() == 1 ? ",)}" : ")}");
   return os.str();
 }
+
+THEANO_REGISTER_OP(SpecifyShape, .kinds = {"SpecifyShape"},
+                   .no_cuda = "a shape check; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr SpecifyShape::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << "SpecifyShape needs an input";

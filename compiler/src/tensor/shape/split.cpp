@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "shape_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/join.h"
@@ -27,6 +28,8 @@ Split::Split(int len_splits, int axis) : len_splits_(len_splits), axis_(axis) {
   THEANO_USER_CHECK(len_splits >= 1, ValueError) << "Split: the number of splits must be >= 1, got " << len_splits;
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Split: the axis must be normalized (>= 0), got " << axis;
 }
+
+THEANO_REGISTER_OP(Split, .kinds = {"Split"});
 
 ApplyPtr Split::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, splits), got " << inputs.size();

@@ -5,6 +5,7 @@
 /// through transposes as Theano does.
 #include "../shape/shape_util.h"
 #include "idx_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/runtime/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
@@ -36,6 +37,8 @@ std::int64_t checked_index(const NDArray& ilist, std::int64_t j, std::int64_t n,
 }  // namespace
 
 // ---- AdvancedSubtensor1 -------------------------------------------------------------------
+
+THEANO_REGISTER_OP(AdvancedSubtensor1, .kinds = {"AdvancedSubtensor1"});
 
 ApplyPtr AdvancedSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, ilist), got " << inputs.size();
@@ -88,6 +91,8 @@ std::vector<std::vector<bool>> AdvancedSubtensor1::connection_pattern(const Appl
 std::string AdvancedIncSubtensor1::name() const {
   return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") + (set_ ? ",set}" : ",inc}");
 }
+
+THEANO_REGISTER_OP(AdvancedIncSubtensor1, .kinds = {"AdvancedIncSubtensor1"});
 
 ApplyPtr AdvancedIncSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (x, y, ilist), got "

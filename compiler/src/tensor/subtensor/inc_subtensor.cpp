@@ -4,6 +4,7 @@
 /// indexing op that produced their first argument, as Theano does.
 #include "../shape/shape_util.h"
 #include "idx_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -27,6 +28,8 @@ std::string IncSubtensor::name() const {
   return "IncSubtensor{" + std::string(inplace_ ? "Inplace" : "") + (set_ ? "Set" : "Inc") + ";" +
          idx_list_str(idx_) + "}";
 }
+
+THEANO_REGISTER_OP(IncSubtensor, .kinds = {"IncSubtensor"});
 
 ApplyPtr IncSubtensor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() >= 2, TypeError) << name() << " needs inputs x and y";

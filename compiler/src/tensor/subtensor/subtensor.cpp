@@ -3,6 +3,7 @@
 /// `x[...]`, which dispatches integer-vector indices to AdvancedSubtensor1.
 #include "../shape/shape_util.h"
 #include "idx_util.h"
+#include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/math.h"
@@ -19,6 +20,8 @@ Subtensor::Subtensor(IdxList idx_list) : idx_(std::move(idx_list)) {
         << "Subtensor: slice step cannot be zero";
   }
 }
+
+THEANO_REGISTER_OP(Subtensor, .kinds = {"Subtensor"});
 
 ApplyPtr Subtensor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << " needs an input";

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "registry_reasons.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
@@ -127,11 +128,7 @@ std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat
 
 }  // namespace detail
 
-// What the component ops share (registered below, beside each make_node).
-constexpr std::string_view kAfterGrad =
-    "made by sparse_expand after gradients are taken: the graph ops (sparse/ops.h) carry the structured gradients";
-constexpr std::string_view kHostKernels =
-    "sparse kernels run on the host; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)";
+// Each component op is registered beside its make_node (reasons: registry_reasons.h).
 
 THEANO_REGISTER_OP(SpMM, .kinds = {"SpMM"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 

@@ -6,6 +6,7 @@
 // turns them into the component ops SparseMerge / SparseRowVector. The
 // functions bring both operands to their dtypes' upcast first, so each op
 // sees one dtype (the cast's gradient returns each operand its own).
+#include "registry_reasons.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/sparse/ops.h"
@@ -93,10 +94,6 @@ Var sparse_with_vector(const char* fn, const OpPtr& op, const Var& x, const tens
 }
 
 }  // namespace
-
-// The graph ops below never run as such (sparse/ops.h): sparse_expand turns
-// them into SparseMerge / SparseRowVector and CSM.
-constexpr std::string_view kExpanded = "replaced by sparse_expand's component ops before linking, in every mode";
 
 // ---- AddSS
 THEANO_REGISTER_OP(AddSS, .kinds = {"AddSS"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);

@@ -3,6 +3,7 @@
 // (rewrite/sparse.cpp) replaces them by component ops before linking.
 #include "theano/sparse/ops.h"
 
+#include "registry_reasons.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
@@ -51,8 +52,6 @@ std::vector<Var> sparse_shape(const Var& s) {
 }  // namespace
 
 // Why the graph ops have no perform and no lowerings (sparse/ops.h).
-constexpr std::string_view kExpanded = "replaced by sparse_expand's component ops before linking, in every mode";
-
 THEANO_REGISTER_OP(CSM, .kinds = {"CSM"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- CSM

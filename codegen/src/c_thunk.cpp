@@ -5,6 +5,7 @@
 #include "c_thunk.h"
 
 #include <theano/compile/profile.h>
+#include <theano/gpu/type.h>
 #include <theano/runtime/collectives.h>
 #include <theano/runtime/error.h>
 #include <theano/runtime/memory_error.h>
@@ -24,14 +25,25 @@
 #include <vector>
 
 #include "cuda/gpu_device.h"
-#include "lower/lowering.h"
 #include "thunk_abi.h"
 
 namespace theano::codegen {
 namespace {
 
-using lower::ttype;
 using tensor::TensorType;
+
+// What the thunk needs of a variable's type, from the compiler's types (the
+// lowerings' helpers are the emit stage's, not the run stage's).
+bool on_gpu(const Var& v) { return gpu::gpu_type(v) != nullptr; }
+
+/// The host TensorType of a graph input: its own, or a GPU array's host twin
+/// (interned, so the pointer stays valid).
+const TensorType* host_type(const Var& v) {
+  if (const TensorType* t = tensor::tensor_type(v)) return t;
+  const gpu::GpuArrayType* g = gpu::gpu_type(v);
+  THEANO_INTERNAL_CHECK(g != nullptr) << "the cpp linker expects tensor or GPU array variables";
+  return g->host_type().get();
+}
 
 TheanoArray describe(const NDArray& a, std::int64_t owner) {
   TheanoArray d{};
@@ -118,7 +130,7 @@ int host_perform(void* host, std::int64_t index, const TheanoArray* const* in, T
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -172,7 +184,7 @@ int host_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     return 0;
   } catch (const InternalError&) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   } catch (...) {
     return 1;
   }
@@ -240,7 +252,7 @@ int host_gpu_alloc(void* host, TheanoArray* a, std::int64_t slot) noexcept {
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -272,7 +284,7 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -284,7 +296,7 @@ int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -298,7 +310,7 @@ int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -321,7 +333,7 @@ int host_collective(void* host, std::int64_t kind, std::int64_t comm, std::int64
     return 0;
   } catch (...) {
     ws->host_error = std::current_exception();
-    return lower::kErrHost;
+    return THEANO_ERR_HOST;
   }
 }
 
@@ -359,8 +371,8 @@ class CThunk final : public Thunk {
       entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
     }
     for (const Var& v : fg_->inputs()) {
-      in_types_.push_back(&ttype(v));
-      in_gpu_.push_back(lower::on_gpu(v));
+      in_types_.push_back(host_type(v));
+      in_gpu_.push_back(on_gpu(v));
     }
     if (gpu_) gpu_device_ = gpu_->device().device();
     const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
@@ -456,20 +468,20 @@ class CThunk final : public Thunk {
         if (k < step_nodes_.size())
           if (const std::string note = creation_note(*step_nodes_[k]); !note.empty()) msg += "\n" + note;
       }
-      if (rc == lower::kErrHost && ws->host_error) {
+      if (rc == THEANO_ERR_HOST && ws->host_error) {
         std::exception_ptr e = std::exchange(ws->host_error, nullptr);
         std::rethrow_exception(e);
       }
       switch (rc) {
-        case lower::kErrShape:
+        case THEANO_ERR_SHAPE:
           throw ShapeError(msg);
-        case lower::kErrIndex:
+        case THEANO_ERR_INDEX:
           throw IndexError(msg);
-        case lower::kErrValue:
+        case THEANO_ERR_VALUE:
           throw ValueError(msg);
         case THEANO_ERR_MEMORY:
           throw MemoryError(msg);
-        case lower::kErrAssert:
+        case THEANO_ERR_ASSERT:
           throw AssertionError(msg);
         default:
           throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
@@ -542,7 +554,7 @@ class CThunk final : public Thunk {
         r.emplace_back();
         continue;
       }
-      const bool gpu = lower::on_gpu(vars[k]);
+      const bool gpu = on_gpu(vars[k]);
       NDArray v = host_value(ws, d, gpu);
       r.push_back(copy && !gpu ? v.copy() : std::move(v));
     }

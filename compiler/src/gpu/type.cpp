@@ -112,6 +112,10 @@ Var GpuArrayType::convert_variable(const Var& var) const {
   return Var();
 }
 
+TypePtr GpuArrayType::host_counterpart() const { return host_type(); }
+
+Var GpuArrayType::to_host(const Var& var) const { return host_from_gpu(var); }
+
 const GpuArrayType* gpu_type(const Var& v) { return v ? dynamic_cast<const GpuArrayType*>(v.type().get()) : nullptr; }
 
 }  // namespace theano::gpu

@@ -24,6 +24,8 @@ Var Type::convert_variable(const Var& var) const {
   return Var();
 }
 
+Var Type::to_host(const Var&) const { return Var(); }
+
 Var Type::make_variable(std::string name) const { return Var(new Variable(TypePtr(this), std::move(name))); }
 
 Var Type::make_constant(const NDArray& value, std::string name) const {

@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "theano/config.h"
-#include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/type.h"
 
@@ -42,7 +41,7 @@ Var as_tensor_variable(const Var& v) {
   THEANO_USER_CHECK(v, TypeError) << "expected a tensor variable, got a null Var";
   // A GPU array enters host ops through its transfer (Theano's as_tensor_variable
   // does the same); the GPU transfer rewrite moves what it can back onto the GPU.
-  if (gpu::gpu_type(v)) return gpu::host_from_gpu(v);
+  if (v.type()->host_counterpart()) return v.type()->to_host(v);
   THEANO_USER_CHECK(tensor_type(v) != nullptr, TypeError)
       << "expected a tensor variable, got " << v.str() << " of type " << v.type()->str();
   return v;

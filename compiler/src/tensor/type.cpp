@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "theano/config.h"
-#include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/shape_rules.h"
 
@@ -135,7 +134,8 @@ bool TensorType::is_super(const Type& other) const {
 
 Var TensorType::convert_variable(const Var& var) const {
   if (var && is_super(*var.type())) return var;
-  if (const gpu::GpuArrayType* g = gpu::gpu_type(var); g && is_super(*g->host_type())) return gpu::host_from_gpu(var);
+  // A value off the host (a GPU array) of this type's host form: its transfer.
+  if (const TypePtr h = var ? var.type()->host_counterpart() : nullptr; h && is_super(*h)) return var.type()->to_host(var);
   return Var();
 }
 

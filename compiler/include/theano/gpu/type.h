@@ -59,6 +59,9 @@ class GpuArrayType final : public Type {
   /// `var` when this type is its super type; a host tensor whose type fits
   /// host_type() becomes `GpuFromHost(var)`; else a null Var.
   Var convert_variable(const Var& var) const override;
+  /// host_type(), and HostFromGpu(var).
+  TypePtr host_counterpart() const override;
+  Var to_host(const Var& var) const override;
 
  private:
   GpuArrayType(DType dtype, tensor::StaticShape shape, std::string context)

@@ -39,6 +39,13 @@ class Type : public RefCounted {
   /// Returns a Variable of this Type standing for `var` (possibly `var` itself),
   /// or a null Var when no such conversion exists.
   virtual Var convert_variable(const Var& var) const;
+  /// For a type whose values live off the host (a GPU array): the host Type
+  /// its values stand for, and `var` moved there (its transfer). nullptr / a
+  /// null Var for the host types (the default). Host ops take such a value
+  /// through these, so the host types need not know the others (gpu/ builds
+  /// on tensor/, not the reverse).
+  virtual TypePtr host_counterpart() const { return nullptr; }
+  virtual Var to_host(const Var& var) const;
 
   /// A fresh owner-less Variable of this Type.
   Var make_variable(std::string name = {}) const;

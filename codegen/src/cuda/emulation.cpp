@@ -4,13 +4,14 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_emulation.h>
 #include <theano/runtime/error.h>
+#include <theano/tensor/c_template.h>
 #include <ucontext.h>
 
 #include <mutex>
 #include <chrono>
 #include <memory>
 
-#include "../lower/lowering.h"
+#include "../lower/lowering.h"  // lower::libm_prototypes: the prelude's text, which the shim repeats
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -190,7 +191,7 @@ EmulatedKernels::EmulatedKernels(std::string_view source, std::vector<EmulatedKe
     const std::string block = k.barriers
                                   ? "host->run_block(host->self, block, &theano_emu_thread_" + k.name + ", &p);"
                                   : "for (int64_t t = 0; t < block; ++t) theano_emu_thread_" + k.name + "(&p, t);";
-    text += lower::expand(kLaunchWrapper, {k.name, "theano_params_" + np, np, block});
+    text += tensor::expand_c_template(kLaunchWrapper, {k.name, "theano_params_" + np, np, block});
   }
   auto compile = [&] {
     const auto t0 = std::chrono::steady_clock::now();

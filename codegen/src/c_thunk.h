@@ -18,18 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "array_ref.h"
+
 namespace theano::codegen {
 
 namespace cuda {
 class GpuProgram;
 }
-
-/// OpWise: where a node's input or output lives, for a NodeObserver
-/// ('i': ctx->inputs, 'c': ctx->constants, 'v': ctx->vars).
-struct ArrayRef {
-  char kind;
-  std::int64_t index;
-};
 
 /// What make_thunk hands the thunk besides the loaded module.
 struct ThunkParts {

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "c_thunk.h"
+#include "array_ref.h"
 #include "cuda/cuda_unit.h"
 #include "lower/lowering.h"
 #include "memory_plan.h"

@@ -12,10 +12,12 @@
 ///
 /// Kernel ABI: `extern "C" __global__ void <name>(const theano_params_<P> p)`,
 /// a struct of P int64 values passed by value (one kernel parameter; the
-/// host packs it). Elementwise kernels: p.v[0] = n (elements), p.v[1..nd] =
-/// the output shape, then per array (inputs, then outputs) its device address
-/// and nd byte strides (0 where broadcast). Each thread walks the elements
-/// in a grid-stride loop, so any grid covers any n.
+/// host packs it). Lowerings declare the values by name through ParamBlock
+/// (kernel_builder.h), which writes both the packing and the reads.
+/// Elementwise kernels (ElemwiseParams): n (elements), the output shape,
+/// then per array (inputs, then outputs) its device address and nd byte
+/// strides (0 where broadcast). Each thread walks the elements in a
+/// grid-stride loop, so any grid covers any n.
 #pragma once
 
 #include <theano/codegen/code_writer.h>
@@ -23,12 +25,15 @@
 #include <theano/runtime/dtype.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "kernel_builder.h"
 
 namespace theano::codegen::lower {
 struct ElemwiseExprs;
@@ -62,6 +67,24 @@ struct KernelInfo {
   bool barriers = false;
 };
 
+/// The parameter block of an elementwise kernel (gpu::elemwise_kernel_params
+/// counts it): n, shape[nd], then per array its address and strides[nd].
+/// The host values (for ParamBlock::declare) are given as functions: n, the
+/// extent d, array j's address, array j's stride d; without them (the
+/// kernel side) every value is 0.
+struct ElemwiseParams {
+  struct Host {
+    std::string n;
+    std::function<std::string(int)> shape;
+    std::function<std::string(int)> data;
+    std::function<std::string(int, int)> stride;
+  };
+  ElemwiseParams(int nd, int arrays, const Host& host = {});
+  ParamBlock block;
+  Param n, shape;
+  std::vector<Param> data, strides;
+};
+
 class CudaUnit {
  public:
   /// Adds the two kernels of an elementwise node: strided (any strides,
@@ -77,13 +100,11 @@ class CudaUnit {
   /// broadcast). Returns the strided kernel's number.
   int add_copy(DType dtype, int nd);
 
-  /// Adds a kernel written by a lowering: `code` defines
-  /// `extern "C" __global__ void <name>(const theano_params_<nparams> p)`
-  /// (request the struct with need_params), in namespace `ns` when not empty
-  /// (the prelude's theano_f / theano_i helpers). `block`: KernelInfo::block.
-  /// Returns its number for ctx->gpu_launch.
-  int add_kernel(const std::string& name, const std::string& label, std::int64_t nparams, int block,
-                 const std::string& ns, const std::string& code);
+  /// Adds a kernel written by a lowering (kernel_builder.h: its parameter
+  /// block's struct is requested here), in namespace `ns` when not empty
+  /// (the prelude's theano_f / theano_i helpers); `label` names the node in
+  /// errors. `block`: KernelInfo::block. Returns its number for ctx->gpu_launch.
+  int add_kernel(Kernel& kernel, const std::string& label, int block = 0, const std::string& ns = "");
   /// Support code (helper functions, structs) emitted once per `key`, before the kernels.
   void need(const std::string& key, const std::string& code);
   /// The parameter struct theano_params_<nparams>.

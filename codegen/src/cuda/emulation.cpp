@@ -4,7 +4,6 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/cuda_emulation.h>
 #include <theano/runtime/error.h>
-#include <theano/tensor/c_template.h>
 #include <ucontext.h>
 
 #include <mutex>
@@ -24,26 +23,31 @@ namespace theano::codegen {
 
 namespace {
 
-// The launch wrappers of one kernel: {0} its name, {1} its parameter struct,
-// {2} the parameter count, {3} how a block runs (its threads in turn, or as
-// fibers through the host's scheduler).
-constexpr const char* kLaunchWrapper = R"(extern "C" void {0}(const {1});
-static void theano_emu_thread_{0}(void* arg, int64_t t) {
-  threadIdx.x = (unsigned)t;
-  {0}(*(const {1}*)arg);
+// The launch wrappers of kernel `name` taking the struct `params_t` of `np`
+// values: a thread function, and the entry the host calls with the packed
+// values, running the grid block by block, a block's threads in turn or as
+// fibers through the host's scheduler (`barriers`).
+void emit_launch_wrapper(CodeWriter& w, const std::string& name, const std::string& params_t, std::int64_t np,
+                         bool barriers) {
+  w.line("extern \"C\" void " + name + "(const " + params_t + ");");
+  w.open("static void theano_emu_thread_" + name + "(void* arg, int64_t t)");
+  w.line("threadIdx.x = (unsigned)t;");
+  w.line(name + "(*(const " + params_t + "*)arg);");
+  w.close();
+  w.open("extern \"C\" void theano_emu_" + name +
+         "(const int64_t* v, int64_t grid, int64_t block, const TheanoEmuHost* host)");
+  w.line(params_t + " p;");
+  w.line("for (int64_t j = 0; j < " + std::to_string(np) + "; ++j) p.v[j] = v[j];");
+  w.line("theano_emu_host = host;");
+  w.line("gridDim.x = (unsigned)grid;");
+  w.line("blockDim.x = (unsigned)block;");
+  w.open("for (int64_t b = 0; b < grid; ++b)");
+  w.line("blockIdx.x = (unsigned)b;");
+  w.line(barriers ? "host->run_block(host->self, block, &theano_emu_thread_" + name + ", &p);"
+                  : "for (int64_t t = 0; t < block; ++t) theano_emu_thread_" + name + "(&p, t);");
+  w.close();
+  w.close();
 }
-extern "C" void theano_emu_{0}(const int64_t* v, int64_t grid, int64_t block, const TheanoEmuHost* host) {
-  {1} p;
-  for (int64_t j = 0; j < {2}; ++j) p.v[j] = v[j];
-  theano_emu_host = host;
-  gridDim.x = (unsigned)grid;
-  blockDim.x = (unsigned)block;
-  for (int64_t b = 0; b < grid; ++b) {
-    blockIdx.x = (unsigned)b;
-    {3}
-  }
-}
-)";
 
 /// The layout the shim declares as TheanoEmuHost.
 struct EmuHostAbi {
@@ -184,15 +188,13 @@ EmulatedKernels::EmulatedKernels(std::string_view source, std::vector<EmulatedKe
                                  const CompileOptions& copts, cache::CompileCache* cache, const std::string& origin)
     : kernels_(std::move(kernels)), host_(std::make_unique<Host>()) {
   std::string text = std::string(emulation_shim()) + std::string(source);
-  text += "// ---- launch wrappers of the host-emulated device\n";
+  CodeWriter wrappers;
+  wrappers.line("// ---- launch wrappers of the host-emulated device");
   for (const EmulatedKernelInfo& k : kernels_) {
-    const std::string np = std::to_string(k.nparams);
     barriers_ = barriers_ || k.barriers;
-    const std::string block = k.barriers
-                                  ? "host->run_block(host->self, block, &theano_emu_thread_" + k.name + ", &p);"
-                                  : "for (int64_t t = 0; t < block; ++t) theano_emu_thread_" + k.name + "(&p, t);";
-    text += tensor::expand_c_template(kLaunchWrapper, {k.name, "theano_params_" + np, np, block});
+    emit_launch_wrapper(wrappers, k.name, "theano_params_" + std::to_string(k.nparams), k.nparams, k.barriers);
   }
+  text += wrappers.str();
   auto compile = [&] {
     const auto t0 = std::chrono::steady_clock::now();
     CompiledObject obj = ClangCompiler(copts).compile(text, "theano_cuda_emulated.cpp");

@@ -33,6 +33,7 @@
 #include <functional>
 
 #include "lowering.h"
+#include "parallel_part.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -449,38 +450,42 @@ void lower_elemwise(NodeLowering& L) {
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";
   const std::string init = emit_loop_args(f, args_t, nin, nout);
-  auto open_part = [&](const std::string& name) {
-    f.open("__attribute__((noinline)) static void " + L.fn + "_" + name +
-           "(void* args_, int64_t lo, int64_t hi, int64_t)");
-    f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
+  auto part = [&](const std::string& name) {
+    ParallelPart pp{L.fn + "_" + name, args_t};
+    pp.noinline = true;
+    return pp;
+  };
+  auto open_part = [&](const ParallelPart& pp) {
+    pp.open(f);
     for (int i = 0; i < nin; ++i) f.line("const TheanoArray* x" + str(i) + " = args->x" + str(i) + ";");
     for (int k = 0; k < nout; ++k) f.line("TheanoArray* o" + str(k) + " = args->o" + str(k) + ";");
   };
-  open_part("flat");
+  const ParallelPart flat = part("flat"), strided = part("strided"), rows = part("rows");
+  open_part(flat);
   emit_flat(f, "lo", "hi");
   f.close();
-  open_part("strided");
+  open_part(strided);
   emit_strided(f, "lo", "hi", [](int d) { return "o0->shape[" + str(d) + "]"; });
   f.close();
   if (any_broadcast) {
-    open_part("rows");
+    open_part(rows);
     emit_rows(f);
     f.close();
   }
   w.line(args_t + " args = {" + init + "};");
   w.open("if (" + contiguous + ")");
-  w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", &" + L.fn + "_flat, &args);");
+  w.line(flat.run("n", str(min_part_elements(cost)), "args") + ";");
   w.line("return 0;");
   w.close();
   if (any_broadcast) {
     w.open("if (" + rows_condition() + ")");
-    w.line("theano_parallel(ctx, " + std::string(nd >= 2 ? "shape[0], " + min_part_expr(cost, "n / shape[0]")
-                                                          : "n, " + str(min_part_elements(cost))) +
-           ", &" + L.fn + "_rows, &args);");
+    w.line((nd >= 2 ? rows.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args")
+                    : rows.run("n", str(min_part_elements(cost)), "args")) +
+           ";");
     w.line("return 0;");
     w.close();
   }
-  w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn + "_strided, &args);");
+  w.line(strided.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args") + ";");
   w.line("return 0;");
 }
 

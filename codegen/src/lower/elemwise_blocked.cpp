@@ -25,6 +25,7 @@
 #include <theano/tensor/type.h>
 
 #include "lowering.h"
+#include "parallel_part.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -172,18 +173,15 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
   // dimension), run in parallel or called once.
   const std::string args_t = L.fn + "_args";
   const std::string init = emit_loop_args(f, args_t, nin, nout);
-  auto open_part = [&](const std::string& name) {
-    f.open("static void " + L.fn + "_" + name + "(void* args_, int64_t lo, int64_t hi, int64_t)");
-    f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
-  };
-  open_part("flat");
+  const ParallelPart flat{L.fn + "_flat", args_t}, strided{L.fn + "_strided", args_t};
+  flat.open(f);
   std::string flat_call = L.fn + "_block(hi - lo";
   for (int i = 0; i < nin; ++i) flat_call += ", (const " + L.in_ctype(i) + "*)args->x" + str(i) + "->data + lo";
   for (int k = 0; k < nout; ++k) flat_call += ", (" + L.out_ctype(k) + "*)args->o" + str(k) + "->data + lo";
   f.line(flat_call + ");");
   f.close();
   if (nd > 0) {
-    open_part("strided");
+    strided.open(f);
     for (int i = 0; i < nin; ++i) f.line("const TheanoArray* x" + str(i) + " = args->x" + str(i) + ";");
     for (int k = 0; k < nout; ++k) f.line("TheanoArray* o" + str(k) + " = args->o" + str(k) + ";");
     for (int i = 0; i < nin; ++i)
@@ -223,18 +221,12 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
   const int cost = ex.cost();
   w.line(args_t + " args = {" + init + "};");
   w.open("if (" + elemwise_contiguous_condition(L, nd) + ")");
-  if (split)
-    w.line("theano_parallel(ctx, n, " + str(min_part_elements(cost)) + ", &" + L.fn + "_flat, &args);");
-  else
-    w.line(L.fn + "_flat(&args, 0, n, 0);");
+  w.line(split ? flat.run("n", str(min_part_elements(cost)), "args") + ";" : flat.call("n", "args"));
   w.line("return 0;");
   w.close();
   if (nd > 0) {
-    if (split)
-      w.line("theano_parallel(ctx, shape[0], " + min_part_expr(cost, "n / shape[0]") + ", &" + L.fn +
-             "_strided, &args);");
-    else
-      w.line(L.fn + "_strided(&args, 0, shape[0], 0);");
+    w.line(split ? strided.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args") + ";"
+                 : strided.call("shape[0]", "args"));
   }
   w.line("return 0;");
 }

@@ -85,7 +85,7 @@ void lower_gpu_elemwise(NodeLowering& L) {
   const ApplyPtr host = op.host_node(L.node);
   const ElemwiseExprs ex = elemwise_exprs(*host);
   const int nd = L.out(0).ndim(), nin = L.nin(), nout = L.nout();
-  const std::int64_t np = gpu::elemwise_kernel_params(nd, nin + nout);
+  const std::int64_t np = gpu::elemwise_kernel_params(nd, nin + nout);  // the transfer rewrite's count
   THEANO_INTERNAL_CHECK(np <= gpu::kMaxKernelParams)
       << L.label << ": " << np << " kernel parameters (the GPU transfer rewrite leaves such nodes on the CPU)";
   std::vector<DType> in, out;
@@ -101,21 +101,19 @@ void lower_gpu_elemwise(NodeLowering& L) {
     w.line(L.alloc(k));
   }
   w.line("if (n == 0) return 0;");
-  w.line("int64_t p[" + str(np) + "];");
-  w.line("p[0] = n;");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(1 + d) + "] = shape[" + str(d) + "];");
-  for (int j = 0; j < nin + nout; ++j) {
-    const std::int64_t b = 1 + nd + static_cast<std::int64_t>(j) * (1 + nd);
-    const std::string a = j < nin ? L.x(j) : L.o(j - nin);
-    w.line("p[" + str(b) + "] = (int64_t)" + a + "->data;");
-    for (int d = 0; d < nd; ++d)
-      w.line("p[" + str(b + 1 + d) +
-             "] = " + (j < nin ? elemwise_input_stride(L, j, d) : a + "->strides[" + str(d) + "]") + ";");
-  }
+  cuda::ElemwiseParams::Host values;
+  values.n = "n";
+  values.shape = [](int d) { return "shape[" + str(d) + "]"; };
+  values.data = [&](int j) { return (j < nin ? L.x(j) : L.o(j - nin)) + "->data"; };
+  values.stride = [&](int j, int d) {
+    return j < nin ? elemwise_input_stride(L, j, d) : L.o(j - nin) + "->strides[" + str(d) + "]";
+  };
+  const cuda::ElemwiseParams ep(nd, nin + nout, values);
+  ep.block.declare(w);
   // Outputs are fresh C-contiguous buffers: the flat kernel needs only the inputs to be.
   w.line("const int64_t kernel = (" + elemwise_contiguous_condition(L, nd) + ") ? " + str(kernel + 1) + " : " +
          str(kernel) + ";");
-  w.line("return ctx->gpu_launch(ctx->host, kernel, n, p, " + str(np) + ");");
+  w.line("return ctx->gpu_launch(ctx->host, kernel, n, p, " + str(ep.block.size()) + ");");
 }
 
 }  // namespace

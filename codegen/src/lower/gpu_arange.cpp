@@ -13,13 +13,6 @@
 namespace theano::codegen::lower {
 namespace {
 
-std::string grid_loop(const std::string& var, const std::string& count) {
-  return "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n"
-         "  for (int64_t " +
-         var + " = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; " + var + " < " + count + "; " +
-         var + " += step)";
-}
-
 void lower_gpu_arange(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
@@ -31,34 +24,29 @@ void lower_gpu_arange(NodeLowering& L) {
   const std::string element = arange_code(L, "i", &support);
   for (const auto& [key, code] : support) L.cuda->need(key, code);
   L.cuda->need_exact_fp();
-  // p: n, out, a0, s0 (int64, or double bits), first, second (double bits of the output's values).
-  const std::string name = L.fn + "_arange";
-  std::string k = "extern \"C\" __global__ void " + name + "(const theano_params_6 p) {\n";
-  k += "  " + ot + "* o = (" + ot + "*)p.v[1];\n";
-  if (int_path) {
-    k += "  const int64_t a0 = p.v[2], s0 = p.v[3];\n";
-  } else {
-    k += "  const double a0 = theano_bits_double(p.v[2]), s0 = theano_bits_double(p.v[3]);\n";
-    if (is_float(od))
-      k += "  const " + ot + " first = (" + ot + ")theano_bits_double(p.v[4]), second = (" + ot +
-           ")theano_bits_double(p.v[5]);\n";
+  // start and step: int64, or doubles; a float output's first two values as doubles.
+  cuda::ParamBlock pb;
+  const cuda::Param n = pb.int64("n", "n"), o = pb.pointer("o", ot + "*", "o0->data");
+  const cuda::Param a0 = int_path ? pb.int64("a0", "a0") : pb.real("a0", "a0");
+  const cuda::Param s0 = int_path ? pb.int64("s0", "s0") : pb.real("s0", "s0");
+  const bool firsts = !int_path && is_float(od);
+  const cuda::Param first = firsts ? pb.real("first_d", "(double)first") : cuda::Param{};
+  const cuda::Param second = firsts ? pb.real("second_d", "(double)second") : cuda::Param{};
+  cuda::Kernel k(pb, L.fn + "_arange", {n, o, a0, s0});
+  if (firsts) {
+    k.w.line(pb.read(first));
+    k.w.line(pb.read(second));
+    k.w.line("const " + ot + " first = (" + ot + ")first_d, second = (" + ot + ")second_d;");
   }
-  k += "  (void)a0; (void)s0;\n";
-  k += grid_loop("i", "p.v[0]") + " o[i] = " + element + ";\n}\n";
-  const int kernel = L.cuda->add_kernel(name, L.label, 6, 0, int_like(od) ? "theano_i" : "theano_f", k);
+  k.w.line("(void)a0; (void)s0;");
+  cuda::grid_stride_loop(k.w, "i", "n");
+  k.w.line("o[i] = " + element + ";");
+  k.w.close();
+  const int kernel = L.cuda->add_kernel(k, L.label, 0, int_like(od) ? "theano_i" : "theano_f");
   CodeWriter& w = L.body;
   w.line("if (n == 0) return 0;");
-  w.line("int64_t p[6] = {n, (int64_t)o0->data, 0, 0, 0, 0};");
-  if (int_path) {
-    w.line("p[2] = a0; p[3] = s0;");
-  } else {
-    w.line("__builtin_memcpy(&p[2], &a0, 8); __builtin_memcpy(&p[3], &s0, 8);");
-    if (is_float(od)) {
-      w.line("const double f0 = (double)first, f1 = (double)second;");
-      w.line("__builtin_memcpy(&p[4], &f0, 8); __builtin_memcpy(&p[5], &f1, 8);");
-    }
-  }
-  w.line("return ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, 6);");
+  pb.declare(w);
+  w.line("return " + pb.launch(kernel, "n") + ";");
 }
 
 void lower_gpu_eye(NodeLowering& L) {
@@ -66,19 +54,21 @@ void lower_gpu_eye(NodeLowering& L) {
   L.cold = true;
   const std::string ot = c_type(L.out(0).dtype());
   emit_eye(L);
-  // p: n * m, m, k, lo, hi, out. Element (r, c) is 1 where c == r + k and r in [lo, hi).
-  const std::string name = L.fn + "_eye";
-  std::string k = "extern \"C\" __global__ void " + name + "(const theano_params_6 p) {\n";
-  k += "  " + ot + "* o = (" + ot + "*)p.v[5];\n";
-  k += grid_loop("e", "p.v[0]") + " {\n";
-  k += "    const int64_t r = e / p.v[1], c = e % p.v[1];\n";
-  k += "    o[e] = (" + ot + ")((r >= p.v[3] && r < p.v[4] && c == r + p.v[2]) ? 1 : 0);\n  }\n}\n";
-  const int kernel = L.cuda->add_kernel(name, L.label, 6, 0, "", k);
+  // Element (r, c) of the n x m output is 1 where c == r + k and r in [lo, hi).
+  cuda::ParamBlock pb;
+  const cuda::Param total = pb.int64("total", "total"), m = pb.int64("m", "m"), k = pb.int64("k", "k");
+  const cuda::Param lo = pb.int64("lo", "lo"), hi = pb.int64("hi", "hi"), o = pb.pointer("o", ot + "*", "o0->data");
+  cuda::Kernel kernel(pb, L.fn + "_eye", {total, m, k, lo, hi, o});
+  cuda::grid_stride_loop(kernel.w, "e", "total");
+  kernel.w.line("const int64_t r = e / m, c = e % m;");
+  kernel.w.line("o[e] = (" + ot + ")((r >= lo && r < hi && c == r + k) ? 1 : 0);");
+  kernel.w.close();
+  const int id = L.cuda->add_kernel(kernel, L.label);
   CodeWriter& w = L.body;
   w.line("const int64_t total = n * m;  // an allocated array's size: no overflow");
   w.line("if (total == 0) return 0;");
-  w.line("int64_t p[6] = {total, m, k, lo, hi, (int64_t)o0->data};");
-  w.line("return ctx->gpu_launch(ctx->host, " + str(kernel) + ", total, p, 6);");
+  pb.declare(w);
+  w.line("return " + pb.launch(id, "total") + ";");
 }
 
 }  // namespace

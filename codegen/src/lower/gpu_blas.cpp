@@ -49,20 +49,28 @@ void emit_operand(NodeLowering& L, const std::string& P, const std::string& data
   w.close();
 }
 
-/// The kernel scaling n contiguous elements of the output's dtype by beta
-/// (0 clears them without reading), shared by the unit's nodes.
+/// The parameters of the kernel scaling n contiguous elements of C type `t`
+/// by beta: host values the C expressions `n`, `c`, `beta`.
+struct ScaleParams {
+  ScaleParams(const std::string& t, const std::string& n_host, const std::string& c_host,
+              const std::string& beta_host)
+      : n(pb.int64("n", n_host)), c(pb.pointer("c", t + "*", c_host)), beta(pb.real("beta", beta_host)) {}
+  cuda::ParamBlock pb;
+  cuda::Param n, c, beta;
+};
+
+/// The kernel scaling by beta (0 clears without reading), shared by the
+/// unit's nodes of the output's dtype.
 int scale_kernel(NodeLowering& L) {
   const DType dt = L.out(0).dtype();
   const std::string t = c_type(dt), name = "theano_scale_" + t;
   if (const int k = L.cuda->find_kernel(name); k >= 0) return k;
-  const std::string code = "extern \"C\" __global__ void " + name + "(const theano_params_3 p) {\n" +
-                           "  const int64_t n = p.v[0];\n  " + t + "* c = (" + t + "*)p.v[1];\n" +
-                           "  const double beta = theano_bits_double(p.v[2]);\n" +
-                           "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n" +
-                           "  for (int64_t k = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; "
-                           "k < n; k += step)\n" +
-                           "    c[k] = beta == 0 ? (" + t + ")0 : c[k] * (" + t + ")beta;\n}\n";
-  return L.cuda->add_kernel(name, "the BLAS ops' scaling by beta", 3, 0, "", code);
+  const ScaleParams sp(t, "0", "0", "0");
+  cuda::Kernel k(sp.pb, name, {sp.n, sp.c, sp.beta});
+  cuda::grid_stride_loop(k.w, "k", "n");
+  k.w.line("c[k] = beta == 0 ? (" + t + ")0 : c[k] * (" + t + ")beta;");
+  k.w.close();
+  return L.cuda->add_kernel(k, "the BLAS ops' scaling by beta");
 }
 
 /// Emits the gemm of the op: output o0 (fresh, C-contiguous, m x n seen
@@ -76,9 +84,9 @@ void emit_gemm(NodeLowering& L, const std::string& m, const std::string& n, cons
   const std::string mn = "(" + m + ") * (" + n + ")";  // an existing output's size: no overflow
   w.open("if ((" + k + ") == 0 || alpha == 0)");
   w.line("if (beta == 1 || " + mn + " == 0) return 0;");
-  w.line("int64_t p[3];");
-  w.line("p[0] = " + mn + "; p[1] = (int64_t)o0->data; __builtin_memcpy(&p[2], &beta, 8);");
-  w.line("return ctx->gpu_launch(ctx->host, " + str(scale) + ", p[0], p, 3);");
+  const ScaleParams sp(c_type(L.out(0).dtype()), mn, "o0->data", "beta");
+  sp.pb.declare(w);
+  w.line("return " + sp.pb.launch(scale, sp.pb.host(sp.n)) + ";");
   w.close();
   w.line("return ctx->gpu_gemm(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) + ", A_t, B_t, " + m + ", " + n +
          ", " + k + ", alpha, A, A_ld, B, B_ld, beta, o0->data, " + ldc + ");");

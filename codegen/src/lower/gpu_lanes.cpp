@@ -50,13 +50,12 @@ constexpr const char* kLanesMerge = R"(static inline int64_t theano_lanes_merge(
 void need_lanes_merge(NodeLowering& L) { L.need("theano_lanes_merge", kLanesMerge); }
 
 LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
-                            const std::vector<std::string>& walked, int extras) {
+                            const std::vector<std::string>& walked) {
   need_lanes_merge(L);
   LaneLayout l;
   l.nk = std::max<int>(1, static_cast<int>(kept.size()));
   l.nr = std::max<int>(1, static_cast<int>(reduced.size()));
   l.arrays = static_cast<int>(walked.size());
-  const std::int64_t np = l.extra_base() + extras;
   CodeWriter& w = L.body;
   const std::string na = str(l.arrays);
   w.line("int64_t ks[THEANO_MAX_NDIM], rs[THEANO_MAX_NDIM];");
@@ -84,16 +83,20 @@ LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const
   w.line("for (int64_t d = 0; d < nr; ++d) len *= rs[d];");
   w.line("const int64_t kst0 = kst[0][nk - 1], rst0 = rst[0][nr - 1];");
   w.line("(void)kst0; (void)rst0;");
-  w.line("int64_t p[" + str(np) + "];");
-  w.line("p[0] = lanes; p[1] = len; p[2] = 1; p[3] = len; p[4] = nk; p[5] = nr;");
-  w.line("for (int64_t d = 0; d < " + str(l.nk) + "; ++d) p[6 + d] = d < nk ? ks[d] : 1;");
-  w.line("for (int64_t d = 0; d < " + str(l.nr) + "; ++d) p[" + str(6 + l.nk) + " + d] = d < nr ? rs[d] : 1;");
+  cuda::ParamBlock& pb = l.params;
+  l.lanes = pb.int64("lanes", "lanes");
+  l.len = pb.int64("len", "len");
+  l.parts = pb.int64("parts", "1");
+  l.chunk = pb.int64("chunk", "len");
+  l.kept_rank = pb.int64("nk", "nk");
+  l.reduced_rank = pb.int64("nr", "nr");
+  l.kept = pb.array_loop("ks", l.nk, "d < nk ? ks[d] : 1");
+  l.reduced = pb.array_loop("rs", l.nr, "d < nr ? rs[d] : 1");
   for (int a = 0; a < l.arrays; ++a) {
-    const std::string b = str(l.array_base(a)), as = str(a);
-    w.line("p[" + b + "] = (int64_t)" + walked[static_cast<std::size_t>(a)] + "->data;");
-    w.line("for (int64_t d = 0; d < " + str(l.nk) + "; ++d) p[" + b + " + 1 + d] = d < nk ? kst[" + as + "][d] : 0;");
-    w.line("for (int64_t d = 0; d < " + str(l.nr) + "; ++d) p[" + str(l.array_base(a) + 1 + l.nk) +
-           " + d] = d < nr ? rst[" + as + "][d] : 0;");
+    const std::string as = str(a);
+    l.base.push_back(pb.pointer("b" + as, "const char*", walked[static_cast<std::size_t>(a)] + "->data"));
+    l.kept_strides.push_back(pb.array_loop("kst" + as, l.nk, "d < nk ? kst[" + as + "][d] : 0"));
+    l.reduced_strides.push_back(pb.array_loop("rst" + as, l.nr, "d < nr ? rst[" + as + "][d] : 0"));
   }
   return l;
 }
@@ -102,93 +105,100 @@ std::string lane_per_thread_condition() {
   return "len <= 32 || (lanes >= 2048 && kst0 != 0 && (kst0 < 0 ? -kst0 : kst0) < (rst0 < 0 ? -rst0 : rst0))";
 }
 
-std::string lane_bases(const LaneLayout& l, const std::string& lane) {
-  std::string s;
-  for (int a = 0; a < l.arrays; ++a)
-    s += "const char* b" + str(a) + " = (const char*)p.v[" + str(l.array_base(a)) + "];\n";
-  std::string one;  // one merged kept dimension: a multiply
-  for (int a = 0; a < l.arrays; ++a) one += "b" + str(a) + " += (" + lane + ") * p.v[" + str(l.array_base(a) + 1) + "];\n";
-  if (l.nk == 1) return s + one;  // never more after merging: no unravel loop to compile
-  s += "if (p.v[4] == 1) {\n" + indent_code(one, 2) + "} else {\n  int64_t r = " + lane + ";\n";
-  s += "  for (int64_t d = p.v[4] - 1; d >= 0; --d) {\n";
-  s += "    const int64_t i = r % p.v[6 + d];\n    r /= p.v[6 + d];\n";
-  for (int a = 0; a < l.arrays; ++a) s += "    b" + str(a) + " += i * p.v[" + str(l.array_base(a) + 1) + " + d];\n";
-  s += "  }\n}\n";
-  return s;
-}
+namespace {
 
-std::string lane_element(const LaneLayout& l, const std::string& e) {
-  std::string s;
-  for (int a = 0; a < l.arrays; ++a) s += "const char* at" + str(a) + " = b" + str(a) + ";\n";
-  std::string one;  // one merged reduced dimension: a multiply
-  for (int a = 0; a < l.arrays; ++a)
-    one += "at" + str(a) + " += (" + e + ") * p.v[" + str(l.array_base(a) + 1 + l.nk) + "];\n";
-  if (l.nr == 1) return s + one;  // never more after merging: no unravel loop to compile
-  s += "if (p.v[5] == 1) {\n" + indent_code(one, 2) + "} else {\n  int64_t r = " + e + ";\n";
-  s += "  for (int64_t d = p.v[5] - 1; d >= 0; --d) {\n";
-  s += "    const int64_t i = r % p.v[" + str(6 + l.nk) + " + d];\n    r /= p.v[" + str(6 + l.nk) + " + d];\n";
-  for (int a = 0; a < l.arrays; ++a)
-    s += "    at" + str(a) + " += i * p.v[" + str(l.array_base(a) + 1 + l.nk) + " + d];\n";
-  s += "  }\n}\n";
-  return s;
-}
-
-std::string indent_code(const std::string& code, int spaces) {
-  std::string out, pad(static_cast<std::size_t>(spaces), ' ');
-  std::size_t i = 0;
-  while (i < code.size()) {
-    const std::size_t j = code.find('\n', i);
-    const std::string line = code.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    out += (line.empty() ? "" : pad + line) + "\n";
-    if (j == std::string::npos) break;
-    i = j + 1;
+/// Declares `<var><a>` = `<from><a>` for every walked array, then advances
+/// it by the index `index` unravelled over `extents` (an array parameter,
+/// `rank` its merged rank) times each array's `strides`: one multiply when
+/// there is a single dimension (`single`, known here, or rank == 1 at run time).
+void lane_walk(CodeWriter& w, const LaneLayout& l, const std::string& var, const std::string& from,
+               const std::string& index, bool single, cuda::Param rank, cuda::Param extents,
+               const std::vector<cuda::Param>& strides) {
+  const cuda::ParamBlock& pb = l.params;
+  for (int a = 0; a < l.arrays; ++a) {
+    const std::string& base = from.empty() ? pb.name(l.base[static_cast<std::size_t>(a)]) : from + str(a);
+    if (from.empty())
+      w.line(pb.read(l.base[static_cast<std::size_t>(a)]));
+    else
+      w.line("const char* " + var + str(a) + " = " + base + ";");
   }
-  return out;
+  auto one = [&] {
+    for (int a = 0; a < l.arrays; ++a)
+      w.line(var + str(a) + " += (" + index + ") * " + pb.at(strides[static_cast<std::size_t>(a)], 0) + ";");
+  };
+  if (single) {  // never more after merging: no unravel loop to compile
+    one();
+    return;
+  }
+  w.open("if (" + pb.value(rank) + " == 1)");
+  one();
+  w.close();
+  w.open("else");
+  w.line("int64_t r = " + index + ";");
+  w.open("for (int64_t d = " + pb.value(rank) + " - 1; d >= 0; --d)");
+  w.line("const int64_t i = r % " + pb.at(extents, "d") + ";");
+  w.line("r /= " + pb.at(extents, "d") + ";");
+  for (int a = 0; a < l.arrays; ++a)
+    w.line(var + str(a) + " += i * " + pb.at(strides[static_cast<std::size_t>(a)], "d") + ";");
+  w.close();
+  w.close();
 }
 
-void emit_device_check(NodeLowering& L, int np, int err_at, const std::string& declare_p, const std::string& launch,
+}  // namespace
+
+void lane_bases(CodeWriter& w, const LaneLayout& l, const std::string& lane) {
+  lane_walk(w, l, "b", "", lane, l.nk == 1, l.kept_rank, l.kept, l.kept_strides);
+}
+
+void lane_element(CodeWriter& w, const LaneLayout& l, const std::string& e) {
+  lane_walk(w, l, "at", "b", e, l.nr == 1, l.reduced_rank, l.reduced, l.reduced_strides);
+}
+
+void emit_device_check(NodeLowering& L, const cuda::ParamBlock& params, cuda::Param count, cuda::Param err_at,
+                       const std::function<void(CodeWriter&)>& launch,
                        const std::function<void(CodeWriter&)>& report) {
   CodeWriter& w = L.body;
-  const std::string nps = str(np);
-  const std::string init = L.fn + "_check_init";
-  const int k = L.cuda->add_kernel(init, L.label, np, 0, "",
-                                   "extern \"C\" __global__ void " + init + "(const theano_params_" + nps +
-                                       " p) {\n  if (blockIdx.x == 0 && threadIdx.x == 0) *(int64_t*)p.v[" +
-                                       str(err_at) + "] = p.v[0];\n}\n");
+  cuda::Kernel init(params, L.fn + "_check_init", {count, err_at});
+  init.w.line("if (blockIdx.x == 0 && threadIdx.x == 0) *(int64_t*)" + params.name(err_at) + " = " +
+              params.name(count) + ";");
+  const int k = L.cuda->add_kernel(init, L.label);
   w.line("TheanoArray err;");
   w.line("err.ndim = 1; err.dtype = " + str(static_cast<int>(DType::Int64)) + "; err.owner = -1; err.shape[0] = 1;");
   w.line("if (int e = theano_gpu_alloc_checked(ctx, &err, -1, 8, " + c_string(L.label + ": the device check: ") +
          ", all, " + str(L.nin()) + ")) return e;");
-  w.lines(declare_p);
-  w.line("if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", 1, p, " + nps + ")) return e;");
-  w.lines(launch);
-  w.line("int64_t first_bad = p[0];");
+  params.declare(w);
+  w.line("if (int e = " + params.launch(k, "1") + ") return e;");
+  launch(w);
+  w.line("int64_t first_bad = " + params.host(count) + ";");
   w.open("");
   w.line("TheanoArray hb;");
   w.line("hb.data = (char*)&first_bad; hb.ndim = 1; hb.dtype = " + str(static_cast<int>(DType::Int64)) +
          "; hb.owner = -1; hb.shape[0] = 1; hb.strides[0] = 8;");
   w.line("if (int e = ctx->gpu_copy(ctx->host, &hb, &err, 1)) return e;");
   w.close();
-  w.open("if (first_bad < p[0])");
+  w.open("if (first_bad < " + params.host(count) + ")");
   report(w);
   w.close();
 }
 
-std::string download_element(const std::string& array, const std::string& offset, const std::string& ctype,
-                             const std::string& var) {
-  std::string s = ctype + " " + var + " = 0;\n{\n";
-  s += "  TheanoArray h, d;\n";
-  s += "  h.data = (char*)&" + var + "; h.ndim = 1; h.dtype = " + array + "->dtype; h.owner = -1; h.shape[0] = 1;\n";
-  s += "  h.strides[0] = (int64_t)sizeof(" + ctype + ");\n";
-  s += "  d = h;\n  d.data = " + array + "->data + " + offset + ";\n";
-  s += "  if (int e = ctx->gpu_copy(ctx->host, &h, &d, 1)) return e;\n}";
-  return s;
+void download_element(CodeWriter& w, const std::string& array, const std::string& offset, const std::string& ctype,
+                      const std::string& var) {
+  w.line(ctype + " " + var + " = 0;");
+  w.open("");
+  w.line("TheanoArray h, d;");
+  w.line("h.data = (char*)&" + var + "; h.ndim = 1; h.dtype = " + array + "->dtype; h.owner = -1; h.shape[0] = 1;");
+  w.line("h.strides[0] = (int64_t)sizeof(" + ctype + ");");
+  w.line("d = h;");
+  w.line("d.data = " + array + "->data + " + offset + ";");
+  w.line("if (int e = ctx->gpu_copy(ctx->host, &h, &d, 1)) return e;");
+  w.close();
 }
 
-void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
-                         const std::string& launch, const std::string& tail, ErrorCode code, const std::string& head) {
-  emit_device_check(L, np, err_at, declare_p, launch, [&](CodeWriter& w) {
-    w.lines(download_element(L.x(li), "first_bad * " + L.x(li) + "->strides[0]", L.in_ctype(li), "raw"));
+void emit_device_checked(NodeLowering& L, int li, const cuda::ParamBlock& params, cuda::Param count,
+                         cuda::Param err_at, const std::function<void(CodeWriter&)>& launch, const std::string& tail,
+                         ErrorCode code, const std::string& head) {
+  emit_device_check(L, params, count, err_at, launch, [&](CodeWriter& w) {
+    download_element(w, L.x(li), "first_bad * " + L.x(li) + "->strides[0]", L.in_ctype(li), "raw");
     w.line("const int64_t value = (int64_t)raw;");
     w.line(L.fail_int(code, head, "value", tail));
   });

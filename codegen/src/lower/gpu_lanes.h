@@ -2,8 +2,7 @@
 /// Lane kernels on the GPU (internal to codegen/): the addressing shared by
 /// every GPU op that works lane by lane (reductions, argmax, softmax), and
 /// the other pieces the GPU lowerings share: checks done on the device and
-/// reported by the host (emit_device_check), element downloads, kernel text
-/// indentation.
+/// reported by the host (emit_device_check), element downloads.
 ///
 /// A lane is the run of elements an op folds or normalizes: the input's
 /// elements with the same "kept" coordinates, walked over the "reduced" axes
@@ -11,13 +10,11 @@
 /// reduced extents and every walked array's byte strides, merges the
 /// dimensions each array walks as one (a C-contiguous sum over the last axes
 /// becomes one kept and one reduced dimension) and drops size-1 ones, then
-/// packs a parameter block:
-///
-///     v[0] lanes   v[1] lane length   v[2] parts   v[3] chunk
-///     v[4] kept rank after merging    v[5] reduced rank after merging
-///     v[6 ..]      the kept extents (NK), then the reduced extents (NR)
-///     per walked array a: its address, NK kept strides, NR reduced strides
-///     then the op's extra values (output addresses, ...)
+/// fills the lane parameters of the kernels' parameter block (LaneLayout):
+/// the lane count and length, parts and chunk, the merged kept and reduced
+/// ranks, the kept extents (NK), the reduced extents (NR), and per walked
+/// array its address, NK kept strides and NR reduced strides; the op adds
+/// its own values (output addresses, ...) after them.
 ///
 /// NK / NR are the node's kept / reduced axis counts (at least 1). The
 /// kernels find a lane's first element by unravelling the lane number over
@@ -34,30 +31,32 @@
 #include <string>
 #include <vector>
 
+#include "../cuda/kernel_builder.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {
 
+/// The lane parameters of a lane kernel's parameter block (see above).
 struct LaneLayout {
   int nk = 1;      ///< kept extents in the block (at least 1)
   int nr = 1;      ///< reduced extents in the block (at least 1)
   int arrays = 1;  ///< walked arrays
-  /// Index in the parameter block of array a's address; its kept strides
-  /// follow, then its reduced strides.
-  std::int64_t array_base(int a) const { return 6 + nk + nr + static_cast<std::int64_t>(a) * (1 + nk + nr); }
-  /// The first index after the walked arrays (the op's extra values).
-  std::int64_t extra_base() const { return array_base(arrays); }
+  cuda::ParamBlock params;  ///< the lane parameters, then the op's own
+  cuda::Param lanes, len, parts, chunk;
+  cuda::Param kept_rank, reduced_rank;  ///< after merging
+  cuda::Param kept, reduced;            ///< the extents
+  std::vector<cuda::Param> base, kept_strides, reduced_strides;  ///< per walked array
 };
 
 /// Emits into L.body the lane walk of input 0's axes: `kept` / `reduced`
 /// (axes of input 0, each list in C order) over the arrays `walked` (C
 /// expressions of `const TheanoArray*`, each with input 0's shape), merged;
-/// declares `int64_t lanes, len, p[<np>]` with v[0..5], the extents and the
-/// arrays filled in, and `int64_t kst0` / `rst0`: input 0's innermost merged
-/// kept / reduced byte stride (to choose a kernel). `np` = extra_base() +
-/// `extras`.
+/// declares `int64_t lanes, len` and `int64_t kst0` / `rst0`: input 0's
+/// innermost merged kept / reduced byte stride (to choose a kernel). Returns
+/// the layout whose parameters hold them; the op adds its own to
+/// LaneLayout::params, then declares the block (ParamBlock::declare).
 LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
-                            const std::vector<std::string>& walked, int extras);
+                            const std::vector<std::string>& walked);
 
 /// The host condition (after emit_lane_params) choosing one thread a lane
 /// over one block a lane: short lanes (<= 32 elements), or many lanes whose
@@ -67,38 +66,35 @@ std::string lane_per_thread_condition();
 
 /// Kernel code: declares `const char* b<a>` for every walked array, the
 /// address of lane `lane`'s first element (`lane`: an int64 expression).
-std::string lane_bases(const LaneLayout& l, const std::string& lane);
+void lane_bases(CodeWriter& w, const LaneLayout& l, const std::string& lane);
 /// Kernel code: declares `const char* at<a>` for every walked array, the
 /// address of element `e` of the lane whose bases lane_bases declared.
-std::string lane_element(const LaneLayout& l, const std::string& e);
-
-/// `code` with every non-empty line indented by `spaces` (kernel text built
-/// from snippets).
-std::string indent_code(const std::string& code, int spaces);
+void lane_element(CodeWriter& w, const LaneLayout& l, const std::string& e);
 
 /// The support function theano_lanes_merge (host code), requested once.
 void need_lanes_merge(NodeLowering& L);
 
 /// A check done on the device, reported by the host as perform does. The
 /// kernels record the smallest bad position (atomicMin) in a one-element
-/// int64 GPU buffer `err` that a first kernel sets to p[0] (the count of
-/// positions); after `launch` the host downloads it into `int64_t first_bad`
-/// and, when first_bad < p[0], runs the statements `report` emits (they fail
-/// the call).
-/// `declare_p` declares `int64_t p[np]` with p[0] the count and p[err_at]
-/// = (int64_t)err.data; `launch` launches the op's kernels.
-void emit_device_check(NodeLowering& L, int np, int err_at, const std::string& declare_p, const std::string& launch,
+/// int64 GPU buffer `err` (the pointer parameter `err_at` of `params`, whose
+/// host value must be `err.data`) that a first kernel sets to the count of
+/// positions (parameter `count`); after `launch` (statements launching the
+/// op's kernels with `p`) the host downloads it into `int64_t first_bad` and,
+/// when first_bad < the count, runs the statements `report` emits (they fail
+/// the call). The block `p` is declared here, after `err`.
+void emit_device_check(NodeLowering& L, const cuda::ParamBlock& params, cuda::Param count, cuda::Param err_at,
+                       const std::function<void(CodeWriter&)>& launch,
                        const std::function<void(CodeWriter&)>& report);
 /// emit_device_check whose report is perform's message about element `first_bad`
 /// of input `li` (an integer vector on the GPU, downloaded):
 /// "<label>: <head><value><tail>", error `code`.
-void emit_device_checked(NodeLowering& L, int li, int np, int err_at, const std::string& declare_p,
-                         const std::string& launch, const std::string& tail, ErrorCode code = kErrIndex,
-                         const std::string& head = "label ");
+void emit_device_checked(NodeLowering& L, int li, const cuda::ParamBlock& params, cuda::Param count,
+                         cuda::Param err_at, const std::function<void(CodeWriter&)>& launch, const std::string& tail,
+                         ErrorCode code = kErrIndex, const std::string& head = "label ");
 /// Statements downloading one element of the GPU array `array` (a C
 /// expression of `const TheanoArray*`) at byte offset `offset` into the
 /// host variable `var` of C type `ctype` (declared here).
-std::string download_element(const std::string& array, const std::string& offset, const std::string& ctype,
+void download_element(CodeWriter& w, const std::string& array, const std::string& offset, const std::string& ctype,
                              const std::string& var);
 
 /// The DType whose C type is `c_type_name` (an accumulator's byte size for a

@@ -40,62 +40,61 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   std::vector<int> kept;
   for (int d = 0; d < nd; ++d)
     if (d != axis) kept.push_back(d);
-  const LaneLayout l = emit_lane_params(L, kept, {axis}, {"x0", "o0"}, 0);
-  const std::int64_t np = l.extra_base();
-  const std::string P = "theano_params_" + str(np);
+  const LaneLayout l = emit_lane_params(L, kept, {axis}, {"x0", "o0"});
+  const cuda::ParamBlock& pb = l.params;
   const std::string load = "(double)*(const " + it + "*)at0";
   const std::string out = "*(" + ot + "*)at1";
   const std::string last = log ? out + " = (" + ot + ")(" + load + " - lse);" : out + " = (" + ot + ")((double)" + out +
                                                                                    " / total);";
-  const std::string lse = log ? "const double lse = m + log(total);\n" : "";
-  auto element = [&](const std::string& stmt) { return lane_element(l, "e") + stmt + "\n"; };
+  // One pass over the lane: `loop` opens the element loop, then the statement.
+  auto pass = [&](CodeWriter& kw, const std::string& loop, const std::string& stmt) {
+    kw.open(loop);
+    lane_element(kw, l, "e");
+    kw.line(stmt);
+    kw.close();
+  };
+  const std::string max_pass = "const double v = " + load + "; m = m < v ? v : m;";
+  const std::string exp_pass = out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";";
+  const std::string lse = "const double lse = m + log(total);";
   // thread: one lane a thread.
-  std::string t = "extern \"C\" __global__ void " + fn + "_thread(const " + P + " p) {\n";
-  t += "  const int64_t lanes = p.v[0], len = p.v[1];\n";
-  t += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  t += "  for (int64_t lane = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; lane < lanes; "
-       "lane += step) {\n";
-  t += indent_code(lane_bases(l, "lane"), 4);
-  t += "    double m = -THEANO_INF, total = 0;\n";
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" +
-       indent_code(element("const double v = " + load + "; m = m < v ? v : m;"), 6) + "    }\n";
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" +
-       indent_code(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), 6) +
-       "    }\n";
-  t += indent_code(lse, 4);
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent_code(element(last), 6) + "    }\n";
-  t += "  }\n}\n";
-  const int k_thread = L.cuda->add_kernel(fn + "_thread", L.label, np, 0, "", t);
+  cuda::Kernel t(pb, fn + "_thread", {l.lanes, l.len});
+  cuda::grid_stride_loop(t.w, "lane", "lanes");
+  lane_bases(t.w, l, "lane");
+  t.w.line("double m = -THEANO_INF, total = 0;");
+  pass(t.w, "for (int64_t e = 0; e < len; ++e)", max_pass);
+  pass(t.w, "for (int64_t e = 0; e < len; ++e)", exp_pass);
+  if (log) t.w.line(lse);
+  pass(t.w, "for (int64_t e = 0; e < len; ++e)", last);
+  t.w.close();
+  const int k_thread = L.cuda->add_kernel(t, L.label);
   // block: one lane a block; the maximum and the total through __syncthreads trees.
-  std::string b = "extern \"C\" __global__ void " + fn + "_block(const " + P + " p) {\n";
-  b += "  __shared__ double sh[" + str(kLaneBlock) + "];\n";
-  b += "  const int64_t lanes = p.v[0], len = p.v[1];\n";
-  b += "  const unsigned t = threadIdx.x;\n";
-  b += "  for (int64_t lane = blockIdx.x; lane < lanes; lane += gridDim.x) {\n";
-  b += indent_code(lane_bases(l, "lane"), 4);
-  b += "    double m = -THEANO_INF;\n";
-  b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" +
-       indent_code(element("const double v = " + load + "; m = m < v ? v : m;"), 6) + "    }\n";
-  b += "    sh[t] = m;\n    __syncthreads();\n";
-  b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
-  b += "      if (t < w) sh[t] = sh[t] < sh[t + w] ? sh[t + w] : sh[t];\n      __syncthreads();\n    }\n";
-  b += "    m = sh[0];\n    __syncthreads();\n";
-  b += "    double total = 0;\n";
-  b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" +
-       indent_code(element(out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";"), 6) +
-       "    }\n";
-  b += "    sh[t] = total;\n    __syncthreads();\n";
-  b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
-  b += "      if (t < w) sh[t] += sh[t + w];\n      __syncthreads();\n    }\n";
-  b += "    total = sh[0];\n    __syncthreads();  // sh is the next lane's\n";
-  b += indent_code(lse, 4);
-  b += "    for (int64_t e = t; e < len; e += blockDim.x) {\n" + indent_code(element(last), 6) + "    }\n";
-  b += "  }\n}\n";
-  const int k_block = L.cuda->add_kernel(fn + "_block", L.label, np, kLaneBlock, "", b);
+  cuda::Kernel b(pb, fn + "_block");
+  b.w.line("__shared__ double sh[" + str(kLaneBlock) + "];");
+  b.w.line(pb.read(l.lanes));
+  b.w.line(pb.read(l.len));
+  b.w.line("const unsigned t = threadIdx.x;");
+  cuda::block_stride_loop(b.w, "lane", "lanes");
+  lane_bases(b.w, l, "lane");
+  b.w.line("double m = -THEANO_INF;");
+  pass(b.w, "for (int64_t e = t; e < len; e += blockDim.x)", max_pass);
+  cuda::block_tree_reduce(b.w, "m", [](const std::string& x, const std::string& y) {
+    return x + " < " + y + " ? " + y + " : " + x;
+  });
+  b.w.line("m = sh[0];");
+  b.w.line("__syncthreads();");
+  b.w.line("double total = 0;");
+  pass(b.w, "for (int64_t e = t; e < len; e += blockDim.x)", exp_pass);
+  cuda::block_tree_reduce(b.w, "total", [](const std::string& x, const std::string& y) { return x + " + " + y; });
+  b.w.line("total = sh[0];");
+  b.w.line("__syncthreads();  // sh is the next lane's");
+  if (log) b.w.line(lse);
+  pass(b.w, "for (int64_t e = t; e < len; e += blockDim.x)", last);
+  b.w.close();
+  const int k_block = L.cuda->add_kernel(b, L.label, kLaneBlock);
+  pb.declare(w);
   w.line("if (lanes == 0 || len == 0) return 0;");
-  w.line("if (" + lane_per_thread_condition() + ") return ctx->gpu_launch(ctx->host, " +
-         str(k_thread) + ", lanes, p, " + str(np) + ");");
-  w.line("return ctx->gpu_launch(ctx->host, " + str(k_block) + ", lanes, p, " + str(np) + ");");
+  w.line("if (" + lane_per_thread_condition() + ") return " + pb.launch(k_thread, "lanes") + ";");
+  w.line("return " + pb.launch(k_block, "lanes") + ";");
 }
 
 void lower_gpu_softmax(NodeLowering& L) {
@@ -106,9 +105,9 @@ void lower_gpu_log_softmax(NodeLowering& L) {
   lower_gpu_softmax_any(L, static_cast<const tensor::nnet::LogSoftmax&>(L.op).axis(), true);
 }
 
+/// The kernel expression of row i's label (input `li`: the kernels' `labels`, stride `ls`).
 std::string label_load(const NodeLowering& L, int li) {
-  return "(int64_t)*(const " + L.in_ctype(li) + "*)((const char*)p.v[" + str(li == 1 ? 5 : 6) + "] + i * p.v[" +
-         str(li == 1 ? 6 : 7) + "])";
+  return "(int64_t)*(const " + L.in_ctype(li) + "*)(labels + i * ls)";
 }
 
 void lower_gpu_crossentropy(NodeLowering& L) {
@@ -122,21 +121,23 @@ void lower_gpu_crossentropy(NodeLowering& L) {
   w.line("o0->shape[0] = rows;");
   w.line(L.alloc(0));
   w.line("if (rows == 0) return 0;");
-  // p: rows, k, coding (address, strides), labels (address, stride), out, err.
-  std::string kc = "extern \"C\" __global__ void " + fn + "_rows(const theano_params_9 p) {\n";
-  kc += "  const int64_t rows = p.v[0], k = p.v[1];\n";
-  kc += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  kc += "  for (int64_t i = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; i < rows; i += step) {\n";
-  kc += "    const int64_t lab = " + label_load(L, 1) + ";\n";
-  kc += "    if (lab < 0 || lab >= k) { atomicMin((long long*)p.v[8], (long long)i); continue; }\n";
-  kc += "    const double v = (double)*(const " + ct + "*)((const char*)p.v[2] + i * p.v[3] + lab * p.v[4]);\n";
-  kc += "    ((" + ot + "*)p.v[7])[i] = (" + ot + ")(-log(v));\n  }\n}\n";
-  const int kernel = L.cuda->add_kernel(fn + "_rows", L.label, 9, 0, "", kc);
-  emit_device_checked(L, 1, 9, 8,
-                    "int64_t p[9] = {rows, k, (int64_t)x0->data, x0->strides[0], x0->strides[1], (int64_t)x1->data, "
-                    "x1->strides[0], (int64_t)o0->data, (int64_t)err.data};",
-                    "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", rows, p, 9)) return e;",
-                      kLabelError);
+  cuda::ParamBlock pb;
+  const cuda::Param rows = pb.int64("rows", "rows"), k = pb.int64("k", "k");
+  const cuda::Param coding = pb.pointer("coding", "const char*", "x0->data");
+  const cuda::Param cs0 = pb.int64("cs0", "x0->strides[0]"), cs1 = pb.int64("cs1", "x0->strides[1]");
+  const cuda::Param labels = pb.pointer("labels", "const char*", "x1->data"), ls = pb.int64("ls", "x1->strides[0]");
+  const cuda::Param o = pb.pointer("o", ot + "*", "o0->data"), err = pb.pointer("err", "long long*", "err.data");
+  cuda::Kernel kc(pb, fn + "_rows", {rows, k, coding, cs0, cs1, labels, ls, o, err});
+  cuda::grid_stride_loop(kc.w, "i", "rows");
+  kc.w.line("const int64_t lab = " + label_load(L, 1) + ";");
+  kc.w.line("if (lab < 0 || lab >= k) { atomicMin(err, (long long)i); continue; }");
+  kc.w.line("const double v = (double)*(const " + ct + "*)(coding + i * cs0 + lab * cs1);");
+  kc.w.line("o[i] = (" + ot + ")(-log(v));");
+  kc.w.close();
+  const int kernel = L.cuda->add_kernel(kc, L.label);
+  emit_device_checked(
+      L, 1, pb, rows, err,
+      [&](CodeWriter& lw) { lw.line("if (int e = " + pb.launch(kernel, "rows") + ") return e;"); }, kLabelError);
   w.line("return 0;");
 }
 
@@ -153,29 +154,35 @@ void lower_gpu_crossentropy_grad(NodeLowering& L) {
   w.line("o0->shape[1] = k;");
   w.line(L.alloc(0));
   w.line("if (rows == 0) return 0;");
-  // p: rows, k, coding (address, strides), g_y (address, stride) -- labels at 6, 7 --, out, err.
-  std::string z = "extern \"C\" __global__ void " + fn + "_zero(const theano_params_11 p) {\n";
-  z += "  const int64_t n = p.v[0] * p.v[1];\n  " + ot + "* o = (" + ot + "*)p.v[9];\n";
-  z += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  z += "  for (int64_t j = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; j < n; j += step) "
-       "o[j] = 0;\n}\n";
-  std::string r = "extern \"C\" __global__ void " + fn + "_rows(const theano_params_11 p) {\n";
-  r += "  const int64_t rows = p.v[0], k = p.v[1];\n";
-  r += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  r += "  for (int64_t i = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; i < rows; i += step) {\n";
-  r += "    const int64_t lab = " + label_load(L, 2) + ";\n";
-  r += "    if (lab < 0 || lab >= k) { atomicMin((long long*)p.v[10], (long long)i); continue; }\n";
-  r += "    const double g = (double)*(const " + gt + "*)((const char*)p.v[5] + i * p.v[8]);\n";
-  r += "    const double c = (double)*(const " + ct + "*)((const char*)p.v[2] + i * p.v[3] + lab * p.v[4]);\n";
-  r += "    ((" + ot + "*)p.v[9])[i * k + lab] = (" + ot + ")(-g / c);\n  }\n}\n";
-  const int kz = L.cuda->add_kernel(fn + "_zero", L.label, 11, 0, "", z);
-  const int kr = L.cuda->add_kernel(fn + "_rows", L.label, 11, 0, "", r);
-  emit_device_checked(L, 2, 11, 10,
-                    "int64_t p[11] = {rows, k, (int64_t)x1->data, x1->strides[0], x1->strides[1], (int64_t)x0->data, "
-                    "(int64_t)x2->data, x2->strides[0], x0->strides[0], (int64_t)o0->data, (int64_t)err.data};",
-                    "if (int e = ctx->gpu_launch(ctx->host, " + str(kz) + ", rows * k, p, 11)) return e;\n" +
-                        "if (int e = ctx->gpu_launch(ctx->host, " + str(kr) + ", rows, p, 11)) return e;",
-                      kLabelError);
+  cuda::ParamBlock pb;
+  const cuda::Param rows = pb.int64("rows", "rows"), k = pb.int64("k", "k");
+  const cuda::Param coding = pb.pointer("coding", "const char*", "x1->data");
+  const cuda::Param cs0 = pb.int64("cs0", "x1->strides[0]"), cs1 = pb.int64("cs1", "x1->strides[1]");
+  const cuda::Param gy = pb.pointer("gy", "const char*", "x0->data"), gs = pb.int64("gs", "x0->strides[0]");
+  const cuda::Param labels = pb.pointer("labels", "const char*", "x2->data"), ls = pb.int64("ls", "x2->strides[0]");
+  const cuda::Param o = pb.pointer("o", ot + "*", "o0->data"), err = pb.pointer("err", "long long*", "err.data");
+  cuda::Kernel z(pb, fn + "_zero", {rows, k, o});
+  z.w.line("const int64_t n = rows * k;");
+  cuda::grid_stride_loop(z.w, "j", "n");
+  z.w.line("o[j] = 0;");
+  z.w.close();
+  cuda::Kernel r(pb, fn + "_rows", {rows, k, coding, cs0, cs1, gy, gs, labels, ls, o, err});
+  cuda::grid_stride_loop(r.w, "i", "rows");
+  r.w.line("const int64_t lab = " + label_load(L, 2) + ";");
+  r.w.line("if (lab < 0 || lab >= k) { atomicMin(err, (long long)i); continue; }");
+  r.w.line("const double g = (double)*(const " + gt + "*)(gy + i * gs);");
+  r.w.line("const double c = (double)*(const " + ct + "*)(coding + i * cs0 + lab * cs1);");
+  r.w.line("o[i * k + lab] = (" + ot + ")(-g / c);");
+  r.w.close();
+  const int kz = L.cuda->add_kernel(z, L.label);
+  const int kr = L.cuda->add_kernel(r, L.label);
+  emit_device_checked(
+      L, 2, pb, rows, err,
+      [&](CodeWriter& lw) {
+        lw.line("if (int e = " + pb.launch(kz, "rows * k") + ") return e;");
+        lw.line("if (int e = " + pb.launch(kr, "rows") + ") return e;");
+      },
+      kLabelError);
   w.line("return 0;");
 }
 

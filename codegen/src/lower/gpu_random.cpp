@@ -39,72 +39,69 @@ void lower_gpu_random(NodeLowering& L) {
   L.cuda->need_exact_fp();
   emit_random_prefix(L);
 
-  // p: n, shape[ndx], ps0[ndx], ps1[ndx], the parameters' and the sample's
-  // addresses, the key, err.
-  const int sh = 1, s0 = 1 + ndx, s1 = 1 + 2 * ndx, pa = 1 + 3 * ndx;
-  const int np = pa + 6, key = pa + 3, err = pa + 5;
-  auto v = [](int i) { return "p.v[" + str(i) + "]"; };
   std::string bad;
   for (const auto& [cond, fail] : random_checks(L)) bad += (bad.empty() ? "" : " || ") + ("(" + cond + ")");
-  const std::string name = L.fn + "_sample";
-  std::string k = "extern \"C\" __global__ void " + name + "(const theano_params_" + str(np) + " p) {\n";
-  k += "  const int64_t n = p.v[0];\n";
-  k += "  const uint32_t key[2] = {(uint32_t)" + v(key) + ", (uint32_t)" + v(key + 1) + "};\n";
-  k += "  " + ot + "* po = (" + ot + "*)" + v(pa + 2) + ";\n";
-  k += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  k += "  for (int64_t i = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; i < n; i += step) {\n";
-  k += "    int64_t r = i, off0 = 0, off1 = 0;\n";
+  // The size, the shape and the parameters' strides (rank at least 1), their
+  // and the sample's addresses, the key, the device check's buffer.
+  cuda::ParamBlock pb;
+  const cuda::Param n = pb.int64("n", "n");
+  const cuda::Param shape = pb.array("shape", ndx, [&](int d) { return d < nd ? "shape[" + str(d) + "]" : "1"; });
+  const cuda::Param ps0 = pb.array("ps0", ndx, [&](int d) { return d < nd ? "ps0[" + str(d) + "]" : "0"; });
+  const cuda::Param ps1 = pb.array("ps1", ndx, [&](int d) { return d < nd ? "ps1[" + str(d) + "]" : "0"; });
+  const cuda::Param pa = pb.pointer("pa", "const char*", "x2->data");
+  const cuda::Param pbv = pb.pointer("pb", "const char*", "x3->data");
+  const cuda::Param po = pb.pointer("po", ot + "*", "o1->data");
+  const cuda::Param key = pb.array("key", 2, [](int i) { return "key[" + str(i) + "]"; });
+  const cuda::Param err = pb.pointer("err", "long long*", bad.empty() ? "0" : "err.data");
+  cuda::Kernel k(pb, L.fn + "_sample", {n, po, pa, pbv});
+  CodeWriter& kw = k.w;
+  kw.line("const uint32_t key[2] = {(uint32_t)" + pb.at(key, 0) + ", (uint32_t)" + pb.at(key, 1) + "};");
+  if (!bad.empty()) kw.line(pb.read(err));
+  cuda::grid_stride_loop(kw, "i", "n");
+  kw.line("int64_t r = i, off0 = 0, off1 = 0;");
   for (int d = nd - 1; d >= 0; --d) {
-    k += "    { const int64_t c = r % " + v(sh + d) + "; r /= " + v(sh + d) + "; off0 += c * " + v(s0 + d) +
-         "; off1 += c * " + v(s1 + d) + "; }\n";
+    const std::string e = pb.at(shape, d);
+    kw.line("{ const int64_t c = r % " + e + "; r /= " + e + "; off0 += c * " + pb.at(ps0, d) + "; off1 += c * " +
+            pb.at(ps1, d) + "; }");
   }
-  k += "    (void)r;\n";
-  k += "    const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)((const char*)" + v(pa) + " + off0);\n";
-  k += "    const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)((const char*)" + v(pa + 1) + " + off1);\n";
-  if (!bad.empty()) k += "    if (" + bad + ") { atomicMin((long long*)" + v(err) + ", (long long)i); continue; }\n";
+  kw.line("(void)r;");
+  kw.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(pa + off0);");
+  kw.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(pb + off1);");
+  if (!bad.empty()) kw.line("if (" + bad + ") { atomicMin(err, (long long)i); continue; }");
   switch (dist) {
     case tensor::Distribution::Uniform:
-      k += "    TheanoDenseWords dw;\n    theano_dense_init(&dw, key);\n";
-      k += "    po[i] = (" + ot + ")theano_uniform_one(&dw, i, a, b, " + single + ");\n";
+      kw.line("TheanoDenseWords dw;");
+      kw.line("theano_dense_init(&dw, key);");
+      kw.line("po[i] = (" + ot + ")theano_uniform_one(&dw, i, a, b, " + single + ");");
       break;
     case tensor::Distribution::Normal:
-      k += "    TheanoDenseWords dw;\n    theano_dense_init(&dw, key);\n";
-      k += "    double radius = 0, theta = 0;\n";
-      k += "    theano_normal_pair(&dw, i & ~(int64_t)1, " + single + ", &radius, &theta);\n";
-      k += "    po[i] = (" + ot + ")theano_normal_one(a, b, radius, theta, (i & 1) != 0);\n";
+      kw.line("TheanoDenseWords dw;");
+      kw.line("theano_dense_init(&dw, key);");
+      kw.line("double radius = 0, theta = 0;");
+      kw.line("theano_normal_pair(&dw, i & ~(int64_t)1, " + single + ", &radius, &theta);");
+      kw.line("po[i] = (" + ot + ")theano_normal_one(a, b, radius, theta, (i & 1) != 0);");
       break;
     case tensor::Distribution::Binomial:
-      k += "    TheanoSubStream s;\n    theano_sub_init(&s, key, (uint64_t)i);\n";
-      k += "    po[i] = (" + ot + ")theano_binomial_one(&s, a, b);\n";
+      kw.line("TheanoSubStream s;");
+      kw.line("theano_sub_init(&s, key, (uint64_t)i);");
+      kw.line("po[i] = (" + ot + ")theano_binomial_one(&s, a, b);");
       break;
     case tensor::Distribution::Integers:
-      k += "    TheanoSubStream s;\n    theano_sub_init(&s, key, (uint64_t)i);\n";
-      k += "    po[i] = (" + ot + ")theano_integers_one(&s, a, b);\n";
+      kw.line("TheanoSubStream s;");
+      kw.line("theano_sub_init(&s, key, (uint64_t)i);");
+      kw.line("po[i] = (" + ot + ")theano_integers_one(&s, a, b);");
       break;
   }
-  k += "  }\n}\n";
-  const int kernel = L.cuda->add_kernel(name, L.label, np, 0, "", k);
-
-  std::string declare = "int64_t p[" + str(np) + "];\np[0] = n;\n";
-  for (int d = 0; d < ndx; ++d) {
-    const std::string ds = str(d);
-    declare += "p[" + str(sh + d) + "] = " + (d < nd ? "shape[" + ds + "]" : std::string("1")) + "; p[" +
-               str(s0 + d) + "] = " + (d < nd ? "ps0[" + ds + "]" : std::string("0")) + "; p[" + str(s1 + d) +
-               "] = " + (d < nd ? "ps1[" + ds + "]" : std::string("0")) + ";\n";
-  }
-  declare += "p[" + str(pa) + "] = (int64_t)x2->data; p[" + str(pa + 1) + "] = (int64_t)x3->data; p[" + str(pa + 2) +
-             "] = (int64_t)o1->data;\n";
-  declare += "p[" + str(key) + "] = key[0]; p[" + str(key + 1) + "] = key[1];\n";
-  declare += "p[" + str(err) + "] = 0;";
-  const std::string launch = "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, " + str(np) +
-                             ")) return e;";
+  kw.close();
+  const int kernel = L.cuda->add_kernel(k, L.label);
+  auto launch = [&](CodeWriter& w) { w.line("if (int e = " + pb.launch(kernel, "n") + ") return e;"); };
   if (bad.empty()) {
-    L.body.lines(declare);
-    L.body.line(launch);
+    pb.declare(L.body);
+    launch(L.body);
     L.body.line("return 0;");
     return;
   }
-  emit_device_check(L, np, err, declare + "\np[" + str(err) + "] = (int64_t)err.data;", launch, [&](CodeWriter& w) {
+  emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
     // The bad element's parameters, then perform's checks in its order.
     w.line("const int64_t i = first_bad;");
     w.line("int64_t r = i, off0 = 0, off1 = 0;");
@@ -112,8 +109,8 @@ void lower_gpu_random(NodeLowering& L) {
       w.line("{ const int64_t c = r % shape[" + str(d) + "]; r /= shape[" + str(d) + "]; off0 += c * ps0[" + str(d) +
              "]; off1 += c * ps1[" + str(d) + "]; }");
     w.line("(void)r;");
-    w.lines(download_element("x2", "off0", L.in_ctype(2), "raw_a"));
-    w.lines(download_element("x3", "off1", L.in_ctype(3), "raw_b"));
+    download_element(w, "x2", "off0", L.in_ctype(2), "raw_a");
+    download_element(w, "x3", "off1", L.in_ctype(3), "raw_b");
     w.line("const " + t0 + " a = (" + t0 + ")raw_a;");
     w.line("const " + t1 + " b = (" + t1 + ")raw_b;");
     for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);

@@ -47,81 +47,93 @@ struct LaneReduce {
 
 struct LaneKernels {
   int thread = 0, block = 0, parts = 0;
+  cuda::Param out, partial;  ///< the output's address, the scratch buffer of parts' folds
 };
 
-std::string loads(const LaneReduce& r) {
-  std::string s;
+/// The fold of element `e` of the lane (kernel code).
+void fold_element(CodeWriter& w, const LaneLayout& l, const LaneReduce& r) {
+  lane_element(w, l, "e");
   for (std::size_t i = 0; i < r.in_t.size(); ++i) {
     const std::string is = str(static_cast<std::int64_t>(i));
-    s += "const " + r.in_t[i] + " l" + is + " = *(const " + r.in_t[i] + "*)at" + is + ";\n";
+    w.line("const " + r.in_t[i] + " l" + is + " = *(const " + r.in_t[i] + "*)at" + is + ";");
   }
-  return s;
+  w.line(r.fold);
 }
 
-LaneKernels add_lane_reduce(NodeLowering& L, const LaneLayout& l, const LaneReduce& r) {
+/// Adds the output's and the parts' addresses to `l`'s parameters and the
+/// three kernels to the unit.
+LaneKernels add_lane_reduce(NodeLowering& L, LaneLayout& l, const LaneReduce& r) {
   cuda::CudaUnit& u = *L.cuda;
-  const std::int64_t np = l.extra_base() + 2;
-  const std::string P = "theano_params_" + str(np), out = str(l.extra_base()), partial = str(l.extra_base() + 1);
-  const std::string fn = L.fn;
-  const std::string element = lane_element(l, "e") + loads(r) + r.fold + "\n";
+  cuda::ParamBlock& pb = l.params;
   LaneKernels k;
-  // thread: one lane a thread.
-  std::string t = "extern \"C\" __global__ void " + fn + "_thread(const " + P + " p) {\n";
-  t += "  " + r.out_t + "* po = (" + r.out_t + "*)p.v[" + out + "];\n";
-  t += "  const int64_t lanes = p.v[0], len = p.v[1];\n";
-  t += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  t += "  for (int64_t lane = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; lane < lanes; "
-       "lane += step) {\n";
-  t += indent_code(lane_bases(l, "lane"), 4);
-  t += "    " + r.acc_t + " a = " + r.init + ";\n";
-  t += "    for (int64_t e = 0; e < len; ++e) {\n" + indent_code(element, 6) + "    }\n";
-  t += indent_code(r.store, 4) + "  }\n}\n";
-  k.thread = u.add_kernel(fn + "_thread", L.label, np, 0, r.ns, t);
-  // block: one lane (or part) a block, a tree of halvings.
-  std::string b = "extern \"C\" __global__ void " + fn + "_block(const " + P + " p) {\n";
-  b += "  __shared__ " + r.acc_t + " sh[" + str(kLaneBlock) + "];\n";
-  b += "  " + r.out_t + "* po = (" + r.out_t + "*)p.v[" + out + "];\n";
-  b += "  const int64_t lanes = p.v[0], len = p.v[1], parts = p.v[2], chunk = p.v[3];\n";
-  b += "  const unsigned t = threadIdx.x;\n";
-  b += "  for (int64_t item = blockIdx.x; item < lanes * parts; item += gridDim.x) {\n";
-  b += "    const int64_t lane = item / parts, part = item % parts;\n";
-  b += indent_code(lane_bases(l, "lane"), 4);
-  b += "    const int64_t lo = part * chunk, hi = len - lo < chunk ? len : lo + chunk;\n";
-  b += "    " + r.acc_t + " a = " + r.init + ";\n";
-  b += "    for (int64_t e = lo + t; e < hi; e += blockDim.x) {\n" + indent_code(element, 6) + "    }\n";
-  b += "    sh[t] = a;\n    __syncthreads();\n";
-  b += "    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {\n";
-  b += "      if (t < w) sh[t] = " + r.combine + "(sh[t], sh[t + w]);\n      __syncthreads();\n    }\n";
-  b += "    if (t == 0) {\n      a = sh[0];\n";
-  b += "      if (parts == 1) {\n" + indent_code(r.store, 8) + "      } else {\n";
-  b += "        ((" + r.acc_t + "*)p.v[" + partial + "])[item] = a;\n      }\n    }\n";
-  b += "    __syncthreads();  // sh is the next item's\n  }\n}\n";
-  k.block = u.add_kernel(fn + "_block", L.label, np, kLaneBlock, r.ns, b);
-  // parts: each lane's parts combined in order.
-  std::string c = "extern \"C\" __global__ void " + fn + "_parts(const " + P + " p) {\n";
-  c += "  " + r.out_t + "* po = (" + r.out_t + "*)p.v[" + out + "];\n";
-  c += "  const " + r.acc_t + "* q = (const " + r.acc_t + "*)p.v[" + partial + "];\n";
-  c += "  const int64_t lanes = p.v[0], parts = p.v[2];\n";
-  c += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  c += "  for (int64_t lane = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; lane < lanes; "
-       "lane += step) {\n";
-  c += "    " + r.acc_t + " a = q[lane * parts];\n";
-  c += "    for (int64_t k = 1; k < parts; ++k) a = " + r.combine + "(a, q[lane * parts + k]);\n";
-  c += indent_code(r.store, 4) + "  }\n}\n";
-  k.parts = u.add_kernel(fn + "_parts", L.label, np, 0, r.ns, c);
+  k.out = pb.pointer("po", r.out_t + "*", "o0->data");
+  k.partial = pb.pointer("partial", r.acc_t + "*", "0");
+  const std::string fn = L.fn;
+  auto combine = [&](const std::string& x, const std::string& y) { return r.combine + "(" + x + ", " + y + ")"; };
+  {  // thread: one lane a thread.
+    cuda::Kernel t(pb, fn + "_thread", {k.out, l.lanes, l.len});
+    CodeWriter& w = t.w;
+    cuda::grid_stride_loop(w, "lane", "lanes");
+    lane_bases(w, l, "lane");
+    w.line(r.acc_t + " a = " + r.init + ";");
+    w.open("for (int64_t e = 0; e < len; ++e)");
+    fold_element(w, l, r);
+    w.close();
+    w.line(r.store);
+    w.close();
+    k.thread = u.add_kernel(t, L.label, 0, r.ns);
+  }
+  {  // block: one lane (or part) a block, a tree of halvings.
+    cuda::Kernel b(pb, fn + "_block");
+    CodeWriter& w = b.w;
+    w.line("__shared__ " + r.acc_t + " sh[" + str(kLaneBlock) + "];");
+    for (cuda::Param a : {k.out, k.partial, l.lanes, l.len, l.parts, l.chunk}) w.line(pb.read(a));
+    w.line("const unsigned t = threadIdx.x;");
+    cuda::block_stride_loop(w, "item", "lanes * parts");
+    w.line("const int64_t lane = item / parts, part = item % parts;");
+    lane_bases(w, l, "lane");
+    w.line("const int64_t lo = part * chunk, hi = len - lo < chunk ? len : lo + chunk;");
+    w.line(r.acc_t + " a = " + r.init + ";");
+    w.open("for (int64_t e = lo + t; e < hi; e += blockDim.x)");
+    fold_element(w, l, r);
+    w.close();
+    cuda::block_tree_reduce(w, "a", combine);
+    w.open("if (t == 0)");
+    w.line("a = sh[0];");
+    w.open("if (parts == 1)");
+    w.line(r.store);
+    w.close();
+    w.open("else");
+    w.line("partial[item] = a;");
+    w.close();
+    w.close();
+    w.line("__syncthreads();  // sh is the next item's");
+    w.close();
+    k.block = u.add_kernel(b, L.label, kLaneBlock, r.ns);
+  }
+  {  // parts: each lane's parts combined in order.
+    cuda::Kernel c(pb, fn + "_parts", {k.out, k.partial, l.lanes, l.parts});
+    CodeWriter& w = c.w;
+    cuda::grid_stride_loop(w, "lane", "lanes");
+    w.line(r.acc_t + " a = partial[lane * parts];");
+    w.line("for (int64_t k = 1; k < parts; ++k) a = " + combine("a", "partial[lane * parts + k]") + ";");
+    w.line(r.store);
+    w.close();
+    k.parts = u.add_kernel(c, L.label, 0, r.ns);
+  }
   return k;
 }
 
-/// Emits the host side after emit_lane_params: output address, the kernel
-/// choice, the scratch buffer of parts and the launches. `acc_bytes`: the
-/// accumulator's size (a part's fold in the scratch buffer).
+/// Emits the host side after emit_lane_params: the parameter block, the
+/// kernel choice, the scratch buffer of parts and the launches. `acc_bytes`:
+/// the accumulator's size (a part's fold in the scratch buffer).
 void emit_lane_reduce_launch(NodeLowering& L, const LaneLayout& l, const LaneKernels& k, std::int64_t acc_bytes) {
   CodeWriter& w = L.body;
-  const std::string np = str(l.extra_base() + 2), out = str(l.extra_base()), partial = str(l.extra_base() + 1);
-  w.line("p[" + out + "] = (int64_t)o0->data; p[" + partial + "] = 0;");
+  const cuda::ParamBlock& pb = l.params;
+  pb.declare(w);
   w.line("if (lanes == 0) return 0;");
   w.open("if (" + lane_per_thread_condition() + ")");
-  w.line("return ctx->gpu_launch(ctx->host, " + str(k.thread) + ", lanes, p, " + np + ");");
+  w.line("return " + pb.launch(k.thread, "lanes") + ";");
   w.close();
   // Few long lanes: parts of at least 4096 elements, about 1024 blocks in all.
   w.line("int64_t parts = 1;");
@@ -129,7 +141,7 @@ void emit_lane_reduce_launch(NodeLowering& L, const LaneLayout& l, const LaneKer
   w.line("const int64_t by_blocks = (1024 + lanes - 1) / lanes, by_len = (len + 4095) / 4096;");
   w.line("parts = by_blocks < by_len ? by_blocks : by_len;");
   w.close();
-  w.line("p[2] = parts; p[3] = (len + parts - 1) / parts;");
+  w.line(pb.set(l.parts, "parts") + " " + pb.set(l.chunk, "(len + parts - 1) / parts"));
   w.open("if (parts > 1)");
   // Bytes (lanes * parts <= 2048 folds): a uint8 buffer, 256-byte aligned by the allocator.
   w.line("TheanoArray t;");
@@ -137,10 +149,10 @@ void emit_lane_reduce_launch(NodeLowering& L, const LaneLayout& l, const LaneKer
          str(acc_bytes) + ";");
   w.line("if (int e = theano_gpu_alloc_checked(ctx, &t, -1, 1, " + c_string(L.label + ": the partial folds: ") +
          ", all, " + str(L.nin()) + ")) return e;");
-  w.line("p[" + partial + "] = (int64_t)t.data;");
+  w.line(pb.set(k.partial, "t.data"));
   w.close();
-  w.line("if (int e = ctx->gpu_launch(ctx->host, " + str(k.block) + ", lanes * parts, p, " + np + ")) return e;");
-  w.line("if (parts > 1) return ctx->gpu_launch(ctx->host, " + str(k.parts) + ", lanes, p, " + np + ");");
+  w.line("if (int e = " + pb.launch(k.block, "lanes * parts") + ") return e;");
+  w.line("if (parts > 1) return " + pb.launch(k.parts, "lanes") + ";");
   w.line("return 0;");
 }
 
@@ -166,8 +178,11 @@ void lower_gpu_careduce(NodeLowering& L) {
   const std::string fn = L.fn;
   const std::string ns = rc.has_pre ? rc.ex.ns : "";
   for (const auto& [key, code] : rc.ex.support) L.cuda->need(key, code);
-  L.cuda->need(fn, (ns.empty() ? "" : "namespace " + ns + " {\n") + rc.helpers(fn, "static inline") +
-                       (ns.empty() ? "" : "}  // namespace " + ns + "\n"));
+  CodeWriter helpers;
+  if (!ns.empty()) helpers.line("namespace " + ns + " {");
+  helpers.lines(rc.helpers(fn, "static inline"));
+  if (!ns.empty()) helpers.line("}  // namespace " + ns);
+  L.cuda->need(fn, helpers.str());
   CodeWriter& w = L.body;
   for (int i = 1; i < nin; ++i)  // fused inputs: one broadcast pattern, so one shape
     for (int d = 0; d < nd; ++d)
@@ -183,7 +198,7 @@ void lower_gpu_careduce(NodeLowering& L) {
     walked.push_back(L.x(i));
     r.in_t.push_back(c_type(L.in(i).dtype()));
   }
-  const LaneLayout l = emit_lane_params(L, kept, reduced, walked, 2);
+  LaneLayout l = emit_lane_params(L, kept, reduced, walked);
   if (rc.no_identity)
     w.line("if (len == 0 && lanes > 0) " +
            L.fail(kErrValue, "zero-size array to reduction operation " + op.scalar_op() + " which has no identity"));
@@ -196,8 +211,8 @@ void lower_gpu_careduce(NodeLowering& L) {
   r.combine = fn + "_combine";
   r.store = "po[lane] = " + rc.store("a") + ";";
   r.out_t = rc.out_t;
-  emit_lane_reduce_launch(L, l, add_lane_reduce(L, l, r),
-                          static_cast<std::int64_t>(dtype_size(dtype_of_c_type(rc.acc_t))));
+  const LaneKernels k = add_lane_reduce(L, l, r);
+  emit_lane_reduce_launch(L, l, k, static_cast<std::int64_t>(dtype_size(dtype_of_c_type(rc.acc_t))));
 }
 
 void lower_gpu_argreduce(NodeLowering& L) {
@@ -208,18 +223,23 @@ void lower_gpu_argreduce(NodeLowering& L) {
   const std::string cmp = op.is_max() ? ">" : "<";
   L.cold = true;
   // (value, index) pairs; index -1: no element yet. better(x, y): y replaces x.
-  std::string s = "struct " + fn + "_acc { " + in_t + " v; int64_t i; };\n";
-  s += "static inline " + fn + "_acc " + fn + "_combine(" + fn + "_acc x, " + fn + "_acc y) {\n";
-  s += "  if (y.i < 0) return x;\n  if (x.i < 0) return y;\n";
-  s += "  const bool xn = x.v != x.v, yn = y.v != y.v;\n";
-  s += "  if (xn || yn) return (xn && yn) ? (y.i < x.i ? y : x) : (yn ? y : x);\n";
-  s += "  if (y.v " + cmp + " x.v) return y;\n  if (y.v == x.v && y.i < x.i) return y;\n  return x;\n}\n";
-  L.cuda->need(fn, s);
+  CodeWriter s;
+  s.line("struct " + fn + "_acc { " + in_t + " v; int64_t i; };");
+  s.open("static inline " + fn + "_acc " + fn + "_combine(" + fn + "_acc x, " + fn + "_acc y)");
+  s.line("if (y.i < 0) return x;");
+  s.line("if (x.i < 0) return y;");
+  s.line("const bool xn = x.v != x.v, yn = y.v != y.v;");
+  s.line("if (xn || yn) return (xn && yn) ? (y.i < x.i ? y : x) : (yn ? y : x);");
+  s.line("if (y.v " + cmp + " x.v) return y;");
+  s.line("if (y.v == x.v && y.i < x.i) return y;");
+  s.line("return x;");
+  s.close();
+  L.cuda->need(fn, s.str());
   const std::string name = op.is_max() ? "argmax" : "argmin";
   std::vector<int> kept, reduced;
   split_axes(nd, op.axes(), kept, reduced);
   emit_output_shape(L, kept);
-  const LaneLayout l = emit_lane_params(L, kept, reduced, {"x0"}, 2);
+  LaneLayout l = emit_lane_params(L, kept, reduced, {"x0"});
   L.body.line("if (len == 0 && lanes > 0) " + L.fail(kErrValue, "attempt to get " + name + " of an empty sequence"));
   LaneReduce r;
   r.acc_t = fn + "_acc";
@@ -229,7 +249,8 @@ void lower_gpu_argreduce(NodeLowering& L) {
   r.store = "po[lane] = a.i;";
   r.out_t = "int64_t";
   r.in_t = {in_t};
-  emit_lane_reduce_launch(L, l, add_lane_reduce(L, l, r), 16);  // {value, int64}: 16 bytes for every dtype
+  const LaneKernels k = add_lane_reduce(L, l, r);
+  emit_lane_reduce_launch(L, l, k, 16);  // {value, int64}: 16 bytes for every dtype
 }
 
 }  // namespace

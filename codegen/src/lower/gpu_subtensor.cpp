@@ -61,106 +61,108 @@ void lower_gpu_inc_subtensor(NodeLowering& L) {
   ex.arg_types = {c_type(xd), c_type(yd)};
   ex.stores = {update_expr(xd, op.set_instead_of_inc(), "a0", "a1")};
   const int kernel = L.cuda->add_elemwise(L.fn + "_k", L.label, vnd, {xd, yd}, {xd}, ex);
-  const std::int64_t np = gpu::elemwise_kernel_params(vnd, 3);
-  w.line("int64_t p[" + str(np) + "];");
-  w.line("p[0] = n;");
-  for (int d = 0; d < vnd; ++d) w.line("p[" + str(1 + d) + "] = v_shape[" + str(d) + "];");
-  for (int a = 0; a < 3; ++a) {
-    const std::int64_t b = 1 + vnd + static_cast<std::int64_t>(a) * (1 + vnd);
-    w.line("p[" + str(b) + "] = (int64_t)" + (a == 1 ? std::string("x1->data") : std::string("v")) + ";");
-    for (int d = 0; d < vnd; ++d)
-      w.line("p[" + str(b + 1 + d) + "] = " + (a == 1 ? "ys" + str(d) : "v_strides[" + str(d) + "]") + ";");
-  }
-  w.line("return ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, " + str(np) + ");");
+  cuda::ElemwiseParams::Host values;
+  values.n = "n";
+  values.shape = [](int d) { return "v_shape[" + str(d) + "]"; };
+  values.data = [](int a) { return a == 1 ? std::string("x1->data") : std::string("v"); };
+  values.stride = [](int a, int d) { return a == 1 ? "ys" + str(d) : "v_strides[" + str(d) + "]"; };
+  const cuda::ElemwiseParams ep(vnd, 3, values);
+  ep.block.declare(w);
+  w.line("return " + ep.block.launch(kernel, "n") + ";");
 }
 
-/// The parameter block of the advanced kernels (rank nd of x): see kAdvLayout.
-struct AdvLayout {
-  int r1 = 1;  ///< rest rank, at least 1
-  std::int64_t base() const { return 4 + r1; }
-  std::int64_t dst() const { return base(); }             // address, row stride, r1 rest strides
-  std::int64_t src() const { return base() + 2 + r1; }    // the same
-  std::int64_t idx() const { return base() + 4 + 2 * r1; }  // address, stride
-  std::int64_t err() const { return idx() + 2; }
-  std::int64_t win() const { return idx() + 3; }
-  std::int64_t np() const { return idx() + 4; }
+/// The parameter block of the advanced kernels: k positions, n rows of x,
+/// `row` elements a row, the rest shape (dims 1..nd-1 of the output, rank
+/// at least 1), the destination and source arrays (address, row stride,
+/// rest strides), the index vector (address, stride), the device check's
+/// buffer and the last writers (`set`; 0 until the host sets it).
+struct AdvParams {
+  cuda::ParamBlock pb;
+  cuda::Param k, n, row, rest_rank, rest, dst, dst_s0, dst_rest, src, src_s0, src_rest, idx, idx_s0, err, win;
 };
 
-/// Kernel text: the element e of the (k x row) walk (with `rows_only`, of the
-/// k positions: r = 0): j, r, the checked index i, `dst` / `src` addresses
-/// (rows `dst_row` / `src_row`: "i" or "j"), then `body`. Positions with a
-/// bad index record j in err and are skipped.
-std::string adv_kernel(NodeLowering& L, const AdvLayout& l, const std::string& name, bool rows_only,
-                       const std::string& dst_row, const std::string& src_row, const std::string& body) {
-  L.cuda->need("shape_rules", std::string(shape_rules_text()));
-  const std::string count = rows_only ? "k" : "k * (row > 0 ? row : 1)";
-  const std::string P = "theano_params_" + str(l.np());
-  auto v = [](std::int64_t i) { return "p.v[" + str(i) + "]"; };
-  std::string s = "extern \"C\" __global__ void " + name + "(const " + P + " p) {\n";
-  s += "  const int64_t k = p.v[0], n = p.v[1], row = p.v[2];\n";
-  s += "  const int64_t total = " + count + ";\n";
-  s += "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n";
-  s += "  for (int64_t e = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; e < total; e += step) {\n";
-  // row == 0: one position a thread still, so every index is checked (as perform does).
-  s += "    const int64_t rr = row > 0 ? row : 1;\n    (void)rr;\n";
-  s += "    const int64_t j = " + std::string(rows_only ? "e, r = 0" : "e / rr, r = e % rr") + ";\n";
-  s += "    int64_t i = (int64_t)*(const " + L.in_ctype(L.nin() - 1) + "*)((const char*)" + v(l.idx()) + " + j * " +
-       v(l.idx() + 1) + ");\n";
-  s += "    if (theano_index_rule(n, i, &i) != THEANO_RULE_OK) {\n";
-  s += "      atomicMin((long long*)" + v(l.err()) + ", (long long)j);\n      continue;\n    }\n";
-  if (!rows_only) s += "    if (row == 0) continue;\n";
-  s += "    char* dst = (char*)" + v(l.dst()) + " + " + dst_row + " * " + v(l.dst() + 1) + ";\n";
-  s += "    const char* src = (const char*)" + v(l.src()) + " + " + src_row + " * " + v(l.src() + 1) + ";\n";
-  s += "    int64_t q = r;\n";
-  s += "    for (int64_t d = p.v[3] - 1; d >= 0; --d) {\n";
-  s += "      const int64_t c = q % p.v[4 + d];\n      q /= p.v[4 + d];\n";
-  s += "      dst += c * p.v[" + str(l.dst() + 2) + " + d];\n      src += c * p.v[" + str(l.src() + 2) + " + d];\n";
-  s += "    }\n    (void)dst; (void)src; (void)k;\n";
-  s += body + "  }\n}\n";
-  return s;
+/// The advanced kernels' block, host values: dst / src arrays given as
+/// (address, row stride, rest strides).
+void adv_params(NodeLowering& L, AdvParams& a, const std::string& dst, const std::string& dst_s0,
+                const std::function<std::string(int)>& dst_st, const std::string& src, const std::string& src_s0,
+                const std::function<std::string(int)>& src_st) {
+  const int nd = L.out(0).ndim(), r1 = std::max(1, nd - 1);
+  const std::string il = L.x(L.nin() - 1);
+  cuda::ParamBlock& pb = a.pb;
+  a.k = pb.int64("k", "k");
+  a.n = pb.int64("n", "n");
+  a.row = pb.int64("row", "row");
+  a.rest_rank = pb.int64("rest_rank", str(nd - 1));
+  a.rest = pb.array("rest", r1, [&](int d) { return d < nd - 1 ? "o0->shape[" + str(d + 1) + "]" : "1"; });
+  a.dst = pb.pointer("dst0", "char*", dst);
+  a.dst_s0 = pb.int64("dst_s0", dst_s0);
+  a.dst_rest = pb.array("dst_rest", r1, [&](int d) { return d < nd - 1 ? dst_st(d + 1) : "0"; });
+  a.src = pb.pointer("src0", "const char*", src);
+  a.src_s0 = pb.int64("src_s0", src_s0);
+  a.src_rest = pb.array("src_rest", r1, [&](int d) { return d < nd - 1 ? src_st(d + 1) : "0"; });
+  a.idx = pb.pointer("idx", "const char*", il + "->data");
+  a.idx_s0 = pb.int64("idx_s0", il + "->strides[0]");
+  a.err = pb.pointer("err", "long long*", "err.data");
+  a.win = pb.pointer("win", "int64_t*", "0");
 }
 
-/// Host: the rest shape of o0 (dims 1..nd-1), `row`, and the block p with
-/// p[0] = k; dst / src arrays given as (address, row stride, rest strides).
-std::string adv_params(NodeLowering& L, const AdvLayout& l, const std::string& dst, const std::string& dst_s0,
-                       const std::function<std::string(int)>& dst_st, const std::string& src,
-                       const std::string& src_s0, const std::function<std::string(int)>& src_st) {
-  const int nd = L.out(0).ndim();
-  const std::string il = L.x(L.nin() - 1);
-  std::string s = "int64_t p[" + str(l.np()) + "];\n";
-  s += "p[0] = k; p[1] = n; p[2] = row; p[3] = " + str(nd - 1) + ";\n";
-  for (int d = 0; d < l.r1; ++d) s += "p[" + str(4 + d) + "] = " + (d < nd - 1 ? "o0->shape[" + str(d + 1) + "]" : "1") + ";\n";
-  s += "p[" + str(l.dst()) + "] = (int64_t)" + dst + "; p[" + str(l.dst() + 1) + "] = " + dst_s0 + ";\n";
-  s += "p[" + str(l.src()) + "] = (int64_t)" + src + "; p[" + str(l.src() + 1) + "] = " + src_s0 + ";\n";
-  for (int d = 0; d < l.r1; ++d) {
-    s += "p[" + str(l.dst() + 2 + d) + "] = " + (d < nd - 1 ? dst_st(d + 1) : "0") + ";\n";
-    s += "p[" + str(l.src() + 2 + d) + "] = " + (d < nd - 1 ? src_st(d + 1) : "0") + ";\n";
-  }
-  s += "p[" + str(l.idx()) + "] = (int64_t)" + il + "->data; p[" + str(l.idx() + 1) + "] = " + il + "->strides[0];\n";
-  s += "p[" + str(l.err()) + "] = (int64_t)err.data; p[" + str(l.win()) + "] = 0;";
-  return s;
+/// Kernel: the element e of the (k x row) walk (with `rows_only`, of the
+/// k positions: r = 0): j, r, the checked index i, `dst` / `src` addresses
+/// (rows `dst_row` / `src_row`: "i" or "j"), then the statement `body`
+/// (which may read the parameters `extra`). Positions with a bad index
+/// record j in err and are skipped.
+int adv_kernel(NodeLowering& L, const AdvParams& a, const std::string& name, bool rows_only,
+               const std::string& dst_row, const std::string& src_row, const std::string& body,
+               const std::vector<cuda::Param>& extra = {}) {
+  L.cuda->need("shape_rules", std::string(shape_rules_text()));
+  const cuda::ParamBlock& pb = a.pb;
+  std::vector<cuda::Param> reads = {a.k,   a.n,      a.row, a.rest_rank, a.dst, a.dst_s0,
+                                    a.src, a.src_s0, a.idx, a.idx_s0,    a.err};
+  reads.insert(reads.end(), extra.begin(), extra.end());
+  cuda::Kernel kernel(pb, name, reads);
+  CodeWriter& w = kernel.w;
+  w.line("const int64_t total = " + std::string(rows_only ? "k" : "k * (row > 0 ? row : 1)") + ";");
+  cuda::grid_stride_loop(w, "e", "total");
+  // row == 0: one position a thread still, so every index is checked (as perform does).
+  w.line("const int64_t rr = row > 0 ? row : 1;");
+  w.line("(void)rr;");
+  w.line("const int64_t j = " + std::string(rows_only ? "e, r = 0" : "e / rr, r = e % rr") + ";");
+  w.line("int64_t i = (int64_t)*(const " + L.in_ctype(L.nin() - 1) + "*)(idx + j * idx_s0);");
+  w.open("if (theano_index_rule(n, i, &i) != THEANO_RULE_OK)");
+  w.line("atomicMin(err, (long long)j);");
+  w.line("continue;");
+  w.close();
+  if (!rows_only) w.line("if (row == 0) continue;");
+  w.line("char* dst = dst0 + " + dst_row + " * dst_s0;");
+  w.line("const char* src = src0 + " + src_row + " * src_s0;");
+  w.line("int64_t q = r;");
+  w.open("for (int64_t d = rest_rank - 1; d >= 0; --d)");
+  w.line("const int64_t c = q % " + pb.at(a.rest, "d") + ";");
+  w.line("q /= " + pb.at(a.rest, "d") + ";");
+  w.line("dst += c * " + pb.at(a.dst_rest, "d") + ";");
+  w.line("src += c * " + pb.at(a.src_rest, "d") + ";");
+  w.close();
+  w.line("(void)dst; (void)src; (void)k;");
+  w.line(body);
+  w.close();
+  return L.cuda->add_kernel(kernel, L.label);
 }
 
 void lower_gpu_advanced_subtensor1(NodeLowering& L) {
   need_gpu(L);
   CodeWriter& w = L.body;
-  const int nd = L.in(0).ndim();
   const std::string t = c_type(L.in(0).dtype());
-  AdvLayout l;
-  l.r1 = std::max(1, nd - 1);
   emit_gather_output(L);
   w.line("if (k == 0) return 0;");
   w.line("const int64_t positions = k * (row > 0 ? row : 1);  // the checks run for empty rows too");
-  const std::string name = L.fn + "_gather";
-  const int kernel = L.cuda->add_kernel(
-      name, L.label, l.np(), 0, "",
-      adv_kernel(L, l, name, false, "j", "i", "    *(" + t + "*)dst = *(const " + t + "*)src;\n"));
+  AdvParams a;
+  adv_params(
+      L, a, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x0->data",
+      "x0->strides[0]", [](int d) { return "x0->strides[" + str(d) + "]"; });
+  const int kernel = adv_kernel(L, a, L.fn + "_gather", false, "j", "i", "*(" + t + "*)dst = *(const " + t + "*)src;");
   emit_device_checked(
-      L, 1, static_cast<int>(l.np()), static_cast<int>(l.err()),
-      adv_params(
-          L, l, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x0->data",
-          "x0->strides[0]", [](int d) { return "x0->strides[" + str(d) + "]"; }),
-      "if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", positions, p, " + str(l.np()) + ")) return e;",
+      L, 1, a.pb, a.k, a.err,
+      [&](CodeWriter& lw) { lw.line("if (int e = " + a.pb.launch(kernel, "positions") + ") return e;"); },
       index_error_text(), kErrIndex, "index ");
   w.line("return 0;");
 }
@@ -202,8 +204,6 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
   const DType xd = L.in(0).dtype();
   const std::string xt = c_type(xd), yt = c_type(L.in(1).dtype());
   const bool set = op.set_instead_of_inc();
-  AdvLayout l;
-  l.r1 = std::max(1, nd - 1);
   emit_x_copy_gpu(L);
   w.line("const int64_t n = o0->shape[0], k = x2->shape[0];");
   emit_value_check(L, nd, [](int j) { return j == 0 ? std::string("k") : "o0->shape[" + str(j) + "]"; });
@@ -212,49 +212,42 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
   w.line("if (k == 0) return 0;");
   w.line("const int64_t positions = k * (row > 0 ? row : 1);  // the checks run for empty rows too");
   emit_value_strides(L, nd);
-  const std::string params = adv_params(
-      L, l, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x1->data", "ys0",
+  AdvParams a;
+  adv_params(
+      L, a, "o0->data", "o0->strides[0]", [](int d) { return "o0->strides[" + str(d) + "]"; }, "x1->data", "ys0",
       [](int d) { return "ys" + str(d); });
-  const std::string np = str(l.np());
-  std::string launch;
+  const cuda::ParamBlock& pb = a.pb;
+  std::function<void(CodeWriter&)> launch;
   if (!set) {
     L.cuda->need("theano_atomic_add", kAtomicAdd);
-    const std::string name = L.fn + "_scatter_add";
-    const int k = L.cuda->add_kernel(
-        name, L.label, l.np(), 0, "",
-        adv_kernel(L, l, name, false, "i", "j",
-                   "    theano_atomic_add((" + xt + "*)dst, (" + xt + ")*(const " + yt + "*)src);\n"));
-    launch = "if (int e = ctx->gpu_launch(ctx->host, " + str(k) + ", positions, p, " + np + ")) return e;";
+    const int k = adv_kernel(L, a, L.fn + "_scatter_add", false, "i", "j",
+                             "theano_atomic_add((" + xt + "*)dst, (" + xt + ")*(const " + yt + "*)src);");
+    launch = [&pb, k](CodeWriter& lw) { lw.line("if (int e = " + pb.launch(k, "positions") + ") return e;"); };
   } else {
     // The last position writing each target row wins: win[i] = max j.
-    const std::string v_win = "p.v[" + str(l.win()) + "]";
-    const std::string fill = L.fn + "_win_init", mark = L.fn + "_win", write = L.fn + "_scatter_set";
-    const int kf = L.cuda->add_kernel(
-        fill, L.label, l.np(), 0, "",
-        "extern \"C\" __global__ void " + fill + "(const theano_params_" + np + " p) {\n" +
-            "  const int64_t step = (int64_t)gridDim.x * (int64_t)blockDim.x;\n" +
-            "  for (int64_t i = (int64_t)blockIdx.x * (int64_t)blockDim.x + (int64_t)threadIdx.x; i < p.v[1]; i += "
-            "step)\n    ((int64_t*)" +
-            v_win + ")[i] = -1;\n}\n");
-    const int km = L.cuda->add_kernel(
-        mark, L.label, l.np(), 0, "",
-        adv_kernel(L, l, mark, true, "i", "j", "    atomicMax((long long*)" + v_win + " + i, (long long)j);\n"));
-    const int kw = L.cuda->add_kernel(write, L.label, l.np(), 0, "",
-                                      adv_kernel(L, l, write, false, "i", "j",
-                                                 "    if (((const int64_t*)" + v_win + ")[i] == j) *(" + xt +
-                                                     "*)dst = " + update_expr(xd, true, "", "*(const " + yt + "*)src") +
-                                                     ";\n"));
+    cuda::Kernel fill(pb, L.fn + "_win_init", {a.n, a.win});
+    cuda::grid_stride_loop(fill.w, "i", "n");
+    fill.w.line("win[i] = -1;");
+    fill.w.close();
+    const int kf = L.cuda->add_kernel(fill, L.label);
+    const int km = adv_kernel(L, a, L.fn + "_win", true, "i", "j", "atomicMax((long long*)win + i, (long long)j);",
+                              {a.win});
+    const int kw = adv_kernel(L, a, L.fn + "_scatter_set", false, "i", "j",
+                              "if (win[i] == j) *(" + xt + "*)dst = " +
+                                  update_expr(xd, true, "", "*(const " + yt + "*)src") + ";",
+                              {a.win});
     w.line("TheanoArray win;");
     w.line("win.ndim = 1; win.dtype = " + str(static_cast<int>(DType::Int64)) + "; win.owner = -1; win.shape[0] = n;");
     w.line("if (int e = theano_gpu_alloc_checked(ctx, &win, -1, 8, " + c_string(L.label + ": the last writers: ") +
            ", all, " + str(L.nin()) + ")) return e;");
-    launch = "p[" + str(l.win()) + "] = (int64_t)win.data;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(kf) +
-             ", n, p, " + np + ")) return e;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(km) + ", k, p, " +
-             np + ")) return e;\n" + "if (int e = ctx->gpu_launch(ctx->host, " + str(kw) + ", positions, p, " + np +
-             ")) return e;";
+    launch = [&pb, &a, kf, km, kw](CodeWriter& lw) {
+      lw.line(pb.set(a.win, "win.data"));
+      lw.line("if (int e = " + pb.launch(kf, "n") + ") return e;");
+      lw.line("if (int e = " + pb.launch(km, "k") + ") return e;");
+      lw.line("if (int e = " + pb.launch(kw, "positions") + ") return e;");
+    };
   }
-  emit_device_checked(L, 2, static_cast<int>(l.np()), static_cast<int>(l.err()), params, launch, index_error_text(),
-                      kErrIndex, "index ");
+  emit_device_checked(L, 2, pb, a.k, a.err, launch, index_error_text(), kErrIndex, "index ");
   w.line("return 0;");
 }
 

@@ -119,18 +119,17 @@ void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, co
   CodeWriter& w = L.body;
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU copy outside a GPU function";
   const int kernel = L.cuda->add_copy(dt, nd);
-  const std::int64_t np = gpu::elemwise_kernel_params(nd, 2);
+  cuda::ElemwiseParams::Host values;
+  values.n = "n";
+  values.shape = [&](int d) { return shape + "[" + str(d) + "]"; };
+  values.data = [&](int j) { return j == 0 ? src : dst; };
+  values.stride = [&](int j, int d) { return (j == 0 ? src_strides : dst_strides) + "[" + str(d) + "]"; };
+  const cuda::ElemwiseParams ep(nd, 2, values);
   w.open("");
-  w.line("int64_t p[" + str(np) + "];");
   w.line("int64_t n = 1;");
-  for (int d = 0; d < nd; ++d)
-    w.line("p[" + str(1 + d) + "] = " + shape + "[" + str(d) + "]; n *= p[" + str(1 + d) + "];");
-  w.line("p[0] = n;");
-  w.line("p[" + str(1 + nd) + "] = (int64_t)(" + src + ");");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(2 + nd + d) + "] = " + src_strides + "[" + str(d) + "];");
-  w.line("p[" + str(2 + 2 * nd) + "] = (int64_t)(" + dst + ");");
-  for (int d = 0; d < nd; ++d) w.line("p[" + str(3 + 2 * nd + d) + "] = " + dst_strides + "[" + str(d) + "];");
-  w.line("if (n > 0) if (int e = ctx->gpu_launch(ctx->host, " + str(kernel) + ", n, p, " + str(np) + ")) return e;");
+  for (int d = 0; d < nd; ++d) w.line("n *= " + shape + "[" + str(d) + "];");
+  ep.block.declare(w);
+  w.line("if (n > 0) if (int e = " + ep.block.launch(kernel, "n") + ") return e;");
   w.close();
 }
 

@@ -33,6 +33,7 @@
 #include <algorithm>
 
 #include "lowering.h"
+#include "parallel_part.h"
 #include "reduce_code.h"
 
 namespace theano::codegen::lower {
@@ -365,10 +366,15 @@ void lower_careduce(NodeLowering& L) {
     f.line(acc_t + "* partial;");
     f.line("int64_t outer, group, inner;");
     f.close(";");
-    auto open_part = [&](const std::string& name) {
-      f.open("__attribute__((noinline)) static void " + fn + "_" + name +
-             "(void* args_, int64_t lo, int64_t hi, int64_t p)");
-      f.line("const " + args_t + "* args = (const " + args_t + "*)args_;");
+    auto part = [&](const std::string& name) {
+      ParallelPart pp{fn + "_" + name, args_t};
+      pp.index = "p";
+      pp.noinline = true;
+      return pp;
+    };
+    const ParallelPart all = part("all"), rows = part("rows"), columns = part("columns");
+    auto open_part = [&](const ParallelPart& pp) {
+      pp.open(f);
       f.line("const int64_t outer = args->outer, group = args->group, inner = args->inner;");
       f.line("(void)outer; (void)group; (void)inner; (void)p;");
       for (int i = 0; i < nin; ++i)
@@ -380,16 +386,16 @@ void lower_careduce(NodeLowering& L) {
       all_args += "px" + str(i) + " + lo, ";
       row_args += "px" + str(i) + " + o * group, ";
     }
-    open_part("all");
+    open_part(all);
     f.line("args->partial[p] = " + fn + "_flat(" + all_args + "hi - lo);");
     f.close();
-    open_part("rows");
+    open_part(rows);
     f.line("for (int64_t o = lo; o < hi; ++o) po[o] = " + store(fn + "_flat(" + row_args + "group)") + ";");
     f.close();
     // Columns: chunks of them accumulate row by row, in the output itself when
     // the accumulator has the output's type, else in a stack buffer.
     const bool in_place = acc_t == out_t;
-    open_part("columns");
+    open_part(columns);
     f.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
     if (!in_place) f.line(acc_t + " stack_acc[CH];");
     f.open("for (int64_t o = 0; o < outer; ++o)");
@@ -437,16 +443,13 @@ void lower_careduce(NodeLowering& L) {
     w.line(acc_t + " partial[THEANO_MAX_PARTS];");
     w.line(args_t + " args = {" + init_args + "po, partial, outer, group, inner};");
     w.open("if (inner == 1 && outer == 1)");
-    w.line("const int64_t parts = theano_parallel(ctx, group, " + str(min_part_elements(cost)) + ", &" + fn +
-           "_all, &args);");
+    w.line("const int64_t parts = " + all.run("group", str(min_part_elements(cost)), "args") + ";");
     w.line(acc_t + " a = partial[0];");
     w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
     w.line("po[0] = " + store("a") + ";");
     w.close();
-    w.line("else if (inner == 1) theano_parallel(ctx, outer, " + min_part_expr(cost, "group") + ", &" + fn +
-           "_rows, &args);");
-    w.line("else theano_parallel(ctx, inner, " + min_part_expr(cost, "outer * group") + ", &" + fn +
-           "_columns, &args);");
+    w.line("else if (inner == 1) " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
+    w.line("else " + columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
     w.line("return 0;");
     w.close();
   }

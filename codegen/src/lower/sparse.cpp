@@ -12,6 +12,7 @@
 // DenseToComponents has no lowering (its sizes depend on the values):
 // perform runs it.
 #include "lowering.h"
+#include "parallel_part.h"
 
 #include <theano/sparse/components.h>
 #include <theano/tensor/type.h>
@@ -113,12 +114,12 @@ void check_dense(NodeLowering& L, int i, const std::string& role, const std::str
 void parallel(NodeLowering& L, const std::string& fields, const std::string& init, const std::string& call,
               const std::string& n, int min_part) {
   L.file.line("struct " + L.fn + "_args { " + fields + " };");
-  L.file.open("static void " + L.fn + "_part(void* args_, int64_t lo, int64_t hi, int64_t)");
-  L.file.line("const " + L.fn + "_args* a = (const " + L.fn + "_args*)args_;");
+  const ParallelPart part{L.fn + "_part", L.fn + "_args", "a"};
+  part.open(L.file);
   L.file.line(call + ";");
   L.file.close();
   L.body.line(L.fn + "_args args = {" + init + "};");
-  L.body.line("theano_parallel(ctx, " + n + ", " + str(min_part) + ", &" + L.fn + "_part, &args);");
+  L.body.line(part.run(n, str(min_part), "args") + ";");
 }
 
 std::string elem(const std::string& arr, const std::string& d, const std::string& t) {
@@ -349,8 +350,8 @@ void lower_merge(NodeLowering& L) {
   w.line(L.alloc(2));
   L.file.line("struct " + L.fn + "_args { const " + T + "* xd; const int64_t* xi; const int64_t* xp; const " + T +
               "* yd; const int64_t* yi; const int64_t* yp; " + T + "* od; int64_t* oi; int64_t* op; };");
-  L.file.open("static void " + L.fn + "_part(void* args_, int64_t lo, int64_t hi, int64_t)");
-  L.file.line("const " + L.fn + "_args* a = (const " + L.fn + "_args*)args_;");
+  const ParallelPart part{L.fn + "_part", L.fn + "_args", "a"};
+  part.open(L.file);
   L.file.line("theano_sparse_merge_" + k.suffix + "(" + (op.mul() ? "1" : "0") +
               ", a->xd, a->xi, a->xp, a->yd, a->yi, a->yp, a->od, a->oi, a->op, lo, hi);");
   L.file.close();
@@ -358,14 +359,14 @@ void lower_merge(NodeLowering& L) {
                                "(const " + T + "*)y_cd->data, (const int64_t*)y_ci->data, (const int64_t*)y_cp->data";
   w.line("int64_t* ptr = (int64_t*)o2->data;");
   w.line(L.fn + "_args count = {" + operands + ", (" + T + "*)0, (int64_t*)0, ptr};");
-  w.line("theano_parallel(ctx, major, 256, &" + L.fn + "_part, &count);");
+  w.line(part.run("major", "256", "count") + ";");
   w.line("theano_sparse_offsets(ptr, major);");
   w.line("o0->shape[0] = ptr[major];");
   w.line(L.alloc(0));
   w.line("o1->shape[0] = ptr[major];");
   w.line(L.alloc(1));
   w.line(L.fn + "_args fill = {" + operands + ", (" + T + "*)o0->data, (int64_t*)o1->data, ptr};");
-  w.line("theano_parallel(ctx, major, 256, &" + L.fn + "_part, &fill);");
+  w.line(part.run("major", "256", "fill") + ";");
   w.line("return 0;");
 }
 

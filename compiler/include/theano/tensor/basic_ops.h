@@ -37,6 +37,8 @@ namespace theano::tensor {
 class Alloc final : public Op {
  public:
   THEANO_OP_DECLARE("Alloc")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  bool foldable() const override;
   /// The output gradient summed over the broadcast dimensions; nothing for sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -47,6 +49,7 @@ class ARange final : public Op {
  public:
   explicit ARange(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("ARange")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   std::string name() const override;  ///< `ARange{dtype='int64'}`
   DType dtype() const { return dtype_; }
@@ -65,6 +68,7 @@ class Eye final : public Op {
  public:
   explicit Eye(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("Eye")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   std::string name() const override;  ///< `Eye{dtype='float64'}`
   DType dtype() const { return dtype_; }

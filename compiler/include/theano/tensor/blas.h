@@ -34,6 +34,7 @@ namespace theano::tensor {
 class Dot final : public Op {
  public:
   THEANO_OP_DECLARE("Dot")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -42,6 +43,7 @@ class Dot final : public Op {
 class Dot22 final : public Op {
  public:
   THEANO_OP_DECLARE("Dot22")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -53,6 +55,8 @@ class Gemm final : public Op {
  public:
   explicit Gemm(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemm")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
@@ -70,6 +74,8 @@ class Gemv final : public Op {
  public:
   explicit Gemv(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemv")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   std::string name() const override;
   bool inplace() const { return inplace_; }
@@ -86,6 +92,8 @@ class Ger final : public Op {
  public:
   explicit Ger(bool destructive = false) : destructive_(destructive) {}
   THEANO_OP_DECLARE("Ger")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;

@@ -26,6 +26,7 @@ class Join final : public Op {
  public:
   explicit Join(int axis);
   THEANO_OP_DECLARE("Join")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int axis() const { return axis_; }
   /// Slices of the output gradient (float outputs); integer joins: no gradient.
@@ -41,6 +42,7 @@ class Split final : public Op {
  public:
   Split(int len_splits, int axis);
   THEANO_OP_DECLARE("Split")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int len_splits() const { return len_splits_; }
   int axis() const { return axis_; }

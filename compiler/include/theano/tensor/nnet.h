@@ -32,6 +32,7 @@ class Softmax final : public Op {
  public:
   explicit Softmax(int axis);
   THEANO_OP_DECLARE("Softmax")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int axis() const { return axis_; }
   /// sm * (gz - sum(gz * sm, axis, keepdims)).
@@ -46,6 +47,7 @@ class LogSoftmax final : public Op {
  public:
   explicit LogSoftmax(int axis);
   THEANO_OP_DECLARE("LogSoftmax")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int axis() const { return axis_; }
   /// gz - exp(out) * sum(gz, axis, keepdims).
@@ -61,6 +63,7 @@ class LogSoftmax final : public Op {
 class CrossentropyCategorical1Hot final : public Op {
  public:
   THEANO_OP_DECLARE("CrossentropyCategorical1Hot")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// CrossentropyCategorical1HotGrad for coding_dist; nothing for the labels.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -72,6 +75,7 @@ class CrossentropyCategorical1Hot final : public Op {
 class CrossentropyCategorical1HotGrad final : public Op {
  public:
   THEANO_OP_DECLARE("CrossentropyCategorical1HotGrad")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
 };
 
 /// Softmax / LogSoftmax along `axis` (negative counts from the end); with no

@@ -98,6 +98,7 @@ class Reshape final : public Op {
   /// the result x's shape back (a Reshape the user wrote keeps its own shape).
   explicit Reshape(int ndim, bool of_index = false);
   THEANO_OP_DECLARE("Reshape")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int ndim() const { return ndim_; }
   bool of_index() const { return of_index_; }

@@ -38,7 +38,12 @@ std::int64_t checked_index(const NDArray& ilist, std::int64_t j, std::int64_t n,
 
 // ---- AdvancedSubtensor1 -------------------------------------------------------------------
 
-THEANO_REGISTER_OP(AdvancedSubtensor1, .kinds = {"AdvancedSubtensor1"});
+THEANO_REGISTER_OP(AdvancedSubtensor1);
+
+// GPU form: x and the index vector.
+std::optional<GpuPlacement> AdvancedSubtensor1::gpu_form(const Apply& node) const {
+  return GpuPlacement::all(node.nin());
+}
 
 ApplyPtr AdvancedSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, ilist), got " << inputs.size();
@@ -92,7 +97,24 @@ std::string AdvancedIncSubtensor1::name() const {
   return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") + (set_ ? ",set}" : ",inc}");
 }
 
-THEANO_REGISTER_OP(AdvancedIncSubtensor1, .kinds = {"AdvancedIncSubtensor1"});
+THEANO_REGISTER_OP(AdvancedIncSubtensor1);
+
+// GPU form: x, the value and the index vector. Increments repeated by an
+// index need an atomic add of x's dtype.
+std::optional<GpuPlacement> AdvancedIncSubtensor1::gpu_form(const Apply& node) const {
+  const TensorType* x = tensor_type(node.input(0));
+  const bool atomic =
+      x && (x->dtype() == DType::Float32 || x->dtype() == DType::Float64 || x->dtype() == DType::Int32 ||
+            x->dtype() == DType::UInt32 || x->dtype() == DType::Int64 || x->dtype() == DType::UInt64);
+  if (!set_instead_of_inc() && !atomic) return std::nullopt;
+  return GpuPlacement::all(node.nin());
+}
+
+// AdvancedIncSubtensor1{no_inplace}(x, y, idx) -> AdvancedIncSubtensor1{inplace}(x, y, idx)
+std::vector<InplaceVariant> AdvancedIncSubtensor1::inplace_variants(const Apply&) const {
+  if (inplace()) return {};
+  return {{InplaceStage::SetSubtensor, 0, OpPtr(new AdvancedIncSubtensor1(true, set_instead_of_inc()))}};
+}
 
 ApplyPtr AdvancedIncSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (x, y, ilist), got "

@@ -16,6 +16,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/type.h"
@@ -50,16 +51,13 @@ class ARange final : public Op {
   explicit ARange(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("ARange")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
   std::string name() const override;  ///< `ARange{dtype='int64'}`
-  DType dtype() const { return dtype_; }
   /// Float ranges: d/dstart = sum(gz), d/dstep = sum(gz * arange(n)); stop only
   /// changes the length (disconnected). Integer ranges: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  DType dtype_;
+  THEANO_OP_PROPS((DType, dtype))
 };
 
 /// `Eye{dtype}`: inputs n, m, k (integer scalars); ones on diagonal k of an n x m
@@ -69,15 +67,12 @@ class Eye final : public Op {
   explicit Eye(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("Eye")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
   std::string name() const override;  ///< `Eye{dtype='float64'}`
-  DType dtype() const { return dtype_; }
   /// No gradient (all inputs are integers).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  DType dtype_;
+  THEANO_OP_PROPS((DType, dtype))
 };
 
 /// `Assert{msg}`: inputs value, then 0-d conditions; the output is value (a view)

@@ -24,6 +24,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {
@@ -57,15 +58,12 @@ class Gemm final : public Op {
   THEANO_OP_DECLARE("Gemm")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
-  bool inplace() const { return inplace_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
+  THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (y, alpha, A, x, beta) -> beta*y + alpha*dot(A, x); y, x vectors, A a
@@ -76,14 +74,11 @@ class Gemv final : public Op {
   THEANO_OP_DECLARE("Gemv")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   std::string name() const override;
-  bool inplace() const { return inplace_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
+  THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (A, alpha, x, y) -> A + alpha*outer(x, y); one float32/float64 dtype.
@@ -94,15 +89,12 @@ class Ger final : public Op {
   THEANO_OP_DECLARE("Ger")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;
-  bool destructive() const { return destructive_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool destructive_;
+  THEANO_OP_PROPS((bool, destructive))
 };
 
 /// numpy.dot: a 0-d operand multiplies elementwise; vectors and matrices use

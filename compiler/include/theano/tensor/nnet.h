@@ -18,6 +18,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
 
@@ -33,13 +34,10 @@ class Softmax final : public Op {
   explicit Softmax(int axis);
   THEANO_OP_DECLARE("Softmax")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
-  int axis() const { return axis_; }
   /// sm * (gz - sum(gz * sm, axis, keepdims)).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  int axis_;
+  THEANO_OP_PROPS((int, axis))
 };
 
 /// x - max - log(sum(exp(x - max))) along `axis`. Float inputs only.
@@ -48,13 +46,10 @@ class LogSoftmax final : public Op {
   explicit LogSoftmax(int axis);
   THEANO_OP_DECLARE("LogSoftmax")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
-  int axis() const { return axis_; }
   /// gz - exp(out) * sum(gz, axis, keepdims).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  int axis_;
+  THEANO_OP_PROPS((int, axis))
 };
 
 /// Inputs (coding_dist: float matrix (n, k), labels: integer vector (n)) ->

@@ -24,6 +24,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/dtype.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/index.h"
@@ -120,21 +121,16 @@ class AdvancedSubtensor1 final : public Op {
 class AdvancedIncSubtensor1 final : public Op {
  public:
   explicit AdvancedIncSubtensor1(bool inplace = false, bool set_instead_of_inc = false)
-      : inplace_(inplace), set_(set_instead_of_inc) {}
+      : inplace_(inplace), set_instead_of_inc_(set_instead_of_inc) {}
   THEANO_OP_DECLARE("AdvancedIncSubtensor1")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   std::string name() const override;
-  bool inplace() const { return inplace_; }
-  bool set_instead_of_inc() const { return set_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
-  bool set_;
+  THEANO_OP_PROPS((bool, inplace), (bool, set_instead_of_inc))
 };
 
 /// `x[indices...]` (what `Var::operator[]` calls). Integers and slices give a

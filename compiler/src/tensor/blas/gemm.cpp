@@ -111,4 +111,3 @@ Var gemm(const TensorLike& z, const TensorLike& alpha, const TensorLike& x, cons
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Gemm::props() const { return {{"inplace", inplace_}}; }

@@ -169,5 +169,3 @@ Var ger(const TensorLike& a, const TensorLike& alpha, const TensorLike& x, const
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Gemv::props() const { return {{"inplace", inplace_}}; }
-theano::Props theano::tensor::Ger::props() const { return {{"destructive", destructive_}}; }

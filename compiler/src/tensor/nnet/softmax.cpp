@@ -152,5 +152,3 @@ Var log_softmax(const TensorLike& x, std::optional<int> axis) { return over_axis
 }  // namespace theano::tensor::nnet
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::nnet::Softmax::props() const { return {{"axis", std::int64_t{axis_}}}; }
-theano::Props theano::tensor::nnet::LogSoftmax::props() const { return {{"axis", std::int64_t{axis_}}}; }

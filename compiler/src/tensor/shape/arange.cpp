@@ -210,5 +210,3 @@ Var eye(const TensorLike& n, std::optional<TensorLike> m, const TensorLike& k, s
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::ARange::props() const { return {{"dtype", dtype_}}; }
-theano::Props theano::tensor::Eye::props() const { return {{"dtype", dtype_}}; }

@@ -203,4 +203,3 @@ Var stack(const std::vector<Var>& tensors, int axis) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Join::props() const { return {{"axis", std::int64_t{axis_}}}; }

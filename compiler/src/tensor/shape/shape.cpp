@@ -87,4 +87,3 @@ Var shape_i(const Var& x, int i) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Shape_i::props() const { return {{"i", std::int64_t{i_}}}; }

@@ -153,4 +153,3 @@ std::vector<Var> split(const Var& x, const std::vector<std::int64_t>& splits, in
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Split::props() const { return {{"len_splits", std::int64_t{len_splits_}}, {"axis", std::int64_t{axis_}}}; }

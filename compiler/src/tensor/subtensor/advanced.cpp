@@ -94,7 +94,8 @@ std::vector<std::vector<bool>> AdvancedSubtensor1::connection_pattern(const Appl
 // ---- AdvancedIncSubtensor1 ----------------------------------------------------------------
 
 std::string AdvancedIncSubtensor1::name() const {
-  return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") + (set_ ? ",set}" : ",inc}");
+  return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") +
+         (set_instead_of_inc_ ? ",set}" : ",inc}");
 }
 
 THEANO_REGISTER_OP(AdvancedIncSubtensor1);
@@ -147,7 +148,7 @@ void AdvancedIncSubtensor1::perform(const Apply& node, std::span<const NDArray> 
     const std::int64_t i = checked_index(ilist, j, n, name(), xname);
     NDArray row = out.index(0, i);
     if (row.size() == 0) continue;
-    if (set_)
+    if (set_instead_of_inc_)
       row.assign(yb.index(0, j));
     else
       detail::add_into(row, yb.index(0, j));
@@ -168,7 +169,7 @@ std::vector<Var> AdvancedIncSubtensor1::grad(const Apply& node, const std::vecto
   const Var& ilist = node.input(2);
   const DType dx = tensor_type(x)->dtype(), dy = tensor_type(y)->dtype();
   if (!gz || !(is_float(dx) || is_complex(dx))) return r;
-  r[0] = set_ ? OpPtr(new AdvancedIncSubtensor1(false, true))->apply1({gz, zeros_like(y), ilist}) : gz;
+  r[0] = set_instead_of_inc_ ? OpPtr(new AdvancedIncSubtensor1(false, true))->apply1({gz, zeros_like(y), ilist}) : gz;
   if (is_float(dy) || is_complex(dy)) {
     Var gy = detail::sum_to_like(advanced_subtensor1(gz, ilist), y);
     if (tensor_type(gy)->dtype() != dy) gy = cast(gy, dy);
@@ -215,4 +216,3 @@ Var take(const Var& x_in, const Var& indices, int axis) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::AdvancedIncSubtensor1::props() const { return {{"inplace", inplace_}, {"set_instead_of_inc", set_}}; }

@@ -433,11 +433,11 @@ void emit_ger_checks(NodeLowering& L) {
 }
 
 void add_blas_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Dot)] = &lower_dot;
-  t[typeid(tensor::Dot22)] = &lower_dot22;
-  t[typeid(tensor::Gemm)] = &lower_gemm;
-  t[typeid(tensor::Gemv)] = &lower_gemv;
-  t[typeid(tensor::Ger)] = &lower_ger;
+  t.add<tensor::Dot>(Target::Cpu, &lower_dot);
+  t.add<tensor::Dot22>(Target::Cpu, &lower_dot22);
+  t.add<tensor::Gemm>(Target::Cpu, &lower_gemm);
+  t.add<tensor::Gemv>(Target::Cpu, &lower_gemv);
+  t.add<tensor::Ger>(Target::Cpu, &lower_ger);
 }
 
 }  // namespace theano::codegen::lower

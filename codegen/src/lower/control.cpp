@@ -25,6 +25,6 @@ void lower_ifelse(NodeLowering& L) {
 
 }  // namespace
 
-void add_control_lowerings(LoweringTable& t) { t[typeid(IfElse)] = &lower_ifelse; }
+void add_control_lowerings(LoweringTable& t) { t.add<IfElse>(Target::Cpu, &lower_ifelse); }
 
 }  // namespace theano::codegen::lower

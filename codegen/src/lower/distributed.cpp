@@ -56,6 +56,6 @@ void lower_collective(NodeLowering& L) {
 
 }  // namespace
 
-void add_distributed_lowerings(LoweringTable& t) { t[typeid(CollectiveOp)] = &lower_collective; }
+void add_distributed_lowerings(LoweringTable& t) { t.add<CollectiveOp>(Target::Cpu, &lower_collective); }
 
 }  // namespace theano::codegen::lower

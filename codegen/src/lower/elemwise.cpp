@@ -497,8 +497,9 @@ void lower_dimshuffle(NodeLowering& L) {
 }  // namespace
 
 void add_elemwise_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Elemwise)] = &lower_elemwise;
-  t[typeid(tensor::DimShuffle)] = &lower_dimshuffle;
+  t.add<tensor::Elemwise>(Target::Cpu, &lower_elemwise);
+  t.add<tensor::DimShuffle>(Target::Cpu, &lower_dimshuffle);
+  t.add<tensor::DimShuffle>(Target::Cuda, &lower_dimshuffle);  // its GPU form: this code on device addresses
 }
 
 }  // namespace theano::codegen::lower

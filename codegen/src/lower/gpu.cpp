@@ -2,8 +2,9 @@
 // on the host like any other node function:
 // * the transfers call ctx->gpu_copy (HostFromGpu first gathers a view into
 //   a contiguous buffer with a copy kernel);
-// * the GpuOps run the host op's lowering (NodeLowering::op): views are the
-//   CPU's metadata code, copies launch a copy kernel (emit_strided_copy);
+// * the GpuOps run the host op's CUDA lowering (NodeLowering::op is the host
+//   op; Target::Cuda): views are the CPU's metadata code, copies launch a
+//   copy kernel (emit_strided_copy);
 // * GpuElemwise checks shapes by the broadcasting rule the CPU Elemwise uses
 //   (emit_elemwise_shape), allocates its outputs in GPU memory
 //   (NodeLowering::alloc does for a GPU output), packs the kernel's
@@ -12,11 +13,7 @@
 // The kernels themselves go into the function's CUDA translation unit (L.cuda).
 #include <theano/gpu/ops.h>
 #include <theano/runtime/error.h>
-#include <theano/tensor/basic_ops.h>
 #include <theano/tensor/elemwise.h>
-#include <theano/tensor/join.h>
-#include <theano/tensor/shape.h>
-#include <theano/tensor/subtensor.h>
 
 #include "../cuda/cuda_unit.h"
 #include "lowering.h"
@@ -64,17 +61,16 @@ void lower_host_from_gpu(NodeLowering& L) {
   L.body.line("return ctx->gpu_copy(ctx->host, o0, x0, 1);");
 }
 
-/// The GPU form of a host op whose lowering touches no element on the host:
-/// the views (DimShuffle, Subtensor, Split, Reshape when the strides allow)
-/// are the CPU's metadata code on device addresses; the copies (Alloc, Join,
-/// Reshape otherwise) launch a copy kernel for a GPU output
-/// (emit_strided_copy, emit_gpu_copy). L.op is the host op, so the host lowering runs as it is.
-/// The other GpuOps (reductions, nnet, BLAS) have GPU lowerings of their own,
-/// registered by host op type (find_gpu_lowering).
+/// A GpuOp runs its host op's CUDA form (Target::Cuda; L.op is the host op):
+/// the GPU lowerings of the reductions, nnet, BLAS, indexing and random ops
+/// (lower/gpu_<family>.cpp), or, for the views (DimShuffle, Subtensor, Split,
+/// Reshape when the strides allow) and the copies (Alloc, Join, Reshape
+/// otherwise), the host lowering registered for Target::Cuda as well beside
+/// it: the CPU's metadata code on device addresses, and a copy kernel for a
+/// GPU output (emit_strided_copy, emit_gpu_copy).
 void lower_gpu_op(NodeLowering& L) {
   const Op& host = L.op;
-  const std::type_index type(typeid(host));
-  const LowerFn fn = gpu_form_is_host_lowering(type) ? find_lowering(type) : find_gpu_lowering(type);
+  const LowerFn fn = find_lowering(host, Target::Cuda);
   if (!fn) refuse(L.node, LoweringReason::NoLowering, " (no GPU lowering for " + host.name() + ")");
   fn(L);
 }
@@ -118,40 +114,11 @@ void lower_gpu_elemwise(NodeLowering& L) {
 
 }  // namespace
 
-bool gpu_form_is_host_lowering(std::type_index host_type) {
-  // The classes are final: a type match is the dynamic_cast it replaces.
-  return host_type == typeid(tensor::DimShuffle) || host_type == typeid(tensor::Alloc) ||
-         host_type == typeid(tensor::Reshape) || host_type == typeid(tensor::Subtensor) ||
-         host_type == typeid(tensor::Join) || host_type == typeid(tensor::Split);
-}
-
-LowerFn find_gpu_lowering(const Op& host) { return find_gpu_lowering(std::type_index(typeid(host))); }
-
-const LoweringTable& gpu_lowering_table() {
-  static const LoweringTable table = [] {
-    LoweringTable t;
-    add_gpu_reduction_lowerings(t);
-    add_gpu_blas_lowerings(t);
-    add_gpu_nnet_lowerings(t);
-    add_gpu_subtensor_lowerings(t);
-    add_gpu_random_lowerings(t);
-    add_gpu_arange_lowerings(t);
-    return t;
-  }();
-  return table;
-}
-
-LowerFn find_gpu_lowering(std::type_index host_type) {
-  const LoweringTable& table = gpu_lowering_table();
-  auto it = table.find(host_type);
-  return it == table.end() ? nullptr : it->second;
-}
-
 void add_gpu_lowerings(LoweringTable& t) {
-  t[typeid(gpu::GpuFromHost)] = &lower_gpu_from_host;
-  t[typeid(gpu::HostFromGpu)] = &lower_host_from_gpu;
-  t[typeid(gpu::GpuElemwise)] = &lower_gpu_elemwise;
-  t[typeid(gpu::GpuOp)] = &lower_gpu_op;
+  t.add<gpu::GpuFromHost>(Target::Cpu, &lower_gpu_from_host);
+  t.add<gpu::HostFromGpu>(Target::Cpu, &lower_host_from_gpu);
+  t.add<gpu::GpuElemwise>(Target::Cpu, &lower_gpu_elemwise);
+  t.add<gpu::GpuOp>(Target::Cpu, &lower_gpu_op);
 }
 
 }  // namespace theano::codegen::lower

@@ -74,8 +74,8 @@ void lower_gpu_eye(NodeLowering& L) {
 }  // namespace
 
 void add_gpu_arange_lowerings(LoweringTable& t) {
-  t[typeid(tensor::ARange)] = &lower_gpu_arange;
-  t[typeid(tensor::Eye)] = &lower_gpu_eye;
+  t.add<tensor::ARange>(Target::Cuda, &lower_gpu_arange);
+  t.add<tensor::Eye>(Target::Cuda, &lower_gpu_eye);
 }
 
 }  // namespace theano::codegen::lower

@@ -167,11 +167,11 @@ void lower_gpu_ger(NodeLowering& L) {
 }  // namespace
 
 void add_gpu_blas_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Dot)] = &lower_gpu_dot;
-  t[typeid(tensor::Dot22)] = &lower_gpu_dot;
-  t[typeid(tensor::Gemm)] = &lower_gpu_gemm;
-  t[typeid(tensor::Gemv)] = &lower_gpu_gemv;
-  t[typeid(tensor::Ger)] = &lower_gpu_ger;
+  t.add<tensor::Dot>(Target::Cuda, &lower_gpu_dot);
+  t.add<tensor::Dot22>(Target::Cuda, &lower_gpu_dot);
+  t.add<tensor::Gemm>(Target::Cuda, &lower_gpu_gemm);
+  t.add<tensor::Gemv>(Target::Cuda, &lower_gpu_gemv);
+  t.add<tensor::Ger>(Target::Cuda, &lower_gpu_ger);
 }
 
 }  // namespace theano::codegen::lower

@@ -189,10 +189,10 @@ void lower_gpu_crossentropy_grad(NodeLowering& L) {
 }  // namespace
 
 void add_gpu_nnet_lowerings(LoweringTable& t) {
-  t[typeid(tensor::nnet::Softmax)] = &lower_gpu_softmax;
-  t[typeid(tensor::nnet::LogSoftmax)] = &lower_gpu_log_softmax;
-  t[typeid(tensor::nnet::CrossentropyCategorical1Hot)] = &lower_gpu_crossentropy;
-  t[typeid(tensor::nnet::CrossentropyCategorical1HotGrad)] = &lower_gpu_crossentropy_grad;
+  t.add<tensor::nnet::Softmax>(Target::Cuda, &lower_gpu_softmax);
+  t.add<tensor::nnet::LogSoftmax>(Target::Cuda, &lower_gpu_log_softmax);
+  t.add<tensor::nnet::CrossentropyCategorical1Hot>(Target::Cuda, &lower_gpu_crossentropy);
+  t.add<tensor::nnet::CrossentropyCategorical1HotGrad>(Target::Cuda, &lower_gpu_crossentropy_grad);
 }
 
 }  // namespace theano::codegen::lower

@@ -120,6 +120,6 @@ void lower_gpu_random(NodeLowering& L) {
 
 }  // namespace
 
-void add_gpu_random_lowerings(LoweringTable& t) { t[typeid(tensor::RandomFunction)] = &lower_gpu_random; }
+void add_gpu_random_lowerings(LoweringTable& t) { t.add<tensor::RandomFunction>(Target::Cuda, &lower_gpu_random); }
 
 }  // namespace theano::codegen::lower

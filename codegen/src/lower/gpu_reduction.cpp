@@ -256,8 +256,8 @@ void lower_gpu_argreduce(NodeLowering& L) {
 }  // namespace
 
 void add_gpu_reduction_lowerings(LoweringTable& t) {
-  t[typeid(tensor::CAReduce)] = &lower_gpu_careduce;
-  t[typeid(tensor::ArgReduce)] = &lower_gpu_argreduce;
+  t.add<tensor::CAReduce>(Target::Cuda, &lower_gpu_careduce);
+  t.add<tensor::ArgReduce>(Target::Cuda, &lower_gpu_argreduce);
 }
 
 }  // namespace theano::codegen::lower

@@ -254,9 +254,9 @@ void lower_gpu_advanced_inc_subtensor1(NodeLowering& L) {
 }  // namespace
 
 void add_gpu_subtensor_lowerings(LoweringTable& t) {
-  t[typeid(tensor::IncSubtensor)] = &lower_gpu_inc_subtensor;
-  t[typeid(tensor::AdvancedSubtensor1)] = &lower_gpu_advanced_subtensor1;
-  t[typeid(tensor::AdvancedIncSubtensor1)] = &lower_gpu_advanced_inc_subtensor1;
+  t.add<tensor::IncSubtensor>(Target::Cuda, &lower_gpu_inc_subtensor);
+  t.add<tensor::AdvancedSubtensor1>(Target::Cuda, &lower_gpu_advanced_subtensor1);
+  t.add<tensor::AdvancedIncSubtensor1>(Target::Cuda, &lower_gpu_advanced_inc_subtensor1);
 }
 
 }  // namespace theano::codegen::lower

@@ -103,8 +103,10 @@ void lower_split(NodeLowering& L) {
 }  // namespace
 
 void add_join_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Join)] = &lower_join;
-  t[typeid(tensor::Split)] = &lower_split;
+  t.add<tensor::Join>(Target::Cpu, &lower_join);
+  t.add<tensor::Join>(Target::Cuda, &lower_join);  // its GPU form: this code, a copy kernel for a GPU output
+  t.add<tensor::Split>(Target::Cpu, &lower_split);
+  t.add<tensor::Split>(Target::Cuda, &lower_split);  // its GPU form: this code on device addresses
 }
 
 }  // namespace theano::codegen::lower

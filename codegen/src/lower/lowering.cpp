@@ -344,7 +344,24 @@ static void theano_convert_copy(char* pd, const int64_t* ds, const char* ps, con
 
 void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kConvertCopySupport); }
 
-LowerFn find_lowering(const Op& op) { return find_lowering(std::type_index(typeid(op))); }
+void LoweringTable::add(std::type_index op, Target target, LowerFn fn) {
+  const bool fresh = rows_.emplace(Key{op, target}, fn).second;
+  THEANO_INTERNAL_CHECK(fresh) << "two " << (target == Target::Cpu ? "C++" : "CUDA") << " lowerings for op class "
+                               << op.name();
+}
+
+LowerFn LoweringTable::find(std::type_index op, Target target) const {
+  auto it = rows_.find(Key{op, target});
+  return it == rows_.end() ? nullptr : it->second;
+}
+
+std::vector<LoweringTable::Key> LoweringTable::keys() const {
+  std::vector<Key> out;
+  for (const auto& [k, fn] : rows_) out.push_back(k);
+  return out;
+}
+
+LowerFn find_lowering(const Op& op, Target target) { return find_lowering(std::type_index(typeid(op)), target); }
 
 const LoweringTable& lowering_table() {
   static const LoweringTable table = [] {
@@ -361,15 +378,17 @@ const LoweringTable& lowering_table() {
     add_control_lowerings(t);
     add_distributed_lowerings(t);
     add_gpu_lowerings(t);
+    add_gpu_reduction_lowerings(t);
+    add_gpu_blas_lowerings(t);
+    add_gpu_nnet_lowerings(t);
+    add_gpu_subtensor_lowerings(t);
+    add_gpu_random_lowerings(t);
+    add_gpu_arange_lowerings(t);
     return t;
   }();
   return table;
 }
 
-LowerFn find_lowering(std::type_index op_type) {
-  const LoweringTable& table = lowering_table();
-  auto it = table.find(op_type);
-  return it == table.end() ? nullptr : it->second;
-}
+LowerFn find_lowering(std::type_index op_type, Target target) { return lowering_table().find(op_type, target); }
 
 }  // namespace theano::codegen::lower

@@ -5,8 +5,8 @@
 /// must not know about code generation (docs/architecture.md, "Layers"); the C++ fragment of
 /// each op kind lives in codegen/src/lower/<family>.cpp, registered by type in one
 /// table, the way MLIR keeps lowering patterns beside the target and not in the
-/// dialect. Each lowering writes only its node's fragment; the linker writes the
-/// function around it, plans memory and calls the nodes in toposort order.
+/// dialect (one table keyed by op class and target: cpu or cuda). Each lowering writes only its node's fragment;
+/// the linker writes the function around it, plans memory and calls the nodes in toposort order.
 ///
 /// The generated function of node t is
 ///
@@ -299,13 +299,46 @@ void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, co
 void need_convert_copy(NodeLowering& L);
 
 using LowerFn = void (*)(NodeLowering&);
-using LoweringTable = std::unordered_map<std::type_index, LowerFn>;
 
-/// The lowering registered for `op`'s dynamic type, or nullptr.
-LowerFn find_lowering(const Op& op);
+/// What a lowering's node function computes on: the host (the op's C++
+/// lowering), or the GPU (the CUDA form of a gpu::GpuOp over the op: L.op is
+/// the host op, L.node the GpuOp node with GPU inputs and outputs; a view or a
+/// copy registers its C++ lowering here too, run on device addresses).
+enum class Target : std::uint8_t { Cpu, Cuda };
+
+/// The one lowering table: (op class, target) -> lowering. Each family file
+/// (lower/<family>.cpp, lower/gpu_<family>.cpp) adds its rows.
+class LoweringTable {
+ public:
+  struct Key {
+    std::type_index op;
+    Target target;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  /// Adds `fn` as op class `op`'s lowering for `target`; internal error if
+  /// that row is already there.
+  void add(std::type_index op, Target target, LowerFn fn);
+  template <class OpClass>
+  void add(Target target, LowerFn fn) {
+    add(std::type_index(typeid(OpClass)), target, fn);
+  }
+  /// The row's lowering, or nullptr.
+  LowerFn find(std::type_index op, Target target) const;
+  /// Every row's key (the op registry test checks each class is registered).
+  std::vector<Key> keys() const;
+
+ private:
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return k.op.hash_code() * 2 + static_cast<std::size_t>(k.target); }
+  };
+  std::unordered_map<Key, LowerFn, KeyHash> rows_;
+};
+
+/// The lowering registered for `op`'s dynamic type and `target`, or nullptr.
+LowerFn find_lowering(const Op& op, Target target = Target::Cpu);
 /// The same, by op class (the op registry test walks classes, not instances).
-LowerFn find_lowering(std::type_index op_type);
-/// The whole table (the op registry test checks each class in it is registered).
+LowerFn find_lowering(std::type_index op_type, Target target = Target::Cpu);
+/// The whole table.
 const LoweringTable& lowering_table();
 
 // One registration function per family file (lower/<family>.cpp).
@@ -321,17 +354,8 @@ void add_sparse_lowerings(LoweringTable& t);
 void add_control_lowerings(LoweringTable& t);
 void add_distributed_lowerings(LoweringTable& t);
 void add_gpu_lowerings(LoweringTable& t);
-
-/// The GPU lowering of a GpuOp whose host op is `host` (a reduction, an nnet
-/// op, a BLAS op: gpu::gpu_op_inputs lists them), or nullptr. Registered by
-/// host op type from the GPU family files (lower/gpu_<family>.cpp); L.op is
-/// the host op, L.node the GpuOp node (GPU inputs and outputs).
-LowerFn find_gpu_lowering(const Op& host);
-LowerFn find_gpu_lowering(std::type_index host_type);
-const LoweringTable& gpu_lowering_table();
-/// Whether the GPU form of host op class `host_type` is its C++ lowering run
-/// on device addresses (views and copies: lower_gpu_op, lower/gpu.cpp).
-bool gpu_form_is_host_lowering(std::type_index host_type);
+// The CUDA forms (Target::Cuda) of the host ops with a GPU form
+// (Op::gpu_form): reductions, nnet, BLAS, indexing, random, arange / eye.
 void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);

@@ -209,10 +209,10 @@ void lower_crossentropy_grad(NodeLowering& L) {
 }  // namespace
 
 void add_nnet_lowerings(LoweringTable& t) {
-  t[typeid(tensor::nnet::Softmax)] = &lower_softmax;
-  t[typeid(tensor::nnet::LogSoftmax)] = &lower_log_softmax;
-  t[typeid(tensor::nnet::CrossentropyCategorical1Hot)] = &lower_crossentropy;
-  t[typeid(tensor::nnet::CrossentropyCategorical1HotGrad)] = &lower_crossentropy_grad;
+  t.add<tensor::nnet::Softmax>(Target::Cpu, &lower_softmax);
+  t.add<tensor::nnet::LogSoftmax>(Target::Cpu, &lower_log_softmax);
+  t.add<tensor::nnet::CrossentropyCategorical1Hot>(Target::Cpu, &lower_crossentropy);
+  t.add<tensor::nnet::CrossentropyCategorical1HotGrad>(Target::Cpu, &lower_crossentropy_grad);
 }
 
 }  // namespace theano::codegen::lower

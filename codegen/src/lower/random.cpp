@@ -247,6 +247,6 @@ void lower_random(NodeLowering& L) {
 
 }  // namespace
 
-void add_random_lowerings(LoweringTable& t) { t[typeid(tensor::RandomFunction)] = &lower_random; }
+void add_random_lowerings(LoweringTable& t) { t.add<tensor::RandomFunction>(Target::Cpu, &lower_random); }
 
 }  // namespace theano::codegen::lower

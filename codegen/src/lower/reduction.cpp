@@ -543,8 +543,8 @@ void lower_argreduce(NodeLowering& L) {
 }  // namespace
 
 void add_reduction_lowerings(LoweringTable& t) {
-  t[typeid(tensor::CAReduce)] = &lower_careduce;
-  t[typeid(tensor::ArgReduce)] = &lower_argreduce;
+  t.add<tensor::CAReduce>(Target::Cpu, &lower_careduce);
+  t.add<tensor::ArgReduce>(Target::Cpu, &lower_argreduce);
 }
 
 }  // namespace theano::codegen::lower

@@ -380,17 +380,19 @@ std::type_index op_type_of(Var (*make)(const Var&)) {
 }  // namespace
 
 void add_shape_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Shape)] = &lower_shape;
-  t[typeid(tensor::Shape_i)] = &lower_shape_i;
-  t[typeid(tensor::MakeVector)] = &lower_make_vector;
-  t[typeid(tensor::SpecifyShape)] = &lower_specify_shape;
-  t[typeid(tensor::Reshape)] = &lower_reshape;
-  t[typeid(tensor::Alloc)] = &lower_alloc;
-  t[typeid(tensor::ARange)] = &lower_arange;
-  t[typeid(tensor::Eye)] = &lower_eye;
-  t[typeid(tensor::Assert)] = &lower_assert;
-  t[op_type_of(&zero_grad)] = &lower_identity;
-  t[op_type_of(&disconnected_grad)] = &lower_identity;
+  t.add<tensor::Shape>(Target::Cpu, &lower_shape);
+  t.add<tensor::Shape_i>(Target::Cpu, &lower_shape_i);
+  t.add<tensor::MakeVector>(Target::Cpu, &lower_make_vector);
+  t.add<tensor::SpecifyShape>(Target::Cpu, &lower_specify_shape);
+  t.add<tensor::Reshape>(Target::Cpu, &lower_reshape);
+  t.add<tensor::Reshape>(Target::Cuda, &lower_reshape);  // its GPU form: this code, a copy kernel for a GPU output
+  t.add<tensor::Alloc>(Target::Cpu, &lower_alloc);
+  t.add<tensor::Alloc>(Target::Cuda, &lower_alloc);  // its GPU form: this code, a copy kernel for a GPU output
+  t.add<tensor::ARange>(Target::Cpu, &lower_arange);
+  t.add<tensor::Eye>(Target::Cpu, &lower_eye);
+  t.add<tensor::Assert>(Target::Cpu, &lower_assert);
+  t.add(op_type_of(&zero_grad), Target::Cpu, &lower_identity);
+  t.add(op_type_of(&disconnected_grad), Target::Cpu, &lower_identity);
 }
 
 }  // namespace theano::codegen::lower

@@ -398,14 +398,14 @@ void lower_row_vector(NodeLowering& L) {
 }  // namespace
 
 void add_sparse_lowerings(LoweringTable& t) {
-  t[typeid(sparse::SparseMerge)] = &lower_merge;
-  t[typeid(sparse::SparseRowVector)] = &lower_row_vector;
-  t[typeid(sparse::SwapFormat)] = &lower_swap;
-  t[typeid(sparse::Usmm)] = &lower_usmm;
-  t[typeid(sparse::SpMM)] = &lower_spmm;
-  t[typeid(sparse::SampledDot)] = &lower_sampled_dot;
-  t[typeid(sparse::SparseGather)] = &lower_gather;
-  t[typeid(sparse::ComponentsToDense)] = &lower_to_dense;
+  t.add<sparse::SparseMerge>(Target::Cpu, &lower_merge);
+  t.add<sparse::SparseRowVector>(Target::Cpu, &lower_row_vector);
+  t.add<sparse::SwapFormat>(Target::Cpu, &lower_swap);
+  t.add<sparse::Usmm>(Target::Cpu, &lower_usmm);
+  t.add<sparse::SpMM>(Target::Cpu, &lower_spmm);
+  t.add<sparse::SampledDot>(Target::Cpu, &lower_sampled_dot);
+  t.add<sparse::SparseGather>(Target::Cpu, &lower_gather);
+  t.add<sparse::ComponentsToDense>(Target::Cpu, &lower_to_dense);
 }
 
 }  // namespace theano::codegen::lower

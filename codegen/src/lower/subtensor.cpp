@@ -365,10 +365,11 @@ void lower_advanced_inc_subtensor1(NodeLowering& L) {
 }  // namespace
 
 void add_subtensor_lowerings(LoweringTable& t) {
-  t[typeid(tensor::Subtensor)] = &lower_subtensor;
-  t[typeid(tensor::IncSubtensor)] = &lower_inc_subtensor;
-  t[typeid(tensor::AdvancedSubtensor1)] = &lower_advanced_subtensor1;
-  t[typeid(tensor::AdvancedIncSubtensor1)] = &lower_advanced_inc_subtensor1;
+  t.add<tensor::Subtensor>(Target::Cpu, &lower_subtensor);
+  t.add<tensor::Subtensor>(Target::Cuda, &lower_subtensor);  // its GPU form: this code on device addresses
+  t.add<tensor::IncSubtensor>(Target::Cpu, &lower_inc_subtensor);
+  t.add<tensor::AdvancedSubtensor1>(Target::Cpu, &lower_advanced_subtensor1);
+  t.add<tensor::AdvancedIncSubtensor1>(Target::Cpu, &lower_advanced_inc_subtensor1);
 }
 
 }  // namespace theano::codegen::lower

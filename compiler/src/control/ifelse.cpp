@@ -34,7 +34,7 @@ bool IfElse::truth(const NDArray& cond) {
 }
 
 THEANO_REGISTER_OP(
-    IfElse, .kinds = {"IfElse"},
+    IfElse,
     .no_cuda = "control flow: the host picks a branch; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr IfElse::make_node(std::vector<Var> inputs) const {

@@ -195,7 +195,7 @@ StaticShape with_steps(const std::optional<std::int64_t>& steps, const StaticSha
 }  // namespace
 
 THEANO_REGISTER_OP(
-    Scan, .kinds = {"Scan"},
+    Scan,
     .no_cpp =
         "lowered by the source generator itself (codegen/src/scan_lowering.cpp: the step needs an inner Generator), "
         "not through the lowering table",

@@ -69,6 +69,9 @@ const CollectiveOp* as_collective(const Apply& node) { return dynamic_cast<const
 THEANO_REGISTER_OP(CollectiveOp, .kinds = {"MpiAllreduce", "MpiBroadcast", "MpiAllgather", "MpiRank", "MpiSize"},
                    .no_cuda = "MPI exchanges host buffers; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
+// Not folded: a collective's value comes from the other processes.
+bool CollectiveOp::foldable() const { return false; }
+
 ApplyPtr CollectiveOp::make_node(std::vector<Var> inputs) const {
   if (no_input(kind_)) {
     THEANO_USER_CHECK(inputs.empty(), TypeError) << name() << " takes no input, got " << inputs.size();

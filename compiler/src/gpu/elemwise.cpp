@@ -23,7 +23,7 @@ bool GpuElemwise::equals(const Op& other) const {
 std::size_t GpuElemwise::hash() const { return host_->hash() * 7 + 0x67707565; }
 
 THEANO_REGISTER_OP(
-    GpuElemwise, .kinds = {"GpuElemwise"},
+    GpuElemwise,
     .no_grad = "made by the GPU transfer rewrite after gradients are taken: the host Elemwise carries the gradient",
     .no_cuda = "a GPU op: its C++ lowering (codegen/src/lower/gpu.cpp) is the CUDA kernel and its launch");
 

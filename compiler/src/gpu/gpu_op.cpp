@@ -5,15 +5,7 @@
 #include "theano/gpu/ops.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
-#include "theano/tensor/basic_ops.h"
-#include "theano/tensor/blas.h"
-#include "theano/tensor/elemwise.h"
-#include "theano/tensor/join.h"
-#include "theano/tensor/nnet.h"
-#include "theano/tensor/random.h"
-#include "theano/tensor/reduction.h"
-#include "theano/tensor/shape.h"
-#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
 
 namespace theano::gpu {
 
@@ -51,6 +43,9 @@ bool GpuOp::equals(const Op& other) const {
 std::size_t GpuOp::hash() const {
   return host_->hash() * 13 + gpu_inputs_.size() + gpu_outputs_.size() * 31 + 0x67707530;
 }
+
+// Folded as its host op would be (not a GpuAlloc, not a random draw).
+bool GpuOp::foldable() const { return host_->foldable(); }
 
 THEANO_REGISTER_OP(
     GpuOp, .kinds = {},
@@ -120,73 +115,17 @@ std::vector<std::vector<Var>> GpuOp::infer_shape(const Apply& node, const std::v
 
 std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
   const Op& op = *node.op();
-  if (!op.destroy_map().empty()) return std::nullopt;
-  const auto n = static_cast<std::size_t>(node.nin());
-  auto only = [n](std::initializer_list<std::size_t> data) {
-    std::vector<bool> r(n, false);
-    for (std::size_t i : data)
-      if (i < n) r[i] = true;
-    return r;
-  };
-  // Views and shape ops: the array; the shape and index inputs stay host scalars.
-  if (dynamic_cast<const tensor::DimShuffle*>(&op) || dynamic_cast<const tensor::Alloc*>(&op) ||
-      dynamic_cast<const tensor::Reshape*>(&op) || dynamic_cast<const tensor::Subtensor*>(&op) ||
-      dynamic_cast<const tensor::Split*>(&op))
-    return only({0});
-  // Join: every input, copied by a kernel of the output's dtype.
-  if (dynamic_cast<const tensor::Join*>(&op)) {
-    const tensor::TensorType* out = tensor::tensor_type(node.output(0));
-    for (const Var& v : node.inputs()) {
-      const tensor::TensorType* t = tensor::tensor_type(v);
-      if (!out || !t || t->dtype() != out->dtype()) return std::nullopt;
-    }
-    return std::vector<bool>(n, true);
-  }
-  // Reductions and the nnet ops: every input (a fused reduction's too; the labels).
-  if (dynamic_cast<const tensor::CAReduce*>(&op) || dynamic_cast<const tensor::ArgReduce*>(&op) ||
-      dynamic_cast<const tensor::nnet::Softmax*>(&op) || dynamic_cast<const tensor::nnet::LogSoftmax*>(&op) ||
-      dynamic_cast<const tensor::nnet::CrossentropyCategorical1Hot*>(&op) ||
-      dynamic_cast<const tensor::nnet::CrossentropyCategorical1HotGrad*>(&op))
-    return std::vector<bool>(n, true);
-  // Indexing that writes or gathers: x and the value (IncSubtensor's bounds
-  // stay host scalars); the advanced ops' index vector too. Increments
-  // repeated by AdvancedIncSubtensor1 need an atomic add of x's dtype.
-  if (dynamic_cast<const tensor::IncSubtensor*>(&op)) return only({0, 1});
-  if (dynamic_cast<const tensor::AdvancedSubtensor1*>(&op)) return std::vector<bool>(n, true);
-  if (const auto* a = dynamic_cast<const tensor::AdvancedIncSubtensor1*>(&op)) {
-    const tensor::TensorType* x = tensor::tensor_type(node.input(0));
-    const bool atomic = x && (x->dtype() == DType::Float32 || x->dtype() == DType::Float64 ||
-                              x->dtype() == DType::Int32 || x->dtype() == DType::UInt32 ||
-                              x->dtype() == DType::Int64 || x->dtype() == DType::UInt64);
-    if (!a->set_instead_of_inc() && !atomic) return std::nullopt;
-    return std::vector<bool>(n, true);
-  }
-  // Made from host scalars alone: no GPU input (the GpuOp names its context).
-  if (dynamic_cast<const tensor::ARange*>(&op) || dynamic_cast<const tensor::Eye*>(&op))
-    return std::vector<bool>(n, false);
-  // Random samples: the parameters (the state and the size stay host values).
-  if (dynamic_cast<const tensor::RandomFunction*>(&op)) return only({2, 3});
-  // BLAS (cuBLAS; float32 / float64 only): the matrices and vectors, not alpha / beta.
-  const bool blas = dynamic_cast<const tensor::Dot*>(&op) || dynamic_cast<const tensor::Dot22*>(&op) ||
-                    dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||
-                    dynamic_cast<const tensor::Ger*>(&op);
-  if (!blas) return std::nullopt;
-  const tensor::TensorType* out = tensor::tensor_type(node.output(0));
-  if (!out || (out->dtype() != DType::Float32 && out->dtype() != DType::Float64)) return std::nullopt;
-  const std::vector<bool> data = (dynamic_cast<const tensor::Gemm*>(&op) || dynamic_cast<const tensor::Gemv*>(&op) ||
-                                  dynamic_cast<const tensor::Ger*>(&op))
-                                     ? only({0, 2, 3})
-                                     : std::vector<bool>(n, true);  // Dot, Dot22
-  for (std::size_t i = 0; i < n; ++i) {  // cuBLAS multiplies arrays of one dtype
-    const tensor::TensorType* t = tensor::tensor_type(node.input(static_cast<int>(i)));
-    if (data[i] && (!t || t->dtype() != out->dtype())) return std::nullopt;
-  }
-  return data;
+  if (!op.destroy_map().empty()) return std::nullopt;  // a GpuOp writes fresh buffers or views
+  std::optional<GpuPlacement> p = op.gpu_form(node);
+  if (!p) return std::nullopt;
+  THEANO_INTERNAL_CHECK(static_cast<int>(p->inputs.size()) == node.nin())
+      << op.name() << "::gpu_form placed " << p->inputs.size() << " inputs of a node with " << node.nin();
+  return std::move(p->inputs);
 }
 
 std::vector<bool> gpu_op_outputs(const Apply& node) {
-  if (dynamic_cast<const tensor::RandomFunction*>(node.op().get())) return {false, true};
-  return {};
+  std::optional<GpuPlacement> p = node.op()->gpu_form(node);
+  return p ? std::move(p->outputs) : std::vector<bool>{};
 }
 
 }  // namespace theano::gpu

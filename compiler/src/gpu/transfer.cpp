@@ -15,8 +15,7 @@ GpuFromHost::GpuFromHost(std::string context) : context_(std::move(context)) {
 
 Props GpuFromHost::props() const { return {{"context", context_}}; }
 
-THEANO_REGISTER_OP(GpuFromHost, .kinds = {"GpuFromHost"},
-                   .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
+THEANO_REGISTER_OP(GpuFromHost, .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
 
 ApplyPtr GpuFromHost::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "GpuFromHost takes 1 input, got " << inputs.size();
@@ -56,8 +55,7 @@ std::vector<Var> GpuFromHost::grad(const Apply&, const std::vector<Var>& output_
   return {host_from_gpu(output_grads[0])};
 }
 
-THEANO_REGISTER_OP(HostFromGpu, .kinds = {"HostFromGpu"},
-                   .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
+THEANO_REGISTER_OP(HostFromGpu, .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
 
 ApplyPtr HostFromGpu::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "HostFromGpu takes 1 input, got " << inputs.size();

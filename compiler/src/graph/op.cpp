@@ -73,4 +73,8 @@ std::vector<std::vector<bool>> Op::connection_pattern(const Apply& node) const {
                                         std::vector<bool>(static_cast<std::size_t>(node.nout()), true));
 }
 
+std::optional<GpuPlacement> Op::gpu_form(const Apply&) const { return std::nullopt; }
+
+std::vector<InplaceVariant> Op::inplace_variants(const Apply&) const { return {}; }
+
 }  // namespace theano

@@ -3,12 +3,12 @@
 ///
 /// Every node whose inputs are all constants is evaluated once at compile time
 /// and replaced by Constants of its outputs' types, except: ops without
-/// `perform`, ops that destroy an input, random ops (their value must change
-/// between calls), collectives (type names "Mpi...": their value comes from
-/// the other processes, distributed/collectives.h), and Alloc, whose output can be far larger than its inputs
-/// (folding it would store the expanded array in the graph; Theano keeps it
-/// symbolic too). A node whose `perform` raises (a failing Assert on
-/// constants) is left alone so the error happens at run time, as written.
+/// `perform`, ops that destroy an input, and ops that say they are not
+/// `foldable()` (random ops: their value must change between calls;
+/// collectives: their value comes from the other processes; Alloc, whose
+/// output can be far larger than its inputs; the GPU forms of these). A node
+/// whose `perform` raises (a failing Assert on constants) is left alone so
+/// the error happens at run time, as written.
 #include <string_view>
 
 #include "rewrites.h"
@@ -32,8 +32,7 @@ NodeRewriterPtr constant_folding() {
         std::string_view kind = op.type_name();
         if (!op.has_perform()) return RewriteResult::fail("op has no perform");
         if (!op.destroy_map().empty()) return RewriteResult::fail("op destroys an input");
-        if (kind == "Alloc" || kind.find("Random") != std::string_view::npos || kind.starts_with("Mpi"))
-          return RewriteResult::fail(std::string(kind) + " is not folded");
+        if (!op.foldable()) return RewriteResult::fail(std::string(kind) + " is not folded");
         std::vector<NDArray> outs(static_cast<std::size_t>(node.nout()));
         std::vector<Var> repl;
         try {

@@ -2,7 +2,8 @@
 /// The destroy handler stage and the inplace rewrites (Theano's
 /// `add_destroy_handler`, `inplace_elemwise`, `inplace_setsubtensor`, the
 /// inplace BLAS stage): ops that may overwrite an input get their inplace
-/// form when that is safe.
+/// form when that is safe. Which forms exist each op states itself
+/// (Op::inplace_variants, naming the stage that offers it).
 ///
 /// Why a pass with its own safety test instead of "replace, validate, roll
 /// back" per node: DestroyHandler::validate sorts the whole graph, so trying
@@ -24,17 +25,10 @@
 #include <unordered_set>
 
 #include "rewrites.h"
-#include "theano/sparse/components.h"
 #include "theano/fgraph/destroy_handler.h"
 #include "theano/fgraph/mutable_inputs.h"
-#include "theano/tensor/blas.h"
-#include "theano/tensor/elemwise.h"
-#include "theano/tensor/random.h"
-#include "theano/tensor/subtensor.h"
 
 namespace theano::rewrite::detail {
-
-namespace T = theano::tensor;
 
 namespace {
 
@@ -133,44 +127,15 @@ GraphRewriterPtr inplace_stage(std::string name, CandidatesFn candidates) {
   });
 }
 
-// Elemwise{op,no_inplace}(x, ...) -> Elemwise{op,inplace}(x, ...) (output 0 overwrites an input)
-std::vector<Candidate> elemwise_candidates(const Apply& node) {
-  const auto* e = dynamic_cast<const T::Elemwise*>(node.op().get());
-  if (!e || !e->inplace_pattern().empty() || node.nout() != 1) return {};
-  std::vector<Candidate> out;
-  for (int i = 0; i < node.nin(); ++i) out.push_back({i, OpPtr(new T::Elemwise(e->scalar_op(), {{0, i}}))});
-  return out;
-}
-
-// IncSubtensor{no_inplace}(x, y, idx) -> IncSubtensor{inplace}(x, y, idx); same for AdvancedIncSubtensor1
-std::vector<Candidate> setsubtensor_candidates(const Apply& node) {
-  if (const auto* op = dynamic_cast<const T::IncSubtensor*>(node.op().get()); op && !op->inplace())
-    return {{0, OpPtr(new T::IncSubtensor(op->idx_list(), true, op->set_instead_of_inc()))}};
-  if (const auto* op = dynamic_cast<const T::AdvancedIncSubtensor1*>(node.op().get()); op && !op->inplace())
-    return {{0, OpPtr(new T::AdvancedIncSubtensor1(true, op->set_instead_of_inc()))}};
-  return {};
-}
-
-// Gemm{no_inplace}(z, ...) -> Gemm{inplace}(z, ...); Gemv likewise; Ger{non-destructive} -> Ger{destructive};
-// Usmm(..., z) -> Usmm{inplace}(..., z) (local_usmm's node, sparse/components.h)
-std::vector<Candidate> blas_candidates(const Apply& node) {
-  if (const auto* op = dynamic_cast<const sparse::Usmm*>(node.op().get()); op && !op->inplace())
-    return {{6, OpPtr(new sparse::Usmm(op->format(), true))}};
-  if (const auto* op = dynamic_cast<const T::Gemm*>(node.op().get()); op && !op->inplace())
-    return {{0, OpPtr(new T::Gemm(true))}};
-  if (const auto* op = dynamic_cast<const T::Gemv*>(node.op().get()); op && !op->inplace())
-    return {{0, OpPtr(new T::Gemv(true))}};
-  if (const auto* op = dynamic_cast<const T::Ger*>(node.op().get()); op && !op->destructive())
-    return {{0, OpPtr(new T::Ger(true))}};
-  return {};
-}
-
-// RandomFunction{dist}(state, ...) -> RandomFunction{dist,inplace}(state, ...): the
-// advanced state overwrites the old one (the op checks the state holds 2 words)
-std::vector<Candidate> random_candidates(const Apply& node) {
-  const auto* op = dynamic_cast<const T::RandomFunction*>(node.op().get());
-  if (!op || op->inplace()) return {};
-  return {{0, OpPtr(new T::RandomFunction(op->distribution(), op->dtype(), op->size_from_params(), true)), true}};
+// The inplace forms `stage` offers: those each op states (Op::inplace_variants,
+// beside the op), e.g. Elemwise{op,no_inplace}(x, ...) -> Elemwise{op,inplace}(x, ...).
+CandidatesFn candidates_of(InplaceStage stage) {
+  return [stage](const Apply& node) {
+    std::vector<Candidate> out;
+    for (InplaceVariant& v : node.op()->inplace_variants(node))
+      if (v.stage == stage) out.push_back({v.input, std::move(v.op), v.op_checks_shape});
+    return out;
+  };
 }
 
 }  // namespace
@@ -197,9 +162,11 @@ GraphRewriterPtr add_destroy_handler() {
   return r;
 }
 
-GraphRewriterPtr inplace_setsubtensor() { return inplace_stage("inplace_setsubtensor", setsubtensor_candidates); }
-GraphRewriterPtr blas_opt_inplace() { return inplace_stage("blas_opt_inplace", blas_candidates); }
-GraphRewriterPtr inplace_elemwise() { return inplace_stage("inplace_elemwise", elemwise_candidates); }
-GraphRewriterPtr inplace_random() { return inplace_stage("inplace_random", random_candidates); }
+GraphRewriterPtr inplace_setsubtensor() {
+  return inplace_stage("inplace_setsubtensor", candidates_of(InplaceStage::SetSubtensor));
+}
+GraphRewriterPtr blas_opt_inplace() { return inplace_stage("blas_opt_inplace", candidates_of(InplaceStage::Blas)); }
+GraphRewriterPtr inplace_elemwise() { return inplace_stage("inplace_elemwise", candidates_of(InplaceStage::Elemwise)); }
+GraphRewriterPtr inplace_random() { return inplace_stage("inplace_random", candidates_of(InplaceStage::Random)); }
 
 }  // namespace theano::rewrite::detail

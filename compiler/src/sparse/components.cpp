@@ -130,7 +130,7 @@ std::pair<int64_t, int64_t> check_components(const std::string& op, SparseFormat
 
 // Each component op is registered beside its make_node (reasons: registry_reasons.h).
 
-THEANO_REGISTER_OP(SpMM, .kinds = {"SpMM"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SpMM, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SpMM
 ApplyPtr SpMM::make_node(std::vector<Var> inputs) const {
@@ -161,7 +161,7 @@ std::vector<std::vector<Var>> SpMM::infer_shape(const Apply& node, const std::ve
   return {{tensor::subtensor(node.input(3), {0}), s[4][1]}};
 }
 
-THEANO_REGISTER_OP(SampledDot, .kinds = {"SampledDot"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SampledDot, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SampledDot
 ApplyPtr SampledDot::make_node(std::vector<Var> inputs) const {
@@ -197,7 +197,7 @@ std::vector<std::vector<Var>> SampledDot::infer_shape(const Apply&, const std::v
   return nnz_shape(s, 0);
 }
 
-THEANO_REGISTER_OP(SparseGather, .kinds = {"SparseGather"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SparseGather, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SparseGather
 ApplyPtr SparseGather::make_node(std::vector<Var> inputs) const {
@@ -229,7 +229,7 @@ std::vector<std::vector<Var>> SparseGather::infer_shape(const Apply&, const std:
   return nnz_shape(s, 0);
 }
 
-THEANO_REGISTER_OP(ComponentsToDense, .kinds = {"ComponentsToDense"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(ComponentsToDense, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- ComponentsToDense
 ApplyPtr ComponentsToDense::make_node(std::vector<Var> inputs) const {
@@ -261,7 +261,7 @@ std::vector<std::vector<Var>> ComponentsToDense::infer_shape(const Apply& node,
   return {{tensor::subtensor(node.input(3), {0}), tensor::subtensor(node.input(3), {1})}};
 }
 
-THEANO_REGISTER_OP(SwapFormat, .kinds = {"SwapFormat"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SwapFormat, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 
 // ---- SwapFormat
 ApplyPtr SwapFormat::make_node(std::vector<Var> inputs) const {
@@ -297,7 +297,7 @@ std::vector<std::vector<Var>> SwapFormat::infer_shape(const Apply&, const std::v
   throw MethodNotDefined(label(*this) + ": the new indptr's length is read from the shape at run time");
 }
 
-THEANO_REGISTER_OP(DenseToComponents, .kinds = {"DenseToComponents"}, .no_grad = kAfterGrad,
+THEANO_REGISTER_OP(DenseToComponents, .no_grad = kAfterGrad,
                    .no_cpp = "its output sizes depend on the values: perform runs it", .no_cuda = kHostKernels);
 
 // ---- DenseToComponents
@@ -321,7 +321,13 @@ std::vector<std::vector<Var>> DenseToComponents::infer_shape(const Apply&,
   throw MethodNotDefined(label(*this) + ": the number of stored values depends on the values");
 }
 
-THEANO_REGISTER_OP(Usmm, .kinds = {"Usmm"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(Usmm, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+
+// Usmm(..., z) -> Usmm{inplace}(..., z) (local_usmm's node), in the BLAS inplace stage.
+std::vector<InplaceVariant> Usmm::inplace_variants(const Apply&) const {
+  if (inplace_) return {};
+  return {{InplaceStage::Blas, 6, OpPtr(new Usmm(format(), true))}};
+}
 
 // ---- Usmm
 ApplyPtr Usmm::make_node(std::vector<Var> inputs) const {
@@ -368,7 +374,7 @@ std::vector<std::vector<Var>> Usmm::infer_shape(const Apply&, const std::vector<
 ViewMap Usmm::destroy_map() const { return inplace_ ? ViewMap{{0, {6}}} : ViewMap{}; }
 
 // ---- SparseMerge
-THEANO_REGISTER_OP(SparseMerge, .kinds = {"SparseMerge"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SparseMerge, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 ApplyPtr SparseMerge::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
   THEANO_USER_CHECK(inputs.size() == 8, TypeError)
@@ -454,7 +460,7 @@ std::vector<std::vector<Var>> SparseMerge::infer_shape(const Apply&, const std::
 }
 
 // ---- SparseRowVector
-THEANO_REGISTER_OP(SparseRowVector, .kinds = {"SparseRowVector"}, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
+THEANO_REGISTER_OP(SparseRowVector, .no_grad = kAfterGrad, .no_cuda = kHostKernels);
 ApplyPtr SparseRowVector::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
   THEANO_USER_CHECK(inputs.size() == 5, TypeError) << op << " takes 5 inputs (data, indices, indptr, shape, v), got "

@@ -96,7 +96,7 @@ Var sparse_with_vector(const char* fn, const OpPtr& op, const Var& x, const tens
 }  // namespace
 
 // ---- AddSS
-THEANO_REGISTER_OP(AddSS, .kinds = {"AddSS"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
+THEANO_REGISTER_OP(AddSS, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr AddSS::make_node(std::vector<Var> inputs) const { return sparse_sparse_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> AddSS::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -109,7 +109,7 @@ std::vector<Var> AddSS::grad(const Apply&, const std::vector<Var>& g) const {
 }
 
 // ---- MulSS
-THEANO_REGISTER_OP(MulSS, .kinds = {"MulSS"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
+THEANO_REGISTER_OP(MulSS, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr MulSS::make_node(std::vector<Var> inputs) const { return sparse_sparse_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> MulSS::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -122,7 +122,7 @@ std::vector<Var> MulSS::grad(const Apply& node, const std::vector<Var>& g) const
 }
 
 // ---- MulSV
-THEANO_REGISTER_OP(MulSV, .kinds = {"MulSV"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
+THEANO_REGISTER_OP(MulSV, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr MulSV::make_node(std::vector<Var> inputs) const { return sparse_vector_node(*this, std::move(inputs)); }
 
 std::vector<std::vector<Var>> MulSV::infer_shape(const Apply&, const std::vector<std::vector<Var>>&) const {
@@ -139,8 +139,7 @@ std::vector<Var> MulSV::grad(const Apply& node, const std::vector<Var>& g) const
 }
 
 // ---- StructuredAddSV
-THEANO_REGISTER_OP(StructuredAddSV, .kinds = {"StructuredAddSV"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(StructuredAddSV, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 ApplyPtr StructuredAddSV::make_node(std::vector<Var> inputs) const {
   return sparse_vector_node(*this, std::move(inputs));
 }

@@ -52,7 +52,7 @@ std::vector<Var> sparse_shape(const Var& s) {
 }  // namespace
 
 // Why the graph ops have no perform and no lowerings (sparse/ops.h).
-THEANO_REGISTER_OP(CSM, .kinds = {"CSM"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
+THEANO_REGISTER_OP(CSM, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- CSM
 ApplyPtr CSM::make_node(std::vector<Var> inputs) const {
@@ -125,8 +125,7 @@ Var values_at(const Var& s, const Var& g) {
 
 std::vector<std::vector<bool>> CSM::connection_pattern(const Apply&) const { return {{true}, {false}, {false}, {false}}; }
 
-THEANO_REGISTER_OP(CSMProperties, .kinds = {"CSMProperties"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(CSMProperties, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- CSMProperties
 ApplyPtr CSMProperties::make_node(std::vector<Var> inputs) const {
@@ -152,8 +151,7 @@ std::vector<std::vector<bool>> CSMProperties::connection_pattern(const Apply&) c
   return {{true, false, false, false}};
 }
 
-THEANO_REGISTER_OP(DenseFromSparse, .kinds = {"DenseFromSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(DenseFromSparse, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- DenseFromSparse
 ApplyPtr DenseFromSparse::make_node(std::vector<Var> inputs) const {
@@ -171,8 +169,7 @@ std::vector<Var> DenseFromSparse::grad(const Apply& node, const std::vector<Var>
   return {OpPtr(new GatherSparse())->apply1({node.input(0), g.at(0)})};
 }
 
-THEANO_REGISTER_OP(SparseFromDense, .kinds = {"SparseFromDense"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(SparseFromDense, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- SparseFromDense
 ApplyPtr SparseFromDense::make_node(std::vector<Var> inputs) const {
@@ -190,8 +187,7 @@ std::vector<Var> SparseFromDense::grad(const Apply&, const std::vector<Var>& g) 
   return {g.at(0) ? dense_from_sparse(g[0]) : Var()};
 }
 
-THEANO_REGISTER_OP(Transpose, .kinds = {"SparseTranspose"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(Transpose, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- Transpose
 ApplyPtr Transpose::make_node(std::vector<Var> inputs) const {
@@ -209,8 +205,7 @@ std::vector<Var> Transpose::grad(const Apply&, const std::vector<Var>& g) const 
   return {g.at(0) ? transpose(g[0]) : Var()};
 }
 
-THEANO_REGISTER_OP(StructuredDot, .kinds = {"StructuredDot"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(StructuredDot, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- StructuredDot
 ApplyPtr StructuredDot::make_node(std::vector<Var> inputs) const {
@@ -236,8 +231,7 @@ std::vector<Var> StructuredDot::grad(const Apply& node, const std::vector<Var>& 
   return {OpPtr(new SampledDotSparse())->apply1({s, gz, d}), structured_dot(transpose(s), gz)};
 }
 
-THEANO_REGISTER_OP(SampledDotSparse, .kinds = {"SampledDotSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(SampledDotSparse, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- SampledDotSparse
 ApplyPtr SampledDotSparse::make_node(std::vector<Var> inputs) const {
@@ -267,8 +261,7 @@ std::vector<std::vector<bool>> SampledDotSparse::connection_pattern(const Apply&
   return {{false}, {true}, {true}};
 }
 
-THEANO_REGISTER_OP(GatherSparse, .kinds = {"GatherSparse"}, .no_perform = kExpanded, .no_cpp = kExpanded,
-                   .no_cuda = kExpanded);
+THEANO_REGISTER_OP(GatherSparse, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- GatherSparse
 ApplyPtr GatherSparse::make_node(std::vector<Var> inputs) const {
@@ -291,7 +284,7 @@ std::vector<Var> GatherSparse::grad(const Apply&, const std::vector<Var>& g) con
 
 std::vector<std::vector<bool>> GatherSparse::connection_pattern(const Apply&) const { return {{false}, {true}}; }
 
-THEANO_REGISTER_OP(TrueDot, .kinds = {"TrueDot"}, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
+THEANO_REGISTER_OP(TrueDot, .no_perform = kExpanded, .no_cpp = kExpanded, .no_cuda = kExpanded);
 
 // ---- TrueDot
 ApplyPtr TrueDot::make_node(std::vector<Var> inputs) const {

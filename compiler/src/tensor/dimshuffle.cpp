@@ -45,7 +45,12 @@ bool DimShuffle::is_transpose() const {
          std::none_of(new_order_.begin(), new_order_.end(), [](int a) { return a == kNewAxis; });
 }
 
-THEANO_REGISTER_OP(DimShuffle, .kinds = {"DimShuffle"});
+THEANO_REGISTER_OP(DimShuffle);
+
+// GPU form: a view of the GPU array (its CUDA lowering is the C++ one on device addresses).
+std::optional<GpuPlacement> DimShuffle::gpu_form(const Apply& node) const {
+  return GpuPlacement::only(node.nin(), {0});
+}
 
 ApplyPtr DimShuffle::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();

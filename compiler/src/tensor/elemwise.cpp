@@ -59,8 +59,17 @@ ViewMap Elemwise::destroy_map() const {
 }
 
 THEANO_REGISTER_OP(
-    Elemwise, .kinds = {"Elemwise"},
-    .no_cuda = "its GPU form is GpuElemwise (gpu/ops.h), lowered from the same scalar-table C expressions");
+    Elemwise, .no_cuda = "its GPU form is GpuElemwise (gpu/ops.h), lowered from the same scalar-table C expressions");
+
+// Elemwise{op,no_inplace}(x, ...) -> Elemwise{op,inplace}(x, ...): output 0 overwrites
+// one of the inputs. (Its GPU form is GpuElemwise, made by the GPU transfer rewrite.)
+std::vector<InplaceVariant> Elemwise::inplace_variants(const Apply& node) const {
+  if (!inplace_pattern().empty() || node.nout() != 1) return {};
+  std::vector<InplaceVariant> out;
+  for (int i = 0; i < node.nin(); ++i)
+    out.push_back({InplaceStage::Elemwise, i, OpPtr(new Elemwise(scalar_op(), {{0, i}}))});
+  return out;
+}
 
 ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
   const std::string op_name = name();

@@ -10,6 +10,7 @@
 #include "rewrite_test_util.h"
 #include "test_util.h"
 #include "theano/extending.hpp"
+#include "theano/gpu/ops.h"
 
 using namespace theano;
 using namespace theano::test;
@@ -62,6 +63,18 @@ TEST_SUITE("rewrite_tests") {
     Var bad = T::assert_op(x, {T::constant(NDArray::scalar<bool>(false))}, "never");
     Function f = function({x}, {bad});
     CHECK(error_of([&] { f({NDArray::scalar<double>(1)}); }).find("never") != std::string::npos);
+  }
+
+  TEST_CASE("constant_folding: each op says whether it folds, a GPU form as its host op") {
+    CHECK_FALSE(OpPtr(new T::Alloc())->foldable());
+    CHECK_FALSE(OpPtr(new T::RandomFunction(T::Distribution::Uniform, DType::Float64))->foldable());
+    CHECK(OpPtr(new T::Dot())->foldable());
+    // GpuAlloc is not folded either (the rule by type name "Alloc" let it through).
+    CHECK_FALSE(OpPtr(new gpu::GpuOp(OpPtr(new T::Alloc()), {true, false}, {}, "cuda0"))->foldable());
+    CHECK_FALSE(OpPtr(new gpu::GpuOp(OpPtr(new T::RandomFunction(T::Distribution::Normal, DType::Float32)),
+                                     {false, false, true, true}, {false, true}, "cuda0"))
+                    ->foldable());
+    CHECK(OpPtr(new gpu::GpuOp(OpPtr(new T::Dot()), {true, true}, {}, "cuda0"))->foldable());
   }
 
   TEST_CASE("local_neg_neg: neg(neg(x)) -> x") {

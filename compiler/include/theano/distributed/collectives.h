@@ -54,6 +54,7 @@ class CollectiveOp final : public Op {
  public:
   CollectiveOp(runtime::Collective kind, std::int64_t comm, std::int64_t root = 0);
   std::string_view type_name() const override;
+  bool foldable() const override;
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   bool has_perform() const override { return true; }
   void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;

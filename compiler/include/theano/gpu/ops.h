@@ -107,6 +107,7 @@ class GpuOp final : public Op {
   /// an op without GPU inputs (ARange, Eye: "" takes the inputs' context).
   GpuOp(OpPtr host, std::vector<bool> gpu_inputs, std::vector<bool> gpu_outputs = {}, std::string context = {});
   std::string_view type_name() const override { return type_name_; }
+  bool foldable() const override;
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   Props props() const override;
   /// `GpuDimShuffle{x,0}`: "Gpu" and the host op's name.
@@ -139,11 +140,12 @@ class GpuOp final : public Op {
 /// codegen/src/lower/gpu*.cpp), and which of its inputs then become GPU
 /// arrays: the data (arrays reduced, multiplied, indexed); shapes, Subtensor
 /// indices and the scalars alpha / beta of the BLAS ops stay host values.
-/// nullopt for any other op and for inplace forms (a GpuOp writes fresh
-/// buffers or views). One table: the GPU transfer rewrite moves exactly these.
+/// Each op says so itself (Op::gpu_form, beside its declaration); nullopt
+/// for ops without one and for inplace forms (a GpuOp writes fresh buffers
+/// or views). The GPU transfer rewrite moves exactly these.
 std::optional<std::vector<bool>> gpu_op_inputs(const Apply& host_node);
-/// Which outputs of such a node become GPU arrays (empty: all): a random
-/// op's advanced state stays on the host, where the next call reads it.
+/// Which outputs of such a node become GPU arrays (empty: all; Op::gpu_form):
+/// a random op's advanced state stays on the host, where the next call reads it.
 std::vector<bool> gpu_op_outputs(const Apply& host_node);
 
 }  // namespace theano::gpu

@@ -2,6 +2,8 @@
 /// `Op`: the operation of an Apply node. An Op is a small immutable value: its
 /// `props()` give equality, hashing, its printed name and its part of a function
 /// request's key, so two Ops with equal props are interchangeable (merge relies on it).
+/// It states its own facts for the passes (`foldable`, `gpu_form`,
+/// `inplace_variants`: theano/graph/op_traits.h).
 ///
 /// The Op's own members: `make_node` (type inference, user-facing type errors),
 /// `perform` (reference implementation on NDArray), `infer_shape`, `grad`, `view_map` /
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "theano/graph/intrusive.h"
+#include "theano/graph/op_traits.h"
 #include "theano/graph/small_map.h"
 #include "theano/runtime/ndarray.h"
 
@@ -144,6 +147,25 @@ class Op : public RefCounted {
 
   virtual ViewMap view_map() const { return {}; }
   virtual ViewMap destroy_map() const { return {}; }
+
+  // Facts the passes ask each op instead of keeping lists of op classes
+  // (op_traits.h).
+
+  /// Whether constant folding may replace a node whose inputs are all
+  /// constants by its `perform`'s result (it also requires a perform and no
+  /// destroy_map). False for ops whose value must be computed at run time
+  /// (random draws, collectives) or whose output is far larger than its
+  /// inputs (Alloc).
+  virtual bool foldable() const { return true; }
+  /// The GPU form of `node` (a node of this op): which inputs and outputs a
+  /// gpu::GpuOp over it keeps on the device, or nullopt when the op has none
+  /// for this node (the default). The GPU transfer rewrite asks
+  /// (gpu::gpu_op_inputs); codegen lowers each such GpuOp by its CUDA
+  /// lowering (codegen/src/lower/gpu*.cpp).
+  virtual std::optional<GpuPlacement> gpu_form(const Apply& node) const;
+  /// The inplace forms of `node` (a node of this op without a destroy_map),
+  /// each offered by one inplace stage of the pipeline; none by default.
+  virtual std::vector<InplaceVariant> inplace_variants(const Apply& node) const;
 };
 using OpPtr = IntrusivePtr<const Op>;
 
@@ -163,10 +185,13 @@ inline bool operator!=(const Op& a, const Op& b) { return !(a == b); }
 ///
 /// Declares type_name() (returning TYPE_NAME), make_node, has_perform (true),
 /// perform and infer_shape; the op defines the last three in its .cpp.
-#define THEANO_OP_DECLARE(TYPE_NAME)                                                                           \
-  std::string_view type_name() const override { return TYPE_NAME; }                                           \
-  ApplyPtr make_node(std::vector<Var> inputs) const override;                                                 \
-  bool has_perform() const override { return true; }                                                          \
-  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override; \
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,                                                \
-                                            const std::vector<std::vector<Var>>& input_shapes) const override;
+/// THEANO_REGISTER_OP takes TYPE_NAME as the class's kind when its
+/// registration names none (theano_declared_kind).
+#define THEANO_OP_DECLARE(TYPE_NAME)                                                                              \
+  static constexpr std::string_view theano_declared_kind = TYPE_NAME;                                             \
+  std::string_view type_name() const override { return theano_declared_kind; }                                    \
+  ApplyPtr make_node(std::vector<Var> inputs) const override;                                                     \
+  bool has_perform() const override { return true; }                                                              \
+  void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;    \
+  std::vector<std::vector<Var>> infer_shape(const Apply& node, const std::vector<std::vector<Var>>& input_shapes) \
+      const override;

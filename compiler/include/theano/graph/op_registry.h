@@ -32,8 +32,9 @@ namespace theano {
 /// reason means "this part exists"; the test holds the op to it.
 struct OpDeclaration {
   /// Every value the class's `type_name()` can return (several when it
-  /// depends on props: Argmax / Argmin). Empty only for GpuOp, whose kind is
-  /// "Gpu" + its host op's (see op_kinds.cpp).
+  /// depends on props: Argmax / Argmin). Left out for a class declared with
+  /// THEANO_OP_DECLARE: its one kind is the name declared there. Empty
+  /// only for GpuOp, whose kind is "Gpu" + its host op's (see op_kinds.cpp).
   std::vector<std::string_view> kinds;
   std::string_view no_perform;      ///< why there is no reference implementation
   std::string_view no_infer_shape;  ///< why there is no infer_shape
@@ -84,6 +85,8 @@ constexpr bool overrides_grad =
 template <class C>
 OpInfo describe_op(std::string_view class_name, OpDeclaration decl) {
   static_assert(std::is_base_of_v<Op, C>, "THEANO_REGISTER_OP: not an Op");
+  if constexpr (requires { C::theano_declared_kind; })
+    if (decl.kinds.empty()) decl.kinds = {C::theano_declared_kind};
   return OpInfo{&typeid(C),       class_name, std::move(decl), overrides_perform<C>, overrides_infer_shape<C>,
                 overrides_grad<C>};
 }
@@ -97,7 +100,10 @@ OpInfo describe_op(std::string_view class_name, OpDeclaration decl) {
 /// Registers Op class CLASS with an OpDeclaration given by designated
 /// initializers, at namespace scope in the .cpp defining CLASS::make_node:
 ///
-///     THEANO_REGISTER_OP(Softmax, .kinds = {"Softmax"}, .no_cuda = "...");
+///     THEANO_REGISTER_OP(Softmax, .no_cuda = "...");
+///
+/// (`.kinds` is needed only where `type_name()` is not THEANO_OP_DECLARE's
+/// literal: THEANO_OP_DECLARE gives it.)
 #define THEANO_REGISTER_OP(CLASS, ...)                                                          \
   [[maybe_unused]] static const bool THEANO_OP_REGISTRAR_CAT(theano_op_registered_, __LINE__) = \
       ::theano::register_op(::theano::detail::describe_op<CLASS>(#CLASS, ::theano::OpDeclaration{__VA_ARGS__}))

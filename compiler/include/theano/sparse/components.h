@@ -127,6 +127,7 @@ class Usmm final : public ComponentOp {
  public:
   explicit Usmm(SparseFormat format, bool inplace = false) : ComponentOp(format), inplace_(inplace) {}
   THEANO_OP_DECLARE("Usmm")
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override {
     return {{"format", std::string(to_string(format()))}, {"inplace", inplace_}};
   }

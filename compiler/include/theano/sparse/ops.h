@@ -30,11 +30,11 @@
 
 namespace theano::sparse {
 
-#define THEANO_SPARSE_OP_DECLARE(TYPE_NAME)                                          \
-  std::string_view type_name() const override { return TYPE_NAME; }                \
-  ApplyPtr make_node(std::vector<Var> inputs) const override;                      \
-  std::vector<std::vector<Var>> infer_shape(const Apply& node,                     \
-                                            const std::vector<std::vector<Var>>&) const override;
+#define THEANO_SPARSE_OP_DECLARE(TYPE_NAME)                                    \
+  static constexpr std::string_view theano_declared_kind = TYPE_NAME;          \
+  std::string_view type_name() const override { return theano_declared_kind; } \
+  ApplyPtr make_node(std::vector<Var> inputs) const override;                  \
+  std::vector<std::vector<Var>> infer_shape(const Apply& node, const std::vector<std::vector<Var>>&) const override;
 
 /// (data, indices, indptr, shape) -> a sparse matrix of `format`. data: a
 /// float32/float64/int32/int64 vector; indices, indptr: integer vectors (cast to int64);

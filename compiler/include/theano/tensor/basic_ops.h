@@ -16,6 +16,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/type.h"
@@ -37,6 +38,8 @@ namespace theano::tensor {
 class Alloc final : public Op {
  public:
   THEANO_OP_DECLARE("Alloc")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  bool foldable() const override;
   /// The output gradient summed over the broadcast dimensions; nothing for sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -47,16 +50,14 @@ class ARange final : public Op {
  public:
   explicit ARange(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("ARange")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::string name() const override;  ///< `ARange{dtype='int64'}`
-  DType dtype() const { return dtype_; }
   /// Float ranges: d/dstart = sum(gz), d/dstep = sum(gz * arange(n)); stop only
   /// changes the length (disconnected). Integer ranges: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  DType dtype_;
+  THEANO_OP_PROPS((DType, dtype))
 };
 
 /// `Eye{dtype}`: inputs n, m, k (integer scalars); ones on diagonal k of an n x m
@@ -65,15 +66,13 @@ class Eye final : public Op {
  public:
   explicit Eye(DType dtype) : dtype_(dtype) {}
   THEANO_OP_DECLARE("Eye")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::string name() const override;  ///< `Eye{dtype='float64'}`
-  DType dtype() const { return dtype_; }
   /// No gradient (all inputs are integers).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  DType dtype_;
+  THEANO_OP_PROPS((DType, dtype))
 };
 
 /// `Assert{msg}`: inputs value, then 0-d conditions; the output is value (a view)

@@ -24,6 +24,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {
@@ -34,6 +35,7 @@ namespace theano::tensor {
 class Dot final : public Op {
  public:
   THEANO_OP_DECLARE("Dot")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -42,6 +44,7 @@ class Dot final : public Op {
 class Dot22 final : public Op {
  public:
   THEANO_OP_DECLARE("Dot22")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
@@ -53,15 +56,14 @@ class Gemm final : public Op {
  public:
   explicit Gemm(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemm")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
-  bool inplace() const { return inplace_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
+  THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (y, alpha, A, x, beta) -> beta*y + alpha*dot(A, x); y, x vectors, A a
@@ -70,14 +72,13 @@ class Gemv final : public Op {
  public:
   explicit Gemv(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemv")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   std::string name() const override;
-  bool inplace() const { return inplace_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
+  THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (A, alpha, x, y) -> A + alpha*outer(x, y); one float32/float64 dtype.
@@ -86,15 +87,14 @@ class Ger final : public Op {
  public:
   explicit Ger(bool destructive = false) : destructive_(destructive) {}
   THEANO_OP_DECLARE("Ger")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;
-  bool destructive() const { return destructive_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool destructive_;
+  THEANO_OP_PROPS((bool, destructive))
 };
 
 /// numpy.dot: a 0-d operand multiplies elementwise; vectors and matrices use

@@ -27,6 +27,7 @@ class Elemwise final : public Op {
   /// make_node: inputs of lower rank are left-padded with broadcastable
   /// dimensions (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
   THEANO_OP_DECLARE("Elemwise")
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   /// Keyed by its props (the scalar op's name) only when the scalar op is.
   bool keyed_by_props() const override { return scalar_op_->keyed_by_props(); }
@@ -64,6 +65,7 @@ class DimShuffle final : public Op {
   /// input axis or kNewAxis. Input axes left out must be broadcastable (size 1).
   DimShuffle(int input_ndim, std::vector<int> new_order);
   THEANO_OP_DECLARE("DimShuffle")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   /// `DimShuffle{1,0}`, `DimShuffle{x,0}` as Theano prints it.
   std::string name() const override;

@@ -16,6 +16,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 
 namespace theano::tensor {
 
@@ -26,13 +27,12 @@ class Join final : public Op {
  public:
   explicit Join(int axis);
   THEANO_OP_DECLARE("Join")
-  Props props() const override;
-  int axis() const { return axis_; }
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// Slices of the output gradient (float outputs); integer joins: no gradient.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  int axis_;  // non-negative
+  // axis: non-negative
+  THEANO_OP_PROPS((int, axis))
 };
 
 /// `Split{len_splits, axis}`: inputs x and an integer vector of `len_splits`
@@ -41,17 +41,14 @@ class Split final : public Op {
  public:
   Split(int len_splits, int axis);
   THEANO_OP_DECLARE("Split")
-  Props props() const override;
-  int len_splits() const { return len_splits_; }
-  int axis() const { return axis_; }
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// Join of the output gradients (zeros for disconnected ones); nothing for splits.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
- private:
-  int len_splits_;
-  int axis_;  // non-negative
+  // axis: non-negative
+  THEANO_OP_PROPS((int, len_splits), (int, axis))
 };
 
 /// numpy.concatenate along `axis` (negative counts from the end). One tensor is

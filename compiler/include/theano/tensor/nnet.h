@@ -18,6 +18,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/math.h"
 
@@ -32,13 +33,11 @@ class Softmax final : public Op {
  public:
   explicit Softmax(int axis);
   THEANO_OP_DECLARE("Softmax")
-  Props props() const override;
-  int axis() const { return axis_; }
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// sm * (gz - sum(gz * sm, axis, keepdims)).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  int axis_;
+  THEANO_OP_PROPS((int, axis))
 };
 
 /// x - max - log(sum(exp(x - max))) along `axis`. Float inputs only.
@@ -46,13 +45,11 @@ class LogSoftmax final : public Op {
  public:
   explicit LogSoftmax(int axis);
   THEANO_OP_DECLARE("LogSoftmax")
-  Props props() const override;
-  int axis() const { return axis_; }
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// gz - exp(out) * sum(gz, axis, keepdims).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  int axis_;
+  THEANO_OP_PROPS((int, axis))
 };
 
 /// Inputs (coding_dist: float matrix (n, k), labels: integer vector (n)) ->
@@ -61,6 +58,7 @@ class LogSoftmax final : public Op {
 class CrossentropyCategorical1Hot final : public Op {
  public:
   THEANO_OP_DECLARE("CrossentropyCategorical1Hot")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// CrossentropyCategorical1HotGrad for coding_dist; nothing for the labels.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -72,6 +70,7 @@ class CrossentropyCategorical1Hot final : public Op {
 class CrossentropyCategorical1HotGrad final : public Op {
  public:
   THEANO_OP_DECLARE("CrossentropyCategorical1HotGrad")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
 };
 
 /// Softmax / LogSoftmax along `axis` (negative counts from the end); with no

@@ -82,6 +82,9 @@ class RandomFunction final : public Op {
  public:
   RandomFunction(Distribution dist, DType dtype, bool size_from_params = false, bool inplace = false);
   THEANO_OP_DECLARE("RandomFunction")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  bool foldable() const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   /// `RandomFunction{uniform}` as Theano prints it.
   std::string name() const override;

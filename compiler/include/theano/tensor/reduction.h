@@ -56,6 +56,7 @@ class CAReduce final : public Op {
   CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<DType> dtype = {},
            std::optional<DType> acc_dtype = {}, ScalarOpPtr pre = {});
   THEANO_OP_DECLARE("CAReduce")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   /// `Sum{axes=(0,)}`, `Max{axes=(0, 1)}`, `Sum{axes=(1,), acc_dtype=float64}`.
   std::string name() const override;
@@ -100,6 +101,7 @@ class ArgReduce final : public Op {
   /// `is_max`: Argmax, else Argmin.
   ArgReduce(bool is_max, std::vector<int> axes);
   std::string_view type_name() const override { return is_max_ ? "Argmax" : "Argmin"; }
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   bool is_max() const { return is_max_; }
   const std::vector<int>& axes() const { return axes_; }

@@ -20,6 +20,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/type.h"
 
 namespace theano::tensor {
@@ -38,13 +39,10 @@ class Shape_i final : public Op {
  public:
   explicit Shape_i(int i);
   THEANO_OP_DECLARE("Shape_i")
-  Props props() const override;
-  int i() const { return i_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  int i_;
+  THEANO_OP_PROPS((int, i))
 };
 
 /// `MakeVector{dtype}`: n 0-d tensors -> a vector of length n. Inputs of another
@@ -54,15 +52,12 @@ class MakeVector final : public Op {
  public:
   explicit MakeVector(DType dtype = DType::Int64) : dtype_(dtype) {}
   THEANO_OP_DECLARE("MakeVector")
-  Props props() const override;
   /// `MakeVector{dtype='int64'}` as Theano prints it.
   std::string name() const override;
-  DType dtype() const { return dtype_; }
   /// Element i of the output gradient for input i (nothing for integer vectors).
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  DType dtype_;
+  THEANO_OP_PROPS((DType, dtype))
 };
 
 /// `SpecifyShape`: returns x unchanged after checking at run time that its shape
@@ -98,6 +93,7 @@ class Reshape final : public Op {
   /// the result x's shape back (a Reshape the user wrote keeps its own shape).
   explicit Reshape(int ndim, bool of_index = false);
   THEANO_OP_DECLARE("Reshape")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   int ndim() const { return ndim_; }
   bool of_index() const { return of_index_; }

@@ -24,6 +24,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/dtype.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/index.h"
@@ -65,6 +66,7 @@ class Subtensor final : public Op {
  public:
   explicit Subtensor(IdxList idx_list);
   THEANO_OP_DECLARE("Subtensor")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   Props props() const override;
   const IdxList& idx_list() const { return idx_; }
   /// IncSubtensor of gz into zeros_like(x); bounds are disconnected.
@@ -82,6 +84,8 @@ class IncSubtensor final : public Op {
  public:
   IncSubtensor(IdxList idx_list, bool inplace = false, bool set_instead_of_inc = false);
   THEANO_OP_DECLARE("IncSubtensor")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   Props props() const override;
   /// `IncSubtensor{Inc;1:3:}`, `IncSubtensor{InplaceSet;int64}` as Theano prints it.
   std::string name() const override;
@@ -106,6 +110,7 @@ class IncSubtensor final : public Op {
 class AdvancedSubtensor1 final : public Op {
  public:
   THEANO_OP_DECLARE("AdvancedSubtensor1")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   /// AdvancedIncSubtensor1 of gz into zeros_like(x); the indices are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
@@ -116,19 +121,16 @@ class AdvancedSubtensor1 final : public Op {
 class AdvancedIncSubtensor1 final : public Op {
  public:
   explicit AdvancedIncSubtensor1(bool inplace = false, bool set_instead_of_inc = false)
-      : inplace_(inplace), set_(set_instead_of_inc) {}
+      : inplace_(inplace), set_instead_of_inc_(set_instead_of_inc) {}
   THEANO_OP_DECLARE("AdvancedIncSubtensor1")
-  Props props() const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   std::string name() const override;
-  bool inplace() const { return inplace_; }
-  bool set_instead_of_inc() const { return set_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap destroy_map() const override;
 
- private:
-  bool inplace_;
-  bool set_;
+  THEANO_OP_PROPS((bool, inplace), (bool, set_instead_of_inc))
 };
 
 /// `x[indices...]` (what `Var::operator[]` calls). Integers and slices give a

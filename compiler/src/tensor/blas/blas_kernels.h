@@ -52,5 +52,9 @@ Var fit_grad(const Var& g, const Var& v);
 NDArray unaliased(const NDArray& a, const NDArray& destroyed);
 /// Theano's Dot.grad for vector/matrix operands (null for integer inputs).
 std::vector<Var> dot_grad(const Var& x, const Var& y, const Var& gz);
+/// The GPU form (cuBLAS) of a BLAS node with `data` on the GPU: only for a
+/// float32 / float64 output whose GPU inputs all have its dtype
+/// (defined in dot.cpp).
+std::optional<GpuPlacement> blas_gpu_form(const Apply& node, GpuPlacement data);
 
 }  // namespace theano::tensor::blas_detail

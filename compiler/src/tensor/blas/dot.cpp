@@ -46,7 +46,24 @@ void check_alignment(std::string_view op, const NDArray& x, const NDArray& y) {
 
 }  // namespace blas_detail
 
-THEANO_REGISTER_OP(Dot, .kinds = {"Dot"});
+THEANO_REGISTER_OP(Dot);
+
+namespace blas_detail {
+std::optional<GpuPlacement> blas_gpu_form(const Apply& node, GpuPlacement data) {
+  const TensorType* out = tensor_type(node.output(0));
+  if (!out || (out->dtype() != DType::Float32 && out->dtype() != DType::Float64)) return std::nullopt;
+  for (int i = 0; i < node.nin(); ++i) {  // cuBLAS multiplies arrays of one dtype
+    const TensorType* t = tensor_type(node.input(i));
+    if (data.inputs[static_cast<std::size_t>(i)] && (!t || t->dtype() != out->dtype())) return std::nullopt;
+  }
+  return data;
+}
+}  // namespace blas_detail
+
+// GPU form (cuBLAS): both operands.
+std::optional<GpuPlacement> Dot::gpu_form(const Apply& node) const {
+  return blas_detail::blas_gpu_form(node, GpuPlacement::all(node.nin()));
+}
 
 ApplyPtr Dot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "Dot takes 2 inputs, got " << inputs.size();

@@ -48,7 +48,12 @@ Dim merge_dim(const Dim& a, const Dim& b) { return a ? a : b; }
 
 }  // namespace blas_detail
 
-THEANO_REGISTER_OP(Dot22, .kinds = {"Dot22"});
+THEANO_REGISTER_OP(Dot22);
+
+// GPU form (cuBLAS): both matrices.
+std::optional<GpuPlacement> Dot22::gpu_form(const Apply& node) const {
+  return blas_detail::blas_gpu_form(node, GpuPlacement::all(node.nin()));
+}
 
 ApplyPtr Dot22::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << "Dot22 takes 2 inputs, got " << inputs.size();

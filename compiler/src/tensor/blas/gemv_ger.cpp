@@ -19,7 +19,18 @@ std::string Gemv::name() const { return inplace_ ? "Gemv{inplace}" : "Gemv{no_in
 
 ViewMap Gemv::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
 
-THEANO_REGISTER_OP(Gemv, .kinds = {"Gemv"});
+THEANO_REGISTER_OP(Gemv);
+
+// GPU form (cuBLAS): y, A and x; alpha and beta stay host scalars.
+std::optional<GpuPlacement> Gemv::gpu_form(const Apply& node) const {
+  return blas_detail::blas_gpu_form(node, GpuPlacement::only(node.nin(), {0, 2, 3}));
+}
+
+// Gemv{no_inplace}(y, ...) -> Gemv{inplace}(y, ...)
+std::vector<InplaceVariant> Gemv::inplace_variants(const Apply&) const {
+  if (inplace_) return {};
+  return {{InplaceStage::Blas, 0, OpPtr(new Gemv(true))}};
+}
 
 ApplyPtr Gemv::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError)
@@ -85,7 +96,18 @@ std::string Ger::name() const { return destructive_ ? "Ger{destructive}" : "Ger{
 
 ViewMap Ger::destroy_map() const { return destructive_ ? ViewMap{{0, {0}}} : ViewMap{}; }
 
-THEANO_REGISTER_OP(Ger, .kinds = {"Ger"});
+THEANO_REGISTER_OP(Ger);
+
+// GPU form (cuBLAS): A, x and y; alpha stays a host scalar.
+std::optional<GpuPlacement> Ger::gpu_form(const Apply& node) const {
+  return blas_detail::blas_gpu_form(node, GpuPlacement::only(node.nin(), {0, 2, 3}));
+}
+
+// Ger{non-destructive}(A, ...) -> Ger{destructive}(A, ...)
+std::vector<InplaceVariant> Ger::inplace_variants(const Apply&) const {
+  if (destructive_) return {};
+  return {{InplaceStage::Blas, 0, OpPtr(new Ger(true))}};
+}
 
 ApplyPtr Ger::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << name() << " takes 4 inputs (A, alpha, x, y), got "
@@ -147,5 +169,3 @@ Var ger(const TensorLike& a, const TensorLike& alpha, const TensorLike& x, const
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Gemv::props() const { return {{"inplace", inplace_}}; }
-theano::Props theano::tensor::Ger::props() const { return {{"destructive", destructive_}}; }

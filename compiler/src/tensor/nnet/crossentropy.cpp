@@ -56,7 +56,12 @@ std::vector<int64_t> read_labels(const char* op, const NDArray& labels, const ND
 
 // ---- CrossentropyCategorical1Hot ----------------------------------------------------
 
-THEANO_REGISTER_OP(CrossentropyCategorical1Hot, .kinds = {"CrossentropyCategorical1Hot"});
+THEANO_REGISTER_OP(CrossentropyCategorical1Hot);
+
+// GPU form: the distribution and the labels.
+std::optional<GpuPlacement> CrossentropyCategorical1Hot::gpu_form(const Apply& node) const {
+  return GpuPlacement::all(node.nin());
+}
 
 ApplyPtr CrossentropyCategorical1Hot::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError)
@@ -104,8 +109,13 @@ std::vector<std::vector<bool>> CrossentropyCategorical1Hot::connection_pattern(c
 
 // ---- CrossentropyCategorical1HotGrad ------------------------------------------------
 
-THEANO_REGISTER_OP(CrossentropyCategorical1HotGrad, .kinds = {"CrossentropyCategorical1HotGrad"},
+THEANO_REGISTER_OP(CrossentropyCategorical1HotGrad,
                    .no_grad = "a gradient op with no gradient of its own, as in Theano");
+
+// GPU form: every input (the labels too).
+std::optional<GpuPlacement> CrossentropyCategorical1HotGrad::gpu_form(const Apply& node) const {
+  return GpuPlacement::all(node.nin());
+}
 
 ApplyPtr CrossentropyCategorical1HotGrad::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError)

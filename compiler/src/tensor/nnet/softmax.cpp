@@ -80,7 +80,10 @@ Softmax::Softmax(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Softmax: axis " << axis << " must be non-negative here";
 }
 
-THEANO_REGISTER_OP(Softmax, .kinds = {"Softmax"});
+THEANO_REGISTER_OP(Softmax);
+
+// GPU form: the input.
+std::optional<GpuPlacement> Softmax::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
 
 ApplyPtr Softmax::make_node(std::vector<Var> inputs) const { return make_softmax_node(*this, axis_, std::move(inputs)); }
 
@@ -103,7 +106,10 @@ LogSoftmax::LogSoftmax(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "LogSoftmax: axis " << axis << " must be non-negative here";
 }
 
-THEANO_REGISTER_OP(LogSoftmax, .kinds = {"LogSoftmax"});
+THEANO_REGISTER_OP(LogSoftmax);
+
+// GPU form: the input.
+std::optional<GpuPlacement> LogSoftmax::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
 
 ApplyPtr LogSoftmax::make_node(std::vector<Var> inputs) const {
   return make_softmax_node(*this, axis_, std::move(inputs));
@@ -146,5 +152,3 @@ Var log_softmax(const TensorLike& x, std::optional<int> axis) { return over_axis
 }  // namespace theano::tensor::nnet
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::nnet::Softmax::props() const { return {{"axis", std::int64_t{axis_}}}; }
-theano::Props theano::tensor::nnet::LogSoftmax::props() const { return {{"axis", std::int64_t{axis_}}}; }

@@ -80,7 +80,26 @@ std::string RandomFunction::name() const {
 
 ViewMap RandomFunction::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
 
-THEANO_REGISTER_OP(RandomFunction, .kinds = {"RandomFunction"});
+THEANO_REGISTER_OP(RandomFunction);
+
+// GPU form: the distribution's parameters; the state and the size stay host
+// values, and so does the advanced state (output 0), where the next call reads it.
+std::optional<GpuPlacement> RandomFunction::gpu_form(const Apply& node) const {
+  GpuPlacement p = GpuPlacement::only(node.nin(), {2, 3});
+  p.outputs = {false, true};
+  return p;
+}
+
+// Not folded: a draw must change between calls.
+bool RandomFunction::foldable() const { return false; }
+
+// RandomFunction{dist}(state, ...) -> RandomFunction{dist,inplace}(state, ...): the
+// advanced state overwrites the old one (the op checks the state holds 2 words)
+std::vector<InplaceVariant> RandomFunction::inplace_variants(const Apply&) const {
+  if (inplace()) return {};
+  return {
+      {InplaceStage::Random, 0, OpPtr(new RandomFunction(distribution(), dtype(), size_from_params(), true)), true}};
+}
 
 ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   const std::string op = name();

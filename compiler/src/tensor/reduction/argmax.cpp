@@ -27,6 +27,9 @@ Props ArgReduce::props() const { return {{"axes", std::vector<std::int64_t>(axes
 
 THEANO_REGISTER_OP(ArgReduce, .kinds = {"Argmax", "Argmin"});
 
+// GPU form: the input.
+std::optional<GpuPlacement> ArgReduce::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
+
 ApplyPtr ArgReduce::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   Var x = as_tensor_variable(inputs[0]);

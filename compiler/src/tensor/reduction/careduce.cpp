@@ -223,7 +223,10 @@ DType CAReduce::acc_dtype(DType in) const {
   return compute_dtype(out_dtype(in));
 }
 
-THEANO_REGISTER_OP(CAReduce, .kinds = {"CAReduce"});
+THEANO_REGISTER_OP(CAReduce);
+
+// GPU form: every input (a fused reduction's too).
+std::optional<GpuPlacement> CAReduce::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
 
 ApplyPtr CAReduce::make_node(std::vector<Var> inputs) const {
   const Kind k = reduce_kind(scalar_op_);

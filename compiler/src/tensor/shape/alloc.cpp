@@ -14,7 +14,14 @@
 
 namespace theano::tensor {
 
-THEANO_REGISTER_OP(Alloc, .kinds = {"Alloc"});
+THEANO_REGISTER_OP(Alloc);
+
+// GPU form: the value on the GPU; the sizes stay host scalars.
+std::optional<GpuPlacement> Alloc::gpu_form(const Apply& node) const { return GpuPlacement::only(node.nin(), {0}); }
+
+// Not folded: the output can be far larger than its inputs (folding would store the
+// expanded array in the graph; Theano keeps it symbolic too).
+bool Alloc::foldable() const { return false; }
 
 ApplyPtr Alloc::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << "Alloc needs a value input";

@@ -43,7 +43,10 @@ std::int64_t arange_length(const NDArray& start, const NDArray& stop, const NDAr
 
 std::string ARange::name() const { return "ARange{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
 
-THEANO_REGISTER_OP(ARange, .kinds = {"ARange"});
+THEANO_REGISTER_OP(ARange);
+
+// GPU form: made from host scalars alone (no GPU input; the GpuOp names its context).
+std::optional<GpuPlacement> ARange::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin(), false); }
 
 ApplyPtr ARange::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (start, stop, step), got "
@@ -137,7 +140,10 @@ std::vector<std::vector<bool>> ARange::connection_pattern(const Apply&) const { 
 
 std::string Eye::name() const { return "Eye{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
 
-THEANO_REGISTER_OP(Eye, .kinds = {"Eye"});
+THEANO_REGISTER_OP(Eye);
+
+// GPU form: made from host scalars alone (no GPU input; the GpuOp names its context).
+std::optional<GpuPlacement> Eye::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin(), false); }
 
 ApplyPtr Eye::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (n, m, k), got " << inputs.size();
@@ -204,5 +210,3 @@ Var eye(const TensorLike& n, std::optional<TensorLike> m, const TensorLike& k, s
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::ARange::props() const { return {{"dtype", dtype_}}; }
-theano::Props theano::tensor::Eye::props() const { return {{"dtype", dtype_}}; }

@@ -10,7 +10,7 @@ namespace theano::tensor {
 std::string Assert::name() const { return "Assert{msg='" + msg_ + "'}"; }
 
 THEANO_REGISTER_OP(
-    Assert, .kinds = {"Assert"},
+    Assert,
     .no_cuda = "its conditions are read on the host; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Assert::make_node(std::vector<Var> inputs) const {

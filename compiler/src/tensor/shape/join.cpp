@@ -23,7 +23,18 @@ Join::Join(int axis) : axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Join: the axis must be normalized (>= 0), got " << axis;
 }
 
-THEANO_REGISTER_OP(Join, .kinds = {"Join"});
+THEANO_REGISTER_OP(Join);
+
+// GPU form: every input, copied by a kernel of the output's dtype, so only
+// when every input has that dtype.
+std::optional<GpuPlacement> Join::gpu_form(const Apply& node) const {
+  const TensorType* out = tensor_type(node.output(0));
+  for (const Var& v : node.inputs()) {
+    const TensorType* t = tensor_type(v);
+    if (!out || !t || t->dtype() != out->dtype()) return std::nullopt;
+  }
+  return GpuPlacement::all(node.nin());
+}
 
 ApplyPtr Join::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), ValueError) << name() << ": cannot join an empty list of tensors";
@@ -192,4 +203,3 @@ Var stack(const std::vector<Var>& tensors, int axis) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Join::props() const { return {{"axis", std::int64_t{axis_}}}; }

@@ -15,7 +15,7 @@ namespace theano::tensor {
 std::string MakeVector::name() const { return "MakeVector{dtype='" + std::string(dtype_name(dtype_)) + "'}"; }
 
 THEANO_REGISTER_OP(
-    MakeVector, .kinds = {"MakeVector"},
+    MakeVector,
     .no_cuda = "builds shape vectors from host scalars; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr MakeVector::make_node(std::vector<Var> inputs) const {
@@ -76,4 +76,3 @@ Var make_vector(std::vector<Var> scalars, std::optional<DType> dtype) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::MakeVector::props() const { return {{"dtype", dtype_}}; }

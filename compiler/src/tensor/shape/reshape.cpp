@@ -31,7 +31,10 @@ Reshape::Reshape(int ndim, bool of_index) : ndim_(ndim), of_index_(of_index) {
   THEANO_USER_CHECK(ndim >= 0, ValueError) << "Reshape: ndim must be >= 0, got " << ndim;
 }
 
-THEANO_REGISTER_OP(Reshape, .kinds = {"Reshape"});
+THEANO_REGISTER_OP(Reshape);
+
+// GPU form: the array on the GPU; the shape stays a host vector.
+std::optional<GpuPlacement> Reshape::gpu_form(const Apply& node) const { return GpuPlacement::only(node.nin(), {0}); }
 
 ApplyPtr Reshape::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, shape), got " << inputs.size();

@@ -14,7 +14,7 @@ using detail::int64_const;
 // ---- Shape -------------------------------------------------------------------------
 
 THEANO_REGISTER_OP(
-    Shape, .kinds = {"Shape"},
+    Shape,
     .no_cuda = "reads an array's shape, a host value; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Shape::make_node(std::vector<Var> inputs) const {
@@ -44,7 +44,7 @@ Shape_i::Shape_i(int i) : i_(i) {
 }
 
 THEANO_REGISTER_OP(
-    Shape_i, .kinds = {"Shape_i"},
+    Shape_i,
     .no_cuda = "reads an array's shape, a host value; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr Shape_i::make_node(std::vector<Var> inputs) const {
@@ -87,4 +87,3 @@ Var shape_i(const Var& x, int i) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Shape_i::props() const { return {{"i", std::int64_t{i_}}}; }

@@ -34,7 +34,7 @@ std::string SpecifyShape::name() const {
   return os.str();
 }
 
-THEANO_REGISTER_OP(SpecifyShape, .kinds = {"SpecifyShape"},
+THEANO_REGISTER_OP(SpecifyShape,
                    .no_cuda = "a shape check; not moved by the GPU transfer rewrite (gpu::gpu_op_inputs)");
 
 ApplyPtr SpecifyShape::make_node(std::vector<Var> inputs) const {

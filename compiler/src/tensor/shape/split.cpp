@@ -29,7 +29,10 @@ Split::Split(int len_splits, int axis) : len_splits_(len_splits), axis_(axis) {
   THEANO_USER_CHECK(axis >= 0, ValueError) << "Split: the axis must be normalized (>= 0), got " << axis;
 }
 
-THEANO_REGISTER_OP(Split, .kinds = {"Split"});
+THEANO_REGISTER_OP(Split);
+
+// GPU form: views of the GPU array; the axis and the sizes stay host values.
+std::optional<GpuPlacement> Split::gpu_form(const Apply& node) const { return GpuPlacement::only(node.nin(), {0}); }
 
 ApplyPtr Split::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, splits), got " << inputs.size();
@@ -150,4 +153,3 @@ std::vector<Var> split(const Var& x, const std::vector<std::int64_t>& splits, in
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Split::props() const { return {{"len_splits", std::int64_t{len_splits_}}, {"axis", std::int64_t{axis_}}}; }

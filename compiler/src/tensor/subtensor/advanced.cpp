@@ -38,7 +38,12 @@ std::int64_t checked_index(const NDArray& ilist, std::int64_t j, std::int64_t n,
 
 // ---- AdvancedSubtensor1 -------------------------------------------------------------------
 
-THEANO_REGISTER_OP(AdvancedSubtensor1, .kinds = {"AdvancedSubtensor1"});
+THEANO_REGISTER_OP(AdvancedSubtensor1);
+
+// GPU form: x and the index vector.
+std::optional<GpuPlacement> AdvancedSubtensor1::gpu_form(const Apply& node) const {
+  return GpuPlacement::all(node.nin());
+}
 
 ApplyPtr AdvancedSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2, TypeError) << name() << " takes 2 inputs (x, ilist), got " << inputs.size();
@@ -89,10 +94,28 @@ std::vector<std::vector<bool>> AdvancedSubtensor1::connection_pattern(const Appl
 // ---- AdvancedIncSubtensor1 ----------------------------------------------------------------
 
 std::string AdvancedIncSubtensor1::name() const {
-  return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") + (set_ ? ",set}" : ",inc}");
+  return std::string("AdvancedIncSubtensor1{") + (inplace_ ? "inplace" : "no_inplace") +
+         (set_instead_of_inc_ ? ",set}" : ",inc}");
 }
 
-THEANO_REGISTER_OP(AdvancedIncSubtensor1, .kinds = {"AdvancedIncSubtensor1"});
+THEANO_REGISTER_OP(AdvancedIncSubtensor1);
+
+// GPU form: x, the value and the index vector. Increments repeated by an
+// index need an atomic add of x's dtype.
+std::optional<GpuPlacement> AdvancedIncSubtensor1::gpu_form(const Apply& node) const {
+  const TensorType* x = tensor_type(node.input(0));
+  const bool atomic =
+      x && (x->dtype() == DType::Float32 || x->dtype() == DType::Float64 || x->dtype() == DType::Int32 ||
+            x->dtype() == DType::UInt32 || x->dtype() == DType::Int64 || x->dtype() == DType::UInt64);
+  if (!set_instead_of_inc() && !atomic) return std::nullopt;
+  return GpuPlacement::all(node.nin());
+}
+
+// AdvancedIncSubtensor1{no_inplace}(x, y, idx) -> AdvancedIncSubtensor1{inplace}(x, y, idx)
+std::vector<InplaceVariant> AdvancedIncSubtensor1::inplace_variants(const Apply&) const {
+  if (inplace()) return {};
+  return {{InplaceStage::SetSubtensor, 0, OpPtr(new AdvancedIncSubtensor1(true, set_instead_of_inc()))}};
+}
 
 ApplyPtr AdvancedIncSubtensor1::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 3, TypeError) << name() << " takes 3 inputs (x, y, ilist), got "
@@ -125,7 +148,7 @@ void AdvancedIncSubtensor1::perform(const Apply& node, std::span<const NDArray> 
     const std::int64_t i = checked_index(ilist, j, n, name(), xname);
     NDArray row = out.index(0, i);
     if (row.size() == 0) continue;
-    if (set_)
+    if (set_instead_of_inc_)
       row.assign(yb.index(0, j));
     else
       detail::add_into(row, yb.index(0, j));
@@ -146,7 +169,7 @@ std::vector<Var> AdvancedIncSubtensor1::grad(const Apply& node, const std::vecto
   const Var& ilist = node.input(2);
   const DType dx = tensor_type(x)->dtype(), dy = tensor_type(y)->dtype();
   if (!gz || !(is_float(dx) || is_complex(dx))) return r;
-  r[0] = set_ ? OpPtr(new AdvancedIncSubtensor1(false, true))->apply1({gz, zeros_like(y), ilist}) : gz;
+  r[0] = set_instead_of_inc_ ? OpPtr(new AdvancedIncSubtensor1(false, true))->apply1({gz, zeros_like(y), ilist}) : gz;
   if (is_float(dy) || is_complex(dy)) {
     Var gy = detail::sum_to_like(advanced_subtensor1(gz, ilist), y);
     if (tensor_type(gy)->dtype() != dy) gy = cast(gy, dy);
@@ -193,4 +216,3 @@ Var take(const Var& x_in, const Var& indices, int axis) {
 }  // namespace theano::tensor
 
 // Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::AdvancedIncSubtensor1::props() const { return {{"inplace", inplace_}, {"set_instead_of_inc", set_}}; }

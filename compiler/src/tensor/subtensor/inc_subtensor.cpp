@@ -29,7 +29,18 @@ std::string IncSubtensor::name() const {
          idx_list_str(idx_) + "}";
 }
 
-THEANO_REGISTER_OP(IncSubtensor, .kinds = {"IncSubtensor"});
+THEANO_REGISTER_OP(IncSubtensor);
+
+// GPU form: x and the value; the bounds stay host scalars.
+std::optional<GpuPlacement> IncSubtensor::gpu_form(const Apply& node) const {
+  return GpuPlacement::only(node.nin(), {0, 1});
+}
+
+// IncSubtensor{no_inplace}(x, y, idx) -> IncSubtensor{inplace}(x, y, idx)
+std::vector<InplaceVariant> IncSubtensor::inplace_variants(const Apply&) const {
+  if (inplace()) return {};
+  return {{InplaceStage::SetSubtensor, 0, OpPtr(new IncSubtensor(idx_list(), true, set_instead_of_inc()))}};
+}
 
 ApplyPtr IncSubtensor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() >= 2, TypeError) << name() << " needs inputs x and y";

@@ -21,7 +21,10 @@ Subtensor::Subtensor(IdxList idx_list) : idx_(std::move(idx_list)) {
   }
 }
 
-THEANO_REGISTER_OP(Subtensor, .kinds = {"Subtensor"});
+THEANO_REGISTER_OP(Subtensor);
+
+// GPU form: a view of the GPU array; the bounds stay host scalars.
+std::optional<GpuPlacement> Subtensor::gpu_form(const Apply& node) const { return GpuPlacement::only(node.nin(), {0}); }
 
 ApplyPtr Subtensor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << " needs an input";

@@ -2,12 +2,11 @@
 // row says how the op types its output, how codegen spells it in C, how to
 // compute it (double precision; int64 where exactness matters), and its
 // gradient in tensor ops.
-#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numbers>
 
 #include "theano/runtime/error.h"
+#include "theano/runtime/kernels/scalar_math.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
@@ -33,62 +32,19 @@ Vs zeros_for(const Vs& in) {
   return r;
 }
 
-// Integer helpers (NumPy semantics, no undefined behaviour) ------------------------
+// Reference implementations ----------------------------------------------------------
+// The helpers the C expressions name are the very functions generated code
+// calls (theano/runtime/kernels/scalar_math.h): theano_f (double), theano_i
+// (int64, NumPy semantics, no undefined behaviour). Where this file once had
+// its own formulas (sigmoid, softplus, tanh through std::tanh), it now uses the
+// generated code's, which are written to vectorize and agree with libm within
+// a few ulp: one formula, so perform, constant folding and generated code agree.
 
-I floor_div(I a, I b) {
-  if (b == 0) return 0;                                      // NumPy: 0 with a warning
-  if (b == -1) return a == std::numeric_limits<I>::min() ? a : -a;
-  I q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-I py_mod(I a, I b) {
-  if (b == 0 || b == -1) return 0;
-  I r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 I int_pow(I base, I exp) {
   THEANO_USER_CHECK(exp >= 0, ValueError) << "pow: integers to negative integer powers are not allowed";
-  std::uint64_t result = 1, b = static_cast<std::uint64_t>(base);  // wraps like C on overflow
-  while (exp > 0) {
-    if (exp & 1) result *= b;
-    b *= b;
-    exp >>= 1;
-  }
-  return static_cast<I>(result);
+  return theano_i::pow(base, exp);  // wraps like C on overflow
 }
-double py_fmod(double a, double b) {
-  const double r = std::fmod(a, b);
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-double sign_of(double x) { return std::isnan(x) ? x : (x > 0) - (x < 0); }
 double round_half_even(double x) { return std::nearbyint(x); }  // default rounding mode: to nearest even
-double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-double stable_softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
-// log(1 - exp(x)) for x <= 0 (Maechler 2012): log(-expm1(x)) near 0, log1p(-exp(x)) below -ln 2; NaN above 0.
-double log1mexp(double x) { return x > -std::numbers::ln2 ? std::log(-std::expm1(x)) : std::log1p(-std::exp(x)); }
-// Digamma by recurrence + asymptotic series (accurate to ~1e-12 for x > 0).
-double digamma(double x) {
-  if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
-  if (x <= 0 && std::floor(x) == x) return std::numeric_limits<double>::quiet_NaN();
-  double r = 0;
-  if (x < 0) {  // reflection
-    r = -std::numbers::pi / std::tan(std::numbers::pi * x);
-    x = 1 - x;
-  }
-  while (x < 6) {
-    r -= 1 / x;
-    x += 1;
-  }
-  const double f = 1 / (x * x);
-  return r + std::log(x) - 0.5 / x -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
 
 // Constants of the gradients below (namespace scope: the gradients are plain
 // function pointers, so their lambdas capture nothing).
@@ -122,10 +78,11 @@ std::vector<ScalarOpInfo> build_table() {
   row({"true_div", 2, OutRule::Float, "({0} / {1})", [](const double* a) { return a[0] / a[1]; }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / in[1], -gz * in[0] / sqr(in[1])}; }});
   row({"int_div", 2, OutRule::Upcast, "theano_floor_div({0}, {1})",
-       [](const double* a) { return std::floor(a[0] / a[1]); }, [](const I* a) { return floor_div(a[0], a[1]); },
+       [](const double* a) { return theano_f::theano_floor_div(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_floor_div(a[0], a[1]); },
        [](const Vs& in, const Var&, const Var&) { return zeros_for(in); }});
-  row({"mod", 2, OutRule::Upcast, "theano_mod({0}, {1})", [](const double* a) { return py_fmod(a[0], a[1]); },
-       [](const I* a) { return py_mod(a[0], a[1]); },
+  row({"mod", 2, OutRule::Upcast, "theano_mod({0}, {1})", [](const double* a) { return theano_f::theano_mod(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_mod(a[0], a[1]); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz, -gz * int_div(in[0], in[1])}; }});
   row({"pow", 2, OutRule::Upcast, "pow({0}, {1})", [](const double* a) { return std::pow(a[0], a[1]); },
        [](const I* a) { return int_pow(a[0], a[1]); },
@@ -143,21 +100,21 @@ std::vector<ScalarOpInfo> build_table() {
   row({"sqrt", 1, OutRule::Float, "sqrt({0})", [](const double* a) { return std::sqrt(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * 0.5 / out}; }});
   row({"abs", 1, OutRule::Upcast, "fabs({0})", [](const double* a) { return std::fabs(a[0]); },
-       [](const I* a) { return a[0] < 0 ? static_cast<I>(0 - static_cast<std::uint64_t>(a[0])) : a[0]; },
+       [](const I* a) { return theano_i::fabs(a[0]); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sign(in[0])}; }});
-  row({"sign", 1, OutRule::Upcast, "theano_sign({0})", [](const double* a) { return sign_of(a[0]); },
-       [](const I* a) { return static_cast<I>((a[0] > 0) - (a[0] < 0)); },
+  row({"sign", 1, OutRule::Upcast, "theano_sign({0})", [](const double* a) { return theano_f::theano_sign(a[0]); },
+       [](const I* a) { return theano_i::theano_sign(a[0]); },
        [](const Vs& in, const Var&, const Var&) { return zeros_for(in); }});
   row({"maximum", 2, OutRule::Upcast, "theano_maximum({0}, {1})",
-       [](const double* a) { return (std::isnan(a[0]) || a[0] >= a[1]) ? a[0] : a[1]; },
-       [](const I* a) { return std::max(a[0], a[1]); },
+       [](const double* a) { return theano_f::theano_maximum(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_maximum(a[0], a[1]); },
        [](const Vs& in, const Var& out, const Var& gz) {
          return Vs{gz * cast(eq(out, in[0]), tensor_type(gz)->dtype()), gz * cast(eq(out, in[1]), tensor_type(gz)->dtype())};
        },
        true, true});
   row({"minimum", 2, OutRule::Upcast, "theano_minimum({0}, {1})",
-       [](const double* a) { return (std::isnan(a[0]) || a[0] <= a[1]) ? a[0] : a[1]; },
-       [](const I* a) { return std::min(a[0], a[1]); },
+       [](const double* a) { return theano_f::theano_minimum(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_minimum(a[0], a[1]); },
        [](const Vs& in, const Var& out, const Var& gz) {
          return Vs{gz * cast(eq(out, in[0]), tensor_type(gz)->dtype()), gz * cast(eq(out, in[1]), tensor_type(gz)->dtype())};
        },
@@ -202,7 +159,7 @@ std::vector<ScalarOpInfo> build_table() {
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * cosh(in[0])}; }});
   row({"cosh", 1, OutRule::Float, "cosh({0})", [](const double* a) { return std::cosh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sinh(in[0])}; }});
-  row({"tanh", 1, OutRule::Float, "theano_tanh({0})", [](const double* a) { return std::tanh(a[0]); }, nullptr,
+  row({"tanh", 1, OutRule::Float, "theano_tanh({0})", [](const double* a) { return theano_f::theano_tanh(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (1 - sqr(out))}; }});
   row({"arcsinh", 1, OutRule::Float, "asinh({0})", [](const double* a) { return std::asinh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqrt(sqr(in[0]) + 1)}; }});
@@ -212,11 +169,11 @@ std::vector<ScalarOpInfo> build_table() {
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (1 - sqr(in[0]))}; }});
 
   // ---- special functions
-  row({"sigmoid", 1, OutRule::Float, "theano_sigmoid({0})", [](const double* a) { return stable_sigmoid(a[0]); },
+  row({"sigmoid", 1, OutRule::Float, "theano_sigmoid({0})", [](const double* a) { return theano_f::theano_sigmoid(a[0]); },
        nullptr, [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * (1 - out)}; }});
-  row({"softplus", 1, OutRule::Float, "theano_softplus({0})", [](const double* a) { return stable_softplus(a[0]); },
+  row({"softplus", 1, OutRule::Float, "theano_softplus({0})", [](const double* a) { return theano_f::theano_softplus(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sigmoid(in[0])}; }});
-  row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", [](const double* a) { return log1mexp(a[0]); },
+  row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", [](const double* a) { return theano_f::theano_log1mexp(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / -expm1(-in[0])}; }});
   row({"erf", 1, OutRule::Float, "erf({0})", [](const double* a) { return std::erf(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) {
@@ -228,7 +185,7 @@ std::vector<ScalarOpInfo> build_table() {
        }});
   row({"gammaln", 1, OutRule::Float, "lgamma({0})", [](const double* a) { return std::lgamma(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * elemwise("psi", {in[0]})}; }});
-  row({"psi", 1, OutRule::Float, "theano_digamma({0})", [](const double* a) { return digamma(a[0]); }, nullptr,
+  row({"psi", 1, OutRule::Float, "theano_digamma({0})", [](const double* a) { return theano_f::theano_digamma(a[0]); }, nullptr,
        nullptr});
 
   // ---- rounding (piecewise constant: zero gradient)
@@ -241,8 +198,8 @@ std::vector<ScalarOpInfo> build_table() {
 
   // ---- selection
   row({"clip", 3, OutRule::Upcast, "theano_clip({0}, {1}, {2})",
-       [](const double* a) { return a[0] < a[1] ? a[1] : (a[0] > a[2] ? a[2] : a[0]); },
-       [](const I* a) { return a[0] < a[1] ? a[1] : (a[0] > a[2] ? a[2] : a[0]); },
+       [](const double* a) { return theano_f::theano_clip(a[0], a[1], a[2]); },
+       [](const I* a) { return theano_i::theano_clip(a[0], a[1], a[2]); },
        [](const Vs& in, const Var&, const Var& gz) {
          const DType d = tensor_type(gz)->dtype();
          return Vs{gz * cast(and_(ge(in[0], in[1]), le(in[0], in[2])), d), gz * cast(lt(in[0], in[1]), d),

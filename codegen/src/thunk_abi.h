@@ -13,7 +13,7 @@
 
 #ifndef THEANO_GENERATED_CODE
 #include <stdint.h>
-#include <theano/runtime/shape_rules.h> /* THEANO_MAX_NDIM; the prelude embeds it before this text */
+#include <theano/runtime/kernels/shape_rules.h> /* THEANO_MAX_NDIM; the prelude embeds it before this text */
 #endif
 
 /* Error codes a node function returns (0: success); the host rethrows each as

@@ -7,7 +7,7 @@
 
 #include "device_copy.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano {
 

@@ -2,7 +2,7 @@
 // DLManagedTensor's manager_ctx; import wraps the producer's tensor in a shared_ptr
 // whose deleter calls the producer's deleter, so it runs once, when the last view dies.
 #include "theano/runtime/dlpack.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 #include <memory>
 

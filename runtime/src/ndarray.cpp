@@ -18,7 +18,7 @@
 #include "strided_loop.h"
 #include "theano/runtime/memory_error.h"
 #include "theano/runtime/scalar_cast.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano {
 namespace {

@@ -3,7 +3,7 @@
 // tokenizer that accepts only the three keys numpy writes, and the element count is
 // computed with overflow checks before anything is allocated.
 #include "theano/runtime/npy.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 // The host side of the shared shape rules (shape_rules.h): the exception a
 // failed rule raises in perform and NDArray, worded as generated code words it.
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 #include "theano/runtime/error.h"
 

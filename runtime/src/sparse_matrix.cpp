@@ -15,7 +15,7 @@
 
 #include "theano/runtime/error.h"
 #include "theano/runtime/memory_error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano {
 

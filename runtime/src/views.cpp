@@ -12,7 +12,7 @@
 
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/overlap.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano {
 namespace {

@@ -1,6 +1,6 @@
 // Memory safety from input data (issue 15): sizes near the int64 limit are
 // refused with a ValueError by perform AND by generated code (one rule,
-// runtime/include/theano/runtime/shape_rules.h), never turned into a view
+// runtime/include/theano/runtime/kernels/shape_rules.h), never turned into a view
 // larger than its buffer; more than THEANO_MAX_NDIM dimensions are a TypeError
 // everywhere an array or a tensor type is made.
 #include <doctest/doctest.h>
@@ -9,7 +9,7 @@
 #include <theano/runtime/error.h>
 #include <theano/runtime/memory_error.h>
 #include <theano/runtime/npy.h>
-#include <theano/runtime/shape_rules.h>
+#include <theano/runtime/kernels/shape_rules.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/join.h>
 #include <theano/tensor/math.h>

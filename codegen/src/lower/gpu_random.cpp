@@ -3,7 +3,7 @@
 // shape. The host part is the CPU lowering's (random_code.h: the state, the
 // size, the parameters' broadcast, the advanced state written to the host,
 // the call's Philox key); the kernel draws element i from the counter-based
-// streams of theano/tensor/random_kernels.h, the text perform runs (compiled
+// streams of theano/runtime/kernels/random_kernels.h, the text perform runs (compiled
 // without FMA contraction: --fmad=false on NVRTC, clang's pragma on the
 // emulated device), so uniform, integers and binomial are perform's values
 // bit for bit and normal agrees to the last ulp of the device's sin / cos /

@@ -69,7 +69,7 @@ bool int_like(DType d);
 std::string from_int64(DType d, const std::string& v);
 /// The conversion of a double C expression to dtype `d`, as scalar_cast<T>
 /// converts: numpy's float -> integer on x86-64 (the prelude's theano_f2i*,
-/// runtime/scalar_convert.h), never a C cast of an out-of-range value.
+/// runtime/kernels/scalar_convert.h), never a C cast of an out-of-range value.
 std::string from_double(DType d, const std::string& v);
 /// A C string literal for `s`.
 std::string c_string(std::string_view s);
@@ -89,7 +89,7 @@ std::string_view prelude();
 /// `extern "C"` prototypes of the libm functions generated code calls (in the
 /// host prelude; the CUDA emulation shim declares them too, NVRTC has them).
 std::string_view libm_prototypes();
-/// runtime/shape_rules.h, verbatim: in the host prelude; a CUDA unit whose
+/// runtime/kernels/shape_rules.h, verbatim: in the host prelude; a CUDA unit whose
 /// kernels check indices by the same rules requests it (CudaUnit::need).
 std::string_view shape_rules_text();
 /// The prelude of the CUDA translation unit: the same typedefs, float ->

@@ -27,7 +27,7 @@ void emit_random_prefix(NodeLowering& L);
 std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowering& L);
 /// The C types `a` and `b` are read as (int64_t or double).
 std::pair<std::string, std::string> random_param_types(const NodeLowering& L);
-/// theano/tensor/random_kernels.h, verbatim (the kernels perform runs).
+/// theano/runtime/kernels/random_kernels.h, verbatim (the kernels perform runs).
 std::string random_kernels_text();
 
 }  // namespace theano::codegen::lower

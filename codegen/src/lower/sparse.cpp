@@ -1,6 +1,6 @@
 // Lowerings of the sparse component ops (theano/sparse/components.h): the
 // checks perform makes (theano_csm_rule over the components, the dense
-// operands' shapes), then the kernels of theano/sparse/sparse_kernels.h —
+// operands' shapes), then the kernels of theano/runtime/kernels/sparse_kernels.h —
 // the text perform compiles, embedded here — split over the loop threads by
 // theano_parallel in ranges of independent rows (or, for the CSC product,
 // output columns). Non-contiguous component vectors, and dense operands

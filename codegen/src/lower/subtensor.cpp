@@ -7,7 +7,7 @@
 //
 // Basic indices follow NDArray::slice / NDArray::index through the same rules
 // (theano_slice_rule, theano_slice_stride, theano_index_rule in runtime/
-// include/theano/runtime/shape_rules.h; CPython's PySlice_AdjustIndices):
+// include/theano/runtime/kernels/shape_rules.h; CPython's PySlice_AdjustIndices):
 // out-of-range integers are kErrIndex, a zero step is kErrValue, out-of-range
 // slice bounds clamp. Symbolic bounds are 0-d integer
 // inputs read through their dtype. Updates convert the value to x's dtype

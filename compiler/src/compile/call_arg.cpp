@@ -11,7 +11,7 @@
 #include "theano/compile/function.h"
 #include "theano/config.h"
 #include "theano/graph/type.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "value_checks.h"
 
 namespace theano {

@@ -16,7 +16,7 @@
 #include "theano/graph/op_registry.h"
 #include "theano/rewrite/optdb.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/math.h"

@@ -9,7 +9,7 @@
 
 #include "theano/gpu/ops.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano::gpu {
 

@@ -8,7 +8,7 @@
 
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/reduction.h"
 #include "theano/tensor/type.h"

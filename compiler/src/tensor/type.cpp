@@ -9,7 +9,7 @@
 
 #include "theano/config.h"
 #include "theano/runtime/error.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano::tensor {
 namespace {

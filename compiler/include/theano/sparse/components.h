@@ -2,7 +2,7 @@
 /// The ops sparse graphs run as (after the stage "sparse_expand", see ops.h):
 /// dense arrays in, dense arrays out. A matrix is given by its components
 /// (data, indices, indptr: vectors; shape: an int64 vector of 2); every op
-/// checks them with theano_csm_rule (runtime/shape_rules.h) before reading,
+/// checks them with theano_csm_rule (runtime/kernels/shape_rules.h) before reading,
 /// in perform and in generated code alike, so malformed components are a
 /// ValueError and never an out-of-bounds access. The loops are the C
 /// kernels of sparse_kernels.h, shared by perform and the lowering.

@@ -45,6 +45,10 @@ struct ScalarOpInfo {
   int arity;         ///< number of inputs; -1 for n-ary (add, mul: at least 1)
   OutRule rule;
   std::string c_expr;  ///< C expression template with {0}, {1}, ... for the inputs
+  /// Whether c_expr has a float32 form: the same template compiled in the
+  /// prelude's float domain (namespace theano_s), where every name it calls is a
+  /// float function (computes_in_float32; tests/codegen/test_scalar_float_forms.cpp).
+  bool float_form = false;
   /// Reference implementation on doubles (floats, and ints when no int_impl).
   double (*impl)(const double* args);
   /// Exact implementation for integer/bool compute dtypes, or nullptr.
@@ -91,6 +95,9 @@ class ScalarOp : public Op {
   /// Whether `eval_int` computes this op exactly on integers (false: integer
   /// arguments are computed in double, see computes_in_int64).
   virtual bool has_int_form() const { return true; }
+  /// Whether its C expression computes in float for float32 values (a scalar
+  /// table row's float column; see computes_in_float32).
+  virtual bool has_float_form() const { return false; }
   /// Whether this is `invert` (bitwise not; logical not on bools). Cheap: the
   /// per-element evaluation asks it.
   virtual bool is_invert() const { return false; }
@@ -108,9 +115,9 @@ using ScalarOpPtr = IntrusivePtr<const ScalarOp>;
 /// scalar_cast converts (integers wrap, float -> integer as numpy does).
 bool computes_in_int64(const ScalarOp& op, std::span<const DType> inputs, DType output);
 /// Whether generated code computes one application in float (single
-/// precision): every input and the output are float32 and the op is one of the
-/// arithmetic, exponential, trigonometric and special functions with a float
-/// form in the code's prelude (namespace theano_s). Elsewhere float32 values
+/// precision): every input and the output are float32 and the op's scalar table
+/// row has a float form (ScalarOpInfo::float_form: its C expression in the
+/// prelude's namespace theano_s). Elsewhere float32 values
 /// compute in double, as perform always does; the two agree within float32
 /// rounding (a few ulp per op).
 bool computes_in_float32(const ScalarOp& op, std::span<const DType> inputs, DType output);

@@ -1,9 +1,9 @@
 /// \file
 /// Philox4x32 (Salmon et al., SC 2011): the C++ face of the shared kernel in
-/// theano/tensor/random_kernels.h (the text generated code embeds).
+/// theano/runtime/kernels/random_kernels.h (the text generated code embeds).
 /// Checked against Random123's kat_vectors (tests/compiler/tensor/test_random.cpp).
 #include "theano/tensor/random.h"
-#include "theano/tensor/random_kernels.h"
+#include "theano/runtime/kernels/random_kernels.h"
 
 namespace theano::tensor {
 

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "theano/graph/op_registry.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "random_kernels.h"
 #include "theano/tensor/index.h"
 #include "theano/tensor/random.h"

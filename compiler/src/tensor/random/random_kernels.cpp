@@ -1,10 +1,10 @@
 /// \file
 /// The sampling loops behind RandomFunction::perform: one call of the shared
-/// kernels (theano/tensor/random_kernels.h, the text generated code embeds)
+/// kernels (theano/runtime/kernels/random_kernels.h, the text generated code embeds)
 /// per element, in C order.
 #include "random_kernels.h"
 
-#include "theano/tensor/random_kernels.h"
+#include "theano/runtime/kernels/random_kernels.h"
 
 namespace theano::tensor::random_detail {
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <set>
 
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
@@ -128,6 +127,7 @@ class PrimitiveScalarOp final : public ScalarOp {
   bool commutative() const override { return info_.commutative; }
   bool associative() const override { return info_.associative; }
   bool has_int_form() const override { return info_.int_impl != nullptr; }
+  bool has_float_form() const override { return info_.float_form; }
   bool is_invert() const override { return info_.name == "invert"; }
 
  private:
@@ -210,14 +210,7 @@ double apply_double(const ScalarOp& op, std::span<const double> args) {
 }
 
 bool computes_in_float32(const ScalarOp& op, std::span<const DType> inputs, DType output) {
-  // The ops whose C expressions the prelude's namespace theano_s spells in float.
-  static const std::set<std::string, std::less<>> kFloatForms = {
-      "add",     "sub",     "mul",      "true_div", "neg",      "reciprocal", "sqr",     "sqrt",   "abs",
-      "sign",    "maximum", "minimum",  "exp",      "exp2",     "expm1",      "log",     "log2",   "log10",
-      "log1p",   "sin",     "cos",      "tan",      "arcsin",   "arccos",     "arctan",  "arctan2", "sinh",
-      "cosh",    "tanh",    "arcsinh",  "arccosh",  "arctanh",  "sigmoid",    "softplus", "log1mexp", "erf",
-      "erfc",    "floor",   "ceil",     "round",    "trunc",    "clip",       "pow",     "identity", "second"};
-  if (output != DType::Float32 || op.type_name() != "Scalar" || !kFloatForms.count(op.name())) return false;
+  if (output != DType::Float32 || !op.has_float_form()) return false;
   return std::all_of(inputs.begin(), inputs.end(), [](DType d) { return d == DType::Float32; });
 }
 

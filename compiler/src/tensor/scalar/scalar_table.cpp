@@ -2,12 +2,11 @@
 // row says how the op types its output, how codegen spells it in C, how to
 // compute it (double precision; int64 where exactness matters), and its
 // gradient in tensor ops.
-#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numbers>
 
 #include "theano/runtime/error.h"
+#include "theano/runtime/kernels/scalar_math.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
@@ -33,65 +32,30 @@ Vs zeros_for(const Vs& in) {
   return r;
 }
 
-// Integer helpers (NumPy semantics, no undefined behaviour) ------------------------
+// Reference implementations ----------------------------------------------------------
+// The helpers the C expressions name are the very functions generated code
+// calls (theano/runtime/kernels/scalar_math.h): theano_f (double), theano_i
+// (int64, NumPy semantics, no undefined behaviour). Where this file once had
+// its own formulas (sigmoid, softplus, tanh through std::tanh), it now uses the
+// generated code's, which are written to vectorize and agree with libm within
+// a few ulp: one formula, so perform, constant folding and generated code agree.
 
-I floor_div(I a, I b) {
-  if (b == 0) return 0;                                      // NumPy: 0 with a warning
-  if (b == -1) return a == std::numeric_limits<I>::min() ? a : -a;
-  I q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-I py_mod(I a, I b) {
-  if (b == 0 || b == -1) return 0;
-  I r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 I int_pow(I base, I exp) {
   THEANO_USER_CHECK(exp >= 0, ValueError) << "pow: integers to negative integer powers are not allowed";
-  std::uint64_t result = 1, b = static_cast<std::uint64_t>(base);  // wraps like C on overflow
-  while (exp > 0) {
-    if (exp & 1) result *= b;
-    b *= b;
-    exp >>= 1;
-  }
-  return static_cast<I>(result);
+  return theano_i::pow(base, exp);  // wraps like C on overflow
 }
-double py_fmod(double a, double b) {
-  const double r = std::fmod(a, b);
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-double sign_of(double x) { return std::isnan(x) ? x : (x > 0) - (x < 0); }
 double round_half_even(double x) { return std::nearbyint(x); }  // default rounding mode: to nearest even
-double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-double stable_softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
-// log(1 - exp(x)) for x <= 0 (Maechler 2012): log(-expm1(x)) near 0, log1p(-exp(x)) below -ln 2; NaN above 0.
-double log1mexp(double x) { return x > -std::numbers::ln2 ? std::log(-std::expm1(x)) : std::log1p(-std::exp(x)); }
-// Digamma by recurrence + asymptotic series (accurate to ~1e-12 for x > 0).
-double digamma(double x) {
-  if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
-  if (x <= 0 && std::floor(x) == x) return std::numeric_limits<double>::quiet_NaN();
-  double r = 0;
-  if (x < 0) {  // reflection
-    r = -std::numbers::pi / std::tan(std::numbers::pi * x);
-    x = 1 - x;
-  }
-  while (x < 6) {
-    r -= 1 / x;
-    x += 1;
-  }
-  const double f = 1 / (x * x);
-  return r + std::log(x) - 0.5 / x -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
 
 // Constants of the gradients below (namespace scope: the gradients are plain
 // function pointers, so their lambdas capture nothing).
+// The float column: F32 when the row's C expression also computes in float for
+// float32 values, compiled in the prelude's float domain (namespace theano_s),
+// where every name it calls is a float function (the float libm forms, the
+// float instantiation of theano/runtime/kernels/scalar_math.h); the float
+// expression is the row's own. F64: double only (its helper has no float form).
+// tests/codegen/test_scalar_float_forms.cpp compiles every F32 row in float.
+constexpr bool F32 = true, F64 = false;
+
 constexpr double ln2 = std::numbers::ln2, ln10 = std::numbers::ln10;
 constexpr double two_over_sqrt_pi = 2.0 * std::numbers::inv_sqrtpi;
 
@@ -100,13 +64,13 @@ std::vector<ScalarOpInfo> build_table() {
   auto row = [&t](ScalarOpInfo info) { t.push_back(std::move(info)); };
 
   // ---- arithmetic
-  row({"add", -1, OutRule::Upcast, "({0} + {1})", [](const double* a) { return a[0] + a[1]; },
+  row({"add", -1, OutRule::Upcast, "({0} + {1})", F32, [](const double* a) { return a[0] + a[1]; },
        [](const I* a) { return static_cast<I>(static_cast<std::uint64_t>(a[0]) + static_cast<std::uint64_t>(a[1])); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs(in.size(), gz); }, true, true});
-  row({"sub", 2, OutRule::Upcast, "({0} - {1})", [](const double* a) { return a[0] - a[1]; },
+  row({"sub", 2, OutRule::Upcast, "({0} - {1})", F32, [](const double* a) { return a[0] - a[1]; },
        [](const I* a) { return static_cast<I>(static_cast<std::uint64_t>(a[0]) - static_cast<std::uint64_t>(a[1])); },
        [](const Vs&, const Var&, const Var& gz) { return Vs{gz, -gz}; }});
-  row({"mul", -1, OutRule::Upcast, "({0} * {1})", [](const double* a) { return a[0] * a[1]; },
+  row({"mul", -1, OutRule::Upcast, "({0} * {1})", F32, [](const double* a) { return a[0] * a[1]; },
        [](const I* a) { return static_cast<I>(static_cast<std::uint64_t>(a[0]) * static_cast<std::uint64_t>(a[1])); },
        [](const Vs& in, const Var&, const Var& gz) {
          Vs r;
@@ -119,136 +83,145 @@ std::vector<ScalarOpInfo> build_table() {
          return r;
        },
        true, true});
-  row({"true_div", 2, OutRule::Float, "({0} / {1})", [](const double* a) { return a[0] / a[1]; }, nullptr,
+  row({"true_div", 2, OutRule::Float, "({0} / {1})", F32, [](const double* a) { return a[0] / a[1]; }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / in[1], -gz * in[0] / sqr(in[1])}; }});
-  row({"int_div", 2, OutRule::Upcast, "theano_floor_div({0}, {1})",
-       [](const double* a) { return std::floor(a[0] / a[1]); }, [](const I* a) { return floor_div(a[0], a[1]); },
+  row({"int_div", 2, OutRule::Upcast, "theano_floor_div({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_floor_div(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_floor_div(a[0], a[1]); },
        [](const Vs& in, const Var&, const Var&) { return zeros_for(in); }});
-  row({"mod", 2, OutRule::Upcast, "theano_mod({0}, {1})", [](const double* a) { return py_fmod(a[0], a[1]); },
-       [](const I* a) { return py_mod(a[0], a[1]); },
+  row({"mod", 2, OutRule::Upcast, "theano_mod({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_mod(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_mod(a[0], a[1]); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz, -gz * int_div(in[0], in[1])}; }});
-  row({"pow", 2, OutRule::Upcast, "pow({0}, {1})", [](const double* a) { return std::pow(a[0], a[1]); },
+  row({"pow", 2, OutRule::Upcast, "pow({0}, {1})", F32, [](const double* a) { return std::pow(a[0], a[1]); },
        [](const I* a) { return int_pow(a[0], a[1]); },
        [](const Vs& in, const Var& out, const Var& gz) {
          return Vs{gz * in[1] * pow(in[0], in[1] - 1), gz * out * log(in[0])};
        }});
-  row({"neg", 1, OutRule::Upcast, "(-{0})", [](const double* a) { return -a[0]; },
+  row({"neg", 1, OutRule::Upcast, "(-{0})", F32, [](const double* a) { return -a[0]; },
        [](const I* a) { return static_cast<I>(0 - static_cast<std::uint64_t>(a[0])); },
        [](const Vs&, const Var&, const Var& gz) { return Vs{-gz}; }});
-  row({"reciprocal", 1, OutRule::Float, "(1 / {0})", [](const double* a) { return 1.0 / a[0]; }, nullptr,
+  row({"reciprocal", 1, OutRule::Float, "(1 / {0})", F32, [](const double* a) { return 1.0 / a[0]; }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{-gz * sqr(out)}; }});
-  row({"sqr", 1, OutRule::Upcast, "({0} * {0})", [](const double* a) { return a[0] * a[0]; },
+  row({"sqr", 1, OutRule::Upcast, "({0} * {0})", F32, [](const double* a) { return a[0] * a[0]; },
        [](const I* a) { return static_cast<I>(static_cast<std::uint64_t>(a[0]) * static_cast<std::uint64_t>(a[0])); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * 2 * in[0]}; }});
-  row({"sqrt", 1, OutRule::Float, "sqrt({0})", [](const double* a) { return std::sqrt(a[0]); }, nullptr,
+  row({"sqrt", 1, OutRule::Float, "sqrt({0})", F32, [](const double* a) { return std::sqrt(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * 0.5 / out}; }});
-  row({"abs", 1, OutRule::Upcast, "fabs({0})", [](const double* a) { return std::fabs(a[0]); },
-       [](const I* a) { return a[0] < 0 ? static_cast<I>(0 - static_cast<std::uint64_t>(a[0])) : a[0]; },
+  row({"abs", 1, OutRule::Upcast, "fabs({0})", F32, [](const double* a) { return std::fabs(a[0]); },
+       [](const I* a) { return theano_i::fabs(a[0]); },
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sign(in[0])}; }});
-  row({"sign", 1, OutRule::Upcast, "theano_sign({0})", [](const double* a) { return sign_of(a[0]); },
-       [](const I* a) { return static_cast<I>((a[0] > 0) - (a[0] < 0)); },
+  row({"sign", 1, OutRule::Upcast, "theano_sign({0})", F32, [](const double* a) { return theano_f::theano_sign(a[0]); },
+       [](const I* a) { return theano_i::theano_sign(a[0]); },
        [](const Vs& in, const Var&, const Var&) { return zeros_for(in); }});
-  row({"maximum", 2, OutRule::Upcast, "theano_maximum({0}, {1})",
-       [](const double* a) { return (std::isnan(a[0]) || a[0] >= a[1]) ? a[0] : a[1]; },
-       [](const I* a) { return std::max(a[0], a[1]); },
+  row({"maximum", 2, OutRule::Upcast, "theano_maximum({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_maximum(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_maximum(a[0], a[1]); },
        [](const Vs& in, const Var& out, const Var& gz) {
          return Vs{gz * cast(eq(out, in[0]), tensor_type(gz)->dtype()), gz * cast(eq(out, in[1]), tensor_type(gz)->dtype())};
        },
        true, true});
-  row({"minimum", 2, OutRule::Upcast, "theano_minimum({0}, {1})",
-       [](const double* a) { return (std::isnan(a[0]) || a[0] <= a[1]) ? a[0] : a[1]; },
-       [](const I* a) { return std::min(a[0], a[1]); },
+  row({"minimum", 2, OutRule::Upcast, "theano_minimum({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_minimum(a[0], a[1]); },
+       [](const I* a) { return theano_i::theano_minimum(a[0], a[1]); },
        [](const Vs& in, const Var& out, const Var& gz) {
          return Vs{gz * cast(eq(out, in[0]), tensor_type(gz)->dtype()), gz * cast(eq(out, in[1]), tensor_type(gz)->dtype())};
        },
        true, true});
 
   // ---- exponentials and logarithms
-  row({"exp", 1, OutRule::Float, "exp({0})", [](const double* a) { return std::exp(a[0]); }, nullptr,
+  row({"exp", 1, OutRule::Float, "exp({0})", F32, [](const double* a) { return std::exp(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out}; }});
-  row({"exp2", 1, OutRule::Float, "exp2({0})", [](const double* a) { return std::exp2(a[0]); }, nullptr,
+  row({"exp2", 1, OutRule::Float, "exp2({0})", F32, [](const double* a) { return std::exp2(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * ln2}; }});
-  row({"expm1", 1, OutRule::Float, "expm1({0})", [](const double* a) { return std::expm1(a[0]); }, nullptr,
+  row({"expm1", 1, OutRule::Float, "expm1({0})", F32, [](const double* a) { return std::expm1(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (out + 1)}; }});
-  row({"log", 1, OutRule::Float, "log({0})", [](const double* a) { return std::log(a[0]); }, nullptr,
+  row({"log", 1, OutRule::Float, "log({0})", F32, [](const double* a) { return std::log(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / in[0]}; }});
-  row({"log2", 1, OutRule::Float, "log2({0})", [](const double* a) { return std::log2(a[0]); }, nullptr,
+  row({"log2", 1, OutRule::Float, "log2({0})", F32, [](const double* a) { return std::log2(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln2)}; }});
-  row({"log10", 1, OutRule::Float, "log10({0})", [](const double* a) { return std::log10(a[0]); }, nullptr,
+  row({"log10", 1, OutRule::Float, "log10({0})", F32, [](const double* a) { return std::log10(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * ln10)}; }});
-  row({"log1p", 1, OutRule::Float, "log1p({0})", [](const double* a) { return std::log1p(a[0]); }, nullptr,
+  row({"log1p", 1, OutRule::Float, "log1p({0})", F32, [](const double* a) { return std::log1p(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] + 1)}; }});
 
   // ---- trigonometric and hyperbolic
-  row({"sin", 1, OutRule::Float, "sin({0})", [](const double* a) { return std::sin(a[0]); }, nullptr,
+  row({"sin", 1, OutRule::Float, "sin({0})", F32, [](const double* a) { return std::sin(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * cos(in[0])}; }});
-  row({"cos", 1, OutRule::Float, "cos({0})", [](const double* a) { return std::cos(a[0]); }, nullptr,
+  row({"cos", 1, OutRule::Float, "cos({0})", F32, [](const double* a) { return std::cos(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{-gz * sin(in[0])}; }});
-  row({"tan", 1, OutRule::Float, "tan({0})", [](const double* a) { return std::tan(a[0]); }, nullptr,
+  row({"tan", 1, OutRule::Float, "tan({0})", F32, [](const double* a) { return std::tan(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (sqr(out) + 1)}; }});
-  row({"arcsin", 1, OutRule::Float, "asin({0})", [](const double* a) { return std::asin(a[0]); }, nullptr,
+  row({"arcsin", 1, OutRule::Float, "asin({0})", F32, [](const double* a) { return std::asin(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqrt(1 - sqr(in[0]))}; }});
-  row({"arccos", 1, OutRule::Float, "acos({0})", [](const double* a) { return std::acos(a[0]); }, nullptr,
+  row({"arccos", 1, OutRule::Float, "acos({0})", F32, [](const double* a) { return std::acos(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{-gz / sqrt(1 - sqr(in[0]))}; }});
-  row({"arctan", 1, OutRule::Float, "atan({0})", [](const double* a) { return std::atan(a[0]); }, nullptr,
+  row({"arctan", 1, OutRule::Float, "atan({0})", F32, [](const double* a) { return std::atan(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (sqr(in[0]) + 1)}; }});
-  row({"arctan2", 2, OutRule::Float, "atan2({0}, {1})", [](const double* a) { return std::atan2(a[0], a[1]); },
+  row({"arctan2", 2, OutRule::Float, "atan2({0}, {1})", F32, [](const double* a) { return std::atan2(a[0], a[1]); },
        nullptr,
        [](const Vs& in, const Var&, const Var& gz) {
          Var r2 = sqr(in[0]) + sqr(in[1]);
          return Vs{gz * in[1] / r2, -gz * in[0] / r2};
        }});
-  row({"sinh", 1, OutRule::Float, "sinh({0})", [](const double* a) { return std::sinh(a[0]); }, nullptr,
+  row({"sinh", 1, OutRule::Float, "sinh({0})", F32, [](const double* a) { return std::sinh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * cosh(in[0])}; }});
-  row({"cosh", 1, OutRule::Float, "cosh({0})", [](const double* a) { return std::cosh(a[0]); }, nullptr,
+  row({"cosh", 1, OutRule::Float, "cosh({0})", F32, [](const double* a) { return std::cosh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sinh(in[0])}; }});
-  row({"tanh", 1, OutRule::Float, "theano_tanh({0})", [](const double* a) { return std::tanh(a[0]); }, nullptr,
+  row({"tanh", 1, OutRule::Float, "theano_tanh({0})", F32,
+       [](const double* a) { return theano_f::theano_tanh(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (1 - sqr(out))}; }});
-  row({"arcsinh", 1, OutRule::Float, "asinh({0})", [](const double* a) { return std::asinh(a[0]); }, nullptr,
+  row({"arcsinh", 1, OutRule::Float, "asinh({0})", F32, [](const double* a) { return std::asinh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqrt(sqr(in[0]) + 1)}; }});
-  row({"arccosh", 1, OutRule::Float, "acosh({0})", [](const double* a) { return std::acosh(a[0]); }, nullptr,
+  row({"arccosh", 1, OutRule::Float, "acosh({0})", F32, [](const double* a) { return std::acosh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqrt(sqr(in[0]) - 1)}; }});
-  row({"arctanh", 1, OutRule::Float, "atanh({0})", [](const double* a) { return std::atanh(a[0]); }, nullptr,
+  row({"arctanh", 1, OutRule::Float, "atanh({0})", F32, [](const double* a) { return std::atanh(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (1 - sqr(in[0]))}; }});
 
   // ---- special functions
-  row({"sigmoid", 1, OutRule::Float, "theano_sigmoid({0})", [](const double* a) { return stable_sigmoid(a[0]); },
+  row({"sigmoid", 1, OutRule::Float, "theano_sigmoid({0})", F32,
+       [](const double* a) { return theano_f::theano_sigmoid(a[0]); },
        nullptr, [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * out * (1 - out)}; }});
-  row({"softplus", 1, OutRule::Float, "theano_softplus({0})", [](const double* a) { return stable_softplus(a[0]); },
+  row({"softplus", 1, OutRule::Float, "theano_softplus({0})", F32,
+       [](const double* a) { return theano_f::theano_softplus(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sigmoid(in[0])}; }});
-  row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", [](const double* a) { return log1mexp(a[0]); },
+  row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", F32,
+       [](const double* a) { return theano_f::theano_log1mexp(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / -expm1(-in[0])}; }});
-  row({"erf", 1, OutRule::Float, "erf({0})", [](const double* a) { return std::erf(a[0]); }, nullptr,
+  row({"erf", 1, OutRule::Float, "erf({0})", F32, [](const double* a) { return std::erf(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) {
          return Vs{gz * two_over_sqrt_pi * exp(-sqr(in[0]))};
        }});
-  row({"erfc", 1, OutRule::Float, "erfc({0})", [](const double* a) { return std::erfc(a[0]); }, nullptr,
+  row({"erfc", 1, OutRule::Float, "erfc({0})", F32, [](const double* a) { return std::erfc(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) {
          return Vs{-gz * two_over_sqrt_pi * exp(-sqr(in[0]))};
        }});
-  row({"gammaln", 1, OutRule::Float, "lgamma({0})", [](const double* a) { return std::lgamma(a[0]); }, nullptr,
+  row({"gammaln", 1, OutRule::Float, "lgamma({0})", F64, [](const double* a) { return std::lgamma(a[0]); }, nullptr,
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * elemwise("psi", {in[0]})}; }});
-  row({"psi", 1, OutRule::Float, "theano_digamma({0})", [](const double* a) { return digamma(a[0]); }, nullptr,
+  row({"psi", 1, OutRule::Float, "theano_digamma({0})", F64,
+       [](const double* a) { return theano_f::theano_digamma(a[0]); }, nullptr,
        nullptr});
 
   // ---- rounding (piecewise constant: zero gradient)
   auto zero = [](const Vs& in, const Var&, const Var&) { return zeros_for(in); };
-  row({"floor", 1, OutRule::Float, "floor({0})", [](const double* a) { return std::floor(a[0]); }, nullptr, zero});
-  row({"ceil", 1, OutRule::Float, "ceil({0})", [](const double* a) { return std::ceil(a[0]); }, nullptr, zero});
-  row({"round", 1, OutRule::Float, "nearbyint({0})", [](const double* a) { return round_half_even(a[0]); }, nullptr,
+  row({"floor", 1, OutRule::Float, "floor({0})", F32, [](const double* a) { return std::floor(a[0]); }, nullptr, zero});
+  row({"ceil", 1, OutRule::Float, "ceil({0})", F32, [](const double* a) { return std::ceil(a[0]); }, nullptr, zero});
+  row({"round", 1, OutRule::Float, "nearbyint({0})", F32,
+       [](const double* a) { return round_half_even(a[0]); }, nullptr,
        zero});
-  row({"trunc", 1, OutRule::Float, "trunc({0})", [](const double* a) { return std::trunc(a[0]); }, nullptr, zero});
+  row({"trunc", 1, OutRule::Float, "trunc({0})", F32, [](const double* a) { return std::trunc(a[0]); }, nullptr, zero});
 
   // ---- selection
-  row({"clip", 3, OutRule::Upcast, "theano_clip({0}, {1}, {2})",
-       [](const double* a) { return a[0] < a[1] ? a[1] : (a[0] > a[2] ? a[2] : a[0]); },
-       [](const I* a) { return a[0] < a[1] ? a[1] : (a[0] > a[2] ? a[2] : a[0]); },
+  row({"clip", 3, OutRule::Upcast, "theano_clip({0}, {1}, {2})", F32,
+       [](const double* a) { return theano_f::theano_clip(a[0], a[1], a[2]); },
+       [](const I* a) { return theano_i::theano_clip(a[0], a[1], a[2]); },
        [](const Vs& in, const Var&, const Var& gz) {
          const DType d = tensor_type(gz)->dtype();
          return Vs{gz * cast(and_(ge(in[0], in[1]), le(in[0], in[2])), d), gz * cast(lt(in[0], in[1]), d),
                    gz * cast(gt(in[0], in[2]), d)};
        }});
-  row({"switch", 3, OutRule::UpcastFrom1, "({0} ? {1} : {2})", [](const double* a) { return a[0] != 0 ? a[1] : a[2]; },
+  row({"switch", 3, OutRule::UpcastFrom1, "({0} ? {1} : {2})", F64,
+       [](const double* a) { return a[0] != 0 ? a[1] : a[2]; },
        [](const I* a) { return a[0] != 0 ? a[1] : a[2]; },
        [](const Vs& in, const Var&, const Var& gz) {
          Var zero_g = zeros_like(gz);
@@ -256,38 +229,42 @@ std::vector<ScalarOpInfo> build_table() {
        }});
 
   // ---- comparisons (bool results: zero gradient)
-  row({"lt", 2, OutRule::Bool, "({0} < {1})", [](const double* a) { return double(a[0] < a[1]); },
+  row({"lt", 2, OutRule::Bool, "({0} < {1})", F64, [](const double* a) { return double(a[0] < a[1]); },
        [](const I* a) { return I(a[0] < a[1]); }, zero});
-  row({"gt", 2, OutRule::Bool, "({0} > {1})", [](const double* a) { return double(a[0] > a[1]); },
+  row({"gt", 2, OutRule::Bool, "({0} > {1})", F64, [](const double* a) { return double(a[0] > a[1]); },
        [](const I* a) { return I(a[0] > a[1]); }, zero});
-  row({"le", 2, OutRule::Bool, "({0} <= {1})", [](const double* a) { return double(a[0] <= a[1]); },
+  row({"le", 2, OutRule::Bool, "({0} <= {1})", F64, [](const double* a) { return double(a[0] <= a[1]); },
        [](const I* a) { return I(a[0] <= a[1]); }, zero});
-  row({"ge", 2, OutRule::Bool, "({0} >= {1})", [](const double* a) { return double(a[0] >= a[1]); },
+  row({"ge", 2, OutRule::Bool, "({0} >= {1})", F64, [](const double* a) { return double(a[0] >= a[1]); },
        [](const I* a) { return I(a[0] >= a[1]); }, zero});
-  row({"eq", 2, OutRule::Bool, "({0} == {1})", [](const double* a) { return double(a[0] == a[1]); },
+  row({"eq", 2, OutRule::Bool, "({0} == {1})", F64, [](const double* a) { return double(a[0] == a[1]); },
        [](const I* a) { return I(a[0] == a[1]); }, zero, true});
-  row({"neq", 2, OutRule::Bool, "({0} != {1})", [](const double* a) { return double(a[0] != a[1]); },
+  row({"neq", 2, OutRule::Bool, "({0} != {1})", F64, [](const double* a) { return double(a[0] != a[1]); },
        [](const I* a) { return I(a[0] != a[1]); }, zero, true});
-  row({"isnan", 1, OutRule::Bool, "isnan({0})", [](const double* a) { return double(std::isnan(a[0])); },
+  row({"isnan", 1, OutRule::Bool, "isnan({0})", F64, [](const double* a) { return double(std::isnan(a[0])); },
        [](const I*) { return I(0); }, zero});
-  row({"isinf", 1, OutRule::Bool, "isinf({0})", [](const double* a) { return double(std::isinf(a[0])); },
+  row({"isinf", 1, OutRule::Bool, "isinf({0})", F64, [](const double* a) { return double(std::isinf(a[0])); },
        [](const I*) { return I(0); }, zero});
 
   // ---- logical / bitwise (bool and integer only)
-  row({"and", 2, OutRule::IntOnly, "((int64_t)({0}) & (int64_t)({1}))", [](const double* a) { return double(I(a[0]) & I(a[1])); },
+  row({"and", 2, OutRule::IntOnly, "((int64_t)({0}) & (int64_t)({1}))", F64,
+       [](const double* a) { return double(I(a[0]) & I(a[1])); },
        [](const I* a) { return a[0] & a[1]; }, zero, true, true});
-  row({"or", 2, OutRule::IntOnly, "((int64_t)({0}) | (int64_t)({1}))", [](const double* a) { return double(I(a[0]) | I(a[1])); },
+  row({"or", 2, OutRule::IntOnly, "((int64_t)({0}) | (int64_t)({1}))", F64,
+       [](const double* a) { return double(I(a[0]) | I(a[1])); },
        [](const I* a) { return a[0] | a[1]; }, zero, true, true});
-  row({"xor", 2, OutRule::IntOnly, "((int64_t)({0}) ^ (int64_t)({1}))", [](const double* a) { return double(I(a[0]) ^ I(a[1])); },
+  row({"xor", 2, OutRule::IntOnly, "((int64_t)({0}) ^ (int64_t)({1}))", F64,
+       [](const double* a) { return double(I(a[0]) ^ I(a[1])); },
        [](const I* a) { return a[0] ^ a[1]; }, zero, true, true});
   // invert: bitwise not on integers, logical not on bool (Elemwise special-cases bool).
-  row({"invert", 1, OutRule::IntOnly, "(~{0})", [](const double* a) { return double(~I(a[0])); },
+  row({"invert", 1, OutRule::IntOnly, "(~{0})", F64, [](const double* a) { return double(~I(a[0])); },
        [](const I* a) { return ~a[0]; }, zero});
 
   // ---- filling and identity
-  row({"second", 2, OutRule::SecondInput, "({1})", [](const double* a) { return a[1]; },
+  row({"second", 2, OutRule::SecondInput, "({1})", F32, [](const double* a) { return a[1]; },
        [](const I* a) { return a[1]; }, [](const Vs&, const Var&, const Var& gz) { return Vs{Var(), gz}; }});
-  row({"identity", 1, OutRule::Upcast, "({0})", [](const double* a) { return a[0]; }, [](const I* a) { return a[0]; },
+  row({"identity", 1, OutRule::Upcast, "({0})", F32,
+       [](const double* a) { return a[0]; }, [](const I* a) { return a[0]; },
        [](const Vs&, const Var&, const Var& gz) { return Vs{gz}; }});
   return t;
 }

@@ -8,7 +8,7 @@
 #include "shape_util.h"
 #include "theano/config.h"
 #include "theano/graph/op_registry.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/subtensor.h"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "theano/graph/op_registry.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/runtime/scalar_cast.h"
 #include "shape_util.h"
 #include "theano/config.h"

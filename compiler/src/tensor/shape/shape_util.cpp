@@ -2,7 +2,7 @@
 /// Helpers shared by the shape, creation, join and indexing ops (see
 /// shape_util.h): constant reading, folded symbolic integers, slice lengths,
 /// broadcast-undoing gradient sums and the strided in-place add.
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "shape_util.h"
 
 #include <complex>

@@ -6,7 +6,7 @@
 
 #include "shape_util.h"
 #include "theano/graph/op_registry.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"

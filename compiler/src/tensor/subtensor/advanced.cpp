@@ -6,7 +6,7 @@
 #include "../shape/shape_util.h"
 #include "idx_util.h"
 #include "theano/graph/op_registry.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"

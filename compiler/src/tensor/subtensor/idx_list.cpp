@@ -7,7 +7,7 @@
 
 #include "../shape/shape_util.h"
 #include "idx_util.h"
-#include "theano/runtime/shape_rules.h"
+#include "theano/runtime/kernels/shape_rules.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {

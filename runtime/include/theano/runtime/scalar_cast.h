@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "theano/runtime/dtype.h"
-#include "theano/runtime/scalar_convert.h"
+#include "theano/runtime/kernels/scalar_convert.h"
 
 namespace theano {
 namespace detail {

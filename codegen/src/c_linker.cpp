@@ -35,14 +35,14 @@
 #include <utility>
 #include <vector>
 
-#include "c_thunk.h"
-#include "function_record.h"
-#include "cuda/cuda_unit.h"
-#include "cuda/gpu_device.h"
-#include "lower/lowering.h"
-#include "memory_plan.h"
-#include "shared_object.h"
-#include "source_generator.h"
+#include "cache/function_record.h"
+#include "emit/cuda_unit.h"
+#include "emit/lower/lowering.h"
+#include "emit/memory_plan.h"
+#include "emit/source_generator.h"
+#include "load/shared_object.h"
+#include "run/c_thunk.h"
+#include "run/cuda/gpu_device.h"
 #include "thunk_abi.h"
 
 namespace theano::codegen {

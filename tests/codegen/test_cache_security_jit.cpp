@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "../../codegen/src/shared_object.h"
-#include "test_util.h"
+#include "../../codegen/src/load/shared_object.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
+#include "test_util.h"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-// The CUDA kernel builder (codegen/src/cuda/kernel_builder.h): a parameter
+// The CUDA kernel builder (codegen/src/emit/kernel_builder.h): a parameter
 // declared once is packed by the host and read by the kernel from the same
 // slot. The host packing and a kernel built on the block are compiled
 // together as plain C++ (the kernel called as a function), so a value that
@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "../../codegen/src/cuda/cuda_unit.h"
-#include "../../codegen/src/cuda/kernel_builder.h"
+#include "../../codegen/src/emit/cuda_unit.h"
+#include "../../codegen/src/emit/kernel_builder.h"
 
 using namespace theano;
 using namespace theano::codegen;

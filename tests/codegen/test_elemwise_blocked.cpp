@@ -1,4 +1,4 @@
-// Large fused bodies are emitted blocked (lower/elemwise_blocked.cpp): each
+// Large fused bodies are emitted blocked (emit/lower/elemwise_blocked.cpp): each
 // inner value computed over a block by a shared helper. The code must compute
 // what the unfused graph's code computes, on contiguous, strided, broadcast
 // and in-place operands, with mixed dtypes and reused buffers.

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../../codegen/src/function_record.h"
+#include "../../codegen/src/cache/function_record.h"
 #include "temp_dir.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// Lowerings of the BLAS ops (codegen/src/lower/blas.cpp): Dot, Dot22, Gemm,
+// Lowerings of the BLAS ops (codegen/src/emit/lower/blas.cpp): Dot, Dot22, Gemm,
 // Gemv and Ger, against perform; float layouts BLAS can read go to OpenBLAS,
 // the others (and integer dtypes) to plain loops.
 #include <doctest/doctest.h>

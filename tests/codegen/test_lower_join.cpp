@@ -1,4 +1,4 @@
-// Lowerings of Join and Split (codegen/src/lower/join.cpp) against their
+// Lowerings of Join and Split (codegen/src/emit/lower/join.cpp) against their
 // perform (PerformLinker), on contiguous and strided inputs, with the error
 // cases raising perform's error kind.
 #include <doctest/doctest.h>

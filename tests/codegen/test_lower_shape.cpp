@@ -1,4 +1,4 @@
-// Lowerings of the shape and creation ops (codegen/src/lower/shape.cpp): Shape,
+// Lowerings of the shape and creation ops (codegen/src/emit/lower/shape.cpp): Shape,
 // Shape_i, MakeVector, SpecifyShape, Reshape, Alloc, ARange, Eye, Assert and the
 // gradient stoppers, each against its perform (PerformLinker) on contiguous and
 // strided inputs, with the error cases raising perform's error kind.

@@ -1,4 +1,4 @@
-// Lowerings of the indexing ops (codegen/src/lower/subtensor.cpp): Subtensor,
+// Lowerings of the indexing ops (codegen/src/emit/lower/subtensor.cpp): Subtensor,
 // IncSubtensor, AdvancedSubtensor1 and AdvancedIncSubtensor1, against perform.
 #include <doctest/doctest.h>
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <typeindex>
 
-#include "../../codegen/src/lower/lowering.h"
+#include "../../codegen/src/emit/lower/lowering.h"
 
 namespace {
 

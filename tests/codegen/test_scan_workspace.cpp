@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "../../codegen/src/c_thunk.h"
-#include "../../codegen/src/function_record.h"
+#include "../../codegen/src/cache/function_record.h"
+#include "../../codegen/src/run/c_thunk.h"
 #include "temp_dir.h"
 #include "test_util.h"
 

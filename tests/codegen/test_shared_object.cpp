@@ -1,5 +1,5 @@
 /// \file
-/// The compiledir's shared libraries (codegen/src/shared_object.h): objects
+/// The compiledir's shared libraries (codegen/src/load/shared_object.h): objects
 /// linked by lld in-process, dlopen'ed from a sealed memfd, really unloaded
 /// with their last handle; refusals are LoadErrors naming what failed; and a
 /// function whose cached library cannot be loaded still runs, through ORC.
@@ -10,7 +10,7 @@
 #include <theano/config.h>
 #include <theano/theano.hpp>
 
-#include "../../codegen/src/shared_object.h"
+#include "../../codegen/src/load/shared_object.h"
 #include "codegen/jit_test_util.h"
 #include "temp_dir.h"
 #include "test_util.h"

@@ -1,6 +1,6 @@
 // Vectorized transcendentals (issue 18): the JIT's optimizer maps every libm
 // function glibc's libmvec exports to its vector variant at the host's widest
-// vector ABI (codegen/src/vector_math.cpp), so loops over erf, log1p, the
+// vector ABI (codegen/src/compile/vector_math.cpp), so loops over erf, log1p, the
 // hyperbolic and inverse functions vectorize; and what they compute stays
 // within a few ULPs of scalar libm, in float64 and float32.
 #include <doctest/doctest.h>

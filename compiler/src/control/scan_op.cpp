@@ -197,7 +197,7 @@ StaticShape with_steps(const std::optional<std::int64_t>& steps, const StaticSha
 THEANO_REGISTER_OP(
     Scan,
     .no_cpp =
-        "lowered by the source generator itself (codegen/src/scan_lowering.cpp: the step needs an inner Generator), "
+        "lowered by the source generator itself (codegen/src/emit/scan_lowering.cpp: the step needs an inner Generator), "
         "not through the lowering table",
     .no_cuda = "a scan step over GPU arrays or with GPU nodes is refused (LoweringReason::Gpu) and runs on the host");
 

@@ -25,7 +25,7 @@ std::size_t GpuElemwise::hash() const { return host_->hash() * 7 + 0x67707565; }
 THEANO_REGISTER_OP(
     GpuElemwise,
     .no_grad = "made by the GPU transfer rewrite after gradients are taken: the host Elemwise carries the gradient",
-    .no_cuda = "a GPU op: its C++ lowering (codegen/src/lower/gpu.cpp) is the CUDA kernel and its launch");
+    .no_cuda = "a GPU op: its C++ lowering (codegen/src/emit/lower/gpu.cpp) is the CUDA kernel and its launch");
 
 ApplyPtr GpuElemwise::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << ": needs at least one input";

@@ -19,7 +19,7 @@
 ///   node function grows with the graph: a chain of 10^4 tanh becomes
 ///   ceil(10^4 / kMaxNodes) fused nodes, which the C++ linker spreads over
 ///   its translation units (code generation keeps each large body linear in
-///   its size, lower/elemwise_blocked.cpp). Splitting costs one more pass
+///   its size, emit/lower/elemwise_blocked.cpp). Splitting costs one more pass
 ///   over memory per kMaxNodes ops, nothing next to their arithmetic.
 /// Broadcastable (size-1 in every dimension) constants are folded into the
 /// Composite as scalar constants. Nodes are visited from the outputs back, so

@@ -1,6 +1,6 @@
 // The sparse component ops (theano/sparse/components.h): type checks at
 // make_node, theano_csm_rule and the shared C kernels (sparse_kernels.h) in
-// perform, with the run-time checks the lowering (codegen lower/sparse.cpp)
+// perform, with the run-time checks the lowering (codegen emit/lower/sparse.cpp)
 // repeats in the generated code.
 #include "theano/sparse/components.h"
 

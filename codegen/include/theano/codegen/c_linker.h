@@ -4,8 +4,8 @@
 /// codegen_threads), compiles it in-process with Clang (ClangCompiler) and loads it
 /// (JitLoader: the compiledir's shared library, else ORC); the Thunk calls `theano_entry`.
 ///
-/// Every op kind has a lowering in codegen/src/lower/ (the table and the node
-/// function protocol: lower/lowering.h). A node whose op has no lowering, or
+/// Every op kind has a lowering in codegen/src/emit/lower/ (the table and the node
+/// function protocol: emit/lower/lowering.h). A node whose op has no lowering, or
 /// whose lowering refuses its dtypes (float16, complex), calls the op's
 /// `perform` through a host callback from inside the generated code, so every
 /// graph runs; `allow_perform_fallback(false)` turns that into a LoweringError
@@ -27,7 +27,7 @@
 /// GPU nodes (gpu/ops.h, placed by the GPU transfer rewrite) get host
 /// functions like any node (shape checks, allocation, launches through the
 /// thunk ABI's gpu_* callbacks) and kernels in ONE CUDA translation unit per
-/// function (codegen/src/cuda/), compiled by NVRTC for the device or by Clang
+/// function (codegen/src/run/cuda/), compiled by NVRTC for the device or by Clang
 /// for the emulated device, cached in the same compiledir.
 ///
 /// Errors inside generated code return a code and a message naming the node

@@ -69,7 +69,7 @@ cache::CacheOptions compile_cache_options();
 cache::CompileCache* current_cache();
 
 /// The subdirectory of a compiledir that holds function records (the warm
-/// start's request -> compiled object map, codegen/src/function_record.h):
+/// start's request -> compiled object map, codegen/src/cache/function_record.h):
 /// a CompileCache of its own, so the compiledir's counters and entries stay
 /// those of compiled code.
 inline constexpr const char* kRecordsDir = "records";
@@ -79,7 +79,7 @@ inline constexpr const char* kRecordsDir = "records";
 cache::CompileCache* current_record_cache();
 
 /// The subdirectory of a compiledir that holds the shared libraries linked
-/// from its CPU objects (codegen/src/shared_object.h), keyed by
+/// from its CPU objects (codegen/src/load/shared_object.h), keyed by
 /// detail::shared_object_key of the object's key; its own CompileCache too.
 inline constexpr const char* kLibrariesDir = "libraries";
 

@@ -8,7 +8,7 @@
 /// there (docs/jit-and-cache.md, "CUDA: NVRTC and the emulated device"). The toolkit's stub libcuda (cuInit returns 34,
 /// CUDA_ERROR_STUB_LIBRARY) counts as "no driver".
 ///
-/// Users: the GPU devices of compiled functions (codegen/src/cuda/gpu_device.cpp),
+/// Users: the GPU devices of compiled functions (codegen/src/run/cuda/gpu_device.cpp),
 /// NVRTC's GPU probe (nvrtc_compiler.cpp) and the GPU execution tests.
 #pragma once
 

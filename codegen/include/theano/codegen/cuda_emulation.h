@@ -18,7 +18,7 @@
 ///   `atomicExch` and `atomicCAS` are plain read-modify-writes (fibers switch
 ///   only at barriers, so they are atomic);
 /// * libm functions are declared (NVRTC provides them without includes).
-/// Kernel ABI (cuda/cuda_unit.h): `extern "C" __global__ void <name>(const
+/// Kernel ABI (emit/cuda_unit.h): `extern "C" __global__ void <name>(const
 /// theano_params_<P> p)`, one struct of P int64 values defined by the source.
 #pragma once
 

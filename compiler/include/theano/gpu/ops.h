@@ -137,7 +137,7 @@ class GpuOp final : public Op {
 };
 
 /// Whether `host_node`'s op has a GPU form as a GpuOp (codegen lowers each:
-/// codegen/src/lower/gpu*.cpp), and which of its inputs then become GPU
+/// codegen/src/emit/lower/gpu*.cpp), and which of its inputs then become GPU
 /// arrays: the data (arrays reduced, multiplied, indexed); shapes, Subtensor
 /// indices and the scalars alpha / beta of the BLAS ops stay host values.
 /// Each op says so itself (Op::gpu_form, beside its declaration); nullopt

@@ -161,7 +161,7 @@ class Op : public RefCounted {
   /// gpu::GpuOp over it keeps on the device, or nullopt when the op has none
   /// for this node (the default). The GPU transfer rewrite asks
   /// (gpu::gpu_op_inputs); codegen lowers each such GpuOp by its CUDA
-  /// lowering (codegen/src/lower/gpu*.cpp).
+  /// lowering (codegen/src/emit/lower/gpu*.cpp).
   virtual std::optional<GpuPlacement> gpu_form(const Apply& node) const;
   /// The inplace forms of `node` (a node of this op without a destroy_map),
   /// each offered by one inplace stage of the pipeline; none by default.

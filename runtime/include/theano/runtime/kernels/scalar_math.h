@@ -4,11 +4,11 @@
  * reference implementations (compiler/src/tensor/scalar/scalar_table.cpp,
  * hence every Elemwise perform and constant folding) include this header, and
  * the code generator embeds this very file's text in the host prelude and the
- * CUDA prelude (codegen/src/lower/prelude.cpp), so a generated loop and perform
+ * CUDA prelude (codegen/src/emit/lower/prelude.cpp), so a generated loop and perform
  * compute an op with the same formula.
  *
  * Three compute domains, one namespace each, as the generated code selects
- * them (codegen/src/lower/elemwise.cpp): theano_f (double), theano_s (float,
+ * them (codegen/src/emit/lower/elemwise.cpp): theano_f (double), theano_s (float,
  * the float32 forms) and theano_i (int64, NumPy's integer semantics under
  * -fwrapv; no signed-overflow UB in these helpers). A helper with a float form
  * is written once, in THEANO_SCALAR_MATH(T, F), instantiated for double (F

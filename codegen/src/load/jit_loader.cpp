@@ -10,7 +10,7 @@
 #include <theano/codegen/jit_loader.h>
 #include <theano/codegen/clang_compiler.h>
 
-#include "clang_driver.h"  // detail::init_native_target
+#include "../compile/clang_driver.h"  // detail::init_native_target
 #include "scratch_dir.h"     // detail::write_all
 
 #include <llvm/ExecutionEngine/Orc/Core.h>

@@ -15,7 +15,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/elemwise.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {
@@ -63,7 +63,7 @@ void lower_host_from_gpu(NodeLowering& L) {
 
 /// A GpuOp runs its host op's CUDA form (Target::Cuda; L.op is the host op):
 /// the GPU lowerings of the reductions, nnet, BLAS, indexing and random ops
-/// (lower/gpu_<family>.cpp), or, for the views (DimShuffle, Subtensor, Split,
+/// (emit/lower/gpu_<family>.cpp), or, for the views (DimShuffle, Subtensor, Split,
 /// Reshape when the strides allow) and the copies (Alloc, Join, Reshape
 /// otherwise), the host lowering registered for Target::Cuda as well beside
 /// it: the CPU's metadata code on device addresses, and a copy kernel for a

@@ -1,7 +1,7 @@
 // GPU lowerings of the indexing ops that write or gather elements:
 // IncSubtensor (set / increment x[idx]), AdvancedSubtensor1 (gather rows by
 // an integer vector) and AdvancedIncSubtensor1 (scatter rows). Subtensor
-// itself is a view: its CPU lowering serves the GPU (lower/gpu.cpp).
+// itself is a view: its CPU lowering serves the GPU (emit/lower/gpu.cpp).
 //
 // The view of a basic index, the value's broadcast check and the update
 // expression are the CPU lowering's (subtensor_code.h): the host computes
@@ -22,7 +22,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "gpu_lanes.h"
 #include "lowering.h"
 #include "subtensor_code.h"

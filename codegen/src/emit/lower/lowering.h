@@ -3,7 +3,7 @@
 ///
 /// Why a table here and not a virtual on Op: the ops live in compiler/, which
 /// must not know about code generation (docs/architecture.md, "Layers"); the C++ fragment of
-/// each op kind lives in codegen/src/lower/<family>.cpp, registered by type in one
+/// each op kind lives in codegen/src/emit/lower/<family>.cpp, registered by type in one
 /// table, the way MLIR keeps lowering patterns beside the target and not in the
 /// dialect (one table keyed by op class and target: cpu or cuda). Each lowering writes only its node's fragment;
 /// the linker writes the function around it, plans memory and calls the nodes in toposort order.
@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "../thunk_abi.h"
+#include "../../thunk_abi.h"
 
 namespace theano::tensor {
 class TensorType;
@@ -189,7 +189,7 @@ void emit_broadcast_to_check(NodeLowering& L, int i, const std::string& target, 
 /// nanoseconds a call and costs milliseconds of compile time).
 bool worth_optimizing(const NodeLowering& L);
 
-/// The scalar code of an Elemwise node (lower/elemwise.cpp): the prelude
+/// The scalar code of an Elemwise node (emit/lower/elemwise.cpp): the prelude
 /// namespace of its compute domain (theano_f / theano_i), the C type of each
 /// `a<i>` (input i converted for the loop body), the statements computing a
 /// Composite's inner values (one `t<j>` per inner node, of the node's dtype's
@@ -222,7 +222,7 @@ std::string helper_name(const std::string& text);
 std::string emit_loop_args(CodeWriter& f, const std::string& args_t, int nin, int nout);
 
 /// Loop bodies of more than this many inner values are emitted blocked
-/// (lower/elemwise_blocked.cpp) instead of as one loop body.
+/// (emit/lower/elemwise_blocked.cpp) instead of as one loop body.
 constexpr std::size_t kBlockedLocals = 64;
 /// Emits the loops of an Elemwise node with a large fused body (`ex` has more
 /// than kBlockedLocals locals), after its outputs are allocated and `n` (the
@@ -232,17 +232,17 @@ constexpr std::size_t kBlockedLocals = 64;
 /// one call per inner node, not by the node's inlined code in every loop.
 void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex);
 
-/// Emits the body of a DimShuffle view (lower/elemwise.cpp): output 0 is input
+/// Emits the body of a DimShuffle view (emit/lower/elemwise.cpp): output 0 is input
 /// 0 with its axes reordered (`order`, tensor::kNewAxis for a new axis),
 /// dropped axes checked to be of size 1. Metadata only: also the GPU form.
 void emit_dimshuffle_view(NodeLowering& L, int input_ndim, const std::vector<int>& order);
-/// Emits the first part of an Alloc (lower/shape.cpp): `int64_t shp[]` from
+/// Emits the first part of an Alloc (emit/lower/shape.cpp): `int64_t shp[]` from
 /// the shape inputs (checked), `int64_t vs[]` the value's strides broadcast to
 /// it (0 where broadcast; checked by the shared rule), and output 0
 /// allocated. The caller then fills o0 from x0 through `vs`.
 void emit_alloc_target(NodeLowering& L);
 
-/// ARange's and Eye's host parts (lower/shape.cpp), shared by their CPU
+/// ARange's and Eye's host parts (emit/lower/shape.cpp), shared by their CPU
 /// loops and their GPU kernels. emit_arange: the length rule perform runs,
 /// output 0 allocated (`n` elements), `a0` / `s0` (start, step) and, for a
 /// float output from real inputs, its first two values `first` / `second`.
@@ -307,7 +307,7 @@ using LowerFn = void (*)(NodeLowering&);
 enum class Target : std::uint8_t { Cpu, Cuda };
 
 /// The one lowering table: (op class, target) -> lowering. Each family file
-/// (lower/<family>.cpp, lower/gpu_<family>.cpp) adds its rows.
+/// (emit/lower/<family>.cpp, emit/lower/gpu_<family>.cpp) adds its rows.
 class LoweringTable {
  public:
   struct Key {
@@ -341,7 +341,7 @@ LowerFn find_lowering(std::type_index op_type, Target target = Target::Cpu);
 /// The whole table.
 const LoweringTable& lowering_table();
 
-// One registration function per family file (lower/<family>.cpp).
+// One registration function per family file (emit/lower/<family>.cpp).
 void add_elemwise_lowerings(LoweringTable& t);
 void add_shape_lowerings(LoweringTable& t);
 void add_join_lowerings(LoweringTable& t);
@@ -363,12 +363,12 @@ void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
 
-/// The host support function theano_blas_matrix (lower/blas.cpp): whether
+/// The host support function theano_blas_matrix (emit/lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with
 /// which row-major transpose flag and leading dimension. The CPU BLAS
-/// lowerings and the GPU ones (cuBLAS, lower/gpu_blas.cpp) share it.
+/// lowerings and the GPU ones (cuBLAS, emit/lower/gpu_blas.cpp) share it.
 void need_blas_layout(NodeLowering& L);
-/// The BLAS ops' run-time shape checks and operand reads (lower/blas.cpp),
+/// The BLAS ops' run-time shape checks and operand reads (emit/lower/blas.cpp),
 /// one text for the CPU and the GPU lowerings. Dot: declares k, m, n (1 for
 /// a vector operand), sets o0's shape and allocates it. Gemm: alpha, beta,
 /// m, k, n. Gemv: alpha, beta, m, n (A is m x n). Ger: alpha, m, n.

@@ -2,7 +2,7 @@
 // (gpu_lanes.h; a lane is the run along the op's axis), and the categorical
 // cross-entropy with its gradient, one thread a row.
 //
-// Softmax follows the CPU lowering's stable passes (lower/nnet.cpp) lane by
+// Softmax follows the CPU lowering's stable passes (emit/lower/nnet.cpp) lane by
 // lane, in double: m = the lane maximum (NaN ignored), exp(x - m) written to
 // the output and summed as stored, then the output divided by the total, or
 // x - (m + log(total)) for LogSoftmax. Short lanes (<= 32) and many lanes
@@ -17,7 +17,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/nnet.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "gpu_lanes.h"
 #include "lowering.h"
 

@@ -18,7 +18,7 @@
 
 #include <algorithm>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "gpu_lanes.h"
 #include "lowering.h"
 #include "random_code.h"

@@ -1,9 +1,9 @@
 /// \file
 /// The source generator of the CLinker (internal to codegen/): walks a
 /// FunctionGraph in toposort order, lowers each node through the lowering
-/// table (lower/lowering.h) into a node function, plans memory
+/// table (emit/lower/lowering.h) into a node function, plans memory
 /// (memory_plan.h), and writes the host translation unit(s) plus, for GPU
-/// nodes, the function's CUDA unit (cuda/cuda_unit.h). c_linker.cpp compiles
+/// nodes, the function's CUDA unit (emit/cuda_unit.h). c_linker.cpp compiles
 /// and loads what it writes; the host thunk (c_thunk.h) runs it.
 #pragma once
 
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "array_ref.h"
-#include "cuda/cuda_unit.h"
+#include "cuda_unit.h"
 #include "lower/lowering.h"
 #include "memory_plan.h"
 

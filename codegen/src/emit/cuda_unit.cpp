@@ -3,7 +3,7 @@
 
 #include <theano/runtime/error.h>
 
-#include "../lower/lowering.h"
+#include "lower/lowering.h"
 
 namespace theano::codegen::cuda {
 

@@ -7,7 +7,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda/kernel_builder.h"
+#include "../kernel_builder.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {

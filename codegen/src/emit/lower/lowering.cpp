@@ -11,7 +11,7 @@
 #include <cctype>
 #include <mutex>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 
 namespace theano::codegen::lower {
 

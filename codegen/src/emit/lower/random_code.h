@@ -1,6 +1,6 @@
 /// \file
-/// RandomFunction's shared code (lower/random.cpp), used by its CPU lowering
-/// and its GPU one (lower/gpu_random.cpp): the checks and set-up perform runs
+/// RandomFunction's shared code (emit/lower/random.cpp), used by its CPU lowering
+/// and its GPU one (emit/lower/gpu_random.cpp): the checks and set-up perform runs
 /// before sampling, the per-element parameter checks, and the kernels' text.
 #pragma once
 

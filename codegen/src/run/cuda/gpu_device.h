@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_unit.h"
+#include "../../emit/cuda_unit.h"
 
 namespace theano::codegen::cuda {
 

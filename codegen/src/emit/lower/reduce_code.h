@@ -1,6 +1,6 @@
 /// \file
 /// The scalar code of a CAReduce node, shared by its CPU lowering
-/// (lower/reduction.cpp) and its GPU kernels (lower/gpu_reduction.cpp): one
+/// (emit/lower/reduction.cpp) and its GPU kernels (emit/lower/gpu_reduction.cpp): one
 /// description of perform's semantics (compute dtype, accumulator, fold,
 /// identity, conversions) so the two back ends cannot drift apart.
 ///

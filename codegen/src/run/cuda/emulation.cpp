@@ -10,7 +10,7 @@
 #include <chrono>
 #include <memory>
 
-#include "../lower/lowering.h"  // lower::libm_prototypes: the prelude's text, which the shim repeats
+#include "../../emit/lower/lowering.h"  // lower::libm_prototypes: the prelude's text, which the shim repeats
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>

@@ -1,6 +1,6 @@
 // GPU lowerings of the BLAS ops (Dot of vectors and matrices, Dot22, Gemm,
 // Gemv, Ger; float32 / float64) through one host callback, ctx->gpu_gemm
-// (thunk_abi.h): cuBLAS on a GPU (cuda/cublas.h), OpenBLAS on the emulated
+// (thunk_abi.h): cuBLAS on a GPU (run/cuda/cublas.h), OpenBLAS on the emulated
 // device. Every op is a row-major gemm C (m x n) <- alpha op(A) op(B) + beta C
 // over 2-d views of its operands: a vector is a k x 1 column (its stride the
 // row stride) or a 1 x k row. An operand BLAS cannot read in place (the CPU
@@ -12,7 +12,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/blas.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {

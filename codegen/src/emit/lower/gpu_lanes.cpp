@@ -8,7 +8,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 
 namespace theano::codegen::lower {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "array_ref.h"
+#include "../emit/array_ref.h"
 
 namespace theano::codegen {
 

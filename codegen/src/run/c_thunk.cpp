@@ -24,8 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "../thunk_abi.h"
 #include "cuda/gpu_device.h"
-#include "thunk_abi.h"
 
 namespace theano::codegen {
 namespace {
@@ -270,7 +270,7 @@ int host_gpu_copy(void* host, TheanoArray* dst, const TheanoArray* src, std::int
       ws->gpu->device().copy_to_device(dst->data, h.data(), bytes);
     } else {
       // HostFromGpu gathers a non-contiguous view into a contiguous GPU
-      // buffer before it calls this (lower/gpu.cpp).
+      // buffer before it calls this (emit/lower/gpu.cpp).
       THEANO_INTERNAL_CHECK(c_contiguous(*src)) << "a transfer from a non-contiguous GPU array";
       try {
         ws->gpu->device().copy_to_host(dst->data, src->data, bytes);

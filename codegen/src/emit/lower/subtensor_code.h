@@ -1,6 +1,6 @@
 /// \file
-/// The indexing ops' shared code (lower/subtensor.cpp), used by their CPU
-/// lowerings and their GPU ones (lower/gpu_subtensor.cpp): the view of a
+/// The indexing ops' shared code (emit/lower/subtensor.cpp), used by their CPU
+/// lowerings and their GPU ones (emit/lower/gpu_subtensor.cpp): the view of a
 /// basic index, the value's broadcast check and strides, and the update.
 #pragma once
 

@@ -27,7 +27,7 @@
 /// GPU nodes (gpu/ops.h, placed by the GPU transfer rewrite) get host
 /// functions like any node (shape checks, allocation, launches through the
 /// thunk ABI's gpu_* callbacks) and kernels in ONE CUDA translation unit per
-/// function (codegen/src/run/cuda/), compiled by NVRTC for the device or by Clang
+/// function (codegen/src/emit/cuda_unit.h), compiled by NVRTC for the device or by Clang
 /// for the emulated device, cached in the same compiledir.
 ///
 /// Errors inside generated code return a code and a message naming the node

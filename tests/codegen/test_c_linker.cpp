@@ -171,6 +171,36 @@ TEST_SUITE("c_linker") {
     }
   }
 
+  TEST_CASE("softsign: generated code and perform agree, also at extreme inputs") {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    // x -> x / (1 + |x|): exact where representable; +-1 at +-1e300 and +-inf (not inf / inf = NaN).
+    const std::vector<std::pair<double, double>> cases{{0.0, 0.0},  {1.0, 0.5},    {-3.0, -0.75}, {0.25, 0.2},
+                                                       {1e300, 1.0}, {-1e300, -1.0}, {inf, 1.0},    {-inf, -1.0},
+                                                       {1e-300, 1e-300}, {nan, nan}};
+    for (const DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      Var x = dt == DType::Float64 ? dvector("x") : fvector("x");
+      auto fg = graph({x}, {softsign(x)});
+      std::vector<double> xs;
+      for (const auto& c : cases) xs.push_back(c.first);
+      const NDArray in = NDArray::from_vector(xs, {static_cast<std::int64_t>(xs.size())}).astype(dt);
+      for (const bool generated : {true, false}) {
+        CAPTURE(generated);
+        auto thunk = generated ? CLinker().make_thunk(fg) : make_perform_linker()->make_thunk(fg);
+        std::vector<NDArray> got(1);
+        thunk->run(std::vector<NDArray>{in}, got);
+        REQUIRE(got[0].dtype() == dt);
+        const NDArray g = got[0].astype(DType::Float64);
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+          const double want = dt == DType::Float32 ? static_cast<double>(static_cast<float>(cases[i].second)) : cases[i].second;
+          CAPTURE(cases[i].first);
+          if (std::isnan(want)) CHECK(std::isnan(g.data_as<double>()[i]));
+          else CHECK(g.data_as<double>()[i] == want);
+        }
+      }
+    }
+  }
+
   TEST_CASE("tanh, sigmoid and softplus (written with exp/log for vectorization) match libm closely") {
     std::vector<double> xs{0.0, -0.0, 1e-300, -1e-300, 1e-12, -1e-12, 0.3, 0.6249, 0.6251, -0.7, 1.0, 3.0, 19.0,
                            -19.0, 40.0, -40.0, 300.0, -300.0, 800.0, -800.0, 1e300, -1e300};

@@ -64,6 +64,8 @@ TEST_SUITE("c_linker") {
          80, 4},
         {"softplus", [](const Var& x) { return T::softplus(x); }, [](double v) { return std::log1p(std::exp(v)); }, -80,
          80, 4},
+        {"softsign", [](const Var& x) { return T::softsign(x); }, [](double v) { return v / (1 + std::fabs(v)); },
+         -1e6, 1e6, 2},
         {"log1mexp", [](const Var& x) { return T::log1mexp(x); },
          [](double v) { return v > -0.6931471805599453 ? std::log(-std::expm1(v)) : std::log1p(-std::exp(v)); }, -80,
          -1e-6, 4},

@@ -43,6 +43,7 @@
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/extra_ops.h"
 #include "theano/tensor/index.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/math.h"

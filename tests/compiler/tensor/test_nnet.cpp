@@ -3,6 +3,7 @@
 // float32 and non-contiguous inputs), the cross-entropies, their gradients,
 // infer_shape and errors.
 #include <cmath>
+#include <limits>
 
 #include <doctest/doctest.h>
 
@@ -108,6 +109,23 @@ TEST_CASE("infer_shape of the nnet ops") {
   testing::check_infer_shape({x, l}, {nn::crossentropy_categorical_1hot(x, l)}, {coding, labels});
   const Var gr = OpPtr(new nn::CrossentropyCategorical1HotGrad())->apply1({g, x, l});
   testing::check_infer_shape({g, x, l}, {gr}, {NDArray::ones({4}), coding, labels});
+}
+
+TEST_CASE("softsign is x / (1 + |x|), finite at extreme inputs, with gradient 1 / (1 + |x|)^2") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const Var x = dvector("x");
+  const NDArray got =
+      nn::softsign(x).eval({{x, NDArray::from_vector<double>({0.0, 1.0, -3.0, 1e300, -1e300, inf, -inf, nan}, {8})}});
+  const std::vector<double> want{0.0, 0.5, -0.75, 1.0, -1.0, 1.0, -1.0};
+  for (std::size_t i = 0; i < want.size(); ++i) CHECK(got.data_as<double>()[i] == want[i]);
+  CHECK(std::isnan(got.data_as<double>()[7]));
+  // Integers compute in float64 (the Float output rule); float32 stays float32.
+  CHECK(dtype_name(nn::softsign(ivector("i")).dtype()) == "float64");
+  CHECK(dtype_name(nn::softsign(fvector("f")).dtype()) == "float32");
+  const NDArray g = grad(sum(nn::softsign(x)), x).eval({{x, NDArray::from_vector<double>({-2.0, 0.0, 1.0}, {3})}});
+  CHECK(g.data_as<double>()[0] == doctest::Approx(1.0 / 9));
+  CHECK(g.data_as<double>()[1] == 1.0);
+  CHECK(g.data_as<double>()[2] == 0.25);
 }
 
 TEST_CASE("nnet errors name the op and the variable") {

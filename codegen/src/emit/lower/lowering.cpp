@@ -377,6 +377,7 @@ const LoweringTable& lowering_table() {
     add_sparse_lowerings(t);
     add_control_lowerings(t);
     add_distributed_lowerings(t);
+    add_extra_ops_lowerings(t);
     add_gpu_lowerings(t);
     add_gpu_reduction_lowerings(t);
     add_gpu_blas_lowerings(t);
@@ -384,6 +385,7 @@ const LoweringTable& lowering_table() {
     add_gpu_subtensor_lowerings(t);
     add_gpu_random_lowerings(t);
     add_gpu_arange_lowerings(t);
+    add_gpu_extra_ops_lowerings(t);
     return t;
   }();
   return table;

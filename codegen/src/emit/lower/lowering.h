@@ -353,15 +353,18 @@ void add_random_lowerings(LoweringTable& t);
 void add_sparse_lowerings(LoweringTable& t);
 void add_control_lowerings(LoweringTable& t);
 void add_distributed_lowerings(LoweringTable& t);
+void add_extra_ops_lowerings(LoweringTable& t);
 void add_gpu_lowerings(LoweringTable& t);
 // The CUDA forms (Target::Cuda) of the host ops with a GPU form
-// (Op::gpu_form): reductions, nnet, BLAS, indexing, random, arange / eye.
+// (Op::gpu_form): reductions, nnet, BLAS, indexing, random, arange / eye,
+// CumOp.
 void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);
 void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
+void add_gpu_extra_ops_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (emit/lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with
@@ -376,5 +379,12 @@ void emit_dot_output(NodeLowering& L);
 void emit_gemm_checks(NodeLowering& L);
 void emit_gemv_checks(NodeLowering& L);
 void emit_ger_checks(NodeLowering& L);
+
+/// CumOp's line kernel for output 0's dtype and the op's mode
+/// (`theano_cumsum_f64`, ...: runtime/kernels/cumulative.h, the text perform
+/// runs), its text requested in the host unit, or with `on_cuda` in the CUDA
+/// unit (lower/extra_ops.cpp). The kernel's arguments: (const char* x, int64_t
+/// x_stride, char* out, int64_t out_stride, int64_t n), byte strides.
+std::string need_cumulative_kernel(NodeLowering& L, bool on_cuda);
 
 }  // namespace theano::codegen::lower

@@ -58,6 +58,8 @@ Var arctanh(TL a);
 // Special functions
 Var sigmoid(TL a);
 Var softplus(TL a);
+/// x / (1 + |x|) (Theano's nnet.softsign); +-1 at +-inf.
+Var softsign(TL a);
 /// log(1 - exp(a)), accurate for every a <= 0 (NaN above 0).
 Var log1mexp(TL a);
 Var erf(TL a);

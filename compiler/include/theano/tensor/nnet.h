@@ -3,8 +3,9 @@
 /// Ops with numerically stable kernels (the maximum along the axis is
 /// subtracted first), `CrossentropyCategorical1Hot` (and its gradient op) for
 /// integer labels, and the graph helpers categorical_crossentropy /
-/// binary_crossentropy. sigmoid and softplus are rows of the elementwise table
-/// (math.h) and are re-exported here so `nnet::sigmoid` reads as in Theano.
+/// binary_crossentropy. sigmoid, softplus and softsign are rows of the
+/// elementwise table (math.h) and are re-exported here so `nnet::sigmoid`
+/// reads as in Theano.
 ///
 /// Why dedicated Ops for softmax: a single node keeps the stable formula
 /// together (rewrites such as local_log_softmax match it), and its gradient is
@@ -26,6 +27,7 @@ namespace theano::tensor::nnet {
 
 using theano::tensor::sigmoid;
 using theano::tensor::softplus;
+using theano::tensor::softsign;
 
 /// exp(x - max) / sum(exp(x - max)) along `axis` (non-negative; the helper
 /// functions resolve negative axes). Float inputs only.

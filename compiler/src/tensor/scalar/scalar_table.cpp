@@ -185,6 +185,9 @@ std::vector<ScalarOpInfo> build_table() {
   row({"softplus", 1, OutRule::Float, "theano_softplus({0})", F32,
        [](const double* a) { return theano_f::theano_softplus(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * sigmoid(in[0])}; }});
+  row({"softsign", 1, OutRule::Float, "theano_softsign({0})", F32,
+       [](const double* a) { return theano_f::theano_softsign(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / sqr(abs(in[0]) + 1)}; }});
   row({"log1mexp", 1, OutRule::Float, "theano_log1mexp({0})", F32,
        [](const double* a) { return theano_f::theano_log1mexp(a[0]); },
        nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / -expm1(-in[0])}; }});

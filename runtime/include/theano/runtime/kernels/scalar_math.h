@@ -61,6 +61,13 @@
     return x >= 0 ? r : e * r; \
   } \
   static inline T theano_softplus(T x) { return (x > 0 ? x : 0.0##F) + theano_log1p_unit(exp##F(-fabs##F(x))); } \
+  /* x / (1 + |x|); above 1 in magnitude as sign(x) / (1 + 1 / |x|), so +-inf give +-1 (not inf / inf) \
+   * and no intermediate overflows; NaN stays NaN. Selects only: the loop still vectorizes. */ \
+  static inline T theano_softsign(T x) { \
+    const T a = fabs##F(x); \
+    const T big = (x > 0 ? 1.0##F : -1.0##F) / (1.0##F + 1.0##F / a); \
+    return a > 1.0##F ? big : x / (1.0##F + a); \
+  } \
   /* log(1 - exp(x)): log(-expm1(x)) for x > -ln 2, else log1p(-exp(x)) (Maechler 2012); NaN above 0. */ \
   static inline T theano_log1mexp(T x) { \
     return x > -0.693147180559945309417##F ? log##F(-expm1##F(x)) : log1p##F(-exp##F(x)); \

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 
 namespace theano::codegen::lower {
 

@@ -7,7 +7,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/extra_ops.h>
 
-#include "../cuda/cuda_unit.h"
+#include "../cuda_unit.h"
 #include "gpu_lanes.h"
 #include "lowering.h"
 

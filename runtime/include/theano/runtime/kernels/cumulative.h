@@ -2,8 +2,8 @@
  * The kernels of CumOp (theano/tensor/extra_ops.h: cumsum, cumprod), written
  * ONCE, as plain C, for three readers: CumOp::perform includes this header,
  * and the code generator embeds this very file's text in the translation
- * units of graphs with a CumOp node (codegen/src/lower/extra_ops.cpp) and in
- * the CUDA unit of its GPU form (codegen/src/lower/gpu_extra_ops.cpp, one
+ * units of graphs with a CumOp node (codegen/src/emit/lower/extra_ops.cpp) and in
+ * the CUDA unit of its GPU form (codegen/src/emit/lower/gpu_extra_ops.cpp, one
  * thread a line), so every back end computes exactly what perform computes.
  *
  * A kernel walks one line: the n elements x + i * xs (byte strides) along the

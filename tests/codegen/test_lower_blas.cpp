@@ -7,6 +7,7 @@
 #include <theano/compile/linker.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/kernels/blas_layout.h>
 #include <theano/tensor/as_tensor.h>
 #include <theano/tensor/blas.h>
 #include <theano/tensor/elemwise.h>
@@ -45,6 +46,51 @@ NDArray dscal(double v) { return NDArray::scalar<double>(v); }
 }  // namespace
 
 TEST_SUITE("lower blas") {
+  TEST_CASE("the BLAS layout rule (blas_layout.h, perform's and generated code's): in place, transposed, copy, too big") {
+    int t = 0, ld = 0, inc = 0;
+    std::int64_t bad = 0;
+    // Row-major 3 x 4 float64, a 3 x 4 view of a 3 x 10 array, its transpose.
+    CHECK(theano_blas_matrix_rule(3, 4, 32, 8, 8, &t, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK((t == THEANO_BLAS_NO_TRANS && ld == 4));
+    CHECK(theano_blas_matrix_rule(3, 4, 80, 8, 8, &t, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK((t == THEANO_BLAS_NO_TRANS && ld == 10));
+    CHECK(theano_blas_matrix_rule(4, 3, 8, 32, 8, &t, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK((t == THEANO_BLAS_TRANS && ld == 4));
+    // A size-1 dimension's stride does not matter; ld is at least 1.
+    CHECK(theano_blas_matrix_rule(1, 5, -8, 4, 4, &t, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK((t == THEANO_BLAS_NO_TRANS && ld == 5));
+    CHECK(theano_blas_matrix_rule(1, 0, 0, 0, 4, &t, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(ld == 1);
+    // Negative, zero, overlapping, non-unit and misaligned strides: a copy.
+    CHECK(theano_blas_matrix_rule(3, 4, -32, 8, 8, &t, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_matrix_rule(3, 4, 0, 8, 8, &t, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_matrix_rule(3, 4, 16, 8, 8, &t, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_matrix_rule(3, 4, 64, 16, 8, &t, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_matrix_rule(3, 4, 36, 9, 8, &t, &ld, &bad) == THEANO_BLAS_COPY);
+    // Past the 32-bit interface: a size or a leading dimension, named in *bad.
+    const std::int64_t big = std::int64_t{1} << 31;
+    CHECK(theano_blas_matrix_rule(big, 4, 32, 8, 8, &t, &ld, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    CHECK(theano_blas_matrix_rule(3, big, 0, 8, 8, &t, &ld, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    CHECK(theano_blas_matrix_rule(3, 4, big * 8, 8, 8, &t, &ld, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    CHECK(theano_blas_matrix_rule(4, 3, 8, big * 8, 8, &t, &ld, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    // Vectors: a positive increment; length <= 1 reads with increment 1.
+    CHECK(theano_blas_vector_rule(5, 24, 8, &inc, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(inc == 3);
+    CHECK(theano_blas_vector_rule(1, -8, 8, &inc, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(inc == 1);
+    CHECK(theano_blas_vector_rule(5, -8, 8, &inc, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_vector_rule(5, 0, 8, &inc, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_vector_rule(5, 12, 8, &inc, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_vector_rule(5, big * 4, 4, &inc, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    CHECK(theano_blas_vector_rule(big, 4, 4, &inc, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+  }
+
   TEST_CASE("Dot: vector.vector, matrix.vector, vector.matrix, matrix.matrix in every dtype") {
     std::mt19937_64 rng(1);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Int8, DType::Int64, DType::Bool}) {

@@ -8,8 +8,10 @@
 #include <theano/tensor/nnet.h>
 #include <theano/tensor/type.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -31,6 +33,19 @@ using Shape = std::vector<std::int64_t>;
 /// Integer labels in [0, k) of `dtype`.
 NDArray labels(std::mt19937_64& rng, std::int64_t n, std::int64_t k, DType dtype) {
   return random_array(rng, {n}, dtype, 0, static_cast<double>(k));
+}
+
+/// check_error, and perform's message says `what` too (the rules and their
+/// words are one text: theano/runtime/kernels/crossentropy_rules.h).
+template <class E>
+void check_same_words(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp, const std::vector<NDArray>& values,
+                      const std::string& op, const std::string& what) {
+  check_error<E>(fg, cpp, values, op, what);
+  std::vector<NDArray> out(fg->outputs().size());
+  auto ref = make_perform_linker()->make_thunk(fg);
+  const std::string msg = error_of([&] { ref->run(values, out); });
+  INFO(msg);
+  CHECK(msg.find(op + ": " + what) != std::string::npos);
 }
 
 }  // namespace
@@ -99,6 +114,73 @@ TEST_SUITE("lower nnet") {
     }
   }
 
+  TEST_CASE("Softmax / LogSoftmax: perform runs the generated code's kernels (softmax.h), float32 bit for bit") {
+    // One text: perform and generated code fold in the same order, in double.
+    // float32 results are equal bit for bit; float64 ones differ only where
+    // the JIT's vectorized exp (libmvec) and perform's libm exp round
+    // differently, by a few ulp.
+    const double inf = std::numeric_limits<double>::infinity();
+    std::mt19937_64 rng(47);
+    for (DType dt : {DType::Float32, DType::Float64}) {
+      CAPTURE(dtype_name(dt));
+      Var x = any_tensor(dt, 2, "x");
+      // Axis 1: the lane kernels (contiguous or strided); axis 0: the column path (C-contiguous inputs).
+      const std::vector<Var> outs{nnet::softmax(x, 1), nnet::log_softmax(x, 1), nnet::softmax(x, 0),
+                                  nnet::log_softmax(x, 0)};
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x}, outs);
+      // The default optimization level: the exp loops are vectorized (libmvec), as in a user's function.
+      auto cpp = codegen::CLinker().allow_perform_fallback(false).make_thunk(fg);
+      auto ref = make_perform_linker()->make_thunk(fg);
+      std::vector<NDArray> values;
+      for (const Shape& s : {Shape{1, 1}, Shape{7, 1}, Shape{1, 37}, Shape{16, 16}, Shape{33, 250}, Shape{300, 17}}) {
+        for (double scale : {1e-3, 1.0, 30.0, 1e4}) {
+          NDArray v = random_array(rng, s, DType::Float64, -scale, scale);
+          // -inf entries: every 5th element of the first row and column.
+          for (std::int64_t j = 0; j < s[1]; j += 5) v.data_as<double>()[j] = -inf;
+          for (std::int64_t i = 1; i < s[0]; i += 5) v.data_as<double>()[i * s[1]] = -inf;
+          values.push_back(v.astype(dt));
+        }
+      }
+      // A transposed (strided) input.
+      values.push_back(random_array(rng, {40, 23}, DType::Float64, -5, 5).astype(dt).transpose({1, 0}));
+      int64_t worst = 0;
+      for (const NDArray& v : values) {
+        CAPTURE(shape_to_string(v.shape()));
+        const NDArray xc = v.astype(DType::Float64);  // C order, as the outputs
+        std::vector<NDArray> a(outs.size()), b(outs.size());
+        const std::vector<NDArray> in{v};
+        ref->run(in, a);
+        cpp->run(in, b);
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+          CAPTURE(k);
+          REQUIRE(a[k].dtype() == dt);
+          REQUIRE(b[k].dtype() == dt);
+          const NDArray ac = a[k].astype(DType::Float64), bc = b[k].astype(DType::Float64);
+          for (std::int64_t i = 0; i < ac.size(); ++i) {
+            const double p = ac.data_as<double>()[i], q = bc.data_as<double>()[i];
+            if (dt == DType::Float32) {
+              // Same bits (NaN for an all -inf lane in both).
+              const float pf = static_cast<float>(p), qf = static_cast<float>(q);
+              std::uint32_t pb, qb;
+              std::memcpy(&pb, &pf, 4);
+              std::memcpy(&qb, &qf, 4);
+              if (pb != qb && !(std::isnan(p) && std::isnan(q)))
+                CHECK_MESSAGE(pb == qb, "element " << i << ": perform " << p << ", generated " << q);
+            } else if (!(std::isnan(p) && std::isnan(q)) && p != q) {
+              // The distance in ulp of the largest magnitude (the log form cancels x - lse).
+              const double mag = std::max({std::fabs(p), std::fabs(q), std::fabs(xc.data_as<double>()[i])});
+              const double ulp = std::nextafter(mag, inf) - mag;
+              const auto d = static_cast<std::int64_t>(std::fabs(p - q) / ulp + 0.5);
+              worst = std::max(worst, d);
+            }
+          }
+        }
+      }
+      MESSAGE(dtype_name(dt) << ": the largest float64 difference is " << worst << " ulp");
+      CHECK(worst <= 16);
+    }
+  }
+
   TEST_CASE("Softmax rejects integer inputs at graph construction") {
     CHECK_THROWS_AS(nnet::softmax(any_tensor(DType::Int32, 2, "x")), TypeError);
     CHECK_THROWS_AS(nnet::log_softmax(any_tensor(DType::Int64, 1, "x")), TypeError);
@@ -142,9 +224,11 @@ TEST_SUITE("lower nnet") {
       const NDArray cv = NDArray::full({3, 4}, 0.25);
       auto lab = [&](std::vector<double> v) { return NDArray::from_vector(v, {static_cast<std::int64_t>(v.size())}).astype(lt); };
       const std::string op = "CrossentropyCategorical1Hot";
-      check_error<IndexError>(fg, *cpp, {cv, lab({0, 4, 1})}, op, "label 4 is out of range");
-      if (lt != DType::UInt8) check_error<IndexError>(fg, *cpp, {cv, lab({0, 1, -1})}, op, "label -1 is out of range");
-      check_error<ShapeError>(fg, *cpp, {cv, lab({0, 1})}, op, "(3, 4), (2,)");
+      check_same_words<IndexError>(fg, *cpp, {cv, lab({0, 4, 1})}, op, "label 4 of row 1 is out of range for 4 classes");
+      if (lt != DType::UInt8)
+        check_same_words<IndexError>(fg, *cpp, {cv, lab({0, 1, -1})}, op, "label -1 of row 2 is out of range for 4 classes");
+      check_same_words<ShapeError>(fg, *cpp, {cv, lab({0, 1})}, op,
+                              "coding_dist has shape (3, 4) but labels have shape (2,) (one label per row is expected)");
       // No classes but rows: every label is out of range.
       check_error<IndexError>(fg, *cpp, {NDArray::zeros({2, 0}), lab({0, 0})}, op, "out of range");
       // Still works afterwards.
@@ -160,9 +244,11 @@ TEST_SUITE("lower nnet") {
       auto cppg = lowered_thunk(fgg);
       const std::string opg = "CrossentropyCategorical1HotGrad";
       const NDArray gv = NDArray::ones({3});
-      check_error<IndexError>(fgg, *cppg, {gv, cv, lab({0, 1, 7})}, opg, "label 7 is out of range");
-      check_error<ShapeError>(fgg, *cppg, {gv, cv, lab({0, 1, 2, 3})}, opg, "different numbers of rows");
-      check_error<ShapeError>(fgg, *cppg, {NDArray::ones({2}), cv, lab({0, 1, 2})}, opg, "g_y");
+      check_same_words<IndexError>(fgg, *cppg, {gv, cv, lab({0, 1, 7})}, opg, "label 7 of row 2 is out of range for 4 classes");
+      check_same_words<ShapeError>(fgg, *cppg, {gv, cv, lab({0, 1, 2, 3})}, opg,
+                                   "coding_dist has shape (3, 4) but labels have shape (4,) (one label per row is expected)");
+      check_same_words<ShapeError>(fgg, *cppg, {NDArray::ones({2}), cv, lab({0, 1, 2})}, opg,
+                              "g_y has shape (2,) but coding_dist has shape (3, 4)");
     }
   }
 }

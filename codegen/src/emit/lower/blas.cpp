@@ -3,11 +3,9 @@
 // in compiler/src/tensor/blas/ (blas_kernels.cpp holds the numeric rules).
 //
 // float32/float64 operands of the output's dtype go to OpenBLAS through the
-// prelude's cblas_* prototypes when their layouts allow it (row-major CBLAS:
-// an m x k operand with element strides (s0, s1) is passed as is when s1 == 1
-// and s0 >= k, with CblasTrans when s0 == 1 and s1 >= m; vectors need a
-// positive increment; a column-major output is handled by computing its
-// transpose). Other layouts (negative, zero or non-unit inner strides) use
+// prelude's cblas_* prototypes when their layouts allow it (perform's rule,
+// theano/runtime/kernels/blas_layout.h; a column-major output is handled by
+// computing its transpose). Other layouts (negative, zero or non-unit inner strides) use
 // plain loops with a double accumulator, as generated code has no scratch
 // allocator for a contiguous copy; they agree with perform within rounding.
 // Integer and bool Dot use exact loops (wrapping like perform's add_wrap /
@@ -25,6 +23,12 @@
 #include <string>
 
 namespace theano::codegen::lower {
+
+// The layout rule itself is theano/runtime/kernels/blas_layout.h (perform's
+// rule, embedded before kLayout): generated code takes its loops for
+// THEANO_BLAS_COPY and THEANO_BLAS_TOO_BIG alike.
+extern const char kBlasLayoutText[];
+
 namespace {
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -32,41 +36,17 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-constexpr std::string_view kLayout = R"(// Row-major CBLAS form of an m x k operand with byte strides (s0, s1):
-// 1 with *trans and *ld set when BLAS can read it in place, else 0.
+constexpr std::string_view kLayout = R"(// 1 with *trans and *ld set when BLAS reads the m x k operand with byte
+// strides (s0, s1) in place (blas_layout.h's rule), else 0 (plain loops).
 static inline int theano_blas_matrix(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
                                      int* ld) {
-  const int64_t big = 2147483647;
-  if (m > big || k > big || s0 % item != 0 || s1 % item != 0) return 0;
-  s0 /= item;
-  s1 /= item;
-  const int64_t k1 = k > 1 ? k : 1, m1 = m > 1 ? m : 1;
-  if ((k <= 1 || s1 == 1) && (m <= 1 || s0 >= k1)) {
-    const int64_t l = m <= 1 ? k1 : s0;
-    if (l > big) return 0;
-    *trans = CblasNoTrans;
-    *ld = (int)l;
-    return 1;
-  }
-  if ((m <= 1 || s0 == 1) && (k <= 1 || s1 >= m1)) {
-    const int64_t l = k <= 1 ? m1 : s1;
-    if (l > big) return 0;
-    *trans = CblasTrans;
-    *ld = (int)l;
-    return 1;
-  }
-  return 0;
+  int64_t bad;
+  return theano_blas_matrix_rule(m, k, s0, s1, item, trans, ld, &bad) == THEANO_BLAS_DIRECT;
 }
 // A vector of n elements with byte stride s: 1 with *inc set when BLAS can read it.
 static inline int theano_blas_vector(int64_t n, int64_t s, int64_t item, int* inc) {
-  if (n > 2147483647) return 0;
-  if (n <= 1) {
-    *inc = 1;
-    return 1;
-  }
-  if (s <= 0 || s % item != 0 || s / item > 2147483647) return 0;
-  *inc = (int)(s / item);
-  return 1;
+  int64_t bad;
+  return theano_blas_vector_rule(n, s, item, inc, &bad) == THEANO_BLAS_DIRECT;
 }
 static inline int theano_blas_flip(int t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }
 // Whether the memory spans of a and b (elements of `item` bytes) overlap.
@@ -205,7 +185,7 @@ static double theano_dot_$T(int64_t n, const char* x, int64_t xs, const char* y,
 
 /// Emits the support code for float dtype `d` and returns its C type.
 std::string need_kernels(NodeLowering& L, DType d) {
-  L.need("blas layout", kLayout);
+  need_blas_layout(L);
   const std::string t = c_type(d);
   const std::string p = d == DType::Float64 ? "d" : "s";
   L.need("blas kernels " + t, replace_all(replace_all(std::string(kKernels), "$T", t), "$p", p));
@@ -380,7 +360,10 @@ void lower_ger(NodeLowering& L) {
 
 }  // namespace
 
-void need_blas_layout(NodeLowering& L) { L.need("blas layout", kLayout); }
+void need_blas_layout(NodeLowering& L) {
+  L.need("blas layout rule", kBlasLayoutText);
+  L.need("blas layout", kLayout);
+}
 
 void emit_dot_output(NodeLowering& L) {
   CodeWriter& w = L.body;

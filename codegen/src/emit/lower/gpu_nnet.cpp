@@ -2,19 +2,23 @@
 // (gpu_lanes.h; a lane is the run along the op's axis), and the categorical
 // cross-entropy with its gradient, one thread a row.
 //
-// Softmax follows the CPU lowering's stable passes (emit/lower/nnet.cpp) lane by
-// lane, in double: m = the lane maximum (NaN ignored), exp(x - m) written to
-// the output and summed as stored, then the output divided by the total, or
-// x - (m + log(total)) for LogSoftmax. Short lanes (<= 32) and many lanes
+// Softmax follows perform's stable passes (theano/runtime/kernels/softmax.h)
+// lane by lane, in double: m = the lane maximum (NaN ignored), exp(x - m)
+// written to the output and summed as stored, then the output divided by the
+// total, or x - (m + log(total)) for LogSoftmax. The folds' order is the
+// GPU's own (so results agree with perform within rounding, not bit for bit). Short lanes (<= 32) and many lanes
 // along a non-innermost axis take one thread a lane; others one block a
 // lane, whose threads split the lane and combine the maximum and the total
 // with __syncthreads trees (the association order depends only on the shape).
 //
-// The cross-entropies check labels on the device: a label outside [0, k)
-// makes its row's thread record the smallest such row (atomicMin into a
-// one-element GPU buffer), which the host downloads after the launch and
-// reports as perform does: an IndexError naming the label.
+// The cross-entropies check labels on the device with perform's rule
+// (theano/runtime/kernels/crossentropy_rules.h, in the CUDA source too): a
+// label outside [0, k) makes its row's thread record the smallest such row
+// (atomicMin into a one-element GPU buffer), which the host downloads after
+// the launch and reports in perform's words: an IndexError naming the label,
+// its row and k.
 #include <theano/runtime/error.h>
+#include <theano/runtime/kernels/crossentropy_rules.h>
 #include <theano/tensor/nnet.h>
 
 #include "../cuda_unit.h"
@@ -22,12 +26,39 @@
 #include "lowering.h"
 
 namespace theano::codegen::lower {
+
+// The text of theano/runtime/kernels/crossentropy_rules.h (embedded by codegen/CMakeLists.txt).
+extern const char kCrossentropyRulesText[];
+
 namespace {
 
 using cuda::kLaneBlock;
 
-/// perform's message for a label outside [0, k): "label <l>" + this.
-constexpr const char* kLabelError = " is out of range for the number of classes (coding_dist's columns)";
+/// Requests the label rules (crossentropy_rules.h) in the host code and the CUDA source.
+void need_rules(NodeLowering& L) {
+  L.need("crossentropy rules", kCrossentropyRulesText);
+  L.cuda->need("crossentropy rules", kCrossentropyRulesText);
+}
+
+/// The ShapeError statement when labels (input `li`) and coding_dist (input `ci`) differ in rows.
+std::string rows_check(const NodeLowering& L, int ci, int li) {
+  const std::string c = L.x(ci), l = L.x(li);
+  return "if (!theano_xent_rows_ok(" + c + "->shape[0], " + l + "->shape[0])) " +
+         L.fail_int3(kErrShape, THEANO_XENT_ROWS_TEXT1, c + "->shape[0]", THEANO_XENT_ROWS_TEXT2, c + "->shape[1]",
+                     THEANO_XENT_ROWS_TEXT3, l + "->shape[0]", THEANO_XENT_ROWS_TEXT4);
+}
+
+/// emit_device_check whose report is perform's IndexError for the label of
+/// row `first_bad` (input `li`, downloaded), k classes.
+void label_checked(NodeLowering& L, int li, const cuda::ParamBlock& pb, cuda::Param rows, cuda::Param err,
+                   const std::function<void(CodeWriter&)>& launch) {
+  emit_device_check(L, pb, rows, err, launch, [&](CodeWriter& w) {
+    download_element(w, L.x(li), "first_bad * " + L.x(li) + "->strides[0]", L.in_ctype(li), "raw");
+    w.line("const int64_t value = (int64_t)raw;");
+    w.line(L.fail_int3(kErrIndex, THEANO_XENT_LABEL_TEXT1, "value", THEANO_XENT_LABEL_TEXT2, "first_bad",
+                       THEANO_XENT_LABEL_TEXT3, "k", THEANO_XENT_LABEL_TEXT4));
+  });
+}
 
 void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
@@ -115,8 +146,8 @@ void lower_gpu_crossentropy(NodeLowering& L) {
   L.cold = true;
   const std::string ct = L.in_ctype(0), ot = L.out_ctype(0), fn = L.fn;
   CodeWriter& w = L.body;
-  w.line("if (x1->shape[0] != x0->shape[0]) " +
-         L.fail(kErrShape, "coding_dist and labels have different numbers of rows (one label per row is expected)"));
+  need_rules(L);
+  w.line(rows_check(L, 0, 1));
   w.line("const int64_t rows = x0->shape[0], k = x0->shape[1];");
   w.line("o0->shape[0] = rows;");
   w.line(L.alloc(0));
@@ -130,14 +161,13 @@ void lower_gpu_crossentropy(NodeLowering& L) {
   cuda::Kernel kc(pb, fn + "_rows", {rows, k, coding, cs0, cs1, labels, ls, o, err});
   cuda::grid_stride_loop(kc.w, "i", "rows");
   kc.w.line("const int64_t lab = " + label_load(L, 1) + ";");
-  kc.w.line("if (lab < 0 || lab >= k) { atomicMin(err, (long long)i); continue; }");
+  kc.w.line("if (!theano_xent_label_ok(lab, k)) { atomicMin(err, (long long)i); continue; }");
   kc.w.line("const double v = (double)*(const " + ct + "*)(coding + i * cs0 + lab * cs1);");
   kc.w.line("o[i] = (" + ot + ")(-log(v));");
   kc.w.close();
   const int kernel = L.cuda->add_kernel(kc, L.label);
-  emit_device_checked(
-      L, 1, pb, rows, err,
-      [&](CodeWriter& lw) { lw.line("if (int e = " + pb.launch(kernel, "rows") + ") return e;"); }, kLabelError);
+  label_checked(L, 1, pb, rows, err,
+                [&](CodeWriter& lw) { lw.line("if (int e = " + pb.launch(kernel, "rows") + ") return e;"); });
   w.line("return 0;");
 }
 
@@ -146,10 +176,12 @@ void lower_gpu_crossentropy_grad(NodeLowering& L) {
   L.cold = true;
   const std::string gt = L.in_ctype(0), ct = L.in_ctype(1), ot = L.out_ctype(0), fn = L.fn;
   CodeWriter& w = L.body;
-  w.line("if (x2->shape[0] != x1->shape[0]) " +
-         L.fail(kErrShape, "coding_dist and labels have different numbers of rows (one label per row is expected)"));
+  need_rules(L);
+  w.line(rows_check(L, 1, 2));
   w.line("const int64_t rows = x1->shape[0], k = x1->shape[1];");
-  w.line("if (x0->shape[0] != rows) " + L.fail(kErrShape, "g_y and coding_dist have different numbers of rows"));
+  w.line("if (!theano_xent_rows_ok(rows, x0->shape[0])) " +
+         L.fail_int3(kErrShape, THEANO_XENT_GY_TEXT1, "x0->shape[0]", THEANO_XENT_GY_TEXT2, "rows",
+                     THEANO_XENT_GY_TEXT3, "k", THEANO_XENT_GY_TEXT4));
   w.line("o0->shape[0] = rows;");
   w.line("o0->shape[1] = k;");
   w.line(L.alloc(0));
@@ -169,20 +201,17 @@ void lower_gpu_crossentropy_grad(NodeLowering& L) {
   cuda::Kernel r(pb, fn + "_rows", {rows, k, coding, cs0, cs1, gy, gs, labels, ls, o, err});
   cuda::grid_stride_loop(r.w, "i", "rows");
   r.w.line("const int64_t lab = " + label_load(L, 2) + ";");
-  r.w.line("if (lab < 0 || lab >= k) { atomicMin(err, (long long)i); continue; }");
+  r.w.line("if (!theano_xent_label_ok(lab, k)) { atomicMin(err, (long long)i); continue; }");
   r.w.line("const double g = (double)*(const " + gt + "*)(gy + i * gs);");
   r.w.line("const double c = (double)*(const " + ct + "*)(coding + i * cs0 + lab * cs1);");
   r.w.line("o[i * k + lab] = (" + ot + ")(-g / c);");
   r.w.close();
   const int kz = L.cuda->add_kernel(z, L.label);
   const int kr = L.cuda->add_kernel(r, L.label);
-  emit_device_checked(
-      L, 2, pb, rows, err,
-      [&](CodeWriter& lw) {
-        lw.line("if (int e = " + pb.launch(kz, "rows * k") + ") return e;");
-        lw.line("if (int e = " + pb.launch(kr, "rows") + ") return e;");
-      },
-      kLabelError);
+  label_checked(L, 2, pb, rows, err, [&](CodeWriter& lw) {
+    lw.line("if (int e = " + pb.launch(kz, "rows * k") + ") return e;");
+    lw.line("if (int e = " + pb.launch(kr, "rows") + ") return e;");
+  });
   w.line("return 0;");
 }
 

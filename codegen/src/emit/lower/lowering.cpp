@@ -242,6 +242,15 @@ std::string NodeLowering::fail_int2(ErrorCode code, std::string_view msg, std::s
          c_string(tail) + ", all, " + std::to_string(nin()) + ");";
 }
 
+std::string NodeLowering::fail_int3(ErrorCode code, std::string_view msg, std::string_view a_expr, std::string_view mid,
+                                    std::string_view b_expr, std::string_view mid2, std::string_view c_expr,
+                                    std::string_view tail) const {
+  return "return theano_fail_int3(ctx, " + std::to_string(code) + ", " + c_string(label + ": " + std::string(msg)) +
+         ", (int64_t)(" + std::string(a_expr) + "), " + c_string(mid) + ", (int64_t)(" + std::string(b_expr) + "), " +
+         c_string(mid2) + ", (int64_t)(" + std::string(c_expr) + "), " + c_string(tail) + ", all, " +
+         std::to_string(nin()) + ");";
+}
+
 std::string NodeLowering::alloc(int k) const { return alloc_into(k, o(k)); }
 
 std::string NodeLowering::alloc_into(int k, const std::string& target) const {

@@ -153,6 +153,10 @@ class NodeLowering {
   /// Like `fail_int` with two run-time integers: "<label>: <msg><a><mid><b><tail>".
   std::string fail_int2(ErrorCode code, std::string_view msg, std::string_view a_expr, std::string_view mid,
                         std::string_view b_expr, std::string_view tail = {}) const;
+  /// Like `fail_int2` with three run-time integers: "<label>: <msg><a><mid><b><mid2><c><tail>".
+  std::string fail_int3(ErrorCode code, std::string_view msg, std::string_view a_expr, std::string_view mid,
+                        std::string_view b_expr, std::string_view mid2, std::string_view c_expr,
+                        std::string_view tail = {}) const;
   /// A statement that fails the call after a shape rule (shape_rules.h)
   /// returned `rule_expr` != 0: "<label>: <msg><rule text><value>", with the
   /// rule's error kind, as perform's throw_shape_rule words it.

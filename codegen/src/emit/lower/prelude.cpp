@@ -224,6 +224,22 @@ THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* 
   theano_put_input_shapes(c, &p, in, n);
   return code;
 }
+// theano_fail with three run-time values: "<msg><a><mid><b><mid2><c><tail>".
+THEANO_COLD static int theano_fail_int3(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
+                                        int64_t b, const char* mid2, int64_t v, const char* tail,
+                                        const TheanoArray* const* in, int n) {
+  if (c->error_size <= 0) return code;
+  int64_t p = 0;
+  theano_put(c, &p, msg);
+  theano_put_int(c, &p, a);
+  theano_put(c, &p, mid);
+  theano_put_int(c, &p, b);
+  theano_put(c, &p, mid2);
+  theano_put_int(c, &p, v);
+  theano_put(c, &p, tail);
+  theano_put_input_shapes(c, &p, in, n);
+  return code;
+}
 // A failed shape rule (shape_rules.h): "<msg><rule text>[<value>]" with the
 // rule's error kind, as throw_shape_rule words it on the host.
 THEANO_COLD static int theano_fail_rule(TheanoContext* c, int rule, const char* msg, int64_t value,

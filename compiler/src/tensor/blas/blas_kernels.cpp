@@ -1,11 +1,10 @@
 // BLAS kernels: CBLAS (OpenBLAS) for float32/float64, exact loops otherwise.
 //
-// Layout rule (row-major CBLAS): a logical m x k operand with element strides
-// (s0, s1) is passed as is when s1 == 1 and s0 >= k (lda = s0), with
-// CblasTrans when s0 == 1 and s1 >= m (it is the transpose of a row-major
-// k x m array, lda = s1); a stride on a size-1 dimension does not matter.
-// Anything else (negative, zero, non-unit inner strides) is copied first.
-// Outputs that are not row-major are computed into a temporary and assigned.
+// Operand layouts follow the BLAS layout rule of
+// theano/runtime/kernels/blas_layout.h (the generated code's rule too): an
+// operand BLAS cannot read in place is copied first; a size above the 32-bit
+// interface is a ValueError, raised before anything is copied. Outputs that
+// are not row-major are computed into a temporary and assigned.
 #include "blas_kernels.h"
 
 #include <cblas.h>
@@ -18,6 +17,7 @@
 
 #include "../reduction/kernel_util.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/kernels/blas_layout.h"
 #include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/blas.h"
 
@@ -27,8 +27,7 @@ namespace {
 thread_local bool g_used_blas = false;
 
 int to_blas_int(int64_t v, const char* what) {
-  THEANO_USER_CHECK(v <= INT_MAX, ValueError)
-      << what << ": dimension " << v << " is too large for the 32-bit BLAS interface";
+  THEANO_USER_CHECK(v <= THEANO_BLAS_INT_MAX, ValueError) << what << ": dimension " << v << THEANO_BLAS_TOO_BIG_TEXT;
   return static_cast<int>(v);
 }
 
@@ -51,17 +50,18 @@ struct MatArg {
   CBLAS_TRANSPOSE trans = CblasNoTrans;
 };
 
+static_assert(THEANO_BLAS_NO_TRANS == CblasNoTrans && THEANO_BLAS_TRANS == CblasTrans);
+
 MatArg matrix_arg(const NDArray& a) {
   const int64_t m = a.shape()[0], k = a.shape()[1];
-  std::vector<int64_t> s;
-  if (element_strides(a, s)) {
-    if ((k <= 1 || s[1] == 1) && (m <= 1 || s[0] >= std::max<int64_t>(1, k)))
-      return {a, a.data(), to_blas_int(m <= 1 ? std::max<int64_t>(1, k) : s[0], "dot"), CblasNoTrans};
-    if ((m <= 1 || s[0] == 1) && (k <= 1 || s[1] >= std::max<int64_t>(1, m)))
-      return {a, a.data(), to_blas_int(k <= 1 ? std::max<int64_t>(1, m) : s[1], "dot"), CblasTrans};
-  }
-  NDArray c = a.copy();
-  return {c, c.data(), to_blas_int(std::max<int64_t>(1, k), "dot"), CblasNoTrans};
+  int trans = THEANO_BLAS_NO_TRANS, ld = 1;
+  int64_t bad = 0;
+  const int r = theano_blas_matrix_rule(m, k, a.strides()[0], a.strides()[1], static_cast<int64_t>(a.itemsize()),
+                                        &trans, &ld, &bad);
+  if (r == THEANO_BLAS_TOO_BIG) to_blas_int(bad, "dot");  // throws: bad > INT_MAX
+  if (r == THEANO_BLAS_DIRECT) return {a, a.data(), ld, static_cast<CBLAS_TRANSPOSE>(trans)};
+  NDArray c = a.copy();  // k <= INT_MAX: the rule checked it
+  return {c, c.data(), static_cast<int>(std::max<int64_t>(1, k)), CblasNoTrans};
 }
 
 // A vector operand: positive increment, else a contiguous copy.
@@ -72,9 +72,11 @@ struct VecArg {
 };
 
 VecArg vector_arg(const NDArray& v) {
-  std::vector<int64_t> s;
-  if (v.shape()[0] <= 1) return {v, v.data(), 1};
-  if (element_strides(v, s) && s[0] > 0) return {v, v.data(), to_blas_int(s[0], "dot")};
+  int inc = 1;
+  int64_t bad = 0;
+  const int r = theano_blas_vector_rule(v.shape()[0], v.strides()[0], static_cast<int64_t>(v.itemsize()), &inc, &bad);
+  if (r == THEANO_BLAS_TOO_BIG) to_blas_int(bad, "dot");  // throws: bad > INT_MAX
+  if (r == THEANO_BLAS_DIRECT) return {v, v.data(), inc};
   NDArray c = v.copy();
   return {c, c.data(), 1};
 }

@@ -1,6 +1,8 @@
 // Cross-entropies: CrossentropyCategorical1Hot (integer labels; the gather is
 // done inside the op) with its gradient op, and categorical_crossentropy /
-// binary_crossentropy as Theano writes them.
+// binary_crossentropy as Theano writes them. The run-time label rules and
+// their messages are theano/runtime/kernels/crossentropy_rules.h (the
+// lowerings' too).
 #include <complex>
 #include <cmath>
 #include <type_traits>
@@ -8,6 +10,7 @@
 #include "../reduction/kernel_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/kernels/crossentropy_rules.h"
 #include "theano/runtime/scalar_cast.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -34,21 +37,22 @@ const TensorType& check_labels(const char* op, const Var& l, const TensorType& c
   THEANO_USER_CHECK(!a || !b || *a == *b, ShapeError)
       << op << ": " << c.str() << " has static shape " << detail::static_shape_text(coding.shape()) << " but "
       << l.str() << " has static shape " << detail::static_shape_text(t.shape())
-      << " (one label per row is expected)";
+      << THEANO_XENT_ONE_LABEL_PER_ROW;
   return t;
 }
 
 // The labels as int64, checked against the run-time shapes.
 std::vector<int64_t> read_labels(const char* op, const NDArray& labels, const NDArray& coding) {
-  THEANO_USER_CHECK(labels.shape()[0] == coding.shape()[0], ShapeError)
-      << op << ": coding_dist has shape " << shape_to_string(coding.shape()) << " but labels have shape "
-      << shape_to_string(labels.shape()) << " (one label per row is expected)";
+  const int64_t rows = coding.shape()[0], k = coding.shape()[1];
+  THEANO_USER_CHECK(theano_xent_rows_ok(rows, labels.shape()[0]), ShapeError)
+      << op << ": " << THEANO_XENT_ROWS_TEXT1 << rows << THEANO_XENT_ROWS_TEXT2 << k << THEANO_XENT_ROWS_TEXT3
+      << labels.shape()[0] << THEANO_XENT_ROWS_TEXT4;
   const NDArray l = labels.astype(DType::Int64);
-  const int64_t k = coding.shape()[1];
   std::vector<int64_t> r(l.data_as<int64_t>(), l.data_as<int64_t>() + l.size());
   for (std::size_t i = 0; i < r.size(); ++i)
-    THEANO_USER_CHECK(r[i] >= 0 && r[i] < k, IndexError)
-        << op << ": label " << r[i] << " of row " << i << " is out of range for " << k << " classes";
+    THEANO_USER_CHECK(theano_xent_label_ok(r[i], k), IndexError)
+        << op << ": " << THEANO_XENT_LABEL_TEXT1 << r[i] << THEANO_XENT_LABEL_TEXT2 << i << THEANO_XENT_LABEL_TEXT3 << k
+        << THEANO_XENT_LABEL_TEXT4;
   return r;
 }
 
@@ -135,9 +139,9 @@ void CrossentropyCategorical1HotGrad::perform(const Apply& node, std::span<const
   const NDArray g = inputs[0].astype(DType::Float64);
   const NDArray& c = inputs[1];
   const std::vector<int64_t> labels = read_labels("CrossentropyCategorical1HotGrad", inputs[2], c);
-  THEANO_USER_CHECK(g.shape()[0] == c.shape()[0], ShapeError)
-      << "CrossentropyCategorical1HotGrad: g_y has shape " << shape_to_string(g.shape())
-      << " but coding_dist has shape " << shape_to_string(c.shape());
+  THEANO_USER_CHECK(theano_xent_rows_ok(c.shape()[0], g.shape()[0]), ShapeError)
+      << "CrossentropyCategorical1HotGrad: " << THEANO_XENT_GY_TEXT1 << g.shape()[0] << THEANO_XENT_GY_TEXT2
+      << c.shape()[0] << THEANO_XENT_GY_TEXT3 << c.shape()[1] << THEANO_XENT_GY_TEXT4;
   NDArray out = NDArray::zeros(c.shape(), DType::Float64);
   const NDArray c64 = c.astype(DType::Float64);
   const double* gp = g.data_as<double>();

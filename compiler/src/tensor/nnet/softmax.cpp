@@ -1,4 +1,5 @@
-// Softmax and LogSoftmax: stable kernels over the lanes of one axis (the lane
+// Softmax and LogSoftmax: the stable kernels over the lanes of one axis of
+// theano/runtime/kernels/softmax.h (the generated code's, in double; the lane
 // maximum is subtracted before exp), closed-form gradients.
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "../reduction/kernel_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
+#include "theano/runtime/kernels/softmax.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"
@@ -15,20 +17,15 @@
 #include "theano/tensor/shape.h"
 #include "theano/tensor/type.h"
 
+// The kernels of theano/runtime/kernels/softmax.h, the generated code's (at
+// file scope: their exp and log are libm's, not the tensor functions).
+THEANO_SOFTMAX_KERNELS(float, theano_softmax_f32, 0)
+THEANO_SOFTMAX_KERNELS(float, theano_log_softmax_f32, 1)
+THEANO_SOFTMAX_KERNELS(double, theano_softmax_f64, 0)
+THEANO_SOFTMAX_KERNELS(double, theano_log_softmax_f64, 1)
+
 namespace theano::tensor::nnet {
 namespace {
-
-// Calls f(lane_start, length, stride_in_elements) for every lane of `a` along `axis`.
-template <class T, class F>
-void for_each_lane(NDArray& a, int axis, F&& f) {
-  const auto ax = static_cast<std::size_t>(axis);
-  const int64_t n = a.shape()[ax];
-  if (n == 0 || a.size() == 0) return;
-  const int64_t stride = a.strides()[ax] / static_cast<int64_t>(sizeof(T));
-  detail::for_each_element(a.index(axis, 0), [&](const std::byte* p) {
-    f(reinterpret_cast<T*>(const_cast<std::byte*>(p)), n, stride);
-  });
-}
 
 // Shared make_node: one float tensor of rank > axis; output of the same type.
 ApplyPtr make_softmax_node(const Op& op, int axis, std::vector<Var> inputs) {
@@ -44,32 +41,76 @@ ApplyPtr make_softmax_node(const Op& op, int axis, std::vector<Var> inputs) {
   return Apply::create(OpPtr(&op), {x}, {out});
 }
 
-// In-place kernel on a float32/float64 copy of the input.
 template <class T>
-void softmax_lanes(NDArray& a, int axis, bool log) {
-  for_each_lane<T>(a, axis, [log](T* p, int64_t n, int64_t s) {
-    T m = -std::numeric_limits<T>::infinity();
-    for (int64_t i = 0; i < n; ++i) m = std::max(m, p[i * s]);
-    // All -inf: keep the lane finite-free (numpy gives nan there too).
-    T total = 0;
-    for (int64_t i = 0; i < n; ++i) total += std::exp(p[i * s] - m);
-    if (log) {
-      const T lse = m + std::log(total);
-      for (int64_t i = 0; i < n; ++i) p[i * s] -= lse;
-    } else {
-      for (int64_t i = 0; i < n; ++i) p[i * s] = std::exp(p[i * s] - m) / total;
+struct Kernels {
+  void (*lane)(const T*, int64_t, T*, int64_t, int64_t);
+  void (*cols)(const T*, T*, int64_t, int64_t, int64_t, double*, double*);
+};
+const Kernels<float> kFloat[2] = {{theano_softmax_f32_lane, theano_softmax_f32_cols},
+                                  {theano_log_softmax_f32_lane, theano_log_softmax_f32_cols}};
+const Kernels<double> kDouble[2] = {{theano_softmax_f64_lane, theano_softmax_f64_cols},
+                                    {theano_log_softmax_f64_lane, theano_log_softmax_f64_cols}};
+
+// x (of element type T, strides multiples of it) -> o (fresh, C-contiguous),
+// lane by lane as the generated code goes (codegen/src/emit/lower/nnet.cpp).
+template <class T>
+void softmax_lanes(const NDArray& x, NDArray& o, int axis, const Kernels<T>& k) {
+  if (x.size() == 0) return;
+  const int nd = x.ndim();
+  const auto item = static_cast<int64_t>(sizeof(T));
+  const std::vector<int64_t>& shape = x.shape();
+  const std::vector<int64_t> xs = x.strides(), os = o.strides();
+  const auto ax = static_cast<std::size_t>(axis);
+  const int64_t n = shape[ax];
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(o.data());
+  if (theano_softmax_cols_layout(shape.data(), xs.data(), nd, axis, item)) {
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[static_cast<std::size_t>(d)];
+    for (int d = axis + 1; d < nd; ++d) inner *= shape[static_cast<std::size_t>(d)];
+    std::vector<double> m(THEANO_SOFTMAX_CHUNK), t(THEANO_SOFTMAX_CHUNK);
+    for (int64_t b = 0; b < outer; ++b)
+      for (int64_t j0 = 0; j0 < inner; j0 += THEANO_SOFTMAX_CHUNK)
+        k.cols(px + b * n * inner + j0, po + b * n * inner + j0, n, inner,
+               std::min<int64_t>(inner - j0, THEANO_SOFTMAX_CHUNK), m.data(), t.data());
+    return;
+  }
+  // Every lane: an odometer over the other axes (element offsets).
+  std::vector<int64_t> idx(static_cast<std::size_t>(nd), 0);
+  int64_t xo = 0, oo = 0;
+  while (true) {
+    k.lane(px + xo, xs[ax] / item, po + oo, os[ax] / item, n);
+    int d = nd - 1;
+    for (; d >= 0; --d) {
+      const auto du = static_cast<std::size_t>(d);
+      if (d == axis) continue;
+      if (++idx[du] < shape[du]) {
+        xo += xs[du] / item;
+        oo += os[du] / item;
+        break;
+      }
+      xo -= (shape[du] - 1) * (xs[du] / item);
+      oo -= (shape[du] - 1) * (os[du] / item);
+      idx[du] = 0;
     }
-  });
+    if (d < 0) return;
+  }
 }
 
 NDArray run_softmax(const NDArray& x, int axis, bool log, const std::string& name) {
   THEANO_USER_CHECK(axis < x.ndim(), ValueError)
       << name << ": axis " << axis << " is out of range for a value of shape " << shape_to_string(x.shape());
   const DType cd = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
-  NDArray a = x.astype(cd);  // a fresh C-contiguous copy, computed in place
-  if (cd == DType::Float64) softmax_lanes<double>(a, axis, log);
-  else softmax_lanes<float>(a, axis, log);
-  return a.dtype() == x.dtype() ? a : a.astype(x.dtype());
+  // The kernels read x in place when it has their element type (a copy otherwise, or for strides that are not
+  // whole elements); the output is fresh and C-contiguous (on x's device), as generated code allocates it.
+  const auto item = static_cast<int64_t>(dtype_size(cd));
+  bool whole = x.dtype() == cd;
+  for (int64_t s : x.strides()) whole = whole && s % item == 0;
+  const NDArray in = whole ? x : x.astype(cd);
+  NDArray out = NDArray::empty(x.shape(), cd, x.device());
+  if (cd == DType::Float64) softmax_lanes<double>(in, out, axis, kDouble[log]);
+  else softmax_lanes<float>(in, out, axis, kFloat[log]);
+  return out.dtype() == x.dtype() ? out : out.astype(x.dtype());
 }
 
 int resolve_axis(const Var& x, int axis, const char* what) { return Axes(axis).resolve(tensor_type(x)->ndim(), what)[0]; }

@@ -1,0 +1,87 @@
+/* \file
+ * The BLAS layout rule, written ONCE for the BLAS ops' perform
+ * (compiler/src/tensor/blas/blas_kernels.cpp) and their lowerings
+ * (codegen/src/emit/lower/blas.cpp, gpu_blas.cpp: this text is embedded in the
+ * units that call BLAS): whether row-major CBLAS (or cuBLAS through its
+ * transpose) reads an operand in place, with which transpose flag and leading
+ * dimension / increment.
+ *
+ * A logical m x k operand with element strides (s0, s1) is read as is when
+ * s1 == 1 and s0 >= k (ld = s0), with the transpose flag when s0 == 1 and
+ * s1 >= m (the transpose of a row-major k x m array, ld = s1); a stride on a
+ * size-1 dimension does not matter. A vector needs a positive increment.
+ * Anything else (negative, zero, non-unit inner strides, strides that are not
+ * a multiple of the item size) is THEANO_BLAS_COPY: perform copies the operand
+ * first, generated code (which has no scratch allocator) runs plain loops.
+ *
+ * The 32-bit BLAS interface: a dimension, leading dimension or increment
+ * above INT_MAX is THEANO_BLAS_TOO_BIG with the value in *bad, checked before
+ * anything is copied; perform raises its ValueError
+ * (THEANO_BLAS_TOO_BIG_TEXT), generated code takes its loops.
+ */
+#ifndef THEANO_RUNTIME_BLAS_LAYOUT_H
+#define THEANO_RUNTIME_BLAS_LAYOUT_H
+
+#ifndef THEANO_GENERATED_CODE
+#include <stdint.h>
+#endif
+
+#define THEANO_BLAS_COPY 0    /* not readable in place: copy it (perform) or loop (generated code) */
+#define THEANO_BLAS_DIRECT 1  /* readable in place: *trans and *ld (or *inc) are set */
+#define THEANO_BLAS_TOO_BIG 2 /* *bad: a size above the 32-bit BLAS interface's INT_MAX */
+/* CBLAS's CblasNoTrans / CblasTrans values (the CBLAS standard's enum). */
+#define THEANO_BLAS_NO_TRANS 111
+#define THEANO_BLAS_TRANS 112
+#define THEANO_BLAS_INT_MAX 2147483647
+/* perform's message for THEANO_BLAS_TOO_BIG: "<op>: dimension <*bad>" + this. */
+#define THEANO_BLAS_TOO_BIG_TEXT " is too large for the 32-bit BLAS interface"
+
+/* An m x k operand with byte strides (s0, s1) of `item`-byte elements. */
+static inline int theano_blas_matrix_rule(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
+                                          int* ld, int64_t* bad) {
+  const int64_t k1 = k > 1 ? k : 1, m1 = m > 1 ? m : 1;
+  int64_t l;
+  if (m > THEANO_BLAS_INT_MAX || k > THEANO_BLAS_INT_MAX) {
+    *bad = m > THEANO_BLAS_INT_MAX ? m : k;
+    return THEANO_BLAS_TOO_BIG;
+  }
+  if (s0 % item != 0 || s1 % item != 0) return THEANO_BLAS_COPY;
+  s0 /= item;
+  s1 /= item;
+  if ((k <= 1 || s1 == 1) && (m <= 1 || s0 >= k1)) {
+    l = m <= 1 ? k1 : s0;
+    *trans = THEANO_BLAS_NO_TRANS;
+  } else if ((m <= 1 || s0 == 1) && (k <= 1 || s1 >= m1)) {
+    l = k <= 1 ? m1 : s1;
+    *trans = THEANO_BLAS_TRANS;
+  } else {
+    return THEANO_BLAS_COPY;
+  }
+  if (l > THEANO_BLAS_INT_MAX) {
+    *bad = l;
+    return THEANO_BLAS_TOO_BIG;
+  }
+  *ld = (int)l;
+  return THEANO_BLAS_DIRECT;
+}
+
+/* A vector of n elements with byte stride s of `item`-byte elements. */
+static inline int theano_blas_vector_rule(int64_t n, int64_t s, int64_t item, int* inc, int64_t* bad) {
+  if (n > THEANO_BLAS_INT_MAX) {
+    *bad = n;
+    return THEANO_BLAS_TOO_BIG;
+  }
+  if (n <= 1) {
+    *inc = 1;
+    return THEANO_BLAS_DIRECT;
+  }
+  if (s <= 0 || s % item != 0) return THEANO_BLAS_COPY;
+  if (s / item > THEANO_BLAS_INT_MAX) {
+    *bad = s / item;
+    return THEANO_BLAS_TOO_BIG;
+  }
+  *inc = (int)(s / item);
+  return THEANO_BLAS_DIRECT;
+}
+
+#endif /* THEANO_RUNTIME_BLAS_LAYOUT_H */

@@ -18,15 +18,9 @@ void lower_gpu_cum_op(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
   const int axis = static_cast<const tensor::CumOp&>(L.op).axis();
-  const int nd = L.in(0).ndim();
   const std::string kernel = need_cumulative_kernel(L, true);
   CodeWriter& w = L.body;
-  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
-  w.line(L.alloc(0));
-  std::vector<int> kept;
-  for (int d = 0; d < nd; ++d)
-    if (d != axis) kept.push_back(d);
-  const LaneLayout l = emit_lane_params(L, kept, {axis}, {"x0", "o0"});
+  const LaneLayout l = emit_axis_lanes(L, axis);
   const cuda::ParamBlock& pb = l.params;
   cuda::Kernel k(pb, L.fn + "_lines", {l.lanes, l.len});
   cuda::grid_stride_loop(k.w, "lane", "lanes");

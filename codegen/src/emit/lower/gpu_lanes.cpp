@@ -213,4 +213,14 @@ DType dtype_of_c_type(const std::string& name) {
   return DType::Float64;
 }
 
+LaneLayout emit_axis_lanes(NodeLowering& L, int axis) {
+  const int nd = L.in(0).ndim();
+  for (int d = 0; d < nd; ++d) L.body.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
+  L.body.line(L.alloc(0));
+  std::vector<int> kept;
+  for (int d = 0; d < nd; ++d)
+    if (d != axis) kept.push_back(d);
+  return emit_lane_params(L, kept, {axis}, {"x0", "o0"});
+}
+
 }  // namespace theano::codegen::lower

@@ -58,6 +58,12 @@ struct LaneLayout {
 LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const std::vector<int>& reduced,
                             const std::vector<std::string>& walked);
 
+/// For an op mapping input 0 to an output of its shape lane by lane along
+/// `axis` (softmax, CumOp): copies the shape, allocates output 0 on the GPU
+/// and lays out the lanes, one per position of the other axes, walking x0
+/// and o0 (emit_lane_params).
+LaneLayout emit_axis_lanes(NodeLowering& L, int axis);
+
 /// The host condition (after emit_lane_params) choosing one thread a lane
 /// over one block a lane: short lanes (<= 32 elements), or many lanes whose
 /// kept axis is input 0's innermost (neighbouring threads then read

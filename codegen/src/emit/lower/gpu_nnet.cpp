@@ -63,15 +63,9 @@ void label_checked(NodeLowering& L, int li, const cuda::ParamBlock& pb, cuda::Pa
 void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
-  const int nd = L.in(0).ndim();
   const std::string it = c_type(L.in(0).dtype()), ot = c_type(L.out(0).dtype()), fn = L.fn;
   CodeWriter& w = L.body;
-  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
-  w.line(L.alloc(0));
-  std::vector<int> kept;
-  for (int d = 0; d < nd; ++d)
-    if (d != axis) kept.push_back(d);
-  const LaneLayout l = emit_lane_params(L, kept, {axis}, {"x0", "o0"});
+  const LaneLayout l = emit_axis_lanes(L, axis);
   const cuda::ParamBlock& pb = l.params;
   const std::string load = "(double)*(const " + it + "*)at0";
   const std::string out = "*(" + ot + "*)at1";

@@ -113,10 +113,22 @@ std::vector<std::vector<Var>> GpuOp::infer_shape(const Apply& node, const std::v
   return host_->infer_shape(*h, shapes);
 }
 
+namespace {
+/// The op's GPU form of `node`: what it states, else, where it has a kernel
+/// form for the node, every input and output on the device (Op::gpu_form).
+std::optional<GpuPlacement> placement(const Apply& node) {
+  const Op& op = *node.op();
+  if (std::optional<GpuPlacement> p = op.gpu_form(node)) return p;
+  const std::optional<KernelSignature> sig = tensor::kernel_signature(node);
+  if (sig && op.kernel_form(*sig)) return GpuPlacement::all(node.nin());
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
   const Op& op = *node.op();
   if (!op.destroy_map().empty()) return std::nullopt;  // a GpuOp writes fresh buffers or views
-  std::optional<GpuPlacement> p = op.gpu_form(node);
+  std::optional<GpuPlacement> p = placement(node);
   if (!p) return std::nullopt;
   THEANO_INTERNAL_CHECK(static_cast<int>(p->inputs.size()) == node.nin())
       << op.name() << "::gpu_form placed " << p->inputs.size() << " inputs of a node with " << node.nin();
@@ -124,7 +136,7 @@ std::optional<std::vector<bool>> gpu_op_inputs(const Apply& node) {
 }
 
 std::vector<bool> gpu_op_outputs(const Apply& node) {
-  std::optional<GpuPlacement> p = node.op()->gpu_form(node);
+  std::optional<GpuPlacement> p = placement(node);
   return p ? std::move(p->outputs) : std::vector<bool>{};
 }
 

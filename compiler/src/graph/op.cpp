@@ -77,4 +77,33 @@ std::optional<GpuPlacement> Op::gpu_form(const Apply&) const { return std::nullo
 
 std::vector<InplaceVariant> Op::inplace_variants(const Apply&) const { return {}; }
 
+std::optional<KernelForm> Op::kernel_form(const KernelSignature&) const { return std::nullopt; }
+
+std::string_view kernel_dtype_suffix(DType d) {
+  switch (d) {
+    case DType::Float64:
+      return "f64";
+    case DType::Float32:
+      return "f32";
+    case DType::Int64:
+      return "i64";
+    case DType::Int32:
+      return "i32";
+    case DType::Int16:
+      return "i16";
+    case DType::Int8:
+      return "i8";
+    case DType::UInt64:
+      return "u64";
+    case DType::UInt32:
+      return "u32";
+    case DType::UInt16:
+      return "u16";
+    case DType::UInt8:
+      return "u8";
+    default:
+      return {};
+  }
+}
+
 }  // namespace theano

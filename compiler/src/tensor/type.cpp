@@ -141,6 +141,25 @@ Var TensorType::convert_variable(const Var& var) const {
 
 const TensorType* tensor_type(const Var& v) { return v ? dynamic_cast<const TensorType*>(v.type().get()) : nullptr; }
 
+std::optional<KernelSignature> kernel_signature(const Apply& node) {
+  KernelSignature sig;
+  auto add = [](const Var& v, std::vector<DType>& dtypes, std::vector<int>& ndims) {
+    if (!v) return false;
+    TypePtr t = v.type();
+    if (TypePtr host = t->host_counterpart()) t = host;  // a GPU array: its host twin
+    const auto* tt = dynamic_cast<const TensorType*>(t.get());
+    if (!tt) return false;
+    dtypes.push_back(tt->dtype());
+    ndims.push_back(tt->ndim());
+    return true;
+  };
+  for (const Var& v : node.inputs())
+    if (!add(v, sig.in_dtypes, sig.in_ndims)) return std::nullopt;
+  for (const Var& v : node.outputs())
+    if (!add(v, sig.out_dtypes, sig.out_ndims)) return std::nullopt;
+  return sig;
+}
+
 Var tensor(DType dtype, StaticShape shape, std::string name) {
   return TensorType::make(dtype, std::move(shape))->make_variable(std::move(name));
 }

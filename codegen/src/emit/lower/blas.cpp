@@ -25,10 +25,8 @@
 namespace theano::codegen::lower {
 
 // The layout rule itself is theano/runtime/kernels/blas_layout.h (perform's
-// rule, embedded before kLayout): generated code takes its loops for
-// THEANO_BLAS_COPY and THEANO_BLAS_TOO_BIG alike.
-extern const char kBlasLayoutText[];
-
+// rule, embedded before kLayout by need_blas_layout): generated code takes its
+// loops for THEANO_BLAS_COPY and THEANO_BLAS_TOO_BIG alike.
 namespace {
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -361,7 +359,7 @@ void lower_ger(NodeLowering& L) {
 }  // namespace
 
 void need_blas_layout(NodeLowering& L) {
-  L.need("blas layout rule", kBlasLayoutText);
+  L.need("blas layout rule", kernel_text("blas_layout.h"));
   L.need("blas layout", kLayout);
 }
 

@@ -27,17 +27,14 @@
 
 namespace theano::codegen::lower {
 
-// The text of theano/runtime/kernels/crossentropy_rules.h (embedded by codegen/CMakeLists.txt).
-extern const char kCrossentropyRulesText[];
-
 namespace {
 
 using cuda::kLaneBlock;
 
 /// Requests the label rules (crossentropy_rules.h) in the host code and the CUDA source.
 void need_rules(NodeLowering& L) {
-  L.need("crossentropy rules", kCrossentropyRulesText);
-  L.cuda->need("crossentropy rules", kCrossentropyRulesText);
+  L.need("crossentropy rules", kernel_text("crossentropy_rules.h"));
+  L.cuda->need("crossentropy rules", std::string(kernel_text("crossentropy_rules.h")));
 }
 
 /// The ShapeError statement when labels (input `li`) and coding_dist (input `ci`) differ in rows.

@@ -351,6 +351,21 @@ static void theano_convert_copy(char* pd, const int64_t* ds, const char* ps, con
 
 }  // namespace
 
+// The table of runtime/kernels/*.h texts (tools/cmake/embed_text.cmake).
+struct EmbeddedKernel {
+  const char* file;
+  const char* text;
+};
+extern const EmbeddedKernel kEmbeddedKernels[];
+extern const int kEmbeddedKernelCount;
+
+std::string_view kernel_text(std::string_view file) {
+  for (int i = 0; i < kEmbeddedKernelCount; ++i)
+    if (file == kEmbeddedKernels[i].file) return kEmbeddedKernels[i].text;
+  THEANO_INTERNAL_CHECK(false) << "no kernel file runtime/kernels/" << file << " is embedded";
+  return {};
+}
+
 void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kConvertCopySupport); }
 
 void LoweringTable::add(std::type_index op, Target target, LowerFn fn) {
@@ -386,7 +401,6 @@ const LoweringTable& lowering_table() {
     add_sparse_lowerings(t);
     add_control_lowerings(t);
     add_distributed_lowerings(t);
-    add_extra_ops_lowerings(t);
     add_gpu_lowerings(t);
     add_gpu_reduction_lowerings(t);
     add_gpu_blas_lowerings(t);
@@ -394,7 +408,7 @@ const LoweringTable& lowering_table() {
     add_gpu_subtensor_lowerings(t);
     add_gpu_random_lowerings(t);
     add_gpu_arange_lowerings(t);
-    add_gpu_extra_ops_lowerings(t);
+    add_kernel_form_lowerings(t);
     return t;
   }();
   return table;

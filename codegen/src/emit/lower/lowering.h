@@ -311,7 +311,8 @@ using LowerFn = void (*)(NodeLowering&);
 enum class Target : std::uint8_t { Cpu, Cuda };
 
 /// The one lowering table: (op class, target) -> lowering. Each family file
-/// (emit/lower/<family>.cpp, emit/lower/gpu_<family>.cpp) adds its rows.
+/// (emit/lower/<family>.cpp, emit/lower/gpu_<family>.cpp) adds its rows; the
+/// ops with a kernel form get theirs from the op registry (kernel_form.cpp).
 class LoweringTable {
  public:
   struct Key {
@@ -357,18 +358,18 @@ void add_random_lowerings(LoweringTable& t);
 void add_sparse_lowerings(LoweringTable& t);
 void add_control_lowerings(LoweringTable& t);
 void add_distributed_lowerings(LoweringTable& t);
-void add_extra_ops_lowerings(LoweringTable& t);
 void add_gpu_lowerings(LoweringTable& t);
 // The CUDA forms (Target::Cuda) of the host ops with a GPU form
-// (Op::gpu_form): reductions, nnet, BLAS, indexing, random, arange / eye,
-// CumOp.
+// (Op::gpu_form): reductions, nnet, BLAS, indexing, random, arange / eye.
 void add_gpu_reduction_lowerings(LoweringTable& t);
 void add_gpu_blas_lowerings(LoweringTable& t);
 void add_gpu_nnet_lowerings(LoweringTable& t);
 void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
-void add_gpu_extra_ops_lowerings(LoweringTable& t);
+/// Both targets' rows of every registered op class with a kernel form
+/// (OpInfo::has_kernel_form): the generic lowerings of emit/lower/kernel_form.cpp.
+void add_kernel_form_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (emit/lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with
@@ -384,11 +385,10 @@ void emit_gemm_checks(NodeLowering& L);
 void emit_gemv_checks(NodeLowering& L);
 void emit_ger_checks(NodeLowering& L);
 
-/// CumOp's line kernel for output 0's dtype and the op's mode
-/// (`theano_cumsum_f64`, ...: runtime/kernels/cumulative.h, the text perform
-/// runs), its text requested in the host unit, or with `on_cuda` in the CUDA
-/// unit (lower/extra_ops.cpp). The kernel's arguments: (const char* x, int64_t
-/// x_stride, char* out, int64_t out_stride, int64_t n), byte strides.
-std::string need_cumulative_kernel(NodeLowering& L, bool on_cuda);
+/// The text of a kernel file (runtime/include/theano/runtime/kernels/<file>,
+/// e.g. "cumulative.h"), verbatim but for its host-only includes: every file
+/// of that folder is embedded (codegen/CMakeLists.txt), so a new one needs no
+/// build change. Internal error for a file that is not there.
+std::string_view kernel_text(std::string_view file);
 
 }  // namespace theano::codegen::lower

@@ -20,11 +20,6 @@
 
 namespace theano::codegen::lower {
 
-// The texts of theano/runtime/kernels/crossentropy_rules.h and softmax.h
-// (embedded by codegen/CMakeLists.txt).
-extern const char kCrossentropyRulesText[];
-extern const char kSoftmaxKernelsText[];
-
 namespace {
 
 void lower_softmax_common(NodeLowering& L, int axis, bool log) {
@@ -33,7 +28,7 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
   const int nd = L.in(0).ndim();
   const std::string fn = L.fn;
   const std::string isz = str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype())));
-  L.need("softmax kernels", kSoftmaxKernelsText);
+  L.need("softmax kernels", kernel_text("softmax.h"));
   L.file.line("THEANO_SOFTMAX_KERNELS(" + in_t + ", " + fn + ", " + (log ? "1" : "0") + ")");
 
   CodeWriter& w = L.body;
@@ -94,7 +89,7 @@ std::string label_expr(const NodeLowering& L, int li, const std::string& i) {
 /// Emits perform's label checks (crossentropy_rules.h, with its messages): one
 /// label per row of coding_dist (input `ci`), each in [0, k).
 void emit_label_checks(NodeLowering& L, int ci, int li) {
-  L.need("crossentropy rules", kCrossentropyRulesText);
+  L.need("crossentropy rules", kernel_text("crossentropy_rules.h"));
   CodeWriter& w = L.body;
   const std::string c = L.x(ci), l = L.x(li);
   w.line("if (!theano_xent_rows_ok(" + c + "->shape[0], " + l + "->shape[0])) " +

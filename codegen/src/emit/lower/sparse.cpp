@@ -21,8 +21,6 @@
 
 namespace theano::codegen::lower {
 
-extern const char kSparseKernelsText[];
-
 namespace {
 
 using sparse::ComponentOp;
@@ -91,7 +89,7 @@ void check_components(NodeLowering& L, int s, const std::string& ci, const std::
 /// name prefixed by `pre`, messages started by `who`: a second operand).
 void emit_components(NodeLowering& L, int first, bool with_data, const std::string& pre = "",
                      const std::string& who = "") {
-  L.need("sparse_kernels", kSparseKernelsText);
+  L.need("sparse_kernels", kernel_text("sparse_kernels.h"));
   if (with_data) operand(L, first, pre + "cd", true);
   const int at = with_data ? first + 1 : first;
   operand(L, at, pre + "ci", true);

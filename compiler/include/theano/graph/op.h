@@ -159,13 +159,20 @@ class Op : public RefCounted {
   virtual bool foldable() const { return true; }
   /// The GPU form of `node` (a node of this op): which inputs and outputs a
   /// gpu::GpuOp over it keeps on the device, or nullopt when the op has none
-  /// for this node (the default). The GPU transfer rewrite asks
+  /// for this node (the default, unless the op has a kernel form for it: then
+  /// all of them). The GPU transfer rewrite asks
   /// (gpu::gpu_op_inputs); codegen lowers each such GpuOp by its CUDA
   /// lowering (codegen/src/emit/lower/gpu*.cpp).
   virtual std::optional<GpuPlacement> gpu_form(const Apply& node) const;
   /// The inplace forms of `node` (a node of this op without a destroy_map),
   /// each offered by one inplace stage of the pipeline; none by default.
   virtual std::vector<InplaceVariant> inplace_variants(const Apply& node) const;
+  /// How generated code computes a node with this signature by calling the
+  /// shared kernel text (KernelForm, op_traits.h), or nullopt (the default):
+  /// the op then needs a lowering of its own in codegen or runs its perform.
+  /// An op with a kernel form (for the node) has a GPU form too: the default
+  /// gpu_form keeps every input and output on the device.
+  virtual std::optional<KernelForm> kernel_form(const KernelSignature& sig) const;
 };
 using OpPtr = IntrusivePtr<const Op>;
 

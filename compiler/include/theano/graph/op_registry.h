@@ -53,6 +53,9 @@ struct OpInfo {
   bool has_perform = false;
   bool has_infer_shape = false;
   bool has_grad = false;
+  /// Overrides Op::kernel_form: codegen's generic lowerings compute it, on
+  /// the CPU and the GPU (no lowering file of its own).
+  bool has_kernel_form = false;
 };
 
 /// Adds `info`; returns false, and makes the readers below raise a
@@ -83,12 +86,20 @@ constexpr bool overrides_grad =
     !std::is_same_v<decltype(&C::grad), std::vector<Var> (Op::*)(const Apply&, const std::vector<Var>&) const>;
 
 template <class C>
+constexpr bool overrides_kernel_form =
+    !std::is_same_v<decltype(&C::kernel_form), std::optional<KernelForm> (Op::*)(const KernelSignature&) const>;
+template <class C>
 OpInfo describe_op(std::string_view class_name, OpDeclaration decl) {
   static_assert(std::is_base_of_v<Op, C>, "THEANO_REGISTER_OP: not an Op");
   if constexpr (requires { C::theano_declared_kind; })
     if (decl.kinds.empty()) decl.kinds = {C::theano_declared_kind};
-  return OpInfo{&typeid(C),       class_name, std::move(decl), overrides_perform<C>, overrides_infer_shape<C>,
-                overrides_grad<C>};
+  return OpInfo{&typeid(C),
+                class_name,
+                std::move(decl),
+                overrides_perform<C>,
+                overrides_infer_shape<C>,
+                overrides_grad<C>,
+                overrides_kernel_form<C>};
 }
 }  // namespace detail
 

@@ -1,17 +1,22 @@
 /// \file
 /// Facts an Op states about itself for the passes that would otherwise keep a
 /// list of op classes: where its GPU form keeps each input and output
-/// (GpuPlacement, asked by the GPU transfer rewrite) and which inplace forms
-/// it has (InplaceVariant, asked by the inplace stages). The Op members that
-/// return them (`Op::gpu_form`, `Op::inplace_variants`, `Op::foldable`) are
-/// overridden beside each op's own declaration (theano/graph/op.h).
+/// (GpuPlacement, asked by the GPU transfer rewrite), which inplace forms
+/// it has (InplaceVariant, asked by the inplace stages) and how generated
+/// code computes it from kernel text alone (KernelForm, asked by codegen's
+/// generic lowerings). The Op members that return them (`Op::gpu_form`,
+/// `Op::inplace_variants`, `Op::foldable`, `Op::kernel_form`) are overridden
+/// beside each op's own declaration (theano/graph/op.h).
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "theano/graph/intrusive.h"
+#include "theano/runtime/dtype.h"
 
 namespace theano {
 
@@ -54,5 +59,40 @@ struct InplaceVariant {
   /// differ from the output's in static detail.
   bool op_checks_shape = false;
 };
+
+/// The dtypes and ranks of a node's inputs and outputs: what an op's kernel
+/// form depends on. The same for a host node and its GPU form's node.
+struct KernelSignature {
+  std::vector<DType> in_dtypes, out_dtypes;
+  std::vector<int> in_ndims, out_ndims;
+};
+
+/// How generated code computes a node by calling one function of the shared
+/// kernel text (runtime/include/theano/runtime/kernels/<file>), the text the
+/// op's perform runs too. Codegen has one generic lowering per kind and
+/// target (codegen/src/emit/lower/kernel_form.cpp), so an op with a kernel
+/// form needs no lowering file of its own, on the CPU or the GPU
+/// (docs/adding-an-op.md).
+struct KernelForm {
+  enum class Kind : std::uint8_t {
+    /// One input, one output of the input's shape (its dtype may differ).
+    /// `function` is called once per line along `axis`, as
+    ///   void function(const char* x, int64_t x_stride, char* o, int64_t o_stride, int64_t n)
+    /// with byte strides and n the axis's length (never called when the
+    /// input is empty). It may read x only through its line and must write
+    /// all n elements of o's; x and o may be the same line (perform may
+    /// run it in place). On the GPU one thread runs one line.
+    Lines,
+  };
+  Kind kind = Kind::Lines;
+  std::string file;      ///< the kernel file's name in runtime/kernels/, e.g. "cumulative.h"
+  std::string function;  ///< the C function the call names, e.g. "theano_cumsum_f64"
+  int axis = 0;          ///< Lines: the axis the lines run along (non-negative, below the rank)
+};
+
+/// The suffix the kernel files give the function of one element type:
+/// "f64", "f32", "i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8"; empty
+/// for bool, float16 and complex (no kernel takes them).
+std::string_view kernel_dtype_suffix(DType d);
 
 }  // namespace theano

@@ -2,7 +2,8 @@
 /// Ops of Theano's `tensor.extra_ops`: `CumOp`, the running sum or product
 /// along one axis (cumsum, cumprod). Its kernel is written once, as plain C,
 /// in theano/runtime/kernels/cumulative.h: perform, the generated C++ and the
-/// CUDA form all run that text (docs/adding-an-op.md).
+/// CUDA form all run that text, the last two through its kernel form
+/// (Op::kernel_form; docs/adding-an-op.md).
 #pragma once
 
 #include <optional>
@@ -26,7 +27,9 @@ class CumOp final : public Op {
  public:
   CumOp(int axis, std::string mode);
   THEANO_OP_DECLARE("CumOp")
-  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  /// Lines along the axis, the kernels of kernels/cumulative.h (its C++ and
+  /// CUDA forms are codegen's generic ones).
+  std::optional<KernelForm> kernel_form(const KernelSignature& sig) const override;
   /// add: the output gradient summed backwards along the axis. mul: Theano's
   /// formula, the backward sum of cumprod(x) * gz divided by x (NaN at a zero
   /// of x; see the definition).

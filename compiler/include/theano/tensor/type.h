@@ -69,6 +69,12 @@ using TensorTypePtr = IntrusivePtr<const TensorType>;
 /// The TensorType of `v`, or nullptr when `v` is not a tensor.
 const TensorType* tensor_type(const Var& v);
 
+/// The dtypes and ranks of `node`'s inputs and outputs (the argument of
+/// Op::kernel_form), reading a GPU array as its host twin; nullopt when a
+/// value is neither a tensor nor a GPU array (a sparse matrix, a random
+/// state, ...).
+std::optional<KernelSignature> kernel_signature(const Apply& node);
+
 /// A tensor Variable of any dtype and static shape.
 Var tensor(DType dtype, StaticShape shape, std::string name = {});
 

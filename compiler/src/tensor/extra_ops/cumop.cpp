@@ -77,8 +77,15 @@ CumOp::CumOp(int axis, std::string mode) : axis_(axis), mode_(std::move(mode)) {
 
 THEANO_REGISTER_OP(CumOp);
 
-// GPU form: the input (one thread a line, the same kernels).
-std::optional<GpuPlacement> CumOp::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
+// Generated code (C++ and CUDA) calls the line kernel perform calls; the GPU
+// form runs one thread a line.
+std::optional<KernelForm> CumOp::kernel_form(const KernelSignature& sig) const {
+  if (sig.out_dtypes.size() != 1) return std::nullopt;
+  const std::string_view suffix = kernel_dtype_suffix(sig.out_dtypes[0]);
+  if (suffix.empty()) return std::nullopt;
+  return KernelForm{KernelForm::Kind::Lines, "cumulative.h",
+                    std::string(mode_ == "add" ? "theano_cumsum_" : "theano_cumprod_") + std::string(suffix), axis_};
+}
 
 ApplyPtr CumOp::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();

@@ -2,9 +2,10 @@
  * The kernels of CumOp (theano/tensor/extra_ops.h: cumsum, cumprod), written
  * ONCE, as plain C, for three readers: CumOp::perform includes this header,
  * and the code generator embeds this very file's text in the translation
- * units of graphs with a CumOp node (codegen/src/emit/lower/extra_ops.cpp) and in
- * the CUDA unit of its GPU form (codegen/src/emit/lower/gpu_extra_ops.cpp, one
- * thread a line), so every back end computes exactly what perform computes.
+ * units of graphs with a CumOp node and in the CUDA unit of its GPU form (one
+ * thread a line), through CumOp's kernel form (Op::kernel_form, the Lines
+ * kind; codegen/src/emit/lower/kernel_form.cpp), so every back end computes
+ * exactly what perform computes.
  *
  * A kernel walks one line: the n elements x + i * xs (byte strides) along the
  * op's axis, writing the running sum / product to o + i * os. x and o may be

@@ -1,0 +1,105 @@
+// The generic lowerings of ops with a kernel form (Op::kernel_form,
+// theano/graph/op_traits.h): the op names a function of the shared kernel
+// text (runtime/include/theano/runtime/kernels/<file>, the text its perform
+// runs), and these write the loops and the call, on the CPU and in the CUDA
+// unit. An op with a kernel form therefore has no lowering file of its own:
+// the table gets its rows from the op registry (docs/adding-an-op.md).
+//
+// Lines (one input, one output of the input's shape): the CPU node function
+// walks every line along the axis and calls the kernel on it; the GPU form
+// runs one thread a line, a grid-stride loop over the lines, the lines
+// addressed as lane kernels address theirs (gpu_lanes.h: the kept axes
+// merged, the axis walked).
+#include <theano/graph/op_registry.h>
+#include <theano/runtime/error.h>
+#include <theano/tensor/type.h>
+
+#include <string>
+#include <typeindex>
+
+#include "../cuda_unit.h"
+#include "gpu_lanes.h"
+#include "lowering.h"
+
+namespace theano::codegen::lower {
+namespace {
+
+/// The op's kernel form of L's node, its kernel text requested in the unit
+/// the node's code goes to; refuses (the perform fallback runs on the CPU)
+/// where the op has none for these dtypes.
+KernelForm kernel_form_of(NodeLowering& L, bool on_cuda) {
+  const std::optional<KernelSignature> sig = tensor::kernel_signature(L.node);
+  std::optional<KernelForm> form = sig ? L.op.kernel_form(*sig) : std::nullopt;
+  if (!form)
+    refuse(L.node, LoweringReason::Dtype,
+           " (no kernel form for dtype " + std::string(dtype_name(L.out(0).dtype())) + ")");
+  THEANO_INTERNAL_CHECK(form->kind == KernelForm::Kind::Lines) << L.label << ": an unknown kernel form kind";
+  THEANO_INTERNAL_CHECK(L.nin() == 1 && L.nout() == 1 && form->axis >= 0 && form->axis < L.in(0).ndim())
+      << L.label << ": a Lines kernel form needs one input, one output and an axis below the rank, got axis "
+      << form->axis;
+  const std::string key = "kernels/" + form->file;
+  if (on_cuda)
+    L.cuda->need(key, std::string(kernel_text(form->file)));
+  else
+    L.need(key, kernel_text(form->file));
+  return *form;
+}
+
+void lower_lines(NodeLowering& L) {
+  const KernelForm form = kernel_form_of(L, false);
+  const int nd = L.in(0).ndim();
+  CodeWriter& w = L.body;
+  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
+  w.line(L.alloc(0));
+  w.line("if (theano_size(x0) == 0) return 0;");
+  const std::string as = str(form.axis);
+  w.line("const int64_t n = x0->shape[" + as + "], xs = x0->strides[" + as + "], os = o0->strides[" + as + "];");
+  // One kernel call per line: loops over every other axis.
+  std::string xoff, ooff;
+  int loops = 0;
+  for (int d = 0; d < nd; ++d) {
+    if (d == form.axis) continue;
+    const std::string ds = str(d);
+    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
+    xoff += " + i" + ds + " * x0->strides[" + ds + "]";
+    ooff += " + i" + ds + " * o0->strides[" + ds + "]";
+    ++loops;
+  }
+  w.line(form.function + "(x0->data" + xoff + ", xs, o0->data" + ooff + ", os, n);");
+  for (int k = 0; k < loops; ++k) w.close();
+  w.line("return 0;");
+}
+
+void lower_gpu_lines(NodeLowering& L) {
+  THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
+  L.cold = true;
+  const KernelForm form = kernel_form_of(L, true);
+  CodeWriter& w = L.body;
+  const LaneLayout l = emit_axis_lanes(L, form.axis);
+  const cuda::ParamBlock& pb = l.params;
+  cuda::Kernel k(pb, L.fn + "_lines", {l.lanes, l.len});
+  cuda::grid_stride_loop(k.w, "lane", "lanes");
+  lane_bases(k.w, l, "lane");
+  // One reduced axis: its merged stride is element 0 of each array's reduced strides.
+  k.w.line(form.function + "(b0, " + pb.at(l.reduced_strides[0], 0) + ", (char*)b1, " + pb.at(l.reduced_strides[1], 0) +
+           ", len);");
+  k.w.close();
+  const int kl = L.cuda->add_kernel(k, L.label);
+  pb.declare(w);
+  w.line("if (lanes == 0 || len == 0) return 0;");
+  w.line("return " + pb.launch(kl, "lanes") + ";");
+}
+
+}  // namespace
+
+void add_kernel_form_lowerings(LoweringTable& t) {
+  // Every registered class that overrides Op::kernel_form, whatever library
+  // or program defined it (registration runs before main).
+  for (const OpInfo& op : registered_ops()) {
+    if (!op.has_kernel_form) continue;
+    t.add(std::type_index(*op.type), Target::Cpu, &lower_lines);
+    t.add(std::type_index(*op.type), Target::Cuda, &lower_gpu_lines);
+  }
+}
+
+}  // namespace theano::codegen::lower

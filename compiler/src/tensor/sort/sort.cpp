@@ -1,0 +1,191 @@
+// SortOp and ArgSortOp (sort, argsort): make_node's dtype and axis rules,
+// perform over the lines along the axis through the shared kernels
+// (kernels/sort.h, the text generated code and the CUDA form run through the
+// ops' kernel form), infer_shape and the gradients.
+#include "theano/runtime/kernels/sort.h"
+
+#include <string>
+#include <utility>
+
+#include "../reduction/kernel_util.h"
+#include "theano/graph/op_registry.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/axes.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/sort.h"
+#include "theano/tensor/subtensor.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor {
+namespace {
+
+using LineKernel = void (*)(const char*, int64_t, char*, int64_t, int64_t);
+
+/// The sort (or, with `indices`, argsort) kernel for dtype `d`, or nullptr
+/// (bool, float16 and complex have none).
+LineKernel line_kernel(bool indices, DType d) {
+  switch (d) {
+#define THEANO_SORT_CASE(DT, SUFFIX) \
+  case DType::DT:                    \
+    return indices ? &theano_argsort_##SUFFIX : &theano_sort_##SUFFIX;
+    THEANO_SORT_CASE(Float64, f64)
+    THEANO_SORT_CASE(Float32, f32)
+    THEANO_SORT_CASE(Int64, i64)
+    THEANO_SORT_CASE(Int32, i32)
+    THEANO_SORT_CASE(Int16, i16)
+    THEANO_SORT_CASE(Int8, i8)
+    THEANO_SORT_CASE(UInt64, u64)
+    THEANO_SORT_CASE(UInt32, u32)
+    THEANO_SORT_CASE(UInt16, u16)
+    THEANO_SORT_CASE(UInt8, u8)
+#undef THEANO_SORT_CASE
+    default:
+      return nullptr;
+  }
+}
+
+/// The node of either op: x checked, the output of x's shape and `out_dtype`
+/// (nullopt: x's dtype).
+ApplyPtr make_sort_node(const Op& op, int axis, std::vector<Var> inputs, std::optional<DType> out_dtype) {
+  THEANO_USER_CHECK(inputs.size() == 1, TypeError) << op.name() << " takes 1 input, got " << inputs.size();
+  const Var x = as_tensor_variable(inputs[0]);
+  const TensorType& t = *tensor_type(x);
+  THEANO_USER_CHECK(line_kernel(false, t.dtype()) != nullptr, TypeError)
+      << op.name() << ": expected an integer or float32/float64 tensor, got " << x.str() << " of type " << t.str();
+  THEANO_USER_CHECK(axis < t.ndim(), ValueError)
+      << op.name() << ": axis " << axis << " is out of range for " << x.str() << " of type " << t.str();
+  return Apply::create(OpPtr(&op), {x}, {TensorType::make(out_dtype.value_or(t.dtype()), t.shape())->make_variable()});
+}
+
+/// The kernel form of either op: the lines along `axis`, the kernel of the input's dtype.
+std::optional<KernelForm> sort_kernel_form(bool indices, int axis, const KernelSignature& sig) {
+  if (sig.in_dtypes.size() != 1) return std::nullopt;
+  const std::string_view suffix = kernel_dtype_suffix(sig.in_dtypes[0]);
+  if (suffix.empty()) return std::nullopt;
+  return KernelForm{KernelForm::Kind::Lines, "sort.h",
+                    std::string(indices ? "theano_argsort_" : "theano_sort_") + std::string(suffix), axis};
+}
+
+/// Runs `kernel` on every line along `axis` of x (any layout), writing the
+/// lines of `out` (C-contiguous, x's shape).
+void run_lines(const NDArray& x, NDArray& out, int axis, LineKernel kernel, const std::string& who) {
+  THEANO_USER_CHECK(axis < x.ndim(), ValueError)
+      << who << ": axis " << axis << " is out of range for a value of shape " << shape_to_string(x.shape());
+  if (out.size() == 0) return;
+  const NDArray xc = x.copy();  // C-contiguous, so its line i starts at element i of out's too
+  const auto ax = static_cast<std::size_t>(axis);
+  const int64_t n = out.shape()[ax], xs = xc.strides()[ax], os = out.strides()[ax];
+  const auto* out_base = static_cast<const std::byte*>(out.data());
+  const auto* x_base = static_cast<const char*>(xc.data());
+  const auto x_item = static_cast<int64_t>(xc.itemsize()), o_item = static_cast<int64_t>(out.itemsize());
+  detail::for_each_element(out.index(axis, 0), [&](const std::byte* p) {
+    const int64_t e = (p - out_base) / o_item;
+    kernel(x_base + e * x_item, xs, reinterpret_cast<char*>(const_cast<std::byte*>(p)), os, n);
+  });
+}
+
+Var sorted(const TensorLike& x, std::optional<int> axis, std::string_view kind, bool indices) {
+  const char* what = indices ? "argsort" : "sort";
+  THEANO_USER_CHECK(kind == "quicksort" || kind == "mergesort" || kind == "heapsort" || kind == "stable", ValueError)
+      << what << ": kind must be 'quicksort', 'mergesort', 'heapsort' or 'stable', got '" << kind << "'";
+  Var v = x.var();
+  int ax = 0;
+  if (!axis) {
+    if (tensor_type(v)->ndim() != 1) v = flatten(v, 1);
+  } else if (tensor_type(v)->ndim() == 0) {
+    THEANO_USER_CHECK(false, ValueError) << what << ": axis " << *axis << " is out of range for " << v.str()
+                                         << " of rank 0 (axis=None sorts it as a 1-d array)";
+  } else {
+    ax = Axes(*axis).resolve(tensor_type(v)->ndim(), what)[0];
+  }
+  const OpPtr op = indices ? OpPtr(new ArgSortOp(ax)) : OpPtr(new SortOp(ax));
+  return op->apply1({v});
+}
+
+void check_axis(const Op& op, int axis) {
+  THEANO_USER_CHECK(axis >= 0, ValueError) << op.type_name() << ": axis " << axis << " must be non-negative here";
+}
+
+}  // namespace
+
+SortOp::SortOp(int axis) : axis_(axis) { check_axis(*this, axis_); }
+ArgSortOp::ArgSortOp(int axis) : axis_(axis) { check_axis(*this, axis_); }
+
+THEANO_REGISTER_OP(SortOp);
+THEANO_REGISTER_OP(ArgSortOp);
+
+ApplyPtr SortOp::make_node(std::vector<Var> inputs) const {
+  return make_sort_node(*this, axis_, std::move(inputs), std::nullopt);
+}
+ApplyPtr ArgSortOp::make_node(std::vector<Var> inputs) const {
+  return make_sort_node(*this, axis_, std::move(inputs), DType::Int64);
+}
+
+std::optional<KernelForm> SortOp::kernel_form(const KernelSignature& sig) const {
+  return sort_kernel_form(false, axis_, sig);
+}
+std::optional<KernelForm> ArgSortOp::kernel_form(const KernelSignature& sig) const {
+  return sort_kernel_form(true, axis_, sig);
+}
+
+void SortOp::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const NDArray& x = inputs[0];
+  const LineKernel kernel = line_kernel(false, x.dtype());
+  THEANO_USER_CHECK(kernel != nullptr, TypeError) << name() << ": no kernel for dtype " << dtype_name(x.dtype());
+  NDArray out = NDArray::empty(x.shape(), x.dtype());
+  run_lines(x, out, axis_, kernel, name());
+  outputs[0] = std::move(out);
+}
+
+void ArgSortOp::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const NDArray& x = inputs[0];
+  const LineKernel kernel = line_kernel(true, x.dtype());
+  THEANO_USER_CHECK(kernel != nullptr, TypeError) << name() << ": no kernel for dtype " << dtype_name(x.dtype());
+  NDArray out = NDArray::empty(x.shape(), DType::Int64);
+  run_lines(x, out, axis_, kernel, name());
+  outputs[0] = std::move(out);
+}
+
+std::vector<std::vector<Var>> SortOp::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
+  return {shapes[0]};
+}
+std::vector<std::vector<Var>> ArgSortOp::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
+  return {shapes[0]};
+}
+
+std::vector<Var> SortOp::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  const Var& gz = output_grads.at(0);
+  if (!gz) return {Var()};
+  const Var& x = node.input(0);
+  const int nd = tensor_type(x)->ndim();
+  // Sorted element j of a line came from element idx[j] of it: the gradient
+  // of x puts gz[j] at idx[j]. With the axis moved last and everything
+  // flattened, line l's element idx[j] sits at idx[j] + l * n, and
+  // l * n = p - p % n for the flat position p of j.
+  std::vector<int> perm, back(static_cast<std::size_t>(nd));
+  for (int d = 0; d < nd; ++d)
+    if (d != axis_) perm.push_back(d);
+  perm.push_back(axis_);
+  for (int d = 0; d < nd; ++d) back[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])] = d;
+  const Var gz_t = dimshuffle(gz, perm);
+  const Var idx = flatten(dimshuffle(OpPtr(new ArgSortOp(axis_))->apply1({x}), perm), 1);
+  const Var n = shape_i(x, axis_);
+  const Var p = arange(shape_i(idx, 0), DType::Int64);
+  const Var target = add(idx, sub(p, mod(p, n)));
+  const Var g = flatten(gz_t, 1);
+  const Var gx = set_subtensor(advanced_subtensor1(zeros_like(g), target), g);
+  return {dimshuffle(reshape(gx, shape(gz_t), nd), back)};
+}
+
+std::vector<Var> ArgSortOp::grad(const Apply& node, const std::vector<Var>&) const {
+  return {zeros_like(node.input(0))};
+}
+
+Var sort(const TensorLike& x, std::optional<int> axis, std::string_view kind) { return sorted(x, axis, kind, false); }
+
+Var argsort(const TensorLike& x, std::optional<int> axis, std::string_view kind) { return sorted(x, axis, kind, true); }
+
+}  // namespace theano::tensor

@@ -91,6 +91,33 @@ TEST_SUITE("lower blas") {
     CHECK(bad == big);
   }
 
+  TEST_CASE("the row-major rule (perform's outputs written in place) and a contiguous array's leading dimension") {
+    int ld = 0;
+    std::int64_t bad = 0;
+    // In place: row-major, a view of wider rows, a size-1 dimension's stride ignored.
+    CHECK(theano_blas_row_major_rule(3, 4, 32, 8, 8, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(ld == 4);
+    CHECK(theano_blas_row_major_rule(3, 4, 80, 8, 8, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(ld == 10);
+    CHECK(theano_blas_row_major_rule(1, 5, -8, 4, 4, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(ld == 5);
+    CHECK(theano_blas_row_major_rule(4, 1, 8, 0, 8, &ld, &bad) == THEANO_BLAS_DIRECT);
+    CHECK(ld == 1);
+    // A column-major output (which the matrix rule reads transposed), rows
+    // that overlap, negative or misaligned strides: a temporary.
+    CHECK(theano_blas_row_major_rule(4, 3, 8, 32, 8, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_row_major_rule(3, 4, 16, 8, 8, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_row_major_rule(3, 4, -32, 8, 8, &ld, &bad) == THEANO_BLAS_COPY);
+    CHECK(theano_blas_row_major_rule(3, 4, 36, 9, 8, &ld, &bad) == THEANO_BLAS_COPY);
+    // A row-major output whose leading dimension is past the 32-bit interface.
+    const std::int64_t big = std::int64_t{1} << 31;
+    CHECK(theano_blas_row_major_rule(3, 4, big * 8, 8, 8, &ld, &bad) == THEANO_BLAS_TOO_BIG);
+    CHECK(bad == big);
+    CHECK(theano_blas_contiguous_ld(0) == 1);
+    CHECK(theano_blas_contiguous_ld(1) == 1);
+    CHECK(theano_blas_contiguous_ld(7) == 7);
+  }
+
   TEST_CASE("Dot: vector.vector, matrix.vector, vector.matrix, matrix.matrix in every dtype") {
     std::mt19937_64 rng(1);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int32, DType::Int8, DType::Int64, DType::Bool}) {

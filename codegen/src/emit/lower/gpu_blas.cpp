@@ -44,7 +44,7 @@ void emit_operand(NodeLowering& L, const std::string& P, const std::string& data
   w.line("const int64_t src_shape[2] = {" + rows + ", " + cols + "};");
   emit_gpu_copy(L, dt, 2, "t.data", "t.strides", data, "src_st", "src_shape");
   w.line(P + " = t.data;");
-  w.line(P + "_ld = " + cols + " > 1 ? " + cols + " : 1;");
+  w.line(P + "_ld = theano_blas_contiguous_ld(" + cols + ");");
   w.close();
   w.close();
 }
@@ -128,7 +128,7 @@ void lower_gpu_dot(NodeLowering& L) {
     emit_operand(L, "B", "x1->data", "k", "n", "x1->strides[0]", "x1->strides[1]");
   else
     emit_operand(L, "B", "x1->data", "k", "1", "x1->strides[0]", item);
-  emit_gemm(L, "m", "n", "k", ndy == 2 ? "(n > 1 ? n : 1)" : "1");
+  emit_gemm(L, "m", "n", "k", ndy == 2 ? "theano_blas_contiguous_ld(n)" : "1");
 }
 
 void lower_gpu_gemm(NodeLowering& L) {
@@ -137,7 +137,7 @@ void lower_gpu_gemm(NodeLowering& L) {
   emit_output_copy(L, 0, "beta != 0");
   emit_operand(L, "A", "x2->data", "m", "k", "x2->strides[0]", "x2->strides[1]");
   emit_operand(L, "B", "x3->data", "k", "n", "x3->strides[0]", "x3->strides[1]");
-  emit_gemm(L, "m", "n", "k", "(n > 1 ? n : 1)");
+  emit_gemm(L, "m", "n", "k", "theano_blas_contiguous_ld(n)");
 }
 
 void lower_gpu_gemv(NodeLowering& L) {
@@ -161,7 +161,7 @@ void lower_gpu_ger(NodeLowering& L) {
   emit_output_copy(L, 0, "1");
   emit_operand(L, "A", "x2->data", "m", "1", "x2->strides[0]", item);
   emit_operand(L, "B", "x3->data", "1", "n", item, "x3->strides[0]");
-  emit_gemm(L, "m", "n", "1", "(n > 1 ? n : 1)");
+  emit_gemm(L, "m", "n", "1", "theano_blas_contiguous_ld(n)");
 }
 
 }  // namespace

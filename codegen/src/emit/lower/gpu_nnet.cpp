@@ -2,11 +2,14 @@
 // (gpu_lanes.h; a lane is the run along the op's axis), and the categorical
 // cross-entropy with its gradient, one thread a row.
 //
-// Softmax follows perform's stable passes (theano/runtime/kernels/softmax.h)
-// lane by lane, in double: m = the lane maximum (NaN ignored), exp(x - m)
-// written to the output and summed as stored, then the output divided by the
-// total, or x - (m + log(total)) for LogSoftmax. The folds' order is the
-// GPU's own (so results agree with perform within rounding, not bit for bit). Short lanes (<= 32) and many lanes
+// Softmax follows perform's stable passes lane by lane, in double, with the
+// steps of theano/runtime/kernels/softmax.h (its text is in the CUDA unit):
+// m = the lane maximum (NaN ignored), exp(x - m) written to the output and
+// summed as stored, then the output divided by the total, or x - (m +
+// log(total)) for LogSoftmax. The folds' order is the GPU's own: each thread
+// folds its elements, the block joins the threads' partial maxima and totals
+// (so results agree with perform within rounding, not bit for bit; perform's
+// lane kernel folds 16 accumulators then a tree). Short lanes (<= 32) and many lanes
 // along a non-innermost axis take one thread a lane; others one block a
 // lane, whose threads split the lane and combine the maximum and the total
 // with __syncthreads trees (the association order depends only on the shape).
@@ -64,10 +67,12 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   CodeWriter& w = L.body;
   const LaneLayout l = emit_axis_lanes(L, axis);
   const cuda::ParamBlock& pb = l.params;
-  const std::string load = "(double)*(const " + it + "*)at0";
+  // The steps are softmax.h's (perform's), embedded in the CUDA unit.
+  L.cuda->need("softmax kernels", std::string(kernel_text("softmax.h")));
+  const std::string load = "*(const " + it + "*)at0";
   const std::string out = "*(" + ot + "*)at1";
-  const std::string last = log ? out + " = (" + ot + ")(" + load + " - lse);" : out + " = (" + ot + ")((double)" + out +
-                                                                                   " / total);";
+  const std::string last = log ? out + " = THEANO_SOFTMAX_SUB(" + ot + ", " + load + ", lse);"
+                               : out + " = THEANO_SOFTMAX_DIV(" + ot + ", " + out + ", total);";
   // One pass over the lane: `loop` opens the element loop, then the statement.
   auto pass = [&](CodeWriter& kw, const std::string& loop, const std::string& stmt) {
     kw.open(loop);
@@ -75,9 +80,10 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
     kw.line(stmt);
     kw.close();
   };
-  const std::string max_pass = "const double v = " + load + "; m = m < v ? v : m;";
-  const std::string exp_pass = out + " = (" + ot + ")exp(" + load + " - m); total += (double)" + out + ";";
-  const std::string lse = "const double lse = m + log(total);";
+  const std::string max_pass = "m = theano_softmax_max(m, (double)" + load + ");";
+  const std::string exp_pass =
+      out + " = THEANO_SOFTMAX_EXP(" + ot + ", " + load + ", m); total += (double)" + out + ";";
+  const std::string lse = "const double lse = theano_softmax_lse(m, total);";
   // thread: one lane a thread.
   cuda::Kernel t(pb, fn + "_thread", {l.lanes, l.len});
   cuda::grid_stride_loop(t.w, "lane", "lanes");
@@ -99,9 +105,8 @@ void lower_gpu_softmax_any(NodeLowering& L, int axis, bool log) {
   lane_bases(b.w, l, "lane");
   b.w.line("double m = -THEANO_INF;");
   pass(b.w, "for (int64_t e = t; e < len; e += blockDim.x)", max_pass);
-  cuda::block_tree_reduce(b.w, "m", [](const std::string& x, const std::string& y) {
-    return x + " < " + y + " ? " + y + " : " + x;
-  });
+  cuda::block_tree_reduce(
+      b.w, "m", [](const std::string& x, const std::string& y) { return "theano_softmax_max(" + x + ", " + y + ")"; });
   b.w.line("m = sh[0];");
   b.w.line("__syncthreads();");
   b.w.line("double total = 0;");

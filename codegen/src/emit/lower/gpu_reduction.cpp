@@ -12,11 +12,13 @@
 // * parts: with parts > 1 (few long lanes), one thread a lane combines its
 //   parts' folds in part order.
 // The fold, the combination, the identity and the conversions are the CPU
-// lowering's (reduce_code.h), so both back ends compute perform's semantics;
+// lowering's (reduce_code.h: the functions of runtime/kernels/reduce_rules.h,
+// perform's rules), so both back ends compute perform's semantics;
 // the association order differs (a float sum differs in its last bits) but
 // depends only on the shape, so every call gives the same bits. ArgReduce
-// folds (value, index) pairs: the first NaN wins, then the strictly better
-// value, ties to the lowest index, which any association order preserves.
+// folds (value, index) pairs by reduce_rules.h's join: the first NaN wins,
+// then the strictly better value, ties to the lowest index, which any
+// association order preserves.
 #include <theano/gpu/ops.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/reduction.h>
@@ -178,6 +180,7 @@ void lower_gpu_careduce(NodeLowering& L) {
   const std::string fn = L.fn;
   const std::string ns = rc.has_pre ? rc.ex.ns : "";
   for (const auto& [key, code] : rc.ex.support) L.cuda->need(key, code);
+  for (const auto& [key, code] : reduce_rules_support(rc.rules)) L.cuda->need(key, code);
   CodeWriter helpers;
   if (!ns.empty()) helpers.line("namespace " + ns + " {");
   helpers.lines(rc.helpers(fn, "static inline"));
@@ -220,19 +223,16 @@ void lower_gpu_argreduce(NodeLowering& L) {
   const auto& op = static_cast<const tensor::ArgReduce&>(L.op);
   const int nd = L.in(0).ndim();
   const std::string in_t = c_type(L.in(0).dtype()), fn = L.fn;
-  const std::string cmp = op.is_max() ? ">" : "<";
+  const std::string sfx = reduce_rules_suffix(L.in(0).dtype()), mm = op.is_max() ? "max" : "min";
   L.cold = true;
-  // (value, index) pairs; index -1: no element yet. better(x, y): y replaces x.
+  // (value, index) pairs; index -1: no element yet. combine(x, y): y replaces
+  // x by reduce_rules.h's rule (perform's): the first NaN wins, then the
+  // strictly better value, ties to the lowest index.
+  for (const auto& [key, code] : reduce_rules_support(sfx)) L.cuda->need(key, code);
   CodeWriter s;
   s.line("struct " + fn + "_acc { " + in_t + " v; int64_t i; };");
   s.open("static inline " + fn + "_acc " + fn + "_combine(" + fn + "_acc x, " + fn + "_acc y)");
-  s.line("if (y.i < 0) return x;");
-  s.line("if (x.i < 0) return y;");
-  s.line("const bool xn = x.v != x.v, yn = y.v != y.v;");
-  s.line("if (xn || yn) return (xn && yn) ? (y.i < x.i ? y : x) : (yn ? y : x);");
-  s.line("if (y.v " + cmp + " x.v) return y;");
-  s.line("if (y.v == x.v && y.i < x.i) return y;");
-  s.line("return x;");
+  s.line("return theano_arg_" + mm + "_takes_" + sfx + "(x.v, x.i, y.v, y.i) ? y : x;");
   s.close();
   L.cuda->need(fn, s.str());
   const std::string name = op.is_max() ? "argmax" : "argmin";

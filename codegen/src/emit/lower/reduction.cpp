@@ -10,7 +10,9 @@
 // (the same value modulo 2^bits as perform's fold in that dtype); float32
 // sums and products accumulate in double (at least as accurate as perform's
 // float32 fold); bool folds become or/and. max/min propagate NaN; Argmax /
-// Argmin keep the first occurrence and let the first NaN win.
+// Argmin keep the first occurrence and let the first NaN win. These folds,
+// joins, identities and comparisons are the functions of
+// runtime/kernels/reduce_rules.h, which perform calls too.
 //
 // Loops: when the input is C-contiguous and the reduced axes form one block
 // [a, b] (always true for one axis and for all axes), the input is seen as
@@ -37,70 +39,11 @@
 #include "reduce_code.h"
 
 namespace theano::codegen::lower {
+
 namespace {
 
 using Kind = tensor::ReduceKind;
 using tensor::is_arith;
-
-/// C literal of the smallest / largest value of `d` (infinities for floats).
-std::string lowest_of(DType d) {
-  switch (d) {
-    case DType::Bool:
-      return "0";
-    case DType::Int8:
-      return "(-128)";
-    case DType::Int16:
-      return "(-32768)";
-    case DType::Int32:
-      return "(-2147483647 - 1)";
-    case DType::Int64:
-      return "(-9223372036854775807L - 1)";
-    case DType::UInt8:
-    case DType::UInt16:
-    case DType::UInt32:
-    case DType::UInt64:
-      return "0";
-    case DType::Float32:
-      return "(-(float)THEANO_INF)";
-    case DType::Float64:
-      return "(-THEANO_INF)";
-    default:
-      break;
-  }
-  THEANO_INTERNAL_CHECK(false) << "lowest_of: unsupported dtype";
-  return "";
-}
-
-std::string highest_of(DType d) {
-  switch (d) {
-    case DType::Bool:
-      return "1";
-    case DType::Int8:
-      return "127";
-    case DType::Int16:
-      return "32767";
-    case DType::Int32:
-      return "2147483647";
-    case DType::Int64:
-      return "9223372036854775807L";
-    case DType::UInt8:
-      return "255";
-    case DType::UInt16:
-      return "65535";
-    case DType::UInt32:
-      return "4294967295U";
-    case DType::UInt64:
-      return "18446744073709551615UL";
-    case DType::Float32:
-      return "((float)THEANO_INF)";
-    case DType::Float64:
-      return "THEANO_INF";
-    default:
-      break;
-  }
-  THEANO_INTERNAL_CHECK(false) << "highest_of: unsupported dtype";
-  return "";
-}
 
 /// How a reduction node walks its input: the kept and reduced axes, and
 /// whether the reduced axes are one adjacent block (the fast paths' layout).
@@ -212,50 +155,85 @@ ReduceCode reduce_code(const NodeLowering& L, const tensor::CAReduce& op) {
   rc.cd_t = c_type(cd);
   rc.cd_bool = cd == DType::Bool;
 
-  // Accumulator type, fold, lane combination, identity.
+  // The accumulator type; the fold, lane combination and identity are
+  // runtime/kernels/reduce_rules.h's for it (perform's rules).
+  DType acc;
   if (rc.cd_bool)
-    rc.acc_t = "int";
+    acc = DType::Bool;  // held in an int
   else if (is_float(cd))
-    rc.acc_t = (is_arith(kind) || cd == DType::Float64) ? "double" : "float";
+    acc = (is_arith(kind) || cd == DType::Float64) ? DType::Float64 : DType::Float32;
   else if (is_arith(kind))
-    rc.acc_t = is_unsigned(cd) ? "uint64_t" : "int64_t";
+    acc = is_unsigned(cd) ? DType::UInt64 : DType::Int64;
   else
-    rc.acc_t = rc.cd_t;
-  std::string init;
+    acc = cd;
+  rc.acc_t = rc.cd_bool ? "int" : c_type(acc);
+  rc.rules = reduce_rules_suffix(acc);
+  const char* op_name = "";
   switch (kind) {
     case Kind::Add:
-      rc.fold = rc.combine = rc.cd_bool ? "(a | v)" : "(a + v)";
-      init = "0";
+      op_name = "add";
       break;
     case Kind::Mul:
-      rc.fold = rc.combine = rc.cd_bool ? "(a & v)" : "(a * v)";
-      init = "1";
+      op_name = "mul";
       break;
     case Kind::MulNoZeros:
-      rc.fold = "(v == 0 ? a : a * v)";
-      rc.combine = "(a * v)";
-      init = "1";
+      op_name = "mul_nz";
       break;
     case Kind::And:
-      rc.fold = rc.combine = "(a & v)";
-      init = "1";
+      op_name = "all";
       break;
     case Kind::Or:
-      rc.fold = rc.combine = "(a | v)";
-      init = "0";
+      op_name = "any";
       break;
     case Kind::Max:
-      rc.fold = rc.combine = rc.cd_bool ? "(a | v)" : "((v > a || v != v) ? v : a)";
-      init = lowest_of(cd);
+      op_name = "max";
       break;
     case Kind::Min:
-      rc.fold = rc.combine = rc.cd_bool ? "(a & v)" : "((v < a || v != v) ? v : a)";
-      init = highest_of(cd);
+      op_name = "min";
       break;
   }
-  rc.init = "(" + rc.acc_t + ")" + init;
+  const std::string rule = std::string("theano_reduce_") + op_name;
+  rc.fold = rule + "_" + rc.rules;
+  rc.combine = rule + "_join_" + rc.rules;
+  rc.init = rule + "_id_" + rc.rules + "()";
   rc.no_identity = kind == Kind::Max || kind == Kind::Min;
   return rc;
+}
+
+const char* reduce_rules_suffix(DType d) {
+  switch (d) {
+    case DType::Float64:
+      return "f64";
+    case DType::Float32:
+      return "f32";
+    case DType::Int64:
+      return "i64";
+    case DType::Int32:
+      return "i32";
+    case DType::Int16:
+      return "i16";
+    case DType::Int8:
+      return "i8";
+    case DType::UInt64:
+      return "u64";
+    case DType::UInt32:
+      return "u32";
+    case DType::UInt16:
+      return "u16";
+    case DType::UInt8:
+      return "u8";
+    case DType::Bool:
+      return "b";
+    default:
+      break;
+  }
+  THEANO_INTERNAL_CHECK(false) << "reduce_rules_suffix: no fold rules for dtype " << dtype_name(d);
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> reduce_rules_support(const std::string& suffix) {
+  return {{"reduce rules", std::string(kernel_text("reduce_rules.h"))},
+          {"reduce rules " + suffix, "THEANO_REDUCE_RULES_" + suffix}};
 }
 
 std::string ReduceCode::conv(const std::string& v) const {
@@ -266,9 +244,10 @@ std::string ReduceCode::store(const std::string& a) const { return "(" + out_t +
 
 std::string ReduceCode::helpers(const std::string& fn, const std::string& qualifiers) const {
   CodeWriter f;
-  f.line(qualifiers + " " + acc_t + " " + fn + "_fold(" + acc_t + " a, " + acc_t + " v) { return " + fold + "; }");
+  f.line(qualifiers + " " + acc_t + " " + fn + "_fold(" + acc_t + " a, " + acc_t + " v) { return " + fold +
+         "(a, v); }");
   f.line(qualifiers + " " + acc_t + " " + fn + "_combine(" + acc_t + " a, " + acc_t + " v) { return " + combine +
-         "; }");
+         "(a, v); }");
   f.line(qualifiers + " " + acc_t + " " + fn + "_conv(" + in_t + " v) { return " + conv("v") + "; }");
   if (has_pre) {
     std::string params;
@@ -296,6 +275,7 @@ void lower_careduce(NodeLowering& L) {
   const Kind kind = op.kind();
   const int nin = L.nin();
   const ReduceCode rc = reduce_code(L, op);
+  for (const auto& [key, code] : reduce_rules_support(rc.rules)) L.need(key, code);
   const ElemwiseExprs& ex = rc.ex;
   const int cost = op.pre() ? ex.cost() : 1;  // per element, for the loop split
   if (op.pre()) L.ns = ex.ns;
@@ -466,12 +446,16 @@ void lower_argreduce(NodeLowering& L) {
   const DType in_dt = L.in(0).dtype();
   const std::string in_t = c_type(in_dt);
   const std::string name = op.is_max() ? "argmax" : "argmin";
-  const std::string cmp = op.is_max() ? ">" : "<";
   const std::string fn = L.fn;
-  // better(best, v): the first NaN wins; otherwise a strict improvement.
+  // The rules of runtime/kernels/reduce_rules.h (perform's): better(best,
+  // v), the first NaN wins, otherwise a strict improvement; the extreme value
+  // propagates NaN.
+  const std::string sfx = reduce_rules_suffix(in_dt), mm = op.is_max() ? "max" : "min";
+  for (const auto& [key, code] : reduce_rules_support(sfx)) L.need(key, code);
+  const std::string extreme = "theano_reduce_" + mm + "_" + sfx, join = "theano_reduce_" + mm + "_join_" + sfx;
   CodeWriter& f = L.file;
-  f.line("static inline bool " + fn + "_better(" + in_t + " best, " + in_t +
-         " v) { return best == best && (v != v || v " + cmp + " best); }");
+  f.line("static inline bool " + fn + "_better(" + in_t + " best, " + in_t + " v) { return theano_arg_" + mm +
+         "_better_" + sfx + "(best, v); }");
   // Index of the extreme of n contiguous elements (n > 0), in two vectorizable
   // passes: the extreme value (NaN propagating, 16 accumulators), then the first
   // position holding it (the first NaN when it is NaN), as the sequential scan.
@@ -481,15 +465,12 @@ void lower_argreduce(NodeLowering& L) {
   f.line("THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = p[0];");
   f.line("int64_t k = 0;");
   f.open("for (; k + 16 <= n; k += 16)");
-  f.line("THEANO_LANES for (int j = 0; j < 16; ++j) { const " + in_t + " v = p[k + j]; r[j] = (v " + cmp + " r[j]" +
-         (fl ? " || v != v" : "") + ") ? v : r[j]; }");
+  f.line("THEANO_LANES for (int j = 0; j < 16; ++j) r[j] = " + extreme + "(r[j], p[k + j]);");
   f.close();
   f.line("THEANO_UNROLL for (int w = 8; w >= 1; w /= 2)");
-  f.line("  THEANO_UNROLL for (int j = 0; j < w; ++j) r[j] = (r[j + w] " + cmp + " r[j]" + (fl ? " || r[j + w] != r[j + w]" : "") +
-         ") ? r[j + w] : r[j];");
+  f.line("  THEANO_UNROLL for (int j = 0; j < w; ++j) r[j] = " + join + "(r[j], r[j + w]);");
   f.line(in_t + " m = r[0];");
-  f.line("for (; k < n; ++k) { const " + in_t + " v = p[k]; m = (v " + cmp + " m" + (fl ? " || v != v" : "") +
-         ") ? v : m; }");
+  f.line("for (; k < n; ++k) m = " + extreme + "(m, p[k]);");
   if (fl) {
     f.line("if (m != m) { for (k = 0; k < n; ++k) if (p[k] != p[k]) return k; }");
   }

@@ -31,17 +31,6 @@ int to_blas_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-// Strides of `a` in elements; false if some stride is not a multiple of the item size.
-bool element_strides(const NDArray& a, std::vector<int64_t>& out) {
-  const auto item = static_cast<int64_t>(a.itemsize());
-  out.clear();
-  for (int64_t s : a.strides()) {
-    if (s % item != 0) return false;
-    out.push_back(s / item);
-  }
-  return true;
-}
-
 // A matrix operand as CBLAS wants it.
 struct MatArg {
   NDArray keep;  // owns a copy when one was needed
@@ -61,7 +50,7 @@ MatArg matrix_arg(const NDArray& a) {
   if (r == THEANO_BLAS_TOO_BIG) to_blas_int(bad, "dot");  // throws: bad > INT_MAX
   if (r == THEANO_BLAS_DIRECT) return {a, a.data(), ld, static_cast<CBLAS_TRANSPOSE>(trans)};
   NDArray c = a.copy();  // k <= INT_MAX: the rule checked it
-  return {c, c.data(), static_cast<int>(std::max<int64_t>(1, k)), CblasNoTrans};
+  return {c, c.data(), static_cast<int>(theano_blas_contiguous_ld(k)), CblasNoTrans};
 }
 
 // A vector operand: positive increment, else a contiguous copy.
@@ -81,13 +70,17 @@ VecArg vector_arg(const NDArray& v) {
   return {c, c.data(), 1};
 }
 
-// A writable row-major output: `c` itself when its layout allows, else a
-// C-contiguous temporary (holding c's values when they are read).
-bool row_major_writable(const NDArray& c) {
-  std::vector<int64_t> s;
-  if (!element_strides(c, s)) return false;
-  const int64_t m = c.shape()[0], n = c.shape()[1];
-  return (n <= 1 || s[1] == 1) && (m <= 1 || s[0] >= std::max<int64_t>(1, n));
+// The leading dimension BLAS writes the row-major matrix output `c` with in
+// place (blas_layout.h's row-major rule), or 0 when c must be computed in a
+// C-contiguous temporary; a ValueError naming `what` past the 32-bit
+// interface.
+int row_major_ld(const NDArray& c, const char* what) {
+  int ld = 0;
+  int64_t bad = 0;
+  const int r = theano_blas_row_major_rule(c.shape()[0], c.shape()[1], c.strides()[0], c.strides()[1],
+                                           static_cast<int64_t>(c.itemsize()), &ld, &bad);
+  if (r == THEANO_BLAS_TOO_BIG) to_blas_int(bad, what);  // throws: bad > INT_MAX
+  return r == THEANO_BLAS_DIRECT ? ld : 0;
 }
 
 template <class T>
@@ -158,16 +151,17 @@ void ger_loop(const NDArray& x, const NDArray& y, NDArray& a, double alpha_d) {
 
 bool blas_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
-// Runs `f` on `out` when it is row-major writable, else on a C-contiguous
-// temporary (initialised from `out` when `read_old`) that is assigned back.
+// Runs `f(c, ldc)` on `out` when BLAS writes it in place (row_major_ld), else
+// on a C-contiguous temporary (initialised from `out` when `read_old`) that
+// is assigned back.
 template <class F>
-void with_row_major(NDArray& out, bool read_old, F&& f) {
-  if (row_major_writable(out)) {
-    f(out);
+void with_row_major(NDArray& out, bool read_old, const char* what, F&& f) {
+  if (const int ld = row_major_ld(out, what)) {
+    f(out, ld);
     return;
   }
   NDArray tmp = read_old ? out.copy() : NDArray::empty(out.shape(), out.dtype());
-  f(tmp);
+  f(tmp, row_major_ld(tmp, what));
   out.assign(tmp);
 }
 
@@ -206,13 +200,6 @@ void scale_inplace(NDArray& c, double beta) {
   });
 }
 
-// Leading dimension of a row-major-writable output (see row_major_writable).
-int row_ld(const NDArray& out, const char* what) {
-  const int64_t m = out.shape()[0], n = out.shape()[1];
-  const int64_t ld = m <= 1 ? std::max<int64_t>(1, n) : out.strides()[0] / static_cast<int64_t>(out.itemsize());
-  return to_blas_int(ld, what);
-}
-
 }  // namespace
 
 void gemm(const NDArray& a, const NDArray& b, NDArray& c, double alpha, double beta) {
@@ -226,8 +213,7 @@ void gemm(const NDArray& a, const NDArray& b, NDArray& c, double alpha, double b
   }
   const MatArg A = matrix_arg(a), B = matrix_arg(b);
   const int M = to_blas_int(m, "gemm"), N = to_blas_int(n, "gemm"), K = to_blas_int(k, "gemm");
-  with_row_major(c, beta != 0, [&](NDArray& out) {
-    const int ldc = row_ld(out, "gemm");
+  with_row_major(c, beta != 0, "gemm", [&](NDArray& out, int ldc) {
     if (c.dtype() == DType::Float64)
       cblas_dgemm(CblasRowMajor, A.trans, B.trans, M, N, K, alpha, static_cast<const double*>(A.ptr), A.ld,
                   static_cast<const double*>(B.ptr), B.ld, beta, static_cast<double*>(out.data()), ldc);
@@ -253,10 +239,13 @@ void gemv(const NDArray& a, const NDArray& x, NDArray& y, double alpha, double b
   // Stored (row-major) dimensions of A: a transposed view swaps them.
   const int M = to_blas_int(A.trans == CblasNoTrans ? m : n, "gemv");
   const int N = to_blas_int(A.trans == CblasNoTrans ? n : m, "gemv");
-  std::vector<int64_t> ys;
-  const bool y_ok = element_strides(y, ys) && (m <= 1 || ys[0] > 0);
-  NDArray out = y_ok ? y : (beta != 0 ? y.copy() : NDArray::empty(y.shape(), y.dtype()));
-  const int incy = (m <= 1 || !y_ok) ? 1 : to_blas_int(ys[0], "gemv");
+  // y in place by the vector rule, else a contiguous temporary.
+  int incy = 1;
+  int64_t bad = 0;
+  const int ry = theano_blas_vector_rule(m, y.strides()[0], static_cast<int64_t>(y.itemsize()), &incy, &bad);
+  if (ry == THEANO_BLAS_TOO_BIG) to_blas_int(bad, "gemv");  // throws: bad > INT_MAX
+  const bool y_ok = ry == THEANO_BLAS_DIRECT;
+  NDArray out = y_ok ? y : (beta != 0 ? y.copy() : NDArray::empty(y.shape(), y.dtype()));  // incy: still 1
   if (y.dtype() == DType::Float64)
     cblas_dgemv(CblasRowMajor, A.trans, M, N, alpha, static_cast<const double*>(A.ptr), A.ld,
                 static_cast<const double*>(X.ptr), X.inc, beta, static_cast<double*>(out.data()), incy);
@@ -278,8 +267,7 @@ void ger(const NDArray& x, const NDArray& y, NDArray& a, double alpha) {
   }
   const VecArg X = vector_arg(x), Y = vector_arg(y);
   const int M = to_blas_int(m, "ger"), N = to_blas_int(n, "ger");
-  with_row_major(a, true, [&](NDArray& out) {
-    const int lda = row_ld(out, "ger");
+  with_row_major(a, true, "ger", [&](NDArray& out, int lda) {
     if (a.dtype() == DType::Float64)
       cblas_dger(CblasRowMajor, M, N, alpha, static_cast<const double*>(X.ptr), X.inc,
                  static_cast<const double*>(Y.ptr), Y.inc, static_cast<double*>(out.data()), lda);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "fold_rules.h"
 #include "kernel_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
@@ -62,12 +63,14 @@ void ArgReduce::perform(const Apply&, std::span<const NDArray> inputs, std::span
     if constexpr (std::is_same_v<T, half> || is_complex_type<T>::value) {
       THEANO_INTERNAL_CHECK(false) << "ArgReduce kernel called with " << x.dtype();
     } else {
+      using R = detail::FoldRules<T>;
       T best{};
       int64_t best_i = 0, j = 0;
-      // The first NaN wins (numpy): once `best` is NaN nothing replaces it.
+      // The first NaN wins (numpy), ties keep the first: the rule generated
+      // code follows too (theano/runtime/kernels/reduce_rules.h).
       detail::for_each_element(x, [&](const std::byte* p) {
         const T v = *reinterpret_cast<const T*>(p);
-        const bool better = j == 0 || (best == best && (v != v || (is_max ? v > best : v < best)));
+        const bool better = j == 0 || (is_max ? R::arg_max_better(best, v) : R::arg_min_better(best, v));
         if (better) {
           best = v;
           best_i = j;

@@ -1,14 +1,15 @@
 // CAReduce: one commutative-associative scalar op (add, mul, maximum, minimum,
 // and, or, mul_without_zeros) folded over a set of axes. perform transposes the
 // reduced axes to the end (a view) and folds consecutive groups of elements in
-// the accumulator dtype; integer arithmetic wraps as in NumPy (done in uint64,
-// so UBSan stays quiet).
+// the accumulator dtype by the fold rules of
+// theano/runtime/kernels/reduce_rules.h, which generated code calls too
+// (integer arithmetic wraps as in NumPy; max / min propagate NaN).
 #include <complex>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <type_traits>
 
+#include "fold_rules.h"
 #include "kernel_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
@@ -55,9 +56,6 @@ const char* display_name(Kind k) {
   return "ProdWithoutZeros";
 }
 
-using detail::add_wrap;
-using detail::mul_wrap;
-
 // Folds each run of `k` consecutive C-order elements of `x` (dtype T) into one
 // element of `out` (C-contiguous, dtype T), starting from `init`.
 template <class T, class Fold>
@@ -82,6 +80,51 @@ void fold_groups(const NDArray& x, int64_t k, T init, NDArray& out, Fold fold) {
 // The dtype the kernel computes in: float16 goes through float32.
 DType compute_dtype(DType d) { return d == DType::Float16 ? DType::Float32 : d; }
 
+// Folds the groups by the rules of scalar op `kind` for compute type T
+// (fold_rules.h: theano/runtime/kernels/reduce_rules.h, the rules generated
+// code calls).
+template <class T>
+void fold_kinds(Kind kind, const NDArray& xa, int64_t k, NDArray& out) {
+  using R = detail::FoldRules<T>;
+  switch (kind) {
+    case Kind::Add:
+      return fold_groups<T>(xa, k, R::add_id(), out, [](T a, T v) { return R::add(a, v); });
+    case Kind::Mul:
+      return fold_groups<T>(xa, k, R::mul_id(), out, [](T a, T v) { return R::mul(a, v); });
+    case Kind::MulNoZeros:
+      return fold_groups<T>(xa, k, R::mul_nz_id(), out, [](T a, T v) { return R::mul_nz(a, v); });
+    case Kind::Max:
+      return fold_groups<T>(xa, k, R::max_id(), out, [](T a, T v) { return R::max(a, v); });
+    case Kind::Min:
+      return fold_groups<T>(xa, k, R::min_id(), out, [](T a, T v) { return R::min(a, v); });
+    case Kind::And:
+    case Kind::Or:
+      if constexpr (std::is_same_v<T, bool>) {
+        if (kind == Kind::And) return fold_groups<T>(xa, k, R::all_id(), out, [](T a, T v) { return R::all(a, v); });
+        return fold_groups<T>(xa, k, R::any_id(), out, [](T a, T v) { return R::any(a, v); });
+      }
+      break;
+  }
+  THEANO_INTERNAL_CHECK(false) << "CAReduce: all / any fold in bool";
+}
+
+// Complex sums and products: perform's only, as no back end generates code
+// for complex dtypes.
+template <class T>
+void fold_complex(Kind kind, const NDArray& xa, int64_t k, NDArray& out) {
+  switch (kind) {
+    case Kind::Add:
+      return fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return a + v; });
+    case Kind::Mul:
+      return fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return a * v; });
+    case Kind::MulNoZeros:
+      return fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return v == T(0) ? a : a * v; });
+    default:
+      break;
+  }
+  THEANO_INTERNAL_CHECK(false) << "CAReduce: max, min, all or any of complex values";
+}
+
 NDArray reduce_kernel(Kind kind, const NDArray& xt, int64_t k, const std::vector<int64_t>& out_shape, DType cd) {
   // An empty input is not converted: no element is read (the groups are
   // empty, or there are none), and its copy in a wider dtype may not exist
@@ -92,41 +135,10 @@ NDArray reduce_kernel(Kind kind, const NDArray& xt, int64_t k, const std::vector
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, half>) {
       THEANO_INTERNAL_CHECK(false) << "CAReduce kernel called with float16";
+    } else if constexpr (is_complex_type<T>::value) {
+      fold_complex<T>(kind, xa, k, out);
     } else {
-      switch (kind) {
-        case Kind::Add:
-          fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return add_wrap(a, v); });
-          break;
-        case Kind::Mul:
-          fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return mul_wrap(a, v); });
-          break;
-        case Kind::MulNoZeros:
-          fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return v == T(0) ? a : mul_wrap(a, v); });
-          break;
-        case Kind::And:
-          fold_groups<T>(xa, k, T(1), out, [](T a, T v) { return static_cast<T>(a != T(0) && v != T(0)); });
-          break;
-        case Kind::Or:
-          fold_groups<T>(xa, k, T(0), out, [](T a, T v) { return static_cast<T>(a != T(0) || v != T(0)); });
-          break;
-        case Kind::Max:
-        case Kind::Min:
-          if constexpr (is_complex_type<T>::value) {
-            THEANO_INTERNAL_CHECK(false) << "CAReduce max/min on complex";
-          } else {
-            // NaN propagates (v != v), as numpy.max does.
-            if (kind == Kind::Max) {
-              const T lo = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                                : std::numeric_limits<T>::lowest();
-              fold_groups<T>(xa, k, lo, out, [](T a, T v) { return (v > a || v != v) ? v : a; });
-            } else {
-              const T hi = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                                : std::numeric_limits<T>::max();
-              fold_groups<T>(xa, k, hi, out, [](T a, T v) { return (v < a || v != v) ? v : a; });
-            }
-          }
-          break;
-      }
+      fold_kinds<T>(kind, xa, k, out);
     }
   });
   return out;

@@ -13,6 +13,12 @@
  * Anything else (negative, zero, non-unit inner strides, strides that are not
  * a multiple of the item size) is THEANO_BLAS_COPY: perform copies the operand
  * first, generated code (which has no scratch allocator) runs plain loops.
+ * Outputs: perform writes a matrix output in place when the row-major rule
+ * (the first case) holds and gemv's y when the vector rule does, else it
+ * computes into a C-contiguous temporary (leading dimension
+ * theano_blas_contiguous_ld) and assigns it; the C++ lowering writes its
+ * output by the matrix rule (a transposed output: the transposed product),
+ * the CUDA one into a fresh C-contiguous array.
  *
  * The 32-bit BLAS interface: a dimension, leading dimension or increment
  * above INT_MAX is THEANO_BLAS_TOO_BIG with the value in *bad, checked before
@@ -36,10 +42,18 @@
 /* perform's message for THEANO_BLAS_TOO_BIG: "<op>: dimension <*bad>" + this. */
 #define THEANO_BLAS_TOO_BIG_TEXT " is too large for the 32-bit BLAS interface"
 
-/* An m x k operand with byte strides (s0, s1) of `item`-byte elements. */
-static inline int theano_blas_matrix_rule(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
-                                          int* ld, int64_t* bad) {
-  const int64_t k1 = k > 1 ? k : 1, m1 = m > 1 ? m : 1;
+/* The leading dimension of a C-contiguous m x k array (a copy, a fresh
+ * output): k, at least 1. */
+static inline int64_t theano_blas_contiguous_ld(int64_t k) { return k > 1 ? k : 1; }
+
+/* The row-major rule: whether an m x k array with byte strides (s0, s1) of
+ * `item`-byte elements is a row-major BLAS operand in place (s1 == 1 and
+ * s0 >= k; a stride on a size-1 dimension does not matter), *ld its leading
+ * dimension. perform writes a BLAS output in place by this rule (else into a
+ * C-contiguous temporary); the matrix rule below reads an operand by it, or
+ * by it on the transpose. */
+static inline int theano_blas_row_major_rule(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* ld,
+                                             int64_t* bad) {
   int64_t l;
   if (m > THEANO_BLAS_INT_MAX || k > THEANO_BLAS_INT_MAX) {
     *bad = m > THEANO_BLAS_INT_MAX ? m : k;
@@ -48,15 +62,8 @@ static inline int theano_blas_matrix_rule(int64_t m, int64_t k, int64_t s0, int6
   if (s0 % item != 0 || s1 % item != 0) return THEANO_BLAS_COPY;
   s0 /= item;
   s1 /= item;
-  if ((k <= 1 || s1 == 1) && (m <= 1 || s0 >= k1)) {
-    l = m <= 1 ? k1 : s0;
-    *trans = THEANO_BLAS_NO_TRANS;
-  } else if ((m <= 1 || s0 == 1) && (k <= 1 || s1 >= m1)) {
-    l = k <= 1 ? m1 : s1;
-    *trans = THEANO_BLAS_TRANS;
-  } else {
-    return THEANO_BLAS_COPY;
-  }
+  if (!((k <= 1 || s1 == 1) && (m <= 1 || s0 >= theano_blas_contiguous_ld(k)))) return THEANO_BLAS_COPY;
+  l = m <= 1 ? theano_blas_contiguous_ld(k) : s0;
   if (l > THEANO_BLAS_INT_MAX) {
     *bad = l;
     return THEANO_BLAS_TOO_BIG;
@@ -65,7 +72,24 @@ static inline int theano_blas_matrix_rule(int64_t m, int64_t k, int64_t s0, int6
   return THEANO_BLAS_DIRECT;
 }
 
-/* A vector of n elements with byte stride s of `item`-byte elements. */
+/* An m x k operand with byte strides (s0, s1) of `item`-byte elements: the
+ * row-major rule (*trans THEANO_BLAS_NO_TRANS), else the row-major rule on its
+ * transpose (THEANO_BLAS_TRANS). */
+static inline int theano_blas_matrix_rule(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
+                                          int* ld, int64_t* bad) {
+  int r = theano_blas_row_major_rule(m, k, s0, s1, item, ld, bad);
+  if (r != THEANO_BLAS_COPY) {
+    *trans = THEANO_BLAS_NO_TRANS;
+    return r;
+  }
+  r = theano_blas_row_major_rule(k, m, s1, s0, item, ld, bad);
+  if (r == THEANO_BLAS_DIRECT) *trans = THEANO_BLAS_TRANS;
+  return r;
+}
+
+/* A vector of n elements with byte stride s of `item`-byte elements (an
+ * operand, or gemv's output y: perform writes it in place by this rule, else
+ * into a contiguous temporary). */
 static inline int theano_blas_vector_rule(int64_t n, int64_t s, int64_t item, int* inc, int64_t* bad) {
   if (n > THEANO_BLAS_INT_MAX) {
     *bad = n;

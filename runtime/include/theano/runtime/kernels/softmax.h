@@ -3,7 +3,8 @@
  * elements along the axis), written ONCE for perform
  * (compiler/src/tensor/nnet/softmax.cpp) and the C++ lowering
  * (codegen/src/emit/lower/nnet.cpp, which embeds this text in the units that
- * use it and instantiates the kernels there).
+ * use it and instantiates the kernels there); the CUDA lowering calls the
+ * passes' steps (below) in its own fold order.
  *
  * The stable passes, in double: m = the lane maximum (NaN ignored, as
  * `m < v ? v : m`), exp(x - m) written to the output (a loop the JIT
@@ -46,6 +47,20 @@
 #define THEANO_UNROLL
 #endif
 
+/* The steps of the passes, in double, for any fold order: the lane maximum
+ * folds element v into m (NaN ignored) and joins two partial maxima; the
+ * exp pass stores exp(x - m) in the output's type T, whose stored values
+ * the total sums; the last pass stores o / total (softmax) or x - lse
+ * (log-softmax, lse = m + log(total)). The lane and column kernels below
+ * fold them in their order; the CUDA form (codegen/src/emit/lower/gpu_nnet.cpp,
+ * which embeds this text in its CUDA unit) folds the same steps per thread
+ * and joins the threads' partial folds with them. */
+static inline double theano_softmax_max(double m, double v) { return m < v ? v : m; }
+static inline double theano_softmax_lse(double m, double total) { return m + log(total); }
+#define THEANO_SOFTMAX_EXP(T, X, M) ((T)exp((double)(X) - (M)))
+#define THEANO_SOFTMAX_DIV(T, O, TOTAL) ((T)((double)(O) / (TOTAL)))
+#define THEANO_SOFTMAX_SUB(T, X, LSE) ((T)((double)(X) - (LSE)))
+
 /* Chunks of columns of the column path (the size of its two double buffers). */
 #define THEANO_SOFTMAX_CHUNK 512
 
@@ -75,14 +90,14 @@ static inline int theano_softmax_cols_layout(const int64_t* shape, const int64_t
   for (; k + 16 <= n; k += 16)                                                                       \
     THEANO_LANES for (int j = 0; j < 16; ++j) {                                                      \
       const double v = (double)p[(k + j) * (PS)];                                                    \
-      r[j] = r[j] < v ? v : r[j];                                                                    \
+      r[j] = theano_softmax_max(r[j], v);                                                            \
     }                                                                                                \
-  THEANO_UNROLL for (int j = 0; j < 16; ++j) m = m < r[j] ? r[j] : m;                               \
+  THEANO_UNROLL for (int j = 0; j < 16; ++j) m = theano_softmax_max(m, r[j]);                       \
   for (; k < n; ++k) {                                                                               \
     const double v = (double)p[k * (PS)];                                                            \
-    m = m < v ? v : m;                                                                               \
+    m = theano_softmax_max(m, v);                                                                    \
   }                                                                                                  \
-  for (k = 0; k < n; ++k) o[k * (OS)] = (T)exp((double)p[k * (PS)] - m);                             \
+  for (k = 0; k < n; ++k) o[k * (OS)] = THEANO_SOFTMAX_EXP(T, p[k * (PS)], m);                       \
   THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = 0;                                              \
   for (k = 0; k + 16 <= n; k += 16)                                                                  \
     THEANO_LANES for (int j = 0; j < 16; ++j) r[j] += (double)o[(k + j) * (OS)];                     \
@@ -91,10 +106,10 @@ static inline int theano_softmax_cols_layout(const int64_t* shape, const int64_t
   total = r[0];                                                                                      \
   for (; k < n; ++k) total += (double)o[k * (OS)];                                                   \
   if (LOG) {                                                                                         \
-    const double lse = m + log(total);                                                               \
-    for (k = 0; k < n; ++k) o[k * (OS)] = (T)((double)p[k * (PS)] - lse);                            \
+    const double lse = theano_softmax_lse(m, total);                                                 \
+    for (k = 0; k < n; ++k) o[k * (OS)] = THEANO_SOFTMAX_SUB(T, p[k * (PS)], lse);                   \
   } else {                                                                                           \
-    for (k = 0; k < n; ++k) o[k * (OS)] = (T)((double)o[k * (OS)] / total);                          \
+    for (k = 0; k < n; ++k) o[k * (OS)] = THEANO_SOFTMAX_DIV(T, o[k * (OS)], total);                 \
   }
 
 #define THEANO_SOFTMAX_KERNELS(T, NAME, LOG)                                                              \
@@ -122,24 +137,24 @@ static inline int theano_softmax_cols_layout(const int64_t* shape, const int64_t
       const T* __restrict r = xb + i * inner;                                                             \
       for (int64_t j = 0; j < mm; ++j) {                                                                  \
         const double v = (double)r[j];                                                                    \
-        m[j] = m[j] < v ? v : m[j];                                                                       \
+        m[j] = theano_softmax_max(m[j], v);                                                               \
       }                                                                                                   \
     }                                                                                                     \
     for (int64_t i = 0; i < n; ++i) {                                                                     \
       const T* __restrict r = xb + i * inner;                                                             \
       T* __restrict q = ob + i * inner;                                                                   \
-      for (int64_t j = 0; j < mm; ++j) q[j] = (T)exp((double)r[j] - m[j]);                                \
+      for (int64_t j = 0; j < mm; ++j) q[j] = THEANO_SOFTMAX_EXP(T, r[j], m[j]);                          \
       for (int64_t j = 0; j < mm; ++j) t[j] += (double)q[j];                                              \
     }                                                                                                     \
     if (LOG)                                                                                              \
-      for (int64_t j = 0; j < mm; ++j) t[j] = m[j] + log(t[j]);                                           \
+      for (int64_t j = 0; j < mm; ++j) t[j] = theano_softmax_lse(m[j], t[j]);                             \
     for (int64_t i = 0; i < n; ++i) {                                                                     \
       const T* __restrict r = xb + i * inner;                                                             \
       T* __restrict q = ob + i * inner;                                                                   \
       if (LOG)                                                                                            \
-        for (int64_t j = 0; j < mm; ++j) q[j] = (T)((double)r[j] - t[j]);                                 \
+        for (int64_t j = 0; j < mm; ++j) q[j] = THEANO_SOFTMAX_SUB(T, r[j], t[j]);                        \
       else                                                                                                \
-        for (int64_t j = 0; j < mm; ++j) q[j] = (T)((double)q[j] / t[j]);                                 \
+        for (int64_t j = 0; j < mm; ++j) q[j] = THEANO_SOFTMAX_DIV(T, q[j], t[j]);                        \
     }                                                                                                     \
   }
 

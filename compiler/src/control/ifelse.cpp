@@ -22,8 +22,6 @@ IfElse::IfElse(int n_outs) : n_outs_(n_outs) {
   THEANO_USER_CHECK(n_outs >= 1, ValueError) << "IfElse: needs at least one output, got " << n_outs;
 }
 
-Props IfElse::props() const { return {{"n_outs", static_cast<std::int64_t>(n_outs_)}}; }
-
 const IfElse* as_ifelse(const Apply& node) { return dynamic_cast<const IfElse*>(node.op().get()); }
 
 bool IfElse::truth(const NDArray& cond) {

@@ -13,8 +13,6 @@ GpuFromHost::GpuFromHost(std::string context) : context_(std::move(context)) {
       << "GpuFromHost: unknown GPU context '" << context_ << "'; expected cuda<N> or " << kEmulatedContext;
 }
 
-Props GpuFromHost::props() const { return {{"context", context_}}; }
-
 THEANO_REGISTER_OP(GpuFromHost, .no_cuda = "a transfer: its C++ lowering is the device copy (ctx->gpu_copy)");
 
 ApplyPtr GpuFromHost::make_node(std::vector<Var> inputs) const {

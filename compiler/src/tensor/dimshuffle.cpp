@@ -33,11 +33,6 @@ DimShuffle::DimShuffle(int input_ndim, std::vector<int> new_order)
   }
 }
 
-Props DimShuffle::props() const {
-  return {{"input_ndim", std::int64_t{input_ndim_}},
-          {"new_order", std::vector<std::int64_t>(new_order_.begin(), new_order_.end())}};
-}
-
 std::string DimShuffle::name() const { return "DimShuffle{" + order_text(new_order_) + "}"; }
 
 bool DimShuffle::is_transpose() const {
@@ -151,5 +146,5 @@ Var shape_padright(const Var& x, int n) {
 
 }  // namespace theano::tensor
 
-// Props and alias maps, out of the public header (it stays light to compile).
+// The alias map, out of the public header (it stays light to compile).
 theano::ViewMap theano::tensor::DimShuffle::view_map() const { return {{0, {0}}}; }

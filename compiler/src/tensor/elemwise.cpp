@@ -28,25 +28,16 @@ std::string static_text(const TensorType& t) {
 }  // namespace
 
 Elemwise::Elemwise(ScalarOpPtr scalar_op, InplacePattern inplace_pattern)
-    : scalar_op_(std::move(scalar_op)), inplace_(std::move(inplace_pattern)) {
+    : scalar_op_(std::move(scalar_op)), inplace_pattern_(std::move(inplace_pattern)) {
   THEANO_INTERNAL_CHECK(scalar_op_) << "Elemwise without a scalar op";
 }
 
-Props Elemwise::props() const {
-  std::vector<std::int64_t> pattern;
-  for (auto [o, i] : inplace_) {
-    pattern.push_back(o);
-    pattern.push_back(i);
-  }
-  return {{"scalar_op", scalar_op_->name()}, {"inplace_pattern", pattern}};
-}
-
 std::string Elemwise::name() const {
-  if (inplace_.empty()) return "Elemwise{" + scalar_op_->name() + ",no_inplace}";
+  if (inplace_pattern_.empty()) return "Elemwise{" + scalar_op_->name() + ",no_inplace}";
   std::string r = "Elemwise{" + scalar_op_->name() + ",inplace}";
-  if (inplace_.size() != 1 || inplace_.begin()->first != 0 || inplace_.begin()->second != 0) {
+  if (inplace_pattern_.size() != 1 || inplace_pattern_.begin()->first != 0 || inplace_pattern_.begin()->second != 0) {
     r += "[";
-    for (auto [o, i] : inplace_) r += "(" + std::to_string(o) + ", " + std::to_string(i) + ")";
+    for (auto [o, i] : inplace_pattern_) r += "(" + std::to_string(o) + ", " + std::to_string(i) + ")";
     r += "]";
   }
   return r;
@@ -54,7 +45,7 @@ std::string Elemwise::name() const {
 
 ViewMap Elemwise::destroy_map() const {
   ViewMap m;
-  for (auto [o, i] : inplace_) m[o] = {i};
+  for (auto [o, i] : inplace_pattern_) m[o] = {i};
   return m;
 }
 
@@ -114,7 +105,7 @@ ApplyPtr Elemwise::make_node(std::vector<Var> inputs) const {
   }
   std::vector<TypePtr> out_types;
   for (DType d : out_dtypes) out_types.push_back(TensorType::make(d, out_shape));
-  for (auto [o, i] : inplace_) {
+  for (auto [o, i] : inplace_pattern_) {
     THEANO_USER_CHECK(o >= 0 && o < static_cast<int>(out_types.size()) && i >= 0 && i < static_cast<int>(inputs.size()),
                       ValueError)
         << op_name << ": bad inplace pattern (" << o << ", " << i << ")";
@@ -170,7 +161,7 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
     // Nothing to compute; the inputs are not converted to the compute dtype
     // (an empty float32 (0, 2^61 - 1) array is valid, its float64 copy is not).
     for (int k = 0; k < node.nout(); ++k) {
-      if (auto it = inplace_.find(k); it != inplace_.end())
+      if (auto it = inplace_pattern_.find(k); it != inplace_pattern_.end())
         outputs[static_cast<std::size_t>(k)] = inputs[static_cast<std::size_t>(it->second)];
       else
         outputs[static_cast<std::size_t>(k)] = NDArray::empty(shape, tensor_type(node.output(k))->dtype());
@@ -214,7 +205,7 @@ void Elemwise::perform(const Apply& node, std::span<const NDArray> inputs, std::
       out[k] = apply_double(*scalar_op_, buf);
     }
   }
-  if (auto it = inplace_.find(0); it != inplace_.end()) {
+  if (auto it = inplace_pattern_.find(0); it != inplace_pattern_.end()) {
     NDArray target = inputs[static_cast<std::size_t>(it->second)];
     target.assign(result);
     outputs[0] = target;
@@ -253,7 +244,7 @@ void Elemwise::perform_composite(const Apply& node, std::span<const NDArray> inp
     }
   }
   for (std::size_t o = 0; o < nout; ++o) {
-    if (auto it = inplace_.find(static_cast<int>(o)); it != inplace_.end()) {
+    if (auto it = inplace_pattern_.find(static_cast<int>(o)); it != inplace_pattern_.end()) {
       NDArray target = inputs[static_cast<std::size_t>(it->second)];
       target.assign(results[o]);
       outputs[o] = target;

@@ -18,6 +18,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 
 namespace theano {
 
@@ -25,8 +26,6 @@ class IfElse final : public Op {
  public:
   explicit IfElse(int n_outs);
   THEANO_OP_DECLARE("IfElse")
-  Props props() const override;
-  int n_outs() const noexcept { return n_outs_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   /// Output k views then_k or else_k, whichever the condition picks.
@@ -35,8 +34,7 @@ class IfElse final : public Op {
   /// The truth of a condition value, as perform and generated code read it.
   static bool truth(const NDArray& cond);
 
- private:
-  int n_outs_;
+  THEANO_OP_PROPS((int, n_outs))
 };
 
 /// Whether `node` is an IfElse.

@@ -362,6 +362,7 @@ class Scan final : public Op {
   ~Scan() override;
   THEANO_OP_DECLARE("Scan")
   std::string name() const override;
+  // By hand: computed from ScanInfo (tap lists as text); the inner graph is compared by `equals`.
   Props props() const override;
   bool equals(const Op& other) const override;
   std::size_t hash() const override;

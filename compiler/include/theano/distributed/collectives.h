@@ -60,6 +60,7 @@ class CollectiveOp final : public Op {
   void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
   std::vector<std::vector<Var>> infer_shape(const Apply& node,
                                             const std::vector<std::vector<Var>>& input_shapes) const override;
+  // By hand: which props exist depends on the kind (`op` for an allreduce, `root` for a broadcast).
   Props props() const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 

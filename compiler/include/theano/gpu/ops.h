@@ -20,6 +20,7 @@
 #include "theano/gpu/type.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/elemwise.h"
 
 namespace theano::gpu {
@@ -40,12 +41,9 @@ class GpuFromHost final : public Op {
  public:
   explicit GpuFromHost(std::string context);
   THEANO_OP_DECLARE("GpuFromHost")
-  Props props() const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
-  const std::string& context() const { return context_; }
 
- private:
-  std::string context_;
+  THEANO_OP_PROPS((std::string, context))
 };
 
 /// GPU array -> host tensor (a contiguous device copy where needed, then
@@ -78,6 +76,7 @@ class GpuElemwise final : public Op {
   /// fresh buffers).
   explicit GpuElemwise(IntrusivePtr<const tensor::Elemwise> host);
   THEANO_OP_DECLARE("GpuElemwise")
+  // By hand: the wrapped host op's scalar op name (equality and hash are the host op's).
   Props props() const override;
   /// `GpuElemwise{Composite{...}}`.
   std::string name() const override;
@@ -109,6 +108,7 @@ class GpuOp final : public Op {
   std::string_view type_name() const override { return type_name_; }
   bool foldable() const override;
   ApplyPtr make_node(std::vector<Var> inputs) const override;
+  // By hand: the wrapped host op's props, then where its data lives.
   Props props() const override;
   /// `GpuDimShuffle{x,0}`: "Gpu" and the host op's name.
   std::string name() const override;

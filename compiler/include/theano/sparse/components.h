@@ -13,6 +13,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/sparse_matrix.h"
 #include "theano/sparse/type.h"
 
@@ -22,12 +23,9 @@ namespace theano::sparse {
 class ComponentOp : public Op {
  public:
   explicit ComponentOp(SparseFormat format) : format_(format) {}
-  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
-  SparseFormat format() const { return format_; }
   bool csr() const { return format_ == SparseFormat::CSR; }
 
- private:
-  SparseFormat format_;
+  THEANO_OP_PROPS((SparseFormat, format))
 };
 
 /// (data, indices, indptr, shape, D) -> S . D (dense, shape[0] x D's
@@ -92,6 +90,7 @@ class SparseMerge final : public ComponentOp {
  public:
   SparseMerge(SparseFormat format, bool mul) : ComponentOp(format), mul_(mul) {}
   THEANO_OP_DECLARE("SparseMerge")
+  // By hand: the base's `format`, then `op` printed from the `mul` flag ("mul" / "add").
   Props props() const override {
     return {{"format", std::string(to_string(format()))}, {"op", std::string(mul_ ? "mul" : "add")}};
   }
@@ -108,6 +107,7 @@ class SparseRowVector final : public ComponentOp {
  public:
   SparseRowVector(SparseFormat format, bool mul) : ComponentOp(format), mul_(mul) {}
   THEANO_OP_DECLARE("SparseRowVector")
+  // By hand: the base's `format`, then `op` printed from the `mul` flag ("mul" / "add").
   Props props() const override {
     return {{"format", std::string(to_string(format()))}, {"op", std::string(mul_ ? "mul" : "add")}};
   }
@@ -128,6 +128,7 @@ class Usmm final : public ComponentOp {
   explicit Usmm(SparseFormat format, bool inplace = false) : ComponentOp(format), inplace_(inplace) {}
   THEANO_OP_DECLARE("Usmm")
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
+  // By hand: the base's `format`, then `inplace`.
   Props props() const override {
     return {{"format", std::string(to_string(format()))}, {"inplace", inplace_}};
   }

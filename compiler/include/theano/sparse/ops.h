@@ -25,6 +25,7 @@
 #include "theano/compile/function.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/sparse/type.h"
 #include "theano/tensor/as_tensor.h"
 
@@ -44,13 +45,10 @@ class CSM final : public Op {
  public:
   explicit CSM(SparseFormat format) : format_(format) {}
   THEANO_SPARSE_OP_DECLARE("CSM")
-  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
-  SparseFormat format() const { return format_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  SparseFormat format_;
+  THEANO_OP_PROPS((SparseFormat, format))
 };
 
 /// A sparse matrix -> its (data, indices, indptr, shape).
@@ -74,12 +72,9 @@ class SparseFromDense final : public Op {
  public:
   explicit SparseFromDense(SparseFormat format) : format_(format) {}
   THEANO_SPARSE_OP_DECLARE("SparseFromDense")
-  Props props() const override { return {{"format", std::string(to_string(format_))}}; }
-  SparseFormat format() const { return format_; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
- private:
-  SparseFormat format_;
+  THEANO_OP_PROPS((SparseFormat, format))
 };
 
 /// The transpose: CSR <-> CSC over the same components (no copy).

@@ -17,6 +17,11 @@
 #include "theano/graph/type.h"
 #include "theano/runtime/sparse_matrix.h"
 
+namespace theano {
+/// A SparseFormat as an op prop: "csr" / "csc" (theano/graph/op_props.h).
+inline PropValue theano_prop_value(SparseFormat f) { return std::string(to_string(f)); }
+}  // namespace theano
+
 namespace theano::sparse {
 
 class SparseType final : public Type {

@@ -81,16 +81,13 @@ class Assert final : public Op {
  public:
   explicit Assert(std::string msg) : msg_(std::move(msg)) {}
   THEANO_OP_DECLARE("Assert")
-  Props props() const override;
   std::string name() const override;  ///< `Assert{msg='...'}`
-  const std::string& msg() const { return msg_; }
   /// Identity for value; conditions are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
- private:
-  std::string msg_;
+  THEANO_OP_PROPS((std::string, msg))
 };
 
 /// `value` broadcast to `shape` (integer scalars: literals, constants or symbolic).

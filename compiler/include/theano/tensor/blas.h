@@ -48,54 +48,65 @@ class Dot22 final : public Op {
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 };
 
+/// What Gemm, Gemv and Ger share, written once: a form that overwrites input
+/// 0 (`destroy_map {0: [0]}`), which the BLAS inplace stage offers for the
+/// plain form, and a GPU form (cuBLAS) with the array inputs 0, 2 and 3 on the
+/// device and the scalars on the host. `Self(true)` is the overwriting form,
+/// and `Self::overwrites()` says whether an op is it (blas/blas_update.cpp).
+template <class Self>
+class BlasUpdateOp : public Op {
+ public:
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
+  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
+  ViewMap destroy_map() const override;
+};
+
 /// Inputs (Z, alpha, X, Y, beta) -> beta*Z + alpha*dot(X, Y). Z, X, Y: matrices
 /// of one float32/float64 dtype; alpha, beta: real 0-d tensors, converted to
 /// Z's dtype at run time. When beta == 0, Z's values are not read (BLAS rule).
 /// `inplace`: the output overwrites Z (`destroy_map {0: [0]}`).
-class Gemm final : public Op {
+class Gemm final : public BlasUpdateOp<Gemm> {
  public:
   explicit Gemm(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemm")
-  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   /// `Gemm{inplace}` / `Gemm{no_inplace}` as Theano prints it.
   std::string name() const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
-  ViewMap destroy_map() const override;
+  bool overwrites() const { return inplace_; }
 
   THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (y, alpha, A, x, beta) -> beta*y + alpha*dot(A, x); y, x vectors, A a
 /// matrix, one float32/float64 dtype; alpha, beta as for Gemm.
-class Gemv final : public Op {
+class Gemv final : public BlasUpdateOp<Gemv> {
  public:
   explicit Gemv(bool inplace = false) : inplace_(inplace) {}
   THEANO_OP_DECLARE("Gemv")
-  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   std::string name() const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
-  ViewMap destroy_map() const override;
+  bool overwrites() const { return inplace_; }
 
   THEANO_OP_PROPS((bool, inplace))
 };
 
 /// Inputs (A, alpha, x, y) -> A + alpha*outer(x, y); one float32/float64 dtype.
 /// `destructive`: the output overwrites A.
-class Ger final : public Op {
+class Ger final : public BlasUpdateOp<Ger> {
  public:
   explicit Ger(bool destructive = false) : destructive_(destructive) {}
   THEANO_OP_DECLARE("Ger")
-  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   /// `Ger{destructive}` / `Ger{non-destructive}`.
   std::string name() const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
-  ViewMap destroy_map() const override;
+  bool overwrites() const { return destructive_; }
 
   THEANO_OP_PROPS((bool, destructive))
 };
+
+extern template class BlasUpdateOp<Gemm>;
+extern template class BlasUpdateOp<Gemv>;
+extern template class BlasUpdateOp<Ger>;
 
 /// numpy.dot: a 0-d operand multiplies elementwise; vectors and matrices use
 /// Dot; higher ranks contract the last axis of `a` with the second-to-last of

@@ -10,6 +10,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/scalar.h"
 
 namespace theano::tensor {
@@ -28,13 +29,10 @@ class Elemwise final : public Op {
   /// dimensions (a DimShuffle), as in Theano. ShapeError when known sizes disagree.
   THEANO_OP_DECLARE("Elemwise")
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   /// Keyed by its props (the scalar op's name) only when the scalar op is.
   bool keyed_by_props() const override { return scalar_op_->keyed_by_props(); }
   /// `Elemwise{add,no_inplace}` as Theano prints it.
   std::string name() const override;
-  const ScalarOpPtr& scalar_op() const { return scalar_op_; }
-  const InplacePattern& inplace_pattern() const { return inplace_; }
 
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap destroy_map() const override;
@@ -43,8 +41,8 @@ class Elemwise final : public Op {
   void perform_composite(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs,
                          const std::vector<std::int64_t>& shape, std::int64_t n) const;
 
-  ScalarOpPtr scalar_op_;
-  InplacePattern inplace_;
+  // The scalar op's name; the pattern's (output, input) pairs flattened.
+  THEANO_OP_PROPS((ScalarOpPtr, scalar_op), (InplacePattern, inplace_pattern))
 };
 
 /// `Elemwise(scalar_op(name))(inputs)`, e.g. `elemwise("add", {x, y})`.
@@ -66,20 +64,15 @@ class DimShuffle final : public Op {
   DimShuffle(int input_ndim, std::vector<int> new_order);
   THEANO_OP_DECLARE("DimShuffle")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
   /// `DimShuffle{1,0}`, `DimShuffle{x,0}` as Theano prints it.
   std::string name() const override;
-  int input_ndim() const { return input_ndim_; }
-  const std::vector<int>& new_order() const { return new_order_; }
   /// True when it only transposes (no axes added or dropped).
   bool is_transpose() const;
 
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   ViewMap view_map() const override;
 
- private:
-  int input_ndim_;
-  std::vector<int> new_order_;
+  THEANO_OP_PROPS((int, input_ndim), (std::vector<int>, new_order))
 };
 
 /// `x.dimshuffle(order)`; kNewAxis ('x') adds a broadcastable axis.

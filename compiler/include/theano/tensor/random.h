@@ -39,6 +39,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
 
 namespace theano::tensor {
@@ -60,6 +61,8 @@ PhiloxKey philox_call_key(std::uint64_t seed, std::uint64_t counter) noexcept;
 
 enum class Distribution { Uniform, Normal, Binomial, Integers };
 std::string_view distribution_name(Distribution d);
+/// A Distribution as an op prop: its name (theano/graph/op_props.h).
+inline PropValue theano_prop_value(Distribution d) { return std::string(distribution_name(d)); }
 
 /// Theano's RandomFunction: inputs `(state, size, params...)`, outputs
 /// `(new_state, sample)`; the sample is the default output.
@@ -85,13 +88,8 @@ class RandomFunction final : public Op {
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   bool foldable() const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   /// `RandomFunction{uniform}` as Theano prints it.
   std::string name() const override;
-  Distribution distribution() const { return dist_; }
-  DType dtype() const { return dtype_; }
-  bool size_from_params() const { return size_from_params_; }
-  bool inplace() const { return inplace_; }
   int nparams() const { return 2; }
   ViewMap destroy_map() const override;
 
@@ -99,11 +97,7 @@ class RandomFunction final : public Op {
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
- private:
-  Distribution dist_;
-  DType dtype_;
-  bool size_from_params_;
-  bool inplace_;
+  THEANO_OP_PROPS((Distribution, distribution), (DType, dtype), (bool, size_from_params), (bool, inplace))
 };
 
 /// A sample size: none (the parameters' broadcast shape), a static shape, or a

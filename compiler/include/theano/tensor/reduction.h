@@ -24,6 +24,7 @@
 
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/op_props.h"
 #include "theano/runtime/dtype.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/axes.h"
@@ -57,15 +58,10 @@ class CAReduce final : public Op {
            std::optional<DType> acc_dtype = {}, ScalarOpPtr pre = {});
   THEANO_OP_DECLARE("CAReduce")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
   /// `Sum{axes=(0,)}`, `Max{axes=(0, 1)}`, `Sum{axes=(1,), acc_dtype=float64}`.
   std::string name() const override;
 
-  const std::string& scalar_op() const { return scalar_op_; }
   ReduceKind kind() const { return reduce_kind(scalar_op_); }
-  const std::vector<int>& axes() const { return axes_; }
-  /// The fused elementwise op (null for a plain reduction).
-  const ScalarOpPtr& pre() const { return pre_; }
   /// The same reduction without `pre`, and with `pre` set to `f`.
   OpPtr plain() const;
   OpPtr with_pre(ScalarOpPtr f) const;
@@ -80,17 +76,17 @@ class CAReduce final : public Op {
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
 
  private:
-  std::string scalar_op_;
-  std::vector<int> axes_;
-  std::optional<DType> dtype_;
-  std::optional<DType> acc_dtype_;
-  ScalarOpPtr pre_;
   /// With `pre`: the unfused pair (Elemwise(pre) over the inputs, then the
   /// plain reduction), for perform, shapes and the gradient.
   struct Unfused {
     ApplyPtr elemwise, reduce;
   };
   Unfused unfused(const std::vector<Var>& inputs) const;
+
+  // dtype, acc_dtype (unset: the NumPy defaults) and pre (the fused elementwise
+  // op, null for a plain reduction) are props only when set.
+  THEANO_OP_PROPS((std::string, scalar_op), (std::vector<int>, axes), (std::optional<DType>, dtype, std::nullopt),
+                  (std::optional<DType>, acc_dtype, std::nullopt), (ScalarOpPtr, pre, nullptr))
 };
 
 /// Index of the largest (Argmax) or smallest (Argmin) element along `axes`
@@ -102,9 +98,7 @@ class ArgReduce final : public Op {
   ArgReduce(bool is_max, std::vector<int> axes);
   std::string_view type_name() const override { return is_max_ ? "Argmax" : "Argmin"; }
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
   bool is_max() const { return is_max_; }
-  const std::vector<int>& axes() const { return axes_; }
 
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   bool has_perform() const override { return true; }
@@ -116,8 +110,9 @@ class ArgReduce final : public Op {
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
  private:
-  bool is_max_;
-  std::vector<int> axes_;
+  bool is_max_;  // not a prop: it picks the type name, Argmax or Argmin
+
+  THEANO_OP_PROPS((std::vector<int>, axes))
 };
 
 /// NumPy's default dtype of sum/prod for input dtype `in` (see the file comment).

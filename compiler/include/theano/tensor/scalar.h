@@ -106,6 +106,9 @@ class ScalarOp : public Op {
   ApplyPtr make_node(std::vector<Var> inputs) const override;
 };
 using ScalarOpPtr = IntrusivePtr<const ScalarOp>;
+/// A scalar op as an op prop (Elemwise's, CAReduce's fused one): its name
+/// (theano/graph/op_props.h).
+inline PropValue theano_prop_value(const ScalarOpPtr& op) { return op->name(); }
 
 /// How ONE elementwise application of a (non-Composite) scalar op computes.
 /// Elemwise::perform, its lowering and every node inside a Composite follow
@@ -173,6 +176,7 @@ class Composite final : public ScalarOp {
   Composite(std::vector<Var> inputs, Var output);
   Composite(std::vector<Var> inputs, std::vector<Var> outputs);
   std::string_view type_name() const override { return "Composite"; }
+  // By hand: the inner graph's text, built by the constructor (`equals` compares the graph).
   Props props() const override;
   std::string name() const override;
   bool equals(const Op& other) const override;

@@ -70,17 +70,14 @@ class SpecifyShape final : public Op {
   static constexpr std::int64_t kSymbolic = -2;
   explicit SpecifyShape(std::vector<std::int64_t> spec);
   THEANO_OP_DECLARE("SpecifyShape")
-  Props props() const override;
   /// `SpecifyShape{(2, ?, s)}`: sizes, `?` unspecified, `s` symbolic.
   std::string name() const override;
-  const std::vector<std::int64_t>& spec() const { return spec_; }
   /// Identity for x (kept at the specified shape); nothing for the sizes.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
- private:
-  std::vector<std::int64_t> spec_;
+  THEANO_OP_PROPS((std::vector<std::int64_t>, spec))
 };
 
 /// `Reshape{ndim}`: inputs x and an integer vector of length ndim (one entry may
@@ -94,17 +91,13 @@ class Reshape final : public Op {
   explicit Reshape(int ndim, bool of_index = false);
   THEANO_OP_DECLARE("Reshape")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
-  int ndim() const { return ndim_; }
-  bool of_index() const { return of_index_; }
   /// Reshape the output gradient back to x's shape; nothing for the shape.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
- private:
-  int ndim_;
-  bool of_index_;
+  // `of_index` is left out of the props while false: `Reshape{2}` as before it existed.
+  THEANO_OP_PROPS((int, ndim), (bool, of_index, false))
 };
 
 /// Symbolic int64 vector of x's shape (`x.shape()`).

@@ -58,6 +58,8 @@ using IdxList = std::vector<IdxEntry>;
 /// Theano's text of an idx_list: `1:3:, ::-1, int64` (symbolic entries show
 /// their dtype). Used as the op's prop and printed name.
 std::string idx_list_str(const IdxList& idx);
+/// An idx_list as an op prop: its text (theano/graph/op_props.h).
+inline PropValue theano_prop_value(const IdxList& idx) { return idx_list_str(idx); }
 /// Number of symbolic inputs an idx_list consumes.
 int idx_list_n_symbolic(const IdxList& idx);
 
@@ -67,15 +69,12 @@ class Subtensor final : public Op {
   explicit Subtensor(IdxList idx_list);
   THEANO_OP_DECLARE("Subtensor")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
-  Props props() const override;
-  const IdxList& idx_list() const { return idx_; }
   /// IncSubtensor of gz into zeros_like(x); bounds are disconnected.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
- private:
-  IdxList idx_;
+  THEANO_OP_PROPS((IdxList, idx_list))
 };
 
 /// `IncSubtensor{Inc|Set;idx_list}`: inputs x, y, then the symbolic bounds. The
@@ -86,22 +85,15 @@ class IncSubtensor final : public Op {
   THEANO_OP_DECLARE("IncSubtensor")
   std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
-  Props props() const override;
   /// `IncSubtensor{Inc;1:3:}`, `IncSubtensor{InplaceSet;int64}` as Theano prints it.
   std::string name() const override;
-  const IdxList& idx_list() const { return idx_; }
-  bool inplace() const { return inplace_; }
-  bool set_instead_of_inc() const { return set_; }
   /// gx = gz (with zeros at the set positions for set); gy = gz[idx] summed over
   /// y's broadcast dimensions.
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap destroy_map() const override;
 
- private:
-  IdxList idx_;
-  bool inplace_;
-  bool set_;
+  THEANO_OP_PROPS((IdxList, idx_list), (bool, inplace), (bool, set_instead_of_inc))
 };
 
 /// `AdvancedSubtensor1`: inputs x (ndim >= 1) and an integer vector; x[ilist]

@@ -30,20 +30,7 @@ NDArray unaliased(const NDArray& a, const NDArray& destroyed) { return a.shares_
 
 std::string Gemm::name() const { return inplace_ ? "Gemm{inplace}" : "Gemm{no_inplace}"; }
 
-ViewMap Gemm::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
-
 THEANO_REGISTER_OP(Gemm);
-
-// GPU form (cuBLAS): z, x and y; alpha and beta stay host scalars.
-std::optional<GpuPlacement> Gemm::gpu_form(const Apply& node) const {
-  return blas_detail::blas_gpu_form(node, GpuPlacement::only(node.nin(), {0, 2, 3}));
-}
-
-// Gemm{no_inplace}(z, ...) -> Gemm{inplace}(z, ...)
-std::vector<InplaceVariant> Gemm::inplace_variants(const Apply&) const {
-  if (inplace_) return {};
-  return {{InplaceStage::Blas, 0, OpPtr(new Gemm(true))}};
-}
 
 ApplyPtr Gemm::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError)
@@ -109,5 +96,3 @@ Var gemm(const TensorLike& z, const TensorLike& alpha, const TensorLike& x, cons
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

@@ -17,20 +17,7 @@ namespace theano::tensor {
 
 std::string Gemv::name() const { return inplace_ ? "Gemv{inplace}" : "Gemv{no_inplace}"; }
 
-ViewMap Gemv::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
-
 THEANO_REGISTER_OP(Gemv);
-
-// GPU form (cuBLAS): y, A and x; alpha and beta stay host scalars.
-std::optional<GpuPlacement> Gemv::gpu_form(const Apply& node) const {
-  return blas_detail::blas_gpu_form(node, GpuPlacement::only(node.nin(), {0, 2, 3}));
-}
-
-// Gemv{no_inplace}(y, ...) -> Gemv{inplace}(y, ...)
-std::vector<InplaceVariant> Gemv::inplace_variants(const Apply&) const {
-  if (inplace_) return {};
-  return {{InplaceStage::Blas, 0, OpPtr(new Gemv(true))}};
-}
 
 ApplyPtr Gemv::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 5, TypeError)
@@ -94,20 +81,7 @@ Var gemv(const TensorLike& y, const TensorLike& alpha, const TensorLike& a, cons
 
 std::string Ger::name() const { return destructive_ ? "Ger{destructive}" : "Ger{non-destructive}"; }
 
-ViewMap Ger::destroy_map() const { return destructive_ ? ViewMap{{0, {0}}} : ViewMap{}; }
-
 THEANO_REGISTER_OP(Ger);
-
-// GPU form (cuBLAS): A, x and y; alpha stays a host scalar.
-std::optional<GpuPlacement> Ger::gpu_form(const Apply& node) const {
-  return blas_detail::blas_gpu_form(node, GpuPlacement::only(node.nin(), {0, 2, 3}));
-}
-
-// Ger{non-destructive}(A, ...) -> Ger{destructive}(A, ...)
-std::vector<InplaceVariant> Ger::inplace_variants(const Apply&) const {
-  if (destructive_) return {};
-  return {{InplaceStage::Blas, 0, OpPtr(new Ger(true))}};
-}
 
 ApplyPtr Ger::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 4, TypeError) << name() << " takes 4 inputs (A, alpha, x, y), got "
@@ -167,5 +141,3 @@ Var ger(const TensorLike& a, const TensorLike& alpha, const TensorLike& x, const
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

@@ -191,5 +191,3 @@ Var softmax(const TensorLike& x, std::optional<int> axis) { return over_axis<Sof
 Var log_softmax(const TensorLike& x, std::optional<int> axis) { return over_axis<LogSoftmax>(x, axis, "log_softmax"); }
 
 }  // namespace theano::tensor::nnet
-
-// Props and alias maps, out of the public header (it stays light to compile).

@@ -48,7 +48,7 @@ std::string static_text(const StaticShape& s) {
 }  // namespace
 
 RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_params, bool inplace)
-    : dist_(dist), dtype_(dtype), size_from_params_(size_from_params), inplace_(inplace) {
+    : distribution_(dist), dtype_(dtype), size_from_params_(size_from_params), inplace_(inplace) {
   const std::string op = "RandomFunction{" + std::string(distribution_name(dist)) + "}";
   switch (dist) {
     case Distribution::Uniform:
@@ -67,15 +67,8 @@ RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_pa
   }
 }
 
-Props RandomFunction::props() const {
-  return {{"distribution", std::string(distribution_name(dist_))},
-          {"dtype", dtype_},
-          {"size_from_params", size_from_params_},
-          {"inplace", inplace_}};
-}
-
 std::string RandomFunction::name() const {
-  return "RandomFunction{" + std::string(distribution_name(dist_)) + (inplace_ ? ",inplace" : "") + "}";
+  return "RandomFunction{" + std::string(distribution_name(distribution_)) + (inplace_ ? ",inplace" : "") + "}";
 }
 
 ViewMap RandomFunction::destroy_map() const { return inplace_ ? ViewMap{{0, {0}}} : ViewMap{}; }
@@ -104,7 +97,7 @@ std::vector<InplaceVariant> RandomFunction::inplace_variants(const Apply&) const
 ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
   THEANO_USER_CHECK(inputs.size() == 4, TypeError)
-      << op << " takes 4 inputs (state, size, " << param_name(dist_, 0) << ", " << param_name(dist_, 1) << "), got "
+      << op << " takes 4 inputs (state, size, " << param_name(distribution_, 0) << ", " << param_name(distribution_, 1) << "), got "
       << inputs.size();
   for (std::size_t k = 0; k < inputs.size(); ++k) THEANO_USER_CHECK(inputs[k], ValueError) << op << ": input " << k << " is a null Var";
   const TensorType* st = tensor_type(inputs[0]);
@@ -126,16 +119,16 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   for (int k = 0; k < 2; ++k) {
     const Var& p = inputs[static_cast<std::size_t>(2 + k)];
     pt[k] = tensor_type(p);
-    THEANO_USER_CHECK(pt[k], TypeError) << op << ": parameter " << param_name(dist_, k) << " (" << p.str()
+    THEANO_USER_CHECK(pt[k], TypeError) << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
                                         << ") must be a tensor, got " << p.type()->str();
     const DType d = pt[k]->dtype();
-    const bool int_param = dist_ == Distribution::Integers || (dist_ == Distribution::Binomial && k == 0);
+    const bool int_param = distribution_ == Distribution::Integers || (distribution_ == Distribution::Binomial && k == 0);
     if (int_param)
       THEANO_USER_CHECK(is_integer(d) && !is_bool(d), TypeError)
-          << op << ": parameter " << param_name(dist_, k) << " (" << p.str() << ") must be an integer tensor, got "
+          << op << ": parameter " << param_name(distribution_, k) << " (" << p.str() << ") must be an integer tensor, got "
           << dtype_name(d);
     else
-      THEANO_USER_CHECK(!is_complex(d), TypeError) << op << ": parameter " << param_name(dist_, k) << " (" << p.str()
+      THEANO_USER_CHECK(!is_complex(d), TypeError) << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
                                                    << ") must be real, got " << dtype_name(d);
   }
 
@@ -153,8 +146,8 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
           any_unknown[od] = true;
         } else if (*s[d] != 1) {
           THEANO_USER_CHECK(!out[od] || *out[od] == 1 || *out[od] == *s[d], ShapeError)
-              << op << ": parameters " << param_name(dist_, 0) << " " << static_text(pt[0]->shape()) << " and "
-              << param_name(dist_, 1) << " " << static_text(pt[1]->shape()) << " do not broadcast together";
+              << op << ": parameters " << param_name(distribution_, 0) << " " << static_text(pt[0]->shape()) << " and "
+              << param_name(distribution_, 1) << " " << static_text(pt[1]->shape()) << " do not broadcast together";
           out[od] = s[d];
         }
       }
@@ -175,12 +168,12 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
     for (int k = 0; k < 2; ++k) {
       const StaticShape& s = pt[k]->shape();
       THEANO_USER_CHECK(s.size() <= nd, ShapeError)
-          << op << ": parameter " << param_name(dist_, k) << " (" << inputs[static_cast<std::size_t>(2 + k)].str()
+          << op << ": parameter " << param_name(distribution_, k) << " (" << inputs[static_cast<std::size_t>(2 + k)].str()
           << ") has rank " << s.size() << ", more than the sample's " << nd << "; give a size of rank >= " << s.size();
       for (std::size_t d = 0; d < s.size(); ++d) {
         const Dim& od = out[nd - s.size() + d];
         THEANO_USER_CHECK(!s[d] || !od || *s[d] == 1 || *s[d] == *od, ShapeError)
-            << op << ": parameter " << param_name(dist_, k) << " of static shape " << static_text(s)
+            << op << ": parameter " << param_name(distribution_, k) << " of static shape " << static_text(s)
             << " does not broadcast to the size " << static_text(out);
       }
     }
@@ -209,8 +202,8 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
         const std::size_t od = nd - static_cast<std::size_t>(inputs[k].ndim()) + d;
         if (v != 1) {
           THEANO_USER_CHECK(shape[od] == 1 || shape[od] == v, ShapeError)
-              << op << ": parameters " << param_name(dist_, 0) << " of shape " << shape_text(inputs[2].shape()) << " and "
-              << param_name(dist_, 1) << " of shape " << shape_text(inputs[3].shape()) << " do not broadcast together";
+              << op << ": parameters " << param_name(distribution_, 0) << " of shape " << shape_text(inputs[2].shape()) << " and "
+              << param_name(distribution_, 1) << " of shape " << shape_text(inputs[3].shape()) << " do not broadcast together";
           shape[od] = v;
         }
       }
@@ -235,7 +228,7 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
     if (const int rule = theano_broadcast_to_rule(p.ndim(), p.shape().data(), nullptr,
                                                   static_cast<std::int64_t>(shape.size()), shape.data(), &bad))
       throw_shape_rule(rule,
-                       op + ": parameter " + std::string(param_name(dist_, k)) + " (" + node.input(2 + k).str() +
+                       op + ": parameter " + std::string(param_name(distribution_, k)) + " (" + node.input(2 + k).str() +
                            ") of shape " + shape_text(p.shape()) + ", size " + shape_text(shape),
                        bad);
     return p.broadcast_to(shape).astype(as).contiguous();
@@ -244,18 +237,18 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   const PhiloxKey key = philox_call_key(seed, counter);
   const bool single = dtype_ != DType::Float64;
   NDArray sample;
-  switch (dist_) {
+  switch (distribution_) {
     case Distribution::Uniform:
     case Distribution::Normal: {
       const NDArray a = param(0, DType::Float64), b = param(1, DType::Float64);
       const double* pa = a.data_as<double>();
       const double* pb = b.data_as<double>();
-      if (dist_ == Distribution::Normal) {
+      if (distribution_ == Distribution::Normal) {
         for (std::int64_t i = 0; i < n; ++i)
           THEANO_USER_CHECK(pb[i] >= 0, ValueError)
               << op << ": std (" << node.input(3).str() << ") must be >= 0, got " << pb[i] << " at element " << i;
       }
-      std::vector<double> v = dist_ == Distribution::Uniform ? random_detail::sample_uniform(key, n, single, pa, pb)
+      std::vector<double> v = distribution_ == Distribution::Uniform ? random_detail::sample_uniform(key, n, single, pa, pb)
                                                              : random_detail::sample_normal(key, n, single, pa, pb);
       sample = NDArray::from_vector(v, shape).astype(dtype_);
       break;
@@ -340,7 +333,7 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
 std::vector<Var> RandomFunction::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   (void)output_grads;
   throw TypeError("grad: the gradient through " + name() + " (" + node.output(1).str() + ") with respect to its " +
-                  "parameters " + param_name(dist_, 0) + " (" + node.input(2).str() + ") and " + param_name(dist_, 1) +
+                  "parameters " + param_name(distribution_, 0) + " (" + node.input(2).str() + ") and " + param_name(distribution_, 1) +
                   " (" + node.input(3).str() + ") is undefined: no gradient is defined through raw random numbers "
                   "(Theano's grad_undefined). Reparameterise instead, e.g. low + (high - low) * uniform(size, 0, 1) "
                   "or avg + std * normal(size, 0, 1), or mark the sample with consider_constant");

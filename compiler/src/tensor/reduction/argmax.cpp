@@ -24,8 +24,6 @@ ArgReduce::ArgReduce(bool is_max, std::vector<int> axes) : is_max_(is_max), axes
   }
 }
 
-Props ArgReduce::props() const { return {{"axes", std::vector<std::int64_t>(axes_.begin(), axes_.end())}}; }
-
 THEANO_REGISTER_OP(ArgReduce, .kinds = {"Argmax", "Argmin"});
 
 // GPU form: the input.

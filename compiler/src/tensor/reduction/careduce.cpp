@@ -184,14 +184,6 @@ CAReduce::CAReduce(std::string scalar_op, std::vector<int> axes, std::optional<D
   }
 }
 
-Props CAReduce::props() const {
-  Props p{{"scalar_op", scalar_op_}, {"axes", std::vector<std::int64_t>(axes_.begin(), axes_.end())}};
-  if (dtype_) p.push_back({"dtype", *dtype_});
-  if (acc_dtype_) p.push_back({"acc_dtype", *acc_dtype_});
-  if (pre_) p.push_back({"pre", pre_->name()});
-  return p;
-}
-
 OpPtr CAReduce::plain() const { return OpPtr(new CAReduce(scalar_op_, axes_, dtype_, acc_dtype_)); }
 OpPtr CAReduce::with_pre(ScalarOpPtr f) const {
   return OpPtr(new CAReduce(scalar_op_, axes_, dtype_, acc_dtype_, std::move(f)));

@@ -208,5 +208,3 @@ Var eye(const TensorLike& n, std::optional<TensorLike> m, const TensorLike& k, s
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

@@ -59,6 +59,5 @@ Var assert_op(const Var& x, const std::vector<Var>& conditions, std::string mess
 
 }  // namespace theano::tensor
 
-// Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Assert::props() const { return {{"msg", msg_}}; }
+// The alias map, out of the public header (it stays light to compile).
 theano::ViewMap theano::tensor::Assert::view_map() const { return {{0, {0}}}; }

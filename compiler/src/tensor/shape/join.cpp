@@ -201,5 +201,3 @@ Var stack(const std::vector<Var>& tensors, int axis) {
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

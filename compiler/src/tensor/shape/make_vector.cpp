@@ -74,5 +74,3 @@ Var make_vector(std::vector<Var> scalars, std::optional<DType> dtype) {
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

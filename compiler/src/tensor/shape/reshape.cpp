@@ -198,9 +198,5 @@ Var flatten(const Var& x, int ndim) {
 
 }  // namespace theano::tensor
 
-// Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Reshape::props() const {
-  if (of_index_) return {{"ndim", std::int64_t{ndim_}}, {"of_index", true}};
-  return {{"ndim", std::int64_t{ndim_}}};
-}
+// The alias map, out of the public header (it stays light to compile).
 theano::ViewMap theano::tensor::Reshape::view_map() const { return {{0, {0}}}; }

@@ -85,5 +85,3 @@ Var shape_i(const Var& x, int i) {
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

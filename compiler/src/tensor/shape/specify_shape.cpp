@@ -147,6 +147,5 @@ Var specify_shape(const Var& x, const std::vector<Var>& shape) {
 
 }  // namespace theano::tensor
 
-// Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::SpecifyShape::props() const { return {{"spec", spec_}}; }
+// The alias map, out of the public header (it stays light to compile).
 theano::ViewMap theano::tensor::SpecifyShape::view_map() const { return {{0, {0}}}; }

@@ -151,5 +151,3 @@ std::vector<Var> split(const Var& x, const std::vector<std::int64_t>& splits, in
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

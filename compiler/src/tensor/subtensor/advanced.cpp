@@ -214,5 +214,3 @@ Var take(const Var& x_in, const Var& indices, int axis) {
 }
 
 }  // namespace theano::tensor
-
-// Props and alias maps, out of the public header (it stays light to compile).

@@ -14,19 +14,15 @@
 namespace theano::tensor {
 
 IncSubtensor::IncSubtensor(IdxList idx_list, bool inplace, bool set_instead_of_inc)
-    : idx_(std::move(idx_list)), inplace_(inplace), set_(set_instead_of_inc) {
-  for (const IdxEntry& e : idx_)
+    : idx_list_(std::move(idx_list)), inplace_(inplace), set_instead_of_inc_(set_instead_of_inc) {
+  for (const IdxEntry& e : idx_list_)
     THEANO_USER_CHECK(!(e.is_slice && e.step.is_constant() && e.step.value == 0), ValueError)
         << "IncSubtensor: slice step cannot be zero";
 }
 
-Props IncSubtensor::props() const {
-  return {{"idx_list", idx_list_str(idx_)}, {"inplace", inplace_}, {"set_instead_of_inc", set_}};
-}
-
 std::string IncSubtensor::name() const {
-  return "IncSubtensor{" + std::string(inplace_ ? "Inplace" : "") + (set_ ? "Set" : "Inc") + ";" +
-         idx_list_str(idx_) + "}";
+  return "IncSubtensor{" + std::string(inplace_ ? "Inplace" : "") + (set_instead_of_inc_ ? "Set" : "Inc") + ";" +
+         idx_list_str(idx_list_) + "}";
 }
 
 THEANO_REGISTER_OP(IncSubtensor);
@@ -47,8 +43,8 @@ ApplyPtr IncSubtensor::make_node(std::vector<Var> inputs) const {
   Var x = as_tensor_variable(inputs[0]);
   Var y = as_tensor_variable(inputs[1]);
   std::span<const Var> sym(inputs.data() + 2, inputs.size() - 2);
-  detail::check_idx_inputs(idx_, x, sym, name());
-  detail::check_inc_value(x, y, detail::idx_static_shape(x, idx_, name()), name());
+  detail::check_idx_inputs(idx_list_, x, sym, name());
+  detail::check_inc_value(x, y, detail::idx_static_shape(x, idx_list_, name()), name());
   std::vector<Var> ins{x, y};
   ins.insert(ins.end(), sym.begin(), sym.end());
   Var o = x.type()->make_variable();
@@ -58,10 +54,10 @@ ApplyPtr IncSubtensor::make_node(std::vector<Var> inputs) const {
 void IncSubtensor::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   NDArray out = inplace_ ? inputs[0] : inputs[0].copy();
   const NDArray& y = inputs[1];
-  NDArray view = detail::apply_idx(out, idx_, inputs.subspan(2), name(), node.input(0).str());
+  NDArray view = detail::apply_idx(out, idx_list_, inputs.subspan(2), name(), node.input(0).str());
   detail::check_value_broadcast(y, *tensor_type(node.input(1)), view.shape(), name(), node.input(1).str());
   if (view.size() > 0) {
-    if (set_)
+    if (set_instead_of_inc_)
       view.assign(y);
     else
       detail::add_into(view, y);
@@ -83,17 +79,17 @@ std::vector<Var> IncSubtensor::grad(const Apply& node, const std::vector<Var>& o
   if (!gz || !(is_float(dx) || is_complex(dx))) return r;
   std::vector<Var> sym;
   for (int i = 2; i < node.nin(); ++i) sym.push_back(node.input(i));
-  if (set_) {
+  if (set_instead_of_inc_) {
     std::vector<Var> ins{gz, zeros_like(y)};
     ins.insert(ins.end(), sym.begin(), sym.end());
-    r[0] = OpPtr(new IncSubtensor(idx_, false, true))->apply1(std::move(ins));
+    r[0] = OpPtr(new IncSubtensor(idx_list_, false, true))->apply1(std::move(ins));
   } else {
     r[0] = gz;
   }
   if (is_float(dy) || is_complex(dy)) {
     std::vector<Var> ins{gz};
     ins.insert(ins.end(), sym.begin(), sym.end());
-    Var gy = detail::sum_to_like(OpPtr(new Subtensor(idx_))->apply1(std::move(ins)), y);
+    Var gy = detail::sum_to_like(OpPtr(new Subtensor(idx_list_))->apply1(std::move(ins)), y);
     if (tensor_type(gy)->dtype() != dy) gy = cast(gy, dy);
     r[1] = gy;
   }

@@ -13,8 +13,8 @@
 
 namespace theano::tensor {
 
-Subtensor::Subtensor(IdxList idx_list) : idx_(std::move(idx_list)) {
-  for (const IdxEntry& e : idx_) {
+Subtensor::Subtensor(IdxList idx_list) : idx_list_(std::move(idx_list)) {
+  for (const IdxEntry& e : idx_list_) {
     THEANO_USER_CHECK(e.is_slice || !e.index.is_none(), ValueError) << "Subtensor: an integer index cannot be None";
     THEANO_USER_CHECK(!(e.is_slice && e.step.is_constant() && e.step.value == 0), ValueError)
         << "Subtensor: slice step cannot be zero";
@@ -30,8 +30,8 @@ ApplyPtr Subtensor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(!inputs.empty(), TypeError) << name() << " needs an input";
   Var x = as_tensor_variable(inputs[0]);
   std::span<const Var> sym(inputs.data() + 1, inputs.size() - 1);
-  detail::check_idx_inputs(idx_, x, sym, name());
-  StaticShape out = detail::idx_static_shape(x, idx_, name());
+  detail::check_idx_inputs(idx_list_, x, sym, name());
+  StaticShape out = detail::idx_static_shape(x, idx_list_, name());
   std::vector<Var> ins{x};
   ins.insert(ins.end(), sym.begin(), sym.end());
   Var o = TensorType::make(tensor_type(x)->dtype(), std::move(out))->make_variable();
@@ -39,13 +39,13 @@ ApplyPtr Subtensor::make_node(std::vector<Var> inputs) const {
 }
 
 void Subtensor::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  outputs[0] = detail::apply_idx(inputs[0], idx_, inputs.subspan(1), name(), node.input(0).str());
+  outputs[0] = detail::apply_idx(inputs[0], idx_list_, inputs.subspan(1), name(), node.input(0).str());
 }
 
 std::vector<std::vector<Var>> Subtensor::infer_shape(const Apply& node,
                                                      const std::vector<std::vector<Var>>& input_shapes) const {
   const auto& ins = node.inputs();
-  return {detail::idx_infer_shape(input_shapes[0], idx_, std::span<const Var>(ins.data() + 1, ins.size() - 1))};
+  return {detail::idx_infer_shape(input_shapes[0], idx_list_, std::span<const Var>(ins.data() + 1, ins.size() - 1))};
 }
 
 std::vector<Var> Subtensor::grad(const Apply& node, const std::vector<Var>& output_grads) const {
@@ -56,7 +56,7 @@ std::vector<Var> Subtensor::grad(const Apply& node, const std::vector<Var>& outp
   if (!gz || !(is_float(dx) || is_complex(dx))) return r;
   std::vector<Var> ins{zeros_like(x), gz};
   for (int i = 1; i < node.nin(); ++i) ins.push_back(node.input(i));
-  r[0] = OpPtr(new IncSubtensor(idx_))->apply1(std::move(ins));
+  r[0] = OpPtr(new IncSubtensor(idx_list_))->apply1(std::move(ins));
   return r;
 }
 
@@ -161,6 +161,5 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
 
 }  // namespace theano::tensor
 
-// Props and alias maps, out of the public header (it stays light to compile).
-theano::Props theano::tensor::Subtensor::props() const { return {{"idx_list", idx_list_str(idx_)}}; }
+// The alias map, out of the public header (it stays light to compile).
 theano::ViewMap theano::tensor::Subtensor::view_map() const { return {{0, {0}}}; }

@@ -40,7 +40,11 @@ std::string Op::name() const {
   return r + "}";
 }
 
-bool Op::equals(const Op& other) const { return typeid(*this) == typeid(other) && props() == other.props(); }
+// The kind too: one class can have several (ArgReduce's Argmax and Argmin,
+// MpiRank and MpiSize) whose props alone do not tell them apart.
+bool Op::equals(const Op& other) const {
+  return typeid(*this) == typeid(other) && type_name() == other.type_name() && props() == other.props();
+}
 
 std::size_t Op::hash() const {
   std::size_t h = std::hash<std::string_view>()(type_name());

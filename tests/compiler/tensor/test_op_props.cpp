@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "theano/compile/function.h"
 #include "theano/control/ifelse.h"
 #include "theano/gpu/ops.h"
 #include "theano/graph/op_props.h"
@@ -143,6 +144,14 @@ TEST_CASE("op props: reductions keep their props") {
   CHECK(props_text(ArgReduce(true, {1})) == "axes:v=(1,)");
   CHECK(ArgReduce(false, {1}).name() == "Argmin{(1,)}");
   check_identity(OpPtr(new ArgReduce(true, {1})), OpPtr(new ArgReduce(true, {1})), OpPtr(new ArgReduce(true, {0})));
+  // One class, two kinds with the same props: not equal (Op::equals compares
+  // the kind), so the merge stage keeps both nodes of a graph that has both.
+  CHECK_FALSE(ArgReduce(true, {0}) == ArgReduce(false, {0}));
+  const Var m = matrix("m", DType::Float64);
+  Function f = function({m}, {argmax(m, 0), argmin(m, 0)});
+  const std::vector<NDArray> r = f({NDArray::from_list<double>({1, 5, 4, 2}, {2, 2})});
+  CHECK(array_equal(r.at(0), NDArray::from_list<std::int64_t>({1, 0})));
+  CHECK(array_equal(r.at(1), NDArray::from_list<std::int64_t>({0, 1})));
 }
 
 TEST_CASE("op props: Elemwise and DimShuffle keep their props") {

@@ -110,7 +110,7 @@ class Op : public RefCounted {
   virtual Props props() const { return {}; }
   /// Printed name: `type_name{p1,p2}` with prop values, or just `type_name`.
   virtual std::string name() const;
-  /// Same class and same props.
+  /// Same class, same kind (`type_name()`) and same props.
   virtual bool equals(const Op& other) const;
   virtual std::size_t hash() const;
   /// Whether `type_name()` and `props()` identify this Op exactly, so that a

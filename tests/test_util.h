@@ -47,6 +47,25 @@ inline NDArray range(std::vector<std::int64_t> shape, DType dtype = DType::Float
 }
 /// A 0-d int64 value.
 inline NDArray i64(std::int64_t v) { return NDArray::scalar<std::int64_t>(v); }
+/// The same values as `a` in a non-contiguous array: a view with every
+/// dimension's stride doubled (a slice of a larger array), reversed in the
+/// last dimension. 0-d and empty arrays are returned as they are.
+inline NDArray strided_copy(const NDArray& a) {
+  if (a.ndim() == 0 || a.size() == 0) return a;  // no values to lay out (and maybe a 2^61 dimension)
+  std::vector<std::int64_t> big = a.shape();
+  for (auto& s : big) s = 2 * s + 1;
+  NDArray b = NDArray::zeros(big, a.dtype());
+  std::vector<std::int64_t> strides = b.strides();
+  for (auto& s : strides) s *= 2;
+  // Last dimension reversed: start at its last element, negative stride.
+  std::int64_t offset = 0;
+  const std::size_t last = static_cast<std::size_t>(a.ndim() - 1);
+  offset += (a.shape()[last] - 1) * strides[last];
+  strides[last] = -strides[last];
+  NDArray v = NDArray::from_strided(b.owner(), static_cast<char*>(b.data()) + offset, a.dtype(), a.shape(), strides);
+  v.assign(a);
+  return v;
+}
 
 /// The lines joined, each ending in a newline: expected printouts.
 inline std::string lines(std::initializer_list<const char*> ls) {

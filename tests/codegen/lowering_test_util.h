@@ -36,25 +36,6 @@ inline NDArray random_array(std::mt19937_64& rng, std::vector<std::int64_t> shap
   return a.astype(dtype);
 }
 
-/// The same values as `a` in a non-contiguous array: a view with every
-/// dimension's stride doubled (a slice of a larger array), reversed in the
-/// last dimension. 0-d and empty arrays are returned as they are.
-inline NDArray strided_copy(const NDArray& a) {
-  if (a.ndim() == 0 || a.size() == 0) return a;  // no values to lay out (and maybe a 2^61 dimension)
-  std::vector<std::int64_t> big = a.shape();
-  for (auto& s : big) s = 2 * s + 1;
-  NDArray b = NDArray::zeros(big, a.dtype());
-  std::vector<std::int64_t> strides = b.strides();
-  for (auto& s : strides) s *= 2;
-  // Last dimension reversed: start at its last element, negative stride.
-  std::int64_t offset = 0;
-  const std::size_t last = static_cast<std::size_t>(a.ndim() - 1);
-  offset += (a.shape()[last] - 1) * strides[last];
-  strides[last] = -strides[last];
-  NDArray v = NDArray::from_strided(b.owner(), static_cast<char*>(b.data()) + offset, a.dtype(), a.shape(), strides);
-  v.assign(a);
-  return v;
-}
 
 /// How closely the cpp outputs must agree with perform's. Integer and bool
 /// outputs are always compared exactly; these settings are for float outputs.

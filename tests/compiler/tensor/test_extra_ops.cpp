@@ -75,21 +75,6 @@ NDArray values(const std::vector<std::int64_t>& shape, DType dtype) {
   return a.astype(dtype);
 }
 
-/// `a` as a non-contiguous view: every other element of a larger array, the last axis reversed.
-NDArray strided(const NDArray& a) {
-  if (a.ndim() == 0 || a.size() == 0) return a;
-  std::vector<std::int64_t> big = a.shape();
-  for (auto& s : big) s *= 2;
-  NDArray b = NDArray::zeros(big, a.dtype());
-  std::vector<std::int64_t> st = b.strides();
-  for (auto& s : st) s *= 2;
-  const std::size_t last = static_cast<std::size_t>(a.ndim() - 1);
-  const std::int64_t offset = (a.shape()[last] - 1) * st[last];
-  st[last] = -st[last];
-  NDArray v = NDArray::from_strided(b.owner(), static_cast<char*>(b.data()) + offset, a.dtype(), a.shape(), st);
-  v.assign(a);
-  return v;
-}
 
 }  // namespace
 
@@ -130,7 +115,7 @@ TEST_CASE("CumOp perform matches the reference over ranks, axes, dtypes, strided
           const std::optional<int> ax = axis == nd ? std::nullopt : std::optional<int>(axis);
           const Var y = add ? cumsum(x, ax) : cumprod(x, ax);
           const NDArray want = reference(a, axis == nd ? -100 : (axis + nd) % nd, add);
-          for (const NDArray& in : {a, strided(a)}) {
+          for (const NDArray& in : {a, test::strided_copy(a)}) {
             const NDArray got = y.eval({{x, in}});
             CHECK(got.dtype() == dt);
             REQUIRE(got.shape() == want.shape());

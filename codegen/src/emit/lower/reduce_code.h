@@ -57,7 +57,7 @@ struct ReduceCode {
 
 /// The suffix of reduce_rules.h's functions for accumulator dtype `d` (f64,
 /// ..., u8; b for bool values held in an int).
-const char* reduce_rules_suffix(DType d);
+std::string reduce_rules_suffix(DType d);
 /// The support code (key, text) defining reduce_rules.h's functions of
 /// suffix `suffix`: the header's text, then that type's instantiation; for
 /// L.need or CudaUnit::need.

@@ -200,35 +200,12 @@ ReduceCode reduce_code(const NodeLowering& L, const tensor::CAReduce& op) {
   return rc;
 }
 
-const char* reduce_rules_suffix(DType d) {
-  switch (d) {
-    case DType::Float64:
-      return "f64";
-    case DType::Float32:
-      return "f32";
-    case DType::Int64:
-      return "i64";
-    case DType::Int32:
-      return "i32";
-    case DType::Int16:
-      return "i16";
-    case DType::Int8:
-      return "i8";
-    case DType::UInt64:
-      return "u64";
-    case DType::UInt32:
-      return "u32";
-    case DType::UInt16:
-      return "u16";
-    case DType::UInt8:
-      return "u8";
-    case DType::Bool:
-      return "b";
-    default:
-      break;
-  }
-  THEANO_INTERNAL_CHECK(false) << "reduce_rules_suffix: no fold rules for dtype " << dtype_name(d);
-  return "";
+std::string reduce_rules_suffix(DType d) {
+  // The kernel files' dtype suffixes (kernel_dtype_suffix), and "b" for bools held in an int.
+  if (d == DType::Bool) return "b";
+  const std::string_view s = kernel_dtype_suffix(d);
+  THEANO_INTERNAL_CHECK(!s.empty()) << "reduce_rules_suffix: no fold rules for dtype " << dtype_name(d);
+  return std::string(s);
 }
 
 std::vector<std::pair<std::string, std::string>> reduce_rules_support(const std::string& suffix) {

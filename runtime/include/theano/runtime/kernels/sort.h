@@ -35,67 +35,62 @@
 /* Element k of a line of T at p with byte stride s. */
 #define THEANO_SORT_AT(T, p, s, k) (*(T*)((p) + (k) * (s)))
 
-#define THEANO_SORT_KERNELS(T, SUFFIX)                                                                          \
-  /* Sifts element `root` of the heap o[0, end) down to its place. */                                          \
-  static inline void theano_sort_sift_##SUFFIX(char* o, int64_t os, int64_t root, int64_t end) {              \
-    for (;;) {                                                                                                  \
-      int64_t child = 2 * root + 1;                                                                             \
-      if (child >= end) return;                                                                                 \
-      if (child + 1 < end && THEANO_SORT_LESS(THEANO_SORT_AT(T, o, os, child), THEANO_SORT_AT(T, o, os, child + 1))) \
-        ++child;                                                                                                \
-      if (!THEANO_SORT_LESS(THEANO_SORT_AT(T, o, os, root), THEANO_SORT_AT(T, o, os, child))) return;            \
-      T t = THEANO_SORT_AT(T, o, os, root);                                                                     \
-      THEANO_SORT_AT(T, o, os, root) = THEANO_SORT_AT(T, o, os, child);                                         \
-      THEANO_SORT_AT(T, o, os, child) = t;                                                                      \
-      root = child;                                                                                             \
-    }                                                                                                           \
-  }                                                                                                             \
-  static inline void theano_sort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {         \
-    int64_t i;                                                                                                  \
-    if (x != o)                                                                                                 \
-      for (i = 0; i < n; ++i) THEANO_SORT_AT(T, o, os, i) = THEANO_SORT_AT(const T, x, xs, i);                 \
-    for (i = n / 2; i-- > 0;) theano_sort_sift_##SUFFIX(o, os, i, n);                                          \
-    for (i = n - 1; i > 0; --i) {                                                                               \
-      T t = THEANO_SORT_AT(T, o, os, 0);                                                                        \
-      THEANO_SORT_AT(T, o, os, 0) = THEANO_SORT_AT(T, o, os, i);                                                \
-      THEANO_SORT_AT(T, o, os, i) = t;                                                                          \
-      theano_sort_sift_##SUFFIX(o, os, 0, i);                                                                   \
-    }                                                                                                           \
-  }                                                                                                             \
-  /* Whether index a sorts before index b: by value, then by index. */                                         \
-  static inline int theano_argsort_less_##SUFFIX(const char* x, int64_t xs, int64_t a, int64_t b) {           \
-    const T va = THEANO_SORT_AT(const T, x, xs, a), vb = THEANO_SORT_AT(const T, x, xs, b);                    \
-    if (THEANO_SORT_LESS(va, vb)) return 1;                                                                     \
-    if (THEANO_SORT_LESS(vb, va)) return 0;                                                                     \
-    return a < b;                                                                                               \
-  }                                                                                                             \
-  static inline void theano_argsort_sift_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t root, \
-                                                  int64_t end) {                                                \
-    for (;;) {                                                                                                  \
-      int64_t child = 2 * root + 1;                                                                             \
-      if (child >= end) return;                                                                                 \
-      if (child + 1 < end && theano_argsort_less_##SUFFIX(x, xs, THEANO_SORT_AT(int64_t, o, os, child),        \
-                                                          THEANO_SORT_AT(int64_t, o, os, child + 1)))           \
-        ++child;                                                                                                \
-      if (!theano_argsort_less_##SUFFIX(x, xs, THEANO_SORT_AT(int64_t, o, os, root),                           \
-                                        THEANO_SORT_AT(int64_t, o, os, child)))                                 \
-        return;                                                                                                 \
-      int64_t t = THEANO_SORT_AT(int64_t, o, os, root);                                                         \
-      THEANO_SORT_AT(int64_t, o, os, root) = THEANO_SORT_AT(int64_t, o, os, child);                             \
-      THEANO_SORT_AT(int64_t, o, os, child) = t;                                                                \
-      root = child;                                                                                             \
-    }                                                                                                           \
-  }                                                                                                             \
-  static inline void theano_argsort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {      \
-    int64_t i;                                                                                                  \
-    for (i = 0; i < n; ++i) THEANO_SORT_AT(int64_t, o, os, i) = i;                                              \
-    for (i = n / 2; i-- > 0;) theano_argsort_sift_##SUFFIX(x, xs, o, os, i, n);                                \
-    for (i = n - 1; i > 0; --i) {                                                                               \
-      int64_t t = THEANO_SORT_AT(int64_t, o, os, 0);                                                            \
-      THEANO_SORT_AT(int64_t, o, os, 0) = THEANO_SORT_AT(int64_t, o, os, i);                                    \
-      THEANO_SORT_AT(int64_t, o, os, i) = t;                                                                    \
-      theano_argsort_sift_##SUFFIX(x, xs, o, os, 0, i);                                                         \
-    }                                                                                                           \
+/* The heapsort, once: NAME(PARAMS char* o, int64_t os, int64_t n) sorts the
+ * n elements of type E at o (byte stride os) so that BEFORE(ARGS a, b), whether
+ * element a sorts before element b, never holds for a later a. PARAMS / ARGS,
+ * in parentheses: extra leading parameters and the arguments passing them on
+ * (`()`, or `(const char* x, int64_t xs,)` and `(x, xs,)`). NAME##_sift sifts
+ * element root of the heap o[0, end) down to its place. */
+#define THEANO_SORT_ID(...) __VA_ARGS__
+#define THEANO_SORT_UNPAREN(list) THEANO_SORT_ID list
+#define THEANO_HEAPSORT(NAME, E, BEFORE, PARAMS, ARGS)                                                               \
+  static inline void NAME##_sift(THEANO_SORT_UNPAREN(PARAMS) char* o, int64_t os, int64_t root, int64_t end) {       \
+    for (;;) {                                                                                                       \
+      int64_t child = 2 * root + 1;                                                                                  \
+      if (child >= end) return;                                                                                      \
+      if (child + 1 < end &&                                                                                         \
+          BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, child), THEANO_SORT_AT(E, o, os, child + 1)))    \
+        ++child;                                                                                                     \
+      if (!BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, root), THEANO_SORT_AT(E, o, os, child)))        \
+        return;                                                                                                      \
+      E t = THEANO_SORT_AT(E, o, os, root);                                                                          \
+      THEANO_SORT_AT(E, o, os, root) = THEANO_SORT_AT(E, o, os, child);                                              \
+      THEANO_SORT_AT(E, o, os, child) = t;                                                                           \
+      root = child;                                                                                                  \
+    }                                                                                                                \
+  }                                                                                                                  \
+  static inline void NAME(THEANO_SORT_UNPAREN(PARAMS) char* o, int64_t os, int64_t n) {                              \
+    int64_t i;                                                                                                       \
+    for (i = n / 2; i-- > 0;) NAME##_sift(THEANO_SORT_UNPAREN(ARGS) o, os, i, n);                                    \
+    for (i = n - 1; i > 0; --i) {                                                                                    \
+      E t = THEANO_SORT_AT(E, o, os, 0);                                                                             \
+      THEANO_SORT_AT(E, o, os, 0) = THEANO_SORT_AT(E, o, os, i);                                                     \
+      THEANO_SORT_AT(E, o, os, i) = t;                                                                               \
+      NAME##_sift(THEANO_SORT_UNPAREN(ARGS) o, os, 0, i);                                                            \
+    }                                                                                                                \
+  }
+
+#define THEANO_SORT_KERNELS(T, SUFFIX)                                                                               \
+  THEANO_HEAPSORT(theano_sort_heap_##SUFFIX, T, THEANO_SORT_LESS, (), ())                                            \
+  static inline void theano_sort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {               \
+    int64_t i;                                                                                                       \
+    if (x != o)                                                                                                      \
+      for (i = 0; i < n; ++i) THEANO_SORT_AT(T, o, os, i) = THEANO_SORT_AT(const T, x, xs, i);                       \
+    theano_sort_heap_##SUFFIX(o, os, n);                                                                             \
+  }                                                                                                                  \
+  /* Whether index a sorts before index b: by value, then by index. */                                               \
+  static inline int theano_argsort_less_##SUFFIX(const char* x, int64_t xs, int64_t a, int64_t b) {                  \
+    const T va = THEANO_SORT_AT(const T, x, xs, a), vb = THEANO_SORT_AT(const T, x, xs, b);                          \
+    if (THEANO_SORT_LESS(va, vb)) return 1;                                                                          \
+    if (THEANO_SORT_LESS(vb, va)) return 0;                                                                          \
+    return a < b;                                                                                                    \
+  }                                                                                                                  \
+  THEANO_HEAPSORT(theano_argsort_heap_##SUFFIX, int64_t, theano_argsort_less_##SUFFIX,                               \
+                  (const char* x, int64_t xs, ), (x, xs, ))                                                          \
+  static inline void theano_argsort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {            \
+    int64_t i;                                                                                                       \
+    for (i = 0; i < n; ++i) THEANO_SORT_AT(int64_t, o, os, i) = i;                                                   \
+    theano_argsort_heap_##SUFFIX(x, xs, o, os, n);                                                                   \
   }
 
 THEANO_SORT_KERNELS(double, f64)

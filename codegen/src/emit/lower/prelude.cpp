@@ -197,45 +197,39 @@ THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const c
   theano_put_input_shapes(c, &p, in, n);
   return code;
 }
-// theano_fail with a run-time value in the message: "<msg><value><tail>".
-THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* msg, int64_t value, const char* tail,
-                           const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_int(c, &p, value);
-  theano_put(c, &p, tail);
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
-}
-// theano_fail with two run-time values: "<msg><a><mid><b><tail>".
-THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
-                                        int64_t b, const char* tail, const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_int(c, &p, a);
-  theano_put(c, &p, mid);
-  theano_put_int(c, &p, b);
-  theano_put(c, &p, tail);
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
-}
-// theano_fail with three run-time values: "<msg><a><mid><b><mid2><c><tail>".
-THEANO_COLD static int theano_fail_int3(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
-                                        int64_t b, const char* mid2, int64_t v, const char* tail,
+// theano_fail with `k` (1 to 3) run-time values in the message:
+// "<msg><a><mid><b><mid2><v><tail>", the texts after the last value left out.
+THEANO_COLD static int theano_fail_ints(TheanoContext* c, int code, int k, const char* msg, int64_t a,
+                                        const char* mid, int64_t b, const char* mid2, int64_t v, const char* tail,
                                         const TheanoArray* const* in, int n) {
   if (c->error_size <= 0) return code;
   int64_t p = 0;
   theano_put(c, &p, msg);
   theano_put_int(c, &p, a);
-  theano_put(c, &p, mid);
-  theano_put_int(c, &p, b);
-  theano_put(c, &p, mid2);
-  theano_put_int(c, &p, v);
+  if (k > 1) {
+    theano_put(c, &p, mid);
+    theano_put_int(c, &p, b);
+  }
+  if (k > 2) {
+    theano_put(c, &p, mid2);
+    theano_put_int(c, &p, v);
+  }
   theano_put(c, &p, tail);
   theano_put_input_shapes(c, &p, in, n);
   return code;
+}
+THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* msg, int64_t value, const char* tail,
+                                       const TheanoArray* const* in, int n) {
+  return theano_fail_ints(c, code, 1, msg, value, "", 0, "", 0, tail, in, n);
+}
+THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
+                                        int64_t b, const char* tail, const TheanoArray* const* in, int n) {
+  return theano_fail_ints(c, code, 2, msg, a, mid, b, "", 0, tail, in, n);
+}
+THEANO_COLD static int theano_fail_int3(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
+                                        int64_t b, const char* mid2, int64_t v, const char* tail,
+                                        const TheanoArray* const* in, int n) {
+  return theano_fail_ints(c, code, 3, msg, a, mid, b, mid2, v, tail, in, n);
 }
 // A failed shape rule (shape_rules.h): "<msg><rule text>[<value>]" with the
 // rule's error kind, as throw_shape_rule words it on the host.

@@ -80,6 +80,9 @@ NodeRewriterPtr local_dot_to_dot22();
 NodeRewriterPtr local_gemm();
 NodeRewriterPtr local_usmm();
 NodeRewriterPtr local_lift_transpose_through_dot();
+// conv.cpp: abstract convolutions -> CorrMM, and the check that none is left.
+NodeRewriterPtr local_abstractconv_corrmm();
+NodeRewriterPtr local_abstractconv_check();
 // inplace.cpp: the destroy handler stage and the inplace passes.
 GraphRewriterPtr add_destroy_handler();
 GraphRewriterPtr inplace_setsubtensor();

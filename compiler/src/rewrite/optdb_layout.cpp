@@ -50,10 +50,12 @@ SequenceDB build_optdb() {
   // tags): log(sum(exp(x))) and log(exp(x) + exp(y) ...) overflow at x = 1000 otherwise.
   db.register_stage("stabilize", 1.5, stabilize, {"fast_run", "fast_compile"});
   db.register_stage("blas_opt", 1.7, blas, {"fast_run", "blas"});
-  auto conv_opts = std::make_shared<EquilibriumDB>("conv_opts");
-  db.register_stage("conv_opts", 1.9, conv_opts, {"fast_run", "fast_compile"});
   db.register_stage("specialize", 2, specialize, {"fast_run", "specialize_db"});
   db.register_stage("uncanonicalize", 3, uncanonicalize, {"fast_run"});
+  // Theano's specialize_device (48.6: conv_opts, the choice of a convolution implementation) and
+  // AbstractConvCheck (48.7), in fast_compile too: an abstract conv is never left to run.
+  auto specialize_device = std::make_shared<EquilibriumDB>("specialize_device");
+  db.register_stage("specialize_device", 48.6, specialize_device, {"fast_run", "fast_compile"});
   auto conv_check = std::make_shared<EquilibriumDB>("AbstractConvCheck");
   db.register_stage("AbstractConvCheck", 48.7, conv_check, {"fast_run", "fast_compile"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
@@ -204,9 +206,9 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_useless_subtensor(), spec_shape);
   specialize->register_rewrite(local_subtensor_make_vector(), spec_shape);
 
-  // conv_opts (conv.cpp): each abstract convolution becomes its implementation, CorrMM (Theano's
+  // specialize_device (conv.cpp): each abstract convolution becomes its implementation, CorrMM (Theano's
   // conv_groupopt, here with one implementation); AbstractConvCheck refuses one left over.
-  conv_opts->register_rewrite(local_abstractconv_corrmm(), {"fast_run", "fast_compile", "conv_gemm"});
+  specialize_device->register_rewrite(local_abstractconv_corrmm(), {"fast_run", "fast_compile", "conv_gemm"});
   conv_check->register_rewrite(local_abstractconv_check(), {"fast_run", "fast_compile"});
 
   // uncanonicalize: empty so far.

@@ -87,7 +87,7 @@ TEST_SUITE("rewrite_tests") {
   TEST_CASE("optdb: stage layout and position cut-off") {
     const auto names = R::optdb().stage_names();
     CHECK(names == std::vector<std::string>{"merge1", "sparse_expand", "canonicalize", "stabilize", "blas_opt", "specialize",
-                                            "uncanonicalize", "elemwise_fusion", "merge2", "gpu_transfer", "add_destroy_handler",
+                                            "uncanonicalize", "specialize_device", "AbstractConvCheck", "elemwise_fusion", "merge2", "gpu_transfer", "add_destroy_handler",
                                             "inplace_setsubtensor", "blas_opt_inplace", "inplace_elemwise",
                                             "inplace_random", "merge3"});
     const std::string stab = R::print_summary("stabilize");
@@ -119,7 +119,14 @@ TEST_SUITE("rewrite_tests") {
           "log(sum(exp(x - m), axes)) + m, m = max(x, axes), 0 where infinite; keepdims kept\n"
           "         local_logaddexp [fast_compile, fast_run, stabilize] : log(exp(x) + exp(y)) -> "
           "switch(isinf(m), m, m + softplus(-|x - y|)), m = maximum(x, y); n > 2 terms (flat or nested adds) -> "
-          "switch(isinf(m), m, m + log(sum_i exp(x_i - m))), m = max_i x_i\n");
+          "switch(isinf(m), m, m + log(sum_i exp(x_i - m))), m = max_i x_i\n"
+          " 48.6  specialize_device [fast_compile, fast_run]\n"
+          "         local_abstractconv_corrmm [conv_gemm, fast_compile, fast_run] : AbstractConv(x, w) -> "
+          "CorrMM(x, flip(w)); AbstractConv_gradInputs(w, top, s) -> CorrMM_gradInputs(flip(w), top, s); "
+          "AbstractConv_gradWeights(x, top, s) -> flip(CorrMM_gradWeights(x, top, s)) (flip: filter_flip)\n"
+          " 48.7  AbstractConvCheck [fast_compile, fast_run]\n"
+          "         local_abstractconv_check [fast_compile, fast_run] : AbstractConv* left after optimization -> "
+          "error\n");
     const std::string f = R::print_summary("fast_run");
     const auto pos = [&](const std::string& k) { return f.find(k); };
     CHECK(pos("merge1") < pos("canonicalize"));

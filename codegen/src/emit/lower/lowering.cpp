@@ -396,6 +396,7 @@ const LoweringTable& lowering_table() {
     add_subtensor_lowerings(t);
     add_reduction_lowerings(t);
     add_nnet_lowerings(t);
+    add_conv_lowerings(t);
     add_blas_lowerings(t);
     add_random_lowerings(t);
     add_sparse_lowerings(t);

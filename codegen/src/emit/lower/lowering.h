@@ -353,6 +353,7 @@ void add_join_lowerings(LoweringTable& t);
 void add_subtensor_lowerings(LoweringTable& t);
 void add_reduction_lowerings(LoweringTable& t);
 void add_nnet_lowerings(LoweringTable& t);
+void add_conv_lowerings(LoweringTable& t);
 void add_blas_lowerings(LoweringTable& t);
 void add_random_lowerings(LoweringTable& t);
 void add_sparse_lowerings(LoweringTable& t);

@@ -240,8 +240,6 @@ OpPtr CorrMM::sibling(ConvDirection dir) const {
 THEANO_REGISTER_OP(AbstractConv,
                    .kinds = {"AbstractConv2d", "AbstractConv2d_gradWeights", "AbstractConv2d_gradInputs",
                              "AbstractConv3d", "AbstractConv3d_gradWeights", "AbstractConv3d_gradInputs"},
-                   .no_cpp = "replaced by CorrMM in every optimizing mode (local_abstractconv_corrmm); perform "
-                             "runs it without the rewrite",
                    .no_cuda = "replaced by CorrMM before the GPU transfer");
 THEANO_REGISTER_OP(CorrMM,
                    .kinds = {"CorrMM", "CorrMM_gradWeights", "CorrMM_gradInputs", "Corr3dMM", "Corr3dMM_gradWeights",

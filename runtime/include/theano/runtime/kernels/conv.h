@@ -379,7 +379,7 @@ static inline int theano_conv_col_source(const TheanoConvGeom* g, int64_t r, int
     }                                                                                                                \
   }
 
-#ifndef THEANO_CUDA_CODE
+#ifndef THEANO_CUDA /* the CUDA unit takes the per-element rules only (no host BLAS there) */
 THEANO_CONV_KERNELS(float, f32, cblas_sgemm)
 THEANO_CONV_KERNELS(double, f64, cblas_dgemm)
 #endif

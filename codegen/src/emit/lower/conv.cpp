@@ -1,0 +1,153 @@
+// The C++ lowering of the convolution ops (CorrMM / Corr3dMM and their
+// gradients; the abstract ops too, for a graph compiled without the rewrite):
+// a thin call of perform's kernels, theano/runtime/kernels/conv.h, embedded in
+// the unit. It applies the same rule (theano_conv_rule and the top-gradient
+// and hint rules, with their messages), allocates the output and a scratch
+// buffer from the host allocator (lives for the call) and calls the
+// algorithm; the inputs are read through their strides (a flipped filter is
+// a pointer to its last tap with negated spatial strides, as in perform).
+#include "lowering.h"
+
+#include <theano/runtime/kernels/conv.h>
+#include <theano/tensor/conv.h>
+#include <theano/tensor/type.h>
+
+namespace theano::codegen::lower {
+
+namespace {
+
+namespace N = tensor::nnet;
+
+std::string c_array(const std::vector<std::int64_t>& v) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + str(v[i]) + "LL";
+  return s + "}";
+}
+
+void lower_conv(NodeLowering& L) {
+  const auto& op = static_cast<const N::ConvBase&>(L.op);
+  const int n = op.convdim(), nd = n + 2;
+  const N::ConvDirection dir = op.direction();
+  const DType dt = L.out(0).dtype();
+  const std::string T = c_type(dt), S = dt == DType::Float64 ? "f64" : "f32", item = item_of(dt);
+  const std::string ns = str(n), nds = str(nd), G = str(op.num_groups()) + "LL";
+  L.need("conv kernels", kernel_text("conv.h"));
+  CodeWriter& w = L.body;
+  const std::vector<std::int64_t> pads = op.border_mode().pad_spec(n, op.type_name());
+  w.line("const int64_t pads[" + ns + "] = " + c_array(pads) + ", st[" + ns + "] = " + c_array(op.subsample()) +
+         ", dl[" + ns + "] = " + c_array(op.filter_dilation()) + ";");
+  w.line("int64_t ish[" + nds + "], wsh[" + nds + "], bad = 0;");
+  w.line("int rc = THEANO_CONV_OK;");
+  w.line("TheanoConvGeom g;");
+  if (dir == N::ConvDirection::Forward) {
+    w.line("for (int d = 0; d < " + nds + "; ++d) { ish[d] = x0->shape[d]; wsh[d] = x1->shape[d]; }");
+  } else {
+    // The shape input: `n` integers, read through its dtype.
+    w.line("if (x2->shape[0] != " + ns + ") " +
+           L.fail_int(kErrValue, "the shape input must have " + ns + " entries, got ", "x2->shape[0]"));
+    w.line("int64_t sp[" + ns + "];");
+    w.line("for (int d = 0; d < " + ns + "; ++d) sp[d] = (int64_t)*(const " + L.in_ctype(2) +
+           "*)(x2->data + d * x2->strides[0]);");
+    if (dir == N::ConvDirection::GradWeights) {  // (input, top, filter spatial shape)
+      w.line("rc = theano_conv_channels_rule(x0->shape[1], " + G + ", &bad);");
+      w.line("for (int d = 0; d < " + nds + "; ++d) ish[d] = x0->shape[d];");
+      w.line("wsh[0] = x1->shape[1];");
+      w.line("wsh[1] = rc == THEANO_CONV_OK ? x0->shape[1] / " + G + " : 0;");
+      w.line("for (int d = 0; d < " + ns + "; ++d) wsh[d + 2] = sp[d];");
+    } else {  // (filters, top, input spatial shape)
+      w.line("for (int d = 0; d < " + nds + "; ++d) wsh[d] = x0->shape[d];");
+      w.line("ish[0] = x1->shape[0];");
+      w.line("if (theano_checked_mul(x0->shape[1], " + G + ", &ish[1]) != THEANO_RULE_OK) { rc = THEANO_CONV_OVERFLOW; bad = 1; }");
+      w.line("for (int d = 0; d < " + ns + "; ++d) ish[d + 2] = sp[d];");
+    }
+  }
+  w.line("if (rc == THEANO_CONV_OK) rc = theano_conv_rule(" + ns + ", ish, wsh, pads, st, dl, " + G + ", &g, &bad);");
+  if (dir != N::ConvDirection::Forward)
+    w.line("if (rc == THEANO_CONV_OK) rc = theano_conv_top_rule(&g, x1->shape, &bad);");
+  if (!op.imshp().empty()) {
+    w.line("static const int64_t imshp[" + nds + "] = " + c_array(op.imshp()) + ";");
+    w.line("if (rc == THEANO_CONV_OK) rc = theano_conv_hint_rule(" + nds + ", imshp, ish, &bad);");
+  }
+  if (!op.kshp().empty()) {
+    w.line("static const int64_t kshp[" + nds + "] = " + c_array(op.kshp()) + ";");
+    w.line("if (rc == THEANO_CONV_OK) rc = theano_conv_hint_rule(" + nds + ", kshp, wsh, &bad);");
+  }
+  // Each code with its message (conv.h's text, as perform throws it).
+  for (int code = THEANO_CONV_STRIDE; code <= THEANO_CONV_NEGATIVE; ++code)
+    w.line("if (rc == " + str(code) + ") " + L.fail_int(kErrValue, theano_conv_rule_text(code), "bad"));
+  // Element strides (a byte stride that is not a multiple of the item: refused, never misread).
+  w.line("int64_t as[" + nds + "], bs[" + nds + "];");
+  w.open("for (int d = 0; d < " + nds + "; ++d)");
+  w.line("if (x0->strides[d] % " + item + " != 0 || x1->strides[d] % " + item + " != 0) " +
+         L.fail(kErrValue, "an input's strides are not a multiple of its item size"));
+  w.line("as[d] = x0->strides[d] / " + item + ";");
+  w.line("bs[d] = x1->strides[d] / " + item + ";");
+  w.close();
+  w.line("const " + T + "* pa = (const " + T + "*)x0->data;");
+  w.line("const " + T + "* pb = (const " + T + "*)x1->data;");
+  const bool flip = op.filter_flip();
+  // The filters (input 1 forward, input 0 for the inputs' gradient) reversed along the spatial axes.
+  if (flip && dir != N::ConvDirection::GradWeights) {
+    const std::string fp = dir == N::ConvDirection::Forward ? "pb" : "pa", fs = dir == N::ConvDirection::Forward ? "bs" : "as",
+                      fx = dir == N::ConvDirection::Forward ? "x1" : "x0";
+    w.open("for (int d = 2; d < " + nds + "; ++d)");
+    w.line("if (" + fx + "->shape[d] > 0) " + fp + " += (" + fx + "->shape[d] - 1) * " + fs + "[d];");
+    w.line(fs + "[d] = -" + fs + "[d];");
+    w.close();
+  }
+  if (dir == N::ConvDirection::Forward) {
+    w.line("o0->shape[0] = g.batch;");
+    w.line("o0->shape[1] = g.filters;");
+    w.line("for (int d = 0; d < " + ns + "; ++d) o0->shape[d + 2] = g.out[d];");
+  } else {
+    w.line("for (int d = 0; d < " + nds + "; ++d) o0->shape[d] = " +
+           (dir == N::ConvDirection::GradWeights ? "wsh[d];" : "ish[d];"));
+  }
+  w.line(L.alloc(0));
+  const int dcode = dir == N::ConvDirection::Forward ? 0 : dir == N::ConvDirection::GradWeights ? 1 : 2;
+  const bool flip_out = flip && dir == N::ConvDirection::GradWeights;
+  w.line("int64_t nscratch = 0;");
+  w.line("if (theano_conv_scratch_size(&g, " + str(dcode) + ", &nscratch) != THEANO_CONV_OK) " +
+         L.fail(kErrValue, "the scratch buffer's size does not fit in int64"));
+  if (flip_out)
+    w.line("if (theano_checked_add(nscratch, theano_size(o0), &nscratch) != THEANO_RULE_OK) " +
+           L.fail(kErrValue, "the scratch buffer's size does not fit in int64"));
+  w.line("TheanoArray scratch;");
+  w.line("scratch.ndim = 1;");
+  w.line("scratch.dtype = o0->dtype;");
+  w.line("scratch.owner = -1;");
+  w.line("scratch.shape[0] = nscratch;");
+  w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate the column buffer"));
+  w.line(T + "* work = (" + T + "*)scratch.data;");
+  w.line(T + "* po = (" + T + "*)o0->data;");
+  if (dir == N::ConvDirection::Forward) {
+    w.line("theano_corr_fwd_" + S + "(&g, pa, as, pb, bs, po, work);");
+  } else if (dir == N::ConvDirection::GradInputs) {
+    w.line("theano_corr_grad_inputs_" + S + "(&g, pa, as, pb, bs, po, work);");
+  } else if (!flip_out) {
+    w.line("theano_corr_grad_weights_" + S + "(&g, pa, as, pb, bs, po, work);");
+  } else {
+    // Computed into the scratch's tail, then written reversed along the spatial axes.
+    w.line(T + "* tmp = work + (nscratch - theano_size(o0));");
+    w.line("theano_corr_grad_weights_" + S + "(&g, pa, as, pb, bs, tmp, work);");
+    w.line("int64_t ts[" + nds + "];");
+    w.line("ts[" + str(nd - 1) + "] = 1;");
+    w.line("for (int d = " + str(nd - 2) + "; d >= 0; --d) ts[d] = ts[d + 1] * wsh[d + 1];");
+    w.line("const " + T + "* last = tmp;");
+    w.open("for (int d = 2; d < " + nds + "; ++d)");
+    w.line("if (wsh[d] > 0) last += (wsh[d] - 1) * ts[d];");
+    w.line("ts[d] = -ts[d];");
+    w.close();
+    w.line("if (theano_size(o0) > 0) theano_conv_pack_" + S + "(" + nds + ", wsh, last, ts, po);");
+  }
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_conv_lowerings(LoweringTable& t) {
+  t.add<N::CorrMM>(Target::Cpu, &lower_conv);
+  t.add<N::AbstractConv>(Target::Cpu, &lower_conv);
+}
+
+}  // namespace theano::codegen::lower

@@ -265,25 +265,87 @@ static inline int theano_conv_col_source(const TheanoConvGeom* g, int64_t r, int
   return 1;
 }
 
+/* The geometry on exactly 3 spatial axes (a 2-d one gets a leading axis of
+ * size 1), so the row loops below are three nested loops for both. */
+static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs, int64_t* in, int64_t* k,
+                                     int64_t* out, int64_t* pad, int64_t* st, int64_t* dl, int64_t* s3) {
+  int64_t d, e = 3 - g->nsp;
+  for (d = 0; d < 3; ++d) {
+    in[d] = 1;
+    k[d] = 1;
+    out[d] = 1;
+    pad[d] = 0;
+    st[d] = 1;
+    dl[d] = 1;
+    s3[d] = 0;
+  }
+  for (d = 0; d < g->nsp; ++d) {
+    in[d + e] = g->in[d];
+    k[d + e] = g->k[d];
+    out[d + e] = g->out[d];
+    pad[d + e] = g->pad[d];
+    st[d + e] = g->stride[d];
+    dl[d + e] = g->dil[d];
+    s3[d + e] = xs[d];
+  }
+}
+
 /* T: the element type; S: the name suffix (f32 / f64); GEMM: cblas_sgemm /
  * cblas_dgemm. xs, ws, ts: element strides of input, filters and output
- * gradient (nsp + 2 entries each). */
+ * gradient (nsp + 2 entries each). im2col and col2im go row by row (one
+ * channel and kernel tap a row, its input coordinates stepped along the
+ * output positions); they compute what theano_conv_col_source says of each
+ * element (the GPU's form, one element a thread). */
 #define THEANO_CONV_KERNELS(T, S, GEMM)                                                                              \
   /* col (crows x osize) <- the column matrix of image x (channels of one group; x at that group's first) */       \
   static inline void theano_im2col_##S(const TheanoConvGeom* g, const T* x, const int64_t* xs, T* col) {            \
-    int64_t r, p, off;                                                                                               \
-    for (r = 0; r < g->crows; ++r)                                                                                   \
-      for (p = 0; p < g->osize; ++p)                                                                                 \
-        col[r * g->osize + p] = theano_conv_col_source(g, r, p, xs + 1, &off) ? x[off] : (T)0;                     \
+    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], r, o0, o1, o2;                                        \
+    theano_conv_geom3(g, xs + 2, in, k, out, pad, st, dl, s3);                                                       \
+    for (r = 0; r < g->crows; ++r) {                                                                                 \
+      const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
+      const T* base = x + (r / g->ksize) * xs[1];                                                                    \
+      T* dst = col + r * g->osize;                                                                                   \
+      for (o0 = 0; o0 < out[0]; ++o0) {                                                                              \
+        const int64_t i0 = o0 * st[0] - pad[0] + k0 * dl[0];                                                         \
+        for (o1 = 0; o1 < out[1]; ++o1) {                                                                            \
+          const int64_t i1 = o1 * st[1] - pad[1] + k1 * dl[1];                                                       \
+          if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1]) {                                                      \
+            for (o2 = 0; o2 < out[2]; ++o2) *dst++ = (T)0;                                                           \
+            continue;                                                                                                \
+          }                                                                                                          \
+          {                                                                                                          \
+            const T* row = base + i0 * s3[0] + i1 * s3[1];                                                           \
+            int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
+            for (o2 = 0; o2 < out[2]; ++o2, i2 += st[2]) *dst++ = i2 >= 0 && i2 < in[2] ? row[i2 * s3[2]] : (T)0;   \
+          }                                                                                                          \
+        }                                                                                                            \
+      }                                                                                                              \
+    }                                                                                                                \
   }                                                                                                                  \
   /* dx (contiguous channels of one group of one image) += the column matrix folded back */                       \
   static inline void theano_col2im_##S(const TheanoConvGeom* g, const T* col, T* dx) {                              \
-    int64_t r, p, off, cs[THEANO_CONV_MAX_SP + 1], d;                                                               \
-    cs[g->nsp] = 1;                                                                                                  \
-    for (d = g->nsp - 1; d >= 0; --d) cs[d] = cs[d + 1] * g->in[d];                                                 \
-    for (r = 0; r < g->crows; ++r)                                                                                   \
-      for (p = 0; p < g->osize; ++p)                                                                                 \
-        if (theano_conv_col_source(g, r, p, cs, &off)) dx[off] += col[r * g->osize + p];                           \
+    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], cs[THEANO_CONV_MAX_SP], r, o0, o1, o2, d;             \
+    cs[g->nsp - 1] = 1;                                                                                              \
+    for (d = g->nsp - 2; d >= 0; --d) cs[d] = cs[d + 1] * g->in[d + 1];                                              \
+    theano_conv_geom3(g, cs, in, k, out, pad, st, dl, s3);                                                           \
+    for (r = 0; r < g->crows; ++r) {                                                                                 \
+      const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
+      T* base = dx + (r / g->ksize) * g->isize;                                                                      \
+      const T* src = col + r * g->osize;                                                                             \
+      for (o0 = 0; o0 < out[0]; ++o0) {                                                                              \
+        const int64_t i0 = o0 * st[0] - pad[0] + k0 * dl[0];                                                         \
+        for (o1 = 0; o1 < out[1]; ++o1, src += out[2]) {                                                             \
+          const int64_t i1 = o1 * st[1] - pad[1] + k1 * dl[1];                                                       \
+          if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1]) continue;                                             \
+          {                                                                                                          \
+            T* row = base + i0 * s3[0] + i1 * s3[1];                                                                 \
+            int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
+            for (o2 = 0; o2 < out[2]; ++o2, i2 += st[2])                                                             \
+              if (i2 >= 0 && i2 < in[2]) row[i2 * s3[2]] += src[o2];                                                 \
+          }                                                                                                          \
+        }                                                                                                            \
+      }                                                                                                              \
+    }                                                                                                                \
   }                                                                                                                  \
   /* a C-contiguous copy of a (n0, rest...) strided array of `nd` axes */                                         \
   static inline void theano_conv_pack_##S(int64_t nd, const int64_t* shape, const T* a, const int64_t* as, T* out) { \

@@ -24,12 +24,14 @@ std::string c_array(const std::vector<std::int64_t>& v) {
   return s + "}";
 }
 
-void lower_conv(NodeLowering& L) {
+}  // namespace
+
+void emit_conv_geometry(NodeLowering& L) {
   const auto& op = static_cast<const N::ConvBase&>(L.op);
   const int n = op.convdim(), nd = n + 2;
   const N::ConvDirection dir = op.direction();
   const DType dt = L.out(0).dtype();
-  const std::string T = c_type(dt), S = dt == DType::Float64 ? "f64" : "f32", item = item_of(dt);
+  const std::string item = item_of(dt);
   const std::string ns = str(n), nds = str(nd), G = str(op.num_groups()) + "LL";
   L.need("conv kernels", kernel_text("conv.h"));
   CodeWriter& w = L.body;
@@ -83,6 +85,27 @@ void lower_conv(NodeLowering& L) {
   w.line("as[d] = x0->strides[d] / " + item + ";");
   w.line("bs[d] = x1->strides[d] / " + item + ";");
   w.close();
+  if (dir == N::ConvDirection::Forward) {
+    w.line("o0->shape[0] = g.batch;");
+    w.line("o0->shape[1] = g.filters;");
+    w.line("for (int d = 0; d < " + ns + "; ++d) o0->shape[d + 2] = g.out[d];");
+  } else {
+    w.line("for (int d = 0; d < " + nds + "; ++d) o0->shape[d] = " +
+           (dir == N::ConvDirection::GradWeights ? "wsh[d];" : "ish[d];"));
+  }
+}
+
+namespace {
+
+void lower_conv(NodeLowering& L) {
+  const auto& op = static_cast<const N::ConvBase&>(L.op);
+  const int n = op.convdim(), nd = n + 2;
+  const N::ConvDirection dir = op.direction();
+  const DType dt = L.out(0).dtype();
+  const std::string T = c_type(dt), S = dt == DType::Float64 ? "f64" : "f32";
+  const std::string nds = str(nd);
+  CodeWriter& w = L.body;
+  emit_conv_geometry(L);
   w.line("const " + T + "* pa = (const " + T + "*)x0->data;");
   w.line("const " + T + "* pb = (const " + T + "*)x1->data;");
   const bool flip = op.filter_flip();
@@ -94,14 +117,6 @@ void lower_conv(NodeLowering& L) {
     w.line("if (" + fx + "->shape[d] > 0) " + fp + " += (" + fx + "->shape[d] - 1) * " + fs + "[d];");
     w.line(fs + "[d] = -" + fs + "[d];");
     w.close();
-  }
-  if (dir == N::ConvDirection::Forward) {
-    w.line("o0->shape[0] = g.batch;");
-    w.line("o0->shape[1] = g.filters;");
-    w.line("for (int d = 0; d < " + ns + "; ++d) o0->shape[d + 2] = g.out[d];");
-  } else {
-    w.line("for (int d = 0; d < " + nds + "; ++d) o0->shape[d] = " +
-           (dir == N::ConvDirection::GradWeights ? "wsh[d];" : "ish[d];"));
   }
   w.line(L.alloc(0));
   const int dcode = dir == N::ConvDirection::Forward ? 0 : dir == N::ConvDirection::GradWeights ? 1 : 2;

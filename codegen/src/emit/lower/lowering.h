@@ -368,6 +368,7 @@ void add_gpu_nnet_lowerings(LoweringTable& t);
 void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
+void add_gpu_conv_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form
 /// (OpInfo::has_kernel_form): the generic lowerings of emit/lower/kernel_form.cpp.
 void add_kernel_form_lowerings(LoweringTable& t);
@@ -377,6 +378,13 @@ void add_kernel_form_lowerings(LoweringTable& t);
 /// which row-major transpose flag and leading dimension. The CPU BLAS
 /// lowerings and the GPU ones (cuBLAS, emit/lower/gpu_blas.cpp) share it.
 void need_blas_layout(NodeLowering& L);
+
+/// The convolution ops' shared host part (emit/lower/conv.cpp), for the C++
+/// and the GPU lowering: conv.h's rule with every check and its message on
+/// the node's shapes (`TheanoConvGeom g`; `ish`, `wsh` the input's and the
+/// filters' shapes; `as`, `bs` inputs 0 and 1's element strides) and the
+/// output's shape in o0 (not yet allocated).
+void emit_conv_geometry(NodeLowering& L);
 /// The BLAS ops' run-time shape checks and operand reads (emit/lower/blas.cpp),
 /// one text for the CPU and the GPU lowerings. Dot: declares k, m, n (1 for
 /// a vector operand), sets o0's shape and allocates it. Gemm: alpha, beta,

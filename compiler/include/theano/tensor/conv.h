@@ -128,6 +128,8 @@ class CorrMM final : public ConvBase {
          std::vector<std::int64_t> kshp);
   std::string_view type_name() const override;
   bool is_abstract() const override { return false; }
+  /// The input and the filters (or output gradient) on the GPU, a shape vector on the host.
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   OpPtr sibling(ConvDirection dir) const override;
 };
 

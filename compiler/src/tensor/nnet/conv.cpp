@@ -19,14 +19,6 @@
 namespace theano::tensor::nnet {
 namespace {
 
-const char* direction_suffix(ConvDirection d) {
-  switch (d) {
-    case ConvDirection::Forward: return "";
-    case ConvDirection::GradWeights: return "_gradWeights";
-    default: return "_gradInputs";
-  }
-}
-
 std::vector<std::int64_t> ones_if_empty(std::vector<std::int64_t> v, int n, const char* what, std::string_view op) {
   if (v.empty()) v.assign(static_cast<std::size_t>(n), 1);
   THEANO_USER_CHECK(static_cast<int>(v.size()) == n, ValueError)
@@ -243,8 +235,10 @@ THEANO_REGISTER_OP(AbstractConv,
                    .no_cuda = "replaced by CorrMM before the GPU transfer");
 THEANO_REGISTER_OP(CorrMM,
                    .kinds = {"CorrMM", "CorrMM_gradWeights", "CorrMM_gradInputs", "Corr3dMM", "Corr3dMM_gradWeights",
-                             "Corr3dMM_gradInputs"},
-                   .no_cuda = "no GPU form yet: a GPU function computes it on the CPU");
+                             "Corr3dMM_gradInputs"});
+
+// The data inputs live on the GPU; a gradient's shape vector stays on the host.
+std::optional<GpuPlacement> CorrMM::gpu_form(const Apply& node) const { return GpuPlacement::only(node.nin(), {0, 1}); }
 
 ApplyPtr ConvBase::make_node(std::vector<Var> inputs) const {
   const std::string op(type_name());
@@ -337,7 +331,7 @@ ApplyPtr ConvBase::make_node(std::vector<Var> inputs) const {
     w1[du] = *wsh[du];
     std::vector<std::int64_t> p1(static_cast<std::size_t>(convdim()), 0);
     p1[static_cast<std::size_t>(d)] = pads[static_cast<std::size_t>(d)];
-    TheanoConvGeom g;
+    TheanoConvGeom g{};
     std::int64_t bad = 0;
     const int rc = theano_conv_rule(convdim(), i1.data(), w1.data(), p1.data(), subsample().data(),
                                     filter_dilation().data(), 1, &g, &bad);
@@ -411,7 +405,7 @@ void ConvBase::perform(const Apply& node, std::span<const NDArray> inputs, std::
                shape_text(spatial) + ")";
   }
   const std::vector<std::int64_t> pads = border_mode().pad_spec(nsp, op);
-  TheanoConvGeom g;
+  TheanoConvGeom g{};
   int rc = theano_conv_rule(nsp, ishape.data(), wshape.data(), pads.data(), subsample().data(),
                             filter_dilation().data(), G, &g, &bad);
   if (rc == THEANO_CONV_OK && top) rc = theano_conv_top_rule(&g, top->data(), &bad);

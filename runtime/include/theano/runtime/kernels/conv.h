@@ -265,6 +265,35 @@ static inline int theano_conv_col_source(const TheanoConvGeom* g, int64_t r, int
   return 1;
 }
 
+/* Element (c, ipos) of one group of one image's input gradient (c a channel
+ * of the group, ipos a flat spatial position): the sum of the column entries
+ * col2im adds there, in the same order (kernel taps ascending), found by
+ * inverting theano_conv_col_source: the gather form of col2im, one element a
+ * GPU thread, no two threads writing one place. */
+#define THEANO_COL2IM_GATHER(T, S)                                                                                   \
+  static inline T theano_col2im_at_##S(const TheanoConvGeom* g, const T* col, int64_t c, int64_t ipos) {            \
+    int64_t kpos, d;                                                                                                 \
+    T acc = (T)0;                                                                                                    \
+    for (kpos = 0; kpos < g->ksize; ++kpos) {                                                                        \
+      int64_t kr = kpos, ir = ipos, p = 0, pm = 1, ok = 1;                                                           \
+      for (d = g->nsp - 1; d >= 0; --d) {                                                                            \
+        const int64_t kd = kr % g->k[d], t = ir % g->in[d] + g->pad[d] - kd * g->dil[d];                             \
+        kr /= g->k[d];                                                                                               \
+        ir /= g->in[d];                                                                                              \
+        if (t < 0 || t % g->stride[d] != 0 || t / g->stride[d] >= g->out[d]) {                                       \
+          ok = 0;                                                                                                    \
+          break;                                                                                                     \
+        }                                                                                                            \
+        p += (t / g->stride[d]) * pm;                                                                                \
+        pm *= g->out[d];                                                                                             \
+      }                                                                                                              \
+      if (ok) acc += col[(c * g->ksize + kpos) * g->osize + p];                                                      \
+    }                                                                                                                \
+    return acc;                                                                                                      \
+  }
+THEANO_COL2IM_GATHER(float, f32)
+THEANO_COL2IM_GATHER(double, f64)
+
 /* The geometry on exactly 3 spatial axes (a 2-d one gets a leading axis of
  * size 1), so the row loops below are three nested loops for both. */
 static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs, int64_t* in, int64_t* k,

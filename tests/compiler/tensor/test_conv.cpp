@@ -286,6 +286,17 @@ TEST_CASE("second derivatives of conv2d: the gradient of a gradient") {
       {a, b});
 }
 
+TEST_CASE("Rop of conv2d through the gradient ops: linear in each argument") {
+  const Var x = tensor4("x", DType::Float64), w = tensor4("W", DType::Float64), v = tensor4("V", DType::Float64);
+  const nn::ConvOptions o{.border_mode = nn::BorderMode::half(), .subsample = {1, 2}, .num_groups = 2};
+  const NDArray a = values({2, 4, 5, 6}, 0.3), b = values({2, 2, 3, 3}, 0.5), va = values({2, 4, 5, 6}, 0.9),
+                vb = values({2, 2, 3, 3}, 1.7);
+  const Var y = nn::conv2d(x, w, o);
+  // J_W v = conv(x, v) and J_x v = conv(v, W): the convolution is linear in each.
+  CHECK(close(run(Rop(y, w, v), {{x, a}, {w, b}, {v, vb}}, "fast_run"), ref_forward(a, vb, Case{o.border_mode, o.subsample, {}, true, 2}), 1e-12));
+  CHECK(close(run(Rop(y, x, v), {{x, a}, {w, b}, {v, va}}, "fast_run"), ref_forward(va, b, Case{o.border_mode, o.subsample, {}, true, 2}), 1e-12));
+}
+
 TEST_CASE("conv errors: dtypes, ranks, options, mismatched shapes and hints, with their messages") {
   const Var x = tensor4("x"), w = tensor4("W");
   CHECK_THROWS_WITH_AS(nn::conv2d(tensor4("h", DType::Float16), w),

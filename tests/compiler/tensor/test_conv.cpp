@@ -227,6 +227,13 @@ TEST_CASE("conv2d in float32, the printed ops and the static output shape") {
   const Var y3 = nn::conv3d(tensor::tensor(DType::Float64, {1, 2, 4, 5, 6}), tensor::tensor(DType::Float64, {3, 2, 1, 2, 3}),
                             {.border_mode = nn::BorderMode::full()});
   CHECK(tensor_type(y3)->str() == "TensorType(float64, (1, 3, 4, 6, 8))");
+  // A constant shape gives the gradients' static shapes.
+  const Var gi = nn::conv2d_grad_wrt_inputs(y, w, NDArray::from_list<std::int64_t>({2, 3, 8, 8}, {4}),
+                                            {.border_mode = nn::BorderMode::half(), .subsample = {2, 2}});
+  CHECK(tensor_type(gi)->str() == "TensorType(float32, (2, 3, 8, 8))");
+  const Var gw = nn::conv2d_grad_wrt_weights(x, y, NDArray::from_list<std::int64_t>({5, 3, 3, 3}, {4}),
+                                             {.border_mode = nn::BorderMode::half(), .subsample = {2, 2}});
+  CHECK(tensor_type(gw)->str() == "TensorType(float32, (5, 3, 3, 3))");
 }
 
 TEST_CASE("conv infer_shape over the options and the gradient ops") {

@@ -68,8 +68,14 @@ Var spatial_arg(const TensorLike& shape, int convdim, const char* fn) {
   THEANO_USER_CHECK(n && (*n == convdim || *n == convdim + 2), ValueError)
       << fn << ": the shape must have " << convdim + 2 << " (or " << convdim << " spatial) entries, got " << v.str()
       << " of type " << t.str();
-  if (*n == convdim + 2) v = subtensor(v, {Index(slice(2, none))});
-  return v;
+  if (*n == convdim) return v;
+  // A constant shape stays a constant (the op then knows the output's static shape).
+  if (const Constant* c = v.as_constant()) {
+    const NDArray all = c->data().astype(DType::Int64).contiguous();
+    const std::int64_t* p = all.data_as<std::int64_t>();
+    return constant(NDArray::from_vector<std::int64_t>(std::vector<std::int64_t>(p + 2, p + convdim + 2), {convdim}));
+  }
+  return subtensor(v, {Index(slice(2, none))});
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // errors of conv.h's rule from generated code.
 #include <doctest/doctest.h>
 #include <theano/codegen/c_linker.h>
+#include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/tensor/conv.h>
 #include <theano/tensor/index.h>
@@ -118,6 +119,31 @@ TEST_SUITE("lower conv") {
         }
         check_sets(ins, outs, {vals, empty_batch}, Agreement{.rtol = dt == DType::Float32 ? 1e-4 : 1e-10, .atol32 = 1e-5});
       }
+    }
+  }
+
+  TEST_CASE("conv from generated code: the images split across loop threads, partial weight gradients summed") {
+    for (const char* threads : {"1", "3"}) {
+      CAPTURE(threads);
+      Config c = config();
+      c.flags["threads"] = threads;
+      ConfigGuard guard(c);
+      std::mt19937_64 rng(11);
+      const Var x = any_tensor(DType::Float64, 4, "x"), w = any_tensor(DType::Float64, 4, "W"),
+                t = any_tensor(DType::Float64, 4, "top");
+      std::vector<Var> outs;
+      for (bool flip : {true, false}) {
+        const nn::ConvOptions co{.border_mode = 1, .subsample = {2, 1}, .filter_flip = flip, .num_groups = 2};
+        outs.push_back(nn::conv2d(x, w, co));
+        outs.push_back(nn::conv2d_grad_wrt_inputs(t, w, shape(x), co));
+        outs.push_back(nn::conv2d_grad_wrt_weights(x, t, shape(w), co));
+      }
+      // 13 images: parts of at least 4 on up to 3 threads; top is (13, 6, 4, 6).
+      check_lowering({x, w, t}, outs,
+                     {random_array(rng, {13, 4, 7, 6}, DType::Float64, -1, 1),
+                      random_array(rng, {6, 2, 3, 3}, DType::Float64, -1, 1),
+                      random_array(rng, {13, 6, 4, 6}, DType::Float64, -1, 1)},
+                     Agreement{.rtol = 1e-10});
     }
   }
 

@@ -6,7 +6,11 @@
 // buffer from the host allocator (lives for the call) and calls the
 // algorithm; the inputs are read through their strides (a flipped filter is
 // a pointer to its last tap with negated spatial strides, as in perform).
+// The images are split across the loop threads (THEANO_FLAGS threads), each
+// part with its own scratch; the weights' gradient sums one partial result a
+// part, in part order (the cut depends only on the batch and the threads).
 #include "lowering.h"
+#include "parallel_part.h"
 
 #include <theano/runtime/kernels/conv.h>
 #include <theano/tensor/conv.h>
@@ -120,40 +124,69 @@ void lower_conv(NodeLowering& L) {
   }
   w.line(L.alloc(0));
   const int dcode = dir == N::ConvDirection::Forward ? 0 : dir == N::ConvDirection::GradWeights ? 1 : 2;
-  const bool flip_out = flip && dir == N::ConvDirection::GradWeights;
-  w.line("int64_t nscratch = 0;");
-  w.line("if (theano_conv_scratch_size(&g, " + str(dcode) + ", &nscratch) != THEANO_CONV_OK) " +
+  const bool gw = dir == N::ConvDirection::GradWeights;
+  // The images are split across the loop threads (theano_parallel), each part with its own scratch
+  // (and, for the weights' gradient, its own partial sum, added up in part order afterwards).
+  const std::string fn = L.fn, args_t = fn + "_args";
+  L.file.open("struct " + args_t);
+  L.file.line("const TheanoConvGeom* g;");
+  L.file.line("const " + T + "* pa;");
+  L.file.line("const int64_t* as;");
+  L.file.line("const " + T + "* pb;");
+  L.file.line("const int64_t* bs;");
+  L.file.line(T + "* po;");
+  L.file.line(T + "* work;");
+  L.file.line("int64_t wn;");
+  L.file.line("int64_t dn;");
+  L.file.close(";");
+  const ParallelPart part{fn + "_part", args_t, "a", "part", true};
+  part.open(L.file);
+  const std::string algo = dir == N::ConvDirection::Forward ? "fwd" : gw ? "grad_weights" : "grad_inputs";
+  L.file.line("theano_corr_" + algo + "_" + S + "(a->g, lo / 64, hi / 64, a->pa, a->as, a->pb, a->bs, a->po" +
+              (gw ? " + part * a->dn" : "") + ", a->work + part * a->wn);");
+  L.file.close();
+  w.line("const int64_t nparts = ctx->threads > 1 ? ctx->threads : 1;");
+  w.line("int64_t wn = 0, dwn = " + std::string(gw ? "theano_size(o0)" : "0") + ", nscratch = 0, nall = 0;");
+  w.line("if (theano_conv_scratch_size(&g, " + str(dcode) + ", &wn) != THEANO_CONV_OK || "
+         "theano_checked_add(wn, dwn, &nscratch) != THEANO_RULE_OK || "
+         "theano_checked_mul(nscratch, nparts, &nall) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the scratch buffer's size does not fit in int64"));
-  if (flip_out)
-    w.line("if (theano_checked_add(nscratch, theano_size(o0), &nscratch) != THEANO_RULE_OK) " +
-           L.fail(kErrValue, "the scratch buffer's size does not fit in int64"));
   w.line("TheanoArray scratch;");
   w.line("scratch.ndim = 1;");
   w.line("scratch.dtype = o0->dtype;");
   w.line("scratch.owner = -1;");
-  w.line("scratch.shape[0] = nscratch;");
+  w.line("scratch.shape[0] = nall;");
   w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate the column buffer"));
   w.line(T + "* work = (" + T + "*)scratch.data;");
   w.line(T + "* po = (" + T + "*)o0->data;");
-  if (dir == N::ConvDirection::Forward) {
-    w.line("theano_corr_fwd_" + S + "(&g, pa, as, pb, bs, po, work);");
-  } else if (dir == N::ConvDirection::GradInputs) {
-    w.line("theano_corr_grad_inputs_" + S + "(&g, pa, as, pb, bs, po, work);");
-  } else if (!flip_out) {
-    w.line("theano_corr_grad_weights_" + S + "(&g, pa, as, pb, bs, po, work);");
+  w.line(T + "* sums = work + nparts * wn;  // the weights' gradient: one partial sum a part");
+  w.line(args_t + " args = {&g, pa, as, pb, bs, " + std::string(gw ? "sums" : "po") + ", work, wn, dwn};");
+  // The pool cuts ranges at multiples of 64 indices (runtime/thread_pool.h): 64 indices an image, so
+  // a part is whole images (at least 4) and a batch of 64 splits too.
+  w.line("int64_t nidx = 0;");
+  w.line("if (theano_checked_mul(g.batch, 64, &nidx) != THEANO_RULE_OK) " +
+         L.fail(kErrValue, "the batch is too large to split across threads"));
+  w.line("const int64_t used = " + part.run("nidx", "4 * 64", "args") + ";");
+  if (gw) {
+    // dw = the parts' sums in part order, then (filter_flip) reversed along the spatial axes.
+    w.line("const int64_t dn = theano_size(o0);");
+    w.line(T + "* dw = " + std::string(flip ? "sums" : "po") + ";");
+    w.line("if (dw != sums) for (int64_t i = 0; i < dn; ++i) dw[i] = sums[i];");
+    w.line("for (int64_t k = 1; k < used; ++k) for (int64_t i = 0; i < dn; ++i) dw[i] += sums[k * dn + i];");
+    if (flip) {
+      w.line("int64_t ts[" + nds + "];");
+      w.line("ts[" + str(nd - 1) + "] = 1;");
+      w.line("for (int d = " + str(nd - 2) + "; d >= 0; --d) ts[d] = ts[d + 1] * wsh[d + 1];");
+      w.line("const " + T + "* last = dw;");
+      w.open("for (int d = 2; d < " + nds + "; ++d)");
+      w.line("if (wsh[d] > 0) last += (wsh[d] - 1) * ts[d];");
+      w.line("ts[d] = -ts[d];");
+      w.close();
+      w.line("if (dn > 0) theano_conv_pack_" + S + "(" + nds + ", wsh, last, ts, po);");
+    }
   } else {
-    // Computed into the scratch's tail, then written reversed along the spatial axes.
-    w.line(T + "* tmp = work + (nscratch - theano_size(o0));");
-    w.line("theano_corr_grad_weights_" + S + "(&g, pa, as, pb, bs, tmp, work);");
-    w.line("int64_t ts[" + nds + "];");
-    w.line("ts[" + str(nd - 1) + "] = 1;");
-    w.line("for (int d = " + str(nd - 2) + "; d >= 0; --d) ts[d] = ts[d + 1] * wsh[d + 1];");
-    w.line("const " + T + "* last = tmp;");
-    w.open("for (int d = 2; d < " + nds + "; ++d)");
-    w.line("if (wsh[d] > 0) last += (wsh[d] - 1) * ts[d];");
-    w.line("ts[d] = -ts[d];");
-    w.close();
-    w.line("if (theano_size(o0) > 0) theano_conv_pack_" + S + "(" + nds + ", wsh, last, ts, po);");
+    w.line("(void)used;");
+    w.line("(void)sums;");
   }
   w.line("return 0;");
 }

@@ -122,14 +122,14 @@ void run_kernel(ConvDirection dir, const TheanoConvGeom& g, const Operand& a, co
   const T* pb = reinterpret_cast<const T*>(b.data);
   T* po = out.data_as<T>();
   if (dir == ConvDirection::Forward) {
-    Kernels<T>::fwd(&g, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
+    Kernels<T>::fwd(&g, 0, g.batch, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
   } else if (dir == ConvDirection::GradInputs) {
-    Kernels<T>::gi(&g, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
+    Kernels<T>::gi(&g, 0, g.batch, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
   } else if (!flip) {
-    Kernels<T>::gw(&g, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
+    Kernels<T>::gw(&g, 0, g.batch, pa, a.strides.data(), pb, b.strides.data(), po, scratch.data());
   } else {
     NDArray tmp = NDArray::empty(out.shape(), out.dtype());
-    Kernels<T>::gw(&g, pa, a.strides.data(), pb, b.strides.data(), tmp.data_as<T>(), scratch.data());
+    Kernels<T>::gw(&g, 0, g.batch, pa, a.strides.data(), pb, b.strides.data(), tmp.data_as<T>(), scratch.data());
     const Operand f = operand(tmp, true);
     Kernels<T>::pack(tmp.ndim(), tmp.shape().data(), reinterpret_cast<const T*>(f.data), f.strides.data(), po);
   }

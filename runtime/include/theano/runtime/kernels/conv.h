@@ -12,7 +12,10 @@
  * k1..kN) likewise; the output is C-contiguous. Everything these functions
  * need besides is a caller's scratch buffer of theano_conv_scratch_size()
  * elements: the column matrix of one image and group, the packed filters,
- * and for the gradients one packed image of the output gradient.
+ * and for the gradients one packed image of the output gradient. Each
+ * algorithm takes a range of images [n0, n1), so a caller may split the
+ * batch across threads (one scratch a part; the weights' gradient of a part
+ * is its partial sum).
  *
  * This is a cross-correlation (no flip), Theano's CorrMM; a true convolution
  * is a correlation with the filters reversed along their spatial axes, which
@@ -408,9 +411,9 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,   \
          (T)1, a, ta ? (int)m : (int)k, b, tb ? (int)k : (int)n, beta, c, (int)n);                                  \
   }                                                                                                                  \
-  /* out (B, F, o..., contiguous) <- correlation of x with w */                                                    \
-  static inline void theano_corr_fwd_##S(const TheanoConvGeom* g, const T* x, const int64_t* xs, const T* w,        \
-                                         const int64_t* ws, T* out, T* scratch) {                                    \
+  /* out (B, F, o..., contiguous) <- correlation of x with w, for images [n0, n1) */                             \
+  static inline void theano_corr_fwd_##S(const TheanoConvGeom* g, int64_t n0, int64_t n1, const T* x,              \
+                                         const int64_t* xs, const T* w, const int64_t* ws, T* out, T* scratch) {     \
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t wshape[THEANO_CONV_MAX_SP + 2], n, gi, d;                                                                \
     T* col = scratch;                                                                                                \
@@ -419,16 +422,17 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     wshape[1] = cg;                                                                                                  \
     for (d = 0; d < g->nsp; ++d) wshape[d + 2] = g->k[d];                                                            \
     theano_conv_pack_##S(g->nsp + 2, wshape, w, ws, wp);                                                             \
-    for (n = 0; n < g->batch; ++n)                                                                                   \
+    for (n = n0; n < n1; ++n)                                                                                        \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_im2col_##S(g, x + n * xs[0] + gi * cg * xs[1], xs, col);                                             \
         theano_conv_gemm_##S(0, 0, fg, g->osize, g->crows, wp + gi * fg * g->crows, col, (T)0,                      \
                              out + (n * g->filters + gi * fg) * g->osize);                                           \
       }                                                                                                              \
   }                                                                                                                  \
-  /* dw (F, C/G, k..., contiguous) <- gradient wrt the filters from x and the output gradient top */              \
-  static inline void theano_corr_grad_weights_##S(const TheanoConvGeom* g, const T* x, const int64_t* xs,          \
-                                                  const T* top, const int64_t* ts, T* dw, T* scratch) {             \
+  /* dw (F, C/G, k..., contiguous) <- gradient wrt the filters from images [n0, n1) of x and top */              \
+  static inline void theano_corr_grad_weights_##S(const TheanoConvGeom* g, int64_t n0, int64_t n1, const T* x,     \
+                                                  const int64_t* xs, const T* top, const int64_t* ts, T* dw,         \
+                                                  T* scratch) {                                                      \
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t tshape[THEANO_CONV_MAX_SP + 1], n, gi, d, i;                                                             \
     T* col = scratch;                                                                                                \
@@ -436,7 +440,7 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     tshape[0] = g->filters;                                                                                          \
     for (d = 0; d < g->nsp; ++d) tshape[d + 1] = g->out[d];                                                          \
     for (i = 0; i < g->filters * g->crows; ++i) dw[i] = (T)0;                                                        \
-    for (n = 0; n < g->batch; ++n) {                                                                                 \
+    for (n = n0; n < n1; ++n) {                                                                                      \
       theano_conv_pack_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tp);                                         \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_im2col_##S(g, x + n * xs[0] + gi * cg * xs[1], xs, col);                                             \
@@ -445,9 +449,10 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
       }                                                                                                              \
     }                                                                                                                \
   }                                                                                                                  \
-  /* dx (B, C, s..., contiguous) <- gradient wrt the input from the filters and the output gradient top */         \
-  static inline void theano_corr_grad_inputs_##S(const TheanoConvGeom* g, const T* w, const int64_t* ws,           \
-                                                 const T* top, const int64_t* ts, T* dx, T* scratch) {              \
+  /* images [n0, n1) of dx (B, C, s..., contiguous) <- gradient wrt the input from the filters and top */         \
+  static inline void theano_corr_grad_inputs_##S(const TheanoConvGeom* g, int64_t n0, int64_t n1, const T* w,      \
+                                                 const int64_t* ws, const T* top, const int64_t* ts, T* dx,          \
+                                                 T* scratch) {                                                       \
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t wshape[THEANO_CONV_MAX_SP + 2], tshape[THEANO_CONV_MAX_SP + 1], n, gi, d, i;                             \
     T* col = scratch;                                                                                                \
@@ -459,8 +464,8 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     tshape[0] = g->filters;                                                                                          \
     for (d = 0; d < g->nsp; ++d) tshape[d + 1] = g->out[d];                                                          \
     theano_conv_pack_##S(g->nsp + 2, wshape, w, ws, wp);                                                             \
-    for (i = 0; i < g->batch * g->channels * g->isize; ++i) dx[i] = (T)0;                                            \
-    for (n = 0; n < g->batch; ++n) {                                                                                 \
+    for (i = n0 * g->channels * g->isize; i < n1 * g->channels * g->isize; ++i) dx[i] = (T)0;                        \
+    for (n = n0; n < n1; ++n) {                                                                                      \
       theano_conv_pack_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tp);                                         \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_conv_gemm_##S(1, 0, g->crows, g->osize, fg, wp + gi * fg * g->crows, tp + gi * fg * g->osize, (T)0, \

@@ -166,7 +166,15 @@ void lower_conv(NodeLowering& L) {
   w.line("int64_t nidx = 0;");
   w.line("if (theano_checked_mul(g.batch, 64, &nidx) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the batch is too large to split across threads"));
-  w.line("const int64_t used = " + part.run("nidx", "4 * 64", "args") + ";");
+  // Only where an image's gemms are small (under 2^20 multiply-adds: BLAS runs them on one thread and
+  // im2col dominates); above, BLAS's own threads work, and splitting too oversubscribed the cores
+  // (measured on W10's shapes, batch 64, float32, 2 idle cores, forward and both gradients: (1->20, 5x5,
+  // 28x28), 0.29M an image, 4.8 -> 2.5 ms with 2 threads; (20->50, 5x5, 12x12), 1.6M an image, 12.7 ms
+  // on one thread, 21 ms split; a min_part of nidx keeps the whole batch in one part).
+  w.line("int64_t macs = 0;");
+  w.line("const int small = theano_checked_mul(g.filters, g.crows, &macs) == THEANO_RULE_OK && "
+         "theano_checked_mul(macs, g.osize, &macs) == THEANO_RULE_OK && macs / g.groups < (1LL << 20);");
+  w.line("const int64_t used = " + part.run("nidx", "small ? 4 * 64 : nidx", "args") + ";");
   if (gw) {
     // dw = the parts' sums in part order, then (filter_flip) reversed along the spatial axes.
     w.line("const int64_t dn = theano_size(o0);");

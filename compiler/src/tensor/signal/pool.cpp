@@ -298,10 +298,10 @@ AveragePoolGrad::AveragePoolGrad(PoolParams p)
       << "AveragePoolGrad: mode must be 'sum', 'average_inc_pad' or 'average_exc_pad', got 'max'";
 }
 
-THEANO_REGISTER_OP(Pool, .no_cpp = "no C++ lowering yet: the perform fallback runs", .no_cuda = "no GPU form yet");
-THEANO_REGISTER_OP(MaxPoolGrad, .no_cpp = "no C++ lowering yet: the perform fallback runs", .no_cuda = "no GPU form yet");
-THEANO_REGISTER_OP(AveragePoolGrad, .no_cpp = "no C++ lowering yet: the perform fallback runs", .no_cuda = "no GPU form yet");
-THEANO_REGISTER_OP(DownsampleFactorMaxGradGrad, .no_cpp = "no C++ lowering yet: the perform fallback runs", .no_cuda = "no GPU form yet");
+THEANO_REGISTER_OP(Pool);
+THEANO_REGISTER_OP(MaxPoolGrad);
+THEANO_REGISTER_OP(AveragePoolGrad);
+THEANO_REGISTER_OP(DownsampleFactorMaxGradGrad);
 
 // ---- Pool
 

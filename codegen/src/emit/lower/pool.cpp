@@ -178,47 +178,67 @@ std::string call_of(const NodeLowering& L, const PoolNode& n) {
   return {};
 }
 
+/// The CPU's call: the forward and gradgrad as call_of; the gradients window
+/// by window (kernels/pool.h's scatter form: `bo` / `so`, o0's image and
+/// strides), walking the pooled slots.
+std::string cpu_call_of(const NodeLowering& L, const PoolNode& n) {
+  const std::string sfx(kernel_dtype_suffix(L.out(0).dtype()));
+  switch (n.which) {
+    case Which::MaxGrad:
+      return "theano_pool_max_grad_add_" + sfx + "(b0, s0, b1, s1, b2, s2, bo, so, v, pws, pst, ppad, i0, i1, i2);";
+    case Which::AvgGrad:
+      return "theano_pool_avg_grad_add_" + sfx + "(b1, s1, bo, so, v, pws, pst, ppad, " + mode_macro(n.p.mode) +
+             ", i0, i1, i2);";
+    default:
+      return "*(" + L.out_ctype(0) + "*)(bo + i0 * so[0] + i1 * so[1] + i2 * so[2]) = " + call_of(L, n) + ";";
+  }
+}
+
 void lower_pool(NodeLowering& L) {
   const PoolNode n = pool_node(L);
   const int r = L.in(0).ndim(), lead = r - n.p.ndim, nin = L.nin();
   L.need("kernels/pool.h", kernel_text("pool.h"));
-  const std::string call = call_of(L, n);  // refuses a dtype without kernels before any code
+  (void)function_of(L, n.which);  // refuses a dtype without kernels before any code
+  const std::string call = cpu_call_of(L, n);
+  const bool scatter = n.which == Which::MaxGrad || n.which == Which::AvgGrad;
   emit_host(L, n);
   CodeWriter& w = L.body;
+  if (scatter) {
+    // The windows add into zeros (o0 is fresh and C-contiguous).
+    w.line("{ " + L.out_ctype(0) + "* z = (" + L.out_ctype(0) + "*)o0->data; const int64_t m = theano_size(o0); " +
+           "for (int64_t k = 0; k < m; ++k) z[k] = 0; }");
+  }
   for (int i = 0; i < nin; ++i)
     w.line("const int64_t s" + str(i) + "[3] = " + slots_of(n.p, r, L.x(i), "strides", "0") + ";");
+  w.line("const int64_t so[3] = " + slots_of(n.p, r, "o0", "strides", "0") + ";");
   // Leading axes: nested loops carrying each array's offset.
   std::vector<std::string> off(static_cast<std::size_t>(nin + 1));
-  auto add_off = [&](int d, const std::string& var) {
+  for (int d = 0; d < lead; ++d) {
+    const std::string var = "l" + str(d);
+    w.open("for (int64_t " + var + " = 0; " + var + " < o0->shape[" + str(d) + "]; ++" + var + ")");
     for (int i = 0; i <= nin; ++i) {
       const std::string a = i < nin ? L.x(i) : "o0";
       off[static_cast<std::size_t>(i)] += " + " + var + " * " + a + "->strides[" + str(d) + "]";
     }
-  };
-  for (int d = 0; d < lead; ++d) {
-    const std::string var = "l" + str(d);
-    w.open("for (int64_t " + var + " = 0; " + var + " < o0->shape[" + str(d) + "]; ++" + var + ")");
-    add_off(d, var);
   }
   for (int i = 0; i < nin; ++i)
     w.line("const char* b" + str(i) + " = x" + str(i) + "->data" + off[static_cast<std::size_t>(i)] + ";");
   w.line("char* bo = o0->data" + off[static_cast<std::size_t>(nin)] + ";");
-  // The element loops: slots of o0's pooled (or input) axes; a dummy slot's index is 0.
-  std::string oo;
+  // The element loops over the slots of the pooled lengths (the gradients'
+  // windows: zl) or of o0's; a dummy slot's index is 0.
   int loops = 0;
   for (int slot = 0; slot < 3; ++slot) {
-    const int k = slot - (3 - n.p.ndim);
     const std::string is = "i" + str(slot);
-    if (k < 0) {
+    if (slot < 3 - n.p.ndim) {
       w.line("const int64_t " + is + " = 0;");
       continue;
     }
-    const std::string ax = str(lead + k);
-    w.open("for (int64_t " + is + " = 0; " + is + " < o0->shape[" + ax + "]; ++" + is + ")");
-    oo += " + " + is + " * o0->strides[" + ax + "]";
+    const std::string len =
+        scatter ? "zl[" + str(slot) + "]" : "o0->shape[" + str(lead + slot - (3 - n.p.ndim)) + "]";
+    w.open("for (int64_t " + is + " = 0; " + is + " < " + len + "; ++" + is + ")");
     ++loops;
   }
-  w.line("*(" + L.out_ctype(0) + "*)(bo" + oo + ") = " + call + ";");
+  w.line(call);
   for (int k = 0; k < loops + lead; ++k) w.close();
   w.line("return 0;");
 }

@@ -190,6 +190,18 @@ void for_each_out(NDArray& out, int64_t nb, const int64_t* len, F&& image) {
   }
 }
 
+/// Calls, per image b, `image(b)`'s function of (o0, o1, o2) on every output
+/// index of lengths `len` (the gradients' window-by-window walk).
+template <class F>
+void for_each_window(int64_t nb, const int64_t* len, F&& image) {
+  for (int64_t b = 0; b < nb; ++b) {
+    const auto f = image(b);
+    for (int64_t a = 0; a < len[0]; ++a)
+      for (int64_t c = 0; c < len[1]; ++c)
+        for (int64_t e = 0; e < len[2]; ++e) f(a, c, e);
+  }
+}
+
 Var int64_constant(int64_t v) { return constant(NDArray::scalar<int64_t>(v)); }
 
 // One case per dtype: `BODY(T, SFX)` with the kernel suffix.
@@ -366,15 +378,18 @@ void MaxPoolGrad::perform(const Apply&, std::span<const NDArray> inputs, std::sp
   const NDArray &x = inputs[0], &z = inputs[1], &gz = inputs[2];
   check_pooled(*this, p, x, z, "maxout");
   check_pooled(*this, p, x, gz, "gz");
-  NDArray gx = NDArray::empty(x.shape(), x.dtype());
+  // Window by window (kernels/pool.h's scatter form), into zeros.
+  NDArray gx = NDArray::zeros(x.shape(), x.dtype());
   if (gx.size() != 0) {
     const Geometry g = geometry(p, x.shape(), z.shape());
-    const Images xi(x, p.ndim), zi(z, p.ndim), gi(gz, p.ndim);
-#define THEANO_POOL_MAXGRAD(T, SFX)                                                                              \
-  for_each_out<T>(gx, g.nb, g.v, [&](int64_t b) {                                                    \
+    const Images xi(x, p.ndim), zi(z, p.ndim), gi(gz, p.ndim), oi(gx, p.ndim);
+    const int64_t image_bytes = gx.nbytes() / g.nb;
+#define THEANO_POOL_MAXGRAD(T, SFX)                                                                    \
+  for_each_window(g.nb, g.zl, [&](int64_t b) {                                                        \
     const char *xb = xi.image(b), *zb = zi.image(b), *gb = gi.image(b);                              \
-    return [&, xb, zb, gb](int64_t i0, int64_t i1, int64_t i2) {                                     \
-      return theano_pool_max_grad_##SFX(xb, xi.s, zb, zi.s, gb, gi.s, g.zl, g.ws, g.st, g.pad, i0, i1, i2); \
+    char* ob = static_cast<char*>(gx.data()) + b * image_bytes;                                      \
+    return [&, xb, zb, gb, ob](int64_t o0, int64_t o1, int64_t o2) {                                 \
+      theano_pool_max_grad_add_##SFX(xb, xi.s, zb, zi.s, gb, gi.s, ob, oi.s, g.v, g.ws, g.st, g.pad, o0, o1, o2); \
     };                                                                                               \
   });
     THEANO_POOL_DISPATCH(x.dtype(), THEANO_POOL_MAXGRAD)
@@ -411,16 +426,19 @@ void AveragePoolGrad::perform(const Apply&, std::span<const NDArray> inputs, std
   const PoolParams p = params();
   const NDArray &x = inputs[0], &gz = inputs[1];
   check_pooled(*this, p, x, gz, "gz");
-  NDArray gx = NDArray::empty(x.shape(), x.dtype());
+  // Window by window (kernels/pool.h's scatter form), into zeros.
+  NDArray gx = NDArray::zeros(x.shape(), x.dtype());
   if (gx.size() != 0) {
     const Geometry g = geometry(p, x.shape(), gz.shape());
-    const Images gi(gz, p.ndim);
-#define THEANO_POOL_AVGGRAD(T, SFX)                                                                               \
-  for_each_out<T>(gx, g.nb, g.v, [&](int64_t b) {                                                     \
-    const char* gb = gi.image(b);                                                                     \
-    return [&, gb](int64_t i0, int64_t i1, int64_t i2) {                                              \
-      return theano_pool_avg_grad_##SFX(gb, gi.s, g.zl, g.v, g.ws, g.st, g.pad, g.mode, i0, i1, i2);  \
-    };                                                                                                \
+    const Images gi(gz, p.ndim), oi(gx, p.ndim);
+    const int64_t image_bytes = gx.nbytes() / g.nb;
+#define THEANO_POOL_AVGGRAD(T, SFX)                                                                   \
+  for_each_window(g.nb, g.zl, [&](int64_t b) {                                                       \
+    const char* gb = gi.image(b);                                                                    \
+    char* ob = static_cast<char*>(gx.data()) + b * image_bytes;                                     \
+    return [&, gb, ob](int64_t o0, int64_t o1, int64_t o2) {                                        \
+      theano_pool_avg_grad_add_##SFX(gb, gi.s, ob, oi.s, g.v, g.ws, g.st, g.pad, g.mode, o0, o1, o2); \
+    };                                                                                              \
   });
     THEANO_POOL_DISPATCH(x.dtype(), THEANO_POOL_AVGGRAD)
 #undef THEANO_POOL_AVGGRAD

@@ -169,6 +169,30 @@ static inline int64_t theano_pool_divisor(int mode, const int64_t* lo, const int
 
 #define THEANO_POOL_AT(T, base, s, a, b, c) (*(const T*)((base) + (a) * (s)[0] + (b) * (s)[1] + (c) * (s)[2]))
 
+/* The forward's reduction over the n0 x n1 x n2 elements from x0 (a statement
+ * that returns; lo, hi, ni, mode in scope). */
+#define THEANO_POOL_REDUCE(T, ACC, DIV, x0, xs, n0, n1, n2)                                                     \
+  {                                                                                                              \
+    int64_t a_, b_, c_;                                                                                          \
+    if (mode == THEANO_POOL_MAX) {                                                                               \
+      T m_ = THEANO_POOL_AT(T, x0, xs, 0, 0, 0);                                                                 \
+      for (a_ = 0; a_ < (n0); ++a_)                                                                              \
+        for (b_ = 0; b_ < (n1); ++b_)                                                                            \
+          for (c_ = 0; c_ < (n2); ++c_) {                                                                        \
+            const T e_ = THEANO_POOL_AT(T, x0, xs, a_, b_, c_);                                                  \
+            m_ = e_ > m_ ? e_ : m_;                                                                              \
+          }                                                                                                      \
+      return m_;                                                                                                 \
+    } else {                                                                                                     \
+      ACC s_ = (ACC)0;                                                                                           \
+      for (a_ = 0; a_ < (n0); ++a_)                                                                              \
+        for (b_ = 0; b_ < (n1); ++b_)                                                                            \
+          for (c_ = 0; c_ < (n2); ++c_) s_ += (ACC)THEANO_POOL_AT(T, x0, xs, a_, b_, c_);                        \
+      if (mode == THEANO_POOL_SUM) return (T)s_;                                                                 \
+      return (T)((DIV)s_ / (DIV)theano_pool_divisor(mode, lo, hi, ni));                                          \
+    }                                                                                                            \
+  }
+
 /* T: the element type; ACC: the type sums run in; DIV: the type averages
  * divide in.
  *
@@ -185,27 +209,16 @@ static inline int64_t theano_pool_divisor(int mode, const int64_t* lo, const int
   static inline T theano_pool_fwd_##SFX(const char* x, const int64_t* xs, const int64_t* v, const int64_t* ws,  \
                                         const int64_t* st, const int64_t* pad, int mode, int64_t o0, int64_t o1, \
                                         int64_t o2) {                                                            \
-    int64_t lo[3], hi[3], ni[3], a, b, c;                                                                        \
+    int64_t lo[3], hi[3], ni[3];                                                                                 \
     theano_pool_window(o0, v[0], ws[0], st[0], pad[0], &lo[0], &hi[0], &ni[0]);                                  \
     theano_pool_window(o1, v[1], ws[1], st[1], pad[1], &lo[1], &hi[1], &ni[1]);                                  \
     theano_pool_window(o2, v[2], ws[2], st[2], pad[2], &lo[2], &hi[2], &ni[2]);                                  \
-    if (mode == THEANO_POOL_MAX) {                                                                               \
-      T m = THEANO_POOL_AT(T, x, xs, lo[0], lo[1], lo[2]);                                                       \
-      for (a = lo[0]; a < hi[0]; ++a)                                                                            \
-        for (b = lo[1]; b < hi[1]; ++b)                                                                          \
-          for (c = lo[2]; c < hi[2]; ++c) {                                                                      \
-            const T e = THEANO_POOL_AT(T, x, xs, a, b, c);                                                       \
-            m = e > m ? e : m;                                                                                   \
-          }                                                                                                      \
-      return m;                                                                                                  \
-    } else {                                                                                                     \
-      ACC s = (ACC)0;                                                                                            \
-      for (a = lo[0]; a < hi[0]; ++a)                                                                            \
-        for (b = lo[1]; b < hi[1]; ++b)                                                                          \
-          for (c = lo[2]; c < hi[2]; ++c) s += (ACC)THEANO_POOL_AT(T, x, xs, a, b, c);                           \
-      if (mode == THEANO_POOL_SUM) return (T)s;                                                                  \
-      return (T)((DIV)s / (DIV)theano_pool_divisor(mode, lo, hi, ni));                                           \
+    const char* x0 = x + lo[0] * xs[0] + lo[1] * xs[1] + lo[2] * xs[2];                                         \
+    if (hi[0] - lo[0] == ws[0] && hi[1] - lo[1] == ws[1] && hi[2] - lo[2] == ws[2]) {                            \
+      /* a whole window: its lengths are the (often constant) ws */                                              \
+      THEANO_POOL_REDUCE(T, ACC, DIV, x0, xs, ws[0], ws[1], ws[2])                                               \
     }                                                                                                            \
+    THEANO_POOL_REDUCE(T, ACC, DIV, x0, xs, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])                         \
   }                                                                                                              \
   static inline T theano_pool_max_grad_##SFX(const char* x, const int64_t* xs, const char* z, const int64_t* zs, \
                                              const char* gz, const int64_t* gzs, const int64_t* zl,              \
@@ -265,6 +278,18 @@ static inline int64_t theano_pool_divisor(int mode, const int64_t* lo, const int
     return (T)s;                                                                                                 \
   }
 
+/* max_grad_add's loops over the n0 x n1 x n2 elements from x0 / g0. */
+#define THEANO_POOL_MAX_ADD(T, ACC, n0, n1, n2)                                                                  \
+  {                                                                                                              \
+    int64_t a_, b_, c_;                                                                                          \
+    for (a_ = 0; a_ < (n0); ++a_)                                                                                \
+      for (b_ = 0; b_ < (n1); ++b_)                                                                              \
+        for (c_ = 0; c_ < (n2); ++c_) {                                                                          \
+          T* p_ = (T*)(g0 + a_ * gxs[0] + b_ * gxs[1] + c_ * gxs[2]);                                            \
+          *p_ = (T)((ACC)*p_ + (THEANO_POOL_AT(T, x0, xs, a_, b_, c_) == zv ? (ACC)g : (ACC)0));                 \
+        }                                                                                                        \
+  }
+
 /* The gradients window by window, for one thread walking every output in
  * turn (the CPU: perform and the C++ lowering): output (o0, o1, o2) adds its
  * share to gx at each input element of its window (gx zeroed first). The
@@ -277,17 +302,19 @@ static inline int64_t theano_pool_divisor(int mode, const int64_t* lo, const int
                                                     char* gx, const int64_t* gxs, const int64_t* v,             \
                                                     const int64_t* ws, const int64_t* st, const int64_t* pad,    \
                                                     int64_t o0, int64_t o1, int64_t o2) {                        \
-    int64_t lo[3], hi[3], ni[3], a, b, c;                                                                         \
+    int64_t lo[3], hi[3], ni[3];                                                                                  \
     const T zv = THEANO_POOL_AT(T, z, zs, o0, o1, o2), g = THEANO_POOL_AT(T, gz, gzs, o0, o1, o2);               \
     theano_pool_window(o0, v[0], ws[0], st[0], pad[0], &lo[0], &hi[0], &ni[0]);                                   \
     theano_pool_window(o1, v[1], ws[1], st[1], pad[1], &lo[1], &hi[1], &ni[1]);                                   \
     theano_pool_window(o2, v[2], ws[2], st[2], pad[2], &lo[2], &hi[2], &ni[2]);                                   \
-    for (a = lo[0]; a < hi[0]; ++a)                                                                               \
-      for (b = lo[1]; b < hi[1]; ++b)                                                                             \
-        for (c = lo[2]; c < hi[2]; ++c) {                                                                         \
-          T* p = (T*)(gx + a * gxs[0] + b * gxs[1] + c * gxs[2]);                                                 \
-          *p = (T)((ACC)*p + (THEANO_POOL_AT(T, x, xs, a, b, c) == zv ? (ACC)g : (ACC)0));                        \
-        }                                                                                                         \
+    {                                                                                                             \
+      const char* x0 = x + lo[0] * xs[0] + lo[1] * xs[1] + lo[2] * xs[2];                                         \
+      char* g0 = gx + lo[0] * gxs[0] + lo[1] * gxs[1] + lo[2] * gxs[2];                                           \
+      if (hi[0] - lo[0] == ws[0] && hi[1] - lo[1] == ws[1] && hi[2] - lo[2] == ws[2])                             \
+        THEANO_POOL_MAX_ADD(T, ACC, ws[0], ws[1], ws[2])                                                          \
+      else                                                                                                        \
+        THEANO_POOL_MAX_ADD(T, ACC, hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])                                  \
+    }                                                                                                             \
   }                                                                                                               \
   static inline void theano_pool_avg_grad_add_##SFX(const char* gz, const int64_t* gzs, char* gx,               \
                                                     const int64_t* gxs, const int64_t* v, const int64_t* ws,     \

@@ -267,7 +267,10 @@ TEST_CASE("pool_2d and pool_3d: literal cases") {
                      .eval({{x, a}}),
                  NDArray::from_list<double>({1, 2.5, 4.5, 8.5, 10, 12, 16, 17.5, 19.5}, {3, 3})));
   const Var y = signal::pool_3d(tensor3("t", DType::Float32), {2, 1, 2}, {.stride = {1, 1, 2}});
-  MESSAGE(y.owner()->op()->name());
+  // The props, pinned (they are the printed name and the function-record key).
+  CHECK(y.owner()->op()->name() == "Pool{3,(2, 1, 2),(1, 1, 2),(0, 0, 0),False,max}");
+  const Var g = grad(sum(signal::pool_2d(x, {2, 2}, {.ignore_border = true, .mode = PoolMode::AverageExcPad})), x);
+  CHECK(g.owner()->op()->name() == "AveragePoolGrad{2,(2, 2),(2, 2),(0, 0),True,average_exc_pad}");
   CHECK(dtype_name(y.dtype()) == "float32");
   // Static shapes pool too.
   const Var s = tensor::tensor(DType::Float64, {Dim(3), std::nullopt, Dim(9)}, "s");

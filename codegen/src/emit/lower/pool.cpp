@@ -17,6 +17,7 @@
 #include <theano/tensor/pool.h>
 #include <theano/tensor/type.h>
 
+#include <algorithm>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "../cuda_unit.h"
 #include "../kernel_builder.h"
 #include "lowering.h"
+#include "parallel_part.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -196,7 +198,8 @@ std::string cpu_call_of(const NodeLowering& L, const PoolNode& n) {
 
 void lower_pool(NodeLowering& L) {
   const PoolNode n = pool_node(L);
-  const int r = L.in(0).ndim(), lead = r - n.p.ndim, nin = L.nin();
+  const PoolParams& p = n.p;
+  const int r = L.in(0).ndim(), lead = r - p.ndim, nin = L.nin();
   L.need("kernels/pool.h", kernel_text("pool.h"));
   (void)function_of(L, n.which);  // refuses a dtype without kernels before any code
   const std::string call = cpu_call_of(L, n);
@@ -208,38 +211,63 @@ void lower_pool(NodeLowering& L) {
     w.line("{ " + L.out_ctype(0) + "* z = (" + L.out_ctype(0) + "*)o0->data; const int64_t m = theano_size(o0); " +
            "for (int64_t k = 0; k < m; ++k) z[k] = 0; }");
   }
+  // The images (the leading axes, flattened) in parts across the loop
+  // threads: an image's elements, or windows, are its own (the windows of
+  // one image add only into that image), so the parts never write alike.
+  const std::string args_t = L.fn + "_args";
+  const std::string init = emit_loop_args(L.file, args_t, nin, 1);
+  const ParallelPart part{L.fn + "_part", args_t, "a"};
+  part.open(L.file);
+  CodeWriter& f = L.file;
+  for (int i = 0; i < nin; ++i) f.line("const TheanoArray* " + L.x(i) + " = a->" + L.x(i) + ";");
+  f.line("TheanoArray* o0 = a->o0;");
+  f.line("const int64_t pws[3] = " + slots(p, p.ws, "1") + ", pst[3] = " + slots(p, p.stride, "1") +
+         ", ppad[3] = " + slots(p, p.pad, "0") + ";");
+  const std::string z = n.which == Which::Forward ? "o0" : "x1";
+  f.line("const int64_t v[3] = " + slots_of(p, r, "x0", "shape", "1") + ", zl[3] = " + slots_of(p, r, z, "shape", "1") +
+         ";");
+  f.line("(void)pws; (void)pst; (void)ppad; (void)v; (void)zl;");
   for (int i = 0; i < nin; ++i)
-    w.line("const int64_t s" + str(i) + "[3] = " + slots_of(n.p, r, L.x(i), "strides", "0") + ";");
-  w.line("const int64_t so[3] = " + slots_of(n.p, r, "o0", "strides", "0") + ";");
-  // Leading axes: nested loops carrying each array's offset.
-  std::vector<std::string> off(static_cast<std::size_t>(nin + 1));
-  for (int d = 0; d < lead; ++d) {
-    const std::string var = "l" + str(d);
-    w.open("for (int64_t " + var + " = 0; " + var + " < o0->shape[" + str(d) + "]; ++" + var + ")");
-    for (int i = 0; i <= nin; ++i) {
-      const std::string a = i < nin ? L.x(i) : "o0";
-      off[static_cast<std::size_t>(i)] += " + " + var + " * " + a + "->strides[" + str(d) + "]";
-    }
+    f.line("const int64_t s" + str(i) + "[3] = " + slots_of(p, r, L.x(i), "strides", "0") + ";");
+  f.line("const int64_t so[3] = " + slots_of(p, r, "o0", "strides", "0") + ";");
+  f.open("for (int64_t img = lo; img < hi; ++img)");
+  f.line("int64_t rest = img;");
+  for (int i = 0; i < nin; ++i) f.line("const char* b" + str(i) + " = " + L.x(i) + "->data;");
+  f.line("char* bo = o0->data;");
+  for (int d = lead - 1; d >= 0; --d) {
+    const std::string ds = str(d);
+    std::string step = "{ const int64_t c = rest % o0->shape[" + ds + "]; rest /= o0->shape[" + ds + "];";
+    for (int i = 0; i < nin; ++i) step += " b" + str(i) + " += c * " + L.x(i) + "->strides[" + ds + "];";
+    f.line(step + " bo += c * o0->strides[" + ds + "]; }");
   }
-  for (int i = 0; i < nin; ++i)
-    w.line("const char* b" + str(i) + " = x" + str(i) + "->data" + off[static_cast<std::size_t>(i)] + ";");
-  w.line("char* bo = o0->data" + off[static_cast<std::size_t>(nin)] + ";");
+  f.line("(void)rest;");
   // The element loops over the slots of the pooled lengths (the gradients'
   // windows: zl) or of o0's; a dummy slot's index is 0.
   int loops = 0;
   for (int slot = 0; slot < 3; ++slot) {
     const std::string is = "i" + str(slot);
-    if (slot < 3 - n.p.ndim) {
-      w.line("const int64_t " + is + " = 0;");
+    if (slot < 3 - p.ndim) {
+      f.line("const int64_t " + is + " = 0;");
       continue;
     }
-    const std::string len =
-        scatter ? "zl[" + str(slot) + "]" : "o0->shape[" + str(lead + slot - (3 - n.p.ndim)) + "]";
-    w.open("for (int64_t " + is + " = 0; " + is + " < " + len + "; ++" + is + ")");
+    const std::string len = scatter ? "zl[" + str(slot) + "]" : "o0->shape[" + str(lead + slot - (3 - p.ndim)) + "]";
+    f.open("for (int64_t " + is + " = 0; " + is + " < " + len + "; ++" + is + ")");
     ++loops;
   }
-  w.line(call);
-  for (int k = 0; k < loops + lead; ++k) w.close();
+  f.line(call);
+  for (int k = 0; k < loops; ++k) f.close();
+  f.close();  // the images
+  f.close();  // the part
+  // Per image: its windows' elements, about prod(ws) operations each.
+  std::string images = "1", per = "1";
+  for (int d = 0; d < lead; ++d) images += " * o0->shape[" + str(d) + "]";
+  for (int k = 0; k < p.ndim; ++k) per += " * " + (scatter ? "x1" : std::string("o0")) + "->shape[" + str(lead + k) + "]";
+  std::int64_t window = 1;
+  for (const std::int64_t e : p.ws) window *= e;
+  const int cost = static_cast<int>(std::min<std::int64_t>(window * 2, 1 << 20));
+  w.line(args_t + " args = {" + init + "};");
+  w.line("const int64_t images = " + images + ", per = " + per + " > 0 ? " + per + " : 1;");
+  w.line(part.run("images", min_part_expr(cost, "per"), "args") + ";");
   w.line("return 0;");
 }
 

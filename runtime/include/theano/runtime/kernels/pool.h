@@ -2,9 +2,9 @@
  * The kernels of the pooling ops (theano/tensor/pool.h: Pool, MaxPoolGrad,
  * AveragePoolGrad, DownsampleFactorMaxGradGrad; pool_2d and pool_3d), written
  * ONCE, as plain C, for three readers: the ops' perform includes this header,
- * and their C++ lowering and CUDA form (codegen/src/emit/lower/pool.cpp,
- * gpu_pool.cpp) embed this very file's text and call the same functions, so
- * every back end computes what perform computes.
+ * and their C++ lowering and CUDA form (both in codegen/src/emit/lower/pool.cpp)
+ * embed this very file's text and call the same functions, so every back end
+ * computes what perform computes.
  *
  * Geometry. Pooling acts on the last 1 to 3 axes of an array ("the image";
  * every leading axis is a batch axis the caller walks). The functions always

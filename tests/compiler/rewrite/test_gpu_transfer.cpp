@@ -8,6 +8,7 @@
 
 #include "rewrite_test_util.h"
 #include "theano/gpu/ops.h"
+#include "theano/tensor/pool.h"
 
 using namespace theano;
 using namespace theano::test;
@@ -220,5 +221,19 @@ TEST_SUITE("gpu transfer rewrite: GPU array inputs") {
     CAPTURE(debugprint(g));
     CHECK(count_type(g.fgraph(), "GpuDimShuffle") == 1);
     CHECK(count_type(g.fgraph(), "GpuElemwise") == 1);
+  }
+  TEST_CASE("gpu transfer: pooling and its gradients move (float32 / float64); an integer pool stays on the host") {
+    Var x = T::tensor4("x", DType::Float32), i = T::tensor4("i", DType::Int32);
+    ConfigGuard guard(with_device("emulated"));
+    Var y = T::signal::pool_2d(x, {2, 2}, {.ignore_border = true});
+    Var a = T::signal::pool_2d(x, {2, 2}, {.mode = T::signal::PoolMode::AverageExcPad});
+    Function f = function({x, i}, {y, grad(T::sum(y * y) + T::sum(a), x), T::signal::pool_2d(i, {2, 2})},
+                          {.mode = "fast_run"});
+    CAPTURE(debugprint(f));
+    CHECK(count_type(f.fgraph(), "GpuPool") == 2);
+    CHECK(count_type(f.fgraph(), "GpuMaxPoolGrad") == 1);
+    CHECK(count_type(f.fgraph(), "GpuAveragePoolGrad") == 1);
+    CHECK(count_type(f.fgraph(), "Pool") == 1);  // the int32 one
+    CHECK(count_type(f.fgraph(), "MaxPoolGrad") == 0);
   }
 }

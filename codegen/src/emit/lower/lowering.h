@@ -369,6 +369,8 @@ void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
 void add_gpu_conv_lowerings(LoweringTable& t);
+/// Both targets' rows of the pooling ops (emit/lower/pool.cpp).
+void add_pool_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form
 /// (OpInfo::has_kernel_form): the generic lowerings of emit/lower/kernel_form.cpp.
 void add_kernel_form_lowerings(LoweringTable& t);

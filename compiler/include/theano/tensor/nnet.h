@@ -5,7 +5,9 @@
 /// integer labels, and the graph helpers categorical_crossentropy /
 /// binary_crossentropy. sigmoid, softplus and softsign are rows of the
 /// elementwise table (math.h) and are re-exported here so `nnet::sigmoid`
-/// reads as in Theano.
+/// reads as in Theano; the activations below (relu, elu, selu, hard_sigmoid,
+/// ultra_fast_sigmoid, sigmoid_binary_crossentropy) are rows too, declared
+/// only here. Batch normalization: theano/tensor/bn.h.
 ///
 /// Why dedicated Ops for softmax: a single node keeps the stable formula
 /// together (rewrites such as local_log_softmax match it), and its gradient is

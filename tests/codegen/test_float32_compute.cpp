@@ -7,6 +7,7 @@
 
 #include <theano/codegen/c_linker.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "theano/tensor/nnet.h"
 #include "theano/theano.hpp"
 
 using namespace theano;
@@ -72,6 +74,27 @@ TEST_SUITE("c_linker") {
         {"sqrt", [](const Var& x) { return T::sqrt(x); }, [](double v) { return std::sqrt(v); }, 0, 1e6, 1},
         {"sin", [](const Var& x) { return T::sin(x); }, [](double v) { return std::sin(v); }, -100, 100, 2},
         {"reciprocal", [](const Var& x) { return T::reciprocal(x); }, [](double v) { return 1 / v; }, 0.001, 1e6, 1},
+        {"relu(x, 0.25)", [](const Var& x) { return T::nnet::relu(x, T::constant(NDArray::scalar(0.25f))); },
+         [](double v) { return v > 0 ? v : 0.25 * v; }, -1e30, 1e30, 0},
+        {"elu", [](const Var& x) { return T::nnet::elu(x, T::constant(NDArray::scalar(1.0f))); },
+         [](double v) { return v > 0 ? v : std::expm1(v); }, -20, 20, 2},
+        {"selu", [](const Var& x) { return T::nnet::selu(x); },
+         [](double v) { return 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * std::expm1(v)); }, -20, 20, 3},
+        // hard_sigmoid and ultra_fast_sigmoid: their low tails (outputs near 0) come from cancellation in
+        // 0.2 x + 0.5 and 0.5 (1 - z), in float as in Theano, so ulps are measured above them.
+        {"hard_sigmoid", [](const Var& x) { return T::nnet::hard_sigmoid(x); },
+         [](double v) { return std::min(1.0, std::max(0.0, 0.2 * v + 0.5)); }, -2, 4, 2},
+        {"ultra_fast_sigmoid", [](const Var& x) { return T::nnet::ultra_fast_sigmoid(x); },
+         [](double v) {
+           const double h = std::fabs(v) / 2;
+           const double z = h < 1.7 ? 1.5 * h / (1 + h) : h < 3 ? 0.935409070603099 + 0.0458812946797165 * (h - 1.7)
+                                                                : 0.99505475368673;
+           return 0.5 * ((v >= 0 ? z : -z) + 1);
+         },
+         -2, 8, 2},
+        {"sigmoid_binary_crossentropy(x, 0.25)",
+         [](const Var& x) { return T::nnet::sigmoid_binary_crossentropy(x, T::constant(NDArray::scalar(0.25f))); },
+         [](double v) { return std::log1p(std::exp(-std::fabs(v))) + v * ((v > 0 ? 1 : 0) - 0.25); }, -80, 80, 4},
     };
     const int n = 20001;
     for (const Case& c : cases) {

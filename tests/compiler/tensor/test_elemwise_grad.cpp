@@ -33,7 +33,8 @@ TEST_CASE("verify_grad: unary rows") {
       {"tanh", {-2, 2}},   {"arcsinh", {-2, 2}},     {"arccosh", {1.2, 3}}, {"arctanh", {-0.8, 0.8}},
       {"sigmoid", {-3, 3}}, {"softplus", {-3, 3}},   {"erf", {-1.5, 1.5}},  {"erfc", {-1.5, 1.5}},
       {"gammaln", {0.5, 4}}, {"identity", {-1, 1}},     {"log1mexp", {-3, -0.1}},
-      {"softsign", {-3, 3}}};
+      {"softsign", {-3, 3}},  {"selu", {-3, 3}},          {"hard_sigmoid", {-2, 2}},
+      {"ultra_fast_sigmoid", {-3, 3}}};
   for (const auto& [name, dom] : domains) {
     CAPTURE(name);
     testing::verify_grad([&](const std::vector<Var>& in) { return elemwise(name, {in[0]}); },
@@ -43,7 +44,8 @@ TEST_CASE("verify_grad: unary rows") {
 
 TEST_CASE("verify_grad: binary and ternary rows, with broadcasting") {
   const NDArray a = point(0.5, 2.0), b = point(0.7, 1.9, {1, 3});
-  for (const char* name : {"add", "sub", "mul", "true_div", "pow", "arctan2", "maximum", "minimum"}) {
+  for (const char* name : {"add", "sub", "mul", "true_div", "pow", "arctan2", "maximum", "minimum", "relu", "elu",
+                           "sigmoid_binary_crossentropy"}) {
     CAPTURE(name);
     testing::verify_grad([&](const std::vector<Var>& in) { return elemwise(name, {in[0], in[1]}); }, {a, b});
   }

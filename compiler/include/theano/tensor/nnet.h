@@ -5,7 +5,9 @@
 /// integer labels, and the graph helpers categorical_crossentropy /
 /// binary_crossentropy. sigmoid, softplus and softsign are rows of the
 /// elementwise table (math.h) and are re-exported here so `nnet::sigmoid`
-/// reads as in Theano.
+/// reads as in Theano; the activations below (relu, elu, selu, hard_sigmoid,
+/// ultra_fast_sigmoid, sigmoid_binary_crossentropy) are rows too, declared
+/// only here. Batch normalization: theano/tensor/bn.h.
 ///
 /// Why dedicated Ops for softmax: a single node keeps the stable formula
 /// together (rewrites such as local_log_softmax match it), and its gradient is
@@ -89,5 +91,28 @@ Var crossentropy_categorical_1hot(const TensorLike& coding_dist, const TensorLik
 Var categorical_crossentropy(const TensorLike& coding_dist, const TensorLike& true_dist);
 /// -(target * log(output) + (1 - target) * log(1 - output)), elementwise.
 Var binary_crossentropy(const TensorLike& output, const TensorLike& target);
+
+// Activations (Theano's nnet names), each one scalar-table row, so fusion, the
+// C++ and CUDA loops and the gradient come from the row
+// (compiler/src/tensor/nnet/activations.cpp, formulas in
+// theano/runtime/kernels/scalar_math.h). Integer inputs give float64.
+
+/// x where x > 0, else alpha * x (leaky when alpha != 0; alpha a scalar or a
+/// tensor broadcasting against x). Gradient at x = 0: 0.5 (1 + alpha), Theano's.
+Var relu(const TensorLike& x, const TensorLike& alpha = 0);
+/// x where x > 0, else alpha * (exp(x) - 1).
+Var elu(const TensorLike& x, const TensorLike& alpha = 1);
+/// scale * elu(x, alpha) with the published constants (scale ~1.0507,
+/// alpha ~1.6733).
+Var selu(const TensorLike& x);
+/// clip(0.2 x + 0.5, 0, 1).
+Var hard_sigmoid(const TensorLike& x);
+/// Theano's piecewise approximation of sigmoid (within 0.03 of it); its
+/// gradient is the approximation's own derivative.
+Var ultra_fast_sigmoid(const TensorLike& x);
+/// Binary cross-entropy from logits: softplus(-|x|) + x ((x > 0) - target),
+/// which equals -(t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))) without
+/// overflow at any |x|; gradients sigmoid(x) - target and -x.
+Var sigmoid_binary_crossentropy(const TensorLike& output_logits, const TensorLike& target);
 
 }  // namespace theano::tensor::nnet

@@ -269,6 +269,52 @@ std::vector<ScalarOpInfo> build_table() {
   row({"identity", 1, OutRule::Upcast, "({0})", F32,
        [](const double* a) { return a[0]; }, [](const I* a) { return a[0]; },
        [](const Vs&, const Var&, const Var& gz) { return Vs{gz}; }});
+
+  // ---- neural-network activations (Theano's nnet; user functions in nnet.h)
+  // relu(x, alpha): at x = 0 the gradient is Theano's, whose relu is 0.5 (1 + alpha) x + 0.5 (1 - alpha) |x|
+  // with d|x| = sign(x): 0.5 (1 + alpha) there; alpha's is 0.5 (x - |x|) = min(x, 0).
+  row({"relu", 2, OutRule::Float, "theano_relu({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_relu(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var &x = in[0], &alpha = in[1];
+         return Vs{gz * switch_(gt(x, 0), 1, switch_(eq(x, 0), (alpha + 1) * 0.5, alpha)),
+                   gz * switch_(lt(x, 0), x, 0)};
+       }});
+  // elu(x, alpha): Theano's switch(x > 0, x, alpha expm1(x)), so x = 0 takes the second branch.
+  row({"elu", 2, OutRule::Float, "theano_elu({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_elu(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var &x = in[0], &alpha = in[1];
+         return Vs{gz * switch_(gt(x, 0), 1, alpha * exp(x)), gz * switch_(gt(x, 0), 0, expm1(x))};
+       }});
+  row({"selu", 1, OutRule::Float, "theano_selu({0})", F32, [](const double* a) { return theano_f::theano_selu(a[0]); },
+       nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         return Vs{gz * switch_(gt(in[0], 0), theano_f::theano_selu_scale(),
+                                theano_f::theano_selu_scale() * theano_f::theano_selu_alpha() * exp(in[0]))};
+       }});
+  // hard_sigmoid: clip's gradient (1 on the closed interval) times the slope.
+  row({"hard_sigmoid", 1, OutRule::Float, "theano_hard_sigmoid({0})", F32,
+       [](const double* a) { return theano_f::theano_hard_sigmoid(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var y = in[0] * 0.2 + 0.5;
+         return Vs{gz * switch_(and_(ge(y, 0), le(y, 1)), 0.2, 0)};
+       }});
+  // ultra_fast_sigmoid: Theano's op has no gradient; this is the derivative of the approximation itself
+  // (0.25 dz/dh with h = |x| / 2), so verify_grad holds and a loss using it trains consistently.
+  row({"ultra_fast_sigmoid", 1, OutRule::Float, "theano_ultra_fast_sigmoid({0})", F32,
+       [](const double* a) { return theano_f::theano_ultra_fast_sigmoid(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var h = abs(in[0]) * 0.5;
+         return Vs{gz * switch_(lt(h, 1.7), 0.375 / sqr(h + 1),
+                                switch_(lt(h, 3), 0.25 * theano_f::theano_ultra_fast_sigmoid_slope(), 0))};
+       }});
+  // sigmoid_binary_crossentropy(logits, targets): Theano's gradient override, sigmoid(x) - t and -x.
+  row({"sigmoid_binary_crossentropy", 2, OutRule::Float, "theano_sigmoid_binary_crossentropy({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_sigmoid_binary_crossentropy(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         return Vs{gz * (sigmoid(in[0]) - in[1]), gz * -in[0]};
+       }});
   return t;
 }
 

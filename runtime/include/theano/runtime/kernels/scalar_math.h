@@ -71,6 +71,37 @@
   /* log(1 - exp(x)): log(-expm1(x)) for x > -ln 2, else log1p(-exp(x)) (Maechler 2012); NaN above 0. */ \
   static inline T theano_log1mexp(T x) { \
     return x > -0.693147180559945309417##F ? log##F(-expm1##F(x)) : log1p##F(-exp##F(x)); \
+  } \
+  /* The activations of Theano's nnet (compiler/include/theano/tensor/nnet.h), selects only so loops \
+   * vectorize. relu: x above 0, else a * x; with a = 0 every non-NaN x <= 0 gives 0 (-inf too, not \
+   * 0 * -inf); NaN stays NaN. */ \
+  static inline T theano_relu(T x, T a) { return x > 0 ? x : ((a == 0 && x == x) ? 0.0##F : a * x); } \
+  /* elu: x above 0, else a * (exp(x) - 1); -inf gives -a. */ \
+  static inline T theano_elu(T x, T a) { return x > 0 ? x : a * expm1##F(x); } \
+  /* selu: scale * elu(x, alpha) with the constants of Klambauer et al. (2017), as Theano has them \
+   * (functions, so the scalar table's gradient reads the same numbers). */ \
+  static inline T theano_selu_scale(void) { return 1.0507009873554804934193349852946##F; } \
+  static inline T theano_selu_alpha(void) { return 1.6732632423543772848170429916717##F; } \
+  static inline T theano_selu(T x) { return theano_selu_scale() * theano_elu(x, theano_selu_alpha()); } \
+  /* Theano's hard_sigmoid: clip(0.2 x + 0.5, 0, 1). */ \
+  static inline T theano_hard_sigmoid(T x) { return theano_clip(0.2##F * x + 0.5##F, 0.0##F, 1.0##F); } \
+  /* Theano's ultra_fast_sigmoid: 0.5 (z + 1) with z a three-piece odd approximation of tanh(x / 2) \
+   * (1.5 h / (1 + h) below h = 1.7, a line to h = 3, then a constant; h = |x| / 2). NaN stays NaN \
+   * (Theano's branches gave 0.0025). */ \
+  static inline T theano_ultra_fast_sigmoid_slope(void) { return 0.0458812946797165##F; } \
+  static inline T theano_ultra_fast_sigmoid(T x) { \
+    const T h = 0.5##F * fabs##F(x); \
+    const T z = h < 1.7##F ? 1.5##F * h / (1.0##F + h) \
+                           : (h < 3.0##F ? 0.935409070603099##F + theano_ultra_fast_sigmoid_slope() * (h - 1.7##F) \
+                                         : 0.99505475368673##F); \
+    return x != x ? x : 0.5##F * ((x >= 0 ? z : -z) + 1.0##F); \
+  } \
+  /* Theano's sigmoid_binary_crossentropy from logits x and targets t: softplus(-|x|) + x ((x > 0) - t), \
+   * which never overflows; the product is 0 where its factor is, so x = +-inf with the matching \
+   * target gives 0 (not inf * 0). */ \
+  static inline T theano_sigmoid_binary_crossentropy(T x, T t) { \
+    const T d = (x > 0 ? 1.0##F : 0.0##F) - t; \
+    return theano_softplus(-fabs##F(x)) + (d == 0 ? 0.0##F : x * d); \
   }
 
 #ifdef __cplusplus

@@ -4,8 +4,9 @@
 //   (a) im2col + OpenBLAS gemm, Theano's CorrMM: per image (col buffer of one
 //       image) or one gemm over the whole batch's columns; OpenBLAS threaded,
 //       or our threads over the batch with OpenBLAS at one thread;
-//   (b) a direct loop whose innermost loop runs over an output (or input) row,
-//       so the compiler vectorizes it; threads over the batch;
+//   (b) a direct loop over padded, flattened image planes (one loop per filter
+//       row, its taps unrolled), so the compiler vectorizes it; threads over
+//       the batch;
 //   (c) oneDNN (libdnnl 2.6) convolution primitives, with memory format `any`
 //       (blocked layouts, reorders from and to NCHW counted and timed) and
 //       with plain NCHW; primitive creation timed apart from execution.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W9 of docs/workloads.md with NumPy,
+"""The peers of bench/run: W1..W10 of docs/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
-and SciPy for the sparse rows (W8, W8g), beside our own figures from
+SciPy for the sparse rows (W8, W8g) and PyTorch (eager and torch.compile)
+for the convolutional network (W10), beside our own figures from
 `bench/run --json`. See bench/README.md ("bench/peers"). Run through
 `bench/peers`, which makes the venv.
 
@@ -22,22 +23,25 @@ samples of 2000 calls, W6 and W6t in 7 loops of 10^5 calls (10^4 with
 --quick). The garbage collector is off while samples run (as timeit does).
 
 The cold compile time is `build + (first call - call median)`: `build` is
-the wall time of making the callable (pytensor.function(); jax.jit(), which
-only wraps), and the first call pays whatever compilation was left for it
-(Numba compiles PyTensor's numba graph lazily at the first call; JAX traces,
-lowers and compiles at the first call). Each (peer, workload, dtype) runs in
-a fresh process with empty caches (PyTensor's compiledir and Numba's cache
-are new directories; JAX's persistent cache is off), so the first function
+the wall time of making the callable (pytensor.function(); jax.jit() and
+torch.compile(), which only wrap), and the first call pays whatever
+compilation was left for it (Numba compiles PyTensor's numba graph lazily at
+the first call; JAX traces, lowers and compiles at the first call;
+torch.compile traces with Dynamo and compiles with Inductor at the first
+call). Each (peer, workload, dtype) runs in a fresh process with empty caches
+(PyTensor's compiledir, Numba's cache and Inductor's cache are new
+directories; JAX's persistent cache is off), so the first function
 of the process pays the process's one-time costs, as bench/run's cold
 compile does. PyTensor's compiledir starts from a template holding only its
 own helper modules (lazylinker_ext, cutils_ext): they are compiled once per
 run, not per function (docs/workloads.md: cold = no cached code for any op of the
-function). NumPy has no compile step (null); numexpr's is its first call's
+function). NumPy and eager PyTorch have no compile step (null); numexpr's is its first call's
 extra time (parsing and compiling the expression); SciPy has none either
 (its sparse matrix is made from the components with the inputs, untimed).
 The peers' modules are
-imported before the compile clock starts. With --skip-compile PyTensor and
-Numba share one compiledir kept across runs and no cold figure is given.
+imported before the compile clock starts. With --skip-compile PyTensor, Numba
+and Inductor share one cache directory kept across runs and no cold figure
+is given.
 """
 
 import argparse
@@ -49,21 +53,26 @@ import subprocess
 import sys
 import time
 
-ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9"]
-PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax"]
+ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9", "W10"]
+PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax", "torch", "torch-compile"]
 DTYPES = ["float64", "float32"]
 
 # Peers that implement only some rows ("where it fits"); a row outside the
 # set is "-" in the table, not n/a.
 # numpy has no sparse matrices; SciPy is the peer of the sparse rows only.
 # W9 (an RNN with BPTT) needs symbolic gradients: PyTensor's scan and JAX's lax.scan.
-APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9"}, "scipy": {"W8", "W8g"}}
+# W10 (LeNet-5) needs a convolution with its gradient: JAX and PyTorch
+# (PyTensor 3 has no conv2d). PyTorch does only W10 so far.
+APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9", "W10"},
+           "scipy": {"W8", "W8g"}, "pytensor-c": set(ROWS) - {"W10"}, "pytensor-numba": set(ROWS) - {"W10"},
+           "torch": {"W10"}, "torch-compile": {"W10"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
     "W4a": "4000x4000", "W4b": "4000x4000", "W4c": "4000x4000", "W5": "n=10^6",
     "W6": "0-d", "W6t": "0-d", "W7": "2000x2000", "W7s": "2000x2000",
     "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64", "W9": "T=100 B=32 I=64 H=256",
+    "W10": "B=64 1x28x28, LeNet-5",
 }
 
 # Float64 checksums of docs/workloads.md: outputs, then the state after one call.
@@ -83,8 +92,11 @@ EXPECTED = {
     "W8": [-4342.956475887548],
     "W8g": [99.8794867784095],
     "W9": [0.7141678534881253, -2.9774954403427722, -19.539213412403, 0.00020351703058041668, 1.632188739977615],
+    # loss, then W1, b1, W2, b2, W3, b3, W4, b4 (sum(b4) ~ 0: softmax's gradient sums to zero)
+    "W10": [2.2826329003228345, 0.40755315620852905, -0.027168794649354226, 4.636166551424332,
+            -0.008791199442397304, 24.621812884760374, -0.003529408744910996, 2.0418521904860762, 0.0],
 }
-RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7}  # W4's sums depend on the order
+RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7, "W10": 1e-8}  # W4's sums depend on the order
 
 # What each peer's worker imports before it starts the compile clock.
 PEER_MODULES = {
@@ -95,6 +107,8 @@ PEER_MODULES = {
     "pytensor-numba": ["pytensor.tensor", "pytensor.compile.mode", "pytensor.sparse", "numba",
                        "pytensor.link.numba.dispatch"],
     "jax": ["jax", "jax.numpy", "jax.experimental.sparse"],
+    "torch": ["torch", "torch.nn.functional"],
+    "torch-compile": ["torch", "torch.nn.functional", "torch._dynamo", "torch._inductor.compile_fx"],
 }
 
 # A peer's cell is starred when other processes used more than this many
@@ -103,9 +117,9 @@ BUSY_CORES = 0.25
 
 COMPILE_DEFINITION = (
     "build + (first call - call median): build = making the callable "
-    "(pytensor.function(); jax.jit()), the first call pays the compilation "
-    "left for it (Numba's and JAX's); one fresh process with empty caches per "
-    "(peer, workload, dtype); numpy, scipy: none")
+    "(pytensor.function(); jax.jit(); torch.compile()), the first call pays the compilation "
+    "left for it (Numba's, JAX's, Dynamo's and Inductor's); one fresh process with empty caches per "
+    "(peer, workload, dtype); numpy, scipy, torch (eager): none")
 
 
 def select(names):
@@ -263,6 +277,19 @@ def workload_args(inp, row, dt):
         d["Wh"] = inp.uniform(903, -b, b, (256, 256), dt)
         d["bh"] = np.zeros(256, dt)
         d["Wy"] = inp.uniform(904, -c, c, (256, 1), dt)
+    elif row == "W10":
+        a1, a2 = math.sqrt(6.0 / (25 + 125)), math.sqrt(6.0 / (500 + 312.5))
+        a3, a4 = math.sqrt(6.0 / 1300), math.sqrt(6.0 / 510)
+        d["X"] = inp.uniform(1001, 0, 1, (64, 1, 28, 28), dt)
+        d["t"] = np.floor(10 * inp.unit(1002, (64,))).astype(np.int64)
+        d["W1"] = inp.uniform(1003, -a1, a1, (20, 1, 5, 5), dt)
+        d["b1"] = np.zeros(20, dt)
+        d["W2"] = inp.uniform(1004, -a2, a2, (50, 20, 5, 5), dt)
+        d["b2"] = np.zeros(50, dt)
+        d["W3"] = inp.uniform(1005, -a3, a3, (800, 500), dt)
+        d["b3"] = np.zeros(500, dt)
+        d["W4"] = inp.uniform(1006, -a4, a4, (500, 10), dt)
+        d["b4"] = np.zeros(10, dt)
     return d
 
 
@@ -564,6 +591,36 @@ def build_jax(row, dt, a):
             return loss
         return Callable(w9, (put(a["x"]), put(a["t"])), state=lambda: list(st[0]),
                         note="jax.lax.scan, jax.value_and_grad; parameters donated")
+    if row == "W10":
+        B = a["X"].shape[0]
+
+        def conv(x, W):  # Theano's conv2d: 'valid', filter_flip (a true convolution)
+            return jax.lax.conv_general_dilated(x, W[:, :, ::-1, ::-1], window_strides=(1, 1), padding="VALID",
+                                                dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+        def pool(x):  # max over 2x2 windows, stride 2, ignore_border
+            return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+        def loss_fn(params, X, t):
+            W1, b1, W2, b2, W3, b3, W4, b4 = params
+            h1 = jnp.tanh(pool(conv(X, W1)) + b1[None, :, None, None])
+            h2 = jnp.tanh(pool(conv(h1, W2)) + b2[None, :, None, None])
+            h3 = jnp.tanh(h2.reshape(B, -1) @ W3 + b3)
+            logp = jax.nn.log_softmax(h3 @ W4 + b4, axis=-1)
+            return -jnp.mean(logp[jnp.arange(B), t])
+
+        def step(X, t, params):
+            loss, g = jax.value_and_grad(loss_fn)(params, X, t)
+            return loss, tuple(p - c(0.1) * gp for p, gp in zip(params, g))
+        jstep = jax.jit(step, donate_argnums=(2,))
+        st = [tuple(put(a[k].copy()) for k in W10_PARAMS)]
+
+        def w10(X, t):
+            loss, st[0] = ready(jstep(X, t, st[0]))
+            return loss
+        return Callable(w10, (put(a["X"]), put(a["t"])), state=lambda: list(st[0]),
+                        note="lax.conv_general_dilated (flipped kernel), lax.reduce_window max, "
+                             "jax.value_and_grad; parameters donated")
     if row in ("W8", "W8g"):
         from jax.experimental import sparse as jsparse
         shape = a["S_shape"]
@@ -590,6 +647,65 @@ def build_jax(row, dt, a):
         return Callable(w7s, (put(a["A"]), put(a["B"])), outputs=lambda r: [], state=lambda: [st[0]],
                         note="Z donated (the update reuses its buffer)")
     raise KeyError(row)
+
+
+W10_PARAMS = ("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4")
+
+
+def torch_threads():
+    """The threads PyTorch runs on: every core this process may use, as the
+    other peers' thread pools (OpenBLAS, XLA, numexpr) do by default."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def build_torch(row, dt, a, compiled):
+    """PyTorch as its users write a training step: autograd's backward(),
+    then an in-place SGD update under no_grad. `compiled`: the same step
+    through torch.compile (default mode; Dynamo breaks the graph at
+    backward() and compiles the pieces around it)."""
+    import torch
+    import torch.nn.functional as F
+    if row != "W10":
+        raise NotApplicable()
+    torch.set_num_threads(torch_threads())
+    params = [torch.from_numpy(a[k].copy()).requires_grad_() for k in W10_PARAMS]
+    W1, b1, W2, b2, W3, b3, W4, b4 = params
+    B = a["X"].shape[0]
+
+    def step(X, t):
+        # conv2d is a correlation: flip the kernel for Theano's true convolution.
+        h1 = torch.tanh(F.max_pool2d(F.conv2d(X, W1.flip(2, 3)), 2) + b1[None, :, None, None])
+        h2 = torch.tanh(F.max_pool2d(F.conv2d(h1, W2.flip(2, 3)), 2) + b2[None, :, None, None])
+        h3 = torch.tanh(h2.reshape(B, -1) @ W3 + b3)
+        loss = F.cross_entropy(h3 @ W4 + b4, t)
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.sub_(p.grad, alpha=0.1)
+        return loss.detach()
+    note = "conv2d (flipped kernel), max_pool2d, cross_entropy, backward(), in-place SGD; %d threads" % (
+        torch.get_num_threads())
+    if compiled:
+        step = torch.compile(step)
+        note = "torch.compile of the whole step (default mode); " + note
+    return Callable(step, (torch.from_numpy(a["X"]), torch.from_numpy(a["t"])),
+                    outputs=lambda r: [r.numpy()], state=lambda: [p.detach().numpy() for p in params], note=note)
+
+
+def torch_compile_report():
+    """What torch.compile did in this process: Dynamo's graphs and graph
+    breaks (with their reasons), from its counters."""
+    try:
+        from torch._dynamo.utils import counters
+        breaks = dict(counters.get("graph_break", {}))
+        stats = dict(counters.get("stats", {}))
+        reasons = sorted({(str(k).strip().splitlines() or ["?"])[0] for k in breaks})
+        return {"graph_breaks": sum(breaks.values()), "graph_break_reasons": reasons[:5],
+                "unique_graphs": stats.get("unique_graphs"), "calls_captured": stats.get("calls_captured")}
+    except Exception as e:  # noqa: BLE001
+        return {"error": "dynamo counters unreadable: %s" % e}
 
 
 def blas_info():
@@ -669,6 +785,8 @@ def run_worker(args):
             f = build_pytensor(args.row, args.dtype, a, "NUMBA")
         elif args.peer == "jax":
             f = build_jax(args.row, args.dtype, a)
+        elif args.peer in ("torch", "torch-compile"):
+            f = build_torch(args.row, args.dtype, a, args.peer == "torch-compile")
         else:
             raise KeyError(args.peer)
         build_s = time.perf_counter() - t0
@@ -720,7 +838,7 @@ def run_worker(args):
             ok = False
             note = ((note + "; ") if note else "") + "computed in %s, not %s" % (",".join(out_dtypes), args.dtype)
         compile_ms = None
-        if args.peer not in ("numpy", "scipy"):
+        if args.peer not in ("numpy", "scipy", "torch"):
             compile_ms = (build_s + max(0.0, first_s - med)) * 1e3
         res.update({
             "call_median_ms": med * 1e3, "call_min_ms": samples[0] * 1e3, "call_max_ms": samples[-1] * 1e3,
@@ -734,6 +852,11 @@ def run_worker(args):
         if args.peer == "jax":
             import jax
             res["jax_backend"] = "%s (%s)" % (jax.default_backend(), ", ".join(str(d) for d in jax.devices()))
+        if args.peer == "torch-compile":
+            res["torch_compile"] = tc = torch_compile_report()
+            if tc.get("graph_breaks"):
+                res["note"] = "%s; %d graph break(s): %s" % (res.get("note") or "", tc["graph_breaks"],
+                                                              "; ".join(tc["graph_break_reasons"]))
     except NotApplicable:
         res.update({"error": None, "not_applicable": True})
     except Exception as e:  # noqa: BLE001 - every failure is a table entry
@@ -751,7 +874,8 @@ def run_worker(args):
 def versions():
     from importlib import metadata
     v = {}
-    for name in ("numpy", "numexpr", "pytensor", "numba", "llvmlite", "jax", "jaxlib", "scipy", "threadpoolctl"):
+    for name in ("numpy", "numexpr", "pytensor", "numba", "llvmlite", "jax", "jaxlib", "scipy", "threadpoolctl",
+                 "torch"):
         try:
             v[name] = metadata.version(name)
         except Exception:  # noqa: BLE001
@@ -880,6 +1004,7 @@ def run_one(peer, row, dt, reps, loop_calls, inputs, template, work, timeout, pr
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env["JAX_PLATFORMS"] = "cpu"
     env["NUMBA_CACHE_DIR"] = os.path.join(template if skip_compile else wdir, "numba-cache")
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(template if skip_compile else wdir, "inductor-cache")
     flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith(("base_compiledir",
                                                                                             "floatX"))]
     if peer.startswith("pytensor"):
@@ -913,7 +1038,7 @@ def run_one(peer, row, dt, reps, loop_calls, inputs, template, work, timeout, pr
     if skip_compile and res.get("compile_cold_ms") is not None:
         res["compile_cold_ms"] = None  # warm caches: not a cold figure
     # Keep the log of a failure for the reader; drop the compiledirs.
-    for d in ("compiledir", "numba-cache"):
+    for d in ("compiledir", "numba-cache", "inductor-cache"):
         shutil.rmtree(os.path.join(wdir, d), ignore_errors=True)
     if res.get("error"):
         res["log"] = log
@@ -1059,7 +1184,7 @@ def run_report(args):
                 keep = {k: r.get(k) for k in ("call_median_ms", "call_min_ms", "call_max_ms", "samples",
                                               "calls_per_sample", "compile_cold_ms", "build_ms", "first_call_ms",
                                               "checksum", "expected_checksum", "checksum_ok", "note",
-                                              "wall_s", "others_cpu_cores", "blas", "jax_backend") if k in r}
+                                              "wall_s", "others_cpu_cores", "blas", "jax_backend", "torch_compile") if k in r}
                 keep["ratio_to_limit"] = pr
                 entry["peers"][p] = keep
                 c = fmt_compile(r.get("compile_cold_ms"))
@@ -1100,7 +1225,7 @@ def run_report(args):
     header = ["row", "dtype", "size", "ours"] + peer_names + ["best peer", "ours/best", "limit", "ours/limit", "best/limit"]
     out = sys.stdout
     prun = (peers_doc or {}).get("run") or {}
-    print("theano-cpp bench/peers: W1..W9 of workloads.md, ours beside its peers (%s%s%s)" % (
+    print("theano-cpp bench/peers: W1..W10 of workloads.md, ours beside its peers (%s%s%s)" % (
         ", ".join(dtypes), ", --quick" if args.quick else "",
         ", --skip-compile: no cold compile of the peers" if prun.get("skip_compile") else ""), file=out)
     if machine:
@@ -1118,9 +1243,10 @@ def run_report(args):
     env = (peers_doc or {}).get("environment") or {}
     if env:
         v = env.get("versions") or {}
-        print("peers: Python %s; numpy %s, numexpr %s (%s threads), scipy %s, pytensor %s, numba %s, jax %s" % (
-            env.get("python"), v.get("numpy"), v.get("numexpr"), env.get("numexpr_threads"), v.get("scipy"),
-            v.get("pytensor"), v.get("numba"), v.get("jax")), file=out)
+        print("peers: Python %s; numpy %s, numexpr %s (%s threads), scipy %s, pytensor %s, numba %s, jax %s, "
+              "torch %s" % (env.get("python"), v.get("numpy"), v.get("numexpr"), env.get("numexpr_threads"),
+                            v.get("scipy"), v.get("pytensor"), v.get("numba"), v.get("jax"), v.get("torch")),
+              file=out)
         blas = env.get("numpy_blas")
         if isinstance(blas, list) and blas:
             b = blas[0]

@@ -8,6 +8,8 @@
 #include <theano/gpu/ops.h>
 #include <theano/gpu/type.h>
 #include <theano/sparse/ops.h>
+#include <theano/tensor/conv.h>
+#include <theano/tensor/pool.h>
 
 #include "workload_inputs.h"
 
@@ -246,6 +248,52 @@ void w9(Workload& w, bool with_args) {
   if (with_args) w.args = {uniform(901, -1, 1, {kT, kB, kI}, d), uniform(905, -1, 1, {kT, kB, 1}, d)};
 }
 
+
+/// W10: one training step of Theano's LeNet-5 tutorial network on 64 images
+/// of 28x28 (conv 5x5 -> max-pool 2x2 -> tanh, twice; a tanh hidden layer of
+/// 500; softmax regression; SGD 0.1 on the 8 parameters, shared variables).
+void w10(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t B = 64;
+  const double a1 = std::sqrt(6.0 / (25 + 125)), a2 = std::sqrt(6.0 / (500 + 312.5)), a3 = std::sqrt(6.0 / 1300),
+               a4 = std::sqrt(6.0 / 510);
+  Var X = T::tensor4("X", d), t = T::vector("t", DType::Int64);
+  Var W1 = shared(uniform(1003, -a1, a1, {20, 1, 5, 5}, d), "W1");
+  Var b1 = shared(NDArray::zeros({20}, d), "b1");
+  Var W2 = shared(uniform(1004, -a2, a2, {50, 20, 5, 5}, d), "W2");
+  Var b2 = shared(NDArray::zeros({50}, d), "b2");
+  Var W3 = shared(uniform(1005, -a3, a3, {800, 500}, d), "W3");
+  Var b3 = shared(NDArray::zeros({500}, d), "b3");
+  Var W4 = shared(uniform(1006, -a4, a4, {500, 10}, d), "W4");
+  Var b4 = shared(NDArray::zeros({10}, d), "b4");
+  const auto layer = [](const Var& in, const Var& W, const Var& b) {
+    Var pooled = T::signal::pool_2d(T::nnet::conv2d(in, W), {2, 2}, {.ignore_border = true});
+    return T::tanh(pooled + T::dimshuffle(b, {T::kNewAxis, 0, T::kNewAxis, T::kNewAxis}));
+  };
+  Var h2 = layer(layer(X, W1, b1), W2, b2);  // (64, 50, 4, 4)
+  Var h3 = T::tanh(T::dot(T::flatten(h2, 2), W3) + b3);
+  Var logits = T::dot(h3, W4) + b4;
+  Var loss = T::mean(T::nnet::crossentropy_categorical_1hot(T::nnet::softmax(logits), t));
+  loss->set_name("loss");
+  const std::vector<Var> params{W1, b1, W2, b2, W3, b3, W4, b4};
+  const auto g = grad(loss, params);
+  w.inputs = {X, t};
+  w.outputs = {loss};
+  for (std::size_t i = 0; i < params.size(); ++i) w.options.updates[params[i]] = params[i] - c(0.1, d) * g[i];
+  w.state = params;
+  w.size = "LeNet-5, batch 64 of 28x28";
+  // sum(b4) is rounding noise: compared with an absolute tolerance.
+  w.expected = {2.2826329003228345, 0.40755315620852905, -0.027168794649354226, 4.636166551424332,
+                -0.008791199442397304, 24.621812884760374, -0.003529408744910996, 2.0418521904860762, 0.0};
+  w.checksum_rtol = 1e-8;  // convolutions and BLAS sums in another order than JAX's
+  if (with_args) {
+    NDArray labels = NDArray::empty({B}, DType::Int64);
+    for (std::int64_t j = 0; j < B; ++j)
+      labels.data_as<std::int64_t>()[j] = static_cast<std::int64_t>(std::floor(10 * splitmix_unit(1002, j)));
+    w.args = {uniform(1001, 0, 1, {B, 1, 28, 28}, d), labels};
+  }
+}
+
 }  // namespace
 
 /// A compile-time-only row (issue 33): y = tanh(tanh(...tanh(x))), n deep,
@@ -261,7 +309,7 @@ void tanh_chain(Workload& w, int n) {
 
 const std::vector<std::string>& workload_ids() {
   static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
-                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9"};
+                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9", "W10"};
   return ids;
 }
 
@@ -286,9 +334,10 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W7" || id == "W7s") w7(w, id == "W7s", with_args);
   else if (id == "W8" || id == "W8g") w8(w, id == "W8g", with_args);
   else if (id == "W9") w9(w, with_args);
+  else if (id == "W10") w10(w, with_args);
   else if (id == "T1000" || id == "T10000") tanh_chain(w, std::stoi(id.substr(1)));
   else THEANO_USER_CHECK(false, ValueError)
-      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, T1000, T10000)";
+      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, W10, T1000, T10000)";
   return w;
 }
 

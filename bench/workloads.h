@@ -1,5 +1,5 @@
 /// \file
-/// The anchor workloads W1..W9 of docs/workloads.md as graphs: one
+/// The anchor workloads W1..W10 of docs/workloads.md as graphs: one
 /// builder per workload, so the compile benchmark (cold / warm, in fresh
 /// processes) and the call benchmarks build exactly the same functions.
 ///
@@ -19,7 +19,7 @@ namespace theano::bench {
 
 struct Workload {
   /// "W1", "W1s" (n = 10^3), "W2", "W3", "W4a".."W4c", "W5", "W6", "W6t" (W6
-  /// with trust_input), "W7", "W7s", "W8", "W8g" (W8's gradient), "W9" (the RNN step); "W1d" (W1 with its arrays on the GPU
+  /// with trust_input), "W7", "W7s", "W8", "W8g" (W8's gradient), "W9" (the RNN step), "W10" (the LeNet-5 step); "W1d" (W1 with its arrays on the GPU
   /// THEANO_FLAGS device selects: bench/run --device adds it after W1)
   std::string id;
   std::string size;  ///< as docs/workloads.md states it ("n=10^7", "4000x784", ...)

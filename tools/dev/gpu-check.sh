@@ -3,7 +3,7 @@
 # builds the Release tree, runs every CUDA test (`ctest -R cuda`: NVRTC, the
 # host-emulated device, and the real-GPU tests, which skip elsewhere), then
 # a training loop whose weights live on the GPU (examples/gpu_training), the
-# demos with device=cuda, and W1..W7 on the GPU (bench/run --device cuda,
+# demos with device=cuda (logistic regression, the MLP, LeNet's conv and pool), and W1..W7 on the GPU (bench/run --device cuda,
 # checksums verified) beside the CPU, so their figures can go into
 # bench/README.md.
 #
@@ -37,6 +37,7 @@ echo "== the demos with device=cuda (the same figures as on the CPU)"
 THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$build/examples/logistic_regression" --steps 2000 --every 1000
 THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$build/examples/mlp" --epochs 3 --dot /tmp/gpu-check-mlp.dot |
   grep -v "^ *[0-9.]*% "
+THEANO_FLAGS="device=cuda${THEANO_FLAGS:+,$THEANO_FLAGS}" "$build/examples/lenet" --epochs 10 | grep -v "^ *[0-9.]*% "
 
 if [ "$bench" = 1 ]; then
   echo "== W1..W7 on the GPU (bench/run --device cuda; checksums verified)"

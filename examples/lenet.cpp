@@ -22,8 +22,6 @@
 #include <string_view>
 #include <vector>
 
-#include <theano/tensor/conv.h>
-#include <theano/tensor/pool.h>
 #include <theano/theano.hpp>
 
 #include "example_cli.h"

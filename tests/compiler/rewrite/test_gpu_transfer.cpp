@@ -222,7 +222,7 @@ TEST_SUITE("gpu transfer rewrite: GPU array inputs") {
     CHECK(count_type(g.fgraph(), "GpuDimShuffle") == 1);
     CHECK(count_type(g.fgraph(), "GpuElemwise") == 1);
   }
-  TEST_CASE("gpu transfer: pooling and its gradients move (float32 / float64); an integer pool stays on the host") {
+  TEST_CASE("gpu transfer: pooling and its gradients move (float32 / float64) and an integer pool stays on the host") {
     Var x = T::tensor4("x", DType::Float32), i = T::tensor4("i", DType::Int32);
     ConfigGuard guard(with_device("emulated"));
     Var y = T::signal::pool_2d(x, {2, 2}, {.ignore_border = true});

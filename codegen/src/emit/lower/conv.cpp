@@ -7,8 +7,9 @@
 // algorithm; the inputs are read through their strides (a flipped filter is
 // a pointer to its last tap with negated spatial strides, as in perform).
 // The images are split across the loop threads (THEANO_FLAGS threads), each
-// part with its own scratch; the weights' gradient sums one partial result a
-// part, in part order (the cut depends only on the batch and the threads).
+// part with its own scratch and its gemms on one BLAS thread; the weights'
+// gradient sums one partial result a part, in part order (the cut depends
+// only on the batch and the threads).
 #include "lowering.h"
 #include "parallel_part.h"
 
@@ -166,15 +167,15 @@ void lower_conv(NodeLowering& L) {
   w.line("int64_t nidx = 0;");
   w.line("if (theano_checked_mul(g.batch, 64, &nidx) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the batch is too large to split across threads"));
-  // Only where an image's gemms are small (under 2^20 multiply-adds: BLAS runs them on one thread and
-  // im2col dominates); above, BLAS's own threads work, and splitting too oversubscribed the cores
-  // (measured on W10's shapes, batch 64, float32, 2 idle cores, forward and both gradients: (1->20, 5x5,
-  // 28x28), 0.29M an image, 4.8 -> 2.5 ms with 2 threads; (20->50, 5x5, 12x12), 1.6M an image, 12.7 ms
-  // on one thread, 21 ms split; a min_part of nidx keeps the whole batch in one part).
-  w.line("int64_t macs = 0;");
-  w.line("const int small = theano_checked_mul(g.filters, g.crows, &macs) == THEANO_RULE_OK && "
-         "theano_checked_mul(macs, g.osize, &macs) == THEANO_RULE_OK && macs / g.groups < (1LL << 20);");
-  w.line("const int64_t used = " + part.run("nidx", "small ? 4 * 64 : nidx", "args") + ";");
+  // Every batch is split, and the parts' gemms run on one BLAS thread each (OpenBLAS's count set to 1
+  // for the call, as PyTorch does inside its parallel regions): BLAS's own threads beside ours
+  // oversubscribed the 2 cores. Measured on W10 (bench/run --only W10, 2 idle cores, float64 / float32
+  // ms a training step): only the small layer split, BLAS threaded 57.7 / 38.3; both layers split, BLAS
+  // threaded 32.5 / 22.4; both split, one BLAS thread 20.4 / 13.2.
+  w.line("const int blas_nt = openblas_get_num_threads();");
+  w.line("if (blas_nt > 1 && nparts > 1) openblas_set_num_threads(1);");
+  w.line("const int64_t used = " + part.run("nidx", "4 * 64", "args") + ";");
+  w.line("if (blas_nt > 1 && nparts > 1) openblas_set_num_threads(blas_nt);");
   if (gw) {
     // dw = the parts' sums in part order, then (filter_flip) reversed along the spatial axes.
     w.line("const int64_t dn = theano_size(o0);");

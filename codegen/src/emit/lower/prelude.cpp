@@ -337,6 +337,10 @@ static void theano_copy(TheanoArray* dst, const TheanoArray* src, int64_t itemsi
 // CBLAS (OpenBLAS, LP64: int indices), loaded into the JIT by the host.
 enum { CblasRowMajor = 101, CblasColMajor = 102, CblasNoTrans = 111, CblasTrans = 112 };
 extern "C" {
+// OpenBLAS's own thread count: a node that splits its gemms across the loop
+// threads runs them on one BLAS thread each (emit/lower/conv.cpp).
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int n);
 void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double* a, int lda,
                  const double* b, int ldb, double beta, double* c, int ldc);
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,

@@ -148,6 +148,10 @@ inline constexpr Why kWhy[] = {
     {"W8g", "",
      "S D (W8's kernel), then S^T's CSR components by one serial counting sort (SwapFormat, sparse_dot puts it "
      "before every CSC product) and S^T (S D) by the CSR kernel again: two W8s plus the sort"},
+    {"W10", "",
+     "the three CorrMM passes (im2col + OpenBLAS gemm per image, the batch split across both cores, each "
+     "part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then MaxPoolGrad and the hidden "
+     "layer's Dot22 / Gemm"},
     {"W9", "",
      "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
      "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "

@@ -26,6 +26,7 @@
 
 #include "example_cli.h"
 #include "example_device.h"
+#include "example_train.h"
 
 #ifndef THEANO_EXAMPLES_DATA_DIR
 #define THEANO_EXAMPLES_DATA_DIR "examples/data"
@@ -210,11 +211,7 @@ Model build(std::mt19937_64& rng, const Options& o) {
     train_options.updates[params[i]] = params[i] - kLearningRate * grads[i];
   Model m;
   {
-    // Per-node times need the opwise linker (the same generated code, the
-    // host timing one node at a time), unless the user chose a linker.
-    theano::Config c = theano::config();
-    if (!c.flags.contains("linker")) c.flags["linker"] = "opwise";
-    theano::ConfigGuard guard(c);
+    const example::OpwiseLinker opwise;  // per-node times in the profile
     m.train = compile("train", {X, t}, {loss}, train_options);
   }
   m.predict = compile("predict", {X}, {T::argmax(logits, 1)});
@@ -223,13 +220,7 @@ Model build(std::mt19937_64& rng, const Options& o) {
 
 // ------------------------------------------------------------ training
 
-double accuracy(const Function& predict, const Dataset& d) {
-  const NDArray guess = predict({d.x})[0];
-  std::int64_t correct = 0;
-  for (std::int64_t i = 0; i < d.t.size(); ++i)
-    correct += guess.data_as<std::int64_t>()[i] == d.t.data_as<std::int64_t>()[i];
-  return 100.0 * static_cast<double>(correct) / static_cast<double>(d.t.size());
-}
+double accuracy(const Function& predict, const Dataset& d) { return example::accuracy(predict, d.x, d.t); }
 
 /// `[#####.....]` for `done` of `total`.
 std::string bar(std::int64_t done, std::int64_t total, int width = 30) {

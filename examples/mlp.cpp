@@ -26,6 +26,7 @@
 
 #include "example_cli.h"
 #include "example_device.h"
+#include "example_train.h"
 
 namespace {
 
@@ -169,13 +170,7 @@ Model build(std::mt19937_64& rng, std::int64_t hidden) {
 
   Model m;
   {
-    // Per-node times need the opwise linker (the same generated code, with
-    // the host calling and timing one node at a time). FunctionOptions has no
-    // linker field, so the THEANO_FLAGS linker is set for this one compile,
-    // unless the user chose a linker.
-    theano::Config c = theano::config();
-    if (!c.flags.contains("linker")) c.flags["linker"] = "opwise";
-    theano::ConfigGuard guard(c);
+    const example::OpwiseLinker opwise;  // per-node times in the profile
     m.train = compile("train", {X, t}, {loss}, train_options);
   }
   m.predict = compile("predict", {X}, {T::argmax(logits, 1)});
@@ -184,13 +179,7 @@ Model build(std::mt19937_64& rng, std::int64_t hidden) {
 
 // ------------------------------------------------------------ training
 
-double accuracy(const Function& predict, const Dataset& d) {
-  const NDArray guess = predict({d.x})[0];
-  std::int64_t correct = 0;
-  for (std::int64_t i = 0; i < d.t.size(); ++i)
-    correct += guess.data_as<std::int64_t>()[i] == d.t.data_as<std::int64_t>()[i];
-  return 100.0 * static_cast<double>(correct) / static_cast<double>(d.t.size());
-}
+double accuracy(const Function& predict, const Dataset& d) { return example::accuracy(predict, d.x, d.t); }
 
 /// One pass over the training set in minibatches (a trailing partial batch is
 /// left out); returns the mean of the batch losses.

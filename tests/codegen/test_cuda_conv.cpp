@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_test_util.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
 
@@ -25,19 +26,6 @@ using gpu_test::check_nvrtc;
 using gpu_test::check_on_gpu;
 using gpu_test::random_array;
 namespace nn = theano::tensor::nnet;
-
-namespace {
-
-std::int64_t out_size(const nn::BorderMode& b, std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d) {
-  const std::int64_t span = d * (k - 1) + 1;
-  const std::int64_t pad = b.kind == nn::BorderMode::Kind::Full    ? span - 1
-                           : b.kind == nn::BorderMode::Kind::Half  ? span / 2
-                           : b.kind == nn::BorderMode::Kind::Valid ? 0
-                                                                   : b.pad[0];
-  return (in + 2 * pad - span) / s + 1;
-}
-
-}  // namespace
 
 TEST_SUITE("cuda conv (emulated device)") {
   TEST_CASE("cuda emulated: CorrMM and its gradients over the options, 2d and 3d, against perform") {
@@ -73,7 +61,7 @@ TEST_SUITE("cuda conv (emulated device)") {
           std::vector<std::int64_t> ts{xs[0], ws[0]};
           for (int d = 0; d < n; ++d) {
             const auto du = static_cast<std::size_t>(d);
-            ts.push_back(out_size(o.border, xs[du + 2], ws[du + 2], o.stride[du], o.dil[du]));
+            ts.push_back(test::conv_out_size(o.border, xs[du + 2], ws[du + 2], o.stride[du], o.dil[du]));
           }
           const Var w = tensor::tensor(dt, StaticShape(ws.size()), "W"), t = tensor::tensor(dt, StaticShape(ts.size()), "top");
           ins.push_back(w);

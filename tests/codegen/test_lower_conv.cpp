@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "conv_test_util.h"
 #include "lowering_test_util.h"
 #include "test_util.h"
 
@@ -43,16 +44,6 @@ std::vector<Opt> options(int n) {
   return {{nn::BorderMode::valid(), one, one, true, 1},   {nn::BorderMode::full(), two, one, false, 2},
           {nn::BorderMode::half(), one, two, true, 2},    {nn::BorderMode(1), two, two, false, 1},
           {nn::BorderMode::half(), two, one, true, 1}};
-}
-
-// The forward output's spatial size (the test's own arithmetic).
-std::int64_t out_size(const nn::BorderMode& b, std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d) {
-  const std::int64_t span = d * (k - 1) + 1;
-  const std::int64_t pad = b.kind == nn::BorderMode::Kind::Full   ? span - 1
-                           : b.kind == nn::BorderMode::Kind::Half ? span / 2
-                           : b.kind == nn::BorderMode::Kind::Valid ? 0
-                                                                   : b.pad[0];
-  return (in + 2 * pad - span) / s + 1;
 }
 
 // w[:, :, ::-1, ...]: the view the CorrMM rewrite puts on flipped filters.
@@ -84,7 +75,7 @@ TEST_SUITE("lower conv") {
           std::vector<std::int64_t> ts{xs[0], ws[0]};
           for (int d = 0; d < n; ++d) {
             const auto du = static_cast<std::size_t>(d);
-            ts.push_back(out_size(o.border, xs[du + 2], ws[du + 2], o.stride[du], o.dil[du]));
+            ts.push_back(test::conv_out_size(o.border, xs[du + 2], ws[du + 2], o.stride[du], o.dil[du]));
           }
           const Var w = any_tensor(dt, n + 2, "W"), t = any_tensor(dt, n + 2, "top");
           ins.push_back(w);

@@ -31,8 +31,10 @@ using Shape = std::vector<std::int64_t>;
 std::int64_t ref_out_len(std::int64_t v, std::int64_t ws, std::int64_t st, std::int64_t pad, bool ib) {
   const std::int64_t padded = v + 2 * pad;
   auto floordiv = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  // An empty axis pools to 0 (Theano gives 1 where padding or st < ws leaves
+  // room for a window, then np.max of that empty window fails).
+  if (v == 0) return 0;
   if (ib) return std::max<std::int64_t>(floordiv(padded - ws, st) + 1, 0);
-  if (v == 0) return 0;  // Theano: 1 when st < ws, then np.max of an empty window fails
   if (st >= ws) return floordiv(padded - 1, st) + 1;
   return std::max<std::int64_t>(0, floordiv(padded - 1 - ws + st, st)) + 1;
 }
@@ -242,6 +244,7 @@ std::vector<PoolCase> configs(PoolMode m) {
   }
   add({2, 5, 7}, 2, {3, 2}, {2, 2}, {1, 1}, true);
   add({6, 6}, 2, {3, 3}, {1, 2}, {2, 0}, true);
+  add({2, 0, 5}, 2, {3, 2}, {1, 2}, {2, 1}, true);  // empty, padding with room for a window of padding only
   add({2, 4, 5, 3}, 3, {2, 3, 2}, {1, 2, 1}, {1, 2, 1}, true);
   return cs;
 }

@@ -241,8 +241,9 @@ std::vector<Var> pooled_shape_vars(const PoolParams& p, const std::vector<Var>& 
     const int64_t ws = p.ws[k], st = p.stride[k], pad = p.pad[k];
     const Var padded = pad == 0 ? v : add(v, int64_constant(2 * pad));
     if (p.ignore_border) {
-      out[lead + k] = maximum(add(int_div(sub(padded, int64_constant(ws)), int64_constant(st)), int64_constant(1)),
-                              int64_constant(0));
+      const Var whole = maximum(add(int_div(sub(padded, int64_constant(ws)), int64_constant(st)), int64_constant(1)),
+                                int64_constant(0));
+      out[lead + k] = pad == 0 ? whole : switch_(eq(v, int64_constant(0)), int64_constant(0), whole);
     } else {
       const Var nonempty = st >= ws ? add(int_div(sub(v, int64_constant(1)), int64_constant(st)), int64_constant(1))
                                     : add(maximum(int_div(sub(v, int64_constant(ws - st + 1)), int64_constant(st)),

@@ -104,7 +104,9 @@ static inline int theano_pool_out_len(int64_t v, int64_t ws, int64_t st, int64_t
     return THEANO_POOL_OVERFLOW;
   }
   if (ignore_border) {
-    *out = padded < ws ? 0 : (padded - ws) / st + 1;
+    /* An empty axis pools to 0 even where padding makes room for a window:
+     * that window would hold only padding (no element to reduce). */
+    *out = v == 0 || padded < ws ? 0 : (padded - ws) / st + 1;
   } else if (v == 0) {
     *out = 0;
   } else if (st >= ws) {

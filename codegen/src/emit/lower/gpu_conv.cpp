@@ -98,21 +98,10 @@ void lower_gpu_conv(NodeLowering& L) {
            ")) return e;");
     emit_gpu_copy(L, dt, nd, name + ".data", name + ".strides", src, st, L.x(i) + "->shape");
   };
-  // The filters (input `i`), reversed along the spatial axes when filter_flip (the abstract op's meaning;
-  // CorrMM's filter_flip is false: the rewrite's view did it).
-  auto packed_filters = [&](int i) {
-    const std::string x = L.x(i);
-    w.line("const char* fsrc = " + x + "->data;");
-    w.line("int64_t fst[" + nds + "];");
-    w.line("for (int d = 0; d < " + nds + "; ++d) fst[d] = " + x + "->strides[d];");
-    if (op.filter_flip()) {
-      w.open("for (int d = 2; d < " + nds + "; ++d)");
-      w.line("if (" + x + "->shape[d] > 0) fsrc += (" + x + "->shape[d] - 1) * fst[d];");
-      w.line("fst[d] = -fst[d];");
-      w.close();
-    }
-    packed("wt", i, "fsrc", "fst");
-  };
+  // The filters (input `i`). CorrMM correlates (filter_flip is always false: a true convolution reaches
+  // the GPU as the rewrite's reversed view of the filters, gathered by `packed` like any strided input).
+  THEANO_INTERNAL_CHECK(!op.filter_flip()) << L.label << ": the GPU form computes CorrMM, a correlation";
+  auto packed_filters = [&](int i) { packed("wt", i, L.x(i) + "->data", L.x(i) + "->strides"); };
   auto launch = [&](int kernel, const std::string& src, const std::string& dst, const std::string& count) {
     w.line(cp.pb.set(cp.src, "(int64_t)(" + src + ")"));
     w.line(cp.pb.set(cp.dst, "(int64_t)(" + dst + ")"));
@@ -156,18 +145,9 @@ void lower_gpu_conv(NodeLowering& L) {
     launch(k_gather, "col.data", "o0->data + (n * g.channels + gi * cg) * g.isize * it", "cg * g.isize");
     w.close();
     w.close();
-  } else {  // (x, top): dW_g += top_g (fg x osize) . col^T, then reversed along the spatial axes when flipped
+  } else {  // (x, top): dW_g += top_g (fg x osize) . col^T
     packed("tt", 1, "x1->data", "x1->strides");
-    std::string dw = "o0->data";
-    if (op.filter_flip()) {
-      w.line("TheanoArray dwt;");
-      w.line("dwt.ndim = " + nds + "; dwt.dtype = " + dcode + "; dwt.owner = -1;");
-      w.line("for (int d = 0; d < " + nds + "; ++d) dwt.shape[d] = o0->shape[d];");
-      w.line("if (int e = theano_gpu_alloc_checked(ctx, &dwt, -1, " + item + ", " +
-             c_string(L.label + ": the weights' gradient before its flip: ") + ", all, " + str(L.nin()) +
-             ")) return e;");
-      dw = "dwt.data";
-    }
+    const std::string dw = "o0->data";
     w.open("for (int64_t n = 0; n < g.batch; ++n)");
     w.open("for (int64_t gi = 0; gi < G; ++gi)");
     launch(k_im, "x0->data + n * x0->strides[0] + gi * cg * x0->strides[1]", "col.data", "g.crows * g.osize");
@@ -175,15 +155,6 @@ void lower_gpu_conv(NodeLowering& L) {
          "col.data", "g.osize", "n == 0 ? 0.0 : 1.0", dw + " + gi * fg * g.crows * it");
     w.close();
     w.close();
-    if (op.filter_flip()) {
-      w.line("const char* rsrc = dwt.data;");
-      w.line("int64_t rst[" + nds + "];");
-      w.open("for (int d = 0; d < " + nds + "; ++d)");
-      w.line("rst[d] = dwt.strides[d];");
-      w.line("if (d >= 2) { rsrc += (dwt.shape[d] - 1) * rst[d]; rst[d] = -rst[d]; }");
-      w.close();
-      emit_gpu_copy(L, dt, nd, "o0->data", "o0->strides", "rsrc", "rst", "o0->shape");
-    }
   }
   w.line("return 0;");
 }

@@ -1,9 +1,10 @@
 // theano_conv_backends: a measurement, not part of the library (issue 36). It
 // decides how theano-cpp computes 2-d convolutions on the CPU by timing the
 // three candidates on the same inputs, after checking that they agree:
-//   (a) im2col + OpenBLAS gemm, Theano's CorrMM: per image (col buffer of one
-//       image) or one gemm over the whole batch's columns; OpenBLAS threaded,
-//       or our threads over the batch with OpenBLAS at one thread;
+//   (a) im2col + OpenBLAS gemm, Theano's CorrMM: per image (theano-cpp's own
+//       kernels, theano/runtime/kernels/conv.h) or one gemm over the whole
+//       batch's columns (this file's im2col with a row stride); OpenBLAS
+//       threaded, or our threads over the batch with OpenBLAS at one thread;
 //   (b) a direct loop over padded, flattened image planes (one loop per filter
 //       row, its taps unrolled), so the compiler vectorizes it; threads over
 //       the batch;
@@ -19,6 +20,8 @@
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <theano/runtime/kernels/conv.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -153,37 +157,51 @@ struct Tensors {
   std::vector<T> x, w, dy, y, dw, dx;
 };
 
-// Per image; `threads` of ours over the batch (OpenBLAS set by the caller).
+// Per image: theano-cpp's own CorrMM kernels (theano/runtime/kernels/conv.h,
+// the ones perform and generated code call), `threads` of ours over the batch
+// (OpenBLAS set by the caller), each thread its own scratch and, for gradW,
+// its own partial sum, as codegen/src/emit/lower/conv.cpp runs them.
 template <class T>
 struct Im2colPerImage {
   const Shape& z;
   int threads;
-  std::vector<std::vector<T>> col, dwpart;
-  Im2colPerImage(const Shape& z_, int t) : z(z_), threads(t), col(t), dwpart(t) {
-    for (auto& c : col) c.resize(z.crs() * z.P() * z.Q());
-    for (int i = 1; i < t; ++i) dwpart[i].resize(z.K * z.crs());
+  TheanoConvGeom g{};
+  std::vector<std::vector<T>> scratch, dwpart;
+  Im2colPerImage(const Shape& z_, int t) : z(z_), threads(t), scratch(t), dwpart(t) {
+    const i64 ish[4] = {z.N, z.C, z.H, z.W}, wsh[4] = {z.K, z.C, z.R, z.S}, pad[2] = {z.pad, z.pad},
+              one[2] = {1, 1};
+    i64 bad = 0, n = 0, most = 0;
+    if (theano_conv_rule(2, ish, wsh, pad, one, one, 1, &g, &bad) != THEANO_CONV_OK)
+      throw std::runtime_error(std::string(z.name) + ": conv.h refuses the shape");
+    for (int dir = 0; dir < 3; ++dir) {
+      if (theano_conv_scratch_size(&g, dir, &n) != THEANO_CONV_OK) throw std::runtime_error("scratch size");
+      most = std::max(most, n);
+    }
+    for (auto& s : scratch) s.resize(static_cast<std::size_t>(most));
+    for (auto& p : dwpart) p.resize(static_cast<std::size_t>(z.K * z.crs()));
   }
   void run(Pass pass, Tensors<T>& d) {
-    const i64 PQ = z.P() * z.Q(), CRS = z.crs(), CHW = z.C * z.H * z.W, KPQ = z.K * PQ;
+    const i64 xs[4] = {z.C * z.H * z.W, z.H * z.W, z.W, 1}, ws[4] = {z.crs(), z.R * z.S, z.S, 1},
+              ts[4] = {z.K * z.P() * z.Q(), z.P() * z.Q(), z.Q(), 1};
     over_batch(threads, z.N, [&](int t, i64 n0, i64 n1) {
-      T* cb = col[t].data();
-      T* dw = t == 0 ? d.dw.data() : dwpart[t].data();
-      for (i64 n = n0; n < n1; ++n) {
-        if (pass == Pass::Fwd) {
-          im2col(z, d.x.data() + n * CHW, cb, PQ);
-          gemm(CblasNoTrans, CblasNoTrans, z.K, PQ, CRS, d.w.data(), CRS, cb, PQ, T(0), d.y.data() + n * KPQ, PQ);
-        } else if (pass == Pass::GradW) {
-          im2col(z, d.x.data() + n * CHW, cb, PQ);
-          gemm(CblasNoTrans, CblasTrans, z.K, CRS, PQ, d.dy.data() + n * KPQ, PQ, cb, PQ, T(n == n0 ? 0 : 1), dw, CRS);
-        } else {
-          gemm(CblasTrans, CblasNoTrans, CRS, PQ, z.K, d.w.data(), CRS, d.dy.data() + n * KPQ, PQ, T(0), cb, PQ);
-          col2im(z, cb, PQ, d.dx.data() + n * CHW);
-        }
+      T* work = scratch[t].data();
+      if constexpr (std::is_same_v<T, float>) {
+        if (pass == Pass::Fwd) theano_corr_fwd_f32(&g, n0, n1, d.x.data(), xs, d.w.data(), ws, d.y.data(), work);
+        if (pass == Pass::GradW)
+          theano_corr_grad_weights_f32(&g, n0, n1, d.x.data(), xs, d.dy.data(), ts, dwpart[t].data(), work);
+        if (pass == Pass::GradI) theano_corr_grad_inputs_f32(&g, n0, n1, d.w.data(), ws, d.dy.data(), ts, d.dx.data(), work);
+      } else {
+        if (pass == Pass::Fwd) theano_corr_fwd_f64(&g, n0, n1, d.x.data(), xs, d.w.data(), ws, d.y.data(), work);
+        if (pass == Pass::GradW)
+          theano_corr_grad_weights_f64(&g, n0, n1, d.x.data(), xs, d.dy.data(), ts, dwpart[t].data(), work);
+        if (pass == Pass::GradI) theano_corr_grad_inputs_f64(&g, n0, n1, d.w.data(), ws, d.dy.data(), ts, d.dx.data(), work);
       }
     });
-    if (pass == Pass::GradW)
+    if (pass == Pass::GradW) {
+      std::copy(dwpart[0].begin(), dwpart[0].end(), d.dw.begin());
       for (int t = 1; t < threads; ++t)
-        for (i64 i = 0; i < z.K * CRS; ++i) d.dw[i] += dwpart[t][i];
+        for (i64 i = 0; i < z.K * z.crs(); ++i) d.dw[i] += dwpart[t][i];
+    }
   }
 };
 

@@ -322,6 +322,29 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
   }
 }
 
+/* The output positions [*lo, *hi) (of `out`) whose input coordinate
+ * `start + o * st` falls inside [0, in): the one range rule im2col and col2im
+ * take the innermost axis by, so their inner loops have no per-element test
+ * (and, at stride 1, are plain copies and adds). st > 0. */
+static inline void theano_conv_span(int64_t out, int64_t st, int64_t start, int64_t in, int64_t* lo, int64_t* hi) {
+  int64_t l = start >= 0 ? 0 : (-start + st - 1) / st, h = start <= in - 1 ? (in - 1 - start) / st + 1 : 0;
+  if (h > out) h = out;
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
+
+/* Whether a strided array of `nd` axes (element strides `as`) is
+ * C-contiguous, so the kernels below read it in place instead of packing it. */
+static inline int theano_conv_contiguous(int64_t nd, const int64_t* shape, const int64_t* as) {
+  int64_t d, e = 1;
+  for (d = nd - 1; d >= 0; --d) {
+    if (shape[d] != 1 && as[d] != e) return 0;
+    e *= shape[d];
+  }
+  return 1;
+}
+
 /* T: the element type; S: the name suffix (f32 / f64); GEMM: cblas_sgemm /
  * cblas_dgemm. xs, ws, ts: element strides of input, filters and output
  * gradient (nsp + 2 entries each). im2col and col2im go row by row (one
@@ -337,6 +360,9 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
       const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
       const T* base = x + (r / g->ksize) * xs[1];                                                                    \
       T* dst = col + r * g->osize;                                                                                   \
+      const int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
+      int64_t lo2, hi2;                                                                                              \
+      theano_conv_span(out[2], st[2], i2, in[2], &lo2, &hi2);                                                        \
       for (o0 = 0; o0 < out[0]; ++o0) {                                                                              \
         const int64_t i0 = o0 * st[0] - pad[0] + k0 * dl[0];                                                         \
         for (o1 = 0; o1 < out[1]; ++o1) {                                                                            \
@@ -347,8 +373,13 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
           }                                                                                                          \
           {                                                                                                          \
             const T* row = base + i0 * s3[0] + i1 * s3[1];                                                           \
-            int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
-            for (o2 = 0; o2 < out[2]; ++o2, i2 += st[2]) *dst++ = i2 >= 0 && i2 < in[2] ? row[i2 * s3[2]] : (T)0;   \
+            for (o2 = 0; o2 < lo2; ++o2) dst[o2] = (T)0;                                                             \
+            if (st[2] == 1 && s3[2] == 1)                                                                            \
+              for (o2 = lo2; o2 < hi2; ++o2) dst[o2] = row[i2 + o2];                                                 \
+            else                                                                                                     \
+              for (o2 = lo2; o2 < hi2; ++o2) dst[o2] = row[(i2 + o2 * st[2]) * s3[2]];                               \
+            for (o2 = hi2; o2 < out[2]; ++o2) dst[o2] = (T)0;                                                        \
+            dst += out[2];                                                                                           \
           }                                                                                                          \
         }                                                                                                            \
       }                                                                                                              \
@@ -364,6 +395,9 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
       const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
       T* base = dx + (r / g->ksize) * g->isize;                                                                      \
       const T* src = col + r * g->osize;                                                                             \
+      const int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
+      int64_t lo2, hi2;                                                                                              \
+      theano_conv_span(out[2], st[2], i2, in[2], &lo2, &hi2);                                                        \
       for (o0 = 0; o0 < out[0]; ++o0) {                                                                              \
         const int64_t i0 = o0 * st[0] - pad[0] + k0 * dl[0];                                                         \
         for (o1 = 0; o1 < out[1]; ++o1, src += out[2]) {                                                             \
@@ -371,9 +405,10 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
           if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1]) continue;                                             \
           {                                                                                                          \
             T* row = base + i0 * s3[0] + i1 * s3[1];                                                                 \
-            int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
-            for (o2 = 0; o2 < out[2]; ++o2, i2 += st[2])                                                             \
-              if (i2 >= 0 && i2 < in[2]) row[i2 * s3[2]] += src[o2];                                                 \
+            if (st[2] == 1 && s3[2] == 1)                                                                            \
+              for (o2 = lo2; o2 < hi2; ++o2) row[i2 + o2] += src[o2];                                                \
+            else                                                                                                     \
+              for (o2 = lo2; o2 < hi2; ++o2) row[(i2 + o2 * st[2]) * s3[2]] += src[o2];                              \
           }                                                                                                          \
         }                                                                                                            \
       }                                                                                                              \
@@ -398,6 +433,13 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
       }                                                                                                              \
     }                                                                                                                \
   }                                                                                                                  \
+  /* the array as a C-contiguous one: itself when it is one, else its copy in `out` */                            \
+  static inline const T* theano_conv_packed_##S(int64_t nd, const int64_t* shape, const T* a, const int64_t* as,    \
+                                                T* out) {                                                            \
+    if (theano_conv_contiguous(nd, shape, as)) return a;                                                             \
+    theano_conv_pack_##S(nd, shape, a, as, out);                                                                     \
+    return out;                                                                                                      \
+  }                                                                                                                  \
   /* C (m x n, contiguous) <- A . B + beta C, A m x k and B k x n, each row-major or (ta/tb) transposed */          \
   static inline void theano_conv_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T* a,              \
                                           const T* b, T beta, T* c) {                                                \
@@ -417,11 +459,11 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t wshape[THEANO_CONV_MAX_SP + 2], n, gi, d;                                                                \
     T* col = scratch;                                                                                                \
-    T* wp = scratch + g->crows * g->osize;                                                                           \
+    const T* wp;                                                                                                     \
     wshape[0] = g->filters;                                                                                          \
     wshape[1] = cg;                                                                                                  \
     for (d = 0; d < g->nsp; ++d) wshape[d + 2] = g->k[d];                                                            \
-    theano_conv_pack_##S(g->nsp + 2, wshape, w, ws, wp);                                                             \
+    wp = theano_conv_packed_##S(g->nsp + 2, wshape, w, ws, scratch + g->crows * g->osize);                           \
     for (n = n0; n < n1; ++n)                                                                                        \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_im2col_##S(g, x + n * xs[0] + gi * cg * xs[1], xs, col);                                             \
@@ -436,12 +478,12 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t tshape[THEANO_CONV_MAX_SP + 1], n, gi, d, i;                                                             \
     T* col = scratch;                                                                                                \
-    T* tp = scratch + g->crows * g->osize;                                                                           \
+    T* tbuf = scratch + g->crows * g->osize;                                                                         \
     tshape[0] = g->filters;                                                                                          \
     for (d = 0; d < g->nsp; ++d) tshape[d + 1] = g->out[d];                                                          \
     for (i = 0; i < g->filters * g->crows; ++i) dw[i] = (T)0;                                                        \
     for (n = n0; n < n1; ++n) {                                                                                      \
-      theano_conv_pack_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tp);                                         \
+      const T* tp = theano_conv_packed_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tbuf);                       \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_im2col_##S(g, x + n * xs[0] + gi * cg * xs[1], xs, col);                                             \
         theano_conv_gemm_##S(0, 1, fg, g->crows, g->osize, tp + gi * fg * g->osize, col, (T)1,                      \
@@ -456,17 +498,18 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
     const int64_t G = g->groups, fg = g->filters / G, cg = g->channels / G;                                          \
     int64_t wshape[THEANO_CONV_MAX_SP + 2], tshape[THEANO_CONV_MAX_SP + 1], n, gi, d, i;                             \
     T* col = scratch;                                                                                                \
-    T* wp = scratch + g->crows * g->osize;                                                                           \
-    T* tp = wp + g->filters * g->crows;                                                                              \
+    T* wbuf = scratch + g->crows * g->osize;                                                                         \
+    T* tbuf = wbuf + g->filters * g->crows;                                                                          \
+    const T* wp;                                                                                                     \
     wshape[0] = g->filters;                                                                                          \
     wshape[1] = cg;                                                                                                  \
     for (d = 0; d < g->nsp; ++d) wshape[d + 2] = g->k[d];                                                            \
     tshape[0] = g->filters;                                                                                          \
     for (d = 0; d < g->nsp; ++d) tshape[d + 1] = g->out[d];                                                          \
-    theano_conv_pack_##S(g->nsp + 2, wshape, w, ws, wp);                                                             \
+    wp = theano_conv_packed_##S(g->nsp + 2, wshape, w, ws, wbuf);                                                    \
     for (i = n0 * g->channels * g->isize; i < n1 * g->channels * g->isize; ++i) dx[i] = (T)0;                        \
     for (n = n0; n < n1; ++n) {                                                                                      \
-      theano_conv_pack_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tp);                                         \
+      const T* tp = theano_conv_packed_##S(g->nsp + 1, tshape, top + n * ts[0], ts + 1, tbuf);                       \
       for (gi = 0; gi < G; ++gi) {                                                                                   \
         theano_conv_gemm_##S(1, 0, g->crows, g->osize, fg, wp + gi * fg * g->crows, tp + gi * fg * g->osize, (T)0, \
                              col);                                                                                   \

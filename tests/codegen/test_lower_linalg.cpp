@@ -39,7 +39,8 @@ TEST_SUITE("lower linalg") {
                             LA::solve_triangular(a, v, false, 1, true), LA::cho_solve({LA::cholesky(a), true}, b),
                             LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "pos"), LA::inv(a),
                             LA::det(a), LA::slogdet(a).first, LA::slogdet(a).second, LA::eigh(a).first,
-                            LA::eigh(a, "U").second, LA::eigvalsh(a)};
+                            LA::eigh(a, "U").second, LA::eigvalsh(a), LA::lu_factor(a).first,
+                            LA::lu_factor(a).second, LA::pivot_to_permutation(LA::lu_factor(a).second, true)};
       for (bool full : {false, true})
         for (const Var& o : LA::svd(r, full)) outs.push_back(o);
       outs.push_back(LA::svdvals(r));

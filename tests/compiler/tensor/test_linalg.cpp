@@ -270,6 +270,54 @@ TEST_SUITE("linalg") {
     }
   }
 
+  TEST_CASE("lu_factor, lu, lu_solve: a hand-checked 2 x 2, P L U = A, L[p] U = A, A x = b and A^T x = b, batched") {
+    const Var a = matrix("a");
+    // [[1, 2], [3, 4]]: rows swapped, LU = [[3, 4], [1/3, 2/3]], piv = [1, 1].
+    const auto [LU, piv] = LA::lu_factor(a);
+    const NDArray v = m2({1, 2, 3, 4}, 2, 2);
+    CHECK(max_abs_diff(rows(LU.eval({{a, v}})), {3, 4, 1.0 / 3, 2.0 / 3}) < 1e-15);
+    const NDArray pv = piv.eval({{a, v}});
+    REQUIRE(pv.dtype() == DType::Int32);
+    CHECK(pv.data_as<std::int32_t>()[0] == 1);
+    CHECK(pv.data_as<std::int32_t>()[1] == 1);
+    std::mt19937_64 rng(7);
+    const Var t = tensor::tensor(DType::Float64, StaticShape(3), "t"), b = matrix("b");
+    for (std::int64_t n : {1, 4, 9}) {
+      CAPTURE(n);
+      const NDArray A = uniform(rng, {3, n, n}), B = uniform(rng, {n, 2});
+      const std::vector<Var> plu = LA::lu(t), pl = LA::lu(t, true), ilu = LA::lu(t, false, true);
+      const auto [F, Fp] = LA::lu_factor(t);
+      const Var x = LA::lu_solve({F, Fp}, b), xt = LA::lu_solve({F, Fp}, b, 1);
+      const NDArray P = plu[0].eval({{t, A}}), L = plu[1].eval({{t, A}}), U = plu[2].eval({{t, A}});
+      const NDArray PL = pl[0].eval({{t, A}}), p = ilu[0].eval({{t, A}});
+      const NDArray X = x.eval({{t, A}, {b, B}}), XT = xt.eval({{t, A}, {b, B}});
+      REQUIRE(p.dtype() == DType::Int64);
+      for (std::int64_t e = 0; e < 3; ++e) {
+        const std::vector<double> l = rows(entry(L, e)), u = rows(entry(U, e)), ae = rows(entry(A, e));
+        CHECK(max_abs_diff(mm(mm(rows(entry(P, e)), l, n, n, n), u, n, n, n), ae) < 1e-12);
+        CHECK(max_abs_diff(mm(rows(entry(PL, e)), u, n, n, n), ae) < 1e-12);
+        std::vector<double> lp(l.size());  // L[p]
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j)
+            lp[static_cast<std::size_t>(i * n + j)] = l[static_cast<std::size_t>(p.data_as<std::int64_t>()[e * n + i] * n + j)];
+        CHECK(max_abs_diff(mm(lp, u, n, n, n), ae) < 1e-12);
+        for (std::int64_t i = 0; i < n; ++i) {
+          CHECK(l[static_cast<std::size_t>(i * n + i)] == 1.0);
+          for (std::int64_t j = i + 1; j < n; ++j) CHECK(l[static_cast<std::size_t>(i * n + j)] == 0.0);
+          for (std::int64_t j = 0; j < i; ++j) CHECK(u[static_cast<std::size_t>(i * n + j)] == 0.0);
+        }
+        CHECK(max_abs_diff(mm(ae, rows(entry(X, e)), n, n, 2), rows(B)) < 1e-10);
+        CHECK(max_abs_diff(mm(transposed(ae, n, n), rows(entry(XT, e)), n, n, 2), rows(B)) < 1e-10);
+      }
+    }
+    // Pivots that are not LAPACK's.
+    const Var q = ivector("q");
+    CHECK_THROWS_WITH_AS(LA::pivot_to_permutation(q).eval({{q, NDArray::from_list<std::int32_t>({1, 0})}}),
+                         doctest::Contains("PivotToPermutation{False}: the pivots (input 0) are not LAPACK's: pivot 1 is 0"),
+                         ValueError);
+    CHECK_THROWS_WITH_AS(LA::pivot_to_permutation(vector("f")), doctest::Contains("must be int32 pivots"), TypeError);
+  }
+
   TEST_CASE("linalg errors: rank, dtype, non-square, mismatched shapes, batch mismatch, NaN") {
     const Var a = matrix("a"), v = vector("v");
     CHECK_THROWS_WITH_AS(LA::cholesky(v), doctest::Contains("Cholesky{True,False}: input 0 (v) must have rank >= 2"),

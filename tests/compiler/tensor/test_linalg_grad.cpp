@@ -153,6 +153,24 @@ TEST_SUITE("linalg grad") {
     CHECK_THROWS_WITH_AS(g.eval({{x, uniform(rng, {2, 4})}}), doctest::Contains("m >= n"), Error);
   }
 
+  TEST_CASE("verify_grad: lu_factor, lu (three forms), lu_solve (both trans), batched") {
+    std::mt19937_64 rng(20);
+    for (std::int64_t n : {1, 3, 5}) {
+      CAPTURE(n);
+      const NDArray A = general(rng, {n, n}, 1.0);
+      verify_grad([](const std::vector<Var>& in) { return LA::lu_factor(in[0]).first; }, {A});
+      for (int k : {0, 1, 2})
+        verify_grad([&](const std::vector<Var>& in) { return LA::lu(in[0])[static_cast<std::size_t>(k)]; }, {A});
+      verify_grad([](const std::vector<Var>& in) { return LA::lu(in[0], true)[0]; }, {A});
+      for (int trans : {0, 1})
+        verify_grad([&](const std::vector<Var>& in) {
+          const auto [LU, piv] = LA::lu_factor(in[0]);
+          return LA::lu_solve({LU, piv}, in[1], trans);
+        }, {A, uniform(rng, {n, 2})});
+    }
+    verify_grad([](const std::vector<Var>& in) { return LA::lu_factor(in[0]).first; }, {general(rng, {2, 4, 4}, 1.0)});
+  }
+
   TEST_CASE("infer_shape of every op, batched") {
     std::mt19937_64 rng(19);
     const Var a = tensor::tensor(DType::Float64, StaticShape(3), "a"), b = matrix("b"), v = vector("v");
@@ -160,7 +178,9 @@ TEST_SUITE("linalg grad") {
     const NDArray A = spd(rng, {2, 4, 4}), B = uniform(rng, {4, 3}), V = uniform(rng, {4}), R = uniform(rng, {2, 5, 3});
     testing::check_infer_shape({a, b, v}, {LA::cholesky(a), LA::solve_triangular(a, b, true), LA::solve(a, v),
                                            LA::cho_solve({a, true}, b), LA::inv(a), LA::det(a), LA::slogdet(a).first,
-                                           LA::slogdet(a).second, LA::eigh(a).first, LA::eigh(a).second, LA::eigvalsh(a)},
+                                           LA::slogdet(a).second, LA::eigh(a).first, LA::eigh(a).second, LA::eigvalsh(a),
+                                           LA::lu_factor(a).first, LA::lu_factor(a).second,
+                                           LA::pivot_to_permutation(LA::lu_factor(a).second)},
                                {A, B, V});
     std::vector<Var> outs;
     for (bool full : {false, true})

@@ -8,6 +8,7 @@
 #include "lowering.h"
 
 #include <theano/runtime/error.h>
+#include <theano/runtime/kernels/linalg.h>
 #include <theano/tensor/linalg.h>
 #include <theano/tensor/type.h>
 
@@ -19,7 +20,8 @@ namespace LA = tensor::linalg;
 void lower_lapack(NodeLowering& L) {
   const auto* op = dynamic_cast<const LA::LapackOp*>(&L.op);
   THEANO_INTERNAL_CHECK(op != nullptr) << L.label << ": not a LAPACK-backed op";
-  const DType dt = L.out(0).dtype();
+  // The element type the kernel runs in (the pivots' op: any, its code is the same).
+  const DType dt = op->la_kind() == THEANO_LA_PIV_TO_PERM ? DType::Float64 : L.in(0).dtype();
   if (dt != DType::Float64 && dt != DType::Float32)
     refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(dt)) + ")");
   const std::string S = dt == DType::Float64 ? "f64" : "f32";
@@ -51,7 +53,7 @@ void lower_lapack(NodeLowering& L) {
   w.line("if (rc != THEANO_LA_OK) " + fail);
   w.line("TheanoArray scratch;");
   w.line("scratch.ndim = 1;");
-  w.line("scratch.dtype = o0->dtype;");
+  w.line("scratch.dtype = " + str(static_cast<std::int64_t>(dt)) + ";");
   w.line("scratch.owner = -1;");
   w.line("scratch.shape[0] = wbytes / " + item_of(dt) + " + 4;");
   w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate LAPACK's workspace"));
@@ -74,6 +76,8 @@ void add_linalg_lowerings(LoweringTable& t) {
   t.add<LA::Eigh>(Target::Cpu, &lower_lapack);
   t.add<LA::SVD>(Target::Cpu, &lower_lapack);
   t.add<LA::QR>(Target::Cpu, &lower_lapack);
+  t.add<LA::LUFactor>(Target::Cpu, &lower_lapack);
+  t.add<LA::PivotToPermutation>(Target::Cpu, &lower_lapack);
 }
 
 }  // namespace theano::codegen::lower

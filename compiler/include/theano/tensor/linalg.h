@@ -1,7 +1,8 @@
 /// \file
 /// The LAPACK-backed linear algebra of PyTensor's `linalg` / `slinalg` /
-/// `nlinalg` (docs/linalg.md): decompositions (cholesky, eigh, svd, qr),
-/// solvers (solve, solve_triangular, cho_solve), inv, det, slogdet; one
+/// `nlinalg` (docs/linalg.md): decompositions (cholesky, lu, lu_factor, eigh,
+/// svd, qr), solvers (solve, solve_triangular, cho_solve, lu_solve), inv,
+/// det, slogdet; one
 /// namespace, theano::tensor::linalg, as PyTensor's `pytensor.tensor.linalg`
 /// gathers both of Theano's modules.
 ///
@@ -206,6 +207,40 @@ class QR final : public LapackOp {
   THEANO_OP_PROPS((std::string, mode))
 };
 
+/// The LU factorization with partial pivoting of a square matrix (getrf), as
+/// scipy's lu_factor: outputs LU (L's strict lower part, L's unit diagonal
+/// implied, and U) and the int32 pivots (0-based: row i was swapped with row
+/// piv[i], in order). A singular matrix factors (U has a zero on its
+/// diagonal), as scipy's. Grad (of LU; the pivots are piecewise constant):
+/// from P^T dA = dL U + L dU, Ā = P L^-T (tril(L^T L̄, -1) + triu(Ū U^T)) U^-T
+/// with L̄ = tril(LU‾, -1), Ū = triu(LU‾).
+class LUFactor final : public LapackOp {
+ public:
+  LUFactor() = default;
+  THEANO_OP_DECLARE("LUFactor")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  int la_kind() const override;
+  std::vector<std::int64_t> la_options() const override { return {}; }
+  std::vector<int> core_in_ranks() const override { return {2}; }
+  std::vector<int> core_out_ranks() const override { return {2, 1}; }
+};
+
+/// LAPACK's sequential row swaps (lu_factor's int32 pivots) as a row order,
+/// int64: perm with A[perm] = L U, or with `inverse` p with A = L[p] U
+/// (scipy's lu(p_indices=True)). Pivots that are not LAPACK's (piv[i] < i or
+/// >= n) are a ValueError. No gradient (integers).
+class PivotToPermutation final : public LapackOp {
+ public:
+  explicit PivotToPermutation(bool inverse) : inverse_(inverse) {}
+  THEANO_OP_DECLARE("PivotToPermutation")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  int la_kind() const override;
+  std::vector<std::int64_t> la_options() const override { return {inverse_}; }
+  std::vector<int> core_in_ranks() const override { return {1}; }
+  std::vector<int> core_out_ranks() const override { return {1}; }
+  THEANO_OP_PROPS((bool, inverse))
+};
+
 /// cholesky(x, lower=true, on_error="raise" | "nan").
 Var cholesky(const TensorLike& x, bool lower = true, std::string_view on_error = "raise");
 /// solve_triangular(a, b, trans (0/"N", 1/"T"), lower, unit_diagonal), scipy's argument order.
@@ -228,6 +263,18 @@ std::vector<Var> svd(const TensorLike& x, bool full_matrices = true, bool comput
 Var svdvals(const TensorLike& x);
 /// {Q, R} ("reduced", "complete") or {R} ("r").
 std::vector<Var> qr(const TensorLike& x, std::string_view mode = "reduced");
+
+/// {LU, piv} as scipy's lu_factor.
+std::pair<Var, Var> lu_factor(const TensorLike& x);
+/// x with A x = b (trans 0) or A^T x = b (trans 1) from lu_factor's {LU, piv}:
+/// two triangular solves on LU and the rows permuted (a graph of
+/// SolveTriangular and PivotToPermutation, so its gradient is theirs).
+Var lu_solve(const std::pair<TensorLike, TensorLike>& lu_and_piv, const TensorLike& b, int trans = 0);
+/// scipy's lu: {P, L, U} with A = P L U; p_indices: {p, L, U} with
+/// A = L[p] U (p int64); permute_l: {P L, U}. Built on lu_factor.
+std::vector<Var> lu(const TensorLike& x, bool permute_l = false, bool p_indices = false);
+/// PivotToPermutation on lu_factor's pivots.
+Var pivot_to_permutation(const TensorLike& piv, bool inverse = false);
 
 /// x with its last two axes swapped (PyTensor's `.mT`).
 Var matrix_transpose(const TensorLike& x);

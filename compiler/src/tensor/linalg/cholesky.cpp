@@ -30,8 +30,8 @@ ApplyPtr Cholesky::make_node(std::vector<Var> inputs) const {
   return detail::make_lapack_node(*this, {x}, {core});
 }
 
-void Cholesky::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void Cholesky::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
 
 std::vector<std::vector<Var>> Cholesky::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
@@ -61,8 +61,8 @@ ApplyPtr CholeskySolve::make_node(std::vector<Var> inputs) const {
   return detail::make_lapack_node(*this, {inputs[0], b}, {core});
 }
 
-void CholeskySolve::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void CholeskySolve::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
 
 std::vector<std::vector<Var>> CholeskySolve::infer_shape(const Apply&,

@@ -54,14 +54,14 @@ ApplyPtr SLogDet::make_node(std::vector<Var> inputs) const {
   return detail::make_lapack_node(*this, std::move(inputs), {StaticShape{}, StaticShape{}});
 }
 
-void MatrixInverse::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void MatrixInverse::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
-void Det::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void Det::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
-void SLogDet::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void SLogDet::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
 
 std::vector<std::vector<Var>> MatrixInverse::infer_shape(const Apply&,

@@ -25,7 +25,8 @@ StaticShape core_static(const Var& v, int rank) {
   return StaticShape(s.end() - rank, s.end());
 }
 
-ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std::vector<StaticShape>& core_out) {
+ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std::vector<StaticShape>& core_out,
+                          const std::vector<std::optional<DType>>& out_dtypes) {
   const std::vector<int> ranks = op.core_in_ranks();
   THEANO_USER_CHECK(inputs.size() == ranks.size(), TypeError)
       << op.name() << " takes " << ranks.size() << " input(s), got " << inputs.size();
@@ -33,6 +34,13 @@ ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     inputs[i] = as_tensor_variable(inputs[i]);
     const TensorType& t = *tensor_type(inputs[i]);
+    if (op.la_kind() == THEANO_LA_PIV_TO_PERM) {
+      THEANO_USER_CHECK(t.dtype() == DType::Int32 && t.ndim() >= 1, TypeError)
+          << op.name() << ": input " << i << " (" << inputs[i].str()
+          << ") must be int32 pivots of rank >= 1 (lu_factor's), got " << t.str();
+      nb = static_cast<std::size_t>(t.ndim() - 1);
+      continue;
+    }
     THEANO_USER_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, TypeError)
         << op.name() << ": input " << i << " (" << inputs[i].str() << ") must be float32 or float64, got " << t.str()
         << " (the user functions upcast integers)";
@@ -66,8 +74,8 @@ ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std
   }
   // The static core shapes: square matrices, right-hand sides with the matrix's rows.
   const int kind = op.la_kind();
-  const bool square = kind != THEANO_LA_SVD && kind != THEANO_LA_QR;
-  const StaticShape a = core_static(inputs[0], 2);
+  const bool square = kind != THEANO_LA_SVD && kind != THEANO_LA_QR && kind != THEANO_LA_PIV_TO_PERM;
+  const StaticShape a = square ? core_static(inputs[0], 2) : StaticShape{Dim(), Dim()};
   THEANO_USER_CHECK(!square || !a[0] || !a[1] || *a[0] == *a[1], ShapeError)
       << op.name() << ": input 0 (" << inputs[0].str() << ") must be square matrices, got core shape (" << *a[0]
       << ", " << *a[1] << ")";
@@ -78,24 +86,29 @@ ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std
         << " rows but the matrix (input 0) has " << *n;
   }
   std::vector<Var> outs;
-  for (const StaticShape& core : core_out) {
+  for (std::size_t k = 0; k < core_out.size(); ++k) {
     StaticShape s = batch;
-    s.insert(s.end(), core.begin(), core.end());
-    outs.push_back(TensorType::make(tensor_type(inputs[0])->dtype(), s)->make_variable());
+    s.insert(s.end(), core_out[k].begin(), core_out[k].end());
+    const DType dt = k < out_dtypes.size() && out_dtypes[k] ? *out_dtypes[k] : tensor_type(inputs[0])->dtype();
+    outs.push_back(TensorType::make(dt, s)->make_variable());
   }
   return Apply::create(OpPtr(&op), std::move(inputs), std::move(outs));
 }
 
-void run_lapack(const LapackOp& op, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
+void run_lapack(const LapackOp& op, const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) {
   const std::vector<std::int64_t> opts = op.la_options();
   TheanoLaCall c;
   theano_la_init(&c, op.la_kind(), static_cast<int64_t>(inputs.size()), static_cast<int64_t>(outputs.size()));
   for (std::size_t i = 0; i < opts.size(); ++i) c.opt[i] = opts[i];
-  const DType dt = inputs[0].dtype();
+  // The element type the kernel runs in (the pivots' op: any; its code is the same).
+  const bool pivots = op.la_kind() == THEANO_LA_PIV_TO_PERM;
+  const DType dt = pivots ? DType::Float64 : inputs[0].dtype();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    THEANO_USER_CHECK(inputs[i].dtype() == dt && (dt == DType::Float32 || dt == DType::Float64), TypeError)
+    THEANO_USER_CHECK(pivots ? inputs[i].dtype() == DType::Int32
+                             : inputs[i].dtype() == dt && (dt == DType::Float32 || dt == DType::Float64),
+                      TypeError)
         << op.name() << ": input " << i << " has dtype " << dtype_name(inputs[i].dtype())
-        << ", expected float32 or float64 as input 0";
+        << (pivots ? ", expected int32 pivots" : ", expected float32 or float64 as input 0");
     c.in[i] = static_cast<const char*>(inputs[i].data());
     c.in_nd[i] = inputs[i].ndim();
     c.in_shape[i] = inputs[i].shape().data();
@@ -110,7 +123,7 @@ void run_lapack(const LapackOp& op, std::span<const NDArray> inputs, std::span<N
   check(theano_la_rule(&c));
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     std::vector<int64_t> shape(c.out_shape[k], c.out_shape[k] + c.out_nd[k]);
-    outputs[k] = NDArray::empty(std::move(shape), dt);
+    outputs[k] = NDArray::empty(std::move(shape), tensor_type(node.output(static_cast<int>(k)))->dtype());
     c.out[k] = static_cast<char*>(outputs[k].data());
   }
   int64_t bytes = 0;

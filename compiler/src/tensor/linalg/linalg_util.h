@@ -3,6 +3,7 @@
 // layer (kernels/linalg.h) and the batched graph pieces the gradients use.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,11 +18,14 @@ namespace theano::tensor::linalg::detail {
 /// dtype, rank >= the core rank) and outputs of that dtype whose static
 /// shapes are the broadcast batch dims followed by `core_out[k]` (unknown
 /// sizes as std::nullopt).
-ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std::vector<StaticShape>& core_out);
+/// `out_dtypes[k]`, where given, is output k's dtype instead. The pivots'
+/// op (PIV_TO_PERM) takes an int32 input instead of a float one.
+ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std::vector<StaticShape>& core_out,
+                          const std::vector<std::optional<DType>>& out_dtypes = {});
 /// The static core dims (the last `rank`) of input v.
 StaticShape core_static(const Var& v, int rank);
 /// Runs the kernel of `op` on the inputs, writing the outputs (perform).
-void run_lapack(const LapackOp& op, std::span<const NDArray> inputs, std::span<NDArray> outputs);
+void run_lapack(const LapackOp& op, const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs);
 /// infer_shape: the broadcast batch dims, then the core dims given for each output.
 std::vector<Var> batch_shape(const LapackOp& op, const std::vector<std::vector<Var>>& shapes);
 /// The user functions' input: a tensor, integers upcast to float64.

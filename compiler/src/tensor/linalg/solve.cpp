@@ -52,11 +52,11 @@ ApplyPtr SolveTriangular::make_node(std::vector<Var> inputs) const {
 }
 ApplyPtr Solve::make_node(std::vector<Var> inputs) const { return make_solve_node(*this, b_ndim_, std::move(inputs)); }
 
-void SolveTriangular::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void SolveTriangular::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
-void Solve::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void Solve::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
 
 std::vector<std::vector<Var>> SolveTriangular::infer_shape(const Apply&,

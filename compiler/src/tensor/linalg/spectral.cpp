@@ -101,14 +101,14 @@ ApplyPtr QR::make_node(std::vector<Var> inputs) const {
   return detail::make_lapack_node(*this, {x}, {known({m, complete ? m : k}), known({complete ? m : k, n})});
 }
 
-void Eigh::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void Eigh::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
-void SVD::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void SVD::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
-void QR::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
-  detail::run_lapack(*this, inputs, outputs);
+void QR::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
 }
 
 std::vector<std::vector<Var>> Eigh::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {

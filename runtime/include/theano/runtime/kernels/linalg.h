@@ -70,7 +70,11 @@ THEANO_LA_LAPACK_DECL(float, s)
  *   INV, DET, SLOGDET A                 (SLOGDET: two outputs, sign and log|det|)
  *   EIGH              A                 opt: lower, compute_v (outputs w, then v)
  *   SVD               A                 opt: full_matrices, compute_uv (outputs U, S, Vt or S)
- *   QR                A                 opt: mode (0 reduced, 1 complete, 2 r; outputs Q, R or R) */
+ *   QR                A                 opt: mode (0 reduced, 1 complete, 2 r; outputs Q, R or R)
+ *   LU_FACTOR         A                 outputs LU (L's strict lower part and U), pivots (int32, 0-based,
+ *                                       scipy's: row i was swapped with row piv[i])
+ *   PIV_TO_PERM       piv (int32)       opt: inverse; output int64 perm with A[perm] = L U (inverse:
+ *                                       p with A = L[p] U, scipy's lu(p_indices=True)) */
 #define THEANO_LA_CHOLESKY 1
 #define THEANO_LA_SOLVE_TRIANGULAR 2
 #define THEANO_LA_CHO_SOLVE 3
@@ -81,6 +85,8 @@ THEANO_LA_LAPACK_DECL(float, s)
 #define THEANO_LA_EIGH 8
 #define THEANO_LA_SVD 9
 #define THEANO_LA_QR 10
+#define THEANO_LA_LU_FACTOR 11
+#define THEANO_LA_PIV_TO_PERM 12
 
 #define THEANO_LA_MAX_ARGS 3
 #define THEANO_LA_MSG 256
@@ -265,7 +271,7 @@ static inline int theano_la_rule(TheanoLaCall* c) {
     c->core_in[0] = 2;
     c->core_in[1] = b_ndim;
   } else {
-    c->core_in[0] = 2;
+    c->core_in[0] = kind == THEANO_LA_PIV_TO_PERM ? 1 : 2;
   }
   if ((rc = theano_la_batch_rule(c)) != THEANO_LA_OK) return rc;
   switch (kind) {
@@ -306,6 +312,15 @@ static inline int theano_la_rule(TheanoLaCall* c) {
       }
       break;
     }
+    case THEANO_LA_LU_FACTOR:
+      if ((rc = theano_la_square(c, 0, &n)) != THEANO_LA_OK) return rc;
+      theano_la_set_out(c, 0, 2, n, n);
+      theano_la_set_out(c, 1, 1, n, 0);
+      break;
+    case THEANO_LA_PIV_TO_PERM:
+      theano_la_core(c, 0, &n, &k, &rs, &cs);
+      theano_la_set_out(c, 0, 1, n, 0);
+      break;
     case THEANO_LA_QR: {
       theano_la_core(c, 0, &m, &n, &rs, &cs);
       k = m < n ? m : n;
@@ -391,14 +406,22 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
   }                                                                                                                    \
   /* Loads core matrix `i` at batch entry b into dst with finiteness checked. */                                     \
   static inline int theano_la_get_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                     \
-    int64_t r, k, rs, cs, bad;                                                                                         \
+    int64_t r, k, rs, cs, bad, p = 0;                                                                                  \
     theano_la_core(c, i, &r, &k, &rs, &cs);                                                                            \
     bad = theano_la_load_##S(r, k, theano_la_in_at(c, i, b), rs, cs, dst, ld);                                         \
-    if (bad)                                                                                                           \
-      return theano_la_fail(c, THEANO_LA_VALUE, 2, i == 0 ? "the matrix (input 0) contains a NaN or an infinity, at row " \
-                                                          : "the right-hand side (input 1) contains a NaN or an infinity, at row ", \
-                            (bad - 1) / (k ? k : 1), ", column ", (bad - 1) % (k ? k : 1), "");                        \
-    return THEANO_LA_OK;                                                                                               \
+    if (!bad) return THEANO_LA_OK;                                                                                     \
+    theano_la_puts(c, &p, i == 0 ? "the matrix (input " : "the right-hand side (input ");                              \
+    theano_la_puti(c, &p, i);                                                                                          \
+    theano_la_puts(c, &p, ") contains a NaN or an infinity, at row ");                                                 \
+    theano_la_puti(c, &p, (bad - 1) / (k ? k : 1));                                                                    \
+    theano_la_puts(c, &p, ", column ");                                                                                \
+    theano_la_puti(c, &p, (bad - 1) % (k ? k : 1));                                                                    \
+    if (c->nb > 0) {                                                                                                   \
+      theano_la_puts(c, &p, " (batch entry ");                                                                         \
+      theano_la_puti(c, &p, b);                                                                                        \
+      theano_la_puts(c, &p, ")");                                                                                      \
+    }                                                                                                                  \
+    return THEANO_LA_VALUE;                                                                                            \
   }                                                                                                                    \
   /* out (row-major r x k) <- src (column-major, ld); with tri 1 / 2 only the                                         \
    * lower / upper triangle, zeros elsewhere. */                                                                       \
@@ -483,7 +506,11 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         break;                                                                                                         \
       case THEANO_LA_DET:                                                                                              \
       case THEANO_LA_SLOGDET:                                                                                          \
+      case THEANO_LA_LU_FACTOR:                                                                                        \
         if ((rc = theano_la_work_add(c, bytes, n, 4)) != THEANO_LA_OK) return rc;                                      \
+        break;                                                                                                         \
+      case THEANO_LA_PIV_TO_PERM:                                                                                      \
+        if ((rc = theano_la_work_add(c, bytes, m, 8)) != THEANO_LA_OK) return rc;                                      \
         break;                                                                                                         \
       case THEANO_LA_EIGH:                                                                                             \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
@@ -522,6 +549,7 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
     char* at = c->work;                                                                                                \
     T *a, *x = 0, *w = 0, *u = 0, *vt = 0, *lwk = 0;                                                                   \
     int *piv = 0, *iwk = 0;                                                                                            \
+    int64_t* perm = 0;                                                                                                 \
     int64_t lw = 0, liw = 0;                                                                                           \
     int lwi = 0, liwi = 0;                                                                                             \
     theano_la_core(c, 0, &m, &n, &rs, &cs);                                                                            \
@@ -547,7 +575,11 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         break;                                                                                                         \
       case THEANO_LA_DET:                                                                                              \
       case THEANO_LA_SLOGDET:                                                                                          \
+      case THEANO_LA_LU_FACTOR:                                                                                        \
         piv = (int*)theano_la_take(&at, n, 4);                                                                         \
+        break;                                                                                                         \
+      case THEANO_LA_PIV_TO_PERM:                                                                                      \
+        perm = (int64_t*)theano_la_take(&at, m, 8);                                                                    \
         break;                                                                                                         \
       case THEANO_LA_EIGH:                                                                                             \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
@@ -576,7 +608,7 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
                   c2 = c->nout > 2 ? theano_la_out_core(c, 2) : 0;                                                     \
     for (b = 0; b < c->nbatch; ++b) {                                                                                  \
       T* o0 = (T*)c->out[0] + b * c0;                                                                                  \
-      T* o1 = c->nout > 1 ? (T*)c->out[1] + b * c1 : (T*)0;                                                            \
+      T* o1 = c->nout > 1 && c->kind != THEANO_LA_LU_FACTOR ? (T*)c->out[1] + b * c1 : (T*)0;                          \
       T* o2 = c->nout > 2 ? (T*)c->out[2] + b * c2 : (T*)0;                                                            \
       (void)o1;                                                                                                        \
       (void)o2;                                                                                                        \
@@ -720,6 +752,40 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
             theano_la_store_##S(vrows, n, vt, ldvt, o2, 0);                                                            \
           } else {                                                                                                     \
             for (i = 0; i < kk; ++i) o0[i] = w[i];                                                                     \
+          }                                                                                                            \
+          break;                                                                                                       \
+        }                                                                                                              \
+        case THEANO_LA_LU_FACTOR: {                                                                                    \
+          int32_t* p1 = (int32_t*)c->out[1] + b * c1;                                                                  \
+          if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
+          if (n == 0) break;                                                                                           \
+          P##getrf_(&ni, &ni, a, &ld, piv, &info);                                                                     \
+          if (info < 0) return theano_la_arg_error(c, #P "getrf", info);                                               \
+          /* info > 0: U singular, the factorization is still complete (scipy's lu_factor warns) */                   \
+          theano_la_store_##S(n, n, a, ld, o0, 0);                                                                     \
+          for (i = 0; i < n; ++i) p1[i] = piv[i] - 1;                                                                  \
+          break;                                                                                                       \
+        }                                                                                                              \
+        case THEANO_LA_PIV_TO_PERM: {                                                                                  \
+          /* m: the pivots' length; the input is int32, any stride */                                                 \
+          const char* pp = theano_la_in_at(c, 0, b);                                                                   \
+          int64_t* out = (int64_t*)c->out[0] + b * c0;                                                                 \
+          for (i = 0; i < m; ++i) perm[i] = i;                                                                         \
+          for (i = 0; i < m; ++i) {                                                                                    \
+            const int64_t v = *(const int32_t*)(pp + i * rs);                                                          \
+            int64_t t;                                                                                                 \
+            if (v < i || v >= m)                                                                                       \
+              return theano_la_fail(c, THEANO_LA_VALUE, 2, "the pivots (input 0) are not LAPACK's: pivot ", i,         \
+                                    " is ", v, ", outside [its index, the length)");                                   \
+            t = perm[i];                                                                                               \
+            perm[i] = perm[v];                                                                                         \
+            perm[v] = t;                                                                                               \
+          }                                                                                                            \
+          for (i = 0; i < m; ++i) {                                                                                    \
+            if (c->opt[0])                                                                                             \
+              out[perm[i]] = i;                                                                                        \
+            else                                                                                                       \
+              out[i] = perm[i];                                                                                        \
           }                                                                                                            \
           break;                                                                                                       \
         }                                                                                                              \

@@ -44,6 +44,7 @@ TEST_SUITE("lower linalg") {
       for (bool full : {false, true})
         for (const Var& o : LA::svd(r, full)) outs.push_back(o);
       outs.push_back(LA::svdvals(r));
+      outs.push_back(LA::pinv(r));
       for (const char* mode : {"reduced", "complete", "r"})
         for (const Var& o : LA::qr(r, mode)) outs.push_back(o);
       std::vector<std::vector<NDArray>> sets;

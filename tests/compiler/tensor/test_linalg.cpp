@@ -318,6 +318,36 @@ TEST_SUITE("linalg") {
     CHECK_THROWS_WITH_AS(LA::pivot_to_permutation(vector("f")), doctest::Contains("must be int32 pivots"), TypeError);
   }
 
+  TEST_CASE("pinv and lstsq: the Moore-Penrose conditions, rank-deficient and wide inputs, least squares") {
+    std::mt19937_64 rng(8);
+    const Var a = matrix("a"), b = matrix("b");
+    // diag(2, 0): pinv is diag(0.5, 0).
+    CHECK(max_abs_diff(rows(LA::pinv(a).eval({{a, m2({2, 0, 0, 0}, 2, 2)}})), {0.5, 0, 0, 0}) < 1e-15);
+    for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 4}, {6, 3}, {3, 6}}) {
+      CAPTURE(m);
+      CAPTURE(n);
+      NDArray A = uniform(rng, {m, n});
+      if (m == 4) {  // rank 3: the last row a copy of the first
+        for (std::int64_t j = 0; j < n; ++j) A.data_as<double>()[3 * n + j] = A.data_as<double>()[j];
+      }
+      const std::vector<double> x = rows(A), z = rows(LA::pinv(a).eval({{a, A}}));
+      // A Z A = A, Z A Z = Z, (A Z)^T = A Z, (Z A)^T = Z A.
+      const std::vector<double> az = mm(x, z, m, n, m), za = mm(z, x, n, m, n);
+      CHECK(max_abs_diff(mm(az, x, m, m, n), x) < 1e-12);
+      CHECK(max_abs_diff(mm(za, z, n, n, m), z) < 1e-12);
+      CHECK(max_abs_diff(az, transposed(az, m, m)) < 1e-12);
+      CHECK(max_abs_diff(za, transposed(za, n, n)) < 1e-12);
+      // lstsq on a tall full-rank system: the normal equations A^T (A x - b) = 0.
+      if (m == 6) {
+        const NDArray B = uniform(rng, {m, 2});
+        const std::vector<double> xs = rows(LA::lstsq(a, b).eval({{a, A}, {b, B}}));
+        std::vector<double> r = mm(x, xs, m, n, 2);
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] -= rows(B)[i];
+        CHECK(max_abs_diff(mm(transposed(x, m, n), r, n, m, 2), std::vector<double>(static_cast<std::size_t>(n * 2), 0.0)) < 1e-12);
+      }
+    }
+  }
+
   TEST_CASE("linalg errors: rank, dtype, non-square, mismatched shapes, batch mismatch, NaN") {
     const Var a = matrix("a"), v = vector("v");
     CHECK_THROWS_WITH_AS(LA::cholesky(v), doctest::Contains("Cholesky{True,False}: input 0 (v) must have rank >= 2"),

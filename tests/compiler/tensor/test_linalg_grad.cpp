@@ -171,6 +171,17 @@ TEST_SUITE("linalg grad") {
     verify_grad([](const std::vector<Var>& in) { return LA::lu_factor(in[0]).first; }, {general(rng, {2, 4, 4}, 1.0)});
   }
 
+  TEST_CASE("verify_grad: pinv (square, tall, wide, batched) and lstsq") {
+    std::mt19937_64 rng(22);
+    for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 3}, {5, 3}, {3, 5}}) {
+      CAPTURE(m);
+      CAPTURE(n);
+      verify_grad([](const std::vector<Var>& in) { return LA::pinv(in[0]); }, {uniform(rng, {m, n})});
+    }
+    verify_grad([](const std::vector<Var>& in) { return LA::pinv(in[0]); }, {uniform(rng, {2, 4, 3})});
+    verify_grad([](const std::vector<Var>& in) { return LA::lstsq(in[0], in[1]); }, {uniform(rng, {5, 3}), uniform(rng, {5})});
+  }
+
   TEST_CASE("infer_shape of every op, batched") {
     std::mt19937_64 rng(19);
     const Var a = tensor::tensor(DType::Float64, StaticShape(3), "a"), b = matrix("b"), v = vector("v");
@@ -186,6 +197,7 @@ TEST_SUITE("linalg grad") {
     for (bool full : {false, true})
       for (const Var& o : LA::svd(r, full)) outs.push_back(o);
     outs.push_back(LA::svdvals(r));
+    outs.push_back(LA::pinv(r));
     for (const char* mode : {"reduced", "complete", "r"})
       for (const Var& o : LA::qr(r, mode)) outs.push_back(o);
     testing::check_infer_shape({r}, outs, {R});

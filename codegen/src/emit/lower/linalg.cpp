@@ -78,6 +78,7 @@ void add_linalg_lowerings(LoweringTable& t) {
   t.add<LA::QR>(Target::Cpu, &lower_lapack);
   t.add<LA::LUFactor>(Target::Cpu, &lower_lapack);
   t.add<LA::PivotToPermutation>(Target::Cpu, &lower_lapack);
+  t.add<LA::MatrixPinv>(Target::Cpu, &lower_lapack);
 }
 
 }  // namespace theano::codegen::lower

@@ -129,6 +129,22 @@ class MatrixInverse final : public LapackOp {
   std::vector<int> core_out_ranks() const override { return {2}; }
 };
 
+/// The Moore-Penrose pseudo-inverse (n x m) of an m x n matrix, through the
+/// SVD; singular values at or below 1e-15 times the largest count as zero
+/// (numpy.linalg.pinv's default rcond). Grad (Golub & Pereyra 1973, where the
+/// rank is locally constant): Ā = -Z^T Z̄ Z^T + (I - A Z) Z̄^T Z Z^T
+/// + Z^T Z Z̄^T (I - Z A).
+class MatrixPinv final : public LapackOp {
+ public:
+  MatrixPinv() = default;
+  THEANO_OP_DECLARE("MatrixPinv")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  int la_kind() const override;
+  std::vector<std::int64_t> la_options() const override { return {}; }
+  std::vector<int> core_in_ranks() const override { return {2}; }
+  std::vector<int> core_out_ranks() const override { return {2}; }
+};
+
 /// The determinant (LU; 0 for a singular matrix, 1 for a 0 x 0 one).
 /// Grad: Ā = d̄ det(A) A^-T (Giles 2008), undefined where A is singular.
 class Det final : public LapackOp {
@@ -251,6 +267,12 @@ Var cho_solve(const std::pair<TensorLike, bool>& c_and_lower, const TensorLike& 
 /// solve(a, b, assume_a = "gen" | "sym" | "pos", lower). A 1-d b (b_ndim 1) is a vector.
 Var solve(const TensorLike& a, const TensorLike& b, std::string_view assume_a = "gen", bool lower = false);
 Var inv(const TensorLike& x);
+/// numpy.linalg.pinv(x) (MatrixPinv).
+Var pinv(const TensorLike& x);
+/// The minimum-norm least-squares solution of a x = b, pinv(a) b (numpy's
+/// lstsq's first output; the residuals, rank and singular values are not
+/// returned: svdvals gives the last).
+Var lstsq(const TensorLike& a, const TensorLike& b);
 Var det(const TensorLike& x);
 /// {sign, log|det|}.
 std::pair<Var, Var> slogdet(const TensorLike& x);

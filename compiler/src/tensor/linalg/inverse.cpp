@@ -33,10 +33,12 @@ StaticShape square_core(const Var& x) {
 }  // namespace
 
 THEANO_REGISTER_OP(MatrixInverse, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(MatrixPinv, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 THEANO_REGISTER_OP(Det, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 THEANO_REGISTER_OP(SLogDet, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 
 int MatrixInverse::la_kind() const { return THEANO_LA_INV; }
+int MatrixPinv::la_kind() const { return THEANO_LA_PINV; }
 int Det::la_kind() const { return THEANO_LA_DET; }
 int SLogDet::la_kind() const { return THEANO_LA_SLOGDET; }
 
@@ -44,6 +46,16 @@ ApplyPtr MatrixInverse::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
   return detail::make_lapack_node(*this, {x}, {square_core(x)});
+}
+ApplyPtr MatrixPinv::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
+  const Var x = as_tensor_variable(inputs[0]);
+  StaticShape core;
+  if (tensor_type(x)->ndim() >= 2) {
+    const StaticShape c = detail::core_static(x, 2);
+    core = {c[1], c[0]};
+  }
+  return detail::make_lapack_node(*this, {x}, {core});
 }
 ApplyPtr Det::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
@@ -57,6 +69,9 @@ ApplyPtr SLogDet::make_node(std::vector<Var> inputs) const {
 void MatrixInverse::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   detail::run_lapack(*this, node, inputs, outputs);
 }
+void MatrixPinv::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  detail::run_lapack(*this, node, inputs, outputs);
+}
 void Det::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
   detail::run_lapack(*this, node, inputs, outputs);
 }
@@ -67,6 +82,11 @@ void SLogDet::perform(const Apply& node, std::span<const NDArray> inputs, std::s
 std::vector<std::vector<Var>> MatrixInverse::infer_shape(const Apply&,
                                                          const std::vector<std::vector<Var>>& shapes) const {
   return {shapes[0]};
+}
+std::vector<std::vector<Var>> MatrixPinv::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
+  std::vector<Var> s = shapes[0];
+  std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return {s};
 }
 std::vector<std::vector<Var>> Det::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
   return {std::vector<Var>(shapes[0].begin(), shapes[0].end() - 2)};
@@ -81,6 +101,19 @@ std::vector<Var> MatrixInverse::grad(const Apply& node, const std::vector<Var>& 
   if (!gz) return {Var()};
   const Var xt = matrix_transpose(node.output(0));
   return {neg(matmul(matmul(xt, gz), xt))};
+}
+
+std::vector<Var> MatrixPinv::grad(const Apply& node, const std::vector<Var>& output_grads) const {
+  const Var& gz = output_grads.at(0);
+  if (!gz) return {Var()};
+  const Var& A = node.input(0);
+  const Var& Z = node.output(0);
+  const Var Zt = matrix_transpose(Z), gzt = matrix_transpose(gz);
+  const Var left = sub(detail::eye_like(Z), matmul(A, Z));   // I - A Z (m x m; Z's last dim is m)
+  const Var right = sub(detail::eye_like(A), matmul(Z, A));  // I - Z A (n x n)
+  const Var g = add(add(neg(matmul(matmul(Zt, gz), Zt)), matmul(matmul(left, gzt), matmul(Z, Zt))),
+                    matmul(matmul(Zt, Z), matmul(gzt, right)));
+  return {g};
 }
 
 std::vector<Var> Det::grad(const Apply& node, const std::vector<Var>& output_grads) const {
@@ -99,6 +132,14 @@ std::vector<Var> SLogDet::grad(const Apply& node, const std::vector<Var>& output
 }
 
 Var inv(const TensorLike& x) { return OpPtr(new MatrixInverse())->apply1({detail::as_float(x)}); }
+
+Var pinv(const TensorLike& x) { return OpPtr(new MatrixPinv())->apply1({detail::as_float(x)}); }
+
+Var lstsq(const TensorLike& a, const TensorLike& b) {
+  auto [av, bv] = detail::as_common_float(a, b);
+  const int b_ndim = tensor_type(bv)->ndim() == 1 ? 1 : 2;
+  return detail::from_column(matmul(pinv(av), detail::as_column(bv, b_ndim)), b_ndim);
+}
 
 Var det(const TensorLike& x) { return OpPtr(new Det())->apply1({detail::as_float(x)}); }
 

@@ -74,7 +74,10 @@ THEANO_LA_LAPACK_DECL(float, s)
  *   LU_FACTOR         A                 outputs LU (L's strict lower part and U), pivots (int32, 0-based,
  *                                       scipy's: row i was swapped with row piv[i])
  *   PIV_TO_PERM       piv (int32)       opt: inverse; output int64 perm with A[perm] = L U (inverse:
- *                                       p with A = L[p] U, scipy's lu(p_indices=True)) */
+ *                                       p with A = L[p] U, scipy's lu(p_indices=True))
+ *   PINV              A                 the Moore-Penrose pseudo-inverse (n x m) through gesdd: singular
+ *                                       values at or below 1e-15 times the largest taken as zero (numpy's
+ *                                       default rcond) */
 #define THEANO_LA_CHOLESKY 1
 #define THEANO_LA_SOLVE_TRIANGULAR 2
 #define THEANO_LA_CHO_SOLVE 3
@@ -87,6 +90,7 @@ THEANO_LA_LAPACK_DECL(float, s)
 #define THEANO_LA_QR 10
 #define THEANO_LA_LU_FACTOR 11
 #define THEANO_LA_PIV_TO_PERM 12
+#define THEANO_LA_PINV 13
 
 #define THEANO_LA_MAX_ARGS 3
 #define THEANO_LA_MSG 256
@@ -321,6 +325,10 @@ static inline int theano_la_rule(TheanoLaCall* c) {
       theano_la_core(c, 0, &n, &k, &rs, &cs);
       theano_la_set_out(c, 0, 1, n, 0);
       break;
+    case THEANO_LA_PINV:
+      theano_la_core(c, 0, &m, &n, &rs, &cs);
+      theano_la_set_out(c, 0, 2, n, m);
+      break;
     case THEANO_LA_QR: {
       theano_la_core(c, 0, &m, &n, &rs, &cs);
       k = m < n ? m : n;
@@ -452,12 +460,13 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
       if (info < 0) return theano_la_arg_error(c, #P "syevd", info);                                                   \
       *lwork = (int64_t)q;                                                                                             \
       *liwork = iq;                                                                                                    \
-    } else if (c->kind == THEANO_LA_SVD) {                                                                             \
+    } else if (c->kind == THEANO_LA_SVD || c->kind == THEANO_LA_PINV) {                                                \
       const int ld = mi > 1 ? mi : 1;                                                                                  \
-      const int full = (int)c->opt[0];                                                                                 \
+      const int full = c->kind == THEANO_LA_SVD ? (int)c->opt[0] : 0;                                                  \
       const int ldu = mi > 1 ? mi : 1, ldvt0 = full ? ni : ki, ldvt = ldvt0 > 1 ? ldvt0 : 1;                           \
       int iw[8];                                                                                                       \
-      P##gesdd_(!c->opt[1] ? "N" : full ? "A" : "S", &mi, &ni, dummy, &ld, dummy, dummy, &ldu, dummy, &ldvt, &q, &lw,  \
+      P##gesdd_(c->kind == THEANO_LA_SVD && !c->opt[1] ? "N" : full ? "A" : "S", &mi, &ni, dummy, &ld, dummy, dummy,   \
+                &ldu, dummy, &ldvt, &q, &lw,                                                                           \
                 iw, &info, 1);                                                                                         \
       if (info < 0) return theano_la_arg_error(c, #P "gesdd", info);                                                   \
       *lwork = (int64_t)q;                                                                                             \
@@ -519,17 +528,19 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         if ((rc = theano_la_work_add(c, bytes, liw, 4)) != THEANO_LA_OK) return rc;                                    \
         break;                                                                                                         \
       case THEANO_LA_SVD:                                                                                              \
+      case THEANO_LA_PINV:                                                                                             \
       case THEANO_LA_QR: {                                                                                             \
         const int64_t kk = m < n ? m : n;                                                                              \
-        const int64_t ucols = c->kind == THEANO_LA_SVD ? (c->opt[0] ? m : kk) : (c->opt[0] == 1 ? m : kk);             \
-        const int64_t vrows = c->opt[0] ? n : kk;                                                                      \
+        const int64_t full = c->kind == THEANO_LA_PINV ? 0 : c->opt[0];                                                \
+        const int64_t ucols = c->kind != THEANO_LA_QR ? (full ? m : kk) : (full == 1 ? m : kk);                        \
+        const int64_t vrows = full ? n : kk;                                                                           \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
         if (liw < 0) return theano_la_fail(c, THEANO_LA_VALUE, 0, "the workspace's size overflows int64", 0, "", 0, ""); \
         if ((rc = theano_la_work_add(c, bytes, kk, ts)) != THEANO_LA_OK) return rc; /* S / tau */                       \
         if (theano_checked_mul(m, ucols > n ? ucols : n, &mm) != THEANO_RULE_OK)                                       \
           return theano_la_fail(c, THEANO_LA_VALUE, 0, "the matrix's size overflows int64", 0, "", 0, "");             \
         if ((rc = theano_la_work_add(c, bytes, mm, ts)) != THEANO_LA_OK) return rc; /* U / Q */                         \
-        if (c->kind == THEANO_LA_SVD) {                                                                                \
+        if (c->kind != THEANO_LA_QR) {                                                                                 \
           if (theano_checked_mul(vrows, n, &mm) != THEANO_RULE_OK)                                                     \
             return theano_la_fail(c, THEANO_LA_VALUE, 0, "the matrix's size overflows int64", 0, "", 0, "");           \
           if ((rc = theano_la_work_add(c, bytes, mm, ts)) != THEANO_LA_OK) return rc; /* Vt */                          \
@@ -588,13 +599,15 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         iwk = (int*)theano_la_take(&at, liw, 4);                                                                       \
         break;                                                                                                         \
       case THEANO_LA_SVD:                                                                                              \
+      case THEANO_LA_PINV:                                                                                             \
       case THEANO_LA_QR: {                                                                                             \
-        const int64_t ucols = c->kind == THEANO_LA_SVD ? (c->opt[0] ? m : kk) : (c->opt[0] == 1 ? m : kk);             \
-        const int64_t vrows = c->opt[0] ? n : kk;                                                                      \
+        const int64_t full = c->kind == THEANO_LA_PINV ? 0 : c->opt[0];                                                \
+        const int64_t ucols = c->kind != THEANO_LA_QR ? (full ? m : kk) : (full == 1 ? m : kk);                        \
+        const int64_t vrows = full ? n : kk;                                                                           \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
         w = (T*)theano_la_take(&at, kk, (int64_t)sizeof(T));                                                                    \
         u = (T*)theano_la_take(&at, m * (ucols > n ? ucols : n), (int64_t)sizeof(T));                                           \
-        if (c->kind == THEANO_LA_SVD) vt = (T*)theano_la_take(&at, vrows * n, (int64_t)sizeof(T));                              \
+        if (c->kind != THEANO_LA_QR) vt = (T*)theano_la_take(&at, vrows * n, (int64_t)sizeof(T));                              \
         lwk = (T*)theano_la_take(&at, lw, (int64_t)sizeof(T));                                                                  \
         iwk = (int*)theano_la_take(&at, liw, 4);                                                                       \
         break;                                                                                                         \
@@ -786,6 +799,30 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
               out[perm[i]] = i;                                                                                        \
             else                                                                                                       \
               out[i] = perm[i];                                                                                        \
+          }                                                                                                            \
+          break;                                                                                                       \
+        }                                                                                                              \
+        case THEANO_LA_PINV: {                                                                                         \
+          /* Z (n x m) = V diag(s+) U^T, U m x k and Vt k x n column-major */                                         \
+          const int ldvt = (int)(kk > 1 ? kk : 1);                                                                     \
+          int64_t t;                                                                                                   \
+          T cut;                                                                                                       \
+          if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
+          theano_la_fill_##S(o0, n * m, (T)0);                                                                         \
+          if (kk == 0) break;                                                                                          \
+          P##gesdd_("S", &mi, &ni, a, &ld, w, u, &ld, vt, &ldvt, lwk, &lwi, iwk, &info, 1);                            \
+          if (info < 0) return theano_la_arg_error(c, #P "gesdd", info);                                               \
+          if (info > 0)                                                                                                \
+            return theano_la_fail(c, THEANO_LA_VALUE, 1, "the SVD did not converge on the matrix (input 0): info ",    \
+                                  info, "", 0, "");                                                                    \
+          cut = (T)1e-15 * w[0];                                                                                       \
+          for (t = 0; t < kk; ++t) {                                                                                   \
+            const T si = w[t] > cut ? (T)1 / w[t] : (T)0;                                                              \
+            if (si == 0) continue;                                                                                     \
+            for (i = 0; i < n; ++i) {                                                                                  \
+              const T vi = vt[t + i * ldvt] * si;                                                                      \
+              for (j = 0; j < m; ++j) o0[i * m + j] += vi * u[j + t * m];                                              \
+            }                                                                                                          \
           }                                                                                                            \
           break;                                                                                                       \
         }                                                                                                              \

@@ -2,7 +2,8 @@
 // code against perform for every op, float64 and float32, batched (broadcast
 // batch dims too), vector and matrix right-hand sides, strided inputs
 // (check_sets runs non-contiguous copies), 0-size matrices and batches; both
-// run kernels/linalg.h, so they agree bit for bit. The errors (not positive
+// run kernels/linalg.h (compiled by GCC and by the JIT's Clang), so they agree
+// to rounding. The errors (not positive
 // definite, singular, NaN, non-square, mismatched shapes) are the same kind
 // from both, naming the op.
 #include <doctest/doctest.h>
@@ -52,7 +53,9 @@ TEST_SUITE("lower linalg") {
         sets.push_back({latest::spd(rng, {batch, n, n}).astype(dt), latest::uniform(rng, {n, 2}).astype(dt),
                         latest::uniform(rng, {n}).astype(dt), latest::uniform(rng, {batch, m, k}).astype(dt)});
       }
-      check_sets({a, b, v, r}, outs, sets, {.bitwise = true});
+      // Within rounding, not bit for bit: the host build (GCC) and the JIT (Clang) compile the
+      // kernels' own loops (pinv's products) differently; the LAPACK calls are the same.
+      check_sets({a, b, v, r}, outs, sets);
     }
   }
 

@@ -182,6 +182,37 @@ TEST_SUITE("linalg grad") {
     verify_grad([](const std::vector<Var>& in) { return LA::lstsq(in[0], in[1]); }, {uniform(rng, {5, 3}), uniform(rng, {5})});
   }
 
+  TEST_CASE("Rop (the double-Lop form) of inv, cholesky and solve: closed forms and central differences") {
+    std::mt19937_64 rng(23);
+    const std::int64_t n = 4;
+    const Var a = matrix("a"), v = matrix("v"), b = vector("b");
+    const NDArray A = spd(rng, {n, n}), V0 = uniform(rng, {n, n}), B = uniform(rng, {n});
+    NDArray V = V0.copy();  // symmetric, as a perturbation of a symmetric positive-definite matrix
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j)
+        V.data_as<double>()[i * n + j] = V0.data_as<double>()[i * n + j] + V0.data_as<double>()[j * n + i];
+    // d inv(A)[V] = -inv(A) V inv(A).
+    const std::vector<double> ai = rows(LA::inv(a).eval({{a, A}}));
+    std::vector<double> want = mm(mm(ai, rows(V), n, n, n), ai, n, n, n);
+    for (double& x : want) x = -x;
+    CHECK(max_abs_diff(rows(Rop(LA::inv(a), a, v).eval({{a, A}, {v, V}})), want) < 1e-10);
+    // cholesky and solve: central differences along V.
+    const double h = 1e-6;
+    NDArray Ap = A.copy(), Am = A.copy();
+    for (std::int64_t i = 0; i < n * n; ++i) {
+      Ap.data_as<double>()[i] += h * V.data_as<double>()[i];
+      Am.data_as<double>()[i] -= h * V.data_as<double>()[i];
+    }
+    for (const Var& f : {LA::cholesky(a), LA::solve(a, b, "pos")}) {
+      const NDArray got = Rop(f, a, v).eval({{a, A}, {v, V}, {b, B}});
+      const std::vector<double> fp = rows(f.eval({{a, Ap}, {b, B}}).reshape({1, -1})),
+                                fm = rows(f.eval({{a, Am}, {b, B}}).reshape({1, -1}));
+      std::vector<double> fd(fp.size());
+      for (std::size_t i = 0; i < fd.size(); ++i) fd[i] = (fp[i] - fm[i]) / (2 * h);
+      CHECK(max_abs_diff(rows(got.reshape({1, -1})), fd) < 1e-6);
+    }
+  }
+
   TEST_CASE("infer_shape of every op, batched") {
     std::mt19937_64 rng(19);
     const Var a = tensor::tensor(DType::Float64, StaticShape(3), "a"), b = matrix("b"), v = vector("v");

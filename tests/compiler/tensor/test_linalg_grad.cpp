@@ -4,6 +4,8 @@
 // and check_infer_shape against the shapes perform gives.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -211,6 +213,35 @@ TEST_SUITE("linalg grad") {
       for (std::size_t i = 0; i < fd.size(); ++i) fd[i] = (fp[i] - fm[i]) / (2 * h);
       CHECK(max_abs_diff(rows(got.reshape({1, -1})), fd) < 1e-6);
     }
+  }
+
+  TEST_CASE("W11 (docs/workloads.md): the Gaussian-process log-likelihood and its gradient match JAX's checksums") {
+    // U(s; lo, hi): SplitMix64 over a counter (docs/workloads.md, "Conventions").
+    auto U = [](std::uint64_t s, std::vector<std::int64_t> shape, double lo, double hi) {
+      NDArray a = NDArray::empty(std::move(shape), DType::Float64);
+      for (std::int64_t i = 0; i < a.size(); ++i) {
+        std::uint64_t z = s + static_cast<std::uint64_t>(i + 1) * 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        z = z ^ (z >> 31);
+        a.data_as<double>()[i] = lo + (hi - lo) * (static_cast<double>(z >> 11) * 0x1p-53);
+      }
+      return a;
+    };
+    const std::int64_t n = 500;
+    const Var X = matrix("X"), y = vector("y");
+    const Var sq = sum(sqr(X), 1);
+    const Var D = sub(add(dimshuffle(sq, {0, kNewAxis}), dimshuffle(sq, {kNewAxis, 0})), mul(2.0, dot(X, X.T())));
+    const Var I = eye(shape_i(X, 0));
+    const Var K = add(exp(mul(-0.5, D)), mul(0.1, I));
+    const Var L = LA::cholesky(K);
+    const Var a = LA::solve_triangular(L, y, true);
+    const Var logdiag = sum(log(sum(mul(L, I), 1)));
+    const Var logp = sub(sub(mul(-0.5, sum(sqr(a))), logdiag), 0.5 * static_cast<double>(n) * std::log(2 * M_PI));
+    const Var g = grad(logp, X);
+    const NDArray Xv = U(1101, {n, 8}, -1, 1), yv = U(1102, {n}, -1, 1);
+    CHECK(logp.eval({{X, Xv}, {y, yv}}).item<double>() == doctest::Approx(-542.7450953457718).epsilon(1e-10));
+    CHECK(sum(abs(g)).eval({{X, Xv}, {y, yv}}).item<double>() == doctest::Approx(3143.9932943893955).epsilon(1e-10));
   }
 
   TEST_CASE("infer_shape of every op, batched") {

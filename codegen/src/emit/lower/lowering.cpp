@@ -412,6 +412,7 @@ const LoweringTable& lowering_table() {
     add_gpu_conv_lowerings(t);
     add_kernel_form_lowerings(t);
     add_pool_lowerings(t);
+    add_linalg_lowerings(t);
     return t;
   }();
   return table;

@@ -374,6 +374,8 @@ void add_pool_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form
 /// (OpInfo::has_kernel_form): the generic lowerings of emit/lower/kernel_form.cpp.
 void add_kernel_form_lowerings(LoweringTable& t);
+/// The LAPACK-backed linear algebra ops' one C++ lowering (emit/lower/linalg.cpp).
+void add_linalg_lowerings(LoweringTable& t);
 
 /// The host support function theano_blas_matrix (emit/lower/blas.cpp): whether
 /// BLAS reads an m x k operand with byte strides (s0, s1) in place, with

@@ -205,6 +205,9 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_useless_alloc(), spec_shape);
   specialize->register_rewrite(local_useless_subtensor(), spec_shape);
   specialize->register_rewrite(local_subtensor_make_vector(), spec_shape);
+  //   linalg_structure.cpp: ExtractDiag, AllocDiag, Tril and Triu become graphs of ops generated code lowers
+  //   (after canonicalize and stabilize, whose rewrites see the ops themselves)
+  specialize->register_rewrite(local_linalg_structure_expand(), {"fast_run", "specialize", "linalg"});
 
   // specialize_device (conv.cpp): each abstract convolution becomes its implementation, CorrMM (Theano's
   // conv_groupopt, here with one implementation); AbstractConvCheck refuses one left over.

@@ -90,6 +90,9 @@ GraphRewriterPtr blas_opt_inplace();
 GraphRewriterPtr inplace_elemwise();
 GraphRewriterPtr inplace_random();
 
+// linalg_structure.cpp: the structural matrix ops (diagonals, triangular parts).
+NodeRewriterPtr local_linalg_structure_expand();
+
 /// The value of `v` when it is a constant (possibly under DimShuffles) whose
 /// elements are all equal; nullopt otherwise.
 std::optional<double> scalar_constant_value(const Var& v);

@@ -135,6 +135,7 @@ const char* const kPipeline = R"(
          local_useless_alloc [fast_run, shape, specialize]
          local_useless_subtensor [fast_run, shape, specialize]
          local_subtensor_make_vector [fast_run, shape, specialize]
+         local_linalg_structure_expand [fast_run, linalg, specialize]
     3  uncanonicalize [fast_run]
  48.6  specialize_device [fast_compile, fast_run]
          local_abstractconv_corrmm [conv_gemm, fast_compile, fast_run]

@@ -97,3 +97,35 @@ TEST_CASE("cuda emulated: diagonal, alloc_diag, trace, tril and triu against the
                            {"Reshape", "Subtensor", "IncSubtensor", "ARange"}, 1e-6);
   }
 }
+
+TEST_CASE("lowered kron, block_diag, matrix_power and norm equal perform") {
+  for (const DType dt : {DType::Float64, DType::Float32}) {
+    CAPTURE(dtype_name(dt));
+    const Var a = matrix("a", dt), b = tensor3("b", dt);
+    std::mt19937_64 rng(11);
+    const std::vector<Var> outs{LA::kron(a, b),          LA::block_diag({a, a * 2.0}), LA::matrix_power(a, 5),
+                                LA::matrix_power(b, 2),  LA::norm(b, 1, {2, 1}),       LA::norm(a, -1.5, {0}),
+                                LA::norm(b)};
+    // Within rounding: the products may sum in another order in BLAS than in perform's.
+    for (const auto& shapes : std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
+             {{3, 3}, {2, 3, 3}}, {{1, 1}, {1, 2, 2}}}) {
+      const std::vector<NDArray> vals{random_array(rng, shapes.first, dt, -1, 1),
+                                      random_array(rng, shapes.second, dt, -1, 1)};
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{a, b}, outs);
+      rewrite::optimize(*fg, rewrite::mode_query("fast_run"));
+      auto cpp = lowered_thunk(fg);
+      compare_thunks(std::make_shared<FunctionGraph>(std::vector<Var>{a, b}, outs), *cpp, vals,
+                     dt == DType::Float32 ? 1e-4 : 1e-10);
+    }
+  }
+}
+
+TEST_CASE("cuda emulated: kron, block_diag, matrix_power and norm against the CPU back end") {
+  const Var a = matrix("a", DType::Float32), b = tensor3("b", DType::Float32);
+  const std::vector<Var> outs{LA::kron(a, b), LA::block_diag({a, a * 2.0f}), LA::matrix_power(b, 3),
+                              LA::norm(b, 1, {2, 1}), LA::norm(a, 3, {0})};
+  Function gpu = gpu_test::check_on_gpu({a, b}, outs,
+                                        {gpu_test::random_array({3, 3}, DType::Float32, 3),
+                                         gpu_test::random_array({2, 3, 3}, DType::Float32, 4)},
+                                        {"Reshape", "IncSubtensor"}, 1e-5);
+}

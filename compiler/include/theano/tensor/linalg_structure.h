@@ -1,7 +1,8 @@
 /// \file
 /// The structural matrix operations of PyTensor's `tensor.linalg` /
 /// `tensor.basic` that need no LAPACK: diagonals (`diagonal`/`extract_diag`,
-/// `diag`, `alloc_diag`, `trace`) and triangular parts (`tril`, `triu`),
+/// `diag`, `alloc_diag`, `trace`), triangular parts (`tril`, `triu`) and, as
+/// graphs of existing ops, `kron`, `block_diag`, `matrix_power` and `norm`;
 /// NumPy's semantics for offsets, axes and leading batch dimensions
 /// (docs/linalg-structure.md).
 ///
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "theano/graph/basic.h"
@@ -119,5 +121,56 @@ Var trace(const TensorLike& x, int offset = 0, int axis1 = 0, int axis2 = 1);
 /// NumPy's `tril(x, k)` / `triu(x, k)` over the last two axes of x (rank >= 2).
 Var tril(const TensorLike& x, int k = 0);
 Var triu(const TensorLike& x, int k = 0);
+
+/// NumPy's `kron(a, b)` for any ranks: the smaller rank is padded with
+/// leading 1s; out[i0 * b0 + j0, i1 * b1 + j1, ...] = a[i0, i1, ...] *
+/// b[j0, j1, ...], of shape a.shape * b.shape (dtype: mul's). A graph of a
+/// broadcast product and a reshape.
+Var kron(const TensorLike& a, const TensorLike& b);
+/// SciPy's / PyTensor's `block_diag(*matrices)`: the matrices on the
+/// diagonal of zeros of shape (sum of rows, sum of columns), in their
+/// promoted dtype. Inputs of one rank >= 2; leading axes are a batch (sizes
+/// broadcast). A ValueError for no input or mismatched ranks.
+Var block_diag(const std::vector<Var>& matrices);
+/// NumPy's `matrix_power(M, n)` over the last two axes of M (square; leading
+/// axes a batch) for n >= 0, by repeated squaring (about 2 log2(n) products;
+/// n == 0 gives the identity). A negative n needs `inv` (docs/linalg.md),
+/// not available yet: a MethodNotDefined error saying so. A non-square M is a
+/// ValueError when its shape is known, else an assertion failure at run time.
+Var matrix_power(const TensorLike& M, int n);
+
+/// The `ord` of `norm`: None (the default), a number p (1, 2, inf, -inf, 0,
+/// any real), or "fro" / "nuc".
+class NormOrd {
+ public:
+  NormOrd() = default;
+  NormOrd(double p) : kind_(Kind::Number), p_(p) {}  // NOLINT: implicit, as NumPy's ord=2
+  NormOrd(int p) : kind_(Kind::Number), p_(p) {}     // NOLINT
+  NormOrd(const char* name);                         // NOLINT: "fro" or "nuc" (ValueError otherwise)
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_number() const { return kind_ == Kind::Number; }
+  bool is_fro() const { return kind_ == Kind::Fro; }
+  bool is_nuc() const { return kind_ == Kind::Nuc; }
+  double p() const { return p_; }
+  /// As NumPy prints it: None, 2, inf, -inf, 'fro', 'nuc'.
+  std::string str() const;
+
+ private:
+  enum class Kind : char { None, Number, Fro, Nuc };
+  Kind kind_ = Kind::None;
+  double p_ = 0;
+};
+
+/// NumPy's `norm(x, ord, axis, keepdims)`. `axis` empty (None): x's vector
+/// norm when x is 1-d, its matrix norm when 2-d, and with ord None the
+/// 2-norm of all elements for any rank. One axis: vector norms along it:
+/// None / 2 (sqrt of the sum of squares), 1, inf (max |x|), -inf (min |x|),
+/// 0 (count of nonzeros), any p (sum |x|^p)^(1/p). Two axes (rows, columns):
+/// matrix norms None / "fro", 1 / -1 (max / min column sum of |x|), inf /
+/// -inf (max / min row sum). Matrix ords 2, -2 and "nuc" need svd
+/// (docs/linalg.md): a MethodNotDefined error naming them. Integer inputs
+/// are computed in float64, as NumPy's. Other ords, axes out of range or
+/// repeated are ValueErrors naming norm and the values.
+Var norm(const TensorLike& x, const NormOrd& ord = {}, const std::vector<int>& axis = {}, bool keepdims = false);
 
 }  // namespace theano::tensor::linalg

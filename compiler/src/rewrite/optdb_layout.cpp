@@ -140,6 +140,12 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_IncSubtensor_serialize(), canon_shape);
   //   blas.cpp: transposes lifted through dot, so that blas_opt sees plain products
   canonicalize->register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});
+  //   linalg_structure.cpp: diagonals of products, of alloc_diag and of transposes; tril/triu of tril/triu
+  const Tags canon_linalg{"fast_run", "canonicalize", "linalg"};
+  canonicalize->register_rewrite(local_diag_of_dot(), canon_linalg);
+  canonicalize->register_rewrite(local_diag_alloc_diag(), canon_linalg);
+  canonicalize->register_rewrite(local_diag_transpose(), canon_linalg);
+  canonicalize->register_rewrite(local_tril_triu_merge(), canon_linalg);
 
   // stabilize: numerically safer forms.
   const Tags stab{"fast_run", "stabilize"};
@@ -205,6 +211,9 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_useless_alloc(), spec_shape);
   specialize->register_rewrite(local_useless_subtensor(), spec_shape);
   specialize->register_rewrite(local_subtensor_make_vector(), spec_shape);
+  //   linalg_structure.cpp: ExtractDiag, AllocDiag, Tril and Triu become graphs of ops generated code lowers
+  //   (after canonicalize and stabilize, whose rewrites see the ops themselves)
+  specialize->register_rewrite(local_linalg_structure_expand(), {"fast_run", "specialize", "linalg"});
 
   // specialize_device (conv.cpp): each abstract convolution becomes its implementation, CorrMM (Theano's
   // conv_groupopt, here with one implementation); AbstractConvCheck refuses one left over.

@@ -90,6 +90,13 @@ GraphRewriterPtr blas_opt_inplace();
 GraphRewriterPtr inplace_elemwise();
 GraphRewriterPtr inplace_random();
 
+// linalg_structure.cpp: the structural matrix ops (diagonals, triangular parts).
+NodeRewriterPtr local_diag_of_dot();
+NodeRewriterPtr local_diag_alloc_diag();
+NodeRewriterPtr local_diag_transpose();
+NodeRewriterPtr local_tril_triu_merge();
+NodeRewriterPtr local_linalg_structure_expand();
+
 /// The value of `v` when it is a constant (possibly under DimShuffles) whose
 /// elements are all equal; nullopt otherwise.
 std::optional<double> scalar_constant_value(const Var& v);

@@ -1,0 +1,57 @@
+// matrix_power (NumPy's) as a graph: repeated squaring of matrix products
+// (dot for a matrix, batched_dot over the flattened batch otherwise), the
+// identity for n == 0; a negative n needs inv, which this part does not have.
+#include <string>
+
+#include "diag_graph.h"
+#include "theano/runtime/error.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/blas.h"
+#include "theano/tensor/linalg_structure.h"
+#include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/type.h"
+
+namespace theano::tensor::linalg {
+namespace {
+
+/// a @ b for a and b of one shape (..., k, k).
+Var matmul(const Var& a, const Var& b) {
+  const int nd = tensor_type(a)->ndim();
+  if (nd == 2) return dot(a, b);
+  if (nd == 3) return batched_dot(a, b);
+  Var batch = shape_i(a, 0);
+  for (int d = 1; d < nd - 2; ++d) batch = mul(batch, shape_i(a, d));
+  const Var flat = make_vector({batch, shape_i(a, nd - 2), shape_i(a, nd - 1)}, DType::Int64);
+  return reshape(batched_dot(reshape(a, flat, 3), reshape(b, flat, 3)), shape(a), nd);
+}
+
+}  // namespace
+
+Var matrix_power(const TensorLike& m_in, int n) {
+  Var m = m_in.var();
+  const TensorType& t = *tensor_type(m);
+  const int nd = t.ndim();
+  THEANO_USER_CHECK(nd >= 2, ValueError)
+      << "matrix_power: expected " << m.str() << " of rank 2 or more (a square matrix or a batch), got " << t.str();
+  THEANO_USER_CHECK(n >= 0, MethodNotDefined)
+      << "matrix_power: n = " << n << " is negative; a negative power needs inv (docs/linalg.md), which "
+      << "matrix_power does not use yet";
+  const Dim rows = t.shape()[static_cast<std::size_t>(nd - 2)], cols = t.shape().back();
+  THEANO_USER_CHECK(!rows || !cols || *rows == *cols, ValueError)
+      << "matrix_power: " << m.str() << " of type " << t.str() << " is not square in its last two axes ("
+      << *rows << " x " << *cols << ")";
+  if (!rows || !cols)
+    m = assert_op(m, {eq(shape_i(m, nd - 2), shape_i(m, nd - 1))},
+                  "matrix_power: M is not square in its last two axes");
+  if (n == 0) return second(m, eye(shape_i(m, nd - 1), std::nullopt, 0, t.dtype()));
+  Var result, base = m;
+  for (int e = n;; e >>= 1) {
+    if (e & 1) result = result ? matmul(result, base) : base;
+    if (e <= 1) break;
+    base = matmul(base, base);
+  }
+  return result;
+}
+
+}  // namespace theano::tensor::linalg

@@ -53,7 +53,7 @@ import subprocess
 import sys
 import time
 
-ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9", "W10"]
+ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9", "W10", "W11"]
 PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax", "torch", "torch-compile"]
 DTYPES = ["float64", "float32"]
 
@@ -62,10 +62,12 @@ DTYPES = ["float64", "float32"]
 # numpy has no sparse matrices; SciPy is the peer of the sparse rows only.
 # W9 (an RNN with BPTT) needs symbolic gradients: PyTensor's scan and JAX's lax.scan.
 # W10 (LeNet-5) needs a convolution with its gradient: JAX and PyTorch
-# (PyTensor 3 has no conv2d). PyTorch does only W10 so far.
-APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9", "W10"},
+# (PyTensor 3 has no conv2d). W11 (a Gaussian process) needs cholesky and
+# solve_triangular with their gradients: PyTensor, JAX and PyTorch. PyTorch
+# does only W10 and W11 so far.
+APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9", "W10", "W11"},
            "scipy": {"W8", "W8g"}, "pytensor-c": set(ROWS) - {"W10"}, "pytensor-numba": set(ROWS) - {"W10"},
-           "torch": {"W10"}, "torch-compile": {"W10"}}
+           "torch": {"W10", "W11"}, "torch-compile": {"W10", "W11"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
@@ -73,6 +75,7 @@ SIZES = {
     "W6": "0-d", "W6t": "0-d", "W7": "2000x2000", "W7s": "2000x2000",
     "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64", "W9": "T=100 B=32 I=64 H=256",
     "W10": "B=64 1x28x28, LeNet-5",
+    "W11": "GP n=500 d=8",
 }
 
 # Float64 checksums of docs/workloads.md: outputs, then the state after one call.
@@ -95,8 +98,10 @@ EXPECTED = {
     # loss, then W1, b1, W2, b2, W3, b3, W4, b4 (sum(b4) ~ 0: softmax's gradient sums to zero)
     "W10": [2.2826329003228345, 0.40755315620852905, -0.027168794649354226, 4.636166551424332,
             -0.008791199442397304, 24.621812884760374, -0.003529408744910996, 2.0418521904860762, 0.0],
+    # logp, then sum(|g|) (the peers return |g|: sum(g) is ~0 by translation invariance)
+    "W11": [-542.7450953457718, 3143.9932943893955],
 }
-RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7, "W10": 1e-8}  # W4's sums depend on the order
+RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7, "W10": 1e-8, "W11": 1e-8}  # W4's sums depend on the order
 
 # What each peer's worker imports before it starts the compile clock.
 PEER_MODULES = {
@@ -290,6 +295,9 @@ def workload_args(inp, row, dt):
         d["b3"] = np.zeros(500, dt)
         d["W4"] = inp.uniform(1006, -a4, a4, (500, 10), dt)
         d["b4"] = np.zeros(10, dt)
+    elif row == "W11":
+        d["X"] = inp.uniform(1101, -1, 1, (500, 8), dt)
+        d["y"] = inp.uniform(1102, -1, 1, (500,), dt)
     return d
 
 
@@ -492,6 +500,18 @@ def build_pytensor(row, dt, a, mode_name):
         f = fn([x, t], loss, updates=[(p, p - c(0.01) * gp) for p, gp in zip(params, g)])
         return Callable(f, (a["x"], a["t"]), state=lambda: [p.get_value(borrow=True) for p in params],
                         note="pytensor.scan, BPTT by pytensor.grad")
+    if row == "W11":
+        from pytensor.tensor.slinalg import cholesky, solve_triangular
+        X, y = pt.matrix("X", dtype=dt), pt.vector("y", dtype=dt)
+        n = a["X"].shape[0]
+        sq = pt.sum(pt.sqr(X), axis=1)
+        K = pt.exp(c(-0.5) * (sq[:, None] + sq[None, :] - c(2) * pt.dot(X, X.T))) + c(0.1) * pt.eye(n, dtype=dt)
+        L = cholesky(K, lower=True)
+        al = solve_triangular(L, y, lower=True)
+        logp = c(-0.5) * pt.dot(al, al) - pt.sum(pt.log(pt.diag(L))) - c(0.5 * n * math.log(2 * math.pi))
+        g = pytensor.grad(logp, X)
+        return Callable(fn([X, y], [logp, pt.abs(g)]), (a["X"], a["y"]),
+                        note="pytensor.tensor.slinalg cholesky, solve_triangular; pytensor.grad; returns |g|")
     if row in ("W7", "W7s"):
         A, B = pt.matrix("A", dtype=dt), pt.matrix("B", dtype=dt)
         if row == "W7":
@@ -621,6 +641,21 @@ def build_jax(row, dt, a):
         return Callable(w10, (put(a["X"]), put(a["t"])), state=lambda: list(st[0]),
                         note="lax.conv_general_dilated (flipped kernel), lax.reduce_window max, "
                              "jax.value_and_grad; parameters donated")
+    if row == "W11":
+        import jax.scipy.linalg
+        n = a["X"].shape[0]
+
+        def logp_fn(X, y):
+            sq = jnp.sum(X * X, axis=1)
+            K = jnp.exp(c(-0.5) * (sq[:, None] + sq[None, :] - c(2) * (X @ X.T))) + c(0.1) * jnp.eye(n, dtype=dt)
+            L = jnp.linalg.cholesky(K)
+            al = jax.scipy.linalg.solve_triangular(L, y, lower=True)
+            return c(-0.5) * (al @ al) - jnp.sum(jnp.log(jnp.diag(L))) - c(0.5 * n * math.log(2 * math.pi))
+
+        f = jax.jit(lambda X, y: (lambda lg: (lg[0], jnp.abs(lg[1])))(jax.value_and_grad(logp_fn)(X, y)))
+        return Callable(lambda X, y: ready(f(X, y)), (put(a["X"]), put(a["y"])),
+                        note="jnp.linalg.cholesky, jax.scipy.linalg.solve_triangular, jax.value_and_grad; "
+                             "returns |g|")
     if row in ("W8", "W8g"):
         from jax.experimental import sparse as jsparse
         shape = a["S_shape"]
@@ -665,6 +700,8 @@ def build_torch(row, dt, a, compiled):
     backward() and compiles the pieces around it)."""
     import torch
     import torch.nn.functional as F
+    if row == "W11":
+        return build_torch_w11(dt, a, compiled)
     if row != "W10":
         raise NotApplicable()
     torch.set_num_threads(torch_threads())
@@ -692,6 +729,33 @@ def build_torch(row, dt, a, compiled):
         note = "torch.compile of the whole step (default mode); " + note
     return Callable(step, (torch.from_numpy(a["X"]), torch.from_numpy(a["t"])),
                     outputs=lambda r: [r.numpy()], state=lambda: [p.detach().numpy() for p in params], note=note)
+
+
+def build_torch_w11(dt, a, compiled):
+    """W11 as a PyTorch user writes it: the log-likelihood with
+    torch.linalg.cholesky and solve_triangular, then backward() for the
+    gradient with respect to X."""
+    import torch
+    torch.set_num_threads(torch_threads())
+    n = a["X"].shape[0]
+    eye = torch.eye(n, dtype=getattr(torch, dt))
+    half_log_2pi = 0.5 * n * math.log(2 * math.pi)
+
+    def step(X, y):
+        X = X.detach().requires_grad_()
+        sq = (X * X).sum(1)
+        K = torch.exp(-0.5 * (sq[:, None] + sq[None, :] - 2 * (X @ X.T))) + 0.1 * eye
+        L = torch.linalg.cholesky(K)
+        al = torch.linalg.solve_triangular(L, y[:, None], upper=False)[:, 0]
+        logp = -0.5 * (al @ al) - torch.log(torch.diagonal(L)).sum() - half_log_2pi
+        logp.backward()
+        return logp.detach(), X.grad.abs()
+    note = "torch.linalg.cholesky, solve_triangular, backward(); returns |g|; %d threads" % torch.get_num_threads()
+    if compiled:
+        step = torch.compile(step)
+        note = "torch.compile of the whole step (default mode); " + note
+    return Callable(step, (torch.from_numpy(a["X"]), torch.from_numpy(a["y"])),
+                    outputs=lambda r: [r[0].numpy(), r[1].numpy()], note=note)
 
 
 def torch_compile_report():

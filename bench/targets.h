@@ -69,6 +69,11 @@ inline constexpr CallTarget kCallTargets[] = {
     // measures it again beside ours).
     {"W10", "float64", Kind::CallMs, 29.3},
     {"W10", "float32", Kind::CallMs, 17.8},
+    // Issue 37 (linear algebra): the Gaussian-process log-likelihood and its
+    // gradient at or below the best peer as the issue measured it (PyTensor
+    // float64, JAX float32; bench/peers measures them again beside ours).
+    {"W11", "float64", Kind::CallMs, 13.3},
+    {"W11", "float32", Kind::CallMs, 10.5},
 };
 
 /// The target of (workload, dtype), or nullptr.
@@ -152,6 +157,9 @@ inline constexpr Why kWhy[] = {
      "the three CorrMM passes (im2col + OpenBLAS gemm per image, the batch split across both cores, each "
      "part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then MaxPoolGrad and the hidden "
      "layer's Dot22 / Gemm"},
+    {"W11", "",
+     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix and its gradient (Murray 2016: L^T dL, then two "
+     "triangular solves with 500 right-hand sides), the kernel matrix's dot and exp, the triangular solves of y"},
     {"W9", "",
      "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
      "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "

@@ -9,6 +9,8 @@
 #include <theano/gpu/type.h>
 #include <theano/sparse/ops.h>
 #include <theano/tensor/conv.h>
+#include <theano/tensor/linalg.h>
+#include <theano/tensor/linalg_structure.h>
 #include <theano/tensor/pool.h>
 
 #include "workload_inputs.h"
@@ -294,6 +296,32 @@ void w10(Workload& w, bool with_args) {
   }
 }
 
+/// W11: a Gaussian process's log marginal likelihood and its gradient with
+/// respect to the inputs X (n = 500, d = 8): a squared-exponential kernel
+/// built with a dot, its Cholesky factor, a triangular solve. The outputs are
+/// logp and |g|, as the peers return them (sum(g) is ~0 by translation
+/// invariance; the checksum is sum(|g|)).
+void w11(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t kN = 500, kD = 8;
+  namespace LA = T::linalg;
+  Var X = mat("X", d), y = vec("y", d);
+  Var sq = T::sum(T::sqr(X), {1});
+  Var D = T::dimshuffle(sq, {0, T::kNewAxis}) + T::dimshuffle(sq, {T::kNewAxis, 0}) - c(2, d) * T::dot(X, X.T());
+  Var K = T::exp(c(-0.5, d) * D) + c(0.1, d) * T::eye(kN, {}, 0, d);
+  Var L = LA::cholesky(K);
+  Var a = LA::solve_triangular(L, y, /*lower=*/true);
+  Var logp = c(-0.5, d) * T::dot(a, a) - T::sum(T::log(LA::diagonal(L))) - c(0.5 * kN * std::log(2 * M_PI), d);
+  logp->set_name("logp");
+  Var g = grad(logp, X);
+  w.inputs = {X, y};
+  w.outputs = {logp, T::abs(g)};
+  w.size = "GP n=500 d=8";
+  w.expected = {-542.7450953457718, 3143.9932943893955};
+  w.checksum_rtol = 1e-8;  // a Cholesky factor and triangular solves in another order than JAX's
+  if (with_args) w.args = {uniform(1101, -1, 1, {kN, kD}, d), uniform(1102, -1, 1, {kN}, d)};
+}
+
 }  // namespace
 
 /// A compile-time-only row (issue 33): y = tanh(tanh(...tanh(x))), n deep,
@@ -309,7 +337,7 @@ void tanh_chain(Workload& w, int n) {
 
 const std::vector<std::string>& workload_ids() {
   static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
-                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9", "W10"};
+                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9", "W10", "W11"};
   return ids;
 }
 
@@ -335,9 +363,10 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W8" || id == "W8g") w8(w, id == "W8g", with_args);
   else if (id == "W9") w9(w, with_args);
   else if (id == "W10") w10(w, with_args);
+  else if (id == "W11") w11(w, with_args);
   else if (id == "T1000" || id == "T10000") tanh_chain(w, std::stoi(id.substr(1)));
   else THEANO_USER_CHECK(false, ValueError)
-      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, W10, T1000, T10000)";
+      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, W10, W11, T1000, T10000)";
   return w;
 }
 

@@ -48,6 +48,8 @@
 #include "theano/tensor/extra_ops.h"
 #include "theano/tensor/index.h"
 #include "theano/tensor/join.h"
+#include "theano/tensor/linalg.h"
+#include "theano/tensor/linalg_structure.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"
 #include "theano/tensor/pool.h"

@@ -2,7 +2,6 @@
 #include "diag_graph.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "theano/runtime/error.h"
 #include "theano/tensor/as_tensor.h"

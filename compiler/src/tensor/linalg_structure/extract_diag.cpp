@@ -3,6 +3,7 @@
 // make_node's checks, perform as a strided view of the input, infer_shape, the
 // gradient (the output gradient placed on the diagonal of zeros of x's shape)
 // and the graph form the specialize stage puts in its place.
+#include <algorithm>
 #include <string>
 
 #include "diag_graph.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W10 of docs/workloads.md with NumPy,
+"""The peers of bench/run: W1..W11 of docs/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
 SciPy for the sparse rows (W8, W8g) and PyTorch (eager and torch.compile)
 for the convolutional network (W10), beside our own figures from
@@ -1289,7 +1289,7 @@ def run_report(args):
     header = ["row", "dtype", "size", "ours"] + peer_names + ["best peer", "ours/best", "limit", "ours/limit", "best/limit"]
     out = sys.stdout
     prun = (peers_doc or {}).get("run") or {}
-    print("theano-cpp bench/peers: W1..W10 of workloads.md, ours beside its peers (%s%s%s)" % (
+    print("theano-cpp bench/peers: W1..W11 of workloads.md, ours beside its peers (%s%s%s)" % (
         ", ".join(dtypes), ", --quick" if args.quick else "",
         ", --skip-compile: no cold compile of the peers" if prun.get("skip_compile") else ""), file=out)
     if machine:

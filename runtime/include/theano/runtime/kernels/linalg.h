@@ -482,7 +482,8 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
       }                                                                                                                \
       *lwork = (int64_t)(q > q2 ? q : q2);                                                                             \
     }                                                                                                                  \
-    if (*lwork < 1) *lwork = 1;                                                                                        \
+    /* LAPACK reports the size in a T: a float rounds sizes past 2^24, maybe down; a margin covers that. */          \
+    *lwork = (int64_t)((double)*lwork * (1.0 + 1e-6)) + 1;                                                             \
     return THEANO_LA_OK;                                                                                               \
   }                                                                                                                    \
   /* The workspace in bytes (the layout each run takes in the same order). */                                        \

@@ -143,6 +143,35 @@ TEST_SUITE("lower random distributions") {
     check_sets(ins, outs, sets, {.bitwise = true});
   }
 
+  TEST_CASE("categorical: generated draws are perform's bit for bit, float32 and float64 weights, broadcast rows") {
+    std::mt19937_64 rng(5);
+    Var st = state_var();
+    Var p64 = any_tensor(DType::Float64, 2, "p64"), p32 = any_tensor(DType::Float32, 3, "p32");
+    std::vector<Var> outs;
+    auto add = [&](std::pair<Var, Var> r) {
+      outs.push_back(r.second);
+      outs.push_back(r.first);
+    };
+    add(random_function(Distribution::Categorical, st, RandomSize(Shape{5, 3}), {p64}, DType::Int64));
+    add(random_function(Distribution::Categorical, st, RandomSize(), {p64}, DType::Float32));
+    add(random_function(Distribution::Categorical, st, RandomSize(Shape{2, 4, 3}), {p32}, DType::Int64));
+    add(random_function(Distribution::Categorical, st, RandomSize(), {p32}, DType::Int64));
+    std::vector<std::vector<NDArray>> sets;
+    for (const NDArray& sv : states())
+      for (std::int64_t rows : {3, 1})
+        sets.push_back({sv, random_array(rng, {rows, 6}, DType::Float64, 0, 2),
+                        random_array(rng, {4, rows, 7}, DType::Float32, 0, 1)});
+    check_sets({st, p64, p32}, outs, sets, {.bitwise = true});
+    // A bad weight: perform's message.
+    auto [ns, x] = random_function(Distribution::Categorical, st, RandomSize(Shape{3, 2}), {p64}, DType::Int64);
+    auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, p64}, std::vector<Var>{x, ns});
+    auto cpp = lowered_thunk(fg);
+    check_error<ValueError>(fg, *cpp, {state(1, 0), NDArray::from_vector<double>({1, 2, 3, 4, -2, 5}, {2, 3})},
+                            "RandomFunction{categorical}", "p[1][1] = -2 must be >= 0 and finite");
+    check_error<ValueError>(fg, *cpp, {state(1, 0), NDArray::from_vector<double>({0, 0, 0}, {1, 3})},
+                            "RandomFunction{categorical}", "p[0] = 0 (the sum of the row) must be > 0 and finite");
+  }
+
   TEST_CASE("errors: a bad parameter is perform's ValueError, the same element and value") {
     Var st = state_var(), a = any_tensor(DType::Float64, 1, "a"), b = any_tensor(DType::Float64, 0, "b");
     Var a2 = any_tensor(DType::Float64, 1, "a2"), b2 = any_tensor(DType::Float64, 0, "b2");

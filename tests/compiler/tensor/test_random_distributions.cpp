@@ -393,6 +393,62 @@ TEST_CASE("random distributions: hypergeometric (the urn and HRUA) against Boost
   CHECK(draw(Distribution::Hypergeometric, {I{0}, I{70}, I{30}}, 1, DType::Int64, 20) == std::vector<double>(20, 0.0));
 }
 
+TEST_CASE("random distributions: categorical over p's last axis against the normalised weights") {
+  // Unnormalised weights with zeros, one row per column of a (n, 3) sample.
+  const std::vector<std::vector<double>> rows = {{1, 0, 3, 0.5, 5.5}, {0, 0, 2, 0, 0}, {0.25, 0.25, 0.25, 0.125, 0.125}};
+  std::vector<double> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  for (DType pd : {DType::Float64, DType::Float32}) {
+    CAPTURE(dtype_name(pd));
+    const NDArray p = NDArray::from_vector(flat, {3, 5}).astype(pd);
+    const Var x = random_function(Distribution::Categorical, state_var(), RandomSize({kDraws, 3}), {p}, DType::Int64)
+                      .second;
+    CHECK(tensor_type(x)->shape() == StaticShape{kDraws, 3});
+    const std::vector<double> v = values(run(x, 11));
+    for (std::size_t j = 0; j < 3; ++j) {
+      CAPTURE(j);
+      std::vector<double> col;
+      for (std::size_t i = j; i < v.size(); i += 3) col.push_back(v[i]);
+      double sum = 0;
+      for (double w : rows[j]) sum += w;
+      auto pmf = [&](const std::vector<double>& w) {
+        return [w, sum](std::int64_t k) { return k >= 0 && k < 5 ? w[static_cast<std::size_t>(k)] / sum : 0.0; };
+      };
+      CHECK(chi_square_ok(col, pmf(rows[j]), 0, 4));
+      // Two categories swapped (where they differ) is rejected.
+      std::vector<double> wrong = rows[j];
+      std::swap(wrong[0], wrong[j == 1 ? 2 : 3]);
+      CHECK(!chi_square_ok(col, pmf(wrong), 0, 4));
+    }
+  }
+  // No size: the sample has p's leading axes.
+  const Var y = random_function(Distribution::Categorical, state_var(), RandomSize(),
+                                {NDArray::full({2, 3, 4}, 1.0, DType::Float32)}, DType::Float64).second;
+  CHECK(tensor_type(y)->shape() == StaticShape{2, 3});
+  CHECK(run(y, 2).shape() == std::vector<std::int64_t>{2, 3});
+  RandomStream rs(3);
+  CHECK(tensor_type(rs.categorical({7}, NDArray::full({4}, 0.25, DType::Float64)))->shape() == StaticShape{7});
+  // Errors: a bad weight (row and category), a row summing to 0, types.
+  const NDArray bad = NDArray::from_vector<double>({1, 2, 3, 4, 5, -0.5}, {2, 3});
+  auto draw_p = [](const NDArray& p) {
+    return run(random_function(Distribution::Categorical, state_var(), RandomSize({2, 2}), {p}, DType::Int64).second, 1);
+  };
+  CHECK_THROWS_WITH_AS(draw_p(bad), doctest::Contains("RandomFunction{categorical}: p[1][2] = -0.5 must be >= 0 and finite"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(draw_p(NDArray::from_vector<double>({1, 0, 0, 0}, {2, 2})),
+                       doctest::Contains("p[1] = 0 (the sum of the row) must be > 0 and finite"), ValueError);
+  CHECK_THROWS_WITH_AS(draw_p(NDArray::full({2, 0}, 1.0, DType::Float64)),
+                       doctest::Contains("p[0] = 0 (the sum of the row) must be > 0"), ValueError);
+  CHECK_THROWS_WITH_AS(random_function(Distribution::Categorical, state_var(), RandomSize({2}),
+                                       {NDArray::full({3}, 1, DType::Int64)}, DType::Int64),
+                       doctest::Contains("must be float32 or float64"), TypeError);
+  CHECK_THROWS_WITH_AS(random_function(Distribution::Categorical, state_var(), RandomSize({2}), {0.5}, DType::Int64),
+                       doctest::Contains("its last axis holds the categories"), TypeError);
+  CHECK_THROWS_WITH_AS(random_function(Distribution::Categorical, state_var(), RandomSize({2}),
+                                       {NDArray::full({3, 4}, 1.0, DType::Float64)}, DType::Int64),
+                       doctest::Contains("does not broadcast to the size"), ShapeError);
+}
+
 TEST_CASE("random distributions: parameters broadcast against the size, size from the parameters") {
   // Column j of a (n, 3) sample with shape parameter (3,) is gamma(shape[j]):
   // the same numbers as the explicitly broadcast parameters, and each column

@@ -61,9 +61,12 @@ std::pair<double, double> int_range(DType d) {
 
 void emit_random_prefix(NodeLowering& L) {
   L.need("random_kernels", kernel_text("random_kernels.h"));  // the call's key (and the CPU's draws)
-  if (tensor::distribution_spec(static_cast<const tensor::RandomFunction&>(L.op).distribution()).generic)
-    L.need("random_distributions", kernel_text("random_distributions.h"));
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
+  const tensor::DistributionSpec& spec = tensor::distribution_spec(op.distribution());
+  if (spec.generic || op.distribution() == tensor::Distribution::Categorical)
+    L.need("random_distributions", kernel_text("random_distributions.h"));
+  // Parameter k's batch rank (its core axes, categorical's categories, left out).
+  auto batch_nd = [&](int k) { return L.in(2 + k).ndim() - spec.core[static_cast<std::size_t>(k)]; };
   const int np = op.nparams();
   const int nd = L.out(1).ndim();
   std::string names;  // "low and high", as perform words it
@@ -83,7 +86,7 @@ void emit_random_prefix(NodeLowering& L) {
     for (int d = 0; d < nd; ++d) w.line("shape[" + str(d) + "] = 1;");
     for (int k = 0; k < np; ++k) {
       const std::string xk = L.x(2 + k);
-      const int pnd = L.in(2 + k).ndim();
+      const int pnd = batch_nd(k);
       for (int d = 0; d < pnd; ++d) {
         const std::string od = str(nd - pnd + d);
         w.open("");
@@ -110,9 +113,20 @@ void emit_random_prefix(NodeLowering& L) {
   // it); its walk strides (0 where broadcast).
   for (int k = 0; k < np; ++k) {
     const std::string xk = L.x(2 + k);
-    const int pnd = L.in(2 + k).ndim();
-    emit_broadcast_to_check(L, 2 + k, "shape", nd, false, "parameter " + param_name(op, k));
+    const int pnd = batch_nd(k);
     const std::string ks = str(k);
+    const int core = spec.core[static_cast<std::size_t>(k)];
+    if (core == 0) {
+      emit_broadcast_to_check(L, 2 + k, "shape", nd, false, "parameter " + param_name(op, k));
+    } else {
+      // The target: the sample shape, then the parameter's own core axes.
+      const std::string t = "target" + ks;
+      w.line("int64_t " + t + "[" + str(nd + core) + "];");
+      for (int d = 0; d < nd; ++d) w.line(t + "[" + str(d) + "] = shape[" + str(d) + "];");
+      for (int c = 0; c < core; ++c)
+        w.line(t + "[" + str(nd + c) + "] = " + xk + "->shape[" + str(pnd + c) + "];");
+      emit_broadcast_to_check(L, 2 + k, t, nd + core, false, "parameter " + param_name(op, k));
+    }
     w.line("int64_t ps" + ks + "[" + nds + "];");
     for (int d = 0; d < nd; ++d) {
       const int pd = d - (nd - pnd);
@@ -169,6 +183,15 @@ std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowerin
                        ", msg, all, " + str(L.nin()) + "); }");
     return c;
   }
+  if (op.distribution() == tensor::Distribution::Categorical) {
+    // The row rule over the element's row `rv_row` of `rv_k` weights, `rv_stride` apart.
+    c.emplace_back("theano_rv_categorical_check_" + categorical_suffix(L) +
+                       "(rv_row, rv_k, rv_stride, &rv_j, &rv_v, &rv_rule)",
+                   "{ char msg[1024]; theano_rv_message_at(msg, 1024, " + c_string(L.label + ": ") +
+                       ", \"p\", i, rv_j, rv_v, rv_rule); return theano_fail(ctx, " + str(kErrValue) + ", msg, all, " +
+                       str(L.nin()) + "); }");
+    return c;
+  }
   switch (op.distribution()) {
     case tensor::Distribution::Uniform:
       break;
@@ -201,6 +224,8 @@ std::pair<std::string, std::string> random_param_types(const NodeLowering& L) {
 std::string random_kernels_text() { return std::string(kernel_text("random_kernels.h")); }
 
 std::string random_distributions_text() { return std::string(kernel_text("random_distributions.h")); }
+
+std::string categorical_suffix(const NodeLowering& L) { return L.in(2).dtype() == DType::Float32 ? "f32" : "f64"; }
 
 std::string generic_kernel(const tensor::RandomFunction& op) {
   return "theano_rv_" + std::string(tensor::distribution_name(op.distribution()));
@@ -249,17 +274,28 @@ void lower_random(NodeLowering& L) {
   if (generic) w.line("const char* rv_rule = 0;");
   if (generic) w.line("int rv_bad = 0;");
   w.open("for (int64_t i = 0; i < n; ++i)");
-  if (generic) {
+  const bool categorical = dist == tensor::Distribution::Categorical;
+  if (categorical) {
+    const std::string last = str(L.in(2).ndim() - 1);
+    w.line("const char* rv_row = x2->data + off0;");
+    w.line("const int64_t rv_k = x2->shape[" + last + "], rv_stride = x2->strides[" + last + "];");
+    w.line("int64_t rv_j = 0;");
+    w.line("double rv_v = 0;");
+    w.line("const char* rv_rule = 0;");
+  } else if (generic) {
     emit_generic_params(w, L, [&](int k) { return L.x(2 + k) + "->data + off" + str(k); });
   } else {
     w.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
     w.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(x3->data + off1);");
   }
   for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
-  if (generic) {
+  if (generic || categorical) {
     w.line("TheanoSubStream s;");
     w.line("theano_sub_init(&s, key, (uint64_t)i);");
-    w.line("po[i] = " + generic_store(L, generic_kernel(op) + "(&s, p)") + ";");
+    const std::string draw = categorical ? "theano_rv_categorical_" + categorical_suffix(L) +
+                                               "(&s, rv_row, rv_k, rv_stride)"
+                                         : generic_kernel(op) + "(&s, p)";
+    w.line("po[i] = " + generic_store(L, draw) + ";");
   } else switch (dist) {
     case tensor::Distribution::Uniform:
       w.line("po[i] = (" + ot + ")theano_uniform_one(&dw, i, a, b, " + single + ");");

@@ -41,6 +41,8 @@ std::string random_kernels_text();
 
 /// random_distributions.h, verbatim (after random_kernels.h in a unit).
 std::string random_distributions_text();
+/// "f64" / "f32": the instance of theano_rv_categorical(_check)_ for the type of p.
+std::string categorical_suffix(const NodeLowering& L);
 /// "theano_rv_<name>": the kernel of a generic distribution (its rule: "<kernel>_check").
 std::string generic_kernel(const tensor::RandomFunction& op);
 /// Declares and reads `double p[]`, parameter k at the byte address `address(k)`.

@@ -63,7 +63,8 @@ PhiloxKey philox_call_key(std::uint64_t seed, std::uint64_t counter) noexcept;
 /// kernels in random_kernels.h; every later one is drawn element by element
 /// from its own substream by `theano_rv_<name>` of
 /// theano/runtime/kernels/random_distributions.h, whose
-/// `theano_rv_<name>_check` is its parameter rule (docs/random.md).
+/// `theano_rv_<name>_check` is its parameter rule (categorical: one row of
+/// weights per element, `theano_rv_categorical_f64` / `_f32`; docs/random.md).
 enum class Distribution {
   Uniform,
   Normal,
@@ -84,6 +85,9 @@ enum class Distribution {
   Geometric,
   NegativeBinomial,
   Hypergeometric,
+  /// p's last axis holds the categories (a core axis): its own kernel
+  /// (theano_rv_categorical_f64 / _f32), not a generic one.
+  Categorical,
 };
 std::string_view distribution_name(Distribution d);
 
@@ -105,8 +109,11 @@ struct DistributionSpec {
   std::array<std::string_view, 4> params;
   std::array<RandomKind, 4> kinds;
   RandomKind sample;
-  /// Drawn by theano_rv_<name> (every distribution after Integers).
+  /// Drawn by theano_rv_<name>(s, p) (every distribution after Integers but categorical).
   bool generic;
+  /// Per parameter, its trailing core axes (categorical's p: 1, the
+  /// categories); the leading axes broadcast against the size.
+  std::array<int, 4> core{};
 };
 const DistributionSpec& distribution_spec(Distribution d);
 /// A Distribution as an op prop: its name (theano/graph/op_props.h).
@@ -262,6 +269,10 @@ class RandomStream {
   /// and `nbad` bad ones (integer parameters).
   Var hypergeometric(const RandomSize& size, const TensorLike& ngood, const TensorLike& nbad, const TensorLike& nsample,
                      DType dtype = DType::Int64);
+  /// The index of a category, drawn with the weights `p` along p's last axis
+  /// (float32 or float64; normalised by their sum, so they need not sum to 1;
+  /// p's leading axes broadcast against `size`).
+  Var categorical(const RandomSize& size, const TensorLike& p, DType dtype = DType::Int64);
 
   /// Re-seeds: every state made so far becomes `{seed_i(seed), 0}`, so the
   /// stream restarts as if freshly built with `seed`.

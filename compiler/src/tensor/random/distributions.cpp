@@ -51,12 +51,13 @@ const Row kRows[] = {
     THEANO_RV_ROW(geometric, 1, P("p"), P(K::Real), K::Count),
     THEANO_RV_ROW(negative_binomial, 2, P("n", "p"), P(K::Real, K::Real), K::Count),
     THEANO_RV_ROW(hypergeometric, 3, P("ngood", "nbad", "nsample"), P(K::Integer, K::Integer, K::Integer), K::Count),
+    {{"categorical", 1, {"p"}, {K::Real}, K::Count, false, {1}}, nullptr, nullptr},
 };
 
 #undef P
 #undef THEANO_RV_ROW
 
-constexpr std::size_t kCount = static_cast<std::size_t>(Distribution::Hypergeometric) + 1;
+constexpr std::size_t kCount = static_cast<std::size_t>(Distribution::Categorical) + 1;
 static_assert(sizeof(kRows) / sizeof(kRows[0]) == kCount, "one row per Distribution, in its order");
 
 const Row& row(Distribution d) {
@@ -103,6 +104,30 @@ std::vector<double> sample_generic(Distribution d, PhiloxKey key, std::int64_t n
     TheanoSubStream s;
     theano_sub_init(&s, key.data(), static_cast<std::uint64_t>(i));
     out[static_cast<std::size_t>(i)] = r.draw(&s, p);
+  }
+  return out;
+}
+
+std::vector<double> sample_categorical(PhiloxKey key, std::int64_t n, std::int64_t k, const double* p,
+                                       const std::string& op) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t bad_j = 0;
+    double bad_v = 0;
+    const char* rule = nullptr;
+    const char* row = reinterpret_cast<const char*>(p + i * k);
+    if (theano_rv_categorical_check_f64(row, k, sizeof(double), &bad_j, &bad_v, &rule)) {
+      char msg[512];
+      const std::string prefix = op + ": ";
+      theano_rv_message_at(msg, sizeof msg, prefix.c_str(), "p", i, bad_j, bad_v, rule);
+      throw ValueError(msg);
+    }
+  }
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    TheanoSubStream s;
+    theano_sub_init(&s, key.data(), static_cast<std::uint64_t>(i));
+    out[static_cast<std::size_t>(i)] =
+        theano_rv_categorical_f64(&s, reinterpret_cast<const char*>(p + i * k), k, sizeof(double));
   }
   return out;
 }

@@ -73,7 +73,11 @@ THEANO_REGISTER_OP(RandomFunction);
 
 // GPU form: the distribution's parameters; the state and the size stay host
 // values, and so does the advanced state (output 0), where the next call reads it.
+// Categorical has none: its row rule would need the bad row downloaded for
+// perform's message (the GPU form's check downloads one element); it runs on
+// the host, reading p there.
 std::optional<GpuPlacement> RandomFunction::gpu_form(const Apply& node) const {
+  if (distribution_ == Distribution::Categorical) return std::nullopt;
   GpuPlacement p = GpuPlacement::only(node.nin(), {});
   for (int k = 2; k < node.nin(); ++k) p.inputs[static_cast<std::size_t>(k)] = true;
   p.outputs = {false, true};
@@ -130,7 +134,21 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
     else
       THEANO_USER_CHECK(!is_complex(d), TypeError) << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
                                                    << ") must be real, got " << dtype_name(d);
+    const int core = spec.core[static_cast<std::size_t>(k)];
+    if (core > 0) {
+      THEANO_USER_CHECK(pt[k]->ndim() >= core, TypeError)
+          << op << ": parameter " << param_name(distribution_, k) << " (" << p.str() << ") must have at least " << core
+          << " axis (its last axis holds the categories), got a scalar";
+      THEANO_USER_CHECK(d == DType::Float64 || d == DType::Float32, TypeError)
+          << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
+          << ") must be float32 or float64 (weights), got " << dtype_name(d);
+    }
   }
+  // Parameter k's batch axes (its core axes, the categories, left out).
+  auto batch = [&](int k) {
+    const StaticShape& s = pt[static_cast<std::size_t>(k)]->shape();
+    return StaticShape(s.begin(), s.end() - spec.core[static_cast<std::size_t>(k)]);
+  };
 
   // "low (?,) and high (2, 3)": the parameters' static shapes.
   auto static_list = [&](const std::vector<const TensorType*>& ts) {
@@ -144,11 +162,11 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   StaticShape out;
   if (size_from_params_) {
     std::size_t nd = 0;
-    for (const TensorType* t : pt) nd = std::max(nd, static_cast<std::size_t>(t->ndim()));
+    for (int k = 0; k < np; ++k) nd = std::max(nd, batch(k).size());
     out.assign(nd, Dim(1));
     std::vector<bool> any_unknown(nd, false);
     for (int k = 0; k < np; ++k) {
-      const StaticShape& s = pt[k]->shape();
+      const StaticShape s = batch(k);
       for (std::size_t d = 0; d < s.size(); ++d) {
         const std::size_t od = nd - s.size() + d;
         if (!s[d]) {
@@ -174,7 +192,7 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
       }
     }
     for (int k = 0; k < np; ++k) {
-      const StaticShape& s = pt[static_cast<std::size_t>(k)]->shape();
+      const StaticShape s = batch(k);
       THEANO_USER_CHECK(s.size() <= nd, ShapeError)
           << op << ": parameter " << param_name(distribution_, k) << " (" << inputs[static_cast<std::size_t>(2 + k)].str()
           << ") has rank " << s.size() << ", more than the sample's " << nd << "; give a size of rank >= " << s.size();
@@ -211,13 +229,17 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   // The sample shape.
   std::vector<std::int64_t> shape;
   if (size_from_params_) {
+    // (each parameter's batch axes: its core axes left out)
+    auto bnd = [&](std::size_t k) {
+      return static_cast<std::size_t>(inputs[k].ndim() - distribution_spec(distribution_).core[k - 2]);
+    };
     std::size_t nd = 0;
-    for (std::size_t k = 2; k < inputs.size(); ++k) nd = std::max(nd, static_cast<std::size_t>(inputs[k].ndim()));
+    for (std::size_t k = 2; k < inputs.size(); ++k) nd = std::max(nd, bnd(k));
     shape.assign(nd, 1);
     for (std::size_t k = 2; k < inputs.size(); ++k)
-      for (std::size_t d = 0; d < static_cast<std::size_t>(inputs[k].ndim()); ++d) {
+      for (std::size_t d = 0; d < bnd(k); ++d) {
         const std::int64_t v = inputs[k].shape()[d];
-        const std::size_t od = nd - static_cast<std::size_t>(inputs[k].ndim()) + d;
+        const std::size_t od = nd - bnd(k) + d;
         if (v != 1) {
           THEANO_USER_CHECK(shape[od] == 1 || shape[od] == v, ShapeError)
               << op << ": parameters " << shape_list() << " do not broadcast together";
@@ -240,15 +262,19 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   // Parameters, broadcast to the sample shape (one value per element).
   auto param = [&](int k, DType as) {
     const NDArray& p = inputs[static_cast<std::size_t>(2 + k)];
+    // The sample shape, then the parameter's core axes (categorical's categories).
+    std::vector<std::int64_t> target = shape;
+    const int core = distribution_spec(distribution_).core[static_cast<std::size_t>(k)];
+    for (int c = core; c > 0; --c) target.push_back(p.shape()[static_cast<std::size_t>(p.ndim() - c)]);
     // numpy's rule, the function generated code calls (shape_rules.h).
     std::int64_t bad = 0;
     if (const int rule = theano_broadcast_to_rule(p.ndim(), p.shape().data(), nullptr,
-                                                  static_cast<std::int64_t>(shape.size()), shape.data(), &bad))
+                                                  static_cast<std::int64_t>(target.size()), target.data(), &bad))
       throw_shape_rule(rule,
                        op + ": parameter " + std::string(param_name(distribution_, k)) + " (" + node.input(2 + k).str() +
                            ") of shape " + shape_text(p.shape()) + ", size " + shape_text(shape),
                        bad);
-    return p.broadcast_to(shape).astype(as).contiguous();
+    return p.broadcast_to(target).astype(as).contiguous();
   };
 
   const PhiloxKey key = philox_call_key(seed, counter);
@@ -315,6 +341,13 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
       sample = NDArray::from_vector(random_detail::sample_integers(key, n, lo, hi), shape).astype(dtype_);
       break;
     }
+    case Distribution::Categorical: {
+      const NDArray p = param(0, DType::Float64);
+      const std::int64_t k = p.shape().back();
+      sample = NDArray::from_vector(random_detail::sample_categorical(key, n, k, p.data_as<double>(), op), shape)
+                   .astype(dtype_);
+      break;
+    }
     default:
       THEANO_INTERNAL_CHECK(false) << op << ": no sampler";
   }
@@ -341,7 +374,9 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
       Var dim;
       for (int k = 2; k < node.nin() && !dim; ++k) {
         const auto* pt = tensor_type(node.input(k));
-        const std::size_t pn = static_cast<std::size_t>(pt->ndim());
+        // (its batch axes: the core axes, categorical's categories, left out)
+        const std::size_t pn =
+            static_cast<std::size_t>(pt->ndim() - distribution_spec(distribution_).core[static_cast<std::size_t>(k - 2)]);
         if (d + pn < nd) continue;
         const std::size_t pd = d + pn - nd;
         if (pt->shape()[pd] != Dim(1)) dim = input_shapes[static_cast<std::size_t>(k)][pd];

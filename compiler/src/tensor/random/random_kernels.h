@@ -27,6 +27,12 @@ void check_generic(Distribution d, std::int64_t n, const std::vector<const doubl
 std::vector<double> sample_generic(Distribution d, PhiloxKey key, std::int64_t n,
                                    const std::vector<const double*>& params);
 
+/// Categorical draws: row i of `p` (n rows of k float64 weights, C order) is
+/// element i's; the row rule first (perform's ValueError naming row and
+/// category), then theano_rv_categorical_f64 from each element's substream.
+std::vector<double> sample_categorical(PhiloxKey key, std::int64_t n, std::int64_t k, const double* p,
+                                       const std::string& op);
+
 /// Hörmann's Stirling tail correction fc(k) = log k! - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2].
 double stirling_tail(double k);
 

@@ -144,6 +144,10 @@ Var RandomStream::hypergeometric(const RandomSize& size, const TensorLike& ngood
   return make(Distribution::Hypergeometric, size, {ngood, nbad, nsample}, dtype);
 }
 
+Var RandomStream::categorical(const RandomSize& size, const TensorLike& p, DType dtype) {
+  return make(Distribution::Categorical, size, {p}, dtype);
+}
+
 void RandomStream::seed(std::uint64_t seed) {
   seed_ = seed;
   for (std::size_t i = 0; i < updates_.size(); ++i)

@@ -217,19 +217,28 @@ static inline void theano_rv_put_double(char* out, int* pos, int cap, double v) 
   theano_rv_put_int(out, pos, cap, e);
 }
 /* "<prefix><param>[<i>] = <value> <rule>": a failed parameter rule of sample
- * element i (C order), as perform and the generated code both word it. */
-static inline void theano_rv_message(char* out, int cap, const char* prefix, const char* param, int64_t i,
-                                     double value, const char* rule) {
+ * element i (C order), as perform and the generated code both word it; with
+ * j >= 0 (categorical's category j) "<param>[<i>][<j>] = ...". */
+static inline void theano_rv_message_at(char* out, int cap, const char* prefix, const char* param, int64_t i,
+                                        int64_t j, double value, const char* rule) {
   int pos = 0;
   out[0] = 0;
   theano_rv_put(out, &pos, cap, prefix);
   theano_rv_put(out, &pos, cap, param);
   theano_rv_put(out, &pos, cap, "[");
   theano_rv_put_int(out, &pos, cap, i);
+  if (j >= 0) {
+    theano_rv_put(out, &pos, cap, "][");
+    theano_rv_put_int(out, &pos, cap, j);
+  }
   theano_rv_put(out, &pos, cap, "] = ");
   theano_rv_put_double(out, &pos, cap, value);
   theano_rv_put(out, &pos, cap, " ");
   theano_rv_put(out, &pos, cap, rule);
+}
+static inline void theano_rv_message(char* out, int cap, const char* prefix, const char* param, int64_t i,
+                                     double value, const char* rule) {
+  theano_rv_message_at(out, cap, prefix, param, i, -1, value, rule);
 }
 
 /* Rule helpers: set *rule and return the 1-based parameter index. */
@@ -550,5 +559,58 @@ static inline double theano_rv_hypergeometric(TheanoSubStream* s, const double* 
   if (computed < sample) k = (double)good - k;
   return k;
 }
+
+/* ------------------------------------------------- categorical (a row) */
+
+/* categorical(p): the category j of a row of k weights p[0..k) (the last axis
+ * of p; `row` its address, `stride` its byte stride), by inversion: u times the
+ * row's sum, then the first j whose running sum exceeds it (the last positive
+ * weight when rounding leaves u at the total). Weights need not sum to 1:
+ * the row is normalised by its sum. One instance per element type (f64, f32):
+ * each reads the weights as doubles in the same order, so they draw alike.
+ * The rule: every weight >= 0 and finite (*bad_j the category), and a sum > 0
+ * and finite (*bad_j = -1, *bad_v the sum; an empty row's sum is 0). */
+#define THEANO_RV_CATEGORICAL(SUFFIX, T)                                                                      \
+  static inline int theano_rv_categorical_check_##SUFFIX(const char* row, int64_t k, int64_t stride,         \
+                                                         int64_t* bad_j, double* bad_v, const char** rule) { \
+    double sum = 0;                                                                                           \
+    int64_t j;                                                                                                \
+    for (j = 0; j < k; ++j) {                                                                                 \
+      const double v = (double)*(const T*)(row + j * stride);                                                 \
+      if (!(v >= 0 && v - v == 0)) {                                                                          \
+        *bad_j = j;                                                                                           \
+        *bad_v = v;                                                                                           \
+        *rule = "must be >= 0 and finite";                                                                    \
+        return 1;                                                                                             \
+      }                                                                                                       \
+      sum += v;                                                                                               \
+    }                                                                                                         \
+    if (!(sum > 0 && sum - sum == 0)) {                                                                       \
+      *bad_j = -1;                                                                                            \
+      *bad_v = sum;                                                                                           \
+      *rule = "(the sum of the row) must be > 0 and finite";                                                  \
+      return 1;                                                                                               \
+    }                                                                                                         \
+    return 0;                                                                                                 \
+  }                                                                                                           \
+  static inline double theano_rv_categorical_##SUFFIX(TheanoSubStream* s, const char* row, int64_t k,       \
+                                                      int64_t stride) {                                       \
+    THEANO_FP_EXACT                                                                                           \
+    double sum = 0, acc = 0;                                                                                  \
+    int64_t j, last = 0;                                                                                      \
+    for (j = 0; j < k; ++j) sum += (double)*(const T*)(row + j * stride);                                    \
+    const double u = theano_sub_double(s) * sum;                                                              \
+    for (j = 0; j < k; ++j) {                                                                                 \
+      const double v = (double)*(const T*)(row + j * stride);                                                 \
+      if (v > 0) {                                                                                            \
+        acc += v;                                                                                             \
+        last = j;                                                                                             \
+        if (u < acc) return (double)j;                                                                        \
+      }                                                                                                       \
+    }                                                                                                         \
+    return (double)last;                                                                                      \
+  }
+THEANO_RV_CATEGORICAL(f64, double)
+THEANO_RV_CATEGORICAL(f32, float)
 
 #endif /* THEANO_TENSOR_RANDOM_DISTRIBUTIONS_H */

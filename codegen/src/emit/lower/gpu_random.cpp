@@ -35,7 +35,10 @@ void lower_gpu_random(NodeLowering& L) {
   const DType out_dt = L.out(1).dtype();
   const std::string ot = c_type(out_dt), single = out_dt == DType::Float64 ? "0" : "1";
   const auto [t0, t1] = random_param_types(L);
+  const int np = op.nparams();
+  const bool generic = tensor::distribution_spec(dist).generic;
   L.cuda->need("random_kernels", random_kernels_text());
+  if (generic) L.cuda->need("random_distributions", random_distributions_text());
   L.cuda->need_exact_fp();
   emit_random_prefix(L);
 
@@ -46,29 +49,50 @@ void lower_gpu_random(NodeLowering& L) {
   cuda::ParamBlock pb;
   const cuda::Param n = pb.int64("n", "n");
   const cuda::Param shape = pb.array("shape", ndx, [&](int d) { return d < nd ? "shape[" + str(d) + "]" : "1"; });
-  const cuda::Param ps0 = pb.array("ps0", ndx, [&](int d) { return d < nd ? "ps0[" + str(d) + "]" : "0"; });
-  const cuda::Param ps1 = pb.array("ps1", ndx, [&](int d) { return d < nd ? "ps1[" + str(d) + "]" : "0"; });
-  const cuda::Param pa = pb.pointer("pa", "const char*", "x2->data");
-  const cuda::Param pbv = pb.pointer("pb", "const char*", "x3->data");
+  // Parameter k's strides and address (named ps0 / ps1, pa / pb for two).
+  std::vector<cuda::Param> strides, addrs;
+  for (int k = 0; k < np; ++k) {
+    const std::string ks = str(k), ps = "ps" + ks;
+    strides.push_back(pb.array(ps, ndx, [&](int d) { return d < nd ? ps + "[" + str(d) + "]" : "0"; }));
+  }
+  for (int k = 0; k < np; ++k) {
+    const std::string name = np == 2 ? (k == 0 ? "pa" : "pb") : "pp" + str(k);
+    addrs.push_back(pb.pointer(name, "const char*", L.x(2 + k) + "->data"));
+  }
   const cuda::Param po = pb.pointer("po", ot + "*", "o1->data");
   const cuda::Param key = pb.array("key", 2, [](int i) { return "key[" + str(i) + "]"; });
   const cuda::Param err = pb.pointer("err", "long long*", bad.empty() ? "0" : "err.data");
-  cuda::Kernel k(pb, L.fn + "_sample", {n, po, pa, pbv});
+  std::vector<cuda::Param> kparams{n, po};
+  for (const cuda::Param& a : addrs) kparams.push_back(a);
+  cuda::Kernel k(pb, L.fn + "_sample", kparams);
   CodeWriter& kw = k.w;
   kw.line("const uint32_t key[2] = {(uint32_t)" + pb.at(key, 0) + ", (uint32_t)" + pb.at(key, 1) + "};");
   if (!bad.empty()) kw.line(pb.read(err));
   cuda::grid_stride_loop(kw, "i", "n");
-  kw.line("int64_t r = i, off0 = 0, off1 = 0;");
+  std::string offs;
+  for (int kk = 0; kk < np; ++kk) offs += ", off" + str(kk) + " = 0";
+  kw.line("int64_t r = i" + offs + ";");
   for (int d = nd - 1; d >= 0; --d) {
     const std::string e = pb.at(shape, d);
-    kw.line("{ const int64_t c = r % " + e + "; r /= " + e + "; off0 += c * " + pb.at(ps0, d) + "; off1 += c * " +
-            pb.at(ps1, d) + "; }");
+    std::string adds;
+    for (int kk = 0; kk < np; ++kk) adds += " off" + str(kk) + " += c * " + pb.at(strides[static_cast<std::size_t>(kk)], d) + ";";
+    kw.line("{ const int64_t c = r % " + e + "; r /= " + e + ";" + adds + " }");
   }
   kw.line("(void)r;");
-  kw.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(pa + off0);");
-  kw.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(pb + off1);");
+  if (generic) {
+    emit_generic_params(kw, L, [&](int kk) -> std::string { return pb.name(addrs[static_cast<std::size_t>(kk)]) + " + off" + str(kk); });
+    kw.line("const char* rv_rule = 0;");
+    kw.line("int rv_bad = 0;");
+  } else {
+    kw.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(" + pb.name(addrs[0]) + " + off0);");
+    kw.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(" + pb.name(addrs[1]) + " + off1);");
+  }
   if (!bad.empty()) kw.line("if (" + bad + ") { atomicMin(err, (long long)i); continue; }");
-  switch (dist) {
+  if (generic) {
+    kw.line("TheanoSubStream s;");
+    kw.line("theano_sub_init(&s, key, (uint64_t)i);");
+    kw.line("po[i] = " + generic_store(L, generic_kernel(op) + "(&s, p)") + ";");
+  } else switch (dist) {
     case tensor::Distribution::Uniform:
       kw.line("TheanoDenseWords dw;");
       kw.line("theano_dense_init(&dw, key);");
@@ -91,6 +115,8 @@ void lower_gpu_random(NodeLowering& L) {
       kw.line("theano_sub_init(&s, key, (uint64_t)i);");
       kw.line("po[i] = (" + ot + ")theano_integers_one(&s, a, b);");
       break;
+    default:
+      THEANO_INTERNAL_CHECK(false) << L.label << ": no sampler";
   }
   kw.close();
   const int kernel = L.cuda->add_kernel(k, L.label);
@@ -104,15 +130,28 @@ void lower_gpu_random(NodeLowering& L) {
   emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
     // The bad element's parameters, then perform's checks in its order.
     w.line("const int64_t i = first_bad;");
-    w.line("int64_t r = i, off0 = 0, off1 = 0;");
-    for (int d = nd - 1; d >= 0; --d)
-      w.line("{ const int64_t c = r % shape[" + str(d) + "]; r /= shape[" + str(d) + "]; off0 += c * ps0[" + str(d) +
-             "]; off1 += c * ps1[" + str(d) + "]; }");
+    w.line("int64_t r = i" + offs + ";");
+    for (int d = nd - 1; d >= 0; --d) {
+      std::string adds;
+      for (int kk = 0; kk < np; ++kk) adds += " off" + str(kk) + " += c * ps" + str(kk) + "[" + str(d) + "];";
+      w.line("{ const int64_t c = r % shape[" + str(d) + "]; r /= shape[" + str(d) + "];" + adds + " }");
+    }
     w.line("(void)r;");
-    download_element(w, "x2", "off0", L.in_ctype(2), "raw_a");
-    download_element(w, "x3", "off1", L.in_ctype(3), "raw_b");
-    w.line("const " + t0 + " a = (" + t0 + ")raw_a;");
-    w.line("const " + t1 + " b = (" + t1 + ")raw_b;");
+    if (generic) {
+      w.line("double p[" + str(np) + "];");
+      for (int kk = 0; kk < np; ++kk) {
+        const std::string raw = "raw_" + str(kk);
+        download_element(w, L.x(2 + kk), "off" + str(kk), L.in_ctype(2 + kk), raw);
+        w.line("p[" + str(kk) + "] = (double)" + raw + ";");
+      }
+      w.line("const char* rv_rule = 0;");
+      w.line("int rv_bad = 0;");
+    } else {
+      download_element(w, "x2", "off0", L.in_ctype(2), "raw_a");
+      download_element(w, "x3", "off1", L.in_ctype(3), "raw_b");
+      w.line("const " + t0 + " a = (" + t0 + ")raw_a;");
+      w.line("const " + t1 + " b = (" + t1 + ")raw_b;");
+    }
     for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
   });
   L.body.line("return 0;");

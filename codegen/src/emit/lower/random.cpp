@@ -22,6 +22,7 @@
 #include <complex>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -32,7 +33,9 @@ namespace theano::codegen::lower {
 
 namespace {
 
-const char* const kParamNames[4][2] = {{"low", "high"}, {"avg", "std"}, {"n", "p"}, {"low", "high"}};
+std::string param_name(const tensor::RandomFunction& op, int k) {
+  return std::string(tensor::distribution_spec(op.distribution()).params[static_cast<std::size_t>(k)]);
+}
 
 /// A double literal that reads back as exactly `v`.
 std::string double_literal(double v) {
@@ -59,10 +62,15 @@ std::pair<double, double> int_range(DType d) {
 void emit_random_prefix(NodeLowering& L) {
   L.need("random_kernels", kernel_text("random_kernels.h"));  // the call's key (and the CPU's draws)
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
-  const tensor::Distribution dist = op.distribution();
-  const int di = static_cast<int>(dist);
+  const tensor::DistributionSpec& spec = tensor::distribution_spec(op.distribution());
+  if (spec.generic || op.distribution() == tensor::Distribution::Categorical)
+    L.need("random_distributions", kernel_text("random_distributions.h"));
+  // Parameter k's batch rank (its core axes, categorical's categories, left out).
+  auto batch_nd = [&](int k) { return L.in(2 + k).ndim() - spec.core[static_cast<std::size_t>(k)]; };
+  const int np = op.nparams();
   const int nd = L.out(1).ndim();
-  const int pnd[2] = {L.in(2).ndim(), L.in(3).ndim()};
+  std::string names;  // "low and high", as perform words it
+  for (int k = 0; k < np; ++k) names += (k == 0 ? "" : k + 1 == np ? " and " : ", ") + param_name(op, k);
   const std::string nds = str(std::max(nd, 1));
 
   CodeWriter& w = L.body;
@@ -76,15 +84,15 @@ void emit_random_prefix(NodeLowering& L) {
   w.line("int64_t shape[" + nds + "];");
   if (op.size_from_params()) {
     for (int d = 0; d < nd; ++d) w.line("shape[" + str(d) + "] = 1;");
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < np; ++k) {
       const std::string xk = L.x(2 + k);
-      for (int d = 0; d < pnd[k]; ++d) {
-        const std::string od = str(nd - pnd[k] + d);
+      const int pnd = batch_nd(k);
+      for (int d = 0; d < pnd; ++d) {
+        const std::string od = str(nd - pnd + d);
         w.open("");
         w.line("const int64_t v = " + xk + "->shape[" + str(d) + "];");
         w.line("if (v != 1 && shape[" + od + "] != 1 && shape[" + od + "] != v) " +
-               L.fail(kErrShape, std::string("parameters ") + kParamNames[di][0] + " and " + kParamNames[di][1] +
-                                     " do not broadcast together"));
+               L.fail(kErrShape, "parameters " + names + " do not broadcast together"));
         w.line("if (v != 1) shape[" + od + "] = v;");
         w.close();
       }
@@ -103,13 +111,25 @@ void emit_random_prefix(NodeLowering& L) {
   }
   // Each parameter broadcasts to the shape (numpy's rule, as perform checks
   // it); its walk strides (0 where broadcast).
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < np; ++k) {
     const std::string xk = L.x(2 + k);
-    emit_broadcast_to_check(L, 2 + k, "shape", nd, false, std::string("parameter ") + kParamNames[di][k]);
+    const int pnd = batch_nd(k);
     const std::string ks = str(k);
+    const int core = spec.core[static_cast<std::size_t>(k)];
+    if (core == 0) {
+      emit_broadcast_to_check(L, 2 + k, "shape", nd, false, "parameter " + param_name(op, k));
+    } else {
+      // The target: the sample shape, then the parameter's own core axes.
+      const std::string t = "target" + ks;
+      w.line("int64_t " + t + "[" + str(nd + core) + "];");
+      for (int d = 0; d < nd; ++d) w.line(t + "[" + str(d) + "] = shape[" + str(d) + "];");
+      for (int c = 0; c < core; ++c)
+        w.line(t + "[" + str(nd + c) + "] = " + xk + "->shape[" + str(pnd + c) + "];");
+      emit_broadcast_to_check(L, 2 + k, t, nd + core, false, "parameter " + param_name(op, k));
+    }
     w.line("int64_t ps" + ks + "[" + nds + "];");
     for (int d = 0; d < nd; ++d) {
-      const int pd = d - (nd - pnd[k]);
+      const int pd = d - (nd - pnd);
       const std::string ds = str(d);
       if (pd < 0) {
         w.line("ps" + ks + "[" + ds + "] = 0;");
@@ -150,6 +170,28 @@ std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowerin
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
   const DType out_dt = L.out(1).dtype();
   std::vector<std::pair<std::string, std::string>> c;
+  if (tensor::distribution_spec(op.distribution()).generic) {
+    // The kernel file's rule over `p[]` (its failed rule in `rv_rule`), worded
+    // by theano_rv_message as perform words it.
+    const int np = op.nparams();
+    std::string names;
+    for (int k = 0; k < np; ++k) names += (k ? ", " : "") + c_string(param_name(op, k));
+    c.emplace_back("(rv_bad = " + generic_kernel(op) + "_check(p, &rv_rule)) != 0",
+                   "{ static const char* const names[" + str(np) + "] = {" + names +
+                       "}; char msg[1024]; theano_rv_message(msg, 1024, " + c_string(L.label + ": ") +
+                       ", names[rv_bad - 1], i, p[rv_bad - 1], rv_rule); return theano_fail(ctx, " + str(kErrValue) +
+                       ", msg, all, " + str(L.nin()) + "); }");
+    return c;
+  }
+  if (op.distribution() == tensor::Distribution::Categorical) {
+    // The row rule over the element's row `rv_row` of `rv_k` weights, `rv_stride` apart.
+    c.emplace_back("theano_rv_categorical_check_" + categorical_suffix(L) +
+                       "(rv_row, rv_k, rv_stride, &rv_j, &rv_v, &rv_rule)",
+                   "{ char msg[1024]; theano_rv_message_at(msg, 1024, " + c_string(L.label + ": ") +
+                       ", \"p\", i, rv_j, rv_v, rv_rule); return theano_fail(ctx, " + str(kErrValue) + ", msg, all, " +
+                       str(L.nin()) + "); }");
+    return c;
+  }
   switch (op.distribution()) {
     case tensor::Distribution::Uniform:
       break;
@@ -160,7 +202,7 @@ std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowerin
       c.emplace_back("a < 0", L.fail_int(kErrValue, "n must be >= 0, got ", "a"));
       c.emplace_back("!(b >= 0 && b <= 1)", L.fail_int(kErrValue, "p must be in [0, 1]; element ", "i", " is not"));
       break;
-    case tensor::Distribution::Integers: {
+    default: {
       const auto [dmin, dmax] = int_range(out_dt);
       c.emplace_back("!(a < b)", L.fail_int(kErrValue, "low must be < high; element ", "i", " is not"));
       c.emplace_back("!((double)a >= " + double_literal(dmin) + " && (double)b - 1 <= " + double_literal(dmax) + ")",
@@ -180,6 +222,27 @@ std::pair<std::string, std::string> random_param_types(const NodeLowering& L) {
 }
 
 std::string random_kernels_text() { return std::string(kernel_text("random_kernels.h")); }
+
+std::string random_distributions_text() { return std::string(kernel_text("random_distributions.h")); }
+
+std::string categorical_suffix(const NodeLowering& L) { return L.in(2).dtype() == DType::Float32 ? "f32" : "f64"; }
+
+std::string generic_kernel(const tensor::RandomFunction& op) {
+  return "theano_rv_" + std::string(tensor::distribution_name(op.distribution()));
+}
+
+void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::function<std::string(int)>& address) {
+  const int np = static_cast<const tensor::RandomFunction&>(L.op).nparams();
+  w.line("double p[" + str(np) + "];");
+  for (int k = 0; k < np; ++k)
+    w.line("p[" + str(k) + "] = (double)*(const " + L.in_ctype(2 + k) + "*)(" + address(k) + ");");
+}
+
+std::string generic_store(const NodeLowering& L, const std::string& value) {
+  const DType dt = L.out(1).dtype();
+  if (dt == DType::Int64) return "theano_f2i64(" + value + ")";  // astype's conversion (NaN -> INT64_MIN)
+  return "(" + std::string(c_type(dt)) + ")" + value;
+}
 
 namespace {
 
@@ -202,13 +265,38 @@ void lower_random(NodeLowering& L) {
     w.line("theano_dense_init(&dw, key);");
   }
   if (dist == tensor::Distribution::Normal) w.line("double radius = 0, theta = 0;");
+  const int np = op.nparams();
+  const bool generic = tensor::distribution_spec(dist).generic;
   w.line("int64_t idx[" + nds + "] = {0};");
-  w.line("int64_t off0 = 0, off1 = 0;");
+  std::string offs;
+  for (int k = 0; k < np; ++k) offs += (k ? ", off" : "off") + str(k) + " = 0";
+  w.line("int64_t " + offs + ";");
+  if (generic) w.line("const char* rv_rule = 0;");
+  if (generic) w.line("int rv_bad = 0;");
   w.open("for (int64_t i = 0; i < n; ++i)");
-  w.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
-  w.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(x3->data + off1);");
+  const bool categorical = dist == tensor::Distribution::Categorical;
+  if (categorical) {
+    const std::string last = str(L.in(2).ndim() - 1);
+    w.line("const char* rv_row = x2->data + off0;");
+    w.line("const int64_t rv_k = x2->shape[" + last + "], rv_stride = x2->strides[" + last + "];");
+    w.line("int64_t rv_j = 0;");
+    w.line("double rv_v = 0;");
+    w.line("const char* rv_rule = 0;");
+  } else if (generic) {
+    emit_generic_params(w, L, [&](int k) { return L.x(2 + k) + "->data + off" + str(k); });
+  } else {
+    w.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
+    w.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(x3->data + off1);");
+  }
   for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
-  switch (dist) {
+  if (generic || categorical) {
+    w.line("TheanoSubStream s;");
+    w.line("theano_sub_init(&s, key, (uint64_t)i);");
+    const std::string draw = categorical ? "theano_rv_categorical_" + categorical_suffix(L) +
+                                               "(&s, rv_row, rv_k, rv_stride)"
+                                         : generic_kernel(op) + "(&s, p)";
+    w.line("po[i] = " + generic_store(L, draw) + ";");
+  } else switch (dist) {
     case tensor::Distribution::Uniform:
       w.line("po[i] = (" + ot + ")theano_uniform_one(&dw, i, a, b, " + single + ");");
       break;
@@ -227,14 +315,20 @@ void lower_random(NodeLowering& L) {
       w.line("theano_sub_init(&s, key, (uint64_t)i);");
       w.line("po[i] = (" + ot + ")theano_integers_one(&s, a, b);");
       break;
+    default:
+      THEANO_INTERNAL_CHECK(false) << L.label << ": no sampler";
   }
   // Advance the multi-index and the parameter offsets.
   for (int d = nd - 1; d >= 0; --d) {
     const std::string ds = str(d);
-    w.line("if (++idx[" + ds + "] < shape[" + ds + "]) { off0 += ps0[" + ds + "]; off1 += ps1[" + ds +
-           "]; continue; }");
-    w.line("off0 -= (shape[" + ds + "] - 1) * ps0[" + ds + "]; off1 -= (shape[" + ds + "] - 1) * ps1[" + ds +
-           "]; idx[" + ds + "] = 0;");
+    std::string step, back;
+    for (int k = 0; k < np; ++k) {
+      const std::string ks = str(k);
+      step += (k ? " off" : "off") + ks + " += ps" + ks + "[" + ds + "];";
+      back += (k ? " off" : "off") + ks + " -= (shape[" + ds + "] - 1) * ps" + ks + "[" + ds + "];";
+    }
+    w.line("if (++idx[" + ds + "] < shape[" + ds + "]) { " + step + " continue; }");
+    w.line(back + " idx[" + ds + "] = 0;");
   }
   w.close();
   w.line("(void)idx;");

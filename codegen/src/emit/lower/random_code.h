@@ -4,9 +4,12 @@
 /// before sampling, the per-element parameter checks, and the kernels' text.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <theano/tensor/random.h>
 
 #include "lowering.h"
 
@@ -22,12 +25,29 @@ namespace theano::codegen::lower {
 /// random kernels are requested in the host translation unit).
 void emit_random_prefix(NodeLowering& L);
 /// Perform's per-element checks, in its order: (C condition over the
-/// parameters `a`, `b` and the element index `i` that is true when the
+/// parameters `a`, `b` (generic: `p[]`) and the element index `i` that is true when the
 /// element is bad, the statement failing the call with perform's message).
 std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowering& L);
 /// The C types `a` and `b` are read as (int64_t or double).
 std::pair<std::string, std::string> random_param_types(const NodeLowering& L);
 /// theano/runtime/kernels/random_kernels.h, verbatim (the kernels perform runs).
 std::string random_kernels_text();
+
+// The distributions after Integers (DistributionSpec::generic): one
+// kernel and one rule each in theano/runtime/kernels/random_distributions.h.
+// Their element code declares `double p[nparams]` (the element's parameters),
+// `const char* rv_rule` and `int rv_bad` (random_checks' condition sets them), and
+// stores `theano_rv_<name>(&s, p)` from element i's substream.
+
+/// random_distributions.h, verbatim (after random_kernels.h in a unit).
+std::string random_distributions_text();
+/// "f64" / "f32": the instance of theano_rv_categorical(_check)_ for the type of p.
+std::string categorical_suffix(const NodeLowering& L);
+/// "theano_rv_<name>": the kernel of a generic distribution (its rule: "<kernel>_check").
+std::string generic_kernel(const tensor::RandomFunction& op);
+/// Declares and reads `double p[]`, parameter k at the byte address `address(k)`.
+void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::function<std::string(int)>& address);
+/// `value` (a double) converted to the sample's C type as perform's astype does.
+std::string generic_store(const NodeLowering& L, const std::string& value);
 
 }  // namespace theano::codegen::lower

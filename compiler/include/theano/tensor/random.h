@@ -20,8 +20,8 @@
 ///   of `philox4x32({lo(w / 4), hi(w / 4), 0, 0}, K)`. Element i of a float32
 ///   uniform uses word i, of a float64 uniform words 2i, 2i+1; normal pair j
 ///   (elements 2j, 2j+1, Box-Muller) uses the two uniforms 2j, 2j+1.
-/// * substream layout (binomial, integers: rejection methods that use a
-///   varying number of words): element i's draws come from
+/// * substream layout (binomial, integers and every later distribution:
+///   methods that use a varying number of words): element i's draws come from
 ///   `philox4x32({j, lo(i), hi(i), 1}, K)` for j = 0, 1, ...; each block gives
 ///   two 64-bit values `(w0 << 32) | w1`, `(w2 << 32) | w3`.
 /// * uniform [0, 1): float32 `(w >> 8) * 2^-24`; float64 `(x >> 11) * 2^-53`
@@ -59,8 +59,63 @@ PhiloxKey philox_call_key(std::uint64_t seed, std::uint64_t counter) noexcept;
 
 // ============================================================== RandomFunction
 
-enum class Distribution { Uniform, Normal, Binomial, Integers };
+/// The distributions a RandomFunction draws. The first four have their own
+/// kernels in random_kernels.h; every later one is drawn element by element
+/// from its own substream by `theano_rv_<name>` of
+/// theano/runtime/kernels/random_distributions.h, whose
+/// `theano_rv_<name>_check` is its parameter rule (categorical: one row of
+/// weights per element, `theano_rv_categorical_f64` / `_f32`; docs/random.md).
+enum class Distribution {
+  Uniform,
+  Normal,
+  Binomial,
+  Integers,
+  Exponential,
+  Laplace,
+  Logistic,
+  Lognormal,
+  Cauchy,
+  Gamma,
+  Beta,
+  Chisquare,
+  StandardT,
+  Vonmises,
+  TruncatedNormal,
+  Poisson,
+  Geometric,
+  NegativeBinomial,
+  Hypergeometric,
+  /// p's last axis holds the categories (a core axis): its own kernel
+  /// (theano_rv_categorical_f64 / _f32), not a generic one.
+  Categorical,
+};
 std::string_view distribution_name(Distribution d);
+
+/// What a distribution's parameter or sample holds.
+enum class RandomKind {
+  Real,     ///< parameter: any real tensor; sample: a floating-point dtype
+  Integer,  ///< parameter: an integer tensor; sample: an integer dtype
+  Count,    ///< sample only: whole numbers, in int64 or a floating-point dtype
+};
+
+/// One distribution's declaration, the one place its shape is stated: its
+/// name (printed `RandomFunction{<name>}`, and `theano_rv_<name>` the kernel
+/// for every distribution after Integers), its parameters' NumPy names and
+/// kinds, and its sample's kind. Parameter values are checked by the kernel
+/// file's rule (see Distribution).
+struct DistributionSpec {
+  std::string_view name;
+  int nparams;
+  std::array<std::string_view, 4> params;
+  std::array<RandomKind, 4> kinds;
+  RandomKind sample;
+  /// Drawn by theano_rv_<name>(s, p) (every distribution after Integers but categorical).
+  bool generic;
+  /// Per parameter, its trailing core axes (categorical's p: 1, the
+  /// categories); the leading axes broadcast against the size.
+  std::array<int, 4> core{};
+};
+const DistributionSpec& distribution_spec(Distribution d);
 /// A Distribution as an op prop: its name (theano/graph/op_props.h).
 inline PropValue theano_prop_value(Distribution d) { return std::string(distribution_name(d)); }
 
@@ -71,9 +126,10 @@ inline PropValue theano_prop_value(Distribution d) { return std::string(distribu
 /// * size: int64 vector of statically known length (the sample's rank); with
 ///   `size_from_params` it is an empty vector and the sample has the
 ///   broadcast shape of the parameters;
-/// * params, broadcast against the sample shape (NumPy rules): uniform
-///   (low, high) real; normal (avg, std) real; binomial (n, p) with integer n;
-///   integers (low, high), integers, high exclusive.
+/// * params (distribution_spec(dist).nparams of them), broadcast against the
+///   sample shape (NumPy rules): uniform (low, high) real; normal (avg, std)
+///   real; binomial (n, p) with integer n; integers (low, high), integers,
+///   high exclusive; the others as RandomStream's methods below.
 ///
 /// No gradient flows through a draw: `grad` raises (Theano's grad_undefined),
 /// and the connection pattern says the state reaches both outputs, size and
@@ -90,7 +146,7 @@ class RandomFunction final : public Op {
   std::vector<InplaceVariant> inplace_variants(const Apply& node) const override;
   /// `RandomFunction{uniform}` as Theano prints it.
   std::string name() const override;
-  int nparams() const { return 2; }
+  int nparams() const { return distribution_spec(distribution_).nparams; }
   ViewMap destroy_map() const override;
 
   std::optional<int> default_output() const override { return 1; }
@@ -121,6 +177,9 @@ class RandomSize {
 /// (new_state, sample).
 std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size, const TensorLike& p0,
                                     const TensorLike& p1, DType dtype);
+/// The same with any number of parameters (distribution_spec(dist).nparams).
+std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size,
+                                    const std::vector<TensorLike>& params, DType dtype);
 
 // ============================================================== one variable's generator
 
@@ -163,6 +222,58 @@ class RandomStream {
   /// unbiased method). dtype must be an integer type holding the range.
   Var integers(const RandomSize& size, const TensorLike& low, const TensorLike& high, DType dtype = DType::Int64);
 
+  // NumPy Generator's distributions, its parameter names and meanings; each
+  // parameter broadcasts against `size` (or gives the shape when size is
+  // none). Real samples: dtype defaults to the upcast of floatX and the
+  // parameters; counts: int64 (or a floating-point dtype). A parameter that
+  // breaks its rule is a ValueError naming it, the sample element and the
+  // value ("RandomFunction{gamma}: shape[3] = -1 must be >= 0"). Algorithms
+  // and sources: docs/random.md.
+
+  /// Exponential with mean `scale` (inversion).
+  Var exponential(const RandomSize& size = {}, const TensorLike& scale = 1.0, std::optional<DType> dtype = {});
+  /// Laplace (double exponential) at `loc` with scale `scale` (inversion).
+  Var laplace(const RandomSize& size = {}, const TensorLike& loc = 0.0, const TensorLike& scale = 1.0,
+              std::optional<DType> dtype = {});
+  /// Logistic at `loc` with scale `scale` (inversion).
+  Var logistic(const RandomSize& size = {}, const TensorLike& loc = 0.0, const TensorLike& scale = 1.0,
+               std::optional<DType> dtype = {});
+  /// exp(normal(mean, sigma)).
+  Var lognormal(const RandomSize& size = {}, const TensorLike& mean = 0.0, const TensorLike& sigma = 1.0,
+                std::optional<DType> dtype = {});
+  /// Cauchy at `loc` with scale `scale` (inversion).
+  Var cauchy(const RandomSize& size = {}, const TensorLike& loc = 0.0, const TensorLike& scale = 1.0,
+             std::optional<DType> dtype = {});
+  /// Gamma with shape k and scale theta (mean k theta; Marsaglia & Tsang).
+  Var gamma(const RandomSize& size, const TensorLike& shape, const TensorLike& scale = 1.0,
+            std::optional<DType> dtype = {});
+  /// Beta(a, b) on [0, 1] (through two gammas).
+  Var beta(const RandomSize& size, const TensorLike& a, const TensorLike& b, std::optional<DType> dtype = {});
+  /// Chi-square with `df` degrees of freedom (2 gamma(df / 2)).
+  Var chisquare(const RandomSize& size, const TensorLike& df, std::optional<DType> dtype = {});
+  /// Student's t with `df` degrees of freedom.
+  Var standard_t(const RandomSize& size, const TensorLike& df, std::optional<DType> dtype = {});
+  /// Von Mises on [-pi, pi) with mode `mu` and concentration `kappa` (Best & Fisher).
+  Var vonmises(const RandomSize& size, const TensorLike& mu, const TensorLike& kappa, std::optional<DType> dtype = {});
+  /// normal(loc, scale) conditioned on [lower, upper] (bounds may be infinite;
+  /// Robert's rejection samplers).
+  Var truncated_normal(const RandomSize& size, const TensorLike& loc, const TensorLike& scale, const TensorLike& lower,
+                       const TensorLike& upper, std::optional<DType> dtype = {});
+  /// Poisson with mean `lam` (inversion below 10, Hormann's PTRS above).
+  Var poisson(const RandomSize& size = {}, const TensorLike& lam = 1.0, DType dtype = DType::Int64);
+  /// Trials up to and including the first success of probability `p` (1, 2, ...).
+  Var geometric(const RandomSize& size, const TensorLike& p, DType dtype = DType::Int64);
+  /// Failures before the `n`-th success of probability `p` (n real > 0; gamma-Poisson mixture).
+  Var negative_binomial(const RandomSize& size, const TensorLike& n, const TensorLike& p, DType dtype = DType::Int64);
+  /// Good items among `nsample` drawn without replacement from `ngood` good
+  /// and `nbad` bad ones (integer parameters).
+  Var hypergeometric(const RandomSize& size, const TensorLike& ngood, const TensorLike& nbad, const TensorLike& nsample,
+                     DType dtype = DType::Int64);
+  /// The index of a category, drawn with the weights `p` along p's last axis
+  /// (float32 or float64; normalised by their sum, so they need not sum to 1;
+  /// p's leading axes broadcast against `size`).
+  Var categorical(const RandomSize& size, const TensorLike& p, DType dtype = DType::Int64);
+
   /// Re-seeds: every state made so far becomes `{seed_i(seed), 0}`, so the
   /// stream restarts as if freshly built with `seed`.
   void seed(std::uint64_t seed);
@@ -174,7 +285,9 @@ class RandomStream {
   static std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t i) noexcept;
 
  private:
-  Var make(Distribution dist, const RandomSize& size, const TensorLike& p0, const TensorLike& p1, DType dtype);
+  Var make(Distribution dist, const RandomSize& size, const std::vector<TensorLike>& params, DType dtype);
+  Var make_real(Distribution dist, const RandomSize& size, const std::vector<TensorLike>& params,
+                std::optional<DType> dtype);
   std::uint64_t seed_;
   std::vector<std::pair<Var, Var>> updates_;
 };

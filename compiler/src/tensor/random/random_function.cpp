@@ -17,21 +17,11 @@
 
 namespace theano::tensor {
 
-std::string_view distribution_name(Distribution d) {
-  switch (d) {
-    case Distribution::Uniform: return "uniform";
-    case Distribution::Normal: return "normal";
-    case Distribution::Binomial: return "binomial";
-    case Distribution::Integers: return "integers";
-  }
-  return "?";
-}
-
 namespace {
 
-const char* const kParamNames[4][2] = {{"low", "high"}, {"avg", "std"}, {"n", "p"}, {"low", "high"}};
-
-const char* param_name(Distribution d, int k) { return kParamNames[static_cast<int>(d)][k]; }
+std::string param_name(Distribution d, int k) {
+  return std::string(distribution_spec(d).params[static_cast<std::size_t>(k)]);
+}
 
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string r = "(";
@@ -50,19 +40,25 @@ std::string static_text(const StaticShape& s) {
 RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_params, bool inplace)
     : distribution_(dist), dtype_(dtype), size_from_params_(size_from_params), inplace_(inplace) {
   const std::string op = "RandomFunction{" + std::string(distribution_name(dist)) + "}";
-  switch (dist) {
-    case Distribution::Uniform:
-    case Distribution::Normal:
+  const DistributionSpec& spec = distribution_spec(dist);
+  if (dist == Distribution::Binomial) {
+    THEANO_USER_CHECK(!is_complex(dtype), TypeError)
+        << op << ": dtype " << dtype_name(dtype) << " cannot hold a count (use an integer or float dtype)";
+    return;
+  }
+  switch (spec.sample) {
+    case RandomKind::Real:
       THEANO_USER_CHECK(is_float(dtype), TypeError)
           << op << ": dtype " << dtype_name(dtype) << " is not a floating-point type (use float16, float32 or float64)";
       break;
-    case Distribution::Binomial:
-      THEANO_USER_CHECK(!is_complex(dtype), TypeError)
-          << op << ": dtype " << dtype_name(dtype) << " cannot hold a count (use an integer or float dtype)";
-      break;
-    case Distribution::Integers:
+    case RandomKind::Integer:
       THEANO_USER_CHECK(is_integer(dtype) && !is_bool(dtype), TypeError)
           << op << ": dtype " << dtype_name(dtype) << " is not an integer type";
+      break;
+    case RandomKind::Count:
+      // int64 holds every count the kernels return (capped below 2^63).
+      THEANO_USER_CHECK(dtype == DType::Int64 || is_float(dtype), TypeError)
+          << op << ": dtype " << dtype_name(dtype) << " cannot hold its counts (use int64 or a floating-point type)";
       break;
   }
 }
@@ -77,8 +73,13 @@ THEANO_REGISTER_OP(RandomFunction);
 
 // GPU form: the distribution's parameters; the state and the size stay host
 // values, and so does the advanced state (output 0), where the next call reads it.
+// Categorical has none: its row rule would need the bad row downloaded for
+// perform's message (the GPU form's check downloads one element); it runs on
+// the host, reading p there.
 std::optional<GpuPlacement> RandomFunction::gpu_form(const Apply& node) const {
-  GpuPlacement p = GpuPlacement::only(node.nin(), {2, 3});
+  if (distribution_ == Distribution::Categorical) return std::nullopt;
+  GpuPlacement p = GpuPlacement::only(node.nin(), {});
+  for (int k = 2; k < node.nin(); ++k) p.inputs[static_cast<std::size_t>(k)] = true;
   p.outputs = {false, true};
   return p;
 }
@@ -96,9 +97,11 @@ std::vector<InplaceVariant> RandomFunction::inplace_variants(const Apply&) const
 
 ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
   const std::string op = name();
-  THEANO_USER_CHECK(inputs.size() == 4, TypeError)
-      << op << " takes 4 inputs (state, size, " << param_name(distribution_, 0) << ", " << param_name(distribution_, 1) << "), got "
-      << inputs.size();
+  const int np = nparams();
+  std::string names;
+  for (int k = 0; k < np; ++k) names += ", " + param_name(distribution_, k);
+  THEANO_USER_CHECK(inputs.size() == static_cast<std::size_t>(2 + np), TypeError)
+      << op << " takes " << 2 + np << " inputs (state, size" << names << "), got " << inputs.size();
   for (std::size_t k = 0; k < inputs.size(); ++k) THEANO_USER_CHECK(inputs[k], ValueError) << op << ": input " << k << " is a null Var";
   const TensorType* st = tensor_type(inputs[0]);
   THEANO_USER_CHECK(st && st->dtype() == DType::UInt64 && st->ndim() == 1, TypeError)
@@ -115,14 +118,15 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
         << op << ": with size_from_params the size input must be an empty vector, got " << zt->str();
   }
 
-  const TensorType* pt[2];
-  for (int k = 0; k < 2; ++k) {
+  const DistributionSpec& spec = distribution_spec(distribution_);
+  std::vector<const TensorType*> pt(static_cast<std::size_t>(np));
+  for (int k = 0; k < np; ++k) {
     const Var& p = inputs[static_cast<std::size_t>(2 + k)];
     pt[k] = tensor_type(p);
     THEANO_USER_CHECK(pt[k], TypeError) << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
                                         << ") must be a tensor, got " << p.type()->str();
     const DType d = pt[k]->dtype();
-    const bool int_param = distribution_ == Distribution::Integers || (distribution_ == Distribution::Binomial && k == 0);
+    const bool int_param = spec.kinds[static_cast<std::size_t>(k)] == RandomKind::Integer;
     if (int_param)
       THEANO_USER_CHECK(is_integer(d) && !is_bool(d), TypeError)
           << op << ": parameter " << param_name(distribution_, k) << " (" << p.str() << ") must be an integer tensor, got "
@@ -130,24 +134,46 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
     else
       THEANO_USER_CHECK(!is_complex(d), TypeError) << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
                                                    << ") must be real, got " << dtype_name(d);
+    const int core = spec.core[static_cast<std::size_t>(k)];
+    if (core > 0) {
+      THEANO_USER_CHECK(pt[k]->ndim() >= core, TypeError)
+          << op << ": parameter " << param_name(distribution_, k) << " (" << p.str() << ") must have at least " << core
+          << " axis (its last axis holds the categories), got a scalar";
+      THEANO_USER_CHECK(d == DType::Float64 || d == DType::Float32, TypeError)
+          << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
+          << ") must be float32 or float64 (weights), got " << dtype_name(d);
+    }
   }
+  // Parameter k's batch axes (its core axes, the categories, left out).
+  auto batch = [&](int k) {
+    const StaticShape& s = pt[static_cast<std::size_t>(k)]->shape();
+    return StaticShape(s.begin(), s.end() - spec.core[static_cast<std::size_t>(k)]);
+  };
 
+  // "low (?,) and high (2, 3)": the parameters' static shapes.
+  auto static_list = [&](const std::vector<const TensorType*>& ts) {
+    std::string r;
+    for (int k = 0; k < np; ++k)
+      r += (k == 0 ? "" : k + 1 == np ? " and " : ", ") + param_name(distribution_, k) + " " +
+           static_text(ts[static_cast<std::size_t>(k)]->shape());
+    return r;
+  };
   // The sample's static shape.
   StaticShape out;
   if (size_from_params_) {
-    const std::size_t nd = static_cast<std::size_t>(std::max(pt[0]->ndim(), pt[1]->ndim()));
+    std::size_t nd = 0;
+    for (int k = 0; k < np; ++k) nd = std::max(nd, batch(k).size());
     out.assign(nd, Dim(1));
     std::vector<bool> any_unknown(nd, false);
-    for (int k = 0; k < 2; ++k) {
-      const StaticShape& s = pt[k]->shape();
+    for (int k = 0; k < np; ++k) {
+      const StaticShape s = batch(k);
       for (std::size_t d = 0; d < s.size(); ++d) {
         const std::size_t od = nd - s.size() + d;
         if (!s[d]) {
           any_unknown[od] = true;
         } else if (*s[d] != 1) {
           THEANO_USER_CHECK(!out[od] || *out[od] == 1 || *out[od] == *s[d], ShapeError)
-              << op << ": parameters " << param_name(distribution_, 0) << " " << static_text(pt[0]->shape()) << " and "
-              << param_name(distribution_, 1) << " " << static_text(pt[1]->shape()) << " do not broadcast together";
+              << op << ": parameters " << static_list(pt) << " do not broadcast together";
           out[od] = s[d];
         }
       }
@@ -165,8 +191,8 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
         out[d] = v;
       }
     }
-    for (int k = 0; k < 2; ++k) {
-      const StaticShape& s = pt[k]->shape();
+    for (int k = 0; k < np; ++k) {
+      const StaticShape s = batch(k);
       THEANO_USER_CHECK(s.size() <= nd, ShapeError)
           << op << ": parameter " << param_name(distribution_, k) << " (" << inputs[static_cast<std::size_t>(2 + k)].str()
           << ") has rank " << s.size() << ", more than the sample's " << nd << "; give a size of rank >= " << s.size();
@@ -191,19 +217,32 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   const auto seed = state.at<std::uint64_t>({0});
   const auto counter = state.at<std::uint64_t>({1});
 
+  // "low of shape (2,) and high of shape (3,)": the parameters' shapes.
+  auto shape_list = [&] {
+    const int np = nparams();
+    std::string r;
+    for (int k = 0; k < np; ++k)
+      r += (k == 0 ? "" : k + 1 == np ? " and " : ", ") + param_name(distribution_, k) + " of shape " +
+           shape_text(inputs[static_cast<std::size_t>(2 + k)].shape());
+    return r;
+  };
   // The sample shape.
   std::vector<std::int64_t> shape;
   if (size_from_params_) {
-    const std::size_t nd = static_cast<std::size_t>(std::max(inputs[2].ndim(), inputs[3].ndim()));
+    // (each parameter's batch axes: its core axes left out)
+    auto bnd = [&](std::size_t k) {
+      return static_cast<std::size_t>(inputs[k].ndim() - distribution_spec(distribution_).core[k - 2]);
+    };
+    std::size_t nd = 0;
+    for (std::size_t k = 2; k < inputs.size(); ++k) nd = std::max(nd, bnd(k));
     shape.assign(nd, 1);
-    for (int k = 2; k < 4; ++k)
-      for (std::size_t d = 0; d < static_cast<std::size_t>(inputs[k].ndim()); ++d) {
+    for (std::size_t k = 2; k < inputs.size(); ++k)
+      for (std::size_t d = 0; d < bnd(k); ++d) {
         const std::int64_t v = inputs[k].shape()[d];
-        const std::size_t od = nd - static_cast<std::size_t>(inputs[k].ndim()) + d;
+        const std::size_t od = nd - bnd(k) + d;
         if (v != 1) {
           THEANO_USER_CHECK(shape[od] == 1 || shape[od] == v, ShapeError)
-              << op << ": parameters " << param_name(distribution_, 0) << " of shape " << shape_text(inputs[2].shape()) << " and "
-              << param_name(distribution_, 1) << " of shape " << shape_text(inputs[3].shape()) << " do not broadcast together";
+              << op << ": parameters " << shape_list() << " do not broadcast together";
           shape[od] = v;
         }
       }
@@ -223,21 +262,35 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
   // Parameters, broadcast to the sample shape (one value per element).
   auto param = [&](int k, DType as) {
     const NDArray& p = inputs[static_cast<std::size_t>(2 + k)];
+    // The sample shape, then the parameter's core axes (categorical's categories).
+    std::vector<std::int64_t> target = shape;
+    const int core = distribution_spec(distribution_).core[static_cast<std::size_t>(k)];
+    for (int c = core; c > 0; --c) target.push_back(p.shape()[static_cast<std::size_t>(p.ndim() - c)]);
     // numpy's rule, the function generated code calls (shape_rules.h).
     std::int64_t bad = 0;
     if (const int rule = theano_broadcast_to_rule(p.ndim(), p.shape().data(), nullptr,
-                                                  static_cast<std::int64_t>(shape.size()), shape.data(), &bad))
+                                                  static_cast<std::int64_t>(target.size()), target.data(), &bad))
       throw_shape_rule(rule,
                        op + ": parameter " + std::string(param_name(distribution_, k)) + " (" + node.input(2 + k).str() +
                            ") of shape " + shape_text(p.shape()) + ", size " + shape_text(shape),
                        bad);
-    return p.broadcast_to(shape).astype(as).contiguous();
+    return p.broadcast_to(target).astype(as).contiguous();
   };
 
   const PhiloxKey key = philox_call_key(seed, counter);
   const bool single = dtype_ != DType::Float64;
   NDArray sample;
-  switch (distribution_) {
+  if (distribution_spec(distribution_).generic) {
+    // Every parameter as float64 per element; the kernel file's rule, then its draws.
+    std::vector<NDArray> held;
+    std::vector<const double*> ps;
+    for (int k = 0; k < nparams(); ++k) {
+      held.push_back(param(k, DType::Float64));
+      ps.push_back(held.back().data_as<double>());
+    }
+    random_detail::check_generic(distribution_, n, ps, op);
+    sample = NDArray::from_vector(random_detail::sample_generic(distribution_, key, n, ps), shape).astype(dtype_);
+  } else switch (distribution_) {
     case Distribution::Uniform:
     case Distribution::Normal: {
       const NDArray a = param(0, DType::Float64), b = param(1, DType::Float64);
@@ -288,6 +341,15 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
       sample = NDArray::from_vector(random_detail::sample_integers(key, n, lo, hi), shape).astype(dtype_);
       break;
     }
+    case Distribution::Categorical: {
+      const NDArray p = param(0, DType::Float64);
+      const std::int64_t k = p.shape().back();
+      sample = NDArray::from_vector(random_detail::sample_categorical(key, n, k, p.data_as<double>(), op), shape)
+                   .astype(dtype_);
+      break;
+    }
+    default:
+      THEANO_INTERNAL_CHECK(false) << op << ": no sampler";
   }
   const NDArray next = NDArray::from_vector(std::vector<std::uint64_t>{seed, counter + 1}, {2});
   if (inplace_) {
@@ -310,9 +372,11 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
     // (a dimension broadcasts only when its type says size 1).
     for (std::size_t d = 0; d < nd; ++d) {
       Var dim;
-      for (int k = 2; k < 4 && !dim; ++k) {
+      for (int k = 2; k < node.nin() && !dim; ++k) {
         const auto* pt = tensor_type(node.input(k));
-        const std::size_t pn = static_cast<std::size_t>(pt->ndim());
+        // (its batch axes: the core axes, categorical's categories, left out)
+        const std::size_t pn =
+            static_cast<std::size_t>(pt->ndim() - distribution_spec(distribution_).core[static_cast<std::size_t>(k - 2)]);
         if (d + pn < nd) continue;
         const std::size_t pd = d + pn - nd;
         if (pt->shape()[pd] != Dim(1)) dim = input_shapes[static_cast<std::size_t>(k)][pd];
@@ -332,18 +396,22 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
 
 std::vector<Var> RandomFunction::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   (void)output_grads;
+  std::string params;
+  for (int k = 0; k < nparams(); ++k)
+    params += (k == 0 ? "" : k + 1 == nparams() ? " and " : ", ") + param_name(distribution_, k) + " (" +
+              node.input(2 + k).str() + ")";
   throw TypeError("grad: the gradient through " + name() + " (" + node.output(1).str() + ") with respect to its " +
-                  "parameters " + param_name(distribution_, 0) + " (" + node.input(2).str() + ") and " + param_name(distribution_, 1) +
-                  " (" + node.input(3).str() + ") is undefined: no gradient is defined through raw random numbers "
+                  "parameters " + params + " is undefined: no gradient is defined through raw random numbers "
                   "(Theano's grad_undefined). Reparameterise instead, e.g. low + (high - low) * uniform(size, 0, 1) "
                   "or avg + std * normal(size, 0, 1), or mark the sample with consider_constant");
 }
 
 std::vector<std::vector<bool>> RandomFunction::connection_pattern(const Apply& node) const {
-  (void)node;
   // [input][output]: the state feeds both outputs; size (integers) and the
   // parameters only the sample, and no gradient flows from size.
-  return {{true, true}, {false, false}, {false, true}, {false, true}};
+  std::vector<std::vector<bool>> r{{true, true}, {false, false}};
+  for (int k = 2; k < node.nin(); ++k) r.push_back({false, true});
+  return r;
 }
 
 }  // namespace theano::tensor

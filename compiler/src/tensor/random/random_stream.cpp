@@ -17,11 +17,18 @@ Var RandomSize::as_variable() const {
   return constant(NDArray::from_vector(s, {static_cast<std::int64_t>(s.size())}));
 }
 
+std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size,
+                                    const std::vector<TensorLike>& params, DType dtype) {
+  const OpPtr op(new RandomFunction(dist, dtype, size.is_none()));
+  std::vector<Var> inputs{state, size.as_variable()};
+  for (const TensorLike& p : params) inputs.push_back(p.var());
+  const ApplyPtr node = op->make_node(std::move(inputs));
+  return {node->output(0), node->output(1)};
+}
+
 std::pair<Var, Var> random_function(Distribution dist, const Var& state, const RandomSize& size, const TensorLike& p0,
                                     const TensorLike& p1, DType dtype) {
-  const OpPtr op(new RandomFunction(dist, dtype, size.is_none()));
-  const ApplyPtr node = op->make_node({state, size.as_variable(), p0.var(), p1.var()});
-  return {node->output(0), node->output(1)};
+  return random_function(dist, state, size, std::vector<TensorLike>{p0, p1}, dtype);
 }
 
 Var rng(const Var& rv) {
@@ -46,40 +53,99 @@ std::uint64_t RandomStream::derive_seed(std::uint64_t seed, std::uint64_t i) noe
   return (static_cast<std::uint64_t>(r[0]) << 32) | r[1];
 }
 
-Var RandomStream::make(Distribution dist, const RandomSize& size, const TensorLike& p0, const TensorLike& p1,
+Var RandomStream::make(Distribution dist, const RandomSize& size, const std::vector<TensorLike>& params,
                        DType dtype) {
   const std::uint64_t i = updates_.size();
   const Var state = shared(rng_state(derive_seed(seed_, i)));
-  auto [new_state, sample] = random_function(dist, state, size, p0, p1, dtype);
+  auto [new_state, sample] = random_function(dist, state, size, params, dtype);
   set_default_update(state, new_state);
   updates_.emplace_back(state, new_state);
   return sample;
 }
 
-namespace {
-
-DType float_default(const TensorLike& a, const TensorLike& b) {
-  return promote_types(config().floatX, promote_types(tensor_type(a.var())->dtype(), tensor_type(b.var())->dtype()));
+// A real sample's dtype: the one asked for, else the upcast of floatX and the
+// parameters' dtypes.
+Var RandomStream::make_real(Distribution dist, const RandomSize& size, const std::vector<TensorLike>& params,
+                            std::optional<DType> dtype) {
+  DType d = config().floatX;
+  for (const TensorLike& p : params) d = promote_types(d, tensor_type(p.var())->dtype());
+  return make(dist, size, params, dtype.value_or(d));
 }
-
-}  // namespace
 
 Var RandomStream::uniform(const RandomSize& size, const TensorLike& low, const TensorLike& high,
                           std::optional<DType> dtype) {
-  return make(Distribution::Uniform, size, low, high, dtype.value_or(float_default(low, high)));
+  return make_real(Distribution::Uniform, size, {low, high}, dtype);
 }
 
 Var RandomStream::normal(const RandomSize& size, const TensorLike& avg, const TensorLike& std,
                          std::optional<DType> dtype) {
-  return make(Distribution::Normal, size, avg, std, dtype.value_or(float_default(avg, std)));
+  return make_real(Distribution::Normal, size, {avg, std}, dtype);
 }
 
 Var RandomStream::binomial(const RandomSize& size, const TensorLike& n, const TensorLike& p, DType dtype) {
-  return make(Distribution::Binomial, size, n, p, dtype);
+  return make(Distribution::Binomial, size, {n, p}, dtype);
 }
 
 Var RandomStream::integers(const RandomSize& size, const TensorLike& low, const TensorLike& high, DType dtype) {
-  return make(Distribution::Integers, size, low, high, dtype);
+  return make(Distribution::Integers, size, {low, high}, dtype);
+}
+
+Var RandomStream::exponential(const RandomSize& size, const TensorLike& scale, std::optional<DType> dtype) {
+  return make_real(Distribution::Exponential, size, {scale}, dtype);
+}
+Var RandomStream::laplace(const RandomSize& size, const TensorLike& loc, const TensorLike& scale,
+                          std::optional<DType> dtype) {
+  return make_real(Distribution::Laplace, size, {loc, scale}, dtype);
+}
+Var RandomStream::logistic(const RandomSize& size, const TensorLike& loc, const TensorLike& scale,
+                           std::optional<DType> dtype) {
+  return make_real(Distribution::Logistic, size, {loc, scale}, dtype);
+}
+Var RandomStream::lognormal(const RandomSize& size, const TensorLike& mean, const TensorLike& sigma,
+                            std::optional<DType> dtype) {
+  return make_real(Distribution::Lognormal, size, {mean, sigma}, dtype);
+}
+Var RandomStream::cauchy(const RandomSize& size, const TensorLike& loc, const TensorLike& scale,
+                         std::optional<DType> dtype) {
+  return make_real(Distribution::Cauchy, size, {loc, scale}, dtype);
+}
+Var RandomStream::gamma(const RandomSize& size, const TensorLike& shape, const TensorLike& scale,
+                        std::optional<DType> dtype) {
+  return make_real(Distribution::Gamma, size, {shape, scale}, dtype);
+}
+Var RandomStream::beta(const RandomSize& size, const TensorLike& a, const TensorLike& b, std::optional<DType> dtype) {
+  return make_real(Distribution::Beta, size, {a, b}, dtype);
+}
+Var RandomStream::chisquare(const RandomSize& size, const TensorLike& df, std::optional<DType> dtype) {
+  return make_real(Distribution::Chisquare, size, {df}, dtype);
+}
+Var RandomStream::standard_t(const RandomSize& size, const TensorLike& df, std::optional<DType> dtype) {
+  return make_real(Distribution::StandardT, size, {df}, dtype);
+}
+Var RandomStream::vonmises(const RandomSize& size, const TensorLike& mu, const TensorLike& kappa,
+                           std::optional<DType> dtype) {
+  return make_real(Distribution::Vonmises, size, {mu, kappa}, dtype);
+}
+Var RandomStream::truncated_normal(const RandomSize& size, const TensorLike& loc, const TensorLike& scale,
+                                   const TensorLike& lower, const TensorLike& upper, std::optional<DType> dtype) {
+  return make_real(Distribution::TruncatedNormal, size, {loc, scale, lower, upper}, dtype);
+}
+Var RandomStream::poisson(const RandomSize& size, const TensorLike& lam, DType dtype) {
+  return make(Distribution::Poisson, size, {lam}, dtype);
+}
+Var RandomStream::geometric(const RandomSize& size, const TensorLike& p, DType dtype) {
+  return make(Distribution::Geometric, size, {p}, dtype);
+}
+Var RandomStream::negative_binomial(const RandomSize& size, const TensorLike& n, const TensorLike& p, DType dtype) {
+  return make(Distribution::NegativeBinomial, size, {n, p}, dtype);
+}
+Var RandomStream::hypergeometric(const RandomSize& size, const TensorLike& ngood, const TensorLike& nbad,
+                                 const TensorLike& nsample, DType dtype) {
+  return make(Distribution::Hypergeometric, size, {ngood, nbad, nsample}, dtype);
+}
+
+Var RandomStream::categorical(const RandomSize& size, const TensorLike& p, DType dtype) {
+  return make(Distribution::Categorical, size, {p}, dtype);
 }
 
 void RandomStream::seed(std::uint64_t seed) {

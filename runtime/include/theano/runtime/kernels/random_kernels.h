@@ -15,7 +15,8 @@
  *
  * Uniform and normal draws read the call's dense word layout (word w is word
  * w % 4 of block w / 4); binomial and integers give element i its own
- * substream (their rejection loops use a varying number of words). Every
+ * substream (their rejection loops use a varying number of words), as do the
+ * samplers of random_distributions.h, which build on this file. Every
  * kernel is a pure function of the call key and the element index, as a GPU
  * kernel would be. Floating-point contraction is off (clang's pragma; the
  * host compiler is not asked to fuse either), so both readers round alike.

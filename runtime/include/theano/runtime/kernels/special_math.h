@@ -52,7 +52,7 @@
   /* erfcx(x) = exp(x^2) erfc(x). x >= 0: exp(x^2) erfc(x) below the point where erfc leaves the \
    * normal range (26 in double, 9 in float), above it the asymptotic series of Abramowitz & Stegun \
    * 7.1.23, 1 / (x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2 x^2)^k, to k = 10 (the next term is below \
-   * 1e-13 of the sum in float at 9, 1e-27 in double at 26). x < 0: 2 exp(x^2) - erfcx(-x) \
+   * 1e-14 of the sum in float at 9, 1e-24 in double at 26). x < 0: 2 exp(x^2) - erfcx(-x) \
    * (A&S 7.1.2), +inf where exp(x^2) overflows. */ \
   static inline T theano_sp_erfcx_pos(T x) { \
     if (x < (T)(sizeof(T) == 8 ? 26.0 : 9.0)) return theano_sp_expsq(x, 1.0##F) * erfc##F(x); \

@@ -81,6 +81,36 @@ std::string call_in_namespace(const std::string& ns, const std::string& param_t,
   return call + ")";
 }
 
+/// The functions runtime/include/theano/runtime/kernels/special_math.h defines (the special
+/// functions' rows: theano_erfinv, theano_gamma, ...), read from its text.
+const std::vector<std::string>& special_math_functions() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> r;
+    const std::string_view text = kernel_text("special_math.h");
+    for (const std::string_view def : {"inline T theano_", "inline double theano_"})
+      for (std::size_t p = text.find(def); p != std::string_view::npos; p = text.find(def, p + 1)) {
+        const std::size_t b = p + def.size() - 7, e = text.find('(', b);
+        r.emplace_back(text.substr(b, e - b));
+      }
+    return r;
+  }();
+  return names;
+}
+
+/// special_math.h is embedded only in the units whose code calls one of its functions, ahead of
+/// the node's other support: the prelude, compiled in every unit, stays small (its text costs
+/// about 7 ms of Clang time; runtime/include/theano/runtime/kernels/README.md).
+void need_special_math(ElemwiseExprs& r) {
+  auto calls = [](const std::string& code) {
+    for (const std::string& name : special_math_functions())
+      if (code.find(name + "(") != std::string::npos) return true;
+    return false;
+  };
+  bool any = std::any_of(r.stores.begin(), r.stores.end(), calls) || std::any_of(r.locals.begin(), r.locals.end(), calls);
+  for (const auto& s : r.support) any = any || calls(s.second);
+  if (any) r.support.insert(r.support.begin(), {"special_math.h", std::string(kernel_text("special_math.h"))});
+}
+
 }  // namespace
 
 std::string helper_name(const std::string& expr) {
@@ -128,6 +158,7 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     r.arg_types.assign(static_cast<std::size_t>(nin), int64 ? "int64_t" : f32 ? "float" : "double");
     const std::string v = tensor::apply_c_expr(sop, args, out_dt, int64);
     r.stores.push_back(int64 ? from_int64(out_dt, v) : from_double(out_dt, v));
+    need_special_math(r);
     return r;
   }
   // A Composite: each inner node computes in its own domain and is converted
@@ -184,6 +215,7 @@ ElemwiseExprs elemwise_exprs(const Apply& node) {
     if (t.size() > 2 && t.front() == '{' && t.back() == '}') vd = dts[static_cast<std::size_t>(std::stoi(t.substr(1)))];
     r.stores.push_back(store_value(vd, out_dt, expand(t, args)));
   }
+  need_special_math(r);
   return r;
 }
 

@@ -7,9 +7,11 @@
 
 #include "theano/runtime/error.h"
 #include "theano/runtime/kernels/scalar_math.h"
+#include "theano/runtime/kernels/special_math.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
+#include "theano/tensor/special.h"
 #include "theano/tensor/type.h"
 
 namespace theano::tensor {
@@ -58,6 +60,8 @@ constexpr bool F32 = true, F64 = false;
 
 constexpr double ln2 = std::numbers::ln2, ln10 = std::numbers::ln10;
 constexpr double two_over_sqrt_pi = 2.0 * std::numbers::inv_sqrtpi;
+constexpr double sqrt_pi_over_2 = 0.5 / std::numbers::inv_sqrtpi;
+constexpr double inv_sqrt_2pi = std::numbers::inv_sqrtpi / std::numbers::sqrt2;
 
 std::vector<ScalarOpInfo> build_table() {
   std::vector<ScalarOpInfo> t;
@@ -203,7 +207,7 @@ std::vector<ScalarOpInfo> build_table() {
        [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * elemwise("psi", {in[0]})}; }});
   row({"psi", 1, OutRule::Float, "theano_digamma({0})", F64,
        [](const double* a) { return theano_f::theano_digamma(a[0]); }, nullptr,
-       nullptr});
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * elemwise("tri_gamma", {in[0]})}; }});
 
   // ---- rounding (piecewise constant: zero gradient)
   auto zero = [](const Vs& in, const Var&, const Var&) { return zeros_for(in); };
@@ -315,6 +319,58 @@ std::vector<ScalarOpInfo> build_table() {
        [](const Vs& in, const Var&, const Var& gz) {
          return Vs{gz * (sigmoid(in[0]) - in[1]), gz * -in[0]};
        }});
+
+  // ---- special functions A (runtime/include/theano/runtime/kernels/special_math.h; their accuracy and
+  // edges: docs/special-functions.md). Names and semantics are PyTensor's (scipy.special's).
+  row({"erfinv", 1, OutRule::Float, "theano_erfinv({0})", F32,
+       [](const double* a) { return theano_f::theano_erfinv(a[0]); }, nullptr,
+       [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * sqrt_pi_over_2 * exp(sqr(out))}; }});
+  row({"erfcinv", 1, OutRule::Float, "theano_erfcinv({0})", F32,
+       [](const double* a) { return theano_f::theano_erfcinv(a[0]); }, nullptr,
+       [](const Vs&, const Var& out, const Var& gz) { return Vs{-gz * sqrt_pi_over_2 * exp(sqr(out))}; }});
+  row({"erfcx", 1, OutRule::Float, "theano_erfcx({0})", F32,
+       [](const double* a) { return theano_f::theano_erfcx(a[0]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) { return Vs{gz * (in[0] * out * 2 - two_over_sqrt_pi)}; }});
+  row({"logit", 1, OutRule::Float, "theano_logit({0})", F32,
+       [](const double* a) { return theano_f::theano_logit(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz / (in[0] * (1 - in[0]))}; }});
+  row({"xlogx", 1, OutRule::Float, "theano_xlogx({0})", F32,
+       [](const double* a) { return theano_f::theano_xlogx(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * (log(in[0]) + 1)}; }});
+  row({"xlogy0", 2, OutRule::Float, "theano_xlogy0({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_xlogy0(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * log(in[1]), gz * in[0] / in[1]}; }});
+  row({"xlog1py", 2, OutRule::Float, "theano_xlog1py({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_xlog1py(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * log1p(in[1]), gz * in[0] / (in[1] + 1)}; }});
+  row({"gamma", 1, OutRule::Float, "theano_gamma({0})", F32,
+       [](const double* a) { return theano_f::theano_gamma(a[0]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) { return Vs{gz * out * elemwise("psi", {in[0]})}; }});
+  row({"tri_gamma", 1, OutRule::Float, "theano_trigamma({0})", F32,
+       [](const double* a) { return theano_f::theano_trigamma(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * polygamma(2, in[0])}; }});
+  // polygamma(n, x): the order n gets no gradient (PyTensor's grad_undefined).
+  row({"polygamma", 2, OutRule::Float, "theano_polygamma({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_polygamma(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) { return Vs{Var(), gz * polygamma(in[0] + 1, in[1])}; }});
+  // betaln(a, b): d/da = psi(a) - psi(a + b).
+  row({"betaln", 2, OutRule::Float, "theano_betaln({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_betaln(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var both = elemwise("psi", {in[0] + in[1]});
+         return Vs{gz * (elemwise("psi", {in[0]}) - both), gz * (elemwise("psi", {in[1]}) - both)};
+       }});
+  row({"ndtr", 1, OutRule::Float, "theano_ndtr({0})", F32, [](const double* a) { return theano_f::theano_ndtr(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * inv_sqrt_2pi * exp(sqr(in[0]) * -0.5)}; }});
+  // log_ndtr' = pdf / ndtr = sqrt(2 / pi) / erfcx(-x / sqrt 2): no underflow, no 0 / 0, for very negative x.
+  row({"log_ndtr", 1, OutRule::Float, "theano_log_ndtr({0})", F32,
+       [](const double* a) { return theano_f::theano_log_ndtr(a[0]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         return Vs{gz * (2 * inv_sqrt_2pi) / erfcx(in[0] * -(1 / std::numbers::sqrt2))};
+       }});
+  row({"ndtri", 1, OutRule::Float, "theano_ndtri({0})", F32,
+       [](const double* a) { return theano_f::theano_ndtri(a[0]); }, nullptr,
+       [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (1 / inv_sqrt_2pi) * exp(sqr(out) * 0.5)}; }});
   return t;
 }
 

@@ -12,6 +12,7 @@
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/errors.h>
 #include <theano/fgraph/function_graph.h>
+#include <theano/tensor/math.h>
 #include <theano/tensor/scalar.h>
 #include <theano/tensor/special.h>
 #include <theano/tensor/type.h>
@@ -24,11 +25,13 @@ using namespace theano::tensor;
 
 TEST_SUITE("c_linker") {
   TEST_CASE("every scalar row that claims a float form compiles to float in the prelude's float domain") {
-    // The prelude, and the special functions' kernels (special_math.h), which generated code embeds
-    // after it in the units that call them: the unit of a graph that calls erfinv has both.
+    // The prelude, and the special functions' kernels (special_math.h, special_math2.h), which
+    // generated code embeds after it in the units that call them: the unit of a graph that calls
+    // erfinv and gammainc has all three.
     Var x = tensor::dvector("x");
-    std::string src = codegen::CLinker::generate_source(FunctionGraph({x}, {erfinv(x)}));
+    std::string src = codegen::CLinker::generate_source(FunctionGraph({x}, {erfinv(x) + gammainc(x, x)}));
     CHECK(src.find("// support: special_math.h") != std::string::npos);
+    CHECK(src.find("// support: special_math2.h") != std::string::npos);
     src += "namespace theano_s {\n";
     int rows = 0;
     for (const ScalarOpInfo& info : scalar_op_table()) {

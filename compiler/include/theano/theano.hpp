@@ -58,6 +58,7 @@
 #include "theano/tensor/scalar.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/sort.h"
+#include "theano/tensor/special.h"
 #include "theano/tensor/subtensor.h"
 #include "theano/tensor/type.h"
 #include "theano/testing.h"

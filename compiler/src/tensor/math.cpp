@@ -70,6 +70,19 @@ THEANO_UNARY(log1mexp, "log1mexp")
 THEANO_UNARY(erf, "erf")
 THEANO_UNARY(erfc, "erfc")
 THEANO_UNARY(gammaln, "gammaln")
+THEANO_BINARY(gammainc, "gammainc")
+THEANO_BINARY(gammaincc, "gammaincc")
+THEANO_UNARY(j0, "j0")
+THEANO_UNARY(j1, "j1")
+THEANO_BINARY(jv, "jv")
+THEANO_UNARY(i0, "i0")
+THEANO_UNARY(i1, "i1")
+THEANO_BINARY(iv, "iv")
+THEANO_BINARY(ive, "ive")
+THEANO_BINARY(kv, "kv")
+THEANO_BINARY(kve, "kve")
+THEANO_BINARY(gammaincinv, "gammaincinv")
+THEANO_BINARY(gammainccinv, "gammainccinv")
 THEANO_UNARY(floor, "floor")
 THEANO_UNARY(ceil, "ceil")
 THEANO_UNARY(round, "round")
@@ -97,6 +110,7 @@ Var mul(const std::vector<Var>& factors) { return nary("mul", factors); }
 Var clip(TL x, TL lo, TL hi) { return ew("clip", {&x, &lo, &hi}); }
 Var switch_(TL cond, TL if_true, TL if_false) { return ew("switch", {&cond, &if_true, &if_false}); }
 Var where(TL cond, TL if_true, TL if_false) { return switch_(cond, if_true, if_false); }
+Var betainc(TL a, TL b, TL x) { return ew("betainc", {&a, &b, &x}); }
 
 Var cast(TL a, DType dtype) {
   if (tensor_type(a.var())->dtype() == dtype) return a.var();

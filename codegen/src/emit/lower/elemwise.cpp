@@ -81,34 +81,48 @@ std::string call_in_namespace(const std::string& ns, const std::string& param_t,
   return call + ")";
 }
 
-/// The functions runtime/include/theano/runtime/kernels/special_math.h defines (the special
-/// functions' rows: theano_erfinv, theano_gamma, ...), read from its text.
-const std::vector<std::string>& special_math_functions() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> r;
-    const std::string_view text = kernel_text("special_math.h");
-    for (const std::string_view def : {"inline T theano_", "inline double theano_"})
-      for (std::size_t p = text.find(def); p != std::string_view::npos; p = text.find(def, p + 1)) {
-        const std::size_t b = p + def.size() - 7, e = text.find('(', b);
-        r.emplace_back(text.substr(b, e - b));
-      }
-    return r;
-  }();
-  return names;
+/// The kernel files of the special functions' rows: runtime/include/theano/runtime/kernels/
+/// special_math.h (erfinv, gamma, polygamma, ndtr, ...) and special_math2.h (incomplete gamma and
+/// beta, Bessel functions). Neither is in the prelude.
+constexpr const char* kSpecialMathFiles[] = {"special_math.h", "special_math2.h"};
+
+/// The functions kernel file `file` defines (theano_erfinv, theano_gammainc, ...), read from its text.
+std::vector<std::string> defined_functions(std::string_view file) {
+  std::vector<std::string> r;
+  const std::string_view text = kernel_text(file);
+  for (const std::string_view def : {"inline T theano_", "inline double theano_"})
+    for (std::size_t p = text.find(def); p != std::string_view::npos; p = text.find(def, p + 1)) {
+      const std::size_t b = p + def.size() - 7, e = text.find('(', b);
+      r.emplace_back(text.substr(b, e - b));
+    }
+  return r;
 }
 
-/// special_math.h is embedded only in the units whose code calls one of its functions, ahead of
-/// the node's other support: the prelude, compiled in every unit, stays small (its text costs
-/// about 7 ms of Clang time; runtime/include/theano/runtime/kernels/README.md).
+/// A special-function kernel file is embedded only in the units whose code calls one of its
+/// functions, ahead of the node's other support: the prelude, compiled in every unit, stays small
+/// (special_math.h's text alone costs about 7 ms of Clang time;
+/// runtime/include/theano/runtime/kernels/README.md).
 void need_special_math(ElemwiseExprs& r) {
-  auto calls = [](const std::string& code) {
-    for (const std::string& name : special_math_functions())
-      if (code.find(name + "(") != std::string::npos) return true;
-    return false;
-  };
-  bool any = std::any_of(r.stores.begin(), r.stores.end(), calls) || std::any_of(r.locals.begin(), r.locals.end(), calls);
-  for (const auto& s : r.support) any = any || calls(s.second);
-  if (any) r.support.insert(r.support.begin(), {"special_math.h", std::string(kernel_text("special_math.h"))});
+  static const std::vector<std::vector<std::string>> names = [] {
+    std::vector<std::vector<std::string>> v;
+    for (const char* file : kSpecialMathFiles) v.push_back(defined_functions(file));
+    return v;
+  }();
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < names.size(); ++f) {
+    auto calls = [&](const std::string& code) {
+      for (const std::string& name : names[f])
+        if (code.find(name + "(") != std::string::npos) return true;
+      return false;
+    };
+    bool any = std::any_of(r.stores.begin(), r.stores.end(), calls) || std::any_of(r.locals.begin(), r.locals.end(), calls);
+    for (const auto& s : r.support) any = any || calls(s.second);
+    if (any) {
+      r.support.insert(r.support.begin() + static_cast<std::ptrdiff_t>(at),
+                       {kSpecialMathFiles[f], std::string(kernel_text(kSpecialMathFiles[f]))});
+      ++at;
+    }
+  }
 }
 
 }  // namespace

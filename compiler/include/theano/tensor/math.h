@@ -65,6 +65,32 @@ Var log1mexp(TL a);
 Var erf(TL a);
 Var erfc(TL a);
 Var gammaln(TL a);
+/// The regularized lower incomplete gamma function P(a, x) (SciPy's gammainc); a >= 0, x >= 0, else
+/// NaN; edges and accuracy in docs/special-functions-b.md. Differentiable in both arguments.
+Var gammainc(TL a, TL x);
+/// The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (SciPy's gammaincc).
+Var gammaincc(TL a, TL x);
+/// Bessel functions of the first kind J_v(x) and modified I_v(x) of real order v (SciPy's j0, j1, jv,
+/// i0, i1, iv) and ive(v, x) = I_v(x) e^-|x|. NaN where the real result is undefined (x < 0 with a
+/// non-integer v); differentiable in x, not in v. Domain, edges and accuracy: docs/special-functions-b.md.
+Var j0(TL x);
+Var j1(TL x);
+Var jv(TL v, TL x);
+Var i0(TL x);
+Var i1(TL x);
+Var iv(TL v, TL x);
+Var ive(TL v, TL x);
+/// The modified Bessel function of the second kind K_v(x) (SciPy's kv) and kve(v, x) = K_v(x) e^x, real
+/// order v, x >= 0 (NaN below); differentiable in x, not in v.
+Var kv(TL v, TL x);
+Var kve(TL v, TL x);
+/// The regularized incomplete beta function I_x(a, b) (SciPy's betainc); a, b > 0, 0 <= x <= 1, else NaN.
+/// Differentiable in a, b and x.
+Var betainc(TL a, TL b, TL x);
+/// The inverses in x of gammainc and gammaincc (SciPy's gammaincinv, gammainccinv): the x >= 0 with
+/// gammainc(a, x) = y (gammaincc(a, x) = y), 0 <= y <= 1, else NaN. Differentiable in a and y.
+Var gammaincinv(TL a, TL y);
+Var gammainccinv(TL a, TL y);
 // Rounding
 Var floor(TL a);
 Var ceil(TL a);

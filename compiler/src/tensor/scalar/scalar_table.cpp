@@ -8,6 +8,9 @@
 #include "theano/runtime/error.h"
 #include "theano/runtime/kernels/scalar_math.h"
 #include "theano/runtime/kernels/special_math.h"
+
+#include "theano/runtime/kernels/special_math2.h"
+#include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/scalar.h"
@@ -32,6 +35,15 @@ Vs zeros_for(const Vs& in) {
   Vs r;
   for (const Var& v : in) r.push_back(zero_grad(v));
   return r;
+}
+
+/// The gradient of a Bessel function with respect to its order, which is not implemented (PyTensor's
+/// grad_not_implemented): an Assert that fails, naming the op, if this gradient is ever evaluated (the
+/// grad driver only builds it into the result when the order is differentiated).
+Var order_grad(std::string_view op, const Var& v, const Var& gz) {
+  const std::string msg = std::string(op) + ": the gradient with respect to the order v (" + v.str() +
+                          ") is not implemented (PyTensor's grad_not_implemented); only x is differentiable";
+  return assert_op(zeros_like(gz, tensor_type(gz)->dtype()) + zero_grad(v), {constant(NDArray::scalar(false))}, msg);
 }
 
 // Reference implementations ----------------------------------------------------------
@@ -371,6 +383,110 @@ std::vector<ScalarOpInfo> build_table() {
   row({"ndtri", 1, OutRule::Float, "theano_ndtri({0})", F32,
        [](const double* a) { return theano_f::theano_ndtri(a[0]); }, nullptr,
        [](const Vs&, const Var& out, const Var& gz) { return Vs{gz * (1 / inv_sqrt_2pi) * exp(sqr(out) * 0.5)}; }});
+
+  // ---- special functions B (theano/runtime/kernels/special_math2.h; docs/special-functions-b.md)
+  // gammainc(a, x) = P(a, x), gammaincc(a, x) = Q = 1 - P: d/dx is +-x^(a-1) e^-x / Gamma(a) (in logs, as
+  // PyTensor), d/da the gammainc_der row (PyTensor's GammaIncGrad; Q's is its negative, GammaInccGrad).
+  row({"gammainc", 2, OutRule::Float, "theano_gammainc({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_gammainc(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var dx = exp((in[0] - 1) * log(in[1]) - in[1] - gammaln(in[0]));
+         return Vs{gz * elemwise("gammainc_der", {in[0], in[1]}), gz * dx};
+       }});
+  row({"gammaincc", 2, OutRule::Float, "theano_gammaincc({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_gammaincc(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var dx = exp((in[0] - 1) * log(in[1]) - in[1] - gammaln(in[0]));
+         return Vs{-gz * elemwise("gammainc_der", {in[0], in[1]}), -gz * dx};
+       }});
+  row({"gammainc_der", 2, OutRule::Float, "theano_gammainc_der({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_gammainc_der(a[0], a[1]); }, nullptr, nullptr});
+  // Bessel functions of the first kind (SciPy's j0, j1, jv, i0, i1, iv, ive): d/dx by the recurrences
+  // (DLMF 10.6.2, 10.29.2), through orders v +- 1 (DLMF 10.6.1 for 0 < v < 1, where v - 1 < 0 has no
+  // value here); d/dv is not implemented (PyTensor's grad_not_implemented): order_grad is an Assert that
+  // fails, naming the op, when that gradient is evaluated.
+  row({"j0", 1, OutRule::Float, "theano_j0({0})", F32, [](const double* a) { return theano_f::theano_j0(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{-gz * elemwise("j1", {in[0]})}; }});
+  row({"j1", 1, OutRule::Float, "theano_j1({0})", F32, [](const double* a) { return theano_f::theano_j1(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) {
+         return Vs{gz * (elemwise("j0", {in[0]}) - jv(2.0, in[0])) * 0.5};
+       }});
+  row({"jv", 2, OutRule::Float, "theano_jv({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_jv(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var &v = in[0], &x = in[1];
+         const Var up = elemwise("jv", {v + 1, x});
+         const Var dx = switch_(and_(gt(v, 0), lt(v, 1)), v / x * out - up, (elemwise("jv", {v - 1, x}) - up) * 0.5);
+         return Vs{order_grad("jv", v, gz), gz * dx};
+       }});
+  row({"i0", 1, OutRule::Float, "theano_i0({0})", F32, [](const double* a) { return theano_f::theano_i0(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) { return Vs{gz * elemwise("i1", {in[0]})}; }});
+  row({"i1", 1, OutRule::Float, "theano_i1({0})", F32, [](const double* a) { return theano_f::theano_i1(a[0]); },
+       nullptr, [](const Vs& in, const Var&, const Var& gz) {
+         return Vs{gz * (elemwise("i0", {in[0]}) + iv(2.0, in[0])) * 0.5};
+       }});
+  row({"iv", 2, OutRule::Float, "theano_iv({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_iv(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var &v = in[0], &x = in[1];
+         const Var up = elemwise("iv", {v + 1, x});
+         const Var dx = switch_(and_(gt(v, 0), lt(v, 1)), v / x * out + up, (elemwise("iv", {v - 1, x}) + up) * 0.5);
+         return Vs{order_grad("iv", v, gz), gz * dx};
+       }});
+  // ive = iv e^-|x|: ive' = (ive(v - 1) + ive(v + 1)) / 2 - sign(x) ive.
+  row({"ive", 2, OutRule::Float, "theano_ive({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_ive(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var &v = in[0], &x = in[1];
+         const Var up = elemwise("ive", {v + 1, x});
+         const Var dx = switch_(and_(gt(v, 0), lt(v, 1)), v / x * out + up, (elemwise("ive", {v - 1, x}) + up) * 0.5);
+         return Vs{order_grad("ive", v, gz), gz * (dx - sign(x) * out)};
+       }});
+  // kv, kve (SciPy's; K_-v = K_v, so v - 1 needs no special case): kv' = -(kv(v - 1) + kv(v + 1)) / 2
+  // (DLMF 10.29.2), kve = kv e^x: kve' = kve - (kve(v - 1) + kve(v + 1)) / 2.
+  row({"kv", 2, OutRule::Float, "theano_kv({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_kv(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var &v = in[0], &x = in[1];
+         return Vs{order_grad("kv", v, gz), gz * (elemwise("kv", {v - 1, x}) + elemwise("kv", {v + 1, x})) * -0.5};
+       }});
+  row({"kve", 2, OutRule::Float, "theano_kve({0}, {1})", F32,
+       [](const double* a) { return theano_f::theano_kve(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var &v = in[0], &x = in[1];
+         return Vs{order_grad("kve", v, gz),
+                   gz * (out - (elemwise("kve", {v - 1, x}) + elemwise("kve", {v + 1, x})) * 0.5)};
+       }});
+  // betainc(a, b, x) = I_x(a, b) (SciPy's): d/dx = x^(a-1) (1 - x)^(b-1) / B(a, b) in logs, d/da and d/db
+  // the betainc_der_a / betainc_der_b rows (PyTensor's BetaIncGrad: Boik and Robison-Cox's derivatives
+  // of the continued fraction).
+  row({"betainc", 3, OutRule::Float, "theano_betainc({0}, {1}, {2})", F32,
+       [](const double* a) { return theano_f::theano_betainc(a[0], a[1], a[2]); }, nullptr,
+       [](const Vs& in, const Var&, const Var& gz) {
+         const Var &a = in[0], &b = in[1], &x = in[2];
+         const Var dx = exp((a - 1) * log(x) + (b - 1) * log1p(-x) - (gammaln(a) + gammaln(b) - gammaln(a + b)));
+         return Vs{gz * elemwise("betainc_der_a", {a, b, x}), gz * elemwise("betainc_der_b", {a, b, x}), gz * dx};
+       }});
+  row({"betainc_der_a", 3, OutRule::Float, "theano_betainc_der_a({0}, {1}, {2})", F32,
+       [](const double* a) { return theano_f::theano_betainc_der_a(a[0], a[1], a[2]); }, nullptr, nullptr});
+  row({"betainc_der_b", 3, OutRule::Float, "theano_betainc_der_b({0}, {1}, {2})", F32,
+       [](const double* a) { return theano_f::theano_betainc_der_b(a[0], a[1], a[2]); }, nullptr, nullptr});
+  // gammaincinv(a, y) / gammainccinv(a, y): x = P^-1(a, y) / Q^-1(a, y). By the implicit function theorem,
+  // with p' = x^(a-1) e^-x / Gamma(a) = dP/dx at the result: dx/dy = 1 / p' (-1 / p' for Q), and
+  // dx/da = -(dP/da) / p' for both (dQ/da = -dP/da, dQ/dx = -p'). They compute in double for float32 too
+  // (F64): their condition number (1/a for small x) would take a float form past float32's accuracy.
+  row({"gammaincinv", 2, OutRule::Float, "theano_gammaincinv({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_gammaincinv(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var inv_dx = exp(gammaln(in[0]) + out - (in[0] - 1) * log(out));
+         return Vs{-gz * elemwise("gammainc_der", {in[0], out}) * inv_dx, gz * inv_dx};
+       }});
+  row({"gammainccinv", 2, OutRule::Float, "theano_gammainccinv({0}, {1})", F64,
+       [](const double* a) { return theano_f::theano_gammainccinv(a[0], a[1]); }, nullptr,
+       [](const Vs& in, const Var& out, const Var& gz) {
+         const Var inv_dx = exp(gammaln(in[0]) + out - (in[0] - 1) * log(out));
+         return Vs{-gz * elemwise("gammainc_der", {in[0], out}) * inv_dx, -gz * inv_dx};
+       }});
   return t;
 }
 

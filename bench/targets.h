@@ -158,8 +158,9 @@ inline constexpr Why kWhy[] = {
      "part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then MaxPoolGrad and the hidden "
      "layer's Dot22 / Gemm"},
     {"W11", "",
-     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix and its gradient (Murray 2016: L^T dL, then two "
-     "triangular solves with 500 right-hand sides), the kernel matrix's dot and exp, the triangular solves of y"},
+     "the CholeskyGrad node (Murray 2016: one trmm L^T dL and two trsm with 500 right-hand sides, about 60 %), "
+     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix, the kernel matrix's dot and exp, the triangular "
+     "solves of y"},
     {"W9", "",
      "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
      "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "

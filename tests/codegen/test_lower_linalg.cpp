@@ -41,7 +41,9 @@ TEST_SUITE("lower linalg") {
                             LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "pos"), LA::inv(a),
                             LA::det(a), LA::slogdet(a).first, LA::slogdet(a).second, LA::eigh(a).first,
                             LA::eigh(a, "U").second, LA::eigvalsh(a), LA::lu_factor(a).first,
-                            LA::lu_factor(a).second, LA::pivot_to_permutation(LA::lu_factor(a).second, true)};
+                            LA::lu_factor(a).second, LA::pivot_to_permutation(LA::lu_factor(a).second, true),
+                            OpPtr(new LA::CholeskyGrad(true))->apply1({LA::cholesky(a), a}),
+                            OpPtr(new LA::CholeskyGrad(false))->apply1({LA::cholesky(a, false), LA::inv(a)})};
       for (bool full : {false, true})
         for (const Var& o : LA::svd(r, full)) outs.push_back(o);
       outs.push_back(LA::svdvals(r));

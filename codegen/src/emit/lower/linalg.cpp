@@ -67,6 +67,7 @@ void lower_lapack(NodeLowering& L) {
 
 void add_linalg_lowerings(LoweringTable& t) {
   t.add<LA::Cholesky>(Target::Cpu, &lower_lapack);
+  t.add<LA::CholeskyGrad>(Target::Cpu, &lower_lapack);
   t.add<LA::SolveTriangular>(Target::Cpu, &lower_lapack);
   t.add<LA::CholeskySolve>(Target::Cpu, &lower_lapack);
   t.add<LA::Solve>(Target::Cpu, &lower_lapack);

@@ -68,6 +68,26 @@ class Cholesky final : public LapackOp {
   THEANO_OP_PROPS((bool, lower), (bool, nan_on_error))
 };
 
+/// Cholesky's gradient as one node: given the factor (input 0) and the
+/// gradient of the cost with respect to it (input 1), the gradient with respect
+/// to the factorized matrix, on the triangle Cholesky reads (Murray 2016, eq. 10:
+/// Phi(L^-T (P + P^T) L^-1), P = Phi(L^T tril(L̄)); for the upper op the same
+/// on the transposes). One trmm and two trsm (kernels/linalg.h), where the
+/// graph of products and solves it replaces took a gemm, two solves and their
+/// copies. Only the factor's triangle and that triangle of input 1 are read.
+/// Grad: the Lop of that graph, so second derivatives go through.
+class CholeskyGrad final : public LapackOp {
+ public:
+  explicit CholeskyGrad(bool lower) : lower_(lower) {}
+  THEANO_OP_DECLARE("CholeskyGrad")
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  int la_kind() const override;
+  std::vector<std::int64_t> la_options() const override { return {lower_}; }
+  std::vector<int> core_in_ranks() const override { return {2, 2}; }
+  std::vector<int> core_out_ranks() const override { return {2}; }
+  THEANO_OP_PROPS((bool, lower))
+};
+
 /// x with op(A) x = b for a triangular A (the `lower` triangle read; trans:
 /// op(A) = A^T; unit_diagonal: A's diagonal taken as ones, not read).
 /// b_ndim: 1 for a vector right-hand side, 2 for a matrix. A zero on the

@@ -46,7 +46,11 @@ extern "C" {
   void P##gesdd_(const char*, const int*, const int*, T*, const int*, T*, T*, const int*, T*, const int*, T*,      \
                  const int*, int*, int*, unsigned long);                                                          \
   void P##geqrf_(const int*, const int*, T*, const int*, T*, T*, const int*, int*);                               \
-  void P##orgqr_(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);
+  void P##orgqr_(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);             \
+  void P##trmm_(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,    \
+                const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);          \
+  void P##trsm_(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,    \
+                const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);
 THEANO_LA_LAPACK_DECL(double, d)
 THEANO_LA_LAPACK_DECL(float, s)
 #undef THEANO_LA_LAPACK_DECL
@@ -77,7 +81,11 @@ THEANO_LA_LAPACK_DECL(float, s)
  *                                       p with A = L[p] U, scipy's lu(p_indices=True))
  *   PINV              A                 the Moore-Penrose pseudo-inverse (n x m) through gesdd: singular
  *                                       values at or below 1e-15 times the largest taken as zero (numpy's
- *                                       default rcond) */
+ *                                       default rcond)
+ *   CHOLESKY_GRAD     L, Lbar           opt: lower; Cholesky's gradient (Murray 2016): with the lower factor
+ *                                       L (the upper one's transpose) and Lbar (its lower triangle read),
+ *                                       Phi(L^-T (P + P^T) L^-1), P = Phi(L^T Lbar), Phi the lower triangle with
+ *                                       the diagonal halved; the upper op's result is its transpose */
 #define THEANO_LA_CHOLESKY 1
 #define THEANO_LA_SOLVE_TRIANGULAR 2
 #define THEANO_LA_CHO_SOLVE 3
@@ -91,6 +99,7 @@ THEANO_LA_LAPACK_DECL(float, s)
 #define THEANO_LA_LU_FACTOR 11
 #define THEANO_LA_PIV_TO_PERM 12
 #define THEANO_LA_PINV 13
+#define THEANO_LA_CHOLESKY_GRAD 14
 
 #define THEANO_LA_MAX_ARGS 3
 #define THEANO_LA_MSG 256
@@ -274,6 +283,9 @@ static inline int theano_la_rule(TheanoLaCall* c) {
     const int64_t b_ndim = kind == THEANO_LA_SOLVE_TRIANGULAR ? c->opt[3] : kind == THEANO_LA_CHO_SOLVE ? c->opt[1] : c->opt[2];
     c->core_in[0] = 2;
     c->core_in[1] = b_ndim;
+  } else if (kind == THEANO_LA_CHOLESKY_GRAD) {
+    c->core_in[0] = 2;
+    c->core_in[1] = 2;
   } else {
     c->core_in[0] = kind == THEANO_LA_PIV_TO_PERM ? 1 : 2;
   }
@@ -298,6 +310,14 @@ static inline int theano_la_rule(TheanoLaCall* c) {
         return theano_la_fail(c, THEANO_LA_SHAPE, 2, "the right-hand side (input 1) has ", r,
                               " rows but the matrix (input 0) has ", n, "");
       theano_la_set_out(c, 0, c->core_in[1], n, k);
+      break;
+    case THEANO_LA_CHOLESKY_GRAD:
+      if ((rc = theano_la_square(c, 0, &n)) != THEANO_LA_OK || (rc = theano_la_square(c, 1, &m)) != THEANO_LA_OK)
+        return rc;
+      if (m != n)
+        return theano_la_fail(c, THEANO_LA_SHAPE, 2, "the factor's gradient (input 1) is ", m,
+                              " x the same but the factor (input 0) is ", n, " x the same");
+      theano_la_set_out(c, 0, 2, n, n);
       break;
     case THEANO_LA_EIGH:
       if ((rc = theano_la_square(c, 0, &n)) != THEANO_LA_OK) return rc;
@@ -431,6 +451,34 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
     }                                                                                                                  \
     return THEANO_LA_VALUE;                                                                                            \
   }                                                                                                                    \
+  /* dst (column-major, ld) <- the transpose of core matrix i at batch entry b: a row-major                           \
+   * matrix read as it lies (contiguous rows become contiguous columns, no transposing copy);                         \
+   * a NaN or infinity is reported at its own row and column, as theano_la_get does. */                               \
+  static inline int theano_la_get_t_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                  \
+    int64_t r, k, rs, cs, bad, p = 0;                                                                                 \
+    theano_la_core(c, i, &r, &k, &rs, &cs);                                                                           \
+    bad = theano_la_load_##S(k, r, theano_la_in_at(c, i, b), cs, rs, dst, ld);                                        \
+    if (!bad) return THEANO_LA_OK;                                                                                    \
+    theano_la_puts(c, &p, i == 0 ? "the matrix (input " : "the right-hand side (input ");                             \
+    theano_la_puti(c, &p, i);                                                                                         \
+    theano_la_puts(c, &p, ") contains a NaN or an infinity, at row ");                                                \
+    theano_la_puti(c, &p, (bad - 1) % (r ? r : 1));                                                                   \
+    theano_la_puts(c, &p, ", column ");                                                                               \
+    theano_la_puti(c, &p, (bad - 1) / (r ? r : 1));                                                                   \
+    if (c->nb > 0) {                                                                                                  \
+      theano_la_puts(c, &p, " (batch entry ");                                                                        \
+      theano_la_puti(c, &p, b);                                                                                       \
+      theano_la_puts(c, &p, ")");                                                                                     \
+    }                                                                                                                 \
+    return THEANO_LA_VALUE;                                                                                           \
+  }                                                                                                                   \
+  /* out (row-major n x n) <- the transpose of src (column-major, ld), read as it lies; with                          \
+   * tri 1 / 2 only out's lower / upper triangle, zeros elsewhere. */                                                 \
+  static inline void theano_la_store_t_##S(int64_t n, const T* src, int64_t ld, T* out, int tri) {                    \
+    int64_t i, j;                                                                                                     \
+    for (i = 0; i < n; ++i)                                                                                           \
+      for (j = 0; j < n; ++j) out[i * n + j] = (tri == 1 && j > i) || (tri == 2 && j < i) ? (T)0 : src[j + i * ld];   \
+  }                                                                                                                   \
   /* out (row-major r x k) <- src (column-major, ld); with tri 1 / 2 only the                                         \
    * lower / upper triangle, zeros elsewhere. */                                                                       \
   static inline void theano_la_store_##S(int64_t r, int64_t k, const T* src, int64_t ld, T* out, int tri) {            \
@@ -522,6 +570,9 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
       case THEANO_LA_PIV_TO_PERM:                                                                                      \
         if ((rc = theano_la_work_add(c, bytes, m, 8)) != THEANO_LA_OK) return rc;                                      \
         break;                                                                                                         \
+      case THEANO_LA_CHOLESKY_GRAD:                                                                                    \
+        if ((rc = theano_la_work_add(c, bytes, nn, ts)) != THEANO_LA_OK) return rc; /* the gradient */                  \
+        break;                                                                                                         \
       case THEANO_LA_EIGH:                                                                                             \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
         if ((rc = theano_la_work_add(c, bytes, n, ts)) != THEANO_LA_OK) return rc;      /* w */                         \
@@ -555,6 +606,49 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
     }                                                                                                                  \
     return THEANO_LA_OK;                                                                                               \
   }                                                                                                                    \
+  /* CHOLESKY_GRAD at batch entry b, on U = L^T (u) and X = tril(Lbar)^T (x), both column-major:                      \
+   * a lower op's row-major inputs are read as they lie (contiguous copies), an upper op's are its                    \
+   * own U and Ubar. X U^T = (L^T tril(Lbar))^T, whose upper triangle is P's lower one (Phi of the                    \
+   * lower triangle of L^T Lbar needs only tril(Lbar): L^T is upper); M = P + P^T is that upper                       \
+   * triangle mirrored (its diagonal P's doubled); S = L^-T M L^-1 = U^-1 M U^-T (symmetric), and                     \
+   * the result is Phi(S) (or its transpose). NaNs propagate, as through a product. */                                \
+  static inline void theano_la_cholesky_grad_##S(TheanoLaCall* c, int64_t b, int64_t n, int ni, T* u, T* x, T* out) { \
+    int64_t i, j, r, k, rs0, cs0, rs1, cs1;                                                                           \
+    const int lower = (int)c->opt[0];                                                                                 \
+    const int ld = ni;                                                                                                \
+    const T one = 1;                                                                                                  \
+    const char* lp = theano_la_in_at(c, 0, b);                                                                        \
+    const char* gp = theano_la_in_at(c, 1, b);                                                                        \
+    theano_la_core(c, 0, &r, &k, &rs0, &cs0);                                                                         \
+    theano_la_core(c, 1, &r, &k, &rs1, &cs1);                                                                         \
+    if (lower) { /* U[i][j] = L[j][i] */                                                                              \
+      int64_t t = rs0;                                                                                                \
+      rs0 = cs0;                                                                                                      \
+      cs0 = t;                                                                                                        \
+      t = rs1;                                                                                                        \
+      rs1 = cs1;                                                                                                      \
+      cs1 = t;                                                                                                        \
+    }                                                                                                                 \
+    for (j = 0; j < n; ++j) {                                                                                         \
+      for (i = 0; i <= j; ++i) {                                                                                      \
+        u[i + j * n] = *(const T*)(lp + i * rs0 + j * cs0);                                                           \
+        x[i + j * n] = *(const T*)(gp + i * rs1 + j * cs1);                                                           \
+      }                                                                                                               \
+      for (; i < n; ++i) {                                                                                            \
+        u[i + j * n] = 0;                                                                                             \
+        x[i + j * n] = 0;                                                                                             \
+      }                                                                                                               \
+    }                                                                                                                 \
+    P##trmm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
+    for (j = 0; j < n; ++j)                                                                                           \
+      for (i = j + 1; i < n; ++i) x[i + j * n] = x[j + i * n];                                                        \
+    P##trsm_("L", "U", "N", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
+    P##trsm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
+    /* out row i: S[i][j] = S[j][i], column i of x, for j on the kept side */                                         \
+    for (i = 0; i < n; ++i)                                                                                           \
+      for (j = 0; j < n; ++j)                                                                                         \
+        out[i * n + j] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                   \
+  }                                                                                                                   \
   static inline int theano_la_run_##S(TheanoLaCall* c) {                                                               \
     int64_t m = 0, n = 0, rs, cs, r = 0, k = 0, b, i, j;                                                               \
     int mi = 0, ni = 0, ki = 0, info = 0, rc;                                                                          \
@@ -592,6 +686,9 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         break;                                                                                                         \
       case THEANO_LA_PIV_TO_PERM:                                                                                      \
         perm = (int64_t*)theano_la_take(&at, m, 8);                                                                    \
+        break;                                                                                                         \
+      case THEANO_LA_CHOLESKY_GRAD:                                                                                    \
+        x = (T*)theano_la_take(&at, n * n, (int64_t)sizeof(T));                                                        \
         break;                                                                                                         \
       case THEANO_LA_EIGH:                                                                                             \
         if ((rc = theano_la_query_##S(c, &lw, &liw)) != THEANO_LA_OK) return rc;                                       \
@@ -632,16 +729,17 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
         case THEANO_LA_CHOLESKY: {                                                                                     \
           const int lower = (int)c->opt[0];                                                                            \
           if (c->opt[1]) {                                                                                             \
-            int64_t bad = theano_la_load_##S(n, n, theano_la_in_at(c, 0, b), rs, cs, a, ld);                          \
+            int64_t bad = theano_la_load_##S(n, n, theano_la_in_at(c, 0, b), cs, rs, a, ld);                          \
             if (bad) {                                                                                                 \
               theano_la_fill_##S(o0, n * n, (T)__builtin_nan(""));                                                           \
               break;                                                                                                   \
             }                                                                                                          \
-          } else if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) {                                      \
+          } else if ((rc = theano_la_get_t_##S(c, 0, b, a, ld)) != THEANO_LA_OK) {                                    \
             return rc;                                                                                                 \
           }                                                                                                            \
           if (n == 0) break;                                                                                           \
-          P##potrf_(lower ? "L" : "U", &ni, a, &ld, &info, 1);                                                         \
+          /* a holds A^T as it lies (the triangle read is its other one): factor that */                              \
+          P##potrf_(lower ? "U" : "L", &ni, a, &ld, &info, 1);                                                        \
           if (info < 0) return theano_la_arg_error(c, #P "potrf", info);                                               \
           if (info > 0) {                                                                                              \
             if (c->opt[1]) {                                                                                           \
@@ -651,14 +749,17 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
             return theano_la_fail(c, THEANO_LA_VALUE, 1, "the matrix (input 0) is not positive definite: leading minor ", \
                                   info, " is not positive", 0, "");                                                    \
           }                                                                                                            \
-          theano_la_store_##S(n, n, a, ld, o0, lower ? 1 : 2);                                                         \
+          theano_la_store_t_##S(n, a, ld, o0, lower ? 1 : 2);                                                         \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_SOLVE_TRIANGULAR:                                                                               \
         case THEANO_LA_CHO_SOLVE:                                                                                      \
         case THEANO_LA_SOLVE:                                                                                          \
         case THEANO_LA_INV: {                                                                                          \
-          if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
+          /* triangular and Cholesky solves read A^T as it lies (the other triangle, the other trans) */              \
+          const int at_t = c->kind == THEANO_LA_SOLVE_TRIANGULAR || c->kind == THEANO_LA_CHO_SOLVE;                   \
+          if ((rc = at_t ? theano_la_get_t_##S(c, 0, b, a, ld) : theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK)  \
+            return rc;                                                                                                \
           if (c->kind == THEANO_LA_INV) {                                                                              \
             for (j = 0; j < n; ++j)                                                                                    \
               for (i = 0; i < n; ++i) x[i + j * n] = (T)(i == j);                                                      \
@@ -667,14 +768,14 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
           }                                                                                                            \
           if (n == 0 || k == 0) break;                                                                                 \
           if (c->kind == THEANO_LA_SOLVE_TRIANGULAR) {                                                                 \
-            P##trtrs_(c->opt[0] ? "L" : "U", c->opt[1] ? "T" : "N", c->opt[2] ? "U" : "N", &ni, &ki, a, &ld, x, &ldx,  \
+            P##trtrs_(c->opt[0] ? "U" : "L", c->opt[1] ? "N" : "T", c->opt[2] ? "U" : "N", &ni, &ki, a, &ld, x, &ldx, \
                       &info, 1, 1, 1);                                                                                 \
             if (info < 0) return theano_la_arg_error(c, #P "trtrs", info);                                             \
             if (info > 0)                                                                                              \
               return theano_la_fail(c, THEANO_LA_VALUE, 1, "the matrix (input 0) is singular: diagonal element ",      \
                                     info - 1, " is zero", 0, "");                                                      \
           } else if (c->kind == THEANO_LA_CHO_SOLVE) {                                                                 \
-            P##potrs_(c->opt[0] ? "L" : "U", &ni, &ki, a, &ld, x, &ldx, &info, 1);                                     \
+            P##potrs_(c->opt[0] ? "U" : "L", &ni, &ki, a, &ld, x, &ldx, &info, 1);                                    \
             if (info < 0) return theano_la_arg_error(c, #P "potrs", info);                                             \
           } else if (c->kind == THEANO_LA_SOLVE && c->opt[0] == 2) {                                                   \
             P##potrf_(c->opt[1] ? "L" : "U", &ni, a, &ld, &info, 1);                                                   \
@@ -780,6 +881,9 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
           for (i = 0; i < n; ++i) p1[i] = piv[i] - 1;                                                                  \
           break;                                                                                                       \
         }                                                                                                              \
+        case THEANO_LA_CHOLESKY_GRAD:                                                                                  \
+          if (n > 0) theano_la_cholesky_grad_##S(c, b, n, ni, a, x, o0);                                               \
+          break;                                                                                                       \
         case THEANO_LA_PIV_TO_PERM: {                                                                                  \
           /* m: the pivots' length; the input is int32, any stride */                                                 \
           const char* pp = theano_la_in_at(c, 0, b);                                                                   \

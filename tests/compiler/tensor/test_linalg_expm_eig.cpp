@@ -107,6 +107,8 @@ TEST_SUITE("linalg expm eig") {
     std::vector<double> fd(16);
     for (std::size_t i = 0; i < 16; ++i) fd[i] = (p[i] - q[i]) / (2 * h);
     CHECK(max_abs_diff(L, fd) < 1e-7);
+    // Rop (the double-Lop form, theano/gradient.h) of expm is the same Fréchet derivative.
+    CHECK(max_abs_diff(rows(Rop(ex, a, ev).eval({{a, A}, {ev, E}})), L) < 1e-10);
   }
 
   TEST_CASE("eig / eigvals: complex dtypes, static shapes, 0 x 0, batched, no gradient, errors") {

@@ -39,9 +39,7 @@ std::vector<std::vector<Var>> Eig::infer_shape(const Apply&, const std::vector<s
 }
 
 std::vector<Var> Eig::grad(const Apply&, const std::vector<Var>& output_grads) const {
-  bool any = false;
-  for (const Var& g : output_grads) any = any || static_cast<bool>(g);
-  THEANO_USER_CHECK(!any, ValueError) << name()
+  THEANO_USER_CHECK(!detail::any_grad(output_grads), ValueError) << name()
                                       << ": no gradient (as PyTensor's Eig); for a symmetric matrix use eigh, "
                                          "whose gradient exists";
   return {Var()};

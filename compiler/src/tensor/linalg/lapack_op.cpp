@@ -218,6 +218,12 @@ Var fold_onto_triangle(const Var& g, bool lower) {
   return lower ? f : matrix_transpose(f);
 }
 
+bool any_grad(const std::vector<Var>& output_grads) {
+  for (const Var& g : output_grads)
+    if (g) return true;
+  return false;
+}
+
 Var as_column(const Var& v, int b_ndim) {
   if (b_ndim == 2) return v;
   std::vector<int> order;

@@ -53,6 +53,8 @@ Var phi(const Var& x);
 /// reads: lower, g_ij + g_ji below the diagonal and g_ii on it; zeros above
 /// (the transposed for the upper triangle).
 Var fold_onto_triangle(const Var& g, bool lower);
+/// Whether any output gradient is given (an op without a gradient then refuses).
+bool any_grad(const std::vector<Var>& output_grads);
 /// A vector right-hand side as a column (b_ndim 1), and back.
 Var as_column(const Var& v, int b_ndim);
 Var from_column(const Var& v, int b_ndim);

@@ -166,9 +166,7 @@ std::vector<Var> Eigh::grad(const Apply& node, const std::vector<Var>& output_gr
 std::vector<Var> SVD::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   const Var& A = node.input(0);
   if (compute_uv_ && full_matrices_) {
-    bool any = false;
-    for (const Var& g : output_grads) any = any || static_cast<bool>(g);
-    THEANO_USER_CHECK(!any, ValueError) << name()
+    THEANO_USER_CHECK(!detail::any_grad(output_grads), ValueError) << name()
                                         << ": no gradient with full_matrices=true (as PyTensor's); use "
                                            "full_matrices=false";
     return {Var()};

@@ -72,6 +72,10 @@ TEST_SUITE("linalg expm eig") {
                          doctest::Contains("must be square"), ShapeError);
     CHECK_THROWS_WITH_AS(LA::expm(m).eval({{m, NDArray::zeros({2, 3}, DType::Float64)}}),
                          doctest::Contains("Expm: input 0 must be a square matrix"), ShapeError);
+    // A 1-norm past the double range (inf) ends the scaling at its cap: a result, no endless loop;
+    // exp(1e300) overflows to inf as the scalar's does.
+    CHECK(!std::isfinite(LA::expm(m).eval({{m, NDArray::full({2, 2}, 1e308)}}).data_as<double>()[0]));
+    CHECK(std::isinf(LA::expm(m).eval({{m, NDArray::full({1, 1}, 1e300)}}).data_as<double>()[0]));
     NDArray bad = NDArray::zeros({2, 2}, DType::Float64);
     bad.data_as<double>()[3] = NAN;
     CHECK_THROWS_WITH_AS(LA::expm(m).eval({{m, bad}}), doctest::Contains("Expm: the matrix (input 0) contains a NaN"),

@@ -1,8 +1,9 @@
 // The C++ lowering of the LAPACK-backed linear algebra ops (LapackOp,
-// theano/tensor/linalg.h): one lowering for every class, a thin call of the
-// kernel layer perform runs (theano/runtime/kernels/linalg_call.h, linalg_eig.h,
-// linalg_expm.h and linalg.h, embedded in the unit in that order): the call record filled from the inputs, the shape rule, the outputs
-// allocated to the shapes it gives, a workspace from the host allocator (it
+// theano/tensor/linalg.h): one lowering for every class (Eig excepted: complex
+// outputs, its perform runs), a thin call of the kernel layer perform runs
+// (theano/runtime/kernels/linalg_call.h, linalg_eig.h, linalg_expm.h and
+// linalg.h, embedded in the unit in that order): the call record filled from
+// the inputs, the shape rule, the outputs allocated to the shapes it gives, a workspace from the host allocator (it
 // lives for the call), the run; a kernel code becomes the node's error with
 // the kernel's words after the node's label.
 #include "lowering.h"

@@ -84,8 +84,8 @@ static inline int theano_la_expm(int n, double* a, double* work, int* piv) {
       m = degree[k];
       break;
     }
-  if (m == 13)
-    while (norm * scale > theta[4]) {
+  if (m == 13) /* s <= 1022 for any finite norm (2^-s stays nonzero); a norm that overflowed to inf stops at 1023 */
+    while (norm * scale > theta[4] && s < 1023) {
       scale *= 0.5;
       ++s;
     }

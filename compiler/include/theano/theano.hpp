@@ -49,6 +49,8 @@
 #include "theano/tensor/index.h"
 #include "theano/tensor/join.h"
 #include "theano/tensor/linalg.h"
+#include "theano/tensor/linalg_eig.h"
+#include "theano/tensor/linalg_expm.h"
 #include "theano/tensor/linalg_structure.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/nnet.h"

@@ -1,8 +1,9 @@
 // The C++ lowering of the LAPACK-backed linear algebra ops (LapackOp,
-// theano/tensor/linalg.h): one lowering for every class, a thin call of the
-// kernel layer perform runs (theano/runtime/kernels/linalg.h, embedded in the
-// unit): the call record filled from the inputs, the shape rule, the outputs
-// allocated to the shapes it gives, a workspace from the host allocator (it
+// theano/tensor/linalg.h): one lowering for every class (Eig excepted: complex
+// outputs, its perform runs), a thin call of the kernel layer perform runs
+// (theano/runtime/kernels/linalg_call.h, linalg_eig.h, linalg_expm.h and
+// linalg.h, embedded in the unit in that order): the call record filled from
+// the inputs, the shape rule, the outputs allocated to the shapes it gives, a workspace from the host allocator (it
 // lives for the call), the run; a kernel code becomes the node's error with
 // the kernel's words after the node's label.
 #include "lowering.h"
@@ -10,6 +11,7 @@
 #include <theano/runtime/error.h>
 #include <theano/runtime/kernels/linalg.h>
 #include <theano/tensor/linalg.h>
+#include <theano/tensor/linalg_expm.h>
 #include <theano/tensor/type.h>
 
 namespace theano::codegen::lower {
@@ -25,6 +27,9 @@ void lower_lapack(NodeLowering& L) {
   if (dt != DType::Float64 && dt != DType::Float32)
     refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(dt)) + ")");
   const std::string S = dt == DType::Float64 ? "f64" : "f32";
+  L.need("linalg call", kernel_text("linalg_call.h"));
+  L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
+  L.need("linalg expm", kernel_text("linalg_expm.h"));
   L.need("linalg kernels", kernel_text("linalg.h"));
   CodeWriter& w = L.body;
   const std::string fail =
@@ -80,6 +85,7 @@ void add_linalg_lowerings(LoweringTable& t) {
   t.add<LA::LUFactor>(Target::Cpu, &lower_lapack);
   t.add<LA::PivotToPermutation>(Target::Cpu, &lower_lapack);
   t.add<LA::MatrixPinv>(Target::Cpu, &lower_lapack);
+  t.add<LA::Expm>(Target::Cpu, &lower_lapack);
 }
 
 }  // namespace theano::codegen::lower

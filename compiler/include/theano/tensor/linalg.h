@@ -2,7 +2,8 @@
 /// The LAPACK-backed linear algebra of PyTensor's `linalg` / `slinalg` /
 /// `nlinalg` (docs/linalg.md): decompositions (cholesky, lu, lu_factor, eigh,
 /// svd, qr), solvers (solve, solve_triangular, cho_solve, lu_solve), inv,
-/// det, slogdet; one
+/// det, slogdet (expm: theano/tensor/linalg_expm.h; eig / eigvals:
+/// theano/tensor/linalg_eig.h); one
 /// namespace, theano::tensor::linalg, as PyTensor's `pytensor.tensor.linalg`
 /// gathers both of Theano's modules.
 ///
@@ -290,9 +291,17 @@ Var inv(const TensorLike& x);
 /// numpy.linalg.pinv(x) (MatrixPinv).
 Var pinv(const TensorLike& x);
 /// The minimum-norm least-squares solution of a x = b, pinv(a) b (numpy's
-/// lstsq's first output; the residuals, rank and singular values are not
-/// returned: svdvals gives the last).
+/// lstsq's first output; lstsq_full gives the others).
 Var lstsq(const TensorLike& a, const TensorLike& b);
+/// numpy.linalg.lstsq(a, b, rcond=None) for a matrix a (m x n) and b of rank
+/// 1 or 2: {x, residuals, rank, s}. x = V diag(1 / s) U^T b over the
+/// singular values above the rank's cut (NumPy's; lstsq's pinv cuts at
+/// 1e-15 s[0], which float32 rounding passes); residuals: the squared
+/// 2-norm of each column of a x - b, shape (k,) ((1,) for a vector b), and
+/// empty (0,) unless rank == n < m (NumPy's rule: the length is decided at
+/// run time); rank (int64, 0-d): the singular values above
+/// eps * max(m, n) * s[0] (NumPy's default rcond); s: svdvals(a).
+std::vector<Var> lstsq_full(const TensorLike& a, const TensorLike& b);
 Var det(const TensorLike& x);
 /// {sign, log|det|}.
 std::pair<Var, Var> slogdet(const TensorLike& x);

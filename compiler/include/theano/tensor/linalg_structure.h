@@ -133,10 +133,10 @@ Var kron(const TensorLike& a, const TensorLike& b);
 /// broadcast). A ValueError for no input or mismatched ranks.
 Var block_diag(const std::vector<Var>& matrices);
 /// NumPy's `matrix_power(M, n)` over the last two axes of M (square; leading
-/// axes a batch) for n >= 0, by repeated squaring (about 2 log2(n) products;
-/// n == 0 gives the identity). A negative n needs `inv` (docs/linalg.md),
-/// not available yet: a MethodNotDefined error saying so. A non-square M is a
-/// ValueError when its shape is known, else an assertion failure at run time.
+/// axes a batch), by repeated squaring (about 2 log2(|n|) products; n == 0
+/// gives the identity; n < 0 the power -n of `inv(M)` (docs/linalg.md), a
+/// singular M a ValueError at run time). A non-square M is a ValueError when
+/// its shape is known, else an assertion failure at run time.
 Var matrix_power(const TensorLike& M, int n);
 
 /// The `ord` of `norm`: None (the default), a number p (1, 2, inf, -inf, 0,
@@ -167,8 +167,9 @@ class NormOrd {
 /// None / 2 (sqrt of the sum of squares), 1, inf (max |x|), -inf (min |x|),
 /// 0 (count of nonzeros), any p (sum |x|^p)^(1/p). Two axes (rows, columns):
 /// matrix norms None / "fro", 1 / -1 (max / min column sum of |x|), inf /
-/// -inf (max / min row sum). Matrix ords 2, -2 and "nuc" need svd
-/// (docs/linalg.md): a MethodNotDefined error naming them. Integer inputs
+/// -inf (max / min row sum), 2 / -2 (largest / smallest singular value) and
+/// "nuc" (their sum), the last three through `svdvals` (docs/linalg.md), the
+/// two axes moved last (other axes a batch). Integer inputs
 /// are computed in float64, as NumPy's. Other ords, axes out of range or
 /// repeated are ValueErrors naming norm and the values.
 Var norm(const TensorLike& x, const NormOrd& ord = {}, const std::vector<int>& axis = {}, bool keepdims = false);

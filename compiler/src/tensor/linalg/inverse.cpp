@@ -1,14 +1,20 @@
-// MatrixInverse, Det and SLogDet (inv, det, slogdet): make_node, perform
-// through kernels/linalg.h (lapack_op.cpp's driver), infer_shape and the
-// gradients of Giles 2008 (Ā = -X^T X̄ X^T; d̄ det(A) A^-T; A^-T for log|det|).
+// MatrixInverse, MatrixPinv, Det and SLogDet (inv, pinv, det, slogdet):
+// make_node, perform through kernels/linalg.h (lapack_op.cpp's driver),
+// infer_shape and the gradients of Giles 2008 (Ā = -X^T X̄ X^T; d̄ det(A) A^-T;
+// A^-T for log|det|); lstsq and lstsq_full as graphs over pinv and svdvals.
 #include <utility>
 
 #include "linalg_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/kernels/linalg.h"
+#include "theano/tensor/basic_ops.h"
+#include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/reduction.h"
+#include "theano/tensor/shape.h"
+#include "theano/tensor/subtensor.h"
 
 namespace theano::tensor::linalg {
 namespace {
@@ -20,14 +26,6 @@ Var as_matrix_of_one(const Var& s) {
   order.push_back(kNewAxis);
   order.push_back(kNewAxis);
   return dimshuffle(s, order);
-}
-
-StaticShape square_core(const Var& x) {
-  if (tensor_type(x)->ndim() < 2) return {};
-  StaticShape core = detail::core_static(x, 2);
-  if (!core[0]) core[0] = core[1];
-  if (!core[1]) core[1] = core[0];
-  return core;
 }
 
 }  // namespace
@@ -45,7 +43,7 @@ int SLogDet::la_kind() const { return THEANO_LA_SLOGDET; }
 ApplyPtr MatrixInverse::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
-  return detail::make_lapack_node(*this, {x}, {square_core(x)});
+  return detail::make_lapack_node(*this, {x}, {detail::square_core(x)});
 }
 ApplyPtr MatrixPinv::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
@@ -139,6 +137,33 @@ Var lstsq(const TensorLike& a, const TensorLike& b) {
   auto [av, bv] = detail::as_common_float(a, b);
   const int b_ndim = tensor_type(bv)->ndim() == 1 ? 1 : 2;
   return detail::from_column(matmul(pinv(av), detail::as_column(bv, b_ndim)), b_ndim);
+}
+
+std::vector<Var> lstsq_full(const TensorLike& a, const TensorLike& b) {
+  auto [av, bv] = detail::as_common_float(a, b);
+  const int an = tensor_type(av)->ndim(), bn = tensor_type(bv)->ndim();
+  THEANO_USER_CHECK(an == 2 && (bn == 1 || bn == 2), ValueError)
+      << "lstsq_full: a (" << av.str() << ") must be a matrix and b (" << bv.str()
+      << ") a vector or a matrix (NumPy's lstsq takes no batch), got ranks " << an << " and " << bn;
+  const DType dt = tensor_type(av)->dtype();
+  const std::vector<Var> usv = svd(av, false);
+  const Var &U = usv[0], &s = usv[1], &Vt = usv[2];
+  const Var m = shape_i(av, 0), n = shape_i(av, 1);
+  // NumPy's rcond=None: eps * max(m, n) times the largest singular value (none for an empty a).
+  const double eps = dt == DType::Float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const Var smax = sum(subtensor(s, {Index(slice(Bound(), 1))}));
+  const Var tol = mul(mul(cast(maximum(m, n), dt), eps), smax);
+  const Var kept = gt(s, tol);
+  const Var rank = sum(cast(kept, DType::Int64));
+  // x = V diag(1 / s over the kept ones, 0 elsewhere) U^T b (no division by a dropped zero).
+  const Var keptf = cast(kept, dt);
+  const Var inv_s = true_div(keptf, add(s, sub(1.0, keptf)));
+  const Var c = mul(dot(matrix_transpose(U), bv), bn == 1 ? inv_s : dimshuffle(inv_s, {0, kNewAxis}));
+  const Var x = dot(matrix_transpose(Vt), c);
+  Var res = sum(sqr(sub(dot(av, x), bv)), Axes(0));
+  if (bn == 1) res = dimshuffle(res, {kNewAxis});
+  const Var len = mul(shape_i(res, 0), cast(and_(eq(rank, n), gt(m, n)), DType::Int64));
+  return {x, subtensor(res, {Index(slice(Bound(), len))}), rank, s};
 }
 
 Var det(const TensorLike& x) { return OpPtr(new Det())->apply1({detail::as_float(x)}); }

@@ -25,6 +25,20 @@ StaticShape core_static(const Var& v, int rank) {
   return StaticShape(s.end() - rank, s.end());
 }
 
+StaticShape square_core(const Var& x) {
+  if (tensor_type(x)->ndim() < 2) return {};
+  StaticShape core = core_static(x, 2);
+  if (!core[0]) core[0] = core[1];
+  if (!core[1]) core[1] = core[0];
+  return core;
+}
+
+std::vector<std::vector<Var>> eigen_shapes(const std::vector<Var>& s, bool compute_v) {
+  std::vector<Var> w(s.begin(), s.end() - 1);
+  if (!compute_v) return {w};
+  return {w, s};
+}
+
 ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std::vector<StaticShape>& core_out,
                           const std::vector<std::optional<DType>>& out_dtypes) {
   const std::vector<int> ranks = op.core_in_ranks();
@@ -202,6 +216,12 @@ Var phi(const Var& x) { return mul(x, sub(tril_mask(x), mul(eye_like(x), 0.5)));
 Var fold_onto_triangle(const Var& g, bool lower) {
   const Var f = phi(add(g, matrix_transpose(g)));
   return lower ? f : matrix_transpose(f);
+}
+
+bool any_grad(const std::vector<Var>& output_grads) {
+  for (const Var& g : output_grads)
+    if (g) return true;
+  return false;
 }
 
 Var as_column(const Var& v, int b_ndim) {

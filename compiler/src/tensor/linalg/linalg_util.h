@@ -24,6 +24,12 @@ ApplyPtr make_lapack_node(const LapackOp& op, std::vector<Var> inputs, const std
                           const std::vector<std::optional<DType>>& out_dtypes = {});
 /// The static core dims (the last `rank`) of input v.
 StaticShape core_static(const Var& v, int rank);
+/// The static core (n, n) of a square-matrix input, either known side filling
+/// the other; empty for a rank below 2 (make_node's check then names it).
+StaticShape square_core(const Var& x);
+/// An eigendecomposition's output shapes from its input's: {w (..., n)} and,
+/// with compute_v, the vectors' (..., n, n).
+std::vector<std::vector<Var>> eigen_shapes(const std::vector<Var>& s, bool compute_v);
 /// Runs the kernel of `op` on the inputs, writing the outputs (perform).
 void run_lapack(const LapackOp& op, const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs);
 /// infer_shape: the broadcast batch dims, then the core dims given for each output.
@@ -47,6 +53,8 @@ Var phi(const Var& x);
 /// reads: lower, g_ij + g_ji below the diagonal and g_ii on it; zeros above
 /// (the transposed for the upper triangle).
 Var fold_onto_triangle(const Var& g, bool lower);
+/// Whether any output gradient is given (an op without a gradient then refuses).
+bool any_grad(const std::vector<Var>& output_grads);
 /// A vector right-hand side as a column (b_ndim 1), and back.
 Var as_column(const Var& v, int b_ndim);
 Var from_column(const Var& v, int b_ndim);

@@ -41,11 +41,8 @@ int PivotToPermutation::la_kind() const { return THEANO_LA_PIV_TO_PERM; }
 ApplyPtr LUFactor::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
-  Dim n;
-  if (tensor_type(x)->ndim() >= 2) {
-    const StaticShape c = detail::core_static(x, 2);
-    n = c[0] ? c[0] : c[1];
-  }
+  const StaticShape sq = detail::square_core(x);
+  const Dim n = sq.empty() ? Dim() : sq[0];
   return detail::make_lapack_node(*this, {x}, {StaticShape{n, n}, StaticShape{n}}, {std::nullopt, DType::Int32});
 }
 

@@ -2,6 +2,7 @@
 // kernels/linalg.h (lapack_op.cpp's driver), infer_shape and the gradients
 // (PyTensor's EighGrad; Townsend 2016 for the SVD; Walter & Lehmann 2018 /
 // Seeger et al. 2017 for QR).
+#include <tuple>
 #include <utility>
 
 #include "linalg_util.h"
@@ -38,6 +39,18 @@ Var dim(const Var& x, int from_end) { return shape_i(x, tensor_type(x)->ndim() -
 
 StaticShape known(std::initializer_list<Dim> d) { return StaticShape(d); }
 
+/// The static core sizes (m, n, min(m, n)) of a matrix input (unknown: nullopt).
+std::tuple<Dim, Dim, Dim> rows_cols_min(const Var& x) {
+  Dim m, n, k;
+  if (tensor_type(x)->ndim() >= 2) {
+    const StaticShape c = detail::core_static(x, 2);
+    m = c[0];
+    n = c[1];
+    if (m && n) k = std::min(*m, *n);
+  }
+  return {m, n, k};
+}
+
 }  // namespace
 
 THEANO_REGISTER_OP(Eigh, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
@@ -61,11 +74,8 @@ std::vector<int> QR::core_out_ranks() const { return mode_ == "r" ? std::vector<
 ApplyPtr Eigh::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
-  Dim n;
-  if (tensor_type(x)->ndim() >= 2) {
-    const StaticShape c = detail::core_static(x, 2);
-    n = c[0] ? c[0] : c[1];
-  }
+  const StaticShape sq = detail::square_core(x);
+  const Dim n = sq.empty() ? Dim() : sq[0];
   std::vector<StaticShape> outs{known({n})};
   if (compute_v_) outs.push_back(known({n, n}));
   return detail::make_lapack_node(*this, {x}, outs);
@@ -74,13 +84,7 @@ ApplyPtr Eigh::make_node(std::vector<Var> inputs) const {
 ApplyPtr SVD::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
-  Dim m, n, k;
-  if (tensor_type(x)->ndim() >= 2) {
-    const StaticShape c = detail::core_static(x, 2);
-    m = c[0];
-    n = c[1];
-    if (m && n) k = std::min(*m, *n);
-  }
+  const auto [m, n, k] = rows_cols_min(x);
   if (!compute_uv_) return detail::make_lapack_node(*this, {x}, {known({k})});
   return detail::make_lapack_node(*this, {x},
                                   {known({m, full_matrices_ ? m : k}), known({k}), known({full_matrices_ ? n : k, n})});
@@ -89,13 +93,7 @@ ApplyPtr SVD::make_node(std::vector<Var> inputs) const {
 ApplyPtr QR::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
   const Var x = as_tensor_variable(inputs[0]);
-  Dim m, n, k;
-  if (tensor_type(x)->ndim() >= 2) {
-    const StaticShape c = detail::core_static(x, 2);
-    m = c[0];
-    n = c[1];
-    if (m && n) k = std::min(*m, *n);
-  }
+  const auto [m, n, k] = rows_cols_min(x);
   if (mode_ == "r") return detail::make_lapack_node(*this, {x}, {known({k, n})});
   const bool complete = mode_ == "complete";
   return detail::make_lapack_node(*this, {x}, {known({m, complete ? m : k}), known({complete ? m : k, n})});
@@ -112,10 +110,7 @@ void QR::perform(const Apply& node, std::span<const NDArray> inputs, std::span<N
 }
 
 std::vector<std::vector<Var>> Eigh::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
-  const std::vector<Var>& s = shapes[0];
-  std::vector<Var> w(s.begin(), s.end() - 1);
-  if (!compute_v_) return {w};
-  return {w, s};
+  return detail::eigen_shapes(shapes[0], compute_v_);
 }
 
 std::vector<std::vector<Var>> SVD::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
@@ -171,9 +166,7 @@ std::vector<Var> Eigh::grad(const Apply& node, const std::vector<Var>& output_gr
 std::vector<Var> SVD::grad(const Apply& node, const std::vector<Var>& output_grads) const {
   const Var& A = node.input(0);
   if (compute_uv_ && full_matrices_) {
-    bool any = false;
-    for (const Var& g : output_grads) any = any || static_cast<bool>(g);
-    THEANO_USER_CHECK(!any, ValueError) << name()
+    THEANO_USER_CHECK(!detail::any_grad(output_grads), ValueError) << name()
                                         << ": no gradient with full_matrices=true (as PyTensor's); use "
                                            "full_matrices=false";
     return {Var()};

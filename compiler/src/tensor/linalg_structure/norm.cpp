@@ -1,12 +1,16 @@
 // norm (NumPy's numpy.linalg.norm) as graphs of reductions: the vector norms
-// along one axis and the matrix norms over two that need no singular values;
-// the rest (matrix ords 2, -2, 'nuc') name svd. NormOrd's parsing and printing.
+// along one axis, the matrix norms over two, those of the singular values
+// (ords 2, -2, 'nuc') over svdvals (docs/linalg.md) with the two axes moved
+// last. NormOrd's parsing and printing.
 #include <cmath>
 #include <cstring>
 #include <string>
 
 #include "diag_graph.h"
 #include "theano/runtime/error.h"
+#include "theano/tensor/as_tensor.h"
+#include "theano/tensor/elemwise.h"
+#include "theano/tensor/linalg.h"
 #include "theano/tensor/linalg_structure.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/reduction.h"
@@ -47,17 +51,37 @@ Var vector_norm(const Var& x, const NormOrd& ord, int axis, bool keepdims) {
   if (p == 0) return sum(cast(neq(x, 0), tensor_type(x)->dtype()), ax, keepdims);
   if (p == 1) return sum(abs(x), ax, keepdims);
   if (p == 2) return sqrt(sum(sqr(x), ax, keepdims));
-  return pow(sum(pow(abs(x), p), ax, keepdims), 1.0 / p);
+  // The exponents in x's dtype: a float32 x keeps float32 (NumPy's), 1 / 3 included.
+  const DType dt = tensor_type(x)->dtype();
+  const Var pe = constant(NDArray::scalar(p).astype(dt)), inv = constant(NDArray::scalar(1.0 / p).astype(dt));
+  return pow(sum(pow(abs(x), pe), ax, keepdims), inv);
+}
+
+/// The singular values' norms over axes (row, col): p 2 the largest, -2 the
+/// smallest, 0 ('nuc') their sum; the other axes are svdvals' batch.
+Var singular_value_norm(const Var& x, double p, int row, int col, bool keepdims) {
+  const int nd = tensor_type(x)->ndim();
+  std::vector<int> order;
+  for (int d = 0; d < nd; ++d)
+    if (d != row && d != col) order.push_back(d);
+  order.push_back(row);
+  order.push_back(col);
+  const Var s = svdvals(dimshuffle(x, order));  // (..., min(m, n))
+  const Axes last(nd - 2);
+  Var r = p == 0 ? sum(s, last) : p > 0 ? max(s, last) : min(s, last);
+  if (!keepdims) return r;
+  std::vector<int> back;  // the reduced axes back in place, of size 1
+  for (int d = 0, k = 0; d < nd; ++d) back.push_back(d == row || d == col ? kNewAxis : k++);
+  return dimshuffle(r, back);
 }
 
 Var matrix_norm(const Var& x, const NormOrd& ord, int row, int col, bool keepdims) {
   if (ord.is_none() || ord.is_fro()) return sqrt(sum(sqr(x), Axes{row, col}, keepdims));
   const double p = ord.is_number() ? ord.p() : 0;
-  THEANO_USER_CHECK(!ord.is_nuc() && p != 2 && p != -2, MethodNotDefined)
-      << "norm: the matrix norm of ord " << ord.str() << " needs the singular values (svd, docs/linalg.md), not "
-      << "available to norm yet; ords None, 'fro', 1, -1, inf and -inf are";
+  if (ord.is_nuc() || p == 2 || p == -2) return singular_value_norm(x, ord.is_nuc() ? 0 : p, row, col, keepdims);
   THEANO_USER_CHECK(p == 1 || p == -1 || std::isinf(p), ValueError)
-      << "norm: invalid matrix norm ord " << ord.str() << "; expected None, 'fro', 1, -1, inf or -inf";
+      << "norm: invalid matrix norm ord " << ord.str()
+      << "; expected None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf";
   // ord +-1: the largest / smallest column sum of |x| (summed over rows); +-inf: row sums (over columns).
   const bool by_columns = !std::isinf(p);
   const int summed = by_columns ? row : col;

@@ -1,11 +1,13 @@
 // Lowering of RandomFunction's distributions after integers (docs/random.md):
-// the generated code runs the kernels of random_distributions.h, the text
+// the generated code runs the kernels of random_distributions.h and
+// random_discrete.h, the text
 // perform runs, so every sample is perform's bit for bit (every size, stream
 // states, scalar and broadcast array parameters of several dtypes, size from
 // the parameters, float32 / float64 / int64 samples), and a bad parameter is
 // perform's ValueError with the same message (the element and the value).
 #include <doctest/doctest.h>
 
+#include <theano/compile/shared.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/random.h>
@@ -73,6 +75,7 @@ std::vector<Case> cases() {
       {Distribution::Geometric, {{0.3}, {1}}, DType::Int64},
       {Distribution::NegativeBinomial, {{2.5, 0.3}, {40, 0.9}}, DType::Float64},
       {Distribution::Hypergeometric, {{20, 30, 5}, {300, 200, 120}, {50, 60, 105}}, DType::Int64},
+      {Distribution::Loggamma, {{0.3}, {4.5}, {1e-3}}, DType::Float64},
   };
 }
 
@@ -170,6 +173,73 @@ TEST_SUITE("lower random distributions") {
                             "RandomFunction{categorical}", "p[1][1] = -2 must be >= 0 and finite");
     check_error<ValueError>(fg, *cpp, {state(1, 0), NDArray::from_vector<double>({0, 0, 0}, {1, 3})},
                             "RandomFunction{categorical}", "p[0] = 0 (the sum of the row) must be > 0 and finite");
+  }
+
+  TEST_CASE("multinomial and permutation: generated rows are perform's bit for bit; their errors") {
+    std::mt19937_64 rng(6);
+    Var st = state_var();
+    Var n = any_tensor(DType::Int32, 1, "n"), p64 = any_tensor(DType::Float64, 2, "p64");
+    Var p32 = any_tensor(DType::Float32, 1, "p32"), x = any_tensor(DType::Float32, 2, "x");
+    std::vector<Var> outs;
+    auto add = [&](std::pair<Var, Var> r) {
+      outs.push_back(r.second);
+      outs.push_back(r.first);
+    };
+    add(random_function(Distribution::Multinomial, st, RandomSize(Shape{5, 3}), {n, p64}, DType::Int64));
+    add(random_function(Distribution::Multinomial, st, RandomSize(), {n, p64}, DType::Float32));
+    add(random_function(Distribution::Multinomial, st, RandomSize(Shape{2, 4}), {700, p32}, DType::Float64));
+    add(random_function(Distribution::Permutation, st, RandomSize(Shape{6, 3}), {x}, DType::Int64));
+    add(random_function(Distribution::Permutation, st, RandomSize(), {x}, DType::Int64));
+    std::vector<std::vector<NDArray>> sets;
+    for (const NDArray& sv : states())
+      for (std::int64_t rows : {3, 1})
+        for (std::int64_t k : {7, 1, 0})
+          sets.push_back({sv, random_array(rng, {rows}, DType::Int32, 0, 60), random_array(rng, {rows, 6}, DType::Float64, 0, 2),
+                          random_array(rng, {5}, DType::Float32, 0, 1), random_array(rng, {rows, k}, DType::Float32, 0, 1)});
+    check_sets({st, n, p64, p32, x}, outs, sets, {.bitwise = true});
+    // Errors: n's rule, then the row rule.
+    auto [ns, m] = random_function(Distribution::Multinomial, st, RandomSize(Shape{3}), {n, p64}, DType::Int64);
+    auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, n, p64}, std::vector<Var>{m, ns});
+    auto cpp = lowered_thunk(fg);
+    check_error<ValueError>(fg, *cpp,
+                            {state(1, 0), NDArray::from_vector<std::int32_t>({2, 3, -4}, {3}),
+                             NDArray::from_vector<double>({1, 2, 3}, {1, 3})},
+                            "RandomFunction{multinomial}", "n[2] = -4 must be in [0, 2^53]");
+    check_error<ValueError>(fg, *cpp,
+                            {state(1, 0), NDArray::from_vector<std::int32_t>({2}, {1}),
+                             NDArray::from_vector<double>({1, 2, 3, 1, std::nan(""), 1, 1, 1, 1}, {3, 3})},
+                            "RandomFunction{multinomial}", "p[1][1] = nan must be >= 0 and finite");
+  }
+
+  TEST_CASE("graph samples (dirichlet, choice, permutation, shuffle, multivariate_normal): generated = perform") {
+    // Their ops' generated code (loggamma, categorical, integers, permutation,
+    // uniform, normal draws; softmax, argsort, gathers, asserts, cholesky,
+    // matmul) against perform, the states as inputs.
+    RandomStream rs(3);
+    Var x = dmatrix("x");
+    const NDArray a = NDArray::from_vector<double>({1, 2, 3, 4, 5}, {5});
+    const NDArray p = NDArray::from_vector<double>({0.1, 0.2, 0.3, 0.15, 0.25}, {5});
+    const NDArray mean = NDArray::from_vector<double>({1, -2}, {2});
+    const NDArray cov = NDArray::from_vector<double>({2, 0.6, 0.6, 1}, {2, 2});
+    const NDArray covs = NDArray::from_vector<double>({1, 0, 0, 1, 4, 1, 1, 4}, {2, 2, 2});
+    const std::vector<Var> outs = {rs.dirichlet({6}, NDArray::from_vector<double>({0.5, 2, 1e-3}, {3})),
+                                   rs.choice({4}, 9),
+                                   rs.choice({2, 3}, a, true, p),
+                                   rs.choice({5}, 9, false),
+                                   rs.choice({3}, a, false, p),
+                                   rs.permutation(7),
+                                   rs.shuffle(x),
+                                   rs.multivariate_normal({5}, mean, cov),
+                                   rs.multivariate_normal({}, mean, covs)};
+    std::vector<Var> ins{x};
+    std::vector<NDArray> first{NDArray::from_vector<double>({0, 1, 2, 3, 4, 5}, {3, 2})}, later = first;
+    for (const auto& [st, next] : rs.updates()) {
+      ins.push_back(st);
+      const NDArray v = get_value(st);
+      first.push_back(v);
+      later.push_back(state(v.at<std::uint64_t>({0}), 5));
+    }
+    check_sets(ins, outs, {first, later});
   }
 
   TEST_CASE("errors: a bad parameter is perform's ValueError, the same element and value") {

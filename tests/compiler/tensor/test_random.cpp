@@ -9,6 +9,7 @@
 #include <map>
 #include <numbers>
 
+#include "random_stats.h"
 #include "test_util.h"
 #include "theano/theano.hpp"
 #include "theano/tensor/random.h"
@@ -66,25 +67,12 @@ std::pair<double, int> chi_square(const std::vector<double>& v, const std::funct
                                   std::int64_t lo, std::int64_t hi) {
   std::map<std::int64_t, double> count;
   for (double x : v) count[static_cast<std::int64_t>(x)] += 1;
-  const double n = static_cast<double>(v.size());
-  double chi = 0, pooled_obs = 0, pooled_exp = 0;
-  int cells = 0;
-  for (std::int64_t k = lo; k <= hi; ++k) {
-    const double e = n * pmf(k);
-    const double o = count.count(k) ? count[k] : 0.0;
-    if (e < 5) {
-      pooled_obs += o;
-      pooled_exp += e;
-      continue;
-    }
-    chi += (o - e) * (o - e) / e;
-    ++cells;
+  random_stats::Pearson r = random_stats::pearson(count, static_cast<double>(v.size()), pmf, lo, hi);
+  if (r.pooled_exp > 0) {
+    r.chi += (r.pooled_obs - r.pooled_exp) * (r.pooled_obs - r.pooled_exp) / r.pooled_exp;
+    ++r.cells;
   }
-  if (pooled_exp > 0) {
-    chi += (pooled_obs - pooled_exp) * (pooled_obs - pooled_exp) / pooled_exp;
-    ++cells;
-  }
-  return {chi, cells - 1};
+  return {r.chi, r.cells - 1};
 }
 
 double binomial_pmf(std::int64_t n, double p, std::int64_t k) {

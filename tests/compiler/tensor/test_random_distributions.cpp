@@ -32,6 +32,7 @@
 #include <numbers>
 #include <optional>
 
+#include "random_stats.h"
 #include "test_util.h"
 #include "theano/compile/function.h"
 #include "theano/config.h"
@@ -41,115 +42,15 @@
 using namespace theano;
 using namespace theano::tensor;
 namespace bm = boost::math;
+using namespace theano::random_stats;
 
 namespace {
 
 constexpr std::int64_t kDraws = 20000;
 
-Var state_var() { return tensor::tensor(DType::UInt64, {2}, "rng"); }
-
-NDArray state_value(std::uint64_t seed, std::uint64_t counter) {
-  return NDArray::from_vector(std::vector<std::uint64_t>{seed, counter}, {2});
-}
-
-/// perform's sample of `sample` (its node's other inputs constants) at state {seed, 0}.
-NDArray run(const Var& sample, std::uint64_t seed) {
-  const Apply& node = *sample.owner();
-  std::vector<NDArray> ins{state_value(seed, 0)};
-  for (int k = 1; k < node.nin(); ++k) {
-    REQUIRE(node.input(k).is_constant());
-    ins.push_back(node.input(k).as_constant()->data());
-  }
-  std::vector<NDArray> outs(2);
-  node.op()->perform(node, ins, outs);
-  return outs[1];
-}
-
-std::vector<double> values(const NDArray& a) {
-  const NDArray d = a.astype(DType::Float64).contiguous();
-  return std::vector<double>(d.data_as<double>(), d.data_as<double>() + d.size());
-}
-
 std::vector<double> draw(Distribution d, const std::vector<TensorLike>& params, std::uint64_t seed = 2026,
                          DType dtype = DType::Float64, std::int64_t n = kDraws) {
   return values(run(random_function(d, state_var(), RandomSize({n}), params, dtype).second, seed));
-}
-
-/// The Kolmogorov-Smirnov statistic of `v` against the CDF `F`. Ties (draws
-/// that rounded to the same double, e.g. beta draws at 1) are one step of the
-/// empirical CDF, compared below with F at the previous double.
-double ks(std::vector<double> v, const std::function<double(double)>& F) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  double d = 0;
-  for (std::size_t i = 0; i < v.size();) {
-    std::size_t j = i;
-    while (j < v.size() && v[j] == v[i]) ++j;
-    const double f = F(v[i]), below = F(std::nextafter(v[i], -std::numeric_limits<double>::infinity()));
-    if (!(f >= 0 && f <= 1)) return 1.0;  // a sample outside the support
-    d = std::max({d, static_cast<double>(j) / n - f, below - static_cast<double>(i) / n});
-    i = j;
-  }
-  return d;
-}
-/// KS rejection at level 1e-4 (asymptotic: sqrt(-log(alpha / 2) / 2) / sqrt(n)).
-double ks_bound(std::size_t n) { return std::sqrt(-std::log(0.5e-4) / 2) / std::sqrt(static_cast<double>(n)); }
-
-/// Pearson's chi-square of integer samples against `pmf` on [lo, hi] (cells
-/// with an expected count below 5 pooled, the mass outside [lo, hi] one more
-/// cell), and whether it is below the 1 - 1e-4 quantile.
-bool chi_square_ok(const std::vector<double>& v, const std::function<double(std::int64_t)>& pmf, std::int64_t lo,
-                   std::int64_t hi, double* stat = nullptr) {
-  std::map<std::int64_t, double> count;
-  double outside = 0;
-  for (double x : v) {
-    if (x != std::floor(x)) return false;
-    if (x < static_cast<double>(lo) || x > static_cast<double>(hi))
-      outside += 1;
-    else
-      count[static_cast<std::int64_t>(x)] += 1;
-  }
-  const double n = static_cast<double>(v.size());
-  double chi = 0, pooled_obs = outside, pooled_exp = 0, inside = 0;
-  int cells = 0;
-  for (std::int64_t k = lo; k <= hi; ++k) {
-    const double pk = pmf(k);
-    inside += pk;
-    const double e = n * pk, o = count.count(k) ? count[k] : 0.0;
-    if (e < 5) {
-      pooled_obs += o;
-      pooled_exp += e;
-      continue;
-    }
-    chi += (o - e) * (o - e) / e;
-    ++cells;
-  }
-  pooled_exp += n * std::max(0.0, 1 - inside);
-  if (pooled_exp > 0) {
-    chi += (pooled_obs - pooled_exp) * (pooled_obs - pooled_exp) / pooled_exp;
-    ++cells;
-  } else if (pooled_obs > 0) {
-    return false;  // draws where the pmf has no mass
-  }
-  if (stat) *stat = chi;
-  return cells < 2 || chi < bm::quantile(bm::chi_squared(cells - 1), 1 - 1e-4);
-}
-
-struct Moments {
-  double mean, var, kurt_excess;
-};
-
-/// The sample mean within 5 standard errors, the variance within 5 of its
-/// standard errors (through the excess kurtosis).
-void check_moments(const std::vector<double>& v, const Moments& m) {
-  const double n = static_cast<double>(v.size());
-  double mean = 0, var = 0;
-  for (double x : v) mean += x;
-  mean /= n;
-  for (double x : v) var += (x - mean) * (x - mean);
-  var /= n - 1;
-  CHECK(std::fabs(mean - m.mean) < 5 * std::sqrt(m.var / n));
-  CHECK(std::fabs(var - m.var) < 5 * m.var * std::sqrt((m.kurt_excess + 2) / n));
 }
 
 template <class D>

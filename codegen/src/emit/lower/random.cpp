@@ -63,12 +63,15 @@ void emit_random_prefix(NodeLowering& L) {
   L.need("random_kernels", kernel_text("random_kernels.h"));  // the call's key (and the CPU's draws)
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
   const tensor::DistributionSpec& spec = tensor::distribution_spec(op.distribution());
-  if (spec.generic || op.distribution() == tensor::Distribution::Categorical)
+  if (spec.generic || spec.core[0] > 0 || spec.core[1] > 0) {
     L.need("random_distributions", kernel_text("random_distributions.h"));
+    L.need("random_discrete", kernel_text("random_discrete.h"));
+  }
   // Parameter k's batch rank (its core axes, categorical's categories, left out).
   auto batch_nd = [&](int k) { return L.in(2 + k).ndim() - spec.core[static_cast<std::size_t>(k)]; };
   const int np = op.nparams();
-  const int nd = L.out(1).ndim();
+  // The batch rank (a sample core axis, multinomial's or permutation's last, left out).
+  const int nd = L.out(1).ndim() - (spec.sample_core ? 1 : 0);
   std::string names;  // "low and high", as perform words it
   for (int k = 0; k < np; ++k) names += (k == 0 ? "" : k + 1 == np ? " and " : ", ") + param_name(op, k);
   const std::string nds = str(std::max(nd, 1));
@@ -140,12 +143,20 @@ void emit_random_prefix(NodeLowering& L) {
     }
   }
   for (int d = 0; d < nd; ++d) w.line("o1->shape[" + str(d) + "] = shape[" + str(d) + "];");
+  // A sample core axis: the core parameter's last axis.
+  if (spec.sample_core) {
+    const int cp = spec.core[0] > 0 ? 0 : 1;
+    w.line("o1->shape[" + str(nd) + "] = " + L.x(2 + cp) + "->shape[" + str(L.in(2 + cp).ndim() - 1) + "];");
+  }
+  const int full = L.out(1).ndim();
   // The sample's size by the rule perform uses too (shape_rules.h), checked
   // before the state advances.
   w.line("int64_t n = 0, bad = 0;");
-  w.line("const int rule = theano_shape_size(o1->shape, " + str(nd) + ", " +
+  w.line("const int rule = theano_shape_size(o1->shape, " + str(full) + ", " +
          str(static_cast<std::int64_t>(dtype_size(L.out(1).dtype()))) + ", &n, &bad);");
   w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "invalid size: ", "bad"));
+  // With a sample core axis of length k, n counts the rows (none when k = 0).
+  if (spec.sample_core) w.line("n = o1->shape[" + str(nd) + "] == 0 ? 0 : n / o1->shape[" + str(nd) + "];");
   // Outputs: the advanced state and the sample.
   if (op.inplace()) {
     // The advanced state overwrites the input state (destroy_map {0: [0]}).
@@ -183,7 +194,16 @@ std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowerin
                        ", msg, all, " + str(L.nin()) + "); }");
     return c;
   }
-  if (op.distribution() == tensor::Distribution::Categorical) {
+  if (op.distribution() == tensor::Distribution::Multinomial) {
+    // n's rule over `p[0]`, then the categorical row rule over p's row.
+    c.emplace_back("(rv_bad = theano_rv_multinomial_check(p, &rv_rule)) != 0",
+                   "{ char msg[1024]; theano_rv_message(msg, 1024, " + c_string(L.label + ": ") +
+                       ", \"n\", i, p[0], rv_rule); return theano_fail(ctx, " + str(kErrValue) + ", msg, all, " +
+                       str(L.nin()) + "); }");
+  }
+  if (op.distribution() == tensor::Distribution::Permutation) return c;
+  if (op.distribution() == tensor::Distribution::Categorical ||
+      op.distribution() == tensor::Distribution::Multinomial) {
     // The row rule over the element's row `rv_row` of `rv_k` weights, `rv_stride` apart.
     c.emplace_back("theano_rv_categorical_check_" + categorical_suffix(L) +
                        "(rv_row, rv_k, rv_stride, &rv_j, &rv_v, &rv_rule)",
@@ -223,9 +243,16 @@ std::pair<std::string, std::string> random_param_types(const NodeLowering& L) {
 
 std::string random_kernels_text() { return std::string(kernel_text("random_kernels.h")); }
 
-std::string random_distributions_text() { return std::string(kernel_text("random_distributions.h")); }
+std::string random_distributions_text() {
+  return std::string(kernel_text("random_distributions.h")) + std::string(kernel_text("random_discrete.h"));
+}
 
-std::string categorical_suffix(const NodeLowering& L) { return L.in(2).dtype() == DType::Float32 ? "f32" : "f64"; }
+std::string categorical_suffix(const NodeLowering& L) {
+  // (the weights: categorical's input 2, multinomial's input 3)
+  const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
+  const int w = op.distribution() == tensor::Distribution::Multinomial ? 3 : 2;
+  return L.in(w).dtype() == DType::Float32 ? "f32" : "f64";
+}
 
 std::string generic_kernel(const tensor::RandomFunction& op) {
   return "theano_rv_" + std::string(tensor::distribution_name(op.distribution()));
@@ -249,7 +276,8 @@ namespace {
 void lower_random(NodeLowering& L) {
   const auto& op = static_cast<const tensor::RandomFunction&>(*L.node.op());
   const tensor::Distribution dist = op.distribution();
-  const int nd = L.out(1).ndim();
+  const bool sample_core = tensor::distribution_spec(dist).sample_core;
+  const int nd = L.out(1).ndim() - (sample_core ? 1 : 0);  // the batch rank
   const DType out_dt = L.out(1).dtype();
   const std::string ot = c_type(out_dt);
   const std::string nds = str(std::max(nd, 1));
@@ -275,7 +303,19 @@ void lower_random(NodeLowering& L) {
   if (generic) w.line("int rv_bad = 0;");
   w.open("for (int64_t i = 0; i < n; ++i)");
   const bool categorical = dist == tensor::Distribution::Categorical;
-  if (categorical) {
+  const bool multinomial = dist == tensor::Distribution::Multinomial;
+  if (multinomial) {
+    // n as p[0] (its rule's argument), the row of weights of p (input 3).
+    const std::string last = str(L.in(3).ndim() - 1);
+    w.line("double p[1];");
+    w.line("p[0] = (double)*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
+    w.line("const char* rv_row = x3->data + off1;");
+    w.line("const int64_t rv_k = x3->shape[" + last + "], rv_stride = x3->strides[" + last + "];");
+    w.line("int64_t rv_j = 0;");
+    w.line("double rv_v = 0;");
+    w.line("const char* rv_rule = 0;");
+    w.line("int rv_bad = 0;");
+  } else if (categorical) {
     const std::string last = str(L.in(2).ndim() - 1);
     w.line("const char* rv_row = x2->data + off0;");
     w.line("const int64_t rv_k = x2->shape[" + last + "], rv_stride = x2->strides[" + last + "];");
@@ -284,12 +324,29 @@ void lower_random(NodeLowering& L) {
     w.line("const char* rv_rule = 0;");
   } else if (generic) {
     emit_generic_params(w, L, [&](int k) { return L.x(2 + k) + "->data + off" + str(k); });
+  } else if (dist == tensor::Distribution::Permutation) {
+    // (x's values are not read: only its last axis's length)
   } else {
     w.line("const " + t0 + " a = (" + t0 + ")*(const " + L.in_ctype(2) + "*)(x2->data + off0);");
     w.line("const " + t1 + " b = (" + t1 + ")*(const " + L.in_ctype(3) + "*)(x3->data + off1);");
   }
   for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
-  if (generic || categorical) {
+  if (multinomial) {
+    // The row's k counts, one conditional binomial each, stored in order.
+    const std::string suf = categorical_suffix(L);
+    w.line("TheanoSubStream s;");
+    w.line("theano_sub_init(&s, key, (uint64_t)i);");
+    w.line("TheanoRvMultinomial m;");
+    w.line("theano_rv_multinomial_init_" + suf + "(&m, p[0], rv_row, rv_k, rv_stride);");
+    w.line("for (int64_t j = 0; j < rv_k; ++j) po[i * rv_k + j] = " +
+           generic_store(L, "theano_rv_multinomial_next_" + suf + "(&m, &s, rv_row, j, rv_stride)") + ";");
+  } else if (dist == tensor::Distribution::Permutation) {
+    // The row's k indices, shuffled in place in the (int64) output.
+    w.line("const int64_t rv_k = o1->shape[" + str(nd) + "];");
+    w.line("TheanoSubStream s;");
+    w.line("theano_sub_init(&s, key, (uint64_t)i);");
+    w.line("theano_rv_permutation(&s, (char*)(po + i * rv_k), rv_k, (int64_t)sizeof(int64_t));");
+  } else if (generic || categorical) {
     w.line("TheanoSubStream s;");
     w.line("theano_sub_init(&s, key, (uint64_t)i);");
     const std::string draw = categorical ? "theano_rv_categorical_" + categorical_suffix(L) +

@@ -34,12 +34,14 @@ std::pair<std::string, std::string> random_param_types(const NodeLowering& L);
 std::string random_kernels_text();
 
 // The distributions after Integers (DistributionSpec::generic): one
-// kernel and one rule each in theano/runtime/kernels/random_distributions.h.
+// kernel and one rule each in theano/runtime/kernels/random_distributions.h
+// (continuous) or random_discrete.h (discrete, and the row samplers).
 // Their element code declares `double p[nparams]` (the element's parameters),
 // `const char* rv_rule` and `int rv_bad` (random_checks' condition sets them), and
 // stores `theano_rv_<name>(&s, p)` from element i's substream.
 
-/// random_distributions.h, verbatim (after random_kernels.h in a unit).
+/// random_distributions.h then random_discrete.h, verbatim (after
+/// random_kernels.h in a unit).
 std::string random_distributions_text();
 /// "f64" / "f32": the instance of theano_rv_categorical(_check)_ for the type of p.
 std::string categorical_suffix(const NodeLowering& L);

@@ -88,6 +88,14 @@ enum class Distribution {
   /// p's last axis holds the categories (a core axis): its own kernel
   /// (theano_rv_categorical_f64 / _f32), not a generic one.
   Categorical,
+  /// log of a standard gamma(alpha) draw (scipy.stats.loggamma(c=alpha)):
+  /// generic; dirichlet's draws (in logs, so tiny alphas do not give 0 / 0).
+  Loggamma,
+  /// counts of n draws over p's last axis: a sample core axis (sample_core).
+  Multinomial,
+  /// a random order of the indices of x's last axis (Fisher-Yates): a sample
+  /// core axis; x's values are not read.
+  Permutation,
 };
 std::string_view distribution_name(Distribution d);
 
@@ -114,6 +122,10 @@ struct DistributionSpec {
   /// Per parameter, its trailing core axes (categorical's p: 1, the
   /// categories); the leading axes broadcast against the size.
   std::array<int, 4> core{};
+  /// The sample has a trailing axis of its own, as long as the last axis of
+  /// the parameter with a core axis (multinomial's counts per category,
+  /// permutation's indices): one row is drawn per element of the batch shape.
+  bool sample_core = false;
 };
 const DistributionSpec& distribution_spec(Distribution d);
 /// A Distribution as an op prop: its name (theano/graph/op_props.h).
@@ -165,6 +177,8 @@ class RandomSize {
   RandomSize(std::initializer_list<std::int64_t> shape) : shape_(std::vector<std::int64_t>(shape)) {}  // NOLINT
   RandomSize(const Var& shape) : var_(shape) {}                                    // NOLINT
   bool is_none() const { return !shape_ && !var_; }
+  /// The shape when it was given as numbers (nullopt: none or symbolic).
+  const std::optional<std::vector<std::int64_t>>& static_shape() const { return shape_; }
   /// The size input of a RandomFunction node (an int64 vector; empty when none).
   Var as_variable() const;
 
@@ -273,6 +287,40 @@ class RandomStream {
   /// (float32 or float64; normalised by their sum, so they need not sum to 1;
   /// p's leading axes broadcast against `size`).
   Var categorical(const RandomSize& size, const TensorLike& p, DType dtype = DType::Int64);
+
+  // Multivariate samples (random_stream_multivariate.cpp; docs/random.md):
+  // the sample has trailing core axes after the `size` (batch) axes.
+
+  /// log of a standard gamma(alpha) draw (alpha > 0), exact in logs for tiny alpha.
+  Var loggamma(const RandomSize& size, const TensorLike& alpha, std::optional<DType> dtype = {});
+  /// Dirichlet(alpha) along alpha's last axis (the categories; alpha > 0): shape
+  /// size + (k,), alpha's leading axes broadcast against size. Normalised
+  /// log-gamma draws (a softmax of loggamma(alpha)).
+  Var dirichlet(const RandomSize& size, const TensorLike& alpha, std::optional<DType> dtype = {});
+  /// Counts of `n` draws (integer >= 0) over the categories of p's last axis
+  /// (float32 / float64 weights normalised by their sum): shape size + (k,),
+  /// each row summing to n. Sequential conditional binomials.
+  Var multinomial(const RandomSize& size, const TensorLike& n, const TensorLike& p, DType dtype = DType::Int64);
+  /// NumPy Generator.choice: `a` an integer scalar (the range 0..a-1) or a
+  /// vector (its elements); `size` elements (static shape, or a symbolic size);
+  /// with replacement (integers, or categorical with p) or without (distinct
+  /// picks: a prefix of a Fisher-Yates permutation, or Gumbel-top-k with p).
+  Var choice(const RandomSize& size, const TensorLike& a, bool replace = true,
+             const std::optional<TensorLike>& p = std::nullopt);
+  /// NumPy Generator.permutation: an integer scalar n gives a random order of
+  /// 0..n-1 (int64); a tensor gives a copy permuted along axis 0
+  /// (Fisher-Yates with Lemire's unbiased integers).
+  Var permutation(const TensorLike& x);
+  /// numpy's shuffle as a graph: a copy of x permuted along axis 0 (graphs
+  /// are functional; nothing is shuffled in place). The same as permutation(x)
+  /// for x of rank >= 1.
+  Var shuffle(const TensorLike& x);
+  /// Multivariate normal: mean + L z with L = cholesky(cov) (lower) and z
+  /// standard normal; mean (..., k) and cov (..., k, k) batch-broadcast
+  /// together and against size; shape size + (k,) (or their broadcast batch
+  /// shape + (k,)). method: "cholesky" (the only one).
+  Var multivariate_normal(const RandomSize& size, const TensorLike& mean, const TensorLike& cov,
+                          std::string_view method = "cholesky", std::optional<DType> dtype = {});
 
   /// Re-seeds: every state made so far becomes `{seed_i(seed), 0}`, so the
   /// stream restarts as if freshly built with `seed`.

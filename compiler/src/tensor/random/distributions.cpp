@@ -3,12 +3,13 @@
 /// name, parameters, sample kind; see DistributionSpec in
 /// theano/tensor/random.h), and for the distributions after Integers the
 /// host's entry to their kernels and rules in
-/// theano/runtime/kernels/random_distributions.h, the text generated code
-/// embeds: perform's checks and draws are the generated code's.
+/// theano/runtime/kernels/random_distributions.h and random_discrete.h, the
+/// text generated code embeds: perform's checks and draws are the generated
+/// code's.
 #include "random_kernels.h"
 
 #include "theano/runtime/error.h"
-#include "theano/runtime/kernels/random_distributions.h"
+#include "theano/runtime/kernels/random_discrete.h"
 
 namespace theano::tensor {
 
@@ -52,12 +53,15 @@ const Row kRows[] = {
     THEANO_RV_ROW(negative_binomial, 2, P("n", "p"), P(K::Real, K::Real), K::Count),
     THEANO_RV_ROW(hypergeometric, 3, P("ngood", "nbad", "nsample"), P(K::Integer, K::Integer, K::Integer), K::Count),
     {{"categorical", 1, {"p"}, {K::Real}, K::Count, false, {1}}, nullptr, nullptr},
+    THEANO_RV_ROW(loggamma, 1, P("alpha"), P(K::Real), K::Real),
+    {{"multinomial", 2, {"n", "p"}, {K::Integer, K::Real}, K::Count, false, {0, 1}, true}, nullptr, nullptr},
+    {{"permutation", 1, {"x"}, {K::Real}, K::Integer, false, {1}, true}, nullptr, nullptr},
 };
 
 #undef P
 #undef THEANO_RV_ROW
 
-constexpr std::size_t kCount = static_cast<std::size_t>(Distribution::Categorical) + 1;
+constexpr std::size_t kCount = static_cast<std::size_t>(Distribution::Permutation) + 1;
 static_assert(sizeof(kRows) / sizeof(kRows[0]) == kCount, "one row per Distribution, in its order");
 
 const Row& row(Distribution d) {
@@ -128,6 +132,49 @@ std::vector<double> sample_categorical(PhiloxKey key, std::int64_t n, std::int64
     theano_sub_init(&s, key.data(), static_cast<std::uint64_t>(i));
     out[static_cast<std::size_t>(i)] =
         theano_rv_categorical_f64(&s, reinterpret_cast<const char*>(p + i * k), k, sizeof(double));
+  }
+  return out;
+}
+
+std::vector<double> sample_multinomial(PhiloxKey key, std::int64_t rows, std::int64_t k, const double* n,
+                                       const double* p, const std::string& op) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const char* rule = nullptr;
+    if (theano_rv_multinomial_check(n + i, &rule)) {
+      char msg[512];
+      const std::string prefix = op + ": ";
+      theano_rv_message(msg, sizeof msg, prefix.c_str(), "n", i, n[i], rule);
+      throw ValueError(msg);
+    }
+    std::int64_t bad_j = 0;
+    double bad_v = 0;
+    if (theano_rv_categorical_check_f64(reinterpret_cast<const char*>(p + i * k), k, sizeof(double), &bad_j, &bad_v,
+                                        &rule)) {
+      char msg[512];
+      const std::string prefix = op + ": ";
+      theano_rv_message_at(msg, sizeof msg, prefix.c_str(), "p", i, bad_j, bad_v, rule);
+      throw ValueError(msg);
+    }
+  }
+  std::vector<double> out(static_cast<std::size_t>(rows * k));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    TheanoSubStream s;
+    theano_sub_init(&s, key.data(), static_cast<std::uint64_t>(i));
+    const char* row = reinterpret_cast<const char*>(p + i * k);
+    TheanoRvMultinomial m;
+    theano_rv_multinomial_init_f64(&m, n[i], row, k, sizeof(double));
+    for (std::int64_t j = 0; j < k; ++j)
+      out[static_cast<std::size_t>(i * k + j)] = theano_rv_multinomial_next_f64(&m, &s, row, j, sizeof(double));
+  }
+  return out;
+}
+
+std::vector<std::int64_t> sample_permutation(PhiloxKey key, std::int64_t rows, std::int64_t k) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(rows * k));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    TheanoSubStream s;
+    theano_sub_init(&s, key.data(), static_cast<std::uint64_t>(i));
+    theano_rv_permutation(&s, reinterpret_cast<char*>(out.data() + i * k), k, sizeof(std::int64_t));
   }
   return out;
 }

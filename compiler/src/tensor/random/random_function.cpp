@@ -23,6 +23,13 @@ std::string param_name(Distribution d, int k) {
   return std::string(distribution_spec(d).params[static_cast<std::size_t>(k)]);
 }
 
+// The parameter whose last axis is the sample's core axis (DistributionSpec::sample_core).
+int core_param(const DistributionSpec& spec) {
+  for (int k = 0; k < spec.nparams; ++k)
+    if (spec.core[static_cast<std::size_t>(k)] > 0) return k;
+  return -1;
+}
+
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string r = "(";
   for (std::size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
@@ -44,6 +51,11 @@ RandomFunction::RandomFunction(Distribution dist, DType dtype, bool size_from_pa
   if (dist == Distribution::Binomial) {
     THEANO_USER_CHECK(!is_complex(dtype), TypeError)
         << op << ": dtype " << dtype_name(dtype) << " cannot hold a count (use an integer or float dtype)";
+    return;
+  }
+  if (dist == Distribution::Permutation) {
+    THEANO_USER_CHECK(dtype == DType::Int64, TypeError)
+        << op << ": dtype " << dtype_name(dtype) << " cannot hold its indices (use int64)";
     return;
   }
   switch (spec.sample) {
@@ -73,11 +85,12 @@ THEANO_REGISTER_OP(RandomFunction);
 
 // GPU form: the distribution's parameters; the state and the size stay host
 // values, and so does the advanced state (output 0), where the next call reads it.
-// Categorical has none: its row rule would need the bad row downloaded for
-// perform's message (the GPU form's check downloads one element); it runs on
-// the host, reading p there.
+// Categorical and multinomial have none: their row rule would need the bad
+// row downloaded for perform's message (the GPU form's check downloads one
+// element); permutation's Fisher-Yates is sequential along its row (one
+// thread a row). They run on the host, reading their parameters there.
 std::optional<GpuPlacement> RandomFunction::gpu_form(const Apply& node) const {
-  if (distribution_ == Distribution::Categorical) return std::nullopt;
+  if (distribution_ == Distribution::Categorical || distribution_spec(distribution_).sample_core) return std::nullopt;
   GpuPlacement p = GpuPlacement::only(node.nin(), {});
   for (int k = 2; k < node.nin(); ++k) p.inputs[static_cast<std::size_t>(k)] = true;
   p.outputs = {false, true};
@@ -139,7 +152,8 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
       THEANO_USER_CHECK(pt[k]->ndim() >= core, TypeError)
           << op << ": parameter " << param_name(distribution_, k) << " (" << p.str() << ") must have at least " << core
           << " axis (its last axis holds the categories), got a scalar";
-      THEANO_USER_CHECK(d == DType::Float64 || d == DType::Float32, TypeError)
+      THEANO_USER_CHECK(distribution_ == Distribution::Permutation || d == DType::Float64 || d == DType::Float32,
+                        TypeError)
           << op << ": parameter " << param_name(distribution_, k) << " (" << p.str()
           << ") must be float32 or float64 (weights), got " << dtype_name(d);
     }
@@ -204,6 +218,8 @@ ApplyPtr RandomFunction::make_node(std::vector<Var> inputs) const {
       }
     }
   }
+  // A sample core axis: the core parameter's categories (multinomial, permutation).
+  if (spec.sample_core) out.push_back(pt[static_cast<std::size_t>(core_param(spec))]->shape().back());
   std::vector<Var> outputs{inputs[0].type()->make_variable(), TensorType::make(dtype_, out)->make_variable()};
   return Apply::create(OpPtr(this), std::move(inputs), std::move(outputs));
 }
@@ -252,12 +268,19 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
     for (std::int64_t v : shape)
       THEANO_USER_CHECK(v >= 0, ValueError) << op << ": the size " << shape_text(shape) << " has a negative entry";
   }
-  // The sample's size by the rule generated code uses too (shape_rules.h).
+  // The sample's size by the rule generated code uses too (shape_rules.h);
+  // with a sample core axis (its length k) `n` counts the rows.
+  const DistributionSpec& spec = distribution_spec(distribution_);
+  std::vector<std::int64_t> full = shape;
+  if (spec.sample_core) full.push_back(inputs[static_cast<std::size_t>(2 + core_param(spec))].shape().back());
   std::int64_t n = 0, bad = 0;
   const DType out_dtype = tensor_type(node.output(1))->dtype();
-  const int rule = theano_shape_size(shape.data(), static_cast<std::int64_t>(shape.size()),
+  const int rule = theano_shape_size(full.data(), static_cast<std::int64_t>(full.size()),
                                      static_cast<std::int64_t>(dtype_size(out_dtype)), &n, &bad);
-  if (rule != THEANO_RULE_OK) throw_shape_rule(rule, op + ": invalid size " + shape_text(shape), bad);
+  if (rule != THEANO_RULE_OK) throw_shape_rule(rule, op + ": invalid size " + shape_text(full), bad);
+  if (spec.sample_core) {
+    n = full.back() == 0 ? 0 : n / full.back();  // (no row drawn when k = 0)
+  }
 
   // Parameters, broadcast to the sample shape (one value per element).
   auto param = [&](int k, DType as) {
@@ -341,6 +364,18 @@ void RandomFunction::perform(const Apply& node, std::span<const NDArray> inputs,
       sample = NDArray::from_vector(random_detail::sample_integers(key, n, lo, hi), shape).astype(dtype_);
       break;
     }
+    case Distribution::Multinomial: {
+      const NDArray trials = param(0, DType::Float64), p = param(1, DType::Float64);
+      const std::int64_t k = p.shape().back();
+      sample = NDArray::from_vector(
+                   random_detail::sample_multinomial(key, n, k, trials.data_as<double>(), p.data_as<double>(), op), full)
+                   .astype(dtype_);
+      break;
+    }
+    case Distribution::Permutation:
+      (void)param(0, inputs[2].dtype());  // (its broadcast checked; the values are not read)
+      sample = NDArray::from_vector(random_detail::sample_permutation(key, n, full.back()), full);
+      break;
     case Distribution::Categorical: {
       const NDArray p = param(0, DType::Float64);
       const std::int64_t k = p.shape().back();
@@ -366,7 +401,9 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
                                                           const std::vector<std::vector<Var>>& input_shapes) const {
   std::vector<Var> out;
   const auto* tt = tensor_type(node.output(1));
-  const std::size_t nd = static_cast<std::size_t>(tt->ndim());
+  // The batch axes (a sample core axis, the last, left out).
+  const bool sample_core = distribution_spec(distribution_).sample_core;
+  const std::size_t nd = static_cast<std::size_t>(tt->ndim()) - (sample_core ? 1 : 0);
   if (size_from_params_) {
     // Per dimension: a parameter whose static size there is not 1 gives it
     // (a dimension broadcasts only when its type says size 1).
@@ -390,6 +427,11 @@ std::vector<std::vector<Var>> RandomFunction::infer_shape(const Apply& node,
       else
         out.push_back(node.input(1)[Index(static_cast<std::int64_t>(d))].astype(DType::Int64));
     }
+  }
+  if (sample_core) {
+    // The sample core axis: the core parameter's last axis.
+    const std::size_t k = static_cast<std::size_t>(2 + core_param(distribution_spec(distribution_)));
+    out.push_back(input_shapes[k].back());
   }
   return {input_shapes[0], out};
 }

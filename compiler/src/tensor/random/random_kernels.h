@@ -33,6 +33,14 @@ std::vector<double> sample_generic(Distribution d, PhiloxKey key, std::int64_t n
 std::vector<double> sample_categorical(PhiloxKey key, std::int64_t n, std::int64_t k, const double* p,
                                        const std::string& op);
 
+/// Multinomial rows: row i draws n[i] over the k float64 weights of row i of
+/// `p` (the rules first: n's, then the categorical row rule, perform's
+/// ValueError naming the row), k counts per row in C order.
+std::vector<double> sample_multinomial(PhiloxKey key, std::int64_t rows, std::int64_t k, const double* n,
+                                       const double* p, const std::string& op);
+/// Permutation rows: row i a random order of 0..k-1 (theano_rv_permutation).
+std::vector<std::int64_t> sample_permutation(PhiloxKey key, std::int64_t rows, std::int64_t k);
+
 /// Hörmann's Stirling tail correction fc(k) = log k! - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2].
 double stirling_tail(double k);
 

@@ -113,6 +113,41 @@ NodeRewriterPtr local_det_of_factored() {
   return r;
 }
 
+namespace {
+
+/// (-1)^(row swaps) of lu_factor's pivots (piv[i] != i is a swap), in d's dtype (d: the factor's diagonal).
+Var pivot_sign(const Var& piv, const Var& d) {
+  const int nd = rank(piv);
+  const Var swapped = T::neq(piv, T::arange(T::shape_i(piv, nd - 1), DType::Int64));
+  return T::prod(T::switch_(swapped, constant_like(-1, d), constant_like(1, d)), T::Axes(nd - 1));
+}
+
+}  // namespace
+
+// det(A) -> prod(diagonal(LU)) * (-1)^swaps, slogdet(A) -> (prod(sign(diagonal(LU))) * (-1)^swaps,
+// sum(log(abs(diagonal(LU))))) when {LU, piv} = lu_factor(A) is computed anyway (a solve's, shared)
+NodeRewriterPtr local_det_of_lu() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_det_of_lu", {"Det", "SLogDet"},
+      "det(A) -> prod(diagonal(LU)) * (-1)^swaps; slogdet(A) -> (prod(sign(diagonal(LU))) * (-1)^swaps, "
+      "sum(log(abs(diagonal(LU))))) for an lu_factor(A) computed elsewhere",
+      [](FunctionGraph& fg, Apply& node) -> RewriteResult {
+        const Var& x = node.input(0);
+        for (const Client& c : fg.clients(x)) {
+          if (c.is_output() || !op_of<L::LUFactor>(c.node->output(0))) continue;
+          const Var d = matrix_diagonal(c.node->output(0));
+          const Var sign = pivot_sign(c.node->output(1), d);
+          if (op_of<L::Det>(node.output(0))) return fitted_exact(T::mul(prod_last(d), sign), node, {});
+          const Var s = fit_exact(T::mul(prod_last(T::sign(d)), sign), node.output(0), {});
+          const Var l = fit_exact(T::sum(T::log(T::abs(d)), T::Axes(rank(d) - 1)), node.output(1), {});
+          if (!s || !l) return RewriteResult::fail("the replacement cannot keep the output types");
+          return std::vector<Var>{s, l};
+        }
+        return RewriteResult::fail("A is not LU-factored elsewhere");
+      });
+  return r;
+}
+
 // log(det(A)) -> switch(sign < 0, nan, logabsdet); log(abs(det(A))) -> logabsdet, (sign, logabsdet) = slogdet(A)
 NodeRewriterPtr local_log_det() {
   static const NodeRewriterPtr r = make_node_rewriter(

@@ -16,6 +16,7 @@
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/linalg.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/subtensor.h"
 #include "theano/tensor/type.h"
 
 namespace theano::rewrite::detail {
@@ -195,10 +196,25 @@ bool a_broadcast_in_batch(const Var& a, const Var& b, int b_ndim) {
   return false;
 }
 
+/// x with A x = b (A^T x = b with `trans`) from the lu_factor {LU, piv} of a matrix A (no batch dims): with
+/// A[perm] = L U, x = U^-1 L^-1 b[perm], and A^T x = b gives x = w[p] for w = L^-T U^-T b and p the inverse
+/// order. The rows are gathered (take) where lu_solve multiplies by a permutation matrix (n^2 products and an
+/// n x n matrix per solve).
+Var lu_solve_rows(const Var& LU, const Var& piv, const Var& b, int b_ndim, bool trans) {
+  const int axis = rank(b) - b_ndim;
+  auto tri = [&](bool lower, bool t, bool unit, const Var& y) {
+    return OpPtr(new L::SolveTriangular(lower, t, unit, b_ndim))->apply1({LU, y});
+  };
+  if (!trans) return tri(false, false, false, tri(true, false, true, T::take(b, L::pivot_to_permutation(piv), axis)));
+  return T::take(tri(true, true, true, tri(false, true, false, b)), L::pivot_to_permutation(piv, true), axis);
+}
+
 }  // namespace
 
-// solve(A, b1), solve(A, b2), solve(A.T, b3) -> lu_solve(lu_factor(A), b_i, trans) with one lu_factor;
-// solve(A, b, pos) likewise through one cholesky(A) and cho_solve; an existing lu_factor(A) / cholesky(A) reused
+// solve(A, b1), solve(A, b2), solve(A.T, b3) -> lu_solve(lu_factor(A), b_i, trans) with one lu_factor (for a
+// matrix A, its rows gathered rather than multiplied by a permutation matrix);
+// solve(A, b, pos) likewise through one cholesky(A) and cho_solve; an existing lu_factor(A) / cholesky(A) reused;
+// a det / slogdet of A counts as a use of the LU (local_det_of_lu then reads it)
 NodeRewriterPtr local_reuse_decomposition() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_reuse_decomposition", {"Solve"},
@@ -228,6 +244,7 @@ NodeRewriterPtr local_reuse_decomposition() {
           if (c.is_output()) continue;
           const Var out = c.node->output(0);
           if (la::transpose_input(out) == a) count(out, true);
+          if (gen && (op_of<L::Det>(out) || op_of<L::SLogDet>(out))) ++solves;  // local_det_of_lu shares the LU
           if (!factor && gen && op_of<L::LUFactor>(out)) {
             factor = out;
             piv = c.node->output(1);
@@ -241,8 +258,9 @@ NodeRewriterPtr local_reuse_decomposition() {
           if (gen) std::tie(factor, piv) = L::lu_factor(a);
           else factor = L::cholesky(a, lower);
         }
-        const Var x = gen ? L::lu_solve({factor, piv}, b, trans ? 1 : 0)
-                          : OpPtr(new L::CholeskySolve(lower, s.b_ndim()))->apply1({factor, b});
+        const Var x = !gen             ? OpPtr(new L::CholeskySolve(lower, s.b_ndim()))->apply1({factor, b})
+                      : rank(a) == 2 ? lu_solve_rows(factor, piv, b, s.b_ndim(), trans)
+                                     : L::lu_solve({factor, piv}, b, trans ? 1 : 0);
         return fitted(x, node);
       });
   return r;

@@ -193,6 +193,7 @@ SequenceDB build_optdb() {
   stabilize->register_rewrite(local_det_of_factored(), stab_linalg);
   stabilize->register_rewrite(local_log_det(), stab_linalg);
   stabilize->register_rewrite(local_log_prod(), stab_linalg);
+  stabilize->register_rewrite(local_det_of_lu(), stab_linalg);
   stabilize->register_rewrite(local_reuse_decomposition(), stab_linalg);
 
   // blas_opt (blas.cpp): dot22, then gemm / gemv / ger and usmm from sums of scaled products.

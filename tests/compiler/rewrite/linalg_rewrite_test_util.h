@@ -22,6 +22,7 @@
 #include "theano/extending.hpp"
 #include "theano/tensor/linalg.h"
 #include "theano/tensor/linalg_structure.h"
+#include "theano/tensor/subtensor.h"
 
 namespace theano::test::la_rw {
 
@@ -130,6 +131,17 @@ inline std::mt19937_64& rng() {
 inline NDArray spd(std::vector<std::int64_t> shape) { return latest::spd(rng(), std::move(shape)); }
 inline NDArray general(std::vector<std::int64_t> shape) { return latest::general(rng(), std::move(shape)); }
 inline NDArray uniform(std::vector<std::int64_t> shape) { return latest::uniform(rng(), std::move(shape)); }
+
+/// The solve with a matrix's lu_factor {LU, piv} that local_reuse_decomposition builds: A[perm] = L U, so
+/// x = U^-1 L^-1 b[perm]; A^T x = b: x = (L^-T U^-T b)[p], p the inverse order (rows: b's axis rank - b_ndim).
+inline Var lu_rows_solve(const Var& LU, const Var& piv, const Var& b, bool trans = false) {
+  const int axis = T::tensor_type(b)->ndim() == 1 ? 0 : T::tensor_type(b)->ndim() - 2;
+  if (!trans)
+    return LA::solve_triangular(LU, LA::solve_triangular(LU, T::take(b, LA::pivot_to_permutation(piv), axis), true, 0, true),
+                                false);
+  return T::take(LA::solve_triangular(LU, LA::solve_triangular(LU, b, false, 1), true, 1, true),
+                 LA::pivot_to_permutation(piv, true), axis);
+}
 
 inline Var scalar(double v) { return T::constant(NDArray::scalar<double>(v)); }
 

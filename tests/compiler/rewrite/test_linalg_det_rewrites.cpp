@@ -89,6 +89,34 @@ TEST_SUITE("rewrite_tests") {
     CHECK(count_ops(optimized({X}, {LA::det(X), LA::cholesky(X)}), "Det") == 1);
   }
 
+  TEST_CASE("local_det_of_lu: a solve and a log-determinant of one matrix share one LU") {
+    const Var A = T::tensor(DType::Float64, {4, 4}, "A"), b = T::tensor(DType::Float64, {4, 2}, "b");
+    NDArray a = general({4, 4});
+    const auto [LU, piv] = LA::lu_factor(A);
+    const Var d = diag_of(LU);
+    const Var sign = T::prod(T::switch_(T::neq(piv, T::arange(T::shape_i(piv, 0), DType::Int64)), const_like(-1, d),
+                                        const_like(1, d)),
+                             T::Axes(0));
+    const std::vector<Var> outs{LA::solve(A, b), LA::slogdet(A).first, LA::slogdet(A).second, LA::det(A)};
+    const std::vector<Var> want{lu_rows_solve(LU, piv, b), T::mul(prod_last(T::sign(d)), sign),
+                                sum_last(T::log(T::abs(d))), T::mul(prod_last(d), sign)};
+    const auto fg = optimized({A, b}, outs);
+    CHECK(count_ops(fg, "LUFactor") == 1);
+    CHECK(count_ops(fg, "SLogDet") + count_ops(fg, "Det") + count_ops(fg, "Solve") == 0);
+    check({A, b}, outs, want, {a, uniform({4, 2})}, "stabilize", true);
+    // A negative determinant (rows swapped): the same sign, log|det| and det.
+    NDArray neg = a.copy();
+    for (std::int64_t j = 0; j < 4; ++j) std::swap(neg.data_as<double>()[j], neg.data_as<double>()[8 + j]);
+    check_values({A, b}, outs, {neg, uniform({4, 2})});
+    // log(det(A)) beside a solve: through the LU too, finite where det overflows.
+    const Var M = T::matrix("M", DType::Float64), B = T::matrix("B", DType::Float64);
+    FunctionOptions opt;
+    opt.mode = "fast_run";
+    const auto got = function({M, B}, {T::log(LA::det(M)), LA::solve(M, B)}, opt)({near_diagonal(200, 100), uniform({200, 3})});
+    CHECK(std::abs(scalar_of(got[0]) - 200 * std::log(100.0)) < 1e-2);
+    CHECK(count_ops(optimized({M, B}, {T::log(LA::det(M)), LA::solve(M, B)}), "LUFactor") == 1);
+  }
+
   TEST_CASE("local_log_det: log(det(A)) and log(abs(det(A))) through slogdet") {
     const Var A = T::tensor(DType::Float64, {4, 4}, "A");
     const auto [sign, logabs] = LA::slogdet(A);

@@ -35,7 +35,7 @@ TEST_SUITE("rewrite_tests") {
     // One matrix against a batch of right-hand sides (batch dims broadcast): then factored once
     // (local_reuse_decomposition); and a transposed inverse.
     const auto [LU, piv] = LA::lu_factor(M);
-    check({M, B}, {LA::matmul(LA::inv(M), B)}, {LA::lu_solve({LU, piv}, B)}, {m, b}, "stabilize", true);
+    check({M, B}, {LA::matmul(LA::inv(M), B)}, {lu_rows_solve(LU, piv, B)}, {m, b}, "stabilize", true);
     check({A, B}, {LA::matmul(LA::matrix_transpose(LA::inv(A)), B)}, {LA::solve(LA::matrix_transpose(A), B)}, {a, b});
   }
 
@@ -99,7 +99,7 @@ TEST_SUITE("rewrite_tests") {
     {
       const auto [LU, piv] = LA::lu_factor(A);
       check({A, b1, b2, b3}, {LA::solve(A, b1), LA::solve(A, b2), LA::solve(A.T(), b3)},
-            {LA::lu_solve({LU, piv}, b1), LA::lu_solve({LU, piv}, b2), LA::lu_solve({LU, piv}, b3, 1)}, {a, v1, v2, v3},
+            {lu_rows_solve(LU, piv, b1), lu_rows_solve(LU, piv, b2), lu_rows_solve(LU, piv, b3, true)}, {a, v1, v2, v3},
             "stabilize", true);
       const auto fg = optimized({A, b1, b2, b3}, {LA::solve(A, b1), LA::solve(A, b2), LA::solve(A.T(), b3)});
       CHECK(count_ops(fg, "LUFactor") == 1);
@@ -112,14 +112,21 @@ TEST_SUITE("rewrite_tests") {
     }
     {  // an lu_factor / cholesky computed anyway is reused by a single solve
       const auto [LU, piv] = LA::lu_factor(A);
-      check({A, b1}, {LA::solve(A, b1), LU}, {LA::lu_solve({LU, piv}, b1), LU}, {a, v1}, "stabilize", true);
+      check({A, b1}, {LA::solve(A, b1), LU}, {lu_rows_solve(LU, piv, b1), LU}, {a, v1}, "stabilize", true);
       const Var Lc = LA::cholesky(A);
       check({A, b1}, {LA::solve(A, b1, "pos", true), Lc}, {LA::cho_solve({Lc, true}, b1), Lc}, {s, v1});
     }
     {  // one matrix solved against a batch: factored once
       const Var Bb = T::tensor(DType::Float64, {5, 4, 2}, "Bb");
       const auto [LU, piv] = LA::lu_factor(A);
-      check({A, Bb}, {LA::solve(A, Bb)}, {LA::lu_solve({LU, piv}, Bb)}, {a, uniform({5, 4, 2})}, "stabilize", true);
+      check({A, Bb}, {LA::solve(A, Bb)}, {lu_rows_solve(LU, piv, Bb)}, {a, uniform({5, 4, 2})}, "stabilize", true);
+    }
+    {  // a batch of matrices: lu_solve's graph
+      const Var Ab = T::tensor(DType::Float64, {3, 4, 4}, "Ab"), Bb = T::tensor(DType::Float64, {3, 4, 2}, "Bb");
+      const Var Cb = T::tensor(DType::Float64, {3, 4, 2}, "Cb");
+      const auto [LU, piv] = LA::lu_factor(Ab);
+      check({Ab, Bb, Cb}, {LA::solve(Ab, Bb), LA::solve(Ab, Cb)}, {LA::lu_solve({LU, piv}, Bb), LA::lu_solve({LU, piv}, Cb)},
+            {general({3, 4, 4}), uniform({3, 4, 2}), uniform({3, 4, 2})}, "stabilize", true);
     }
     // Left alone: one solve; solves of different matrices; a pos solve reading the other triangle.
     CHECK(count_ops(optimized({A, b1}, {LA::solve(A, b1)}), "Solve") == 1);

@@ -120,6 +120,7 @@ const char* const kPipeline = R"(
          local_det_of_factored [fast_run, linalg, stabilize]
          local_log_det [fast_run, linalg, stabilize]
          local_log_prod [fast_run, linalg, stabilize]
+         local_det_of_lu [fast_run, linalg, stabilize]
          local_reuse_decomposition [fast_run, linalg, stabilize]
   1.7  blas_opt [blas, fast_run]
          local_dot_to_dot22 [blas, dot22, fast_run]

@@ -74,7 +74,12 @@ NodeRewriterPtr local_det_of_structure() {
       "prod(sqr(diagonal(L))) for L triangular; det(inv(X)) -> 1 / det(X)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const Var& x = node.input(0);
-        if (op_of<L::MatrixInverse>(x)) return fitted_exact(T::reciprocal(L::det(x.owner()->input(0))), node, {});
+        if (op_of<L::MatrixInverse>(x)) {  // a singular X stays an error, as inv's
+          const Var d = L::det(x.owner()->input(0));
+          return fitted_exact(T::reciprocal(T::assert_op(d, {T::all_(T::neq(d, constant_like(0, d)))},
+                                                         "det(inv(X)): X is singular")),
+                              node, {});
+        }
         if (op_of<L::AllocDiag>(x) && la::structure_of(x) == Structure::Diagonal)
           return fitted_exact(prod_last(x.owner()->input(0)), node, {});
         if (la::structure_of(x) != Structure::General)

@@ -53,7 +53,14 @@ TEST_SUITE("rewrite_tests") {
     check({S}, {LA::det(LA::cholesky(S, false).T())}, {prod_last(LA::diagonal(LA::cholesky(S, false), 0, 1, 0))}, {s});
     check({v}, {LA::det(LA::alloc_diag(v))}, {prod_last(v)}, {w});
     check({S}, {LA::det(T::dot(Lc, Lc.T()))}, {prod_last(T::sqr(diag_of(Lc)))}, {s});
-    check({S}, {LA::det(LA::inv(S))}, {T::reciprocal(LA::det(S))}, {s});
+    const Var dS = LA::det(S);
+    check({S}, {LA::det(LA::inv(S))},
+          {T::reciprocal(T::assert_op(dS, {T::all_(T::neq(dS, const_like(0, dS)))}, "det(inv(X)): X is singular"))}, {s});
+    {  // a singular X: still an error
+      FunctionOptions opt;
+      opt.mode = "fast_run";
+      CHECK_THROWS_AS(function({S}, {LA::det(LA::inv(S))}, opt)({NDArray::zeros({4, 4})}), ValueError);
+    }
     // Batched: the diagonals' products over the last axis.
     const Var Sb = T::tensor(DType::Float64, {3, 4, 4}, "Sb");
     check({Sb}, {LA::det(LA::cholesky(Sb))}, {prod_last(diag_of(LA::cholesky(Sb)))}, {spd({3, 4, 4})});

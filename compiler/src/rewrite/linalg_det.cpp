@@ -172,6 +172,18 @@ NodeRewriterPtr local_log_det() {
   return r;
 }
 
+// sign(det(A)) -> sign of slogdet(A): right where det underflows to 0 (det(0.01 I) of size 200 is 1e-400)
+NodeRewriterPtr local_sign_det() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_sign_det", {"Elemwise:sign"}, "sign(det(A)) -> sign with (sign, logabsdet) = slogdet(A)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const Var& d = node.input(0);
+        if (!op_of<L::Det>(d)) return RewriteResult::fail("input is not det(A)");
+        return fitted_exact(L::slogdet(d.owner()->input(0)).first, node, {});
+      });
+  return r;
+}
+
 // log(prod(x)) -> sum(log(x)) for x >= 0 (abs, exp, sqr, sqrt, the diagonal of a Cholesky factor);
 // log(prod(sqr(y))) -> 2 * sum(log(|y|)); log(abs(prod(x))) -> sum(log(abs(x)));
 // log(prod(x)) -> switch(prod(sign(x)) < 0, nan, sum(log(abs(x)))) otherwise (float x)

@@ -22,6 +22,7 @@ NodeRewriterPtr local_det_of_structure();
 NodeRewriterPtr local_det_of_factored();
 NodeRewriterPtr local_det_of_lu();
 NodeRewriterPtr local_log_det();
+NodeRewriterPtr local_sign_det();
 NodeRewriterPtr local_log_prod();
 NodeRewriterPtr local_inv_of_inv();
 NodeRewriterPtr local_inv_of_diag();

@@ -192,6 +192,7 @@ SequenceDB build_optdb() {
   stabilize->register_rewrite(local_det_of_structure(), stab_linalg);
   stabilize->register_rewrite(local_det_of_factored(), stab_linalg);
   stabilize->register_rewrite(local_log_det(), stab_linalg);
+  stabilize->register_rewrite(local_sign_det(), stab_linalg);
   stabilize->register_rewrite(local_log_prod(), stab_linalg);
   stabilize->register_rewrite(local_det_of_lu(), stab_linalg);
   stabilize->register_rewrite(local_reuse_decomposition(), stab_linalg);

@@ -172,6 +172,19 @@ TEST_SUITE("rewrite_tests") {
       CHECK(std::isfinite(got));
       CHECK(std::abs(got - want) < 1e-2);
     }
+    {  // det underflows to 0 (diagonal 0.01): log(det) and sign(det) through slogdet
+      const Var A = T::matrix("A", DType::Float64);
+      NDArray a = near_diagonal(n, 100);  // 100 I + 0.01 U(-1, 1), scaled by 1e-4: 0.01 I + 1e-6 U
+      for (std::int64_t i = 0; i < n * n; ++i) a.data_as<double>()[i] *= 1e-4;
+      const std::vector<Var> outs{T::log(LA::det(A)), T::sign(LA::det(A))};
+      const auto raw_v = function({A}, {outs[0], outs[1]}, raw)({a});
+      CHECK(std::isinf(scalar_of(raw_v[0])));
+      CHECK(scalar_of(raw_v[1]) == 0);
+      const auto got = function({A}, {outs[0], outs[1]}, opt)({a});
+      CHECK(std::abs(scalar_of(got[0]) + want) < 1e-1);
+      CHECK(scalar_of(got[1]) == 1);
+      CHECK(count_ops(optimized({A}, outs), "Det") == 0);
+    }
     {  // a diagonal: sum of logs
       const Var v = T::vector("v", DType::Float64);
       const NDArray d = NDArray::full({n}, 100.0, DType::Float64);

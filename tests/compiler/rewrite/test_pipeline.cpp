@@ -119,6 +119,7 @@ const char* const kPipeline = R"(
          local_det_of_structure [fast_run, linalg, stabilize]
          local_det_of_factored [fast_run, linalg, stabilize]
          local_log_det [fast_run, linalg, stabilize]
+         local_sign_det [fast_run, linalg, stabilize]
          local_log_prod [fast_run, linalg, stabilize]
          local_det_of_lu [fast_run, linalg, stabilize]
          local_reuse_decomposition [fast_run, linalg, stabilize]

@@ -20,6 +20,7 @@
 
 #include "algebra.h"
 #include "known_names.h"
+#include "linalg_rewrites.h"
 #include "rewrites.h"
 #include "theano/config_flags.h"
 #include "theano/rewrite/optdb.h"
@@ -146,6 +147,14 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_diag_alloc_diag(), canon_linalg);
   canonicalize->register_rewrite(local_diag_transpose(), canon_linalg);
   canonicalize->register_rewrite(local_tril_triu_merge(), canon_linalg);
+  //   linalg_det.cpp, linalg_solve.cpp: inverses, factors, solves and determinants of known structure
+  canonicalize->register_rewrite(local_inv_of_inv(), canon_linalg);
+  canonicalize->register_rewrite(local_inv_of_diag(), canon_linalg);
+  canonicalize->register_rewrite(local_cholesky_of_diag(), canon_linalg);
+  canonicalize->register_rewrite(local_solve_transpose(), canon_linalg);
+  canonicalize->register_rewrite(local_solve_triangular_structure(), canon_linalg);
+  canonicalize->register_rewrite(local_solve_cholesky_product(), canon_linalg);
+  canonicalize->register_rewrite(local_det_of_structure(), canon_linalg);
 
   // stabilize: numerically safer forms.
   const Tags stab{"fast_run", "stabilize"};
@@ -172,6 +181,21 @@ SequenceDB build_optdb() {
   stabilize->register_rewrite(local_sigm_times_exp(), stab);
   stabilize->register_rewrite(local_sigm_quotient_distribute(), stab);
   stabilize->register_rewrite(local_IncSubtensor_serialize(), {"fast_run", "stabilize", "shape"});
+  //   linalg_solve.cpp, linalg_det.cpp: products with an inverse as solves (then read in place as in
+  //   canonicalize), determinants through the diagonal of a structure or a factor found elsewhere, their logs
+  //   through slogdet or sums of logs; last, solves of one matrix sharing one factorization (before blas_opt, so
+  //   that lu_solve's products become BLAS calls)
+  const Tags stab_linalg{"fast_run", "stabilize", "linalg"};
+  stabilize->register_rewrite(local_inv_to_solve(), stab_linalg);
+  stabilize->register_rewrite(local_solve_transpose(), stab_linalg);
+  stabilize->register_rewrite(local_solve_triangular_structure(), stab_linalg);
+  stabilize->register_rewrite(local_det_of_structure(), stab_linalg);
+  stabilize->register_rewrite(local_det_of_factored(), stab_linalg);
+  stabilize->register_rewrite(local_log_det(), stab_linalg);
+  stabilize->register_rewrite(local_sign_det(), stab_linalg);
+  stabilize->register_rewrite(local_log_prod(), stab_linalg);
+  stabilize->register_rewrite(local_det_of_lu(), stab_linalg);
+  stabilize->register_rewrite(local_reuse_decomposition(), stab_linalg);
 
   // blas_opt (blas.cpp): dot22, then gemm / gemv / ger and usmm from sums of scaled products.
   blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
@@ -214,6 +238,8 @@ SequenceDB build_optdb() {
   //   linalg_structure.cpp: ExtractDiag, AllocDiag, Tril and Triu become graphs of ops generated code lowers
   //   (after canonicalize and stabilize, whose rewrites see the ops themselves)
   specialize->register_rewrite(local_linalg_structure_expand(), {"fast_run", "specialize", "linalg"});
+  //   linalg_solve.cpp: a Cholesky factor's forward and backward substitutions as one cho_solve
+  specialize->register_rewrite(local_paired_triangular_solves_to_cho_solve(), {"fast_run", "specialize", "linalg"});
 
   // specialize_device (conv.cpp): each abstract convolution becomes its implementation, CorrMM (Theano's
   // conv_groupopt, here with one implementation); AbstractConvCheck refuses one left over.

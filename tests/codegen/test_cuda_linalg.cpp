@@ -76,7 +76,8 @@ void check_same_error(const std::vector<Var>& ins, const std::vector<Var>& outs,
 }  // namespace
 
 TEST_SUITE("cuda linalg (emulated device)") {
-  TEST_CASE("cuda emulated: cholesky, solve_triangular, cho_solve and solve agree with the CPU, batched and broadcast") {
+  TEST_CASE(
+      "cuda emulated: cholesky, solve_triangular, cho_solve and solve agree with the CPU, batched and broadcast") {
     std::mt19937_64 rng(37);
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));
@@ -85,12 +86,13 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const NDArray A = latest::spd(rng, {3, 5, 5}).astype(dt), B = latest::uniform(rng, {5, 2}).astype(dt);
       const NDArray V = latest::uniform(rng, {5}).astype(dt);
       check_on_gpu({a}, {LA::cholesky(a), LA::cholesky(a, false)}, {A}, {"Cholesky"}, rtol);
-      check_on_gpu({a, b, v}, {LA::solve_triangular(a, b, true), LA::solve_triangular(a, v, false, 1, true)},
-                   {A, B, V}, {"SolveTriangular"}, rtol);
+      check_on_gpu({a, b, v}, {LA::solve_triangular(a, b, true), LA::solve_triangular(a, v, false, 1, true)}, {A, B, V},
+                   {"SolveTriangular"}, rtol);
       check_on_gpu({a, b}, {LA::cho_solve({LA::cholesky(a), true}, b)}, {A, B}, {"CholeskySolve", "Cholesky"}, rtol);
-      check_on_gpu({a, b, v}, {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false),
-                               LA::solve(a, b, "pos")},
-                   {A, B, V}, {"Solve"}, rtol);
+      check_on_gpu(
+          {a, b, v},
+          {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos")},
+          {A, B, V}, {"Solve"}, rtol);
       // A strided (transposed) matrix: the gather reads it by its strides.
       check_on_gpu({a, b}, {LA::solve(LA::matrix_transpose(a), b)}, {A, B}, {"Solve"}, rtol);
     }
@@ -131,13 +133,15 @@ TEST_SUITE("cuda linalg (emulated device)") {
     NDArray both = NDArray::zeros({2, 3, 3});
     both.index(0, 0).assign(NDArray::from_vector(latest::identity(3), {3, 3}));
     both.index(0, 1).assign(bad);
-    check_same_error<ValueError>({t}, {LA::cholesky(t)}, {both}, "GpuCholesky", "leading minor 2 is not positive (batch entry 1)");
+    check_same_error<ValueError>({t}, {LA::cholesky(t)}, {both}, "GpuCholesky",
+                                 "leading minor 2 is not positive (batch entry 1)");
     check_same_error<ValueError>({a, b}, {LA::solve(a, b, "pos")}, {bad, NDArray::ones({3, 1})}, "GpuSolve",
                                  "is not positive definite (assume_a=\"pos\"): leading minor 2");
     const NDArray sing = NDArray::from_list<double>({1, 2, 2, 4}, {2, 2});
     check_same_error<ValueError>({a}, {LA::inv(a)}, {sing}, "GpuMatrixInverse",
                                  "the matrix (input 0) is singular: U[1] of its LU factorization is exactly zero");
-    check_same_error<ValueError>({a, b}, {LA::solve(a, b)}, {sing, NDArray::ones({2, 1})}, "GpuSolve", "is singular: U[1]");
+    check_same_error<ValueError>({a, b}, {LA::solve(a, b)}, {sing, NDArray::ones({2, 1})}, "GpuSolve",
+                                 "is singular: U[1]");
     check_same_error<ValueError>({a, b}, {LA::solve_triangular(a, b, true)},
                                  {NDArray::from_list<double>({1, 0, 1, 0}, {2, 2}), NDArray::ones({2, 1})},
                                  "GpuSolveTriangular", "the matrix (input 0) is singular: diagonal element 1 is zero");

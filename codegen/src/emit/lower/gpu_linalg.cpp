@@ -16,10 +16,8 @@
 // never downloads. docs/linalg.md, "On the GPU".
 #include <theano/runtime/error.h>
 #include <theano/runtime/kernels/linalg.h>
-#include <theano/tensor/linalg.h>
-
-#include <cmath>  // (before linalg_gpu.h, whose rules call log)
 #include <theano/runtime/kernels/linalg_gpu.h>
+#include <theano/tensor/linalg.h>
 #include <theano/tensor/type.h>
 
 #include "../../thunk_abi.h"
@@ -78,11 +76,12 @@ LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, 
                  "theano_la_gpu_store_" + S + "(e, r, k, (const " + T + "*)src, dst, mode);");
   K.det = make("det", {P.cnt, P.r, P.src, P.piv, P.mode, P.dst, P.aux},
                "theano_la_gpu_lu_det_" + S + "((const " + T + "*)src, piv, r, (int)mode, dst, aux);");
-  K.zero_diag = make("zero_diag", {P.cnt, P.r, P.src, P.flag},
-                     "{ const int64_t z = theano_la_gpu_zero_diag_" + S + "((const " + T +
-                         "*)src, r); if (z) flag[0] = (int)z; }");
+  K.zero_diag = make(
+      "zero_diag", {P.cnt, P.r, P.src, P.flag},
+      "{ const int64_t z = theano_la_gpu_zero_diag_" + S + "((const " + T + "*)src, r); if (z) flag[0] = (int)z; }");
   K.piv0 = make("piv0", {P.cnt, P.piv, P.ipo}, "ipo[e] = piv[e] - 1;");
-  K.nan_fill = make("nan_fill", {P.cnt, P.flag, P.dst}, "if (flag[0] != 0 || flag[1] > 0) dst[e] = (" + T + ")THEANO_NAN;");
+  K.nan_fill =
+      make("nan_fill", {P.cnt, P.flag, P.dst}, "if (flag[0] != 0 || flag[1] > 0) dst[e] = (" + T + ")THEANO_NAN;");
   return K;
 }
 
@@ -98,8 +97,9 @@ void gpu_buffer(NodeLowering& L, const std::string& name, DType dt, const std::s
 
 /// The statement failing with the CPU kernel's words in `call`.msg after the node's label.
 std::string kernel_fail(NodeLowering& L, const std::string& call, const std::string& rc) {
-  return "{ char m[512]; theano_la_cat(m, 512, " + c_string(L.label + ": ") + ", " + call + ".msg); return theano_fail(ctx, " +
-         rc + " == THEANO_LA_SHAPE ? " + str(kErrShape) + " : " + str(kErrValue) + ", m, all, " + str(L.nin()) + "); }";
+  return "{ char m[512]; theano_la_cat(m, 512, " + c_string(L.label + ": ") + ", " + call +
+         ".msg); return theano_fail(ctx, " + rc + " == THEANO_LA_SHAPE ? " + str(kErrShape) + " : " + str(kErrValue) +
+         ", m, all, " + str(L.nin()) + "); }";
 }
 
 /// The lambda `explain(b, v)`: the inputs downloaded, the CPU kernel rerun on
@@ -128,9 +128,10 @@ void emit_explain(NodeLowering& L, DType dt, const std::string& S) {
   }
   for (int k = 0; k < L.nout(); ++k) {
     const std::string ks = str(k);
-    w.line("hout[" + ks + "].ndim = c.out_nd[" + ks + "]; hout[" + ks + "].dtype = " +
-           str(static_cast<int>(L.out(k).dtype())) + "; hout[" + ks + "].owner = -1;");
-    w.line("for (int64_t d = 0; d < c.out_nd[" + ks + "]; ++d) hout[" + ks + "].shape[d] = c.out_shape[" + ks + "][d];");
+    w.line("hout[" + ks + "].ndim = c.out_nd[" + ks + "]; hout[" + ks +
+           "].dtype = " + str(static_cast<int>(L.out(k).dtype())) + "; hout[" + ks + "].owner = -1;");
+    w.line("for (int64_t d = 0; d < c.out_nd[" + ks + "]; ++d) hout[" + ks + "].shape[d] = c.out_shape[" + ks +
+           "][d];");
     w.line("if (ctx->alloc(ctx->host, &hout[" + ks + "], -1) != 0) " +
            L.fail(kErrValue, "could not allocate a host output to word an error"));
     w.line("h.out[" + ks + "] = hout[" + ks + "].data;");
@@ -146,8 +147,7 @@ void emit_explain(NodeLowering& L, DType dt, const std::string& S) {
   w.line("hrc = theano_la_run_" + S + "(&h);");
   w.line("if (hrc != THEANO_LA_OK) " + kernel_fail(L, "h", "hrc"));
   w.line(L.fail_int2(kErrValue, "the GPU's solver reported a failure at batch entry ", "bad_entry", " (status ",
-                     "bad_status",
-                     ") that LAPACK, rerun on the host on the same input to word it, does not find"));
+                     "bad_status", ") that LAPACK, rerun on the host on the same input to word it, does not find"));
   w.close(";");
 }
 
@@ -175,7 +175,8 @@ void lower_gpu_lapack(NodeLowering& L) {
   // The CPU lowering's host part: the call record, the shape rule, the outputs.
   w.line("TheanoLaCall c;");
   w.line("theano_la_init(&c, " + str(kind) + ", " + str(L.nin()) + ", " + str(L.nout()) + ");");
-  for (std::size_t i = 0; i < opts.size(); ++i) w.line("c.opt[" + str(static_cast<std::int64_t>(i)) + "] = " + str(opts[i]) + ";");
+  for (std::size_t i = 0; i < opts.size(); ++i)
+    w.line("c.opt[" + str(static_cast<std::int64_t>(i)) + "] = " + str(opts[i]) + ";");
   for (int i = 0; i < L.nin(); ++i) {
     const std::string k = str(i), x = L.x(i);
     w.line("c.in[" + k + "] = " + x + "->data; c.in_nd[" + k + "] = " + x + "->ndim; c.in_shape[" + k + "] = " + x +
@@ -195,8 +196,10 @@ void lower_gpu_lapack(NodeLowering& L) {
     w.line("theano_la_core(&c, 1, &r, &k, &rs1, &cs1);");
   else
     w.line("r = n; k = n;");
-  w.line("{ int fits = 0; rc = theano_la_int(&c, n, &fits); if (rc == THEANO_LA_OK) rc = theano_la_int(&c, k, &fits); "
-         "if (rc != THEANO_LA_OK) " + kernel_fail(L, "c", "rc") + " }");
+  w.line(
+      "{ int fits = 0; rc = theano_la_int(&c, n, &fits); if (rc == THEANO_LA_OK) rc = theano_la_int(&c, k, &fits); "
+      "if (rc != THEANO_LA_OK) " +
+      kernel_fail(L, "c", "rc") + " }");
   w.line("if (c.nbatch == 0) return 0;");
   // The work buffers: the matrix, the right-hand side / solution, the eigenvalues, the pivots, the status array.
   gpu_buffer(L, "wa", dt, "n * n + 1");
@@ -223,8 +226,8 @@ void lower_gpu_lapack(NodeLowering& L) {
   w.close();
 
   const std::string lower = str(opts.empty() ? 0 : opts[0]);
-  auto routine = [&](const std::string& which, const std::string& flags, const std::string& nrhs,
-                     const std::string& b, const std::string& ldb, const std::string& slot) {
+  auto routine = [&](const std::string& which, const std::string& flags, const std::string& nrhs, const std::string& b,
+                     const std::string& ldb, const std::string& slot) {
     w.line("if (int e = ctx->gpu_lapack(ctx->host, " + which + ", " + dcode + ", " + flags + ", n, " + nrhs +
            ", wa.data, n > 1 ? n : 1, " + b + ", " + ldb + ", wp.data, (char*)(st + " + str(kSlots) + " * b + " + slot +
            "))) return e;");
@@ -246,9 +249,9 @@ void lower_gpu_lapack(NodeLowering& L) {
   w.line("int* st = (int*)wst.data;");
   w.open("for (int64_t b = 0; b < c.nbatch; ++b)");
   // The matrix, column-major, its symmetric fill for solve(assume_a="sym").
-  const std::string mode = str(kind == THEANO_LA_SOLVE && opts[0] == 1
-                                   ? (opts[1] ? THEANO_LA_GPU_SYM_LOWER : THEANO_LA_GPU_SYM_UPPER)
-                                   : THEANO_LA_GPU_PLAIN);
+  const std::string mode =
+      str(kind == THEANO_LA_SOLVE && opts[0] == 1 ? (opts[1] ? THEANO_LA_GPU_SYM_LOWER : THEANO_LA_GPU_SYM_UPPER)
+                                                  : THEANO_LA_GPU_PLAIN);
   set(P.src, "theano_la_in_at(&c, 0, b)");
   set(P.r, "n");
   set(P.rs, "rs0");

@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 #include <theano/runtime/error.h>
 
-#include <mutex>
 #include <climits>
 #include <map>
+#include <mutex>
 
 namespace theano::codegen::cuda {
 
@@ -39,7 +39,9 @@ struct Cublas::Api {
 
 const Cublas& Cublas::instance() {
   static const Cublas* c = new Cublas();  // never closed, never destroyed
-  if (!c->reason_.empty()) throw Error("cuBLAS is needed for the BLAS ops (Dot, Gemm, Gemv, Ger) and solve_triangular on the GPU: " + c->reason_);
+  if (!c->reason_.empty())
+    throw Error("cuBLAS is needed for the BLAS ops (Dot, Gemm, Gemv, Ger) and solve_triangular on the GPU: " +
+                c->reason_);
   return *c;
 }
 
@@ -87,8 +89,8 @@ void Cublas::trsm(int device, bool single, bool lower, bool trans, bool unit, st
   Status s = 0;
   if (single) {
     const float one = 1;
-    s = api_->strsm(h, kSideLeft, uplo, op, diag, N, R, &one, static_cast<const float*>(a), LA,
-                    static_cast<float*>(b), LB);
+    s = api_->strsm(h, kSideLeft, uplo, op, diag, N, R, &one, static_cast<const float*>(a), LA, static_cast<float*>(b),
+                    LB);
   } else {
     const double one = 1;
     s = api_->dtrsm(h, kSideLeft, uplo, op, diag, N, R, &one, static_cast<const double*>(a), LA,

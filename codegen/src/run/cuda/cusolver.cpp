@@ -79,8 +79,9 @@ struct Cusolver::Api {
 const Cusolver& Cusolver::instance() {
   static const Cusolver* c = new Cusolver();  // never closed, never destroyed
   if (!c->reason_.empty())
-    throw Error("cuSOLVER is needed for cholesky, cho_solve, solve, inv, det, slogdet, lu_factor and eigh on the GPU: " +
-                c->reason_);
+    throw Error(
+        "cuSOLVER is needed for cholesky, cho_solve, solve, inv, det, slogdet, lu_factor and eigh on the GPU: " +
+        c->reason_);
   return *c;
 }
 

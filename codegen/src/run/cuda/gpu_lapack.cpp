@@ -37,25 +37,39 @@ void emulate(int routine, std::int64_t flags, std::int64_t n, std::int64_t nrhs,
   int i = 0;
   switch (routine) {
     case THEANO_GPU_LA_POTRF:
-      if constexpr (kSingle) spotrf_(uplo, &N, a, &LDA, &i, 1); else dpotrf_(uplo, &N, a, &LDA, &i, 1);
+      if constexpr (kSingle)
+        spotrf_(uplo, &N, a, &LDA, &i, 1);
+      else
+        dpotrf_(uplo, &N, a, &LDA, &i, 1);
       break;
     case THEANO_GPU_LA_POTRS:
-      if constexpr (kSingle) spotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1); else dpotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1);
+      if constexpr (kSingle)
+        spotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1);
+      else
+        dpotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1);
       break;
     case THEANO_GPU_LA_GETRF:
-      if constexpr (kSingle) sgetrf_(&N, &N, a, &LDA, ipiv, &i); else dgetrf_(&N, &N, a, &LDA, ipiv, &i);
+      if constexpr (kSingle)
+        sgetrf_(&N, &N, a, &LDA, ipiv, &i);
+      else
+        dgetrf_(&N, &N, a, &LDA, ipiv, &i);
       break;
     case THEANO_GPU_LA_GETRS: {
       const char* tr = flags & THEANO_GPU_LA_F_TRANS ? "T" : "N";
-      if constexpr (kSingle) sgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1); else dgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
+      if constexpr (kSingle)
+        sgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
+      else
+        dgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
       break;
     }
     case THEANO_GPU_LA_TRSM: {
       // trtrs: the CPU form's routine; its zero-diagonal info is the caller's own check (as with cuBLAS's trsm).
       const char* tr = flags & THEANO_GPU_LA_F_TRANS ? "T" : "N";
       const char* dg = flags & THEANO_GPU_LA_F_UNIT ? "U" : "N";
-      if constexpr (kSingle) strtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
-      else dtrtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
+      if constexpr (kSingle)
+        strtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
+      else
+        dtrtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
       THEANO_INTERNAL_CHECK(i >= 0) << "LAPACK's trtrs rejected its argument " << -i;
       return;  // info untouched
     }
@@ -63,15 +77,19 @@ void emulate(int routine, std::int64_t flags, std::int64_t n, std::int64_t nrhs,
       const char* jobz = flags & THEANO_GPU_LA_F_VECTORS ? "V" : "N";
       int lw = -1, liw = -1, iq = 0;
       T q = 0;
-      if constexpr (kSingle) ssyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
-      else dsyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
+      if constexpr (kSingle)
+        ssyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
+      else
+        dsyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
       THEANO_INTERNAL_CHECK(i == 0) << "LAPACK's syevd workspace query failed: info " << i;
       lw = static_cast<int>(static_cast<double>(q) * (1.0 + 1e-6)) + 1;  // a float rounds sizes past 2^24
       liw = iq > 1 ? iq : 1;
       std::unique_ptr<T[]> work(new T[static_cast<std::size_t>(lw)]);
       std::unique_ptr<int[]> iwork(new int[static_cast<std::size_t>(liw)]);
-      if constexpr (kSingle) ssyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
-      else dsyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
+      if constexpr (kSingle)
+        ssyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
+      else
+        dsyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
       break;
     }
     default:
@@ -122,8 +140,7 @@ void GpuDevice::lapack(int routine, DType dtype, std::int64_t flags, std::int64_
       Cublas::instance().trsm(index_, single, lower, trans, flags & THEANO_GPU_LA_F_UNIT, n, nrhs, a, lda, b, ldb);
       break;
     case THEANO_GPU_LA_SYEVD:
-      Cusolver::instance().syevd(index_, single, flags & THEANO_GPU_LA_F_VECTORS, lower, n, a, lda, b, info,
-                                 workspace);
+      Cusolver::instance().syevd(index_, single, flags & THEANO_GPU_LA_F_VECTORS, lower, n, a, lda, b, info, workspace);
       break;
     default:
       THEANO_INTERNAL_CHECK(false) << "gpu_lapack: unknown routine " << routine;

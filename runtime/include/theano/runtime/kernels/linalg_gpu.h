@@ -21,6 +21,7 @@
 #define THEANO_RUNTIME_LINALG_GPU_H
 
 #ifndef THEANO_GENERATED_CODE
+#include <math.h> /* log; generated code has the prelude's */
 #include <stdint.h>
 #endif
 #ifndef THEANO_INF

@@ -91,7 +91,32 @@ struct TheanoContext {
    * its outputs are copied out, so a loop's memory does not grow with its
    * steps. */
   int64_t (*release)(void* host, int64_t keep);
+  /* gpu_lapack: one dense linear algebra routine on column-major GPU
+   * matrices of `dtype` (float32 / float64), asynchronous like a kernel:
+   * cuSOLVER / cuBLAS on a GPU (run/cuda/cusolver.h), the LAPACK routines
+   * the CPU form calls on the emulated device. `routine` is a
+   * THEANO_GPU_LA_* below, `flags` its THEANO_GPU_LA_F_* bits; a is n x n
+   * (lda), b n x nrhs (ldb; SYEVD: the n eigenvalues), ipiv n int32 (LAPACK's
+   * 1-based pivots), info one int32 the routine sets to LAPACK's info (0,
+   * or > 0: not positive definite / singular / no convergence; TRSM leaves
+   * it: its caller checks the diagonal). 0, or THEANO_ERR_HOST (a size past
+   * the 32-bit interface, a failed library call) with the error kept by
+   * the host. */
+  int (*gpu_lapack)(void* host, int64_t routine, int64_t dtype, int64_t flags, int64_t n, int64_t nrhs, char* a,
+                    int64_t lda, char* b, int64_t ldb, char* ipiv, char* info);
 };
+
+/* gpu_lapack's routines and flags (the semantics of LAPACK's routine of that name). */
+#define THEANO_GPU_LA_POTRF 1 /* a <- its Cholesky factor in the triangle of flag LOWER */
+#define THEANO_GPU_LA_POTRS 2 /* b <- A^-1 b, a the factor from POTRF */
+#define THEANO_GPU_LA_GETRF 3 /* a <- L U with row pivots ipiv */
+#define THEANO_GPU_LA_GETRS 4 /* b <- op(A)^-1 b from GETRF's a and ipiv (flag TRANS) */
+#define THEANO_GPU_LA_TRSM 5  /* b <- op(A)^-1 b, A triangular (LOWER, TRANS, UNIT) */
+#define THEANO_GPU_LA_SYEVD 6 /* b <- eigenvalues ascending; a <- eigenvectors with VECTORS (LOWER read) */
+#define THEANO_GPU_LA_F_LOWER 1
+#define THEANO_GPU_LA_F_TRANS 2
+#define THEANO_GPU_LA_F_UNIT 4
+#define THEANO_GPU_LA_F_VECTORS 8
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
 static_assert(THEANO_RULE_SHAPE_ERROR == THEANO_ERR_SHAPE && THEANO_RULE_VALUE_ERROR == THEANO_ERR_VALUE &&
@@ -103,12 +128,13 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 17, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 18, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm) == 112, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, collective) == 120, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, release) == 128, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, gpu_lapack) == 136, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

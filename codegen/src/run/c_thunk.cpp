@@ -314,6 +314,20 @@ int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int
   }
 }
 
+int host_gpu_lapack(void* host, std::int64_t routine, std::int64_t dtype, std::int64_t flags, std::int64_t n,
+                    std::int64_t nrhs, char* a, std::int64_t lda, char* b, std::int64_t ldb, char* ipiv,
+                    char* info) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    ws->gpu->device().lapack(static_cast<int>(routine), static_cast<DType>(dtype), flags, n, nrhs, a, lda, b, ldb,
+                             ipiv, info);
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return THEANO_ERR_HOST;
+  }
+}
+
 int host_collective(void* host, std::int64_t kind, std::int64_t comm, std::int64_t root, const TheanoArray* in,
                     TheanoArray* out, const char* label) noexcept {
   auto* ws = static_cast<Workspace*>(host);
@@ -456,7 +470,8 @@ class CThunk final : public Thunk {
                       &host_gpu_launch,
                       &host_gpu_gemm,
                       &host_collective,
-                      &host_release};
+                      &host_release,
+                      &host_gpu_lapack};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

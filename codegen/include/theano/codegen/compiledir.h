@@ -4,7 +4,7 @@
 /// The compiledir in use: THEANO_FLAGS `compiledir=<dir>` if given (the value
 /// `off` disables caching), else `<base>/<name>` where base is THEANO_FLAGS
 /// `base_compiledir` or cache::default_base_compiledir() and the name reads
-/// like `compiledir_x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi5`: one
+/// like `compiledir_x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi6`: one
 /// per target, CPU, compiler version and runtime ABI, so objects are never
 /// shared where they would not run.
 ///
@@ -44,7 +44,7 @@ namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
-inline constexpr int kRuntimeAbiVersion = 5;
+inline constexpr int kRuntimeAbiVersion = 6;
 
 /// A compiledir key: BLAKE3 over the length-prefixed `fields` (so no two
 /// field lists hash alike by concatenation), truncated to 160 bits, as 40 hex
@@ -101,7 +101,7 @@ cache::RemoteOptions remote_cache_options(const std::string& url);
 /// This build's architecture string, written into remote entries and
 /// required of them: what the compiledir's name holds (target triple, CPU,
 /// clang version, runtime ABI), e.g.
-/// `x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi5`.
+/// `x86_64-pc-linux-gnu-sapphirerapids-clang19.1.7-abi6`.
 std::string remote_cache_arch();
 
 /// The statistics of the current compiledir's cache in this process.

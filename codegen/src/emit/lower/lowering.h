@@ -369,6 +369,7 @@ void add_gpu_subtensor_lowerings(LoweringTable& t);
 void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
 void add_gpu_conv_lowerings(LoweringTable& t);
+void add_gpu_linalg_lowerings(LoweringTable& t);
 /// Both targets' rows of the pooling ops (emit/lower/pool.cpp).
 void add_pool_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form

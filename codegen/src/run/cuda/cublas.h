@@ -1,6 +1,7 @@
 /// \file
 /// cuBLAS, opened with dlopen (internal to codegen/): the GPU BLAS ops (Dot,
-/// Dot22, Gemm, Gemv, Ger on GPU arrays) call its Sgemm / Dgemm.
+/// Dot22, Gemm, Gemv, Ger on GPU arrays) call its Sgemm / Dgemm, the GPU form
+/// of solve_triangular its Strsm / Dtrsm.
 ///
 /// Why dlopen, as for the driver (cuda_driver.h): executables must start on
 /// machines without a GPU or without cuBLAS; only a function that runs a BLAS
@@ -21,6 +22,8 @@ class Cublas {
   /// The process's cuBLAS; Error naming the library and dlerror when it
   /// cannot be loaded.
   static const Cublas& instance();
+  /// This process's handle for device `device` (created in its current context on first use).
+  void* handle(int device) const;
 
   /// Row-major CBLAS semantics (as cblas_?gemm(CblasRowMajor, ...)) on device
   /// pointers of the current context of device `device`: C (m x n, ldc) <-
@@ -30,6 +33,11 @@ class Cublas {
   void gemm(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
             double alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
             std::int64_t ldc) const;
+  /// Column-major B (n x nrhs, ldb) <- op(A)^-1 B for a triangular A (n x n,
+  /// lda; the `lower` triangle, `trans`, `unit` diagonal): ?trsm with side
+  /// left and alpha 1, the GPU form of solve_triangular (gpu_lapack.cpp).
+  void trsm(int device, bool single, bool lower, bool trans, bool unit, std::int64_t n, std::int64_t nrhs,
+            const void* a, std::int64_t lda, void* b, std::int64_t ldb) const;
 
  private:
   Cublas();

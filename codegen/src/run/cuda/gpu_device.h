@@ -69,6 +69,13 @@ class GpuDevice final : public DeviceMemory {
   /// emulated device's host memory (the BLAS ops' emulation path).
   void gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
             const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c, std::int64_t ldc);
+  /// One routine of the linear algebra ops' GPU forms (thunk_abi.h,
+  /// TheanoContext::gpu_lapack: THEANO_GPU_LA_*, column-major) on arrays of
+  /// this device: cuSOLVER / cuBLAS on a GPU (cusolver.h; its workspace from
+  /// this device's allocator, its info left in device memory), the LAPACK
+  /// routines the CPU form calls on the emulated device (gpu_lapack.cpp).
+  void lapack(int routine, DType dtype, std::int64_t flags, std::int64_t n, std::int64_t nrhs, void* a,
+              std::int64_t lda, void* b, std::int64_t ldb, void* ipiv, void* info);
   DeviceAllocatorStats memory_stats() const { return allocator_->stats(); }
   std::size_t release_cached() { return allocator_->release_cached(); }
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +51,10 @@ class LapackOp : public Op {
   virtual std::vector<std::int64_t> la_options() const = 0;
   virtual std::vector<int> core_in_ranks() const = 0;
   virtual std::vector<int> core_out_ranks() const = 0;
+  /// Every input and output on the device for the kinds with a cuSOLVER form
+  /// (codegen/src/emit/lower/gpu_linalg.cpp, docs/linalg.md "On the GPU");
+  /// none for the others, which run on the host.
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
 };
 
 /// The Cholesky factor of a symmetric positive-definite matrix: L with

@@ -17,9 +17,9 @@ namespace theano::tensor::linalg {
 
 using detail::core_static;
 
-THEANO_REGISTER_OP(Cholesky, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(CholeskySolve, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(CholeskyGrad, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(Cholesky);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
+THEANO_REGISTER_OP(CholeskySolve);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
+THEANO_REGISTER_OP(CholeskyGrad, .no_cuda = "cuSOLVER form not yet written (trmm and two trsm): the node runs on the host");
 
 int Cholesky::la_kind() const { return THEANO_LA_CHOLESKY; }
 int CholeskySolve::la_kind() const { return THEANO_LA_CHO_SOLVE; }

@@ -30,10 +30,10 @@ Var as_matrix_of_one(const Var& s) {
 
 }  // namespace
 
-THEANO_REGISTER_OP(MatrixInverse, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(MatrixInverse);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 THEANO_REGISTER_OP(MatrixPinv, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(Det, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(SLogDet, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(Det);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
+THEANO_REGISTER_OP(SLogDet);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 
 int MatrixInverse::la_kind() const { return THEANO_LA_INV; }
 int MatrixPinv::la_kind() const { return THEANO_LA_PINV; }

@@ -147,6 +147,29 @@ void run_lapack(const LapackOp& op, const Apply& node, std::span<const NDArray> 
   check(dt == DType::Float64 ? theano_la_run_f64(&c) : theano_la_run_f32(&c));
 }
 
+}  // namespace detail
+
+// The kinds codegen/src/emit/lower/gpu_linalg.cpp lowers for the GPU
+// (cuSOLVER / cuBLAS, LAPACK on the emulated device).
+std::optional<GpuPlacement> LapackOp::gpu_form(const Apply& node) const {
+  switch (la_kind()) {
+    case THEANO_LA_CHOLESKY:
+    case THEANO_LA_SOLVE_TRIANGULAR:
+    case THEANO_LA_CHO_SOLVE:
+    case THEANO_LA_SOLVE:
+    case THEANO_LA_INV:
+    case THEANO_LA_DET:
+    case THEANO_LA_SLOGDET:
+    case THEANO_LA_LU_FACTOR:
+    case THEANO_LA_EIGH:
+      return GpuPlacement::all(node.nin());
+    default:
+      return std::nullopt;
+  }
+}
+
+namespace detail {
+
 std::vector<Var> batch_shape(const LapackOp& op, const std::vector<std::vector<Var>>& shapes) {
   const std::vector<int> ranks = op.core_in_ranks();
   std::size_t nb = 0;

@@ -32,7 +32,7 @@ std::pair<Var, Var> unpack(const Var& LU) {
 
 }  // namespace
 
-THEANO_REGISTER_OP(LUFactor, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(LUFactor);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 THEANO_REGISTER_OP(PivotToPermutation, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 
 int LUFactor::la_kind() const { return THEANO_LA_LU_FACTOR; }

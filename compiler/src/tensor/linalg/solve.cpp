@@ -31,8 +31,8 @@ std::vector<Var> solve_shape(const LapackOp& op, int b_ndim, const std::vector<s
 
 }  // namespace
 
-THEANO_REGISTER_OP(SolveTriangular, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(Solve, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(SolveTriangular);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
+THEANO_REGISTER_OP(Solve);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 
 int SolveTriangular::la_kind() const { return THEANO_LA_SOLVE_TRIANGULAR; }
 int Solve::la_kind() const { return THEANO_LA_SOLVE; }

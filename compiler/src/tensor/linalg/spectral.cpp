@@ -53,7 +53,7 @@ std::tuple<Dim, Dim, Dim> rows_cols_min(const Var& x) {
 
 }  // namespace
 
-THEANO_REGISTER_OP(Eigh, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(Eigh);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 THEANO_REGISTER_OP(SVD, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 THEANO_REGISTER_OP(QR, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
 

@@ -1,0 +1,223 @@
+// cuSOLVER's dense routines through dlopen (cusolver.h).
+#include "cusolver.h"
+
+#include <dlfcn.h>
+#include <theano/runtime/error.h>
+
+#include <climits>
+#include <map>
+
+namespace theano::codegen::cuda {
+
+namespace {
+// The cuSOLVER dense API, declared here by its ABI (no cuSOLVER header is needed to build).
+using Handle = void*;
+using Status = int;
+constexpr int kFillLower = 0, kFillUpper = 1, kOpN = 0, kOpT = 1, kEigNoVector = 0, kEigVector = 1;
+using CreateFn = Status (*)(Handle*);
+template <class T>
+struct Fns {
+  using PotrfSize = Status (*)(Handle, int, int, T*, int, int*);
+  using Potrf = Status (*)(Handle, int, int, T*, int, T*, int, int*);
+  using Potrs = Status (*)(Handle, int, int, int, const T*, int, T*, int, int*);
+  using GetrfSize = Status (*)(Handle, int, int, T*, int, int*);
+  using Getrf = Status (*)(Handle, int, int, T*, int, T*, int*, int*);
+  using Getrs = Status (*)(Handle, int, int, int, const T*, int, const int*, T*, int, int*);
+  using SyevdSize = Status (*)(Handle, int, int, int, const T*, int, const T*, int*);
+  using Syevd = Status (*)(Handle, int, int, int, T*, int, T*, T*, int, int*);
+  PotrfSize potrf_size = nullptr;
+  Potrf potrf = nullptr;
+  Potrs potrs = nullptr;
+  GetrfSize getrf_size = nullptr;
+  Getrf getrf = nullptr;
+  Getrs getrs = nullptr;
+  SyevdSize syevd_size = nullptr;
+  Syevd syevd = nullptr;
+
+  // Looks the routines up with prefix P ("S" / "D"); false when one is missing.
+  bool load(void* lib, const char* p) {
+    auto sym = [&](const char* name) { return ::dlsym(lib, (std::string("cusolverDn") + p + name).c_str()); };
+    potrf_size = reinterpret_cast<PotrfSize>(sym("potrf_bufferSize"));
+    potrf = reinterpret_cast<Potrf>(sym("potrf"));
+    potrs = reinterpret_cast<Potrs>(sym("potrs"));
+    getrf_size = reinterpret_cast<GetrfSize>(sym("getrf_bufferSize"));
+    getrf = reinterpret_cast<Getrf>(sym("getrf"));
+    getrs = reinterpret_cast<Getrs>(sym("getrs"));
+    syevd_size = reinterpret_cast<SyevdSize>(sym("syevd_bufferSize"));
+    syevd = reinterpret_cast<Syevd>(sym("syevd"));
+    return potrf_size && potrf && potrs && getrf_size && getrf && getrs && syevd_size && syevd;
+  }
+};
+// The library names tried, newest first (CUDA 13's toolkit ships libcusolver.so.12).
+constexpr const char* kNames[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
+
+int as_int(std::int64_t v, const char* routine) {
+  THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
+      << "cuSOLVER " << routine << ": a size or leading dimension of " << v << " does not fit cuSOLVER's 32-bit int";
+  return static_cast<int>(v);
+}
+
+void check(Status s, bool single, const char* routine) {
+  THEANO_USER_CHECK(s == 0, Error) << "cuSOLVER " << (single ? "S" : "D") << routine << " failed with status " << s;
+}
+
+/// The workspace of `lwork` elements of T (at least one).
+template <class T>
+std::shared_ptr<void> take(const Cusolver::Workspace& workspace, int lwork) {
+  return workspace(static_cast<std::size_t>(lwork > 0 ? lwork : 1) * sizeof(T));
+}
+}  // namespace
+
+struct Cusolver::Api {
+  void* lib = nullptr;
+  CreateFn create = nullptr;
+  Fns<float> s;
+  Fns<double> d;
+  std::map<int, Handle> handles;  // one per device, created in its primary context
+};
+
+const Cusolver& Cusolver::instance() {
+  static const Cusolver* c = new Cusolver();  // never closed, never destroyed
+  if (!c->reason_.empty())
+    throw Error(
+        "cuSOLVER is needed for cholesky, cho_solve, solve, inv, det, slogdet, lu_factor and eigh on the GPU: " +
+        c->reason_);
+  return *c;
+}
+
+std::string Cusolver::unavailable_reason() {
+  try {
+    instance();
+    return {};
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+Cusolver::Cusolver() : api_(std::make_unique<Api>()) {
+  std::string tried;
+  for (const char* name : kNames) {
+    api_->lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (api_->lib) break;
+    const char* e = ::dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
+  }
+  if (!api_->lib) {
+    reason_ = "cannot dlopen cuSOLVER (" + tried + "); install the CUDA toolkit's libcusolver";
+    return;
+  }
+  api_->create = reinterpret_cast<CreateFn>(::dlsym(api_->lib, "cusolverDnCreate"));
+  if (!api_->create || !api_->s.load(api_->lib, "S") || !api_->d.load(api_->lib, "D"))
+    reason_ = "the loaded libcusolver lacks cusolverDnCreate or one of cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}";
+}
+
+void* Cusolver::handle(int device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = api_->handles.find(device);
+  if (it == api_->handles.end()) {
+    Handle h = nullptr;
+    const Status s = api_->create(&h);
+    THEANO_USER_CHECK(s == 0, Error) << "cusolverDnCreate failed with status " << s;
+    it = api_->handles.emplace(device, h).first;  // kept for the process's life (default stream)
+  }
+  return it->second;
+}
+
+namespace {
+template <class T>
+void run_potrf(const Fns<T>& f, Handle h, bool single, bool lower, int n, void* a, int lda, void* info,
+               const Cusolver::Workspace& workspace) {
+  const int uplo = lower ? kFillLower : kFillUpper;
+  int lwork = 0;
+  check(f.potrf_size(h, uplo, n, static_cast<T*>(a), lda, &lwork), single, "potrf_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(f.potrf(h, uplo, n, static_cast<T*>(a), lda, static_cast<T*>(work.get()), lwork, static_cast<int*>(info)),
+        single, "potrf");
+}
+
+template <class T>
+void run_getrf(const Fns<T>& f, Handle h, bool single, int n, void* a, int lda, void* ipiv, void* info,
+               const Cusolver::Workspace& workspace) {
+  int lwork = 0;
+  check(f.getrf_size(h, n, n, static_cast<T*>(a), lda, &lwork), single, "getrf_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(f.getrf(h, n, n, static_cast<T*>(a), lda, static_cast<T*>(work.get()), static_cast<int*>(ipiv),
+                static_cast<int*>(info)),
+        single, "getrf");
+}
+
+template <class T>
+void run_syevd(const Fns<T>& f, Handle h, bool single, bool vectors, bool lower, int n, void* a, int lda, void* w,
+               void* info, const Cusolver::Workspace& workspace) {
+  const int jobz = vectors ? kEigVector : kEigNoVector, uplo = lower ? kFillLower : kFillUpper;
+  int lwork = 0;
+  check(f.syevd_size(h, jobz, uplo, n, static_cast<const T*>(a), lda, static_cast<const T*>(w), &lwork), single,
+        "syevd_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(f.syevd(h, jobz, uplo, n, static_cast<T*>(a), lda, static_cast<T*>(w), static_cast<T*>(work.get()), lwork,
+                static_cast<int*>(info)),
+        single, "syevd");
+}
+}  // namespace
+
+void Cusolver::potrf(int device, bool single, bool lower, std::int64_t n, void* a, std::int64_t lda, void* info,
+                     const Workspace& workspace) const {
+  const int N = as_int(n, "potrf"), LDA = as_int(lda, "potrf");
+  Handle h = handle(device);
+  if (single)
+    run_potrf(api_->s, h, true, lower, N, a, LDA, info, workspace);
+  else
+    run_potrf(api_->d, h, false, lower, N, a, LDA, info, workspace);
+}
+
+void Cusolver::potrs(int device, bool single, bool lower, std::int64_t n, std::int64_t nrhs, const void* a,
+                     std::int64_t lda, void* b, std::int64_t ldb, void* info) const {
+  const int N = as_int(n, "potrs"), R = as_int(nrhs, "potrs"), LDA = as_int(lda, "potrs"), LDB = as_int(ldb, "potrs");
+  const int uplo = lower ? kFillLower : kFillUpper;
+  Handle h = handle(device);
+  if (single)
+    check(api_->s.potrs(h, uplo, N, R, static_cast<const float*>(a), LDA, static_cast<float*>(b), LDB,
+                        static_cast<int*>(info)),
+          true, "potrs");
+  else
+    check(api_->d.potrs(h, uplo, N, R, static_cast<const double*>(a), LDA, static_cast<double*>(b), LDB,
+                        static_cast<int*>(info)),
+          false, "potrs");
+}
+
+void Cusolver::getrf(int device, bool single, std::int64_t n, void* a, std::int64_t lda, void* ipiv, void* info,
+                     const Workspace& workspace) const {
+  const int N = as_int(n, "getrf"), LDA = as_int(lda, "getrf");
+  Handle h = handle(device);
+  if (single)
+    run_getrf(api_->s, h, true, N, a, LDA, ipiv, info, workspace);
+  else
+    run_getrf(api_->d, h, false, N, a, LDA, ipiv, info, workspace);
+}
+
+void Cusolver::getrs(int device, bool single, bool trans, std::int64_t n, std::int64_t nrhs, const void* a,
+                     std::int64_t lda, const void* ipiv, void* b, std::int64_t ldb, void* info) const {
+  const int N = as_int(n, "getrs"), R = as_int(nrhs, "getrs"), LDA = as_int(lda, "getrs"), LDB = as_int(ldb, "getrs");
+  const int op = trans ? kOpT : kOpN;
+  Handle h = handle(device);
+  if (single)
+    check(api_->s.getrs(h, op, N, R, static_cast<const float*>(a), LDA, static_cast<const int*>(ipiv),
+                        static_cast<float*>(b), LDB, static_cast<int*>(info)),
+          true, "getrs");
+  else
+    check(api_->d.getrs(h, op, N, R, static_cast<const double*>(a), LDA, static_cast<const int*>(ipiv),
+                        static_cast<double*>(b), LDB, static_cast<int*>(info)),
+          false, "getrs");
+}
+
+void Cusolver::syevd(int device, bool single, bool vectors, bool lower, std::int64_t n, void* a, std::int64_t lda,
+                     void* w, void* info, const Workspace& workspace) const {
+  const int N = as_int(n, "syevd"), LDA = as_int(lda, "syevd");
+  Handle h = handle(device);
+  if (single)
+    run_syevd(api_->s, h, true, vectors, lower, N, a, LDA, w, info, workspace);
+  else
+    run_syevd(api_->d, h, false, vectors, lower, N, a, LDA, w, info, workspace);
+}
+
+}  // namespace theano::codegen::cuda

@@ -1,0 +1,150 @@
+// GpuDevice::lapack (gpu_device.h): the routines behind TheanoContext::gpu_lapack
+// (thunk_abi.h). On a GPU: cuSOLVER (cusolver.h) and cuBLAS's trsm
+// (cublas.h), their workspaces from the device's caching allocator. On the
+// emulated device, whose memory is host memory: the LAPACK routines the CPU
+// form calls (kernels/linalg.h declares them), on the same column-major
+// buffers, so the GPU lowering's code (gathers, layouts, checks, the
+// diagonal reduction) runs unchanged with LAPACK standing in for cuSOLVER.
+#include <theano/codegen/cuda_driver.h>
+#include <theano/runtime/error.h>
+#include <theano/runtime/kernels/linalg.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "../../thunk_abi.h"
+#include "cublas.h"
+#include "cusolver.h"
+#include "gpu_device.h"
+
+namespace theano::codegen::cuda {
+
+namespace {
+
+int lapack_int(std::int64_t v) {
+  THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
+      << "LAPACK: a size or leading dimension of " << v << " does not fit LAPACK's 32-bit int";
+  return static_cast<int>(v);
+}
+
+/// The emulated device: LAPACK on host memory; `info` gets LAPACK's info.
+template <class T>
+void emulate(int routine, std::int64_t flags, std::int64_t n, std::int64_t nrhs, T* a, std::int64_t lda, T* b,
+             std::int64_t ldb, int* ipiv, int* info) {
+  constexpr bool kSingle = sizeof(T) == 4;
+  const int N = lapack_int(n), R = lapack_int(nrhs), LDA = lapack_int(lda), LDB = lapack_int(ldb);
+  const char* uplo = flags & THEANO_GPU_LA_F_LOWER ? "L" : "U";
+  int i = 0;
+  switch (routine) {
+    case THEANO_GPU_LA_POTRF:
+      if constexpr (kSingle)
+        spotrf_(uplo, &N, a, &LDA, &i, 1);
+      else
+        dpotrf_(uplo, &N, a, &LDA, &i, 1);
+      break;
+    case THEANO_GPU_LA_POTRS:
+      if constexpr (kSingle)
+        spotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1);
+      else
+        dpotrs_(uplo, &N, &R, a, &LDA, b, &LDB, &i, 1);
+      break;
+    case THEANO_GPU_LA_GETRF:
+      if constexpr (kSingle)
+        sgetrf_(&N, &N, a, &LDA, ipiv, &i);
+      else
+        dgetrf_(&N, &N, a, &LDA, ipiv, &i);
+      break;
+    case THEANO_GPU_LA_GETRS: {
+      const char* tr = flags & THEANO_GPU_LA_F_TRANS ? "T" : "N";
+      if constexpr (kSingle)
+        sgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
+      else
+        dgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
+      break;
+    }
+    case THEANO_GPU_LA_TRSM: {
+      // trtrs: the CPU form's routine; its zero-diagonal info is the caller's own check (as with cuBLAS's trsm).
+      const char* tr = flags & THEANO_GPU_LA_F_TRANS ? "T" : "N";
+      const char* dg = flags & THEANO_GPU_LA_F_UNIT ? "U" : "N";
+      if constexpr (kSingle)
+        strtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
+      else
+        dtrtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
+      THEANO_INTERNAL_CHECK(i >= 0) << "LAPACK's trtrs rejected its argument " << -i;
+      return;  // info untouched
+    }
+    case THEANO_GPU_LA_SYEVD: {
+      const char* jobz = flags & THEANO_GPU_LA_F_VECTORS ? "V" : "N";
+      int lw = -1, liw = -1, iq = 0;
+      T q = 0;
+      if constexpr (kSingle)
+        ssyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
+      else
+        dsyevd_(jobz, uplo, &N, a, &LDA, b, &q, &lw, &iq, &liw, &i, 1, 1);
+      THEANO_INTERNAL_CHECK(i == 0) << "LAPACK's syevd workspace query failed: info " << i;
+      lw = static_cast<int>(static_cast<double>(q) * (1.0 + 1e-6)) + 1;  // a float rounds sizes past 2^24
+      liw = iq > 1 ? iq : 1;
+      std::unique_ptr<T[]> work(new T[static_cast<std::size_t>(lw)]);
+      std::unique_ptr<int[]> iwork(new int[static_cast<std::size_t>(liw)]);
+      if constexpr (kSingle)
+        ssyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
+      else
+        dsyevd_(jobz, uplo, &N, a, &LDA, b, work.get(), &lw, iwork.get(), &liw, &i, 1, 1);
+      break;
+    }
+    default:
+      THEANO_INTERNAL_CHECK(false) << "gpu_lapack: unknown routine " << routine;
+  }
+  *info = i;
+}
+
+}  // namespace
+
+void GpuDevice::lapack(int routine, DType dtype, std::int64_t flags, std::int64_t n, std::int64_t nrhs, void* a,
+                       std::int64_t lda, void* b, std::int64_t ldb, void* ipiv, void* info) {
+  THEANO_INTERNAL_CHECK(dtype == DType::Float32 || dtype == DType::Float64)
+      << "GPU linear algebra of " << dtype_name(dtype);
+  const bool single = dtype == DType::Float32;
+  if (emulated_) {
+    if (n == 0) {
+      if (routine != THEANO_GPU_LA_TRSM) *static_cast<int*>(info) = 0;
+      return;
+    }
+    if (single)
+      emulate<float>(routine, flags, n, nrhs, static_cast<float*>(a), lda, static_cast<float*>(b), ldb,
+                     static_cast<int*>(ipiv), static_cast<int*>(info));
+    else
+      emulate<double>(routine, flags, n, nrhs, static_cast<double*>(a), lda, static_cast<double*>(b), ldb,
+                      static_cast<int*>(ipiv), static_cast<int*>(info));
+    return;
+  }
+  THEANO_INTERNAL_CHECK(n > 0) << "gpu_lapack: an empty matrix reaches the library (its callers skip them)";
+  const CudaDriver& d = CudaDriver::instance();
+  d.make_current(index_);
+  const bool lower = flags & THEANO_GPU_LA_F_LOWER, trans = flags & THEANO_GPU_LA_F_TRANS;
+  const Cusolver::Workspace workspace = [this](std::size_t bytes) { return allocate(bytes); };
+  switch (routine) {
+    case THEANO_GPU_LA_POTRF:
+      Cusolver::instance().potrf(index_, single, lower, n, a, lda, info, workspace);
+      break;
+    case THEANO_GPU_LA_POTRS:
+      Cusolver::instance().potrs(index_, single, lower, n, nrhs, a, lda, b, ldb, info);
+      break;
+    case THEANO_GPU_LA_GETRF:
+      Cusolver::instance().getrf(index_, single, n, a, lda, ipiv, info, workspace);
+      break;
+    case THEANO_GPU_LA_GETRS:
+      Cusolver::instance().getrs(index_, single, trans, n, nrhs, a, lda, ipiv, b, ldb, info);
+      break;
+    case THEANO_GPU_LA_TRSM:
+      Cublas::instance().trsm(index_, single, lower, trans, flags & THEANO_GPU_LA_F_UNIT, n, nrhs, a, lda, b, ldb);
+      break;
+    case THEANO_GPU_LA_SYEVD:
+      Cusolver::instance().syevd(index_, single, flags & THEANO_GPU_LA_F_VECTORS, lower, n, a, lda, b, info, workspace);
+      break;
+    default:
+      THEANO_INTERNAL_CHECK(false) << "gpu_lapack: unknown routine " << routine;
+  }
+}
+
+}  // namespace theano::codegen::cuda

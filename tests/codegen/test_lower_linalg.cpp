@@ -87,6 +87,9 @@ TEST_SUITE("lower linalg") {
     NDArray nan = NDArray::from_vector(latest::identity(3), {3, 3});
     nan.index(0, 2).index(0, 0).fill(std::numeric_limits<double>::quiet_NaN());
     check_error<ValueError>({a}, {LA::eigvalsh(a)}, {nan}, "Eigh", "contains a NaN or an infinity, at row 2, column 0");
+    check_error<ValueError>({a}, {LA::cholesky(a)}, {nan}, "Cholesky", "contains a NaN or an infinity, at row 2, column 0");
+    check_error<ValueError>({a, b}, {LA::cho_solve({a, true}, b)}, {nan, NDArray::ones({3, 1})}, "CholeskySolve",
+                            "contains a NaN or an infinity, at row 2, column 0");
     check_error<ShapeError>({a}, {LA::det(a)}, {NDArray::zeros({2, 3})}, "Det", "must be a square matrix");
     check_error<ShapeError>({a, b}, {LA::solve(a, b)}, {NDArray::from_vector(latest::identity(3), {3, 3}), NDArray::ones({2, 1})},
                             "Solve", "has 2 rows but the matrix (input 0) has 3");

@@ -371,6 +371,13 @@ TEST_SUITE("linalg") {
     CHECK_THROWS_WITH_AS(LA::inv(a).eval({{a, nan}}),
                          doctest::Contains("MatrixInverse: the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
                          ValueError);
+    // cholesky and solve_triangular read the matrix's transpose as it lies: the position is still the matrix's own.
+    CHECK_THROWS_WITH_AS(LA::cholesky(a).eval({{a, nan}}),
+                         doctest::Contains("Cholesky{True,False}: the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
+                         ValueError);
+    CHECK_THROWS_WITH_AS(LA::solve_triangular(a, b, false).eval({{a, nan}, {b, NDArray::ones({3, 1})}}),
+                         doctest::Contains("the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
+                         ValueError);
     CHECK_THROWS_WITH_AS(LA::solve(a, b).eval({{a, eye3()}, {b, NDArray::full({3, 1}, INFINITY)}}),
                          doctest::Contains("the right-hand side (input 1) contains a NaN or an infinity"), ValueError);
     CHECK_THROWS_WITH_AS(LA::solve(a, b, "lu"), doctest::Contains("assume_a"), ValueError);

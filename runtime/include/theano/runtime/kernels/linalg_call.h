@@ -443,45 +443,37 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
       }                                                                                                                \
     return bad;                                                                                                        \
   }                                                                                                                    \
-  /* Loads core matrix `i` at batch entry b into dst with finiteness checked. */                                     \
-  static inline int theano_la_get_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                     \
-    int64_t r, k, rs, cs, bad, p = 0;                                                                                  \
-    theano_la_core(c, i, &r, &k, &rs, &cs);                                                                            \
-    bad = theano_la_load_##S(r, k, theano_la_in_at(c, i, b), rs, cs, dst, ld);                                         \
-    if (!bad) return THEANO_LA_OK;                                                                                     \
-    theano_la_puts(c, &p, i == 0 ? "the matrix (input " : "the right-hand side (input ");                              \
-    theano_la_puti(c, &p, i);                                                                                          \
-    theano_la_puts(c, &p, ") contains a NaN or an infinity, at row ");                                                 \
-    theano_la_puti(c, &p, (bad - 1) / (k ? k : 1));                                                                    \
-    theano_la_puts(c, &p, ", column ");                                                                                \
-    theano_la_puti(c, &p, (bad - 1) % (k ? k : 1));                                                                    \
-    if (c->nb > 0) {                                                                                                   \
-      theano_la_puts(c, &p, " (batch entry ");                                                                         \
-      theano_la_puti(c, &p, b);                                                                                        \
-      theano_la_puts(c, &p, ")");                                                                                      \
-    }                                                                                                                  \
-    return THEANO_LA_VALUE;                                                                                            \
-  }                                                                                                                    \
-  /* dst (column-major, ld) <- the transpose of core matrix i at batch entry b: a row-major                           \
-   * matrix read as it lies (contiguous rows become contiguous columns, no transposing copy);                         \
-   * a NaN or infinity is reported at its own row and column, as theano_la_get does. */                               \
-  static inline int theano_la_get_t_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                  \
-    int64_t r, k, rs, cs, bad, p = 0;                                                                                 \
+  /* Loads core matrix `i` at batch entry b into dst with finiteness checked: the matrix itself                       \
+   * or, with t, its transpose (a row-major matrix read as it lies: contiguous rows become                            \
+   * contiguous columns, no transposing copy); a NaN or infinity is reported at its own row and                       \
+   * column either way. */                                                                                            \
+  static inline int theano_la_get_as_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld, int t) {          \
+    int64_t r, k, rs, cs, bad, row, col, p = 0;                                                                       \
     theano_la_core(c, i, &r, &k, &rs, &cs);                                                                           \
-    bad = theano_la_load_##S(k, r, theano_la_in_at(c, i, b), cs, rs, dst, ld);                                        \
+    bad = t ? theano_la_load_##S(k, r, theano_la_in_at(c, i, b), cs, rs, dst, ld)                                     \
+            : theano_la_load_##S(r, k, theano_la_in_at(c, i, b), rs, cs, dst, ld);                                    \
     if (!bad) return THEANO_LA_OK;                                                                                    \
+    /* bad - 1: the row-major position in the loaded matrix (r x k, or k x r with t) */                               \
+    row = t ? (bad - 1) % (r ? r : 1) : (bad - 1) / (k ? k : 1);                                                      \
+    col = t ? (bad - 1) / (r ? r : 1) : (bad - 1) % (k ? k : 1);                                                      \
     theano_la_puts(c, &p, i == 0 ? "the matrix (input " : "the right-hand side (input ");                             \
     theano_la_puti(c, &p, i);                                                                                         \
     theano_la_puts(c, &p, ") contains a NaN or an infinity, at row ");                                                \
-    theano_la_puti(c, &p, (bad - 1) % (r ? r : 1));                                                                   \
+    theano_la_puti(c, &p, row);                                                                                       \
     theano_la_puts(c, &p, ", column ");                                                                               \
-    theano_la_puti(c, &p, (bad - 1) / (r ? r : 1));                                                                   \
+    theano_la_puti(c, &p, col);                                                                                       \
     if (c->nb > 0) {                                                                                                  \
       theano_la_puts(c, &p, " (batch entry ");                                                                        \
       theano_la_puti(c, &p, b);                                                                                       \
       theano_la_puts(c, &p, ")");                                                                                     \
     }                                                                                                                 \
     return THEANO_LA_VALUE;                                                                                           \
+  }                                                                                                                   \
+  static inline int theano_la_get_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                    \
+    return theano_la_get_as_##S(c, i, b, dst, ld, 0);                                                                 \
+  }                                                                                                                   \
+  static inline int theano_la_get_t_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                  \
+    return theano_la_get_as_##S(c, i, b, dst, ld, 1);                                                                 \
   }                                                                                                                   \
   /* out (row-major n x n) <- the transpose of src (column-major, ld), read as it lies; with                          \
    * tri 1 / 2 only out's lower / upper triangle, zeros elsewhere. */                                                 \

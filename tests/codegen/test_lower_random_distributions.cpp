@@ -175,7 +175,7 @@ TEST_SUITE("lower random distributions") {
                             "RandomFunction{categorical}", "p[0] = 0 (the sum of the row) must be > 0 and finite");
   }
 
-  TEST_CASE("multinomial and permutation: generated rows are perform's bit for bit; their errors") {
+  TEST_CASE("multinomial and permutation: generated rows are perform's bit for bit, and their errors") {
     std::mt19937_64 rng(6);
     Var st = state_var();
     Var n = any_tensor(DType::Int32, 1, "n"), p64 = any_tensor(DType::Float64, 2, "p64");

@@ -82,7 +82,7 @@ TEST_SUITE("linalg expm eig") {
                          ValueError);
   }
 
-  TEST_CASE("verify_grad: expm at sizes 1-5, small and large norms, batched; expm_frechet against differences") {
+  TEST_CASE("verify_grad: expm at sizes 1-5, small and large norms, batched, and expm_frechet against differences") {
     std::mt19937_64 rng(32);
     for (std::int64_t n : {1, 2, 5})
       for (double s : {0.05, 1.0, 8.0}) {
@@ -151,7 +151,7 @@ TEST_SUITE("linalg expm eig") {
                          doctest::Contains("must be square"), ShapeError);
   }
 
-  TEST_CASE("matrix_power with n < 0: inv(M)^-n, batched, integer M in float64, its gradient; singular M") {
+  TEST_CASE("matrix_power with n < 0: inv(M)^-n, batched, integer M in float64, its gradient, and singular M") {
     std::mt19937_64 rng(34);
     const Var a = tensor::tensor(DType::Float64, StaticShape(3), "a");
     const NDArray A = general(rng, {2, 3, 3});
@@ -203,7 +203,7 @@ TEST_SUITE("linalg expm eig") {
     CHECK_THROWS_WITH_AS(LA::norm(matrix("m"), 3), doctest::Contains("'nuc', 1, -1, 2, -2, inf or -inf"), ValueError);
   }
 
-  TEST_CASE("lstsq_full: residuals = |a x - b|^2 per column when rank == n < m, else empty; rank; shapes") {
+  TEST_CASE("lstsq_full: residuals = |a x - b|^2 per column when rank == n < m, else empty, and rank, shapes") {
     std::mt19937_64 rng(36);
     const Var a = matrix("a"), b = matrix("b"), v = vector("v");
     const NDArray A = uniform(rng, {6, 3}), B = uniform(rng, {6, 2});

@@ -277,7 +277,7 @@ TEST_CASE("norm: vector and matrix ords as NumPy computes them") {
   testing::verify_grad([](const std::vector<Var>& in) { return LA::norm(in[0], -kInf); }, {g});
 }
 
-TEST_CASE("norm: unknown ords and bad axes are clear errors; the singular value ords build") {
+TEST_CASE("norm: unknown ords and bad axes are clear errors, and the singular value ords build") {
   const Var x = matrix("x", DType::Float64);
   // 'nuc', 2 and -2 go through svdvals (values: test_linalg_fixtures.cpp, test_linalg_expm_eig.cpp).
   CHECK(tensor_type(LA::norm(x, "nuc"))->ndim() == 0);

@@ -133,7 +133,7 @@ TEST_CASE("multinomial: zero weights, unnormalised and float32 weights, broadcas
   CHECK(run(nb, 2).shape() == std::vector<std::int64_t>{2, 3});
 }
 
-TEST_CASE("multinomial: errors name the row, the category and the value; infer_shape") {
+TEST_CASE("multinomial: errors name the row, the category and the value, and infer_shape") {
   auto bad = [](const TensorLike& n, const NDArray& p, const std::string& what) {
     const Var x = random_function(Distribution::Multinomial, state_var(), RandomSize({2}), {n, p}, DType::Int64).second;
     CHECK_THROWS_WITH_AS(run(x, 1), doctest::Contains(what.c_str()), ValueError);

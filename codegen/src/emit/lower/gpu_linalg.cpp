@@ -163,7 +163,7 @@ void lower_gpu_lapack(NodeLowering& L) {
   const std::string S = dt == DType::Float64 ? "f64" : "f32", T = c_type(dt), item = item_of(dt),
                     dcode = str(static_cast<int>(dt));
   const std::vector<std::int64_t> opts = op->la_options();
-  L.need("linalg kernels", kernel_text("linalg.h"));  // the host side: the rule, and the CPU kernel wording errors
+  need_linalg_kernels(L);  // the host side: the rule, and the CPU kernel wording errors
   L.cuda->need("shape_rules", std::string(shape_rules_text()));
   L.cuda->need("linalg gpu rules", std::string(kernel_text("linalg_gpu.h")));
   const LaParams P(T);

@@ -15,6 +15,15 @@
 #include <theano/tensor/type.h>
 
 namespace theano::codegen::lower {
+
+// The LAPACK kernel layer's four files, in the order they build on each other:
+// the one list the C++ lowering and the GPU lowering's host side embed.
+void need_linalg_kernels(NodeLowering& L) {
+  L.need("linalg call", kernel_text("linalg_call.h"));
+  L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
+  L.need("linalg expm", kernel_text("linalg_expm.h"));
+  L.need("linalg kernels", kernel_text("linalg.h"));
+}
 namespace {
 
 namespace LA = tensor::linalg;
@@ -27,10 +36,7 @@ void lower_lapack(NodeLowering& L) {
   if (dt != DType::Float64 && dt != DType::Float32)
     refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(dt)) + ")");
   const std::string S = dt == DType::Float64 ? "f64" : "f32";
-  L.need("linalg call", kernel_text("linalg_call.h"));
-  L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
-  L.need("linalg expm", kernel_text("linalg_expm.h"));
-  L.need("linalg kernels", kernel_text("linalg.h"));
+  need_linalg_kernels(L);
   CodeWriter& w = L.body;
   const std::string fail =
       "{ char m[512]; theano_la_cat(m, 512, " + c_string(L.label + ": ") +

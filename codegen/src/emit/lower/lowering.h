@@ -405,4 +405,8 @@ void emit_ger_checks(NodeLowering& L);
 /// build change. Internal error for a file that is not there.
 std::string_view kernel_text(std::string_view file);
 
+/// Embeds the LAPACK kernel layer (kernels/linalg_call.h, linalg_eig.h,
+/// linalg_expm.h, linalg.h, in that order) in L's unit (emit/lower/linalg.cpp).
+void need_linalg_kernels(NodeLowering& L);
+
 }  // namespace theano::codegen::lower

@@ -295,8 +295,9 @@ Var solve(const TensorLike& a, const TensorLike& b, std::string_view assume_a = 
 Var inv(const TensorLike& x);
 /// numpy.linalg.pinv(x) (MatrixPinv).
 Var pinv(const TensorLike& x);
-/// The minimum-norm least-squares solution of a x = b, pinv(a) b (numpy's
-/// lstsq's first output; lstsq_full gives the others).
+/// The minimum-norm least-squares solution of a x = b (numpy's lstsq's first
+/// output; lstsq_full gives the others): for a matrix a lstsq_full's x (NumPy's
+/// rank cut), for a batch of matrices pinv(a) b (pinv's cut, 1e-15 s[0]).
 Var lstsq(const TensorLike& a, const TensorLike& b);
 /// numpy.linalg.lstsq(a, b, rcond=None) for a matrix a (m x n) and b of rank
 /// 1 or 2: {x, residuals, rank, s}. x = V diag(1 / s) U^T b over the

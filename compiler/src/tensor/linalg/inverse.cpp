@@ -136,6 +136,10 @@ Var pinv(const TensorLike& x) { return OpPtr(new MatrixPinv())->apply1({detail::
 Var lstsq(const TensorLike& a, const TensorLike& b) {
   auto [av, bv] = detail::as_common_float(a, b);
   const int b_ndim = tensor_type(bv)->ndim() == 1 ? 1 : 2;
+  // A matrix a: NumPy's rank cut (lstsq_full's), eps * max(m, n) * s[0]. pinv's
+  // 1e-15 * s[0] keeps float32's rounding-level singular values of a
+  // rank-deficient a and divides by them.
+  if (tensor_type(av)->ndim() == 2) return lstsq_full(av, bv)[0];
   return detail::from_column(matmul(pinv(av), detail::as_column(bv, b_ndim)), b_ndim);
 }
 

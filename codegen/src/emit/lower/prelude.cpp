@@ -36,6 +36,7 @@ typedef unsigned long uint64_t;
 // the emulated CUDA unit), CUDA intrinsics under NVRTC, which has no builtins.
 constexpr std::string_view kHostSpecials = R"PRELUDE(#define THEANO_INF __builtin_inf()
 #define THEANO_NAN __builtin_nan("")
+#define THEANO_RULE_OUTLINED __attribute__((noinline))
 )PRELUDE";
 constexpr std::string_view kCudaSpecials = R"PRELUDE(#ifdef THEANO_CUDA_EMULATION
 #define THEANO_INF __builtin_inf()
@@ -124,7 +125,10 @@ typedef void (*TheanoPart)(void*, int64_t, int64_t, int64_t);
 // Runs part(args, begin, end, k) over [0, n): split across the loop threads
 // when there are at least two parts of min_part indices, else part(args, 0,
 // n, 0) here. Returns the number of parts.
-static inline int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, TheanoPart part, void* args) {
+// Out of line, as the allocation below and the larger shape rules: one copy
+// per unit instead of one per call site (node functions call it up to three
+// times); the call costs nanoseconds, the inlined copies -O2 time.
+static __attribute__((noinline)) int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, TheanoPart part, void* args) {
   if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, part, args);
   part(args, 0, n, 0);
   return 1;
@@ -266,7 +270,7 @@ THEANO_COLD static int theano_fail_alloc(TheanoContext* c, const char* msg, int6
 // Allocates output `a` (ndim, dtype and shape set) through the host once its
 // size passed the shared rule (shape_rules.h, as NDArray::empty checks it): a
 // bad size fails with `msg`, the rule's text and the offending value.
-static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
+static __attribute__((noinline)) int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
                                        const char* msg, const TheanoArray* const* in, int n) {
   int64_t size = 0, bad = 0;
   const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);
@@ -277,7 +281,7 @@ static inline int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t
   return 0;
 }
 // theano_alloc_checked for a GPU output: the same size rule, GPU memory.
-static inline int theano_gpu_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
+static __attribute__((noinline)) int theano_gpu_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
                                            const char* msg, const TheanoArray* const* in, int n) {
   int64_t size = 0, bad = 0;
   const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);

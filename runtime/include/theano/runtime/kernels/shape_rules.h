@@ -55,6 +55,14 @@
 #define THEANO_RULE_CSM_INDEX 21        /* *bad: a stored index outside [0, minor) */
 
 /* a*b and a+b into *r; THEANO_RULE_OVERFLOW when the exact result is not an int64. */
+/* Generated host code calls the larger rules out of line: one copy per unit,
+ * optimized once, instead of one inlined copy in every node function (a
+ * tenth of a big unit's compile time; docs/jit-and-cache.md). The host
+ * prelude defines it; elsewhere (perform, NVRTC units) it is empty. */
+#ifndef THEANO_RULE_OUTLINED
+#define THEANO_RULE_OUTLINED
+#endif
+
 static inline int theano_checked_mul(int64_t a, int64_t b, int64_t* r) {
   return __builtin_mul_overflow(a, b, r) ? THEANO_RULE_OVERFLOW : THEANO_RULE_OK;
 }
@@ -66,7 +74,7 @@ static inline int theano_checked_add(int64_t a, int64_t b, int64_t* r) {
  * array's byte size and every C-contiguous byte stride fit in int64: the
  * product of the non-zero entries times `itemsize` must fit (as NumPy's
  * "array is too big"), also when another entry is 0. */
-static inline int theano_shape_size(const int64_t* shape, int64_t nd, int64_t itemsize, int64_t* size,
+static inline THEANO_RULE_OUTLINED int theano_shape_size(const int64_t* shape, int64_t nd, int64_t itemsize, int64_t* size,
                                     int64_t* bad) {
   int64_t nz = itemsize > 0 ? itemsize : 1, n = 1;
   int zero = 0;
@@ -96,7 +104,7 @@ static inline int theano_shape_size(const int64_t* shape, int64_t nd, int64_t it
 /* numpy.reshape's rule: `req` (nd entries, each >= -1, at most one -1) for an
  * array of `size` elements of `itemsize` bytes; writes the resolved shape to
  * `out` (may be `req`). */
-static inline int theano_reshape_rule(int64_t size, const int64_t* req, int64_t nd, int64_t itemsize, int64_t* out,
+static inline THEANO_RULE_OUTLINED int theano_reshape_rule(int64_t size, const int64_t* req, int64_t nd, int64_t itemsize, int64_t* out,
                                       int64_t* bad) {
   int64_t unknown = -1, known = 1, nz = itemsize > 0 ? itemsize : 1, d;
   int zero = 0;
@@ -267,7 +275,7 @@ static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {
  * Both readers word the error "<node>: at dimension D, input I has size N: "
  * (or "..., input O has size A but input I has size B: ") followed by the
  * rule text. */
-static inline int theano_broadcast_rule(int64_t nin, int64_t nd, const int64_t* const* shapes,
+static inline THEANO_RULE_OUTLINED int theano_broadcast_rule(int64_t nin, int64_t nd, const int64_t* const* shapes,
                                         const unsigned char* declared_one, int64_t* out, int64_t* input,
                                         int64_t* dim, int64_t* other) {
   int64_t d, i;
@@ -303,7 +311,7 @@ static inline int theano_broadcast_rule(int64_t nin, int64_t nd, const int64_t* 
  * dimension j (Theano's rule: Alloc's value, IncSubtensor's value). *bad: the
  * value's dimension that does not fit (vnd when it has more dimensions than
  * the target). */
-static inline int theano_broadcast_to_rule(int64_t vnd, const int64_t* vshape, const unsigned char* declared_one,
+static inline THEANO_RULE_OUTLINED int theano_broadcast_to_rule(int64_t vnd, const int64_t* vshape, const unsigned char* declared_one,
                                            int64_t nd, const int64_t* shape, int64_t* bad) {
   int64_t j;
   if (vnd > nd) {

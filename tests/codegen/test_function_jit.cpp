@@ -249,7 +249,7 @@ TEST_SUITE("function with the JIT") {
   }
 }
 
-// The cycle test runs 4000 cycles (2000 under AddressSanitizer, where LSan
+// The cycle test runs 4000 cycles (1000 under AddressSanitizer, where LSan
 // checks the leaks at exit anyway): at 10^4 it was the Release suite's long
 // pole (258 s of one core). THEANO_JIT_SOAK_CYCLES=N runs N cycles instead
 // (README: the soak run). The bounds stay the same absolute amounts.
@@ -261,7 +261,7 @@ TEST_SUITE("function with the JIT") {
 #endif
 #endif
 #if defined(THEANO_JIT_CYCLES_SANITIZED)
-constexpr int kJitDefaultCycles = 2000, kJitWarmup = 500;
+constexpr int kJitDefaultCycles = 1000, kJitWarmup = 250;
 #else
 constexpr int kJitDefaultCycles = 4000, kJitWarmup = 1000;
 #endif
@@ -275,7 +275,7 @@ static int jit_cycles() {
 }
 
 TEST_SUITE("function with the JIT") {
-  TEST_CASE("4000 functions compiled, called and destroyed (2000 under ASan): memory does not grow") {
+  TEST_CASE("4000 functions compiled, called and destroyed (1000 under ASan): memory does not grow") {
     const int kJitCycles = jit_cycles();
     // Each function has its own constant, so each is a distinct translation
     // unit with its own JITDylib, removed when the Function goes.

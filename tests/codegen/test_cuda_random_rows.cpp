@@ -41,15 +41,30 @@ NDArray uniform_array(std::mt19937_64& rng, Shape shape, DType dtype, double lo,
 }
 
 /// The functions of `outs` over `ins`: perform's (linker py) and the emulated device's.
+/// (Without the streams' default updates: both read the same states.)
 std::pair<Function, Function> perform_and_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs) {
   std::vector<In> in(ins.begin(), ins.end());
   std::vector<Out> out(outs.begin(), outs.end());
+  const FunctionOptions o{.mode = "fast_run", .no_default_updates = true};
   Function ref = [&] {
     test::UseLinker py("py");
-    return function(in, out, {.mode = "fast_run"});
+    return function(in, out, o);
   }();
   ConfigGuard guard(gpu_test::with_device("emulated"));
-  return {ref, function(in, out, {.mode = "fast_run"})};
+  return {ref, function(in, out, o)};
+}
+
+/// `gpu` gives `ref`'s outputs on `args`, bit for bit.
+void same_outputs(Function& ref, Function& gpu, const std::vector<NDArray>& args) {
+  const std::vector<NDArray> want = ref(args), got = gpu(args);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t o = 0; o < got.size(); ++o) {
+    CAPTURE(o);
+    const NDArray g = got[o].to_host();
+    REQUIRE(g.dtype() == want[o].dtype());
+    REQUIRE(g.shape() == want[o].shape());
+    CHECK(array_equal(g, want[o]));
+  }
 }
 
 /// The error's own text: after the node's label, before what the linker adds
@@ -93,7 +108,10 @@ TEST_SUITE("cuda random rows (emulated device)") {
     const std::vector<Var> ins{st, p64, p32, n, x};
     auto [ref, gpu] = perform_and_gpu(ins, outs);
     CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") == 11);
-    CHECK(gpu_test::count_ops(gpu, "RandomFunction") == 0);
+    // (The transfer moves a draw whose data comes from or goes to the GPU:
+    // shuffle's permutation here; choice's draws read host Asserts and stay.)
+    CAPTURE(debugprint(gpu));
+    CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") >= 1);
     for (const NDArray& sv : {state(12345, 0), state(0xDEADBEEFCAFEF00DULL, 0x1FFFFFFFFULL)})
       for (std::int64_t rows : {3, 1})
         for (std::int64_t k : {7, 1, 0}) {
@@ -103,15 +121,7 @@ TEST_SUITE("cuda random rows (emulated device)") {
                                           uniform_array(rng, {4, rows, 5}, DType::Float32, 0, 1),
                                           uniform_array(rng, {rows}, DType::Int32, 0, 60),
                                           uniform_array(rng, {rows, k}, DType::Float32, 0.01, 1)};
-          const std::vector<NDArray> want = ref(args), got = gpu(args);
-          REQUIRE(got.size() == want.size());
-          for (std::size_t o = 0; o < got.size(); ++o) {
-            CAPTURE(o);
-            const NDArray g = got[o].to_host();
-            REQUIRE(g.dtype() == want[o].dtype());
-            REQUIRE(g.shape() == want[o].shape());
-            CHECK(array_equal(g, want[o]));
-          }
+          same_outputs(ref, gpu, args);
         }
     gpu_test::check_nvrtc(gpu);
   }
@@ -152,5 +162,28 @@ TEST_SUITE("cuda random rows (emulated device)") {
          {s0, NDArray::from_vector<std::int64_t>({2, 3, -4}, {3}),
           matrix({1, 2, 3, 1, nan, 1, 1, 1, 1}, 3, DType::Float32)},
          "p[1][1] = nan must be >= 0 and finite");
+  }
+
+  TEST_CASE("cuda emulated: choice, permutation and shuffle in a GPU function: perform's picks; choice's p named") {
+    RandomStream rs(3);
+    Var x = tensor::tensor(DType::Float64, {std::nullopt, std::nullopt}, "x");
+    Var p = tensor::tensor(DType::Float64, {std::nullopt}, "p");
+    const NDArray a = NDArray::from_vector<double>({1, 2, 3, 4, 5}, {5});
+    const std::vector<Var> outs = {rs.choice({2, 3}, a, true, p), rs.choice({5}, 9, false), rs.choice({3}, a, false, p),
+                                   rs.permutation(7), rs.shuffle(x)};
+    auto [ref, gpu] = perform_and_gpu({x, p}, outs);
+    // (The transfer moves a draw whose data comes from or goes to the GPU:
+    // shuffle's permutation here; choice's draws read host Asserts and stay.)
+    CAPTURE(debugprint(gpu));
+    CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") >= 1);
+    const NDArray X = NDArray::from_vector<double>({0, 1, 2, 3, 4, 5}, {3, 2});
+    same_outputs(ref, gpu, {X, NDArray::from_vector<double>({0.1, 0.2, 0.3, 0.15, 0.25}, {5})});
+    // A bad weight: categorical's message (with and without replacement), perform's text.
+    const std::vector<NDArray> bad{X, NDArray::from_vector<double>({0.1, -0.2, 0.3, 0.15, 0.25}, {5})};
+    const std::string want = test::error_of([&] { ref(bad); }), got = test::error_of([&] { gpu(bad); });
+    CAPTURE(want);
+    CAPTURE(got);
+    CHECK(want.find("RandomFunction{categorical}: p[0][1] = -0.2 must be >= 0 and finite") != std::string::npos);
+    CHECK(after_label(got) == after_label(want));
   }
 }

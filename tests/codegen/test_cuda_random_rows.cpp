@@ -150,7 +150,8 @@ TEST_SUITE("cuda random rows (emulated device)") {
       CHECK(got.find("GpuRandomFunction{") < got.find(": "));  // the GPU node's label
     };
     // Sample element 1 of size (3, 2) reads p's row 1: the first bad one (3 and 5 are bad too).
-    same(ref_c, gpu_c, {s0, matrix({1, 2, 3, 4, 5, -0.5}, 2, DType::Float64)}, "p[1][2] = -0.5 must be >= 0 and finite");
+    same(ref_c, gpu_c, {s0, matrix({1, 2, 3, 4, 5, -0.5}, 2, DType::Float64)},
+         "p[1][2] = -0.5 must be >= 0 and finite");
     same(ref_c, gpu_c, {s0, matrix({1, 2, 3, 0, 0, 0}, 2, DType::Float64)},
          "p[1] = 0 (the sum of the row) must be > 0 and finite");
     same(ref_c, gpu_c, {s0, matrix({1, 2, 1e308, 1e308}, 1, DType::Float64)},
@@ -162,6 +163,10 @@ TEST_SUITE("cuda random rows (emulated device)") {
          {s0, NDArray::from_vector<std::int64_t>({2, 3, -4}, {3}),
           matrix({1, 2, 3, 1, nan, 1, 1, 1, 1}, 3, DType::Float32)},
          "p[1][1] = nan must be >= 0 and finite");
+    same(ref_m, gpu_m,
+         {s0, NDArray::from_vector<std::int64_t>({-1, 3, 4}, {3}),
+          matrix({nan, 2, 3, 1, 1, 1, 1, 1, 1}, 3, DType::Float32)},
+         "n[0] = -1 must be in [0, 2^53]");
   }
 
   TEST_CASE("cuda emulated: choice, permutation and shuffle in a GPU function: perform's picks; choice's p named") {

@@ -169,7 +169,7 @@ TEST_SUITE("cuda random rows (emulated device)") {
          "n[0] = -1 must be in [0, 2^53]");
   }
 
-  TEST_CASE("cuda emulated: choice, permutation and shuffle in a GPU function: perform's picks; choice's p named") {
+  TEST_CASE("cuda emulated: choice, permutation and shuffle in a GPU function: perform's picks and choice's p named") {
     RandomStream rs(3);
     Var x = tensor::tensor(DType::Float64, {std::nullopt, std::nullopt}, "x");
     Var p = tensor::tensor(DType::Float64, {std::nullopt}, "p");

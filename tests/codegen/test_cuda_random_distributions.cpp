@@ -81,32 +81,6 @@ TEST_SUITE("cuda random distributions (emulated device)") {
     check_nvrtc(f);
   }
 
-  TEST_CASE("cuda emulated: categorical has no GPU form: it stays on the host beside GPU draws, the CPU's numbers") {
-    Var st = state_var(), p = matrix("p"), v = vector("v");
-    auto [ns, c] = random_function(Distribution::Categorical, st, RandomSize(std::vector<std::int64_t>{50, 3}), {p},
-                                   DType::Int64);
-    auto [ns2, g] = random_function(Distribution::Gamma, st, RandomSize(std::vector<std::int64_t>{4}), {v, 1.0},
-                                    DType::Float64);
-    const NDArray P = NDArray::from_vector<double>({1, 2, 3, 0, 1, 0, 5, 5, 1}, {3, 3});
-    const NDArray V = NDArray::from_vector<double>({0.5, 1, 2, 3}, {4});
-    Function f = check_on_gpu({st, p, v}, {c, g}, {state(3, 4), P, V}, {}, 0);
-    CHECK(gpu_test::count_ops(f, "GpuRandomFunction") == 1);
-  }
-
-  TEST_CASE("cuda emulated: multinomial and permutation have no GPU form: on the host, the CPU's numbers") {
-    Var st = state_var(), p = matrix("p"), v = vector("v");
-    auto [ns, c] = random_function(Distribution::Multinomial, st, RandomSize(std::vector<std::int64_t>{50, 3}),
-                                   {std::int64_t{20}, p}, DType::Int64);
-    auto [ns1, q] = random_function(Distribution::Permutation, st, RandomSize(std::vector<std::int64_t>{4}), {v},
-                                    DType::Int64);
-    auto [ns2, g] = random_function(Distribution::Loggamma, st, RandomSize(std::vector<std::int64_t>{4}), {v},
-                                    DType::Float64);
-    const NDArray P = NDArray::from_vector<double>({1, 2, 3, 0, 1, 0, 5, 5, 1}, {3, 3});
-    const NDArray V = NDArray::from_vector<double>({0.5, 1, 2, 3}, {4});
-    Function f = check_on_gpu({st, p, v}, {c, q, g}, {state(3, 4), P, V}, {}, 0);
-    CHECK(gpu_test::count_ops(f, "GpuRandomFunction") == 1);
-  }
-
   TEST_CASE("cuda emulated: a bad parameter is perform's ValueError naming the element and the value") {
     Var st = state_var(), a = vector("a"), b = vector("b");
     ConfigGuard guard(gpu_test::with_device("emulated"));

@@ -304,7 +304,10 @@ TEST_CASE("choice: with replacement (uniform, weighted), without (distinct, unif
   CHECK_THROWS_WITH_AS(function({}, {rs.choice({3}, 3, false, NDArray::from_vector<double>({0.5, 0, 0.5}, {3}))})({}),
                        doctest::Contains("fewer positive weights in p"), AssertionError);
   CHECK_THROWS_WITH_AS(function({}, {rs.choice({3}, 4, false, NDArray::from_vector<double>({0.1, -0.2, 0.3, 0.4}, {4}))})({}),
-                       doctest::Contains("p must be >= 0 and finite"), AssertionError);
+                       doctest::Contains(": p[0][1] = -0.2 must be >= 0 and finite"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(function({}, {rs.choice({2}, 3, false, NDArray::from_vector<double>({0, 0, 0}, {3}))})({}),
+                       doctest::Contains("p[0] = 0 (the sum of the row) must be > 0 and finite"), ValueError);
   CHECK_THROWS_WITH_AS(function({}, {rs.choice({3}, 3, true, p)})({}),
                        doctest::Contains("p must have one weight per element of a"), AssertionError);
   CHECK_THROWS_WITH_AS(rs.choice({3}, 2.5), doctest::Contains("must be an integer"), TypeError);

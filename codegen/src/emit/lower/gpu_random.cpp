@@ -1,6 +1,8 @@
-// GPU lowering of RandomFunction (uniform, normal, binomial, integers): one
-// thread an element, the same numbers as the CPU for the same state and
-// shape. The host part is the CPU lowering's (random_code.h: the state, the
+// GPU lowering of RandomFunction (uniform, normal, binomial, integers and the
+// distributions after them; the row ones, categorical, multinomial and
+// permutation, are gpu_random_rows.cpp's): one thread an element, the same
+// numbers as the CPU for the same state and shape. The host part is the CPU
+// lowering's (random_code.h: the state, the
 // size, the parameters' broadcast, the advanced state written to the host,
 // the call's Philox key); the kernel draws element i from the counter-based
 // streams of theano/runtime/kernels/random_kernels.h, the text perform runs (compiled
@@ -28,6 +30,9 @@ namespace {
 
 void lower_gpu_random(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
+  const tensor::DistributionSpec& rspec =
+      tensor::distribution_spec(static_cast<const tensor::RandomFunction&>(L.op).distribution());
+  if (rspec.core[0] > 0 || rspec.core[1] > 0) return lower_gpu_random_rows(L);  // a row a thread
   L.cold = true;  // the host side does no per-element work
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
   const tensor::Distribution dist = op.distribution();

@@ -28,6 +28,10 @@ void emit_random_prefix(NodeLowering& L);
 /// parameters `a`, `b` (generic: `p[]`) and the element index `i` that is true when the
 /// element is bad, the statement failing the call with perform's message).
 std::vector<std::pair<std::string, std::string>> random_checks(const NodeLowering& L);
+/// The GPU form of the row distributions (categorical, multinomial,
+/// permutation: a parameter with a core axis), one thread a row
+/// (emit/lower/gpu_random_rows.cpp).
+void lower_gpu_random_rows(NodeLowering& L);
 /// The C types `a` and `b` are read as (int64_t or double).
 std::pair<std::string, std::string> random_param_types(const NodeLowering& L);
 /// theano/runtime/kernels/random_kernels.h, verbatim (the kernels perform runs).

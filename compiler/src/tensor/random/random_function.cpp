@@ -85,12 +85,10 @@ THEANO_REGISTER_OP(RandomFunction);
 
 // GPU form: the distribution's parameters; the state and the size stay host
 // values, and so does the advanced state (output 0), where the next call reads it.
-// Categorical and multinomial have none: their row rule would need the bad
-// row downloaded for perform's message (the GPU form's check downloads one
-// element); permutation's Fisher-Yates is sequential along its row (one
-// thread a row). They run on the host, reading their parameters there.
+// Every distribution has one; categorical, multinomial and permutation draw a
+// row a thread (codegen's gpu_random_rows.cpp; permutation's x is placed on
+// the GPU though only its shape is read).
 std::optional<GpuPlacement> RandomFunction::gpu_form(const Apply& node) const {
-  if (distribution_ == Distribution::Categorical || distribution_spec(distribution_).sample_core) return std::nullopt;
   GpuPlacement p = GpuPlacement::only(node.nin(), {});
   for (int k = 2; k < node.nin(); ++k) p.inputs[static_cast<std::size_t>(k)] = true;
   p.outputs = {false, true};

@@ -146,9 +146,14 @@ Var RandomStream::choice(const RandomSize& size, const TensorLike& a, bool repla
     if (p) {
       // Gumbel-top-k: the m largest log p_j + G_j, G_j = -log(-log U_j), are
       // m successive draws without replacement with the weights p.
-      const Var bad = lt(pv, 0.0) | isinf(pv) | isnan(pv);
-      const Var w = assert_op(pv, {eq(sum(bad.astype(DType::Int64)), 0), gt(sum(pv), 0.0)},
-                              op + ": p must be >= 0 and finite with a positive sum");
+      // p's rule is categorical's, naming the bad weight as with replacement
+      // (RandomFunction{categorical}: p[0][j] = ... must be >= 0 and finite):
+      // a one-element categorical draw on p checks it, and the keys depend on
+      // its sample through an Assert that always holds (categories are >= 0).
+      const DType pd = tensor_type(pv)->dtype();
+      const Var pf = pd == DType::Float32 || pd == DType::Float64 ? pv : pv.astype(DType::Float64);
+      const Var probe = categorical(RandomSize(), pf);
+      const Var w = assert_op(pv, {ge(probe, 0)}, op + ": p checked by its categorical draw");
       const Var u = uniform(RandomSize(stack({n})), 0.0, 1.0, DType::Float64);
       const Var keys = log(w.astype(DType::Float64)) - log(-log(u));
       order = argsort(-keys);

@@ -31,6 +31,7 @@ using namespace theano;
 using namespace theano::tensor;
 using gpu_test::check_nvrtc;
 using gpu_test::check_on_gpu;
+using gpu_test::check_on_gpu_sets;
 namespace LA = theano::tensor::linalg;
 
 namespace {
@@ -85,16 +86,17 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const Var a = any(dt, 3, "a"), b = any(dt, 2, "b"), v = any(dt, 1, "v");
       const NDArray A = latest::spd(rng, {3, 5, 5}).astype(dt), B = latest::uniform(rng, {5, 2}).astype(dt);
       const NDArray V = latest::uniform(rng, {5}).astype(dt);
-      check_on_gpu({a}, {LA::cholesky(a), LA::cholesky(a, false)}, {A}, {"Cholesky"}, rtol);
-      check_on_gpu({a, b, v}, {LA::solve_triangular(a, b, true), LA::solve_triangular(a, v, false, 1, true)}, {A, B, V},
-                   {"SolveTriangular"}, rtol);
+      // Few functions with several outputs each: compiles are these tests' cost.
+      check_on_gpu({a, b, v},
+                   {LA::cholesky(a), LA::cholesky(a, false), LA::solve_triangular(a, b, true),
+                    LA::solve_triangular(a, v, false, 1, true)},
+                   {A, B, V}, {"Cholesky", "SolveTriangular"}, rtol);
       check_on_gpu({a, b}, {LA::cho_solve({LA::cholesky(a), true}, b)}, {A, B}, {"CholeskySolve", "Cholesky"}, rtol);
-      check_on_gpu(
-          {a, b, v},
-          {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos")},
-          {A, B, V}, {"Solve"}, rtol);
-      // A strided (transposed) matrix: the gather reads it by its strides.
-      check_on_gpu({a, b}, {LA::solve(LA::matrix_transpose(a), b)}, {A, B}, {"Solve"}, rtol);
+      // The last one on a strided (transposed) matrix: the gather reads it by its strides.
+      check_on_gpu({a, b, v},
+                   {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos"),
+                    LA::solve(LA::matrix_transpose(a), b)},
+                   {A, B, V}, {"Solve"}, rtol);
     }
   }
 
@@ -105,29 +107,22 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const double rtol = rtol_of(dt);
       const Var a = any(dt, 3, "a");
       const NDArray G = latest::general(rng, {4, 6, 6}).astype(dt), S = latest::spd(rng, {2, 6, 6}).astype(dt);
-      check_on_gpu({a}, {LA::inv(a)}, {G}, {"MatrixInverse"}, rtol);
-      const auto [sign, logabs] = LA::slogdet(a);
+      // A singular matrix: det 0, sign 0, log|det| -inf, lu_factor complete; no error.
+      const NDArray sing = NDArray::from_list<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, {1, 3, 3}).astype(dt);
+      // 0-size: empty matrices (det 1, slogdet (1, 0)) and an empty batch.
+      const NDArray E0 = NDArray::zeros({2, 0, 0}).astype(dt), E1 = NDArray::zeros({0, 3, 3}).astype(dt);
+      // One function per group, called on each of its inputs (compiles are these tests' cost).
       // det apart from slogdet and lu_factor: with either in the same function the linalg
       // rewrites compute det from it (docs/linalg.md, "Rewrites"), and no Det node is left.
-      check_on_gpu({a}, {LA::det(a)}, {G}, {"Det"}, rtol);
-      check_on_gpu({a}, {sign, logabs}, {G}, {"SLogDet"}, rtol);
+      check_on_gpu_sets({a}, {LA::det(a)}, {{G}, {sing}, {E0}, {E1}}, {"Det"}, rtol);
+      const auto [sign, logabs] = LA::slogdet(a);
+      check_on_gpu_sets({a}, {sign, logabs}, {{G}, {sing}, {E0}, {E1}}, {"SLogDet"}, rtol);
       const auto [lu, piv] = LA::lu_factor(a);
-      check_on_gpu({a}, {lu, piv}, {G}, {"LUFactor"}, rtol);
+      check_on_gpu_sets({a}, {lu, piv}, {{G}, {sing}}, {"LUFactor"}, rtol);
       const auto [w, vecs] = LA::eigh(a);
-      check_on_gpu({a}, {w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second}, {S}, {"Eigh"}, rtol);
-      // A singular matrix: det 0, sign 0, log|det| -inf, lu_factor complete; no error.
-      NDArray sing = NDArray::from_list<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, {1, 3, 3}).astype(dt);
-      check_on_gpu({a}, {LA::det(a)}, {sing}, {"Det"}, rtol);
-      check_on_gpu({a}, {sign, logabs}, {sing}, {"SLogDet"}, rtol);
-      check_on_gpu({a}, {lu}, {sing}, {"LUFactor"}, rtol);
-      // 0-size: empty matrices (det 1, slogdet (1, 0)) and an empty batch.
-      for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{2, 0, 0}, {0, 3, 3}}) {
-        CAPTURE(shape.size());
-        const NDArray E = NDArray::zeros(shape).astype(dt);
-        check_on_gpu({a}, {LA::det(a)}, {E}, {"Det"}, rtol);
-        check_on_gpu({a}, {sign, logabs, LA::inv(a), LA::cholesky(a), w}, {E},
-                     {"SLogDet", "MatrixInverse", "Cholesky", "Eigh"}, rtol);
-      }
+      check_on_gpu_sets({a}, {LA::inv(a), w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second, LA::cholesky(a)},
+                        {{S}, {E0}, {E1}}, {"MatrixInverse", "Eigh", "Cholesky"}, rtol);
+      check_on_gpu({a}, {LA::inv(a)}, {G}, {"MatrixInverse"}, rtol);
     }
   }
 

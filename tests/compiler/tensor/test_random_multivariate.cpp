@@ -371,12 +371,52 @@ TEST_CASE("multivariate_normal: marginals and a projection (KS), the covariance,
   const Var bm_ = rs.multivariate_normal({5, 3}, m, c);
   theano::testing::check_infer_shape({m, c}, {bm_}, {mean, covs});
   // Errors.
-  CHECK_THROWS_WITH_AS(rs.multivariate_normal({2}, mean, cov, "svd"), doctest::Contains("only \"cholesky\""),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(rs.multivariate_normal({2}, mean, cov, "qr"),
+                       doctest::Contains("method \"qr\" is not one of \"cholesky\", \"eigh\", \"svd\""), ValueError);
   CHECK_THROWS_WITH_AS(rs.multivariate_normal({2}, NDArray::full({3}, 0.0, DType::Float64), cov),
                        doctest::Contains("mean has 3 components but cov is 2 x 2"), ValueError);
   const NDArray not_pd = NDArray::from_vector<double>({1, 2, 2, 1}, {2, 2});
   CHECK_THROWS(function({}, {rs.multivariate_normal({2}, mean, not_pd)})({}));
+}
+
+TEST_CASE("multivariate_normal methods eigh and svd: the law, a semi-definite cov, batches") {
+  const NDArray mean = NDArray::from_vector<double>({1, -2}, {2});
+  const NDArray cov = NDArray::from_vector<double>({2, 0.6, 0.6, 1}, {2, 2});
+  // Rank 1: x0 - x1 = mean0 - mean1 = 3 exactly; x0 ~ N(1, 1). Cholesky refuses it.
+  const NDArray semi = NDArray::from_vector<double>({1, 1, 1, 1}, {2, 2});
+  const NDArray covs = NDArray::from_vector<double>({1, 0, 0, 1, 4, 0, 0, 4, 9, 0, 0, 9}, {3, 2, 2});
+  for (const char* method : {"eigh", "svd"}) {
+    CAPTURE(method);
+    RandomStream rs(17);
+    const Var x = rs.multivariate_normal({20000}, mean, cov, method);
+    const Var xs = rs.multivariate_normal({20000}, mean, semi, method);
+    const Var bs = rs.multivariate_normal({4000, 3}, mean, covs, method);
+    const std::vector<NDArray> got = function({}, {x, xs, bs})({});
+    const std::vector<double> v = values(got[0]);
+    const std::vector<double> x0 = column(v, 2, 0), x1 = column(v, 2, 1);
+    CHECK(ks(x0, cdf_of(bm::normal_distribution<>(1, std::sqrt(2.0)))) < ks_bound(x0.size()));
+    CHECK(ks(x1, cdf_of(bm::normal_distribution<>(-2, 1))) < ks_bound(x1.size()));
+    std::vector<double> d(x0.size());
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = x0[i] - x1[i];
+    CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(1.8)))) < ks_bound(d.size()));
+    CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(3.0)))) > ks_bound(d.size()));
+    CHECK(std::fabs(covariance(x0, x1) - 0.6) < 5 * std::sqrt((2.0 * 1.0 + 0.36) / 20000));
+    const std::vector<double> sv = values(got[1]);
+    const std::vector<double> s0 = column(sv, 2, 0), s1 = column(sv, 2, 1);
+    double worst = 0;
+    for (std::size_t i = 0; i < s0.size(); ++i) worst = std::max(worst, std::fabs(s0[i] - s1[i] - 3.0));
+    CHECK(worst < 1e-12 * 8);
+    CHECK(ks(s0, cdf_of(bm::normal_distribution<>(1, 1))) < ks_bound(s0.size()));
+    for (std::int64_t k = 0; k < 3; ++k) {
+      std::vector<double> col;
+      for (std::int64_t i = 0; i < 4000; ++i) col.push_back(got[2].at<double>({i, k, 1}));
+      CHECK(ks(col, cdf_of(bm::normal_distribution<>(-2, static_cast<double>(k + 1)))) < ks_bound(col.size()));
+    }
+    Var m = dvector("m"), c = dtensor3("c");
+    theano::testing::check_infer_shape({m, c}, {rs.multivariate_normal({5, 3}, m, c, method)}, {mean, covs});
+  }
+  RandomStream rs(17);
+  CHECK_THROWS(function({}, {rs.multivariate_normal({2}, mean, semi)})({}));
 }
 
 }  // TEST_SUITE

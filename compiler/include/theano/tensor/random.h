@@ -315,10 +315,12 @@ class RandomStream {
   /// are functional; nothing is shuffled in place). The same as permutation(x)
   /// for x of rank >= 1.
   Var shuffle(const TensorLike& x);
-  /// Multivariate normal: mean + L z with L = cholesky(cov) (lower) and z
-  /// standard normal; mean (..., k) and cov (..., k, k) batch-broadcast
-  /// together and against size; shape size + (k,) (or their broadcast batch
-  /// shape + (k,)). method: "cholesky" (the only one).
+  /// Multivariate normal: mean + F z with F F^T = cov and z standard normal;
+  /// mean (..., k) and cov (..., k, k) batch-broadcast together and against
+  /// size; shape size + (k,) (or their broadcast batch shape + (k,)). method
+  /// (NumPy's): "cholesky" (F = cholesky(cov), lower; cov positive definite),
+  /// "eigh" (F = Q sqrt(max(w, 0)) from eigh(cov)) or "svd" (F = V sqrt(s)
+  /// from svd(cov)); the last two take a semi-definite cov.
   Var multivariate_normal(const RandomSize& size, const TensorLike& mean, const TensorLike& cov,
                           std::string_view method = "cholesky", std::optional<DType> dtype = {});
 

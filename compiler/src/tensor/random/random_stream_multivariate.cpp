@@ -4,7 +4,7 @@
 /// sample core axis, kernels in theano/runtime/kernels/random_discrete.h);
 /// dirichlet, choice, shuffle and multivariate_normal are graphs of draws and
 /// existing ops (softmax of log-gammas, integers / categorical / permutation /
-/// Gumbel keys and a gather, normal draws times a Cholesky factor), so they
+/// Gumbel keys and a gather, normal draws times a factor of cov), so they
 /// run wherever those ops run and need no lowering of their own.
 /// docs/random.md states each algorithm and its limits.
 #include <algorithm>
@@ -176,8 +176,8 @@ Var RandomStream::choice(const RandomSize& size, const TensorLike& a, bool repla
 Var RandomStream::multivariate_normal(const RandomSize& size, const TensorLike& mean, const TensorLike& cov,
                                       std::string_view method, std::optional<DType> dtype) {
   const std::string op = "RandomStream::multivariate_normal";
-  THEANO_USER_CHECK(method == "cholesky", ValueError)
-      << op << ": method \"" << method << "\" is not available (only \"cholesky\"; no \"svd\" or \"eigh\" yet)";
+  THEANO_USER_CHECK(method == "cholesky" || method == "eigh" || method == "svd", ValueError)
+      << op << ": method \"" << method << "\" is not one of \"cholesky\", \"eigh\", \"svd\"";
   const Var mu = mean.var(), c = cov.var();
   THEANO_USER_CHECK(mu.ndim() >= 1, ValueError) << op << ": mean (" << mu.str() << ") must have at least one axis";
   THEANO_USER_CHECK(c.ndim() >= 2, ValueError) << op << ": cov (" << c.str() << ") must have at least two axes";
@@ -192,7 +192,27 @@ Var RandomStream::multivariate_normal(const RandomSize& size, const TensorLike& 
   const DType out = dtype.value_or(d);
   THEANO_USER_CHECK(is_float(out), TypeError)
       << op << ": dtype " << dtype_name(out) << " is not a floating-point type";
-  const Var L = linalg::cholesky(c.astype(out));
+  // F with F F^T = cov (NumPy's three factors; eigh and svd take a
+  // semi-definite cov: eigh's rounding-level negative eigenvalues count as 0).
+  // A vector of scales (..., k) multiplies F's columns as (..., 1, k).
+  const Var cf = c.astype(out);
+  auto columns = [](const Var& v) {
+    std::vector<int> order;
+    for (int a = 0; a + 1 < v.ndim(); ++a) order.push_back(a);
+    order.push_back(kNewAxis);
+    order.push_back(v.ndim() - 1);
+    return dimshuffle(v, order);
+  };
+  Var L;
+  if (method == "cholesky") {
+    L = linalg::cholesky(cf);
+  } else if (method == "eigh") {
+    const auto [w, q] = linalg::eigh(cf);
+    L = q * columns(sqrt(maximum(w, 0.0)));
+  } else {
+    const std::vector<Var> usv = linalg::svd(cf, false);
+    L = linalg::matrix_transpose(usv[2]) * columns(sqrt(usv[1]));
+  }
   // z: size + (k,), or the broadcast batch shape of mean and cov + (k,).
   Var z;
   if (size.is_none()) {

@@ -74,16 +74,8 @@ void lower_gpu_random(NodeLowering& L) {
   kw.line("const uint32_t key[2] = {(uint32_t)" + pb.at(key, 0) + ", (uint32_t)" + pb.at(key, 1) + "};");
   if (!bad.empty()) kw.line(pb.read(err));
   cuda::grid_stride_loop(kw, "i", "n");
-  std::string offs;
-  for (int kk = 0; kk < np; ++kk) offs += ", off" + str(kk) + " = 0";
-  kw.line("int64_t r = i" + offs + ";");
-  for (int d = nd - 1; d >= 0; --d) {
-    const std::string e = pb.at(shape, d);
-    std::string adds;
-    for (int kk = 0; kk < np; ++kk) adds += " off" + str(kk) + " += c * " + pb.at(strides[static_cast<std::size_t>(kk)], d) + ";";
-    kw.line("{ const int64_t c = r % " + e + "; r /= " + e + ";" + adds + " }");
-  }
-  kw.line("(void)r;");
+  emit_param_offsets(kw, "i", nd, np, [&](int d) { return pb.at(shape, d); },
+                     [&](int kk, int d) { return pb.at(strides[static_cast<std::size_t>(kk)], d); });
   if (generic) {
     emit_generic_params(kw, L, [&](int kk) -> std::string { return pb.name(addrs[static_cast<std::size_t>(kk)]) + " + off" + str(kk); });
     kw.line("const char* rv_rule = 0;");
@@ -135,13 +127,8 @@ void lower_gpu_random(NodeLowering& L) {
   emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
     // The bad element's parameters, then perform's checks in its order.
     w.line("const int64_t i = first_bad;");
-    w.line("int64_t r = i" + offs + ";");
-    for (int d = nd - 1; d >= 0; --d) {
-      std::string adds;
-      for (int kk = 0; kk < np; ++kk) adds += " off" + str(kk) + " += c * ps" + str(kk) + "[" + str(d) + "];";
-      w.line("{ const int64_t c = r % shape[" + str(d) + "]; r /= shape[" + str(d) + "];" + adds + " }");
-    }
-    w.line("(void)r;");
+    emit_param_offsets(w, "i", nd, np, [](int d) { return "shape[" + str(d) + "]"; },
+                       [](int kk, int d) { return "ps" + str(kk) + "[" + str(d) + "]"; });
     if (generic) {
       w.line("double p[" + str(np) + "];");
       for (int kk = 0; kk < np; ++kk) {

@@ -71,17 +71,8 @@ void lower_gpu_random_rows(NodeLowering& L) {
   if (!bad.empty()) kw.line(pb.read(err));
   cuda::grid_stride_loop(kw, "i", "n");
   // Row i's parameters: its batch multi-index over the shape, C order.
-  std::string offs;
-  for (int kk = 0; kk < np; ++kk) offs += ", off" + str(kk) + " = 0";
-  kw.line("int64_t r = i" + offs + ";");
-  for (int d = nd - 1; d >= 0; --d) {
-    const std::string e = pb.at(shape, d);
-    std::string adds;
-    for (int kk = 0; kk < np; ++kk)
-      adds += " off" + str(kk) + " += c * " + pb.at(strides[static_cast<std::size_t>(kk)], d) + ";";
-    kw.line("{ const int64_t c = r % " + e + "; r /= " + e + ";" + adds + " }");
-  }
-  kw.line("(void)r;");
+  emit_param_offsets(kw, "i", nd, np, [&](int d) { return pb.at(shape, d); },
+                     [&](int kk, int d) { return pb.at(strides[static_cast<std::size_t>(kk)], d); });
   if (multinomial) {
     kw.line("double p[1];");
     kw.line("p[0] = (double)*(const " + L.in_ctype(2) + "*)(pn + off0);");
@@ -122,13 +113,8 @@ void lower_gpu_random_rows(NodeLowering& L) {
   emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
     // The bad row and its n downloaded, then perform's rules in its order.
     w.line("const int64_t i = first_bad;");
-    w.line("int64_t r = i" + offs + ";");
-    for (int d = nd - 1; d >= 0; --d) {
-      std::string adds;
-      for (int kk = 0; kk < np; ++kk) adds += " off" + str(kk) + " += c * ps" + str(kk) + "[" + str(d) + "];";
-      w.line("{ const int64_t c = r % shape[" + str(d) + "]; r /= shape[" + str(d) + "];" + adds + " }");
-    }
-    w.line("(void)r;");
+    emit_param_offsets(w, "i", nd, np, [](int d) { return "shape[" + str(d) + "]"; },
+                       [](int kk, int d) { return "ps" + str(kk) + "[" + str(d) + "]"; });
     if (multinomial) {
       download_element(w, "x2", "off0", L.in_ctype(2), "raw_n");
       w.line("double p[1];");

@@ -265,6 +265,21 @@ void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::functi
     w.line("p[" + str(k) + "] = (double)*(const " + L.in_ctype(2 + k) + "*)(" + address(k) + ");");
 }
 
+void emit_param_offsets(CodeWriter& w, const std::string& index, int nd, int np,
+                        const std::function<std::string(int)>& extent,
+                        const std::function<std::string(int, int)>& stride) {
+  std::string offs;
+  for (int k = 0; k < np; ++k) offs += ", off" + str(k) + " = 0";
+  w.line("int64_t r = " + index + offs + ";");
+  for (int d = nd - 1; d >= 0; --d) {
+    const std::string e = extent(d);
+    std::string adds;
+    for (int k = 0; k < np; ++k) adds += " off" + str(k) + " += c * " + stride(k, d) + ";";
+    w.line("{ const int64_t c = r % " + e + "; r /= " + e + ";" + adds + " }");
+  }
+  w.line("(void)r;");
+}
+
 std::string generic_store(const NodeLowering& L, const std::string& value) {
   const DType dt = L.out(1).dtype();
   if (dt == DType::Int64) return "theano_f2i64(" + value + ")";  // astype's conversion (NaN -> INT64_MIN)

@@ -53,6 +53,13 @@ std::string categorical_suffix(const NodeLowering& L);
 std::string generic_kernel(const tensor::RandomFunction& op);
 /// Declares and reads `double p[]`, parameter k at the byte address `address(k)`.
 void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::function<std::string(int)>& address);
+/// Declares `off0..off<np-1>`: the byte offsets of element (or row) `index`'s
+/// parameters, from its C-order multi-index over the `nd` extents `extent(d)`
+/// and parameter k's byte strides `stride(k, d)` (the GPU kernels and the
+/// host re-check of a bad element walk the same way).
+void emit_param_offsets(CodeWriter& w, const std::string& index, int nd, int np,
+                        const std::function<std::string(int)>& extent,
+                        const std::function<std::string(int, int)>& stride);
 /// `value` (a double) converted to the sample's C type as perform's astype does.
 std::string generic_store(const NodeLowering& L, const std::string& value);
 

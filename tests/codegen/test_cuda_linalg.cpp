@@ -1,6 +1,6 @@
 // The GPU forms of the LAPACK-backed ops (issue 37; emit/lower/gpu_linalg.cpp):
 // cholesky, solve_triangular, cho_solve, solve (gen, sym, pos), inv, det,
-// slogdet, lu_factor and eigh on the host-emulated device, where the CPU form's
+// slogdet, lu_factor, eigh and CholeskyGrad on the host-emulated device, where the CPU form's
 // LAPACK routines stand in for cuSOLVER / cuBLAS behind ctx->gpu_lapack, so the
 // GPU lowering's own code (column-major gathers of strided and broadcast batch
 // entries, the status array, the stores, det's diagonal reduction, the
@@ -14,6 +14,9 @@
 #include <doctest/doctest.h>
 #include <theano/config.h>
 #include <theano/gpu/context.h>
+#include <theano/gradient.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/reduction.h>
 #include <theano/tensor/linalg.h>
 #include <theano/tensor/type.h>
 
@@ -131,6 +134,67 @@ TEST_SUITE("cuda linalg (emulated device)") {
     }
   }
 
+  TEST_CASE("cuda emulated: CholeskyGrad (trmm, two trsm) agrees with the CPU: lower, upper, batched, strided, 0-size") {
+    std::mt19937_64 rng(40);
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      const double rtol = dt == DType::Float64 ? 1e-10 : 1e-3;
+      const Var l = any(dt, 3, "l"), g = any(dt, 2, "g"), t = any(dt, 3, "t");
+      const auto grad_of = [](bool lower, const Var& f, const Var& b) {
+        return OpPtr(new LA::CholeskyGrad(lower))->apply1({f, b});
+      };
+      // Lower and upper; a gradient broadcast over the batch, and one read transposed (strided).
+      const std::vector<Var> outs = {grad_of(true, l, g), grad_of(false, l, g),
+                                     grad_of(true, l, LA::matrix_transpose(t))};
+      std::vector<In> in = {In(l), In(g), In(t)};
+      std::vector<Out> out(outs.begin(), outs.end());
+      Function cpu = function(in, out, {.mode = "fast_run"});
+      ConfigGuard guard(gpu_test::with_device("emulated"));
+      Function gpu = function(in, out, {.mode = "fast_run"});
+      CHECK(gpu_test::count_ops(gpu, "CholeskyGrad") == 0);
+      CHECK(gpu_test::count_ops(gpu, "GpuCholeskyGrad") == 3);
+      // Factors with garbage in the triangle the op does not read.
+      const NDArray L = latest::general(rng, {3, 5, 5}, 6.0).astype(dt), G = latest::uniform(rng, {5, 5}).astype(dt);
+      const NDArray Gb = latest::uniform(rng, {3, 5, 5}).astype(dt);
+      // A zero on the factor's diagonal: no error (as on the CPU), the same infinities and NaNs.
+      NDArray Z = L.copy();
+      Z.index(0, 1).index(0, 2).index(0, 2).fill(0.0);
+      const auto zeros = [&](std::vector<std::int64_t> shape) { return NDArray::zeros(std::move(shape)).astype(dt); };
+      // 0-size: empty matrices, an empty batch.
+      for (const std::vector<NDArray>& args : {std::vector<NDArray>{L, G, Gb}, {Z, G, Gb},
+                                               {zeros({2, 0, 0}), zeros({0, 0}), zeros({2, 0, 0})},
+                                               {zeros({0, 4, 4}), zeros({4, 4}), zeros({0, 4, 4})}}) {
+        CAPTURE(args[0].shape()[1]);
+        const std::vector<NDArray> want = cpu(args), got = gpu(args);
+        REQUIRE(got.size() == want.size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          CAPTURE(k);
+          REQUIRE(got[k].shape() == want[k].shape());
+          const NDArray w = want[k].astype(DType::Float64).copy(), h = got[k].to_host().astype(DType::Float64).copy();
+          std::int64_t bad = 0;
+          for (std::int64_t e = 0; e < w.size(); ++e)
+            bad += !gpu_test::close(w.data_as<double>()[e], h.data_as<double>()[e], rtol);
+          CHECK(bad == 0);
+        }
+      }
+    }
+  }
+
+  TEST_CASE("cuda emulated: cholesky's gradient runs on the device: GpuCholesky and GpuCholeskyGrad, no host linalg") {
+    std::mt19937_64 rng(41);
+    const Var a = any(DType::Float64, 2, "a"), w = any(DType::Float64, 2, "w");
+    const Var L = LA::cholesky(a);
+    const Var cost = sum(L * w) + sum(log(sqr(L) + 1.0));
+    Function f = check_on_gpu({a, w}, {cost, grad(cost, a)}, {latest::spd(rng, {6, 6}), latest::uniform(rng, {6, 6})},
+                              {"Cholesky", "CholeskyGrad"}, 1e-10);
+    std::string host;  // the nodes left on the host, transfers aside
+    for (const Apply* node : f.fgraph().toposort()) {
+      const std::string type(node->op()->type_name());
+      if (type.rfind("Gpu", 0) != 0 && type != "HostFromGpu") host += type + " ";
+    }
+    CHECK_MESSAGE(host.empty(), host);
+  }
+
   TEST_CASE("cuda emulated: failures are the CPU form's errors, worded by its kernel, naming the GPU node") {
     const Var a = any(DType::Float64, 2, "a"), b = any(DType::Float64, 2, "b"), t = any(DType::Float64, 3, "t");
     const NDArray bad = NDArray::from_list<double>({1, 2, 0, 2, 1, 0, 0, 0, 1}, {3, 3});
@@ -185,11 +249,13 @@ TEST_SUITE("cuda linalg (emulated device)") {
       Function f = function({In(a), In(b)},
                             {Out(LA::cholesky(a, true, "nan")), Out(LA::solve_triangular(a, b, true)),
                              Out(LA::cho_solve({a, true}, b)), Out(LA::solve(a, b, "sym")), Out(LA::inv(a)),
-                             Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first), Out(LA::eigh(a).second)},
+                             Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first), Out(LA::eigh(a).second),
+                             Out(OpPtr(new LA::CholeskyGrad(true))->apply1({a, b}))},
                             {.mode = "fast_run"});
       const std::string source = codegen::CLinker::generate_cuda_source(f.fgraph());
       CHECK(source.find("theano_la_gpu_gather_") != std::string::npos);
       CHECK(source.find("theano_la_gpu_lu_det_") != std::string::npos);
+      CHECK(source.find("theano_la_gpu_chol_grad_out_") != std::string::npos);
       check_nvrtc(f);
     }
   }
@@ -205,7 +271,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
     }
     ::dlclose(lib);
     CHECK_MESSAGE(why.empty(), why);  // every cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}(_bufferSize) resolved
-    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]trsm_v2
+    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]{trsm,trmm}_v2
   }
 }
 

@@ -1,5 +1,6 @@
 // The GPU lowering of the LAPACK-backed ops with a cuSOLVER form (cholesky,
-// solve_triangular, cho_solve, solve, inv, det, slogdet, lu_factor, eigh;
+// solve_triangular, cho_solve, solve, inv, det, slogdet, lu_factor, eigh,
+// CholeskyGrad (cuBLAS's trmm and trsm);
 // LapackOp::gpu_form lists the kinds): the host part is the C++ lowering's
 // (kernels/linalg.h's shape rule and size checks, so the same ShapeErrors),
 // then, per batch entry, kernels gather each core matrix into a column-major
@@ -57,10 +58,11 @@ struct LaParams {
 
 /// The node's kernels, numbered for ctx->gpu_launch.
 struct LaKernels {
-  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1;
+  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1, mirror = -1,
+      grad_out = -1;
 };
 
-LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, const std::string& S) {
+LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, const std::string& S, int kind) {
   LaKernels K;
   auto make = [&](const std::string& suffix, const std::vector<cuda::Param>& reads, const std::string& body) {
     cuda::Kernel k(P.pb, L.fn + "_la_" + suffix, reads);
@@ -82,6 +84,11 @@ LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, 
   K.piv0 = make("piv0", {P.cnt, P.piv, P.ipo}, "ipo[e] = piv[e] - 1;");
   K.nan_fill =
       make("nan_fill", {P.cnt, P.flag, P.dst}, "if (flag[0] != 0 || flag[1] > 0) dst[e] = (" + T + ")THEANO_NAN;");
+  if (kind == THEANO_LA_CHOLESKY_GRAD) {
+    K.mirror = make("mirror", {P.cnt, P.r, P.dst}, "theano_la_gpu_mirror_" + S + "(e, r, dst);");
+    K.grad_out = make("grad_out", {P.cnt, P.r, P.src, P.dst, P.mode},
+                      "theano_la_gpu_chol_grad_out_" + S + "(e, r, (const " + T + "*)src, dst, mode);");
+  }
   return K;
 }
 
@@ -167,8 +174,9 @@ void lower_gpu_lapack(NodeLowering& L) {
   L.cuda->need("shape_rules", std::string(shape_rules_text()));
   L.cuda->need("linalg gpu rules", std::string(kernel_text("linalg_gpu.h")));
   const LaParams P(T);
-  const LaKernels K = add_kernels(L, P, T, S);
-  const bool rhs = kind == THEANO_LA_SOLVE_TRIANGULAR || kind == THEANO_LA_CHO_SOLVE || kind == THEANO_LA_SOLVE;
+  const LaKernels K = add_kernels(L, P, T, S, kind);
+  const bool grad = kind == THEANO_LA_CHOLESKY_GRAD;  // two n x n inputs, no failure
+  const bool rhs = kind == THEANO_LA_SOLVE_TRIANGULAR || kind == THEANO_LA_CHO_SOLVE || kind == THEANO_LA_SOLVE || grad;
   const bool nan_on_error = kind == THEANO_LA_CHOLESKY && opts[1] != 0;
 
   CodeWriter& w = L.body;
@@ -254,13 +262,21 @@ void lower_gpu_lapack(NodeLowering& L) {
                                                   : THEANO_LA_GPU_PLAIN);
   set(P.src, "theano_la_in_at(&c, 0, b)");
   set(P.r, "n");
-  set(P.rs, "rs0");
-  set(P.cs, "cs0");
-  set(P.mode, mode);
+  // CholeskyGrad: U = L^T (a lower op's L read transposed) and X, the upper triangles alone, no flag.
+  const bool swap = grad && opts[0] != 0;
+  set(P.rs, swap ? "cs0" : "rs0");
+  set(P.cs, swap ? "rs0" : "cs0");
+  set(P.mode, grad ? str(THEANO_LA_GPU_UPPER) : mode);
   set(P.dst, "wa.data");
-  set(P.flag, "st + " + str(kSlots) + " * b");
+  set(P.flag, "st + " + str(kSlots) + " * b" + (grad ? " + 3" : ""));
   launch(K.gather, "n * n");
-  if (rhs) {
+  if (grad) {
+    set(P.src, "theano_la_in_at(&c, 1, b)");
+    set(P.rs, swap ? "cs1" : "rs1");
+    set(P.cs, swap ? "rs1" : "cs1");
+    set(P.dst, "wx.data");
+    launch(K.gather, "n * n");
+  } else if (rhs) {
     set(P.src, "theano_la_in_at(&c, 1, b)");
     set(P.r, "r");
     set(P.rs, "rs1");
@@ -353,11 +369,29 @@ void lower_gpu_lapack(NodeLowering& L) {
       w.close();
       break;
     }
+    case THEANO_LA_CHOLESKY_GRAD: {
+      // kernels/linalg.h's theano_la_cholesky_grad: X <- X U^T; X's lower triangle <- its upper;
+      // X <- U^-1 X U^-T; the result Phi(X) in the op's triangle.
+      const std::string rt = "THEANO_GPU_LA_F_RIGHT | THEANO_GPU_LA_F_TRANS";
+      w.open("if (n > 0)");
+      routine("THEANO_GPU_LA_TRMM", rt, "n", "wx.data", "n", "3");
+      set(P.r, "n");
+      set(P.dst, "wx.data");
+      launch(K.mirror, "n * n");
+      routine("THEANO_GPU_LA_TRSM", "0", "n", "wx.data", "n", "3");
+      routine("THEANO_GPU_LA_TRSM", rt, "n", "wx.data", "n", "3");
+      set(P.src, "wx.data");
+      set(P.dst, entry(0));
+      set(P.mode, lower);
+      launch(K.grad_out, "n * n");
+      w.close();
+      break;
+    }
     default:
       THEANO_INTERNAL_CHECK(false) << L.label << ": no GPU form for linear algebra kind " << kind;
   }
   w.close();
-  if (nan_on_error) {  // failures became NaNs on the device: nothing to download
+  if (nan_on_error || grad) {  // failures became NaNs on the device / none possible: nothing to download
     w.line("return 0;");
     return;
   }
@@ -386,6 +420,7 @@ void add_gpu_linalg_lowerings(LoweringTable& t) {
   t.add<LA::SLogDet>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::LUFactor>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::Eigh>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::CholeskyGrad>(Target::Cuda, &lower_gpu_lapack);
 }
 
 }  // namespace theano::codegen::lower

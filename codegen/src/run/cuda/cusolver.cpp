@@ -5,7 +5,8 @@
 #include <theano/runtime/error.h>
 
 #include <climits>
-#include <map>
+
+#include "dl_library.h"
 
 namespace theano::codegen::cuda {
 
@@ -48,8 +49,6 @@ struct Fns {
     return potrf_size && potrf && potrs && getrf_size && getrf && getrs && syevd_size && syevd;
   }
 };
-// The library names tried, newest first (CUDA 13's toolkit ships libcusolver.so.12).
-constexpr const char* kNames[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
 
 int as_int(std::int64_t v, const char* routine) {
   THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
@@ -73,7 +72,7 @@ struct Cusolver::Api {
   CreateFn create = nullptr;
   Fns<float> s;
   Fns<double> d;
-  std::map<int, Handle> handles;  // one per device, created in its primary context
+  mutable DeviceHandles handles;
 };
 
 const Cusolver& Cusolver::instance() {
@@ -95,33 +94,16 @@ std::string Cusolver::unavailable_reason() {
 }
 
 Cusolver::Cusolver() : api_(std::make_unique<Api>()) {
-  std::string tried;
-  for (const char* name : kNames) {
-    api_->lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api_->lib) break;
-    const char* e = ::dlerror();
-    tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
-  }
-  if (!api_->lib) {
-    reason_ = "cannot dlopen cuSOLVER (" + tried + "); install the CUDA toolkit's libcusolver";
-    return;
-  }
+  // The names tried, newest first (CUDA 13's toolkit ships libcusolver.so.12).
+  api_->lib = dlopen_first({"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}, "cuSOLVER",
+                           "install the CUDA toolkit's libcusolver", reason_);
+  if (!api_->lib) return;
   api_->create = reinterpret_cast<CreateFn>(::dlsym(api_->lib, "cusolverDnCreate"));
   if (!api_->create || !api_->s.load(api_->lib, "S") || !api_->d.load(api_->lib, "D"))
     reason_ = "the loaded libcusolver lacks cusolverDnCreate or one of cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}";
 }
 
-void* Cusolver::handle(int device) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = api_->handles.find(device);
-  if (it == api_->handles.end()) {
-    Handle h = nullptr;
-    const Status s = api_->create(&h);
-    THEANO_USER_CHECK(s == 0, Error) << "cusolverDnCreate failed with status " << s;
-    it = api_->handles.emplace(device, h).first;  // kept for the process's life (default stream)
-  }
-  return it->second;
-}
+void* Cusolver::handle(int device) const { return api_->handles.get(device, api_->create, "cusolverDnCreate"); }
 
 namespace {
 template <class T>

@@ -15,14 +15,14 @@
 /// default stream (like the kernels) and leaves its info in the device int
 /// `info`: the caller reads it back with its other checks, once per call.
 /// The workspace (the routine's bufferSize query) comes from `workspace`,
-/// the device's caching allocator, so stream order keeps it alive.
+/// the device's caching allocator, so stream order keeps it alive. The
+/// loading and the per-device handles are dl_library.h's, shared with cuBLAS.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 namespace theano::codegen::cuda {
@@ -57,7 +57,6 @@ class Cusolver {
   struct Api;
   std::unique_ptr<Api> api_;
   std::string reason_;  // why the library is unusable ("" when it is)
-  mutable std::mutex mutex_;
 };
 
 }  // namespace theano::codegen::cuda

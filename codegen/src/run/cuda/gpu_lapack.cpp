@@ -1,5 +1,5 @@
 // GpuDevice::lapack (gpu_device.h): the routines behind TheanoContext::gpu_lapack
-// (thunk_abi.h). On a GPU: cuSOLVER (cusolver.h) and cuBLAS's trsm
+// (thunk_abi.h). On a GPU: cuSOLVER (cusolver.h) and cuBLAS's trsm / trmm
 // (cublas.h), their workspaces from the device's caching allocator. On the
 // emulated device, whose memory is host memory: the LAPACK routines the CPU
 // form calls (kernels/linalg.h declares them), on the same column-major
@@ -62,15 +62,28 @@ void emulate(int routine, std::int64_t flags, std::int64_t n, std::int64_t nrhs,
         dgetrs_(tr, &N, &R, a, &LDA, ipiv, b, &LDB, &i, 1);
       break;
     }
-    case THEANO_GPU_LA_TRSM: {
-      // trtrs: the CPU form's routine; its zero-diagonal info is the caller's own check (as with cuBLAS's trsm).
+    case THEANO_GPU_LA_TRSM:
+    case THEANO_GPU_LA_TRMM: {
+      // BLAS's trsm / trmm, as cuBLAS: no check of the diagonal (solve_triangular's is its own, as with
+      // cuBLAS; CholeskyGrad's CPU form calls trsm too); b is n x nrhs, or nrhs x n from the right.
+      const bool right = flags & THEANO_GPU_LA_F_RIGHT;
+      const char* side = right ? "R" : "L";
       const char* tr = flags & THEANO_GPU_LA_F_TRANS ? "T" : "N";
       const char* dg = flags & THEANO_GPU_LA_F_UNIT ? "U" : "N";
-      if constexpr (kSingle)
-        strtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
-      else
-        dtrtrs_(uplo, tr, dg, &N, &R, a, &LDA, b, &LDB, &i, 1, 1, 1);
-      THEANO_INTERNAL_CHECK(i >= 0) << "LAPACK's trtrs rejected its argument " << -i;
+      const int rows = right ? R : N, cols = right ? N : R;
+      const T one = 1;
+      if (rows == 0 || cols == 0) return;
+      if (routine == THEANO_GPU_LA_TRSM) {
+        if constexpr (kSingle)
+          strsm_(side, uplo, tr, dg, &rows, &cols, &one, a, &LDA, b, &LDB, 1, 1, 1, 1);
+        else
+          dtrsm_(side, uplo, tr, dg, &rows, &cols, &one, a, &LDA, b, &LDB, 1, 1, 1, 1);
+      } else {
+        if constexpr (kSingle)
+          strmm_(side, uplo, tr, dg, &rows, &cols, &one, a, &LDA, b, &LDB, 1, 1, 1, 1);
+        else
+          dtrmm_(side, uplo, tr, dg, &rows, &cols, &one, a, &LDA, b, &LDB, 1, 1, 1, 1);
+      }
       return;  // info untouched
     }
     case THEANO_GPU_LA_SYEVD: {
@@ -107,7 +120,7 @@ void GpuDevice::lapack(int routine, DType dtype, std::int64_t flags, std::int64_
   const bool single = dtype == DType::Float32;
   if (emulated_) {
     if (n == 0) {
-      if (routine != THEANO_GPU_LA_TRSM) *static_cast<int*>(info) = 0;
+      if (routine != THEANO_GPU_LA_TRSM && routine != THEANO_GPU_LA_TRMM) *static_cast<int*>(info) = 0;
       return;
     }
     if (single)
@@ -137,8 +150,15 @@ void GpuDevice::lapack(int routine, DType dtype, std::int64_t flags, std::int64_
       Cusolver::instance().getrs(index_, single, trans, n, nrhs, a, lda, ipiv, b, ldb, info);
       break;
     case THEANO_GPU_LA_TRSM:
-      Cublas::instance().trsm(index_, single, lower, trans, flags & THEANO_GPU_LA_F_UNIT, n, nrhs, a, lda, b, ldb);
+    case THEANO_GPU_LA_TRMM: {
+      const bool right = flags & THEANO_GPU_LA_F_RIGHT, unit = flags & THEANO_GPU_LA_F_UNIT;
+      if (nrhs == 0) break;
+      if (routine == THEANO_GPU_LA_TRSM)
+        Cublas::instance().trsm(index_, single, right, lower, trans, unit, n, nrhs, a, lda, b, ldb);
+      else
+        Cublas::instance().trmm(index_, single, right, lower, trans, unit, n, nrhs, a, lda, b, ldb);
       break;
+    }
     case THEANO_GPU_LA_SYEVD:
       Cusolver::instance().syevd(index_, single, flags & THEANO_GPU_LA_F_VECTORS, lower, n, a, lda, b, info, workspace);
       break;

@@ -8,13 +8,17 @@
  * kernel on the downloaded inputs to word it):
  *   gather   the column-major copy of a core matrix (linalg.h's load), with
  *            the symmetric fill of solve(assume_a="sym"), flagging a NaN or
- *            an infinity the way load finds one;
+ *            an infinity the way load finds one; or its upper triangle alone
+ *            (CholeskyGrad's U and X);
  *   store    a column-major result back row-major, keeping one triangle
  *            (linalg.h's store);
- *   lu_det   det and slogdet from an LU factorization and its pivots, the
- *            same fold in the same order as linalg.h's DET / SLOGDET loop;
+ *   lu_det   det and slogdet from an LU factorization and its pivots;
  *   zero_diag  the first exactly-zero diagonal element (trtrs's check, which
- *            cuBLAS's trsm does not make).
+ *            cuBLAS's trsm does not make);
+ *   mirror, chol_grad_out  CholeskyGrad's steps between and after its BLAS
+ *            calls.
+ * lu_det, mirror and chol_grad_out are the CPU kernel's own steps too:
+ * kernels/linalg.h calls them, so each is written once.
  * Plain C over the element type T with suffix S (f64 / f32), as the folder's
  * README asks. */
 #ifndef THEANO_RUNTIME_LINALG_GPU_H
@@ -32,6 +36,7 @@
 #define THEANO_LA_GPU_PLAIN 0
 #define THEANO_LA_GPU_SYM_LOWER 1 /* the lower triangle read, mirrored above */
 #define THEANO_LA_GPU_SYM_UPPER 2 /* the upper triangle read, mirrored below */
+#define THEANO_LA_GPU_UPPER 3     /* the upper triangle read, zeros below; no flag (NaNs propagate) */
 
 #define THEANO_LA_GPU_RULES(T, S)                                                                                    \
   /* dst[e] (column-major, r rows: e = i + j * r) <- element (i, j) of the matrix at src (byte strides rs, cs), or   \
@@ -43,6 +48,10 @@
     T x = v;                                                                                                         \
     if ((mode == THEANO_LA_GPU_SYM_LOWER && i < j) || (mode == THEANO_LA_GPU_SYM_UPPER && i > j))                    \
       x = *(const T*)(src + j * rs + i * cs);                                                                        \
+    if (mode == THEANO_LA_GPU_UPPER) {                                                                               \
+      dst[e] = i > j ? (T)0 : v;                                                                                     \
+      return 0;                                                                                                      \
+    }                                                                                                                \
     dst[e] = x;                                                                                                      \
     return !(v - v == 0);                                                                                            \
   }                                                                                                                  \
@@ -76,6 +85,18 @@
       o0[0] = sign;                                                                                                  \
       o1[0] = sign == 0 ? (T)(-THEANO_INF) : logabs;                                                                 \
     }                                                                                                                \
+  }                                                                                                                  \
+  /* CholeskyGrad between its trmm and its trsm: x (column-major n x n) below the diagonal <- its mirror above   \
+   * (reads only the upper triangle, writes only the lower: no two elements race). */                              \
+  static inline void theano_la_gpu_mirror_##S(int64_t e, int64_t n, T* x) {                                        \
+    const int64_t i = e % n, j = e / n;                                                                              \
+    if (i > j) x[e] = x[j + i * n];                                                                                  \
+  }                                                                                                                  \
+  /* CholeskyGrad's result out[e] (row-major n x n: e = i * n + j) <- Phi(S) from S (column-major, symmetric): the \
+   * diagonal halved, the op's triangle (`lower` or upper) kept, zeros elsewhere. */                                \
+  static inline void theano_la_gpu_chol_grad_out_##S(int64_t e, int64_t n, const T* x, T* out, int64_t lower) {      \
+    const int64_t i = e / n, j = e % n;                                                                              \
+    out[e] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                             \
   }                                                                                                                  \
   /* 1 + the index of a's (column-major n x n) first exactly-zero diagonal element, or 0. */                        \
   static inline int64_t theano_la_gpu_zero_diag_##S(const T* a, int64_t n) {                                        \

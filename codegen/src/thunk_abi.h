@@ -115,11 +115,18 @@ struct TheanoContext {
 #define THEANO_GPU_LA_TRSM 5  /* b <- op(A)^-1 b, A triangular (LOWER, TRANS, UNIT; RIGHT: b <- b op(A)^-1) */
 #define THEANO_GPU_LA_SYEVD 6 /* b <- eigenvalues ascending; a <- eigenvectors with VECTORS (LOWER read) */
 #define THEANO_GPU_LA_TRMM 7  /* b <- op(A) b, A triangular (LOWER, TRANS, UNIT; RIGHT: b <- b op(A)); info left */
+/* The non-square routines: a is n x nrhs (lda). */
+#define THEANO_GPU_LA_GEQRF 8 /* a <- its QR factorization (R above, the reflectors below); b <- their min(n, nrhs) tau */
+#define THEANO_GPU_LA_ORGQR 9 /* a <- Q's first nrhs columns, from the ldb reflectors GEQRF left in a and b */
+/* n >= nrhs (a destroyed): b <- the nrhs singular values, descending; with VECTORS, ipiv (a buffer of dtype's
+ * elements here) <- U (n x n with FULL, else n x nrhs; leading dimension n), then Vt (nrhs x nrhs) */
+#define THEANO_GPU_LA_GESVD 10
 #define THEANO_GPU_LA_F_LOWER 1
 #define THEANO_GPU_LA_F_TRANS 2
 #define THEANO_GPU_LA_F_UNIT 4
 #define THEANO_GPU_LA_F_VECTORS 8
 #define THEANO_GPU_LA_F_RIGHT 16
+#define THEANO_GPU_LA_F_FULL 32
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
 static_assert(THEANO_RULE_SHAPE_ERROR == THEANO_ERR_SHAPE && THEANO_RULE_VALUE_ERROR == THEANO_ERR_VALUE &&

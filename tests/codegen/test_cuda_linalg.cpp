@@ -15,9 +15,9 @@
 #include <theano/config.h>
 #include <theano/gpu/context.h>
 #include <theano/gradient.h>
+#include <theano/tensor/linalg.h>
 #include <theano/tensor/math.h>
 #include <theano/tensor/reduction.h>
-#include <theano/tensor/linalg.h>
 #include <theano/tensor/type.h>
 
 #include <cmath>
@@ -134,7 +134,8 @@ TEST_SUITE("cuda linalg (emulated device)") {
     }
   }
 
-  TEST_CASE("cuda emulated: CholeskyGrad (trmm, two trsm) agrees with the CPU: lower, upper, batched, strided, 0-size") {
+  TEST_CASE(
+      "cuda emulated: CholeskyGrad (trmm, two trsm) agrees with the CPU: lower, upper, batched, strided, 0-size") {
     std::mt19937_64 rng(40);
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));
@@ -161,7 +162,8 @@ TEST_SUITE("cuda linalg (emulated device)") {
       Z.index(0, 1).index(0, 2).index(0, 2).fill(0.0);
       const auto zeros = [&](std::vector<std::int64_t> shape) { return NDArray::zeros(std::move(shape)).astype(dt); };
       // 0-size: empty matrices, an empty batch.
-      for (const std::vector<NDArray>& args : {std::vector<NDArray>{L, G, Gb}, {Z, G, Gb},
+      for (const std::vector<NDArray>& args : {std::vector<NDArray>{L, G, Gb},
+                                               {Z, G, Gb},
                                                {zeros({2, 0, 0}), zeros({0, 0}), zeros({2, 0, 0})},
                                                {zeros({0, 4, 4}), zeros({4, 4}), zeros({0, 4, 4})}}) {
         CAPTURE(args[0].shape()[1]);
@@ -246,12 +248,12 @@ TEST_SUITE("cuda linalg (emulated device)") {
       CAPTURE(dtype_name(dt));
       const Var a = any(dt, 3, "a"), b = any(dt, 2, "b");
       ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function f = function({In(a), In(b)},
-                            {Out(LA::cholesky(a, true, "nan")), Out(LA::solve_triangular(a, b, true)),
-                             Out(LA::cho_solve({a, true}, b)), Out(LA::solve(a, b, "sym")), Out(LA::inv(a)),
-                             Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first), Out(LA::eigh(a).second),
-                             Out(OpPtr(new LA::CholeskyGrad(true))->apply1({a, b}))},
-                            {.mode = "fast_run"});
+      Function f = function(
+          {In(a), In(b)},
+          {Out(LA::cholesky(a, true, "nan")), Out(LA::solve_triangular(a, b, true)), Out(LA::cho_solve({a, true}, b)),
+           Out(LA::solve(a, b, "sym")), Out(LA::inv(a)), Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first),
+           Out(LA::eigh(a).second), Out(OpPtr(new LA::CholeskyGrad(true))->apply1({a, b}))},
+          {.mode = "fast_run"});
       const std::string source = codegen::CLinker::generate_cuda_source(f.fgraph());
       CHECK(source.find("theano_la_gpu_gather_") != std::string::npos);
       CHECK(source.find("theano_la_gpu_lu_det_") != std::string::npos);
@@ -294,6 +296,10 @@ TEST_SUITE("cuda on a real GPU") {
                    {A, B}, {}, rtol, "cuda");
       check_on_gpu({a, b}, {LA::solve(a, b), LA::inv(a), LA::det(a), LA::slogdet(a).second}, {G, B}, {}, rtol, "cuda");
       check_on_gpu({a}, {LA::eigvalsh(a)}, {A}, {"Eigh"}, rtol, "cuda");
+      check_on_gpu({a}, {LA::svdvals(a)}, {G}, {"SVD"}, rtol, "cuda");
+      if (dt == DType::Float64)  // float32: the factor's conditioning, not the GPU, sets the error
+        check_on_gpu({a, b}, {OpPtr(new LA::CholeskyGrad(true))->apply1({LA::cholesky(a), b})}, {A, G.index(0, 0)},
+                     {"CholeskyGrad"}, rtol, "cuda");
       const NDArray bad = NDArray::from_list<double>({1, 2, 2, 1}, {1, 2, 2}).astype(dt);
       ConfigGuard guard(gpu_test::with_device("cuda"));
       Function f = function({In(a)}, {Out(LA::cholesky(a))}, {.mode = "fast_run"});

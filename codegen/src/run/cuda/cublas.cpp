@@ -102,10 +102,10 @@ void Cublas::triangular(bool solve, int device, bool single, bool right, bool lo
   // B is n x nrhs (left) or nrhs x n (right): cuBLAS's m x n.
   const int N = static_cast<int>(n), R = static_cast<int>(nrhs), LA = static_cast<int>(lda), LB = static_cast<int>(ldb);
   const int rows = right ? R : N, cols = right ? N : R;
-  const Status s = single ? run_triangular<float>(api_->strsm, api_->strmm, solve, h, side, uplo, op, diag, rows,
-                                                  cols, a, LA, b, LB)
-                          : run_triangular<double>(api_->dtrsm, api_->dtrmm, solve, h, side, uplo, op, diag, rows,
-                                                   cols, a, LA, b, LB);
+  const Status s =
+      single
+          ? run_triangular<float>(api_->strsm, api_->strmm, solve, h, side, uplo, op, diag, rows, cols, a, LA, b, LB)
+          : run_triangular<double>(api_->dtrsm, api_->dtrmm, solve, h, side, uplo, op, diag, rows, cols, a, LA, b, LB);
   THEANO_USER_CHECK(s == 0, Error) << "cuBLAS " << (single ? "S" : "D") << what << " failed with status " << s;
 }
 

@@ -34,11 +34,11 @@ class Cublas {
   /// B op(A)^-1) for a triangular A (n x n, lda; the `lower` triangle,
   /// `trans`, `unit` diagonal): ?trsm with alpha 1, the GPU form of
   /// solve_triangular and CholeskyGrad's (gpu_lapack.cpp).
-  void trsm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n,
-            std::int64_t nrhs, const void* a, std::int64_t lda, void* b, std::int64_t ldb) const;
+  void trsm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n, std::int64_t nrhs,
+            const void* a, std::int64_t lda, void* b, std::int64_t ldb) const;
   /// As trsm with the product: B <- op(A) B (`right`: B op(A)), ?trmm in place.
-  void trmm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n,
-            std::int64_t nrhs, const void* a, std::int64_t lda, void* b, std::int64_t ldb) const;
+  void trmm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n, std::int64_t nrhs,
+            const void* a, std::int64_t lda, void* b, std::int64_t ldb) const;
 
  private:
   Cublas();

@@ -55,13 +55,13 @@
     dst[e] = x;                                                                                                      \
     return !(v - v == 0);                                                                                            \
   }                                                                                                                  \
-  /* dst[e] (column-major n x n) <- the identity's element: inv's right-hand side. */                               \
+  /* dst[e] (column-major n x n, or row-major with n columns) <- the identity's element: inv's right-hand side. */                               \
   static inline void theano_la_gpu_eye_##S(int64_t e, int64_t n, T* dst) { dst[e] = (T)(e % n == e / n); }         \
-  /* out[e] (row-major r x k: e = i * k + j) <- src (column-major, r rows); tri 1 / 2 keeps only the lower / upper  \
-   * triangle, zeros elsewhere. */                                                                                   \
+  /* out[e] (row-major, k columns: e = i * k + j) <- src (column-major, leading dimension r); tri 1 / 2 keeps only \
+   * the lower / upper triangle, zeros elsewhere; tri 3 copies src[e] (the column-major transpose as it lies). */    \
   static inline void theano_la_gpu_store_##S(int64_t e, int64_t r, int64_t k, const T* src, T* out, int64_t tri) {  \
     const int64_t i = e / k, j = e % k;                                                                              \
-    out[e] = (tri == 1 && j > i) || (tri == 2 && j < i) ? (T)0 : src[i + j * r];                                    \
+    out[e] = tri == 3 ? src[e] : (tri == 1 && j > i) || (tri == 2 && j < i) ? (T)0 : src[i + j * r];               \
   }                                                                                                                  \
   /* From getrf's lu (column-major n x n) and 1-based pivots: det (o0) or, with slog, the sign (o0) and log|det|    \
    * (o1). */                                                                                                        \

@@ -1,9 +1,9 @@
-// The GPU forms of qr and svd / svdvals (issue 37; emit/lower/gpu_linalg.cpp:
+// The GPU forms of qr, svd / svdvals and pinv (issue 37; emit/lower/gpu_linalg.cpp:
 // cuSOLVER's geqrf + orgqr and gesvd, which needs m >= n, so a wide matrix is
 // factored transposed) on the host-emulated device, where the CPU form's
 // LAPACK routines (geqrf, orgqr, gesdd) stand in behind ctx->gpu_lapack. qr,
 // and svd of a tall or square matrix, equal the CPU's; a wide matrix's
-// singular values equal the CPU's and its U, Vt are checked as an SVD
+// singular values and pinv equal the CPU's and its U, Vt are checked as an SVD
 // (orthonormal, U S Vt = A: their signs and a full SVD's completion are the
 // factorization's own). Batched, float64 and float32, 0-size, the CPU's error
 // for a NaN, and the NVRTC compile of the units. Test names contain "cuda".
@@ -104,14 +104,15 @@ TEST_SUITE("cuda linalg (emulated device)") {
     }
   }
 
-  TEST_CASE("cuda emulated: svd and svdvals: tall as the CPU, wide (factored transposed) an SVD, batched, 0-size") {
+  TEST_CASE(
+      "cuda emulated: svd, svdvals and pinv: tall as the CPU, wide (factored transposed) an SVD, batched, 0-size") {
     std::mt19937_64 rng(43);
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));
       const double rtol = dt == DType::Float64 ? 1e-10 : 1e-4, tol = dt == DType::Float64 ? 1e-12 : 1e-5;
       const Var a = any(dt, 3, "a");
       const std::vector<Var> thin = LA::svd(a, false), full = LA::svd(a, true);
-      const std::vector<Var> outs = {thin[0], thin[1], thin[2], full[0], full[1], full[2], LA::svdvals(a)};
+      const std::vector<Var> outs = {thin[0], thin[1], thin[2], full[0], full[1], full[2], LA::svdvals(a), LA::pinv(a)};
       std::vector<In> in = {In(a)};
       std::vector<Out> out(outs.begin(), outs.end());
       Function cpu = function(in, out, {.mode = "fast_run"});
@@ -119,19 +120,23 @@ TEST_SUITE("cuda linalg (emulated device)") {
       Function gpu = function(in, out, {.mode = "fast_run"});
       CHECK(gpu_test::count_ops(gpu, "SVD") == 0);
       CHECK(gpu_test::count_ops(gpu, "GpuSVD") >= 2);
+      CHECK(gpu_test::count_ops(gpu, "MatrixPinv") == 0);
+      CHECK(gpu_test::count_ops(gpu, "GpuMatrixPinv") == 1);
       for (const std::vector<std::int64_t>& shape :
-           {std::vector<std::int64_t>{2, 5, 3}, {3, 3, 3}, {2, 3, 5}, {2, 0, 3}, {2, 3, 0}, {0, 2, 2}}) {
+           {std::vector<std::int64_t>{2, 5, 3}, {3, 3, 3}, {2, 3, 5}, {2, 0, 3}, {2, 3, 0}, {0, 2, 2}, {1, 4, 3}}) {
         CAPTURE(shape[1]);
         CAPTURE(shape[2]);
-        const NDArray A = latest::uniform(rng, shape).astype(dt);
+        NDArray A = latest::uniform(rng, shape).astype(dt);
+        if (shape[0] == 1)  // rank-deficient (a repeated column): pinv's cut drops the zero singular value
+          A.index(2, 2).assign(A.index(2, 0).copy());
         const std::vector<NDArray> want = cpu({A}), got = gpu({A});
         REQUIRE(got.size() == want.size());
         const bool wide = shape[1] < shape[2];
         for (std::size_t k = 0; k < got.size(); ++k) {
           CAPTURE(k);
           REQUIRE(got[k].shape() == want[k].shape());
-          // The singular values always; U and Vt where the same routine factors the same matrix.
-          if (wide && k != 1 && k != 4 && k != 6) continue;
+          // The singular values and pinv always; U and Vt where the same routine factors the same matrix.
+          if (wide && k != 1 && k != 4 && k != 6 && k != 7) continue;
           const NDArray w = want[k].astype(DType::Float64).copy(), h = got[k].to_host().astype(DType::Float64).copy();
           std::int64_t bad = 0;
           for (std::int64_t e = 0; e < w.size(); ++e)
@@ -146,25 +151,37 @@ TEST_SUITE("cuda linalg (emulated device)") {
     }
   }
 
-  TEST_CASE("cuda emulated: qr and svd of a NaN fail with the CPU words naming the GPU node, NVRTC compiles them") {
+  TEST_CASE(
+      "cuda emulated: qr, svd and pinv of a NaN fail with the CPU words naming the GPU node, NVRTC compiles them") {
     const Var a = any(DType::Float64, 2, "a");
-    NDArray nan = latest::uniform(*std::make_unique<std::mt19937_64>(44), {3, 2});
-    nan.index(0, 1).index(0, 1).fill(std::numeric_limits<double>::quiet_NaN());
-    for (const auto& [out, op] : {std::pair{LA::qr(a)[1], std::string("GpuQR")}, {LA::svd(a, false)[0], "GpuSVD"}}) {
-      CAPTURE(op);
-      Function cpu = function({In(a)}, {Out(out)}, {.mode = "fast_run"});
-      CHECK_THROWS_WITH_AS(cpu({nan}), doctest::Contains("contains a NaN or an infinity, at row 1, column 1"),
-                           ValueError);
+    std::mt19937_64 rng(44);
+    NDArray tall = latest::uniform(rng, {3, 2});
+    tall.index(0, 2).index(0, 0).fill(std::numeric_limits<double>::quiet_NaN());
+    const NDArray wide = tall.transpose({1, 0}).copy();  // factored transposed on the GPU: the CPU's position still
+    const std::string at_tall = "contains a NaN or an infinity, at row 2, column 0",
+                      at_wide = "contains a NaN or an infinity, at row 0, column 2";
+    struct Case {
+      Var out;
+      std::string op;
+      NDArray arg;
+      std::string words;
+    };
+    for (const Case& k :
+         {Case{LA::qr(a)[1], "GpuQR", tall, at_tall}, Case{LA::svd(a, false)[0], "GpuSVD", wide, at_wide},
+          Case{LA::pinv(a), "GpuMatrixPinv", wide, at_wide}}) {
+      CAPTURE(k.op);
+      Function cpu = function({In(a)}, {Out(k.out)}, {.mode = "fast_run"});
+      CHECK_THROWS_WITH_AS(cpu({k.arg}), doctest::Contains(k.words.c_str()), ValueError);
       ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function gpu = function({In(a)}, {Out(out)}, {.mode = "fast_run"});
+      Function gpu = function({In(a)}, {Out(k.out)}, {.mode = "fast_run"});
       try {
-        gpu({nan});
+        gpu({k.arg});
         CHECK_MESSAGE(false, "no error");
       } catch (const ValueError& e) {
         const std::string got = e.what();
         CAPTURE(got);
-        CHECK(got.find("contains a NaN or an infinity, at row 1, column 1") != std::string::npos);
-        CHECK(got.find(op) != std::string::npos);
+        CHECK(got.find(k.words) != std::string::npos);
+        CHECK(got.find(k.op) != std::string::npos);
       }
       gpu_test::check_nvrtc(gpu);
     }

@@ -1,6 +1,6 @@
 // The GPU lowering of the LAPACK-backed ops with a cuSOLVER form (cholesky,
 // solve_triangular, cho_solve, solve, inv, det, slogdet, lu_factor, eigh,
-// qr, svd (gesvd on the matrix or its transpose), CholeskyGrad (cuBLAS's
+// qr, svd and pinv (gesvd on the matrix or its transpose), CholeskyGrad (cuBLAS's
 // trmm and trsm);
 // LapackOp::gpu_form lists the kinds): the host part is the C++ lowering's
 // (kernels/linalg.h's shape rule and size checks, so the same ShapeErrors),
@@ -59,7 +59,8 @@ struct LaParams {
 
 /// The node's kernels, numbered for ctx->gpu_launch.
 struct LaKernels {
-  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1, mirror = -1, grad_out = -1;
+  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1, mirror = -1, grad_out = -1,
+      pinv = -1;
 };
 
 LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, const std::string& S, int kind) {
@@ -89,6 +90,10 @@ LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, 
     K.grad_out = make("grad_out", {P.cnt, P.r, P.src, P.dst, P.mode},
                       "theano_la_gpu_chol_grad_out_" + S + "(e, r, (const " + T + "*)src, dst, mode);");
   }
+  if (kind == THEANO_LA_PINV)  // U at src, Vt after it (gesvd's layout: M x kk, then kk x kk or kk x n)
+    K.pinv = make("pinv", {P.cnt, P.r, P.k, P.src, P.aux, P.mode, P.dst},
+                  "theano_la_gpu_pinv_" + S + "(e, r, k, aux, (const " + T + "*)src, (const " + T +
+                      "*)src + (r > k ? r : k) * (r < k ? r : k), mode, dst);");
   return K;
 }
 
@@ -179,7 +184,7 @@ void lower_gpu_lapack(NodeLowering& L) {
   const bool rhs = kind == THEANO_LA_SOLVE_TRIANGULAR || kind == THEANO_LA_CHO_SOLVE || kind == THEANO_LA_SOLVE || grad;
   const bool nan_on_error = kind == THEANO_LA_CHOLESKY && opts[1] != 0;
   // qr and svd: an m x n matrix; svd factors it as it is when m >= n, its transpose (M x kk) otherwise.
-  const bool qr = kind == THEANO_LA_QR, svd = kind == THEANO_LA_SVD, rect = qr || svd;
+  const bool qr = kind == THEANO_LA_QR, svd = kind == THEANO_LA_SVD || kind == THEANO_LA_PINV, rect = qr || svd;
 
   CodeWriter& w = L.body;
   // The CPU lowering's host part: the call record, the shape rule, the outputs.
@@ -464,6 +469,19 @@ void lower_gpu_lapack(NodeLowering& L) {
       }
       break;
     }
+    case THEANO_LA_PINV:
+      // kernels/linalg.h's PINV: the thin SVD (of a or a^T), then V diag(s+) U^T one element a thread.
+      w.open("if (kk > 0)");
+      call("THEANO_GPU_LA_GESVD", "THEANO_GPU_LA_F_VECTORS", "M", "kk", "ww.data", "1", "1");
+      w.close();
+      set(P.src, "wp.data");
+      set(P.aux, "ww.data");
+      set(P.r, "m");
+      set(P.k, "n");
+      set(P.mode, "tr");
+      set(P.dst, entry(0));
+      launch(K.pinv, "n * m");
+      break;
     default:
       THEANO_INTERNAL_CHECK(false) << L.label << ": no GPU form for linear algebra kind " << kind;
   }
@@ -500,6 +518,7 @@ void add_gpu_linalg_lowerings(LoweringTable& t) {
   t.add<LA::CholeskyGrad>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::QR>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::SVD>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::MatrixPinv>(Target::Cuda, &lower_gpu_lapack);
 }
 
 }  // namespace theano::codegen::lower

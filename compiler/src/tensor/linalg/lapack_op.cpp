@@ -165,6 +165,7 @@ std::optional<GpuPlacement> LapackOp::gpu_form(const Apply& node) const {
     case THEANO_LA_CHOLESKY_GRAD:
     case THEANO_LA_QR:
     case THEANO_LA_SVD:
+    case THEANO_LA_PINV:
       return GpuPlacement::all(node.nin());
     default:
       return std::nullopt;

@@ -432,8 +432,6 @@
         case THEANO_LA_PINV: {                                                                                         \
           /* Z (n x m) = V diag(s+) U^T, U m x k and Vt k x n column-major */                                         \
           const int ldvt = (int)(kk > 1 ? kk : 1);                                                                     \
-          int64_t t;                                                                                                   \
-          T cut;                                                                                                       \
           if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
           theano_la_fill_##S(o0, n * m, (T)0);                                                                         \
           if (kk == 0) break;                                                                                          \
@@ -442,15 +440,7 @@
           if (info > 0)                                                                                                \
             return theano_la_fail(c, THEANO_LA_VALUE, 1, "the SVD did not converge on the matrix (input 0): info ",    \
                                   info, "", 0, "");                                                                    \
-          cut = (T)1e-15 * w[0];                                                                                       \
-          for (t = 0; t < kk; ++t) {                                                                                   \
-            const T si = w[t] > cut ? (T)1 / w[t] : (T)0;                                                              \
-            if (si == 0) continue;                                                                                     \
-            for (i = 0; i < n; ++i) {                                                                                  \
-              const T vi = vt[t + i * ldvt] * si;                                                                      \
-              for (j = 0; j < m; ++j) o0[i * m + j] += vi * u[j + t * m];                                              \
-            }                                                                                                          \
-          }                                                                                                            \
+          for (i = 0; i < n * m; ++i) theano_la_gpu_pinv_##S(i, m, n, w, u, vt, 0, o0);                               \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_QR: {                                                                                           \

@@ -16,8 +16,9 @@
  *   zero_diag  the first exactly-zero diagonal element (trtrs's check, which
  *            cuBLAS's trsm does not make);
  *   mirror, chol_grad_out  CholeskyGrad's steps between and after its BLAS
- *            calls.
- * lu_det, mirror and chol_grad_out are the CPU kernel's own steps too:
+ *            calls;
+ *   pinv     the pseudo-inverse from an SVD, one element.
+ * lu_det, mirror, chol_grad_out and pinv are the CPU kernel's own steps too:
  * kernels/linalg.h calls them, so each is written once.
  * Plain C over the element type T with suffix S (f64 / f32), as the folder's
  * README asks. */
@@ -97,6 +98,23 @@
   static inline void theano_la_gpu_chol_grad_out_##S(int64_t e, int64_t n, const T* x, T* out, int64_t lower) {      \
     const int64_t i = e / n, j = e % n;                                                                              \
     out[e] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                             \
+  }                                                                                                                  \
+  /* pinv's out[e] (row-major n x m: e = i * m + j) = (V diag(s+) U^T)[i][j] from the SVD of the m x n matrix (s     \
+   * its min(m, n) = kk singular values, descending; s+ their inverses above 1e-15 s[0], zeros below): tr 0, u   \
+   * m x kk (ld m) and vt kk x n (ld kk); tr 1 (the transpose factored, a^T = U' S V'^T), u U' (n x kk, ld n) and \
+   * vt V'^T (kk x m, ld kk). The CPU kernel's fold, t ascending. */                                               \
+  static inline void theano_la_gpu_pinv_##S(int64_t e, int64_t m, int64_t n, const T* s, const T* u, const T* vt, \
+                                            int64_t tr, T* out) {                                                    \
+    const int64_t kk = m < n ? m : n, i = e / m, j = e % m;                                                          \
+    const T cut = kk > 0 ? (T)1e-15 * s[0] : (T)0;                                                                   \
+    T acc = 0;                                                                                                       \
+    int64_t t;                                                                                                       \
+    for (t = 0; t < kk; ++t) {                                                                                       \
+      const T si = s[t] > cut ? (T)1 / s[t] : (T)0;                                                                  \
+      if (si == 0) continue;                                                                                         \
+      acc += (tr ? u[i + t * n] : vt[t + i * kk]) * si * (tr ? vt[t + j * kk] : u[j + t * m]);                       \
+    }                                                                                                                \
+    out[e] = acc;                                                                                                    \
   }                                                                                                                  \
   /* 1 + the index of a's (column-major n x n) first exactly-zero diagonal element, or 0. */                        \
   static inline int64_t theano_la_gpu_zero_diag_##S(const T* a, int64_t n) {                                        \

@@ -116,7 +116,7 @@ struct TheanoContext {
 #define THEANO_GPU_LA_SYEVD 6 /* b <- eigenvalues ascending; a <- eigenvectors with VECTORS (LOWER read) */
 #define THEANO_GPU_LA_TRMM 7  /* b <- op(A) b, A triangular (LOWER, TRANS, UNIT; RIGHT: b <- b op(A)); info left */
 /* The non-square routines: a is n x nrhs (lda). */
-#define THEANO_GPU_LA_GEQRF 8 /* a <- its QR factorization (R above, the reflectors below); b <- their min(n, nrhs) tau */
+#define THEANO_GPU_LA_GEQRF 8 /* a <- its QR factorization (R, the reflectors below); b <- min(n, nrhs) taus */
 #define THEANO_GPU_LA_ORGQR 9 /* a <- Q's first nrhs columns, from the ldb reflectors GEQRF left in a and b */
 /* n >= nrhs (a destroyed): b <- the nrhs singular values, descending; with VECTORS, ipiv (a buffer of dtype's
  * elements here) <- U (n x n with FULL, else n x nrhs; leading dimension n), then Vt (nrhs x nrhs) */

@@ -272,8 +272,8 @@ TEST_SUITE("cuda linalg (emulated device)") {
       return;
     }
     ::dlclose(lib);
-    CHECK_MESSAGE(why.empty(), why);  // every cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}(_bufferSize) resolved
-    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]{trsm,trmm}_v2
+    CHECK_MESSAGE(why.empty(), why);  // every cusolverDn[SD]{potrf,...,gesvd}(_bufferSize) resolved
+    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]{gemm,trsm,trmm}_v2
   }
 }
 

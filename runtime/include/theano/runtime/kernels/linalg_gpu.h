@@ -56,7 +56,7 @@
     dst[e] = x;                                                                                                      \
     return !(v - v == 0);                                                                                            \
   }                                                                                                                  \
-  /* dst[e] (column-major n x n, or row-major with n columns) <- the identity's element: inv's right-hand side. */                               \
+  /* dst[e] (column-major n x n, or row-major, n columns) <- the identity's element: inv's right-hand side. */     \
   static inline void theano_la_gpu_eye_##S(int64_t e, int64_t n, T* dst) { dst[e] = (T)(e % n == e / n); }         \
   /* out[e] (row-major, k columns: e = i * k + j) <- src (column-major, leading dimension r); tri 1 / 2 keeps only \
    * the lower / upper triangle, zeros elsewhere; tri 3 copies src[e] (the column-major transpose as it lies). */    \

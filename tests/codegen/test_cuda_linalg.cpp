@@ -29,6 +29,7 @@
 #include "../../codegen/src/run/cuda/cusolver.h"
 #include "../compiler/tensor/linalg_test_util.h"
 #include "gpu_test_util.h"
+#include "linalg_gpu_test_util.h"
 
 using namespace theano;
 using namespace theano::tensor;
@@ -147,11 +148,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
       // Lower and upper; a gradient broadcast over the batch, and one read transposed (strided).
       const std::vector<Var> outs = {grad_of(true, l, g), grad_of(false, l, g),
                                      grad_of(true, l, LA::matrix_transpose(t))};
-      std::vector<In> in = {In(l), In(g), In(t)};
-      std::vector<Out> out(outs.begin(), outs.end());
-      Function cpu = function(in, out, {.mode = "fast_run"});
-      ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function gpu = function(in, out, {.mode = "fast_run"});
+      auto [cpu, gpu] = gpu_test::cpu_and_gpu({l, g, t}, outs);
       CHECK(gpu_test::count_ops(gpu, "CholeskyGrad") == 0);
       CHECK(gpu_test::count_ops(gpu, "GpuCholeskyGrad") == 3);
       // Factors with garbage in the triangle the op does not read.
@@ -167,17 +164,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
                                                {zeros({2, 0, 0}), zeros({0, 0}), zeros({2, 0, 0})},
                                                {zeros({0, 4, 4}), zeros({4, 4}), zeros({0, 4, 4})}}) {
         CAPTURE(args[0].shape()[1]);
-        const std::vector<NDArray> want = cpu(args), got = gpu(args);
-        REQUIRE(got.size() == want.size());
-        for (std::size_t k = 0; k < got.size(); ++k) {
-          CAPTURE(k);
-          REQUIRE(got[k].shape() == want[k].shape());
-          const NDArray w = want[k].astype(DType::Float64).copy(), h = got[k].to_host().astype(DType::Float64).copy();
-          std::int64_t bad = 0;
-          for (std::int64_t e = 0; e < w.size(); ++e)
-            bad += !gpu_test::close(w.data_as<double>()[e], h.data_as<double>()[e], rtol);
-          CHECK(bad == 0);
-        }
+        gpu_test::check_agree(cpu, gpu, args, rtol);
       }
     }
   }
@@ -272,7 +259,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
       return;
     }
     ::dlclose(lib);
-    CHECK_MESSAGE(why.empty(), why);  // every cusolverDn[SD]{potrf,...,gesvd}(_bufferSize) resolved
+    CHECK_MESSAGE(why.empty(), why);                   // every cusolverDn[SD]{potrf,...,gesvd}(_bufferSize) resolved
     CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]{gemm,trsm,trmm}_v2
   }
 }

@@ -19,6 +19,7 @@
 
 #include "../compiler/tensor/linalg_test_util.h"
 #include "gpu_test_util.h"
+#include "linalg_gpu_test_util.h"
 
 using namespace theano;
 using namespace theano::tensor;
@@ -77,29 +78,14 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const Var a = any(dt, 3, "a");
       const std::vector<Var> reduced = LA::qr(a), complete = LA::qr(a, "complete");
       const std::vector<Var> outs = {reduced[0], reduced[1], complete[0], complete[1], LA::qr(a, "r")[0]};
-      std::vector<In> in = {In(a)};
-      std::vector<Out> out(outs.begin(), outs.end());
-      Function cpu = function(in, out, {.mode = "fast_run"});
-      ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function gpu = function(in, out, {.mode = "fast_run"});
+      auto [cpu, gpu] = gpu_test::cpu_and_gpu({a}, outs);
       CHECK(gpu_test::count_ops(gpu, "QR") == 0);
       CHECK(gpu_test::count_ops(gpu, "GpuQR") >= 2);
       for (const std::vector<std::int64_t>& shape :
            {std::vector<std::int64_t>{2, 5, 3}, {2, 3, 5}, {1, 4, 4}, {2, 0, 3}, {2, 3, 0}, {0, 3, 3}}) {
         CAPTURE(shape[1]);
         CAPTURE(shape[2]);
-        const NDArray A = latest::uniform(rng, shape).astype(dt);
-        const std::vector<NDArray> want = cpu({A}), got = gpu({A});
-        REQUIRE(got.size() == want.size());
-        for (std::size_t k = 0; k < got.size(); ++k) {
-          CAPTURE(k);
-          REQUIRE(got[k].shape() == want[k].shape());
-          const NDArray w = want[k].astype(DType::Float64).copy(), h = got[k].to_host().astype(DType::Float64).copy();
-          std::int64_t bad = 0;
-          for (std::int64_t e = 0; e < w.size(); ++e)
-            bad += !gpu_test::close(w.data_as<double>()[e], h.data_as<double>()[e], rtol);
-          CHECK(bad == 0);
-        }
+        gpu_test::check_agree(cpu, gpu, {latest::uniform(rng, shape).astype(dt)}, rtol);
       }
     }
   }
@@ -113,11 +99,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const Var a = any(dt, 3, "a");
       const std::vector<Var> thin = LA::svd(a, false), full = LA::svd(a, true);
       const std::vector<Var> outs = {thin[0], thin[1], thin[2], full[0], full[1], full[2], LA::svdvals(a), LA::pinv(a)};
-      std::vector<In> in = {In(a)};
-      std::vector<Out> out(outs.begin(), outs.end());
-      Function cpu = function(in, out, {.mode = "fast_run"});
-      ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function gpu = function(in, out, {.mode = "fast_run"});
+      auto [cpu, gpu] = gpu_test::cpu_and_gpu({a}, outs);
       CHECK(gpu_test::count_ops(gpu, "SVD") == 0);
       CHECK(gpu_test::count_ops(gpu, "GpuSVD") >= 2);
       CHECK(gpu_test::count_ops(gpu, "MatrixPinv") == 0);
@@ -129,24 +111,13 @@ TEST_SUITE("cuda linalg (emulated device)") {
         NDArray A = latest::uniform(rng, shape).astype(dt);
         if (shape[0] == 1)  // rank-deficient (a repeated column): pinv's cut drops the zero singular value
           A.index(2, 2).assign(A.index(2, 0).copy());
-        const std::vector<NDArray> want = cpu({A}), got = gpu({A});
-        REQUIRE(got.size() == want.size());
+        // The singular values and pinv always; U and Vt where the same routine factors the same matrix.
         const bool wide = shape[1] < shape[2];
-        for (std::size_t k = 0; k < got.size(); ++k) {
-          CAPTURE(k);
-          REQUIRE(got[k].shape() == want[k].shape());
-          // The singular values and pinv always; U and Vt where the same routine factors the same matrix.
-          if (wide && k != 1 && k != 4 && k != 6 && k != 7) continue;
-          const NDArray w = want[k].astype(DType::Float64).copy(), h = got[k].to_host().astype(DType::Float64).copy();
-          std::int64_t bad = 0;
-          for (std::int64_t e = 0; e < w.size(); ++e)
-            bad += !gpu_test::close(w.data_as<double>()[e], h.data_as<double>()[e], rtol);
-          CHECK(bad == 0);
-        }
+        const std::vector<NDArray> got = gpu_test::check_agree(
+            cpu, gpu, {A}, rtol, [&](std::size_t k) { return !wide || k == 1 || k == 4 || k == 6 || k == 7; });
         const NDArray A64 = A.astype(DType::Float64).copy();
-        auto host = [&](std::size_t k) { return got[k].to_host().astype(DType::Float64).copy(); };
-        check_svd(A64, host(0), host(1), host(2), tol * 10);
-        check_svd(A64, host(3), host(4), host(5), tol * 10);
+        check_svd(A64, got[0], got[1], got[2], tol * 10);
+        check_svd(A64, got[3], got[4], got[5], tol * 10);
       }
     }
   }

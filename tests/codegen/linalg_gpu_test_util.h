@@ -8,6 +8,7 @@
 #include <theano/config.h>
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,15 @@ inline std::pair<theano::Function, theano::Function> cpu_and_gpu(const std::vect
   ConfigGuard guard(with_device("emulated"));
   Function gpu = function(in, out, {.mode = "fast_run"});
   return {std::move(cpu), std::move(gpu)};
+}
+
+/// Each op type in `types` left the host: no node of it, some of Gpu<type>.
+inline void check_moved(const theano::Function& gpu, const std::vector<std::string>& types) {
+  for (const std::string& type : types) {
+    CAPTURE(type);
+    CHECK(count_ops(gpu, type) == 0);
+    CHECK(count_ops(gpu, "Gpu" + type) > 0);
+  }
 }
 
 /// The outputs of `gpu` and `cpu` on `args` agree: shapes, and each element within `rtol` (close), for the

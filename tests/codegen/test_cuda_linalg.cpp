@@ -89,10 +89,11 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const Var a = any(dt, 3, "a"), b = any(dt, 2, "b"), v = any(dt, 1, "v");
       const NDArray A = latest::spd(rng, {3, 5, 5}).astype(dt), B = latest::uniform(rng, {5, 2}).astype(dt);
       const NDArray V = latest::uniform(rng, {5}).astype(dt);
-      check_on_gpu({a}, {LA::cholesky(a), LA::cholesky(a, false)}, {A}, {"Cholesky"}, rtol);
-      check_on_gpu({a, b, v}, {LA::solve_triangular(a, b, true), LA::solve_triangular(a, v, false, 1, true)}, {A, B, V},
-                   {"SolveTriangular"}, rtol);
-      check_on_gpu({a, b}, {LA::cho_solve({LA::cholesky(a), true}, b)}, {A, B}, {"CholeskySolve", "Cholesky"}, rtol);
+      // cholesky, solve_triangular and cho_solve in one function (each compile costs about a second).
+      check_on_gpu({a, b, v},
+                   {LA::cholesky(a), LA::cholesky(a, false), LA::solve_triangular(a, b, true),
+                    LA::solve_triangular(a, v, false, 1, true), LA::cho_solve({LA::cholesky(a), true}, b)},
+                   {A, B, V}, {"Cholesky", "SolveTriangular", "CholeskySolve"}, rtol);
       check_on_gpu(
           {a, b, v},
           {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos")},
@@ -109,28 +110,31 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const double rtol = rtol_of(dt);
       const Var a = any(dt, 3, "a");
       const NDArray G = latest::general(rng, {4, 6, 6}).astype(dt), S = latest::spd(rng, {2, 6, 6}).astype(dt);
-      check_on_gpu({a}, {LA::inv(a)}, {G}, {"MatrixInverse"}, rtol);
-      const auto [sign, logabs] = LA::slogdet(a);
-      // det apart from slogdet and lu_factor: with either in the same function the linalg
-      // rewrites compute det from it (docs/linalg.md, "Rewrites"), and no Det node is left.
-      check_on_gpu({a}, {LA::det(a)}, {G}, {"Det"}, rtol);
-      check_on_gpu({a}, {sign, logabs}, {G}, {"SLogDet"}, rtol);
-      const auto [lu, piv] = LA::lu_factor(a);
-      check_on_gpu({a}, {lu, piv}, {G}, {"LUFactor"}, rtol);
-      const auto [w, vecs] = LA::eigh(a);
-      check_on_gpu({a}, {w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second}, {S}, {"Eigh"}, rtol);
       // A singular matrix: det 0, sign 0, log|det| -inf, lu_factor complete; no error.
-      NDArray sing = NDArray::from_list<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, {1, 3, 3}).astype(dt);
-      check_on_gpu({a}, {LA::det(a)}, {sing}, {"Det"}, rtol);
-      check_on_gpu({a}, {sign, logabs}, {sing}, {"SLogDet"}, rtol);
-      check_on_gpu({a}, {lu}, {sing}, {"LUFactor"}, rtol);
+      const NDArray sing = NDArray::from_list<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, {1, 3, 3}).astype(dt);
       // 0-size: empty matrices (det 1, slogdet (1, 0)) and an empty batch.
-      for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{2, 0, 0}, {0, 3, 3}}) {
-        CAPTURE(shape.size());
-        const NDArray E = NDArray::zeros(shape).astype(dt);
-        check_on_gpu({a}, {LA::det(a)}, {E}, {"Det"}, rtol);
-        check_on_gpu({a}, {sign, logabs, LA::inv(a), LA::cholesky(a), w}, {E},
-                     {"SLogDet", "MatrixInverse", "Cholesky", "Eigh"}, rtol);
+      const NDArray E0 = NDArray::zeros({2, 0, 0}).astype(dt), E1 = NDArray::zeros({0, 3, 3}).astype(dt);
+      // One function per group, each run on several inputs. det apart from slogdet and lu_factor: with either
+      // in the same function the linalg rewrites compute det from it (docs/linalg.md, "Rewrites"), and no Det
+      // node is left; slogdet apart from lu_factor for the same reason.
+      const auto [sign, logabs] = LA::slogdet(a);
+      const auto [lu, piv] = LA::lu_factor(a);
+      const auto [w, vecs] = LA::eigh(a);
+      const std::vector<std::pair<std::vector<Var>, std::vector<std::string>>> groups = {
+          {{LA::det(a)}, {"Det"}},
+          {{sign, logabs}, {"SLogDet"}},
+          {{lu, piv}, {"LUFactor"}},
+          {{LA::inv(a), w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second, LA::cholesky(a)},
+           {"MatrixInverse", "Eigh", "Cholesky"}}};
+      for (const auto& [outs, moved] : groups) {
+        CAPTURE(moved[0]);
+        auto [cpu, gpu] = gpu_test::cpu_and_gpu({a}, outs);
+        gpu_test::check_moved(gpu, moved);
+        const bool spd_only = moved[0] == "MatrixInverse";  // cholesky's group: symmetric positive definite
+        for (const NDArray& x : spd_only ? std::vector<NDArray>{S, E0, E1} : std::vector<NDArray>{G, sing, E0, E1}) {
+          CAPTURE(x.shape()[0]);
+          gpu_test::check_agree(cpu, gpu, {x}, rtol);
+        }
       }
     }
   }

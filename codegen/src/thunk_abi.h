@@ -96,10 +96,11 @@ struct TheanoContext {
    * cuSOLVER / cuBLAS on a GPU (run/cuda/cusolver.h), the LAPACK routines
    * the CPU form calls on the emulated device. `routine` is a
    * THEANO_GPU_LA_* below, `flags` its THEANO_GPU_LA_F_* bits; a is n x n
-   * (lda), b n x nrhs (ldb; SYEVD: the n eigenvalues), ipiv n int32 (LAPACK's
-   * 1-based pivots), info one int32 the routine sets to LAPACK's info (0,
-   * or > 0: not positive definite / singular / no convergence; TRSM leaves
-   * it: its caller checks the diagonal). 0, or THEANO_ERR_HOST (a size past
+   * (lda), b n x nrhs (ldb; flag RIGHT: nrhs x n; SYEVD: the n
+   * eigenvalues), ipiv n int32 (LAPACK's 1-based pivots), info one int32
+   * the routine sets to LAPACK's info (0, or > 0: not positive definite /
+   * singular / no convergence; TRSM and TRMM leave it: TRSM's caller checks
+   * the diagonal). 0, or THEANO_ERR_HOST (a size past
    * the 32-bit interface, a failed library call) with the error kept by
    * the host. */
   int (*gpu_lapack)(void* host, int64_t routine, int64_t dtype, int64_t flags, int64_t n, int64_t nrhs, char* a,
@@ -111,12 +112,21 @@ struct TheanoContext {
 #define THEANO_GPU_LA_POTRS 2 /* b <- A^-1 b, a the factor from POTRF */
 #define THEANO_GPU_LA_GETRF 3 /* a <- L U with row pivots ipiv */
 #define THEANO_GPU_LA_GETRS 4 /* b <- op(A)^-1 b from GETRF's a and ipiv (flag TRANS) */
-#define THEANO_GPU_LA_TRSM 5  /* b <- op(A)^-1 b, A triangular (LOWER, TRANS, UNIT) */
+#define THEANO_GPU_LA_TRSM 5  /* b <- op(A)^-1 b, A triangular (LOWER, TRANS, UNIT; RIGHT: b <- b op(A)^-1) */
 #define THEANO_GPU_LA_SYEVD 6 /* b <- eigenvalues ascending; a <- eigenvectors with VECTORS (LOWER read) */
+#define THEANO_GPU_LA_TRMM 7  /* b <- op(A) b, A triangular (LOWER, TRANS, UNIT; RIGHT: b <- b op(A)); info left */
+/* The non-square routines: a is n x nrhs (lda). */
+#define THEANO_GPU_LA_GEQRF 8 /* a <- its QR factorization (R, the reflectors below); b <- min(n, nrhs) taus */
+#define THEANO_GPU_LA_ORGQR 9 /* a <- Q's first nrhs columns, from the ldb reflectors GEQRF left in a and b */
+/* n >= nrhs (a destroyed): b <- the nrhs singular values, descending; with VECTORS, ipiv (a buffer of dtype's
+ * elements here) <- U (n x n with FULL, else n x nrhs; leading dimension n), then Vt (nrhs x nrhs) */
+#define THEANO_GPU_LA_GESVD 10
 #define THEANO_GPU_LA_F_LOWER 1
 #define THEANO_GPU_LA_F_TRANS 2
 #define THEANO_GPU_LA_F_UNIT 4
 #define THEANO_GPU_LA_F_VECTORS 8
+#define THEANO_GPU_LA_F_RIGHT 16
+#define THEANO_GPU_LA_F_FULL 32
 
 /* A failed shape rule (shape_rules.h) returns its error kind as the code. */
 static_assert(THEANO_RULE_SHAPE_ERROR == THEANO_ERR_SHAPE && THEANO_RULE_VALUE_ERROR == THEANO_ERR_VALUE &&

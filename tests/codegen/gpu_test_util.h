@@ -58,20 +58,16 @@ inline bool close(double a, double b, double rtol) {
 }
 
 /// `outs` over `ins` compiled for `device` agree with the CPU back end on
-/// every argument set of `arg_sets` within `rtol` (each function compiled
-/// once, called per set: compiles dominate these tests' time); no host node
-/// of a type in `gone` remains (they moved to the GPU); the GPU function is
-/// returned for more checks.
-inline theano::Function check_on_gpu_sets(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
-                                          const std::vector<std::vector<theano::NDArray>>& arg_sets,
-                                          const std::vector<std::string>& gone, double rtol = 1e-12,
-                                          const std::string& device = "emulated") {
+/// `args` within `rtol`; no host node of a type in `gone` remains (they
+/// moved to the GPU); the GPU function is returned for more checks.
+inline theano::Function check_on_gpu(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
+                                     const std::vector<theano::NDArray>& args, const std::vector<std::string>& gone,
+                                     double rtol = 1e-12, const std::string& device = "emulated") {
   using namespace theano;
   std::vector<In> in(ins.begin(), ins.end());
   std::vector<Out> out(outs.begin(), outs.end());
   Function cpu = function(in, out, {.mode = "fast_run"});
-  std::vector<std::vector<NDArray>> wants;
-  for (const std::vector<NDArray>& args : arg_sets) wants.push_back(cpu(args));
+  std::vector<NDArray> want = cpu(args);
   ConfigGuard guard(with_device(device));
   Function gpu = function(in, out, {.mode = "fast_run"});
   CAPTURE(debugprint(gpu));
@@ -80,34 +76,23 @@ inline theano::Function check_on_gpu_sets(const std::vector<theano::Var>& ins, c
     CHECK(count_ops(gpu, type) == 0);
     CHECK(count_ops(gpu, "Gpu" + type) > 0);
   }
-  for (std::size_t set = 0; set < arg_sets.size(); ++set) {
-    CAPTURE(set);
-    const std::vector<NDArray>& want = wants[set];
-    std::vector<NDArray> got = gpu(arg_sets[set]);
-    REQUIRE(got.size() == want.size());
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      CAPTURE(k);
-      REQUIRE(got[k].dtype() == want[k].dtype());
-      REQUIRE(got[k].shape() == want[k].shape());
-      const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
-      for (std::int64_t e = 0; e < w.size(); ++e) {
-        const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
-        if (!close(a, b, rtol)) {
-          CAPTURE(e);
-          CHECK(a == b);
-          return gpu;
-        }
+  std::vector<NDArray> got = gpu(args);
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(got[k].dtype() == want[k].dtype());
+    REQUIRE(got[k].shape() == want[k].shape());
+    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
+    for (std::int64_t e = 0; e < w.size(); ++e) {
+      const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
+      if (!close(a, b, rtol)) {
+        CAPTURE(e);
+        CHECK(a == b);
+        return gpu;
       }
     }
   }
   return gpu;
-}
-
-/// check_on_gpu_sets on one argument set.
-inline theano::Function check_on_gpu(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
-                                     const std::vector<theano::NDArray>& args, const std::vector<std::string>& gone,
-                                     double rtol = 1e-12, const std::string& device = "emulated") {
-  return check_on_gpu_sets(ins, outs, {args}, gone, rtol, device);
 }
 
 /// The CUDA unit of `f` (compiled for a GPU device) compiles with NVRTC for

@@ -1,6 +1,6 @@
 // The GPU forms of the LAPACK-backed ops (issue 37; emit/lower/gpu_linalg.cpp):
 // cholesky, solve_triangular, cho_solve, solve (gen, sym, pos), inv, det,
-// slogdet, lu_factor and eigh on the host-emulated device, where the CPU form's
+// slogdet, lu_factor, eigh and CholeskyGrad on the host-emulated device, where the CPU form's
 // LAPACK routines stand in for cuSOLVER / cuBLAS behind ctx->gpu_lapack, so the
 // GPU lowering's own code (column-major gathers of strided and broadcast batch
 // entries, the status array, the stores, det's diagonal reduction, the
@@ -14,7 +14,10 @@
 #include <doctest/doctest.h>
 #include <theano/config.h>
 #include <theano/gpu/context.h>
+#include <theano/gradient.h>
 #include <theano/tensor/linalg.h>
+#include <theano/tensor/math.h>
+#include <theano/tensor/reduction.h>
 #include <theano/tensor/type.h>
 
 #include <cmath>
@@ -26,12 +29,12 @@
 #include "../../codegen/src/run/cuda/cusolver.h"
 #include "../compiler/tensor/linalg_test_util.h"
 #include "gpu_test_util.h"
+#include "linalg_gpu_test_util.h"
 
 using namespace theano;
 using namespace theano::tensor;
 using gpu_test::check_nvrtc;
 using gpu_test::check_on_gpu;
-using gpu_test::check_on_gpu_sets;
 namespace LA = theano::tensor::linalg;
 
 namespace {
@@ -86,17 +89,17 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const Var a = any(dt, 3, "a"), b = any(dt, 2, "b"), v = any(dt, 1, "v");
       const NDArray A = latest::spd(rng, {3, 5, 5}).astype(dt), B = latest::uniform(rng, {5, 2}).astype(dt);
       const NDArray V = latest::uniform(rng, {5}).astype(dt);
-      // Few functions with several outputs each: compiles are these tests' cost.
+      // cholesky, solve_triangular and cho_solve in one function (each compile costs about a second).
       check_on_gpu({a, b, v},
                    {LA::cholesky(a), LA::cholesky(a, false), LA::solve_triangular(a, b, true),
-                    LA::solve_triangular(a, v, false, 1, true)},
-                   {A, B, V}, {"Cholesky", "SolveTriangular"}, rtol);
-      check_on_gpu({a, b}, {LA::cho_solve({LA::cholesky(a), true}, b)}, {A, B}, {"CholeskySolve", "Cholesky"}, rtol);
-      // The last one on a strided (transposed) matrix: the gather reads it by its strides.
-      check_on_gpu({a, b, v},
-                   {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos"),
-                    LA::solve(LA::matrix_transpose(a), b)},
-                   {A, B, V}, {"Solve"}, rtol);
+                    LA::solve_triangular(a, v, false, 1, true), LA::cho_solve({LA::cholesky(a), true}, b)},
+                   {A, B, V}, {"Cholesky", "SolveTriangular", "CholeskySolve"}, rtol);
+      check_on_gpu(
+          {a, b, v},
+          {LA::solve(a, b), LA::solve(a, v, "sym", true), LA::solve(a, b, "sym", false), LA::solve(a, b, "pos")},
+          {A, B, V}, {"Solve"}, rtol);
+      // A strided (transposed) matrix: the gather reads it by its strides.
+      check_on_gpu({a, b}, {LA::solve(LA::matrix_transpose(a), b)}, {A, B}, {"Solve"}, rtol);
     }
   }
 
@@ -111,19 +114,78 @@ TEST_SUITE("cuda linalg (emulated device)") {
       const NDArray sing = NDArray::from_list<double>({1, 2, 3, 2, 4, 6, 1, 0, 1}, {1, 3, 3}).astype(dt);
       // 0-size: empty matrices (det 1, slogdet (1, 0)) and an empty batch.
       const NDArray E0 = NDArray::zeros({2, 0, 0}).astype(dt), E1 = NDArray::zeros({0, 3, 3}).astype(dt);
-      // One function per group, called on each of its inputs (compiles are these tests' cost).
-      // det apart from slogdet and lu_factor: with either in the same function the linalg
-      // rewrites compute det from it (docs/linalg.md, "Rewrites"), and no Det node is left.
-      check_on_gpu_sets({a}, {LA::det(a)}, {{G}, {sing}, {E0}, {E1}}, {"Det"}, rtol);
+      // One function per group, each run on several inputs. det apart from slogdet and lu_factor: with either
+      // in the same function the linalg rewrites compute det from it (docs/linalg.md, "Rewrites"), and no Det
+      // node is left; slogdet apart from lu_factor for the same reason.
       const auto [sign, logabs] = LA::slogdet(a);
-      check_on_gpu_sets({a}, {sign, logabs}, {{G}, {sing}, {E0}, {E1}}, {"SLogDet"}, rtol);
       const auto [lu, piv] = LA::lu_factor(a);
-      check_on_gpu_sets({a}, {lu, piv}, {{G}, {sing}}, {"LUFactor"}, rtol);
       const auto [w, vecs] = LA::eigh(a);
-      check_on_gpu_sets({a}, {LA::inv(a), w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second, LA::cholesky(a)},
-                        {{S}, {E0}, {E1}}, {"MatrixInverse", "Eigh", "Cholesky"}, rtol);
-      check_on_gpu({a}, {LA::inv(a)}, {G}, {"MatrixInverse"}, rtol);
+      const std::vector<std::pair<std::vector<Var>, std::vector<std::string>>> groups = {
+          {{LA::det(a)}, {"Det"}},
+          {{sign, logabs}, {"SLogDet"}},
+          {{lu, piv}, {"LUFactor"}},
+          {{LA::inv(a), w, vecs, LA::eigvalsh(a), LA::eigh(a, "U").second, LA::cholesky(a)},
+           {"MatrixInverse", "Eigh", "Cholesky"}}};
+      for (const auto& [outs, moved] : groups) {
+        CAPTURE(moved[0]);
+        auto [cpu, gpu] = gpu_test::cpu_and_gpu({a}, outs);
+        gpu_test::check_moved(gpu, moved);
+        const bool spd_only = moved[0] == "MatrixInverse";  // cholesky's group: symmetric positive definite
+        for (const NDArray& x : spd_only ? std::vector<NDArray>{S, E0, E1} : std::vector<NDArray>{G, sing, E0, E1}) {
+          CAPTURE(x.shape()[0]);
+          gpu_test::check_agree(cpu, gpu, {x}, rtol);
+        }
+      }
     }
+  }
+
+  TEST_CASE(
+      "cuda emulated: CholeskyGrad (trmm, two trsm) agrees with the CPU: lower, upper, batched, strided, 0-size") {
+    std::mt19937_64 rng(40);
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      const double rtol = dt == DType::Float64 ? 1e-10 : 1e-3;
+      const Var l = any(dt, 3, "l"), g = any(dt, 2, "g"), t = any(dt, 3, "t");
+      const auto grad_of = [](bool lower, const Var& f, const Var& b) {
+        return OpPtr(new LA::CholeskyGrad(lower))->apply1({f, b});
+      };
+      // Lower and upper; a gradient broadcast over the batch, and one read transposed (strided).
+      const std::vector<Var> outs = {grad_of(true, l, g), grad_of(false, l, g),
+                                     grad_of(true, l, LA::matrix_transpose(t))};
+      auto [cpu, gpu] = gpu_test::cpu_and_gpu({l, g, t}, outs);
+      CHECK(gpu_test::count_ops(gpu, "CholeskyGrad") == 0);
+      CHECK(gpu_test::count_ops(gpu, "GpuCholeskyGrad") == 3);
+      // Factors with garbage in the triangle the op does not read.
+      const NDArray L = latest::general(rng, {3, 5, 5}, 6.0).astype(dt), G = latest::uniform(rng, {5, 5}).astype(dt);
+      const NDArray Gb = latest::uniform(rng, {3, 5, 5}).astype(dt);
+      // A zero on the factor's diagonal: no error (as on the CPU), the same infinities and NaNs.
+      NDArray Z = L.copy();
+      Z.index(0, 1).index(0, 2).index(0, 2).fill(0.0);
+      const auto zeros = [&](std::vector<std::int64_t> shape) { return NDArray::zeros(std::move(shape)).astype(dt); };
+      // 0-size: empty matrices, an empty batch.
+      for (const std::vector<NDArray>& args : {std::vector<NDArray>{L, G, Gb},
+                                               {Z, G, Gb},
+                                               {zeros({2, 0, 0}), zeros({0, 0}), zeros({2, 0, 0})},
+                                               {zeros({0, 4, 4}), zeros({4, 4}), zeros({0, 4, 4})}}) {
+        CAPTURE(args[0].shape()[1]);
+        gpu_test::check_agree(cpu, gpu, args, rtol);
+      }
+    }
+  }
+
+  TEST_CASE("cuda emulated: cholesky's gradient runs on the device: GpuCholesky and GpuCholeskyGrad, no host linalg") {
+    std::mt19937_64 rng(41);
+    const Var a = any(DType::Float64, 2, "a"), w = any(DType::Float64, 2, "w");
+    const Var L = LA::cholesky(a);
+    const Var cost = sum(L * w) + sum(log(sqr(L) + 1.0));
+    Function f = check_on_gpu({a, w}, {cost, grad(cost, a)}, {latest::spd(rng, {6, 6}), latest::uniform(rng, {6, 6})},
+                              {"Cholesky", "CholeskyGrad"}, 1e-10);
+    std::string host;  // the nodes left on the host, transfers aside
+    for (const Apply* node : f.fgraph().toposort()) {
+      const std::string type(node->op()->type_name());
+      if (type.rfind("Gpu", 0) != 0 && type != "HostFromGpu") host += type + " ";
+    }
+    CHECK_MESSAGE(host.empty(), host);
   }
 
   TEST_CASE("cuda emulated: failures are the CPU form's errors, worded by its kernel, naming the GPU node") {
@@ -177,14 +239,16 @@ TEST_SUITE("cuda linalg (emulated device)") {
       CAPTURE(dtype_name(dt));
       const Var a = any(dt, 3, "a"), b = any(dt, 2, "b");
       ConfigGuard guard(gpu_test::with_device("emulated"));
-      Function f = function({In(a), In(b)},
-                            {Out(LA::cholesky(a, true, "nan")), Out(LA::solve_triangular(a, b, true)),
-                             Out(LA::cho_solve({a, true}, b)), Out(LA::solve(a, b, "sym")), Out(LA::inv(a)),
-                             Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first), Out(LA::eigh(a).second)},
-                            {.mode = "fast_run"});
+      Function f = function(
+          {In(a), In(b)},
+          {Out(LA::cholesky(a, true, "nan")), Out(LA::solve_triangular(a, b, true)), Out(LA::cho_solve({a, true}, b)),
+           Out(LA::solve(a, b, "sym")), Out(LA::inv(a)), Out(LA::slogdet(a).second), Out(LA::lu_factor(a).first),
+           Out(LA::eigh(a).second), Out(OpPtr(new LA::CholeskyGrad(true))->apply1({a, b}))},
+          {.mode = "fast_run"});
       const std::string source = codegen::CLinker::generate_cuda_source(f.fgraph());
       CHECK(source.find("theano_la_gpu_gather_") != std::string::npos);
       CHECK(source.find("theano_la_gpu_lu_det_") != std::string::npos);
+      CHECK(source.find("theano_la_gpu_chol_grad_out_") != std::string::npos);
       check_nvrtc(f);
     }
   }
@@ -199,8 +263,8 @@ TEST_SUITE("cuda linalg (emulated device)") {
       return;
     }
     ::dlclose(lib);
-    CHECK_MESSAGE(why.empty(), why);  // every cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}(_bufferSize) resolved
-    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]trsm_v2
+    CHECK_MESSAGE(why.empty(), why);                   // every cusolverDn[SD]{potrf,...,gesvd}(_bufferSize) resolved
+    CHECK_NOTHROW(codegen::cuda::Cublas::instance());  // with cublas[SD]{gemm,trsm,trmm}_v2
   }
 }
 
@@ -223,6 +287,10 @@ TEST_SUITE("cuda on a real GPU") {
                    {A, B}, {}, rtol, "cuda");
       check_on_gpu({a, b}, {LA::solve(a, b), LA::inv(a), LA::det(a), LA::slogdet(a).second}, {G, B}, {}, rtol, "cuda");
       check_on_gpu({a}, {LA::eigvalsh(a)}, {A}, {"Eigh"}, rtol, "cuda");
+      check_on_gpu({a}, {LA::svdvals(a)}, {G}, {"SVD"}, rtol, "cuda");
+      if (dt == DType::Float64)  // float32: the factor's conditioning, not the GPU, sets the error
+        check_on_gpu({a, b}, {OpPtr(new LA::CholeskyGrad(true))->apply1({LA::cholesky(a), b})}, {A, G.index(0, 0)},
+                     {"CholeskyGrad"}, rtol, "cuda");
       const NDArray bad = NDArray::from_list<double>({1, 2, 2, 1}, {1, 2, 2}).astype(dt);
       ConfigGuard guard(gpu_test::with_device("cuda"));
       Function f = function({In(a)}, {Out(LA::cholesky(a))}, {.mode = "fast_run"});

@@ -1,5 +1,7 @@
 // The GPU lowering of the LAPACK-backed ops with a cuSOLVER form (cholesky,
-// solve_triangular, cho_solve, solve, inv, det, slogdet, lu_factor, eigh;
+// solve_triangular, cho_solve, solve, inv, det, slogdet, lu_factor, eigh,
+// qr, svd and pinv (gesvd on the matrix or its transpose), CholeskyGrad (cuBLAS's
+// trmm and trsm);
 // LapackOp::gpu_form lists the kinds): the host part is the C++ lowering's
 // (kernels/linalg.h's shape rule and size checks, so the same ShapeErrors),
 // then, per batch entry, kernels gather each core matrix into a column-major
@@ -57,10 +59,11 @@ struct LaParams {
 
 /// The node's kernels, numbered for ctx->gpu_launch.
 struct LaKernels {
-  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1;
+  int gather = -1, eye = -1, store = -1, det = -1, zero_diag = -1, piv0 = -1, nan_fill = -1, mirror = -1, grad_out = -1,
+      pinv = -1;
 };
 
-LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, const std::string& S) {
+LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, const std::string& S, int kind) {
   LaKernels K;
   auto make = [&](const std::string& suffix, const std::vector<cuda::Param>& reads, const std::string& body) {
     cuda::Kernel k(P.pb, L.fn + "_la_" + suffix, reads);
@@ -82,6 +85,15 @@ LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, 
   K.piv0 = make("piv0", {P.cnt, P.piv, P.ipo}, "ipo[e] = piv[e] - 1;");
   K.nan_fill =
       make("nan_fill", {P.cnt, P.flag, P.dst}, "if (flag[0] != 0 || flag[1] > 0) dst[e] = (" + T + ")THEANO_NAN;");
+  if (kind == THEANO_LA_CHOLESKY_GRAD) {
+    K.mirror = make("mirror", {P.cnt, P.r, P.dst}, "theano_la_gpu_mirror_" + S + "(e, r, dst);");
+    K.grad_out = make("grad_out", {P.cnt, P.r, P.src, P.dst, P.mode},
+                      "theano_la_gpu_chol_grad_out_" + S + "(e, r, (const " + T + "*)src, dst, mode);");
+  }
+  if (kind == THEANO_LA_PINV)  // U at src, Vt after it (gesvd's layout: M x kk, then kk x kk or kk x n)
+    K.pinv = make("pinv", {P.cnt, P.r, P.k, P.src, P.aux, P.mode, P.dst},
+                  "theano_la_gpu_pinv_" + S + "(e, r, k, aux, (const " + T + "*)src, (const " + T +
+                      "*)src + (r > k ? r : k) * (r < k ? r : k), mode, dst);");
   return K;
 }
 
@@ -167,9 +179,12 @@ void lower_gpu_lapack(NodeLowering& L) {
   L.cuda->need("shape_rules", std::string(shape_rules_text()));
   L.cuda->need("linalg gpu rules", std::string(kernel_text("linalg_gpu.h")));
   const LaParams P(T);
-  const LaKernels K = add_kernels(L, P, T, S);
-  const bool rhs = kind == THEANO_LA_SOLVE_TRIANGULAR || kind == THEANO_LA_CHO_SOLVE || kind == THEANO_LA_SOLVE;
+  const LaKernels K = add_kernels(L, P, T, S, kind);
+  const bool grad = kind == THEANO_LA_CHOLESKY_GRAD;  // two n x n inputs, no failure
+  const bool rhs = kind == THEANO_LA_SOLVE_TRIANGULAR || kind == THEANO_LA_CHO_SOLVE || kind == THEANO_LA_SOLVE || grad;
   const bool nan_on_error = kind == THEANO_LA_CHOLESKY && opts[1] != 0;
+  // qr and svd: an m x n matrix; svd factors it as it is when m >= n, its transpose (M x kk) otherwise.
+  const bool qr = kind == THEANO_LA_QR, svd = kind == THEANO_LA_SVD || kind == THEANO_LA_PINV, rect = qr || svd;
 
   CodeWriter& w = L.body;
   // The CPU lowering's host part: the call record, the shape rule, the outputs.
@@ -198,14 +213,28 @@ void lower_gpu_lapack(NodeLowering& L) {
     w.line("r = n; k = n;");
   w.line(
       "{ int fits = 0; rc = theano_la_int(&c, n, &fits); if (rc == THEANO_LA_OK) rc = theano_la_int(&c, k, &fits); "
-      "if (rc != THEANO_LA_OK) " +
+      "if (rc == THEANO_LA_OK) rc = theano_la_int(&c, m, &fits); if (rc != THEANO_LA_OK) " +
       kernel_fail(L, "c", "rc") + " }");
+  // m, n < 2^31 (checked): the products below fit int64.
+  w.line("const int64_t kk = m < n ? m : n, M = m > n ? m : n, tr = " + std::string(svd ? "m < n" : "0") + ";");
+  w.line("(void)kk; (void)M; (void)tr;");
   w.line("if (c.nbatch == 0) return 0;");
-  // The work buffers: the matrix, the right-hand side / solution, the eigenvalues, the pivots, the status array.
-  gpu_buffer(L, "wa", dt, "n * n + 1");
-  gpu_buffer(L, "wx", dt, "r * k + 1");
-  gpu_buffer(L, "ww", dt, "n + 1");
-  gpu_buffer(L, "wp", DType::Int32, "n + 1");
+  // The work buffers: the matrix, the right-hand side / solution, the eigenvalues / singular values / tau, the
+  // pivots (svd: U and Vt), the status array.
+  if (rect) {
+    gpu_buffer(L, "wa", dt, "m * M + 1");
+    gpu_buffer(L, "wx", dt, "1");
+    gpu_buffer(L, "ww", dt, "kk + 1");
+    if (svd)
+      gpu_buffer(L, "wp", dt, "M * M + kk * kk + 1");
+    else
+      gpu_buffer(L, "wp", DType::Int32, "1");
+  } else {
+    gpu_buffer(L, "wa", dt, "n * n + 1");
+    gpu_buffer(L, "wx", dt, "r * k + 1");
+    gpu_buffer(L, "ww", dt, "n + 1");
+    gpu_buffer(L, "wp", DType::Int32, "n + 1");
+  }
   w.line("int64_t nst = 0;");
   w.line("if (theano_checked_mul(c.nbatch, " + str(kSlots) + ", &nst) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the status array's size overflows int64"));
@@ -226,21 +255,31 @@ void lower_gpu_lapack(NodeLowering& L) {
   w.close();
 
   const std::string lower = str(opts.empty() ? 0 : opts[0]);
-  auto routine = [&](const std::string& which, const std::string& flags, const std::string& nrhs, const std::string& b,
-                     const std::string& ldb, const std::string& slot) {
-    w.line("if (int e = ctx->gpu_lapack(ctx->host, " + which + ", " + dcode + ", " + flags + ", n, " + nrhs +
-           ", wa.data, n > 1 ? n : 1, " + b + ", " + ldb + ", wp.data, (char*)(st + " + str(kSlots) + " * b + " + slot +
-           "))) return e;");
+  // The routine on wa, `rows` x nrhs (its leading dimension).
+  auto call = [&](const std::string& which, const std::string& flags, const std::string& rows, const std::string& nrhs,
+                  const std::string& b, const std::string& ldb, const std::string& slot) {
+    w.line("if (int e = ctx->gpu_lapack(ctx->host, " + which + ", " + dcode + ", " + flags + ", " + rows + ", " + nrhs +
+           ", wa.data, " + rows + " > 1 ? " + rows + " : 1, " + b + ", " + ldb + ", wp.data, (char*)(st + " +
+           str(kSlots) + " * b + " + slot + "))) return e;");
   };
-  // Row-major output entry `o` (r x k) <- the column-major buffer `src`; tri as the CPU's store.
+  auto routine = [&](const std::string& which, const std::string& flags, const std::string& nrhs, const std::string& b,
+                     const std::string& ldb, const std::string& slot) { call(which, flags, "n", nrhs, b, ldb, slot); };
+  // Row-major output entry `o` (rows x cols) <- the column-major buffer `src` (leading dimension `ld`, rows by
+  // default); tri as the CPU's store (3: a plain copy, the transpose's column-major layout).
   auto store = [&](const std::string& src, const std::string& rows, const std::string& cols, const std::string& out,
-                   const std::string& tri) {
+                   const std::string& tri, const std::string& ld = "") {
     set(P.src, src);
-    set(P.r, rows);
+    set(P.r, ld.empty() ? rows : ld);
     set(P.k, cols);
     set(P.dst, out);
     set(P.mode, tri);
     launch(K.store, rows + " * " + cols);
+  };
+  // Row-major output entry `out` (rows x cols) <- the identity.
+  auto eye = [&](const std::string& rows, const std::string& cols, const std::string& out) {
+    set(P.r, cols);
+    set(P.dst, out);
+    launch(K.eye, rows + " * " + cols);
   };
   auto entry = [&](int k) {
     return "(" + L.out_ctype(k) + "*)" + L.o(k) + "->data + b * theano_la_out_core(&c, " + str(k) + ")";
@@ -254,13 +293,22 @@ void lower_gpu_lapack(NodeLowering& L) {
                                                   : THEANO_LA_GPU_PLAIN);
   set(P.src, "theano_la_in_at(&c, 0, b)");
   set(P.r, "n");
-  set(P.rs, "rs0");
-  set(P.cs, "cs0");
-  set(P.mode, mode);
+  // CholeskyGrad: U = L^T (a lower op's L read transposed) and X, the upper triangles alone, no flag.
+  const bool swap = grad && opts[0] != 0;
+  set(P.rs, swap ? "cs0" : svd ? "tr ? cs0 : rs0" : "rs0");
+  set(P.cs, swap ? "rs0" : svd ? "tr ? rs0 : cs0" : "cs0");
+  set(P.mode, grad ? str(THEANO_LA_GPU_UPPER) : mode);
   set(P.dst, "wa.data");
-  set(P.flag, "st + " + str(kSlots) + " * b");
-  launch(K.gather, "n * n");
-  if (rhs) {
+  set(P.flag, "st + " + str(kSlots) + " * b" + (grad ? " + 3" : ""));
+  if (rect) set(P.r, svd ? "M" : "m");
+  launch(K.gather, qr ? "m * n" : svd ? "M * kk" : "n * n");
+  if (grad) {
+    set(P.src, "theano_la_in_at(&c, 1, b)");
+    set(P.rs, swap ? "cs1" : "rs1");
+    set(P.cs, swap ? "rs1" : "cs1");
+    set(P.dst, "wx.data");
+    launch(K.gather, "n * n");
+  } else if (rhs) {
     set(P.src, "theano_la_in_at(&c, 1, b)");
     set(P.r, "r");
     set(P.rs, "rs1");
@@ -353,11 +401,92 @@ void lower_gpu_lapack(NodeLowering& L) {
       w.close();
       break;
     }
+    case THEANO_LA_CHOLESKY_GRAD: {
+      // kernels/linalg.h's theano_la_cholesky_grad: X <- X U^T; X's lower triangle <- its upper;
+      // X <- U^-1 X U^-T; the result Phi(X) in the op's triangle.
+      const std::string rt = "THEANO_GPU_LA_F_RIGHT | THEANO_GPU_LA_F_TRANS";
+      w.open("if (n > 0)");
+      routine("THEANO_GPU_LA_TRMM", rt, "n", "wx.data", "n", "3");
+      set(P.r, "n");
+      set(P.dst, "wx.data");
+      launch(K.mirror, "n * n");
+      routine("THEANO_GPU_LA_TRSM", "0", "n", "wx.data", "n", "3");
+      routine("THEANO_GPU_LA_TRSM", rt, "n", "wx.data", "n", "3");
+      set(P.src, "wx.data");
+      set(P.dst, entry(0));
+      set(P.mode, lower);
+      launch(K.grad_out, "n * n");
+      w.close();
+      break;
+    }
+    case THEANO_LA_QR: {
+      // kernels/linalg.h's QR: geqrf, R from its upper triangle, Q by orgqr (the identity of an empty matrix).
+      const std::int64_t mode_qr = opts[0];
+      const std::string qcols = mode_qr == 1 ? "m" : "kk", rrows = mode_qr == 1 ? "m" : "kk";
+      w.open("if (kk > 0)");
+      call("THEANO_GPU_LA_GEQRF", "0", "m", "n", "ww.data", "1", "1");
+      w.close();
+      store("wa.data", rrows, "n", entry(mode_qr == 2 ? 0 : 1), "2", "(m > 1 ? m : 1)");
+      if (mode_qr != 2) {
+        w.open("if (kk > 0)");
+        call("THEANO_GPU_LA_ORGQR", "0", "m", qcols, "ww.data", "kk", "2");
+        store("wa.data", "m", qcols, entry(0), "0");
+        w.close();
+        w.open("else");
+        eye("m", qcols, entry(0));
+        w.close();
+      }
+      break;
+    }
+    case THEANO_LA_SVD: {
+      // kernels/linalg.h's SVD on a (m >= n) or a^T (M x kk): a^T = U' S V'^T gives U = V' and Vt = U'^T, whose
+      // row-major forms are the column-major buffers of Vt' and U' as they lie (store's plain copy).
+      const bool full = opts[0] != 0, uv = opts[1] != 0;
+      const std::string ucols = full ? "m" : "kk", vrows = full ? "n" : "kk";
+      const std::string uo = uv ? entry(0) : "", so = entry(uv ? 1 : 0), vo = uv ? entry(2) : "";
+      const std::string up = "(" + T + "*)wp.data", vp = "(" + T + "*)wp.data + M * " + (full ? "M" : "kk");
+      w.open("if (kk > 0)");
+      call("THEANO_GPU_LA_GESVD",
+           std::string(uv ? "THEANO_GPU_LA_F_VECTORS" : "0") + (full ? " | THEANO_GPU_LA_F_FULL" : ""), "M", "kk",
+           "ww.data", "1", "1");
+      store("ww.data", "kk", "1", so, "0");
+      if (uv) {
+        w.open("if (!tr)");
+        store(up, "m", ucols, uo, "0");
+        store(vp, "n", "n", vo, "0");
+        w.close();
+        w.open("else");
+        store(vp, "m", "m", uo, "3");
+        store(up, vrows, "n", vo, "3");
+        w.close();
+      }
+      w.close();
+      if (uv) {  // an empty matrix: U and Vt of a full SVD are identities
+        w.open("else");
+        eye("m", ucols, uo);
+        eye(vrows, "n", vo);
+        w.close();
+      }
+      break;
+    }
+    case THEANO_LA_PINV:
+      // kernels/linalg.h's PINV: the thin SVD (of a or a^T), then V diag(s+) U^T one element a thread.
+      w.open("if (kk > 0)");
+      call("THEANO_GPU_LA_GESVD", "THEANO_GPU_LA_F_VECTORS", "M", "kk", "ww.data", "1", "1");
+      w.close();
+      set(P.src, "wp.data");
+      set(P.aux, "ww.data");
+      set(P.r, "m");
+      set(P.k, "n");
+      set(P.mode, "tr");
+      set(P.dst, entry(0));
+      launch(K.pinv, "n * m");
+      break;
     default:
       THEANO_INTERNAL_CHECK(false) << L.label << ": no GPU form for linear algebra kind " << kind;
   }
   w.close();
-  if (nan_on_error) {  // failures became NaNs on the device: nothing to download
+  if (nan_on_error || grad) {  // failures became NaNs on the device / none possible: nothing to download
     w.line("return 0;");
     return;
   }
@@ -386,6 +515,10 @@ void add_gpu_linalg_lowerings(LoweringTable& t) {
   t.add<LA::SLogDet>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::LUFactor>(Target::Cuda, &lower_gpu_lapack);
   t.add<LA::Eigh>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::CholeskyGrad>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::QR>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::SVD>(Target::Cuda, &lower_gpu_lapack);
+  t.add<LA::MatrixPinv>(Target::Cuda, &lower_gpu_lapack);
 }
 
 }  // namespace theano::codegen::lower

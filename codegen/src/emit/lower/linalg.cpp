@@ -22,6 +22,7 @@ void need_linalg_kernels(NodeLowering& L) {
   L.need("linalg call", kernel_text("linalg_call.h"));
   L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
   L.need("linalg expm", kernel_text("linalg_expm.h"));
+  L.need("linalg gpu rules", kernel_text("linalg_gpu.h"));  // steps linalg.h shares with the GPU forms
   L.need("linalg kernels", kernel_text("linalg.h"));
 }
 namespace {

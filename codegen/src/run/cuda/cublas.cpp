@@ -5,8 +5,8 @@
 #include <theano/runtime/error.h>
 
 #include <climits>
-#include <map>
-#include <mutex>
+
+#include "dl_library.h"
 
 namespace theano::codegen::cuda {
 
@@ -20,11 +20,11 @@ using SgemmFn = Status (*)(Handle, int, int, int, int, int, const float*, const 
                            const float*, float*, int);
 using DgemmFn = Status (*)(Handle, int, int, int, int, int, const double*, const double*, int, const double*, int,
                            const double*, double*, int);
-using StrsmFn = Status (*)(Handle, int, int, int, int, int, int, const float*, const float*, int, float*, int);
-using DtrsmFn = Status (*)(Handle, int, int, int, int, int, int, const double*, const double*, int, double*, int);
-constexpr int kSideLeft = 0, kFillLower = 0, kFillUpper = 1, kDiagNonUnit = 0, kDiagUnit = 1;  // cuBLAS enums
-// The library names tried, newest first (the toolkit under /usr/local/cuda is CUDA 13).
-constexpr const char* kNames[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+template <class T>
+using TrsmFn = Status (*)(Handle, int, int, int, int, int, int, const T*, const T*, int, T*, int);
+template <class T>  // the v2 trmm: C <- alpha op(A) B, out of place (C may be B)
+using TrmmFn = Status (*)(Handle, int, int, int, int, int, int, const T*, const T*, int, const T*, int, T*, int);
+constexpr int kSideLeft = 0, kSideRight = 1, kFillLower = 0, kFillUpper = 1, kDiagNonUnit = 0, kDiagUnit = 1;
 }  // namespace
 
 struct Cublas::Api {
@@ -32,71 +32,81 @@ struct Cublas::Api {
   CreateFn create = nullptr;
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
-  StrsmFn strsm = nullptr;
-  DtrsmFn dtrsm = nullptr;
-  std::map<int, Handle> handles;  // one per device, created in its primary context
+  TrsmFn<float> strsm = nullptr;
+  TrsmFn<double> dtrsm = nullptr;
+  TrmmFn<float> strmm = nullptr;
+  TrmmFn<double> dtrmm = nullptr;
+  mutable DeviceHandles handles;
 };
 
 const Cublas& Cublas::instance() {
   static const Cublas* c = new Cublas();  // never closed, never destroyed
   if (!c->reason_.empty())
-    throw Error("cuBLAS is needed for the BLAS ops (Dot, Gemm, Gemv, Ger) and solve_triangular on the GPU: " +
-                c->reason_);
+    throw Error(
+        "cuBLAS is needed for the BLAS ops (Dot, Gemm, Gemv, Ger), solve_triangular and CholeskyGrad on the GPU: " +
+        c->reason_);
   return *c;
 }
 
 Cublas::Cublas() : api_(std::make_unique<Api>()) {
-  std::string tried;
-  for (const char* name : kNames) {
-    api_->lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api_->lib) break;
-    const char* e = ::dlerror();
-    tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
-  }
-  if (!api_->lib) {
-    reason_ = "cannot dlopen cuBLAS (" + tried + "); install the CUDA toolkit's libcublas";
-    return;
-  }
-  api_->create = reinterpret_cast<CreateFn>(::dlsym(api_->lib, "cublasCreate_v2"));
-  api_->sgemm = reinterpret_cast<SgemmFn>(::dlsym(api_->lib, "cublasSgemm_v2"));
-  api_->dgemm = reinterpret_cast<DgemmFn>(::dlsym(api_->lib, "cublasDgemm_v2"));
-  api_->strsm = reinterpret_cast<StrsmFn>(::dlsym(api_->lib, "cublasStrsm_v2"));
-  api_->dtrsm = reinterpret_cast<DtrsmFn>(::dlsym(api_->lib, "cublasDtrsm_v2"));
-  if (!api_->create || !api_->sgemm || !api_->dgemm || !api_->strsm || !api_->dtrsm)
-    reason_ = "the loaded libcublas lacks cublasCreate_v2 / cublasSgemm_v2 / cublasDgemm_v2 / cublas?trsm_v2";
+  // The names tried, newest first (the toolkit under /usr/local/cuda is CUDA 13).
+  api_->lib = dlopen_first({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS",
+                           "install the CUDA toolkit's libcublas", reason_);
+  if (!api_->lib) return;
+  auto sym = [&](const char* name) { return ::dlsym(api_->lib, name); };
+  api_->create = reinterpret_cast<CreateFn>(sym("cublasCreate_v2"));
+  api_->sgemm = reinterpret_cast<SgemmFn>(sym("cublasSgemm_v2"));
+  api_->dgemm = reinterpret_cast<DgemmFn>(sym("cublasDgemm_v2"));
+  api_->strsm = reinterpret_cast<TrsmFn<float>>(sym("cublasStrsm_v2"));
+  api_->dtrsm = reinterpret_cast<TrsmFn<double>>(sym("cublasDtrsm_v2"));
+  api_->strmm = reinterpret_cast<TrmmFn<float>>(sym("cublasStrmm_v2"));
+  api_->dtrmm = reinterpret_cast<TrmmFn<double>>(sym("cublasDtrmm_v2"));
+  if (!api_->create || !api_->sgemm || !api_->dgemm || !api_->strsm || !api_->dtrsm || !api_->strmm || !api_->dtrmm)
+    reason_ = "the loaded libcublas lacks cublasCreate_v2 or one of cublas[SD]{gemm,trsm,trmm}_v2";
 }
 
-void* Cublas::handle(int device) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = api_->handles.find(device);
-  if (it == api_->handles.end()) {
-    Handle h = nullptr;
-    const Status s = api_->create(&h);
-    THEANO_USER_CHECK(s == 0, Error) << "cublasCreate failed with status " << s;
-    it = api_->handles.emplace(device, h).first;  // kept for the process's life
-  }
-  return it->second;
+void* Cublas::handle(int device) const { return api_->handles.get(device, api_->create, "cublasCreate"); }
+
+void Cublas::trsm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n,
+                  std::int64_t nrhs, const void* a, std::int64_t lda, void* b, std::int64_t ldb) const {
+  triangular(true, device, single, right, lower, trans, unit, n, nrhs, a, lda, b, ldb);
 }
 
-void Cublas::trsm(int device, bool single, bool lower, bool trans, bool unit, std::int64_t n, std::int64_t nrhs,
-                  const void* a, std::int64_t lda, void* b, std::int64_t ldb) const {
+void Cublas::trmm(int device, bool single, bool right, bool lower, bool trans, bool unit, std::int64_t n,
+                  std::int64_t nrhs, const void* a, std::int64_t lda, void* b, std::int64_t ldb) const {
+  triangular(false, device, single, right, lower, trans, unit, n, nrhs, a, lda, b, ldb);
+}
+
+namespace {
+template <class T>
+Status run_triangular(TrsmFn<T> trsm, TrmmFn<T> trmm, bool solve, Handle h, int side, int uplo, int op, int diag,
+                      int rows, int cols, const void* a, int lda, void* b, int ldb) {
+  const T one = 1;
+  const T* A = static_cast<const T*>(a);
+  T* B = static_cast<T*>(b);
+  return solve ? trsm(h, side, uplo, op, diag, rows, cols, &one, A, lda, B, ldb)
+               : trmm(h, side, uplo, op, diag, rows, cols, &one, A, lda, B, ldb, B, ldb);
+}
+}  // namespace
+
+void Cublas::triangular(bool solve, int device, bool single, bool right, bool lower, bool trans, bool unit,
+                        std::int64_t n, std::int64_t nrhs, const void* a, std::int64_t lda, void* b,
+                        std::int64_t ldb) const {
+  const char* what = solve ? "trsm" : "trmm";
   for (std::int64_t v : {n, nrhs, lda, ldb})
     THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
-        << "cuBLAS trsm: a size or leading dimension of " << v << " does not fit cuBLAS's 32-bit int";
+        << "cuBLAS " << what << ": a size or leading dimension of " << v << " does not fit cuBLAS's 32-bit int";
   Handle h = handle(device);
-  const int uplo = lower ? kFillLower : kFillUpper, op = trans ? kOpT : kOpN, diag = unit ? kDiagUnit : kDiagNonUnit;
+  const int side = right ? kSideRight : kSideLeft, uplo = lower ? kFillLower : kFillUpper, op = trans ? kOpT : kOpN,
+            diag = unit ? kDiagUnit : kDiagNonUnit;
+  // B is n x nrhs (left) or nrhs x n (right): cuBLAS's m x n.
   const int N = static_cast<int>(n), R = static_cast<int>(nrhs), LA = static_cast<int>(lda), LB = static_cast<int>(ldb);
-  Status s = 0;
-  if (single) {
-    const float one = 1;
-    s = api_->strsm(h, kSideLeft, uplo, op, diag, N, R, &one, static_cast<const float*>(a), LA, static_cast<float*>(b),
-                    LB);
-  } else {
-    const double one = 1;
-    s = api_->dtrsm(h, kSideLeft, uplo, op, diag, N, R, &one, static_cast<const double*>(a), LA,
-                    static_cast<double*>(b), LB);
-  }
-  THEANO_USER_CHECK(s == 0, Error) << "cuBLAS " << (single ? "Strsm" : "Dtrsm") << " failed with status " << s;
+  const int rows = right ? R : N, cols = right ? N : R;
+  const Status s =
+      single
+          ? run_triangular<float>(api_->strsm, api_->strmm, solve, h, side, uplo, op, diag, rows, cols, a, LA, b, LB)
+          : run_triangular<double>(api_->dtrsm, api_->dtrmm, solve, h, side, uplo, op, diag, rows, cols, a, LA, b, LB);
+  THEANO_USER_CHECK(s == 0, Error) << "cuBLAS " << (single ? "S" : "D") << what << " failed with status " << s;
 }
 
 void Cublas::gemm(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,

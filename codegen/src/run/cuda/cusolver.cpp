@@ -5,7 +5,8 @@
 #include <theano/runtime/error.h>
 
 #include <climits>
-#include <map>
+
+#include "dl_library.h"
 
 namespace theano::codegen::cuda {
 
@@ -25,6 +26,13 @@ struct Fns {
   using Getrs = Status (*)(Handle, int, int, int, const T*, int, const int*, T*, int, int*);
   using SyevdSize = Status (*)(Handle, int, int, int, const T*, int, const T*, int*);
   using Syevd = Status (*)(Handle, int, int, int, T*, int, T*, T*, int, int*);
+  using GeqrfSize = Status (*)(Handle, int, int, T*, int, int*);
+  using Geqrf = Status (*)(Handle, int, int, T*, int, T*, T*, int, int*);
+  using OrgqrSize = Status (*)(Handle, int, int, int, const T*, int, const T*, int*);
+  using Orgqr = Status (*)(Handle, int, int, int, T*, int, const T*, T*, int, int*);
+  using GesvdSize = Status (*)(Handle, int, int, int*);
+  using Gesvd = Status (*)(Handle, signed char, signed char, int, int, T*, int, T*, T*, int, T*, int, T*, int, T*,
+                           int*);
   PotrfSize potrf_size = nullptr;
   Potrf potrf = nullptr;
   Potrs potrs = nullptr;
@@ -33,6 +41,12 @@ struct Fns {
   Getrs getrs = nullptr;
   SyevdSize syevd_size = nullptr;
   Syevd syevd = nullptr;
+  GeqrfSize geqrf_size = nullptr;
+  Geqrf geqrf = nullptr;
+  OrgqrSize orgqr_size = nullptr;
+  Orgqr orgqr = nullptr;
+  GesvdSize gesvd_size = nullptr;
+  Gesvd gesvd = nullptr;
 
   // Looks the routines up with prefix P ("S" / "D"); false when one is missing.
   bool load(void* lib, const char* p) {
@@ -45,11 +59,16 @@ struct Fns {
     getrs = reinterpret_cast<Getrs>(sym("getrs"));
     syevd_size = reinterpret_cast<SyevdSize>(sym("syevd_bufferSize"));
     syevd = reinterpret_cast<Syevd>(sym("syevd"));
-    return potrf_size && potrf && potrs && getrf_size && getrf && getrs && syevd_size && syevd;
+    geqrf_size = reinterpret_cast<GeqrfSize>(sym("geqrf_bufferSize"));
+    geqrf = reinterpret_cast<Geqrf>(sym("geqrf"));
+    orgqr_size = reinterpret_cast<OrgqrSize>(sym("orgqr_bufferSize"));
+    orgqr = reinterpret_cast<Orgqr>(sym("orgqr"));
+    gesvd_size = reinterpret_cast<GesvdSize>(sym("gesvd_bufferSize"));
+    gesvd = reinterpret_cast<Gesvd>(sym("gesvd"));
+    return potrf_size && potrf && potrs && getrf_size && getrf && getrs && syevd_size && syevd && geqrf_size && geqrf &&
+           orgqr_size && orgqr && gesvd_size && gesvd;
   }
 };
-// The library names tried, newest first (CUDA 13's toolkit ships libcusolver.so.12).
-constexpr const char* kNames[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
 
 int as_int(std::int64_t v, const char* routine) {
   THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
@@ -73,14 +92,15 @@ struct Cusolver::Api {
   CreateFn create = nullptr;
   Fns<float> s;
   Fns<double> d;
-  std::map<int, Handle> handles;  // one per device, created in its primary context
+  mutable DeviceHandles handles;
 };
 
 const Cusolver& Cusolver::instance() {
   static const Cusolver* c = new Cusolver();  // never closed, never destroyed
   if (!c->reason_.empty())
     throw Error(
-        "cuSOLVER is needed for cholesky, cho_solve, solve, inv, det, slogdet, lu_factor and eigh on the GPU: " +
+        "cuSOLVER is needed for cholesky, cho_solve, solve, inv, det, slogdet, lu_factor, eigh, qr and svd on the "
+        "GPU: " +
         c->reason_);
   return *c;
 }
@@ -95,33 +115,18 @@ std::string Cusolver::unavailable_reason() {
 }
 
 Cusolver::Cusolver() : api_(std::make_unique<Api>()) {
-  std::string tried;
-  for (const char* name : kNames) {
-    api_->lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api_->lib) break;
-    const char* e = ::dlerror();
-    tried += std::string(tried.empty() ? "" : "; ") + (e ? e : name);
-  }
-  if (!api_->lib) {
-    reason_ = "cannot dlopen cuSOLVER (" + tried + "); install the CUDA toolkit's libcusolver";
-    return;
-  }
+  // The names tried, newest first (CUDA 13's toolkit ships libcusolver.so.12).
+  api_->lib = dlopen_first({"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}, "cuSOLVER",
+                           "install the CUDA toolkit's libcusolver", reason_);
+  if (!api_->lib) return;
   api_->create = reinterpret_cast<CreateFn>(::dlsym(api_->lib, "cusolverDnCreate"));
   if (!api_->create || !api_->s.load(api_->lib, "S") || !api_->d.load(api_->lib, "D"))
-    reason_ = "the loaded libcusolver lacks cusolverDnCreate or one of cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd}";
+    reason_ =
+        "the loaded libcusolver lacks cusolverDnCreate or one of "
+        "cusolverDn[SD]{potrf,potrs,getrf,getrs,syevd,geqrf,orgqr,gesvd}";
 }
 
-void* Cusolver::handle(int device) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = api_->handles.find(device);
-  if (it == api_->handles.end()) {
-    Handle h = nullptr;
-    const Status s = api_->create(&h);
-    THEANO_USER_CHECK(s == 0, Error) << "cusolverDnCreate failed with status " << s;
-    it = api_->handles.emplace(device, h).first;  // kept for the process's life (default stream)
-  }
-  return it->second;
-}
+void* Cusolver::handle(int device) const { return api_->handles.get(device, api_->create, "cusolverDnCreate"); }
 
 namespace {
 template <class T>
@@ -158,7 +163,74 @@ void run_syevd(const Fns<T>& f, Handle h, bool single, bool vectors, bool lower,
                 static_cast<int*>(info)),
         single, "syevd");
 }
+template <class T>
+void run_geqrf(const Fns<T>& f, Handle h, bool single, int m, int n, void* a, int lda, void* tau, void* info,
+               const Cusolver::Workspace& workspace) {
+  int lwork = 0;
+  check(f.geqrf_size(h, m, n, static_cast<T*>(a), lda, &lwork), single, "geqrf_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(f.geqrf(h, m, n, static_cast<T*>(a), lda, static_cast<T*>(tau), static_cast<T*>(work.get()), lwork,
+                static_cast<int*>(info)),
+        single, "geqrf");
+}
+
+template <class T>
+void run_orgqr(const Fns<T>& f, Handle h, bool single, int m, int n, int k, void* a, int lda, const void* tau,
+               void* info, const Cusolver::Workspace& workspace) {
+  int lwork = 0;
+  check(f.orgqr_size(h, m, n, k, static_cast<const T*>(a), lda, static_cast<const T*>(tau), &lwork), single,
+        "orgqr_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(f.orgqr(h, m, n, k, static_cast<T*>(a), lda, static_cast<const T*>(tau), static_cast<T*>(work.get()), lwork,
+                static_cast<int*>(info)),
+        single, "orgqr");
+}
+
+template <class T>
+void run_gesvd(const Fns<T>& f, Handle h, bool single, bool vectors, bool full, int m, int n, void* a, int lda, void* s,
+               void* u, void* vt, void* info, const Cusolver::Workspace& workspace) {
+  // m >= n: Vt is n x n whether or not `full` (jobvt 'A'); U m x m ('A') or m x n ('S').
+  const signed char jobu = !vectors ? 'N' : full ? 'A' : 'S', jobvt = vectors ? 'A' : 'N';
+  int lwork = 0;
+  check(f.gesvd_size(h, m, n, &lwork), single, "gesvd_bufferSize");
+  const std::shared_ptr<void> work = take<T>(workspace, lwork);
+  check(
+      f.gesvd(h, jobu, jobvt, m, n, static_cast<T*>(a), lda, static_cast<T*>(s), static_cast<T*>(u), m,
+              static_cast<T*>(vt), n > 1 ? n : 1, static_cast<T*>(work.get()), lwork, nullptr, static_cast<int*>(info)),
+      single, "gesvd");
+}
 }  // namespace
+
+void Cusolver::geqrf(int device, bool single, std::int64_t m, std::int64_t n, void* a, std::int64_t lda, void* tau,
+                     void* info, const Workspace& workspace) const {
+  const int M = as_int(m, "geqrf"), N = as_int(n, "geqrf"), LDA = as_int(lda, "geqrf");
+  Handle h = handle(device);
+  if (single)
+    run_geqrf(api_->s, h, true, M, N, a, LDA, tau, info, workspace);
+  else
+    run_geqrf(api_->d, h, false, M, N, a, LDA, tau, info, workspace);
+}
+
+void Cusolver::orgqr(int device, bool single, std::int64_t m, std::int64_t n, std::int64_t k, void* a, std::int64_t lda,
+                     const void* tau, void* info, const Workspace& workspace) const {
+  const int M = as_int(m, "orgqr"), N = as_int(n, "orgqr"), K = as_int(k, "orgqr"), LDA = as_int(lda, "orgqr");
+  Handle h = handle(device);
+  if (single)
+    run_orgqr(api_->s, h, true, M, N, K, a, LDA, tau, info, workspace);
+  else
+    run_orgqr(api_->d, h, false, M, N, K, a, LDA, tau, info, workspace);
+}
+
+void Cusolver::gesvd(int device, bool single, bool vectors, bool full, std::int64_t m, std::int64_t n, void* a,
+                     std::int64_t lda, void* s, void* u, void* vt, void* info, const Workspace& workspace) const {
+  const int M = as_int(m, "gesvd"), N = as_int(n, "gesvd"), LDA = as_int(lda, "gesvd");
+  THEANO_INTERNAL_CHECK(M >= N) << "cuSOLVER's gesvd needs m >= n (its caller transposes): " << M << " x " << N;
+  Handle h = handle(device);
+  if (single)
+    run_gesvd(api_->s, h, true, vectors, full, M, N, a, LDA, s, u, vt, info, workspace);
+  else
+    run_gesvd(api_->d, h, false, vectors, full, M, N, a, LDA, s, u, vt, info, workspace);
+}
 
 void Cusolver::potrf(int device, bool single, bool lower, std::int64_t n, void* a, std::int64_t lda, void* info,
                      const Workspace& workspace) const {

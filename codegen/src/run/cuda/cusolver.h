@@ -1,8 +1,8 @@
 /// \file
 /// cuSOLVER's dense routines, opened with dlopen (internal to codegen/): the
-/// GPU forms of cholesky, cho_solve, solve, inv, det, slogdet, lu_factor and
-/// eigh (codegen/src/emit/lower/gpu_linalg.cpp) call its potrf / potrs /
-/// getrf / getrs / syevd through TheanoContext::gpu_lapack (gpu_lapack.cpp).
+/// GPU forms of cholesky, cho_solve, solve, inv, det, slogdet, lu_factor,
+/// eigh, qr and svd (codegen/src/emit/lower/gpu_linalg.cpp) call its potrf / potrs /
+/// getrf / getrs / syevd / geqrf / orgqr / gesvd through TheanoContext::gpu_lapack (gpu_lapack.cpp).
 ///
 /// Why dlopen, as for cuBLAS (cublas.h): executables must start on machines
 /// without a GPU or without cuSOLVER; only a function that runs one of these
@@ -15,14 +15,14 @@
 /// default stream (like the kernels) and leaves its info in the device int
 /// `info`: the caller reads it back with its other checks, once per call.
 /// The workspace (the routine's bufferSize query) comes from `workspace`,
-/// the device's caching allocator, so stream order keeps it alive.
+/// the device's caching allocator, so stream order keeps it alive. The
+/// loading and the per-device handles are dl_library.h's, shared with cuBLAS.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 namespace theano::codegen::cuda {
@@ -50,6 +50,16 @@ class Cusolver {
   /// when `vectors`.
   void syevd(int device, bool single, bool vectors, bool lower, std::int64_t n, void* a, std::int64_t lda, void* w,
              void* info, const Workspace& workspace) const;
+  /// a (m x n) <- its QR factorization, tau (min(m, n)) <- the reflectors' scales.
+  void geqrf(int device, bool single, std::int64_t m, std::int64_t n, void* a, std::int64_t lda, void* tau, void* info,
+             const Workspace& workspace) const;
+  /// a (m x n) <- the first n columns of Q from the k reflectors geqrf left in a and tau.
+  void orgqr(int device, bool single, std::int64_t m, std::int64_t n, std::int64_t k, void* a, std::int64_t lda,
+             const void* tau, void* info, const Workspace& workspace) const;
+  /// m >= n (cuSOLVER's gesvd needs it), a destroyed: s (n) <- the singular values, descending; with `vectors`
+  /// u (m x m when `full`, else m x n; ldu m) and vt (n x n; ldvt n).
+  void gesvd(int device, bool single, bool vectors, bool full, std::int64_t m, std::int64_t n, void* a,
+             std::int64_t lda, void* s, void* u, void* vt, void* info, const Workspace& workspace) const;
 
  private:
   Cusolver();
@@ -57,7 +67,6 @@ class Cusolver {
   struct Api;
   std::unique_ptr<Api> api_;
   std::string reason_;  // why the library is unusable ("" when it is)
-  mutable std::mutex mutex_;
 };
 
 }  // namespace theano::codegen::cuda

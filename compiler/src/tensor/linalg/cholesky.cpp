@@ -19,7 +19,7 @@ using detail::core_static;
 
 THEANO_REGISTER_OP(Cholesky);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 THEANO_REGISTER_OP(CholeskySolve);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
-THEANO_REGISTER_OP(CholeskyGrad, .no_cuda = "cuSOLVER form not yet written (trmm and two trsm): the node runs on the host");
+THEANO_REGISTER_OP(CholeskyGrad);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp (cuBLAS trmm, trsm)
 
 int Cholesky::la_kind() const { return THEANO_LA_CHOLESKY; }
 int CholeskySolve::la_kind() const { return THEANO_LA_CHO_SOLVE; }

@@ -31,7 +31,7 @@ Var as_matrix_of_one(const Var& s) {
 }  // namespace
 
 THEANO_REGISTER_OP(MatrixInverse);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
-THEANO_REGISTER_OP(MatrixPinv, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(MatrixPinv);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp (gesvd)
 THEANO_REGISTER_OP(Det);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 THEANO_REGISTER_OP(SLogDet);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
 

@@ -162,6 +162,10 @@ std::optional<GpuPlacement> LapackOp::gpu_form(const Apply& node) const {
     case THEANO_LA_SLOGDET:
     case THEANO_LA_LU_FACTOR:
     case THEANO_LA_EIGH:
+    case THEANO_LA_CHOLESKY_GRAD:
+    case THEANO_LA_QR:
+    case THEANO_LA_SVD:
+    case THEANO_LA_PINV:
       return GpuPlacement::all(node.nin());
     default:
       return std::nullopt;

@@ -54,8 +54,8 @@ std::tuple<Dim, Dim, Dim> rows_cols_min(const Var& x) {
 }  // namespace
 
 THEANO_REGISTER_OP(Eigh);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp
-THEANO_REGISTER_OP(SVD, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
-THEANO_REGISTER_OP(QR, .no_cuda = "cuSOLVER form not yet written: the node runs on the host");
+THEANO_REGISTER_OP(SVD);  // GPU form: codegen/src/emit/lower/gpu_linalg.cpp (gesvd)
+THEANO_REGISTER_OP(QR);   // GPU form: codegen/src/emit/lower/gpu_linalg.cpp (geqrf, orgqr)
 
 int Eigh::la_kind() const { return THEANO_LA_EIGH; }
 int SVD::la_kind() const { return THEANO_LA_SVD; }

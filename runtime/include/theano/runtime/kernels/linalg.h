@@ -24,8 +24,9 @@
  * passed explicitly. This file holds the typed runs of the factorizations,
  * solvers and spectral ops; the call record, the rule and the loads / stores
  * are kernels/linalg_call.h's, the matrix exponential kernels/linalg_expm.h's,
- * the general eigenproblem kernels/linalg_eig.h's (generated code embeds the
- * four texts in that order). Plain C as the folder's README asks; the caller
+ * the general eigenproblem kernels/linalg_eig.h's, the per-element steps it
+ * shares with the GPU forms kernels/linalg_gpu.h's (generated code embeds the
+ * five texts in that order). Plain C as the folder's README asks; the caller
  * owns every buffer. */
 #ifndef THEANO_RUNTIME_LINALG_H
 #define THEANO_RUNTIME_LINALG_H
@@ -34,6 +35,7 @@
 #include "linalg_call.h"
 #include "linalg_eig.h"
 #include "linalg_expm.h"
+#include "linalg_gpu.h" /* the per-element steps the GPU forms share */
 #endif
 
 /* The typed half: T the element type, S the suffix (f64 / f32), P LAPACK's
@@ -184,14 +186,10 @@
       }                                                                                                               \
     }                                                                                                                 \
     P##trmm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
-    for (j = 0; j < n; ++j)                                                                                           \
-      for (i = j + 1; i < n; ++i) x[i + j * n] = x[j + i * n];                                                        \
+    for (i = 0; i < n * n; ++i) theano_la_gpu_mirror_##S(i, n, x);                                                   \
     P##trsm_("L", "U", "N", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
     P##trsm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
-    /* out row i: S[i][j] = S[j][i], column i of x, for j on the kept side */                                         \
-    for (i = 0; i < n; ++i)                                                                                           \
-      for (j = 0; j < n; ++j)                                                                                         \
-        out[i * n + j] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                   \
+    for (i = 0; i < n * n; ++i) theano_la_gpu_chol_grad_out_##S(i, n, x, out, lower);                                \
   }                                                                                                                   \
   static inline int theano_la_run_##S(TheanoLaCall* c) {                                                               \
     int64_t m = 0, n = 0, rs, cs, r = 0, k = 0, b, i, j;                                                               \
@@ -345,29 +343,12 @@
         }                                                                                                              \
         case THEANO_LA_DET:                                                                                            \
         case THEANO_LA_SLOGDET: {                                                                                      \
-          T d = 1, sign = 1, logabs = 0;                                                                               \
           if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
           if (n > 0) {                                                                                                 \
             P##getrf_(&ni, &ni, a, &ld, piv, &info);                                                                   \
             if (info < 0) return theano_la_arg_error(c, #P "getrf", info);                                             \
           }                                                                                                            \
-          for (i = 0; i < n; ++i) {                                                                                    \
-            const T e = a[i + i * n];                                                                                  \
-            if (piv[i] != i + 1) {                                                                                     \
-              d = -d;                                                                                                  \
-              sign = -sign;                                                                                            \
-            }                                                                                                          \
-            d *= e;                                                                                                    \
-            if (e < 0) sign = -sign;                                                                                   \
-            if (e == 0) sign = 0;                                                                                      \
-            logabs += (T)theano_la_log_abs_##S(e);                                                                     \
-          }                                                                                                            \
-          if (c->kind == THEANO_LA_DET) {                                                                              \
-            o0[0] = d;                                                                                                 \
-          } else {                                                                                                     \
-            o0[0] = sign;                                                                                              \
-            o1[0] = sign == 0 ? (T)(-__builtin_inf()) : logabs;                                                              \
-          }                                                                                                            \
+          theano_la_gpu_lu_det_##S(a, piv, n, c->kind == THEANO_LA_SLOGDET, o0, o1);                                   \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_EIGH: {                                                                                         \
@@ -451,8 +432,6 @@
         case THEANO_LA_PINV: {                                                                                         \
           /* Z (n x m) = V diag(s+) U^T, U m x k and Vt k x n column-major */                                         \
           const int ldvt = (int)(kk > 1 ? kk : 1);                                                                     \
-          int64_t t;                                                                                                   \
-          T cut;                                                                                                       \
           if ((rc = theano_la_get_##S(c, 0, b, a, ld)) != THEANO_LA_OK) return rc;                                     \
           theano_la_fill_##S(o0, n * m, (T)0);                                                                         \
           if (kk == 0) break;                                                                                          \
@@ -461,15 +440,7 @@
           if (info > 0)                                                                                                \
             return theano_la_fail(c, THEANO_LA_VALUE, 1, "the SVD did not converge on the matrix (input 0): info ",    \
                                   info, "", 0, "");                                                                    \
-          cut = (T)1e-15 * w[0];                                                                                       \
-          for (t = 0; t < kk; ++t) {                                                                                   \
-            const T si = w[t] > cut ? (T)1 / w[t] : (T)0;                                                              \
-            if (si == 0) continue;                                                                                     \
-            for (i = 0; i < n; ++i) {                                                                                  \
-              const T vi = vt[t + i * ldvt] * si;                                                                      \
-              for (j = 0; j < m; ++j) o0[i * m + j] += vi * u[j + t * m];                                              \
-            }                                                                                                          \
-          }                                                                                                            \
+          for (i = 0; i < n * m; ++i) theano_la_gpu_pinv_##S(i, m, n, w, u, vt, 0, o0);                               \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_QR: {                                                                                           \
@@ -503,9 +474,6 @@
     (void)vt;                                                                                                          \
     return THEANO_LA_OK;                                                                                               \
   }
-
-static inline double theano_la_log_abs_f64(double e) { return e == 0 ? 0.0 : __builtin_log(e < 0 ? -e : e); }
-static inline double theano_la_log_abs_f32(float e) { return e == 0 ? 0.0 : __builtin_log((double)(e < 0 ? -e : e)); }
 
 THEANO_LA_KERNELS(double, f64, d)
 THEANO_LA_KERNELS(float, f32, s)

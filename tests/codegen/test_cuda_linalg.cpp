@@ -288,6 +288,8 @@ TEST_SUITE("cuda on a real GPU") {
       check_on_gpu({a, b}, {LA::solve(a, b), LA::inv(a), LA::det(a), LA::slogdet(a).second}, {G, B}, {}, rtol, "cuda");
       check_on_gpu({a}, {LA::eigvalsh(a)}, {A}, {"Eigh"}, rtol, "cuda");
       check_on_gpu({a}, {LA::svdvals(a)}, {G}, {"SVD"}, rtol, "cuda");
+      // pinv is unique; R is, up to the signs of its rows (cuSOLVER's and LAPACK's reflectors may differ).
+      check_on_gpu({a}, {LA::pinv(a), abs(LA::qr(a, "r")[0])}, {G}, {"MatrixPinv", "QR"}, rtol, "cuda");
       if (dt == DType::Float64)  // float32: the factor's conditioning, not the GPU, sets the error
         check_on_gpu({a, b}, {OpPtr(new LA::CholeskyGrad(true))->apply1({LA::cholesky(a), b})}, {A, G.index(0, 0)},
                      {"CholeskyGrad"}, rtol, "cuda");

@@ -116,19 +116,8 @@ void lower_gpu_random(NodeLowering& L) {
       THEANO_INTERNAL_CHECK(false) << L.label << ": no sampler";
   }
   kw.close();
-  const int kernel = L.cuda->add_kernel(k, L.label);
-  auto launch = [&](CodeWriter& w) { w.line("if (int e = " + pb.launch(kernel, "n") + ") return e;"); };
-  if (bad.empty()) {
-    pb.declare(L.body);
-    launch(L.body);
-    L.body.line("return 0;");
-    return;
-  }
-  emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
+  launch_random_kernel(L, pb, k, n, err, !bad.empty(), nd, np, [&](CodeWriter& w) {
     // The bad element's parameters, then perform's checks in its order.
-    w.line("const int64_t i = first_bad;");
-    emit_param_offsets(w, "i", nd, np, [](int d) { return "shape[" + str(d) + "]"; },
-                       [](int kk, int d) { return "ps" + str(kk) + "[" + str(d) + "]"; });
     if (generic) {
       w.line("double p[" + str(np) + "];");
       for (int kk = 0; kk < np; ++kk) {
@@ -146,10 +135,28 @@ void lower_gpu_random(NodeLowering& L) {
     }
     for (const auto& [cond, fail] : random_checks(L)) w.line("if (" + cond + ") " + fail);
   });
-  L.body.line("return 0;");
 }
 
 }  // namespace
+
+void launch_random_kernel(NodeLowering& L, cuda::ParamBlock& pb, cuda::Kernel& k, const cuda::Param& n,
+                          const cuda::Param& err, bool checked, int nd, int np,
+                          const std::function<void(CodeWriter&)>& recheck) {
+  const int kernel = L.cuda->add_kernel(k, L.label);
+  auto launch = [&](CodeWriter& w) { w.line("if (int e = " + pb.launch(kernel, "n") + ") return e;"); };
+  if (!checked) {
+    pb.declare(L.body);
+    launch(L.body);
+  } else {
+    emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
+      w.line("const int64_t i = first_bad;");
+      emit_param_offsets(w, "i", nd, np, [](int d) { return "shape[" + str(d) + "]"; },
+                         [](int kk, int d) { return "ps" + str(kk) + "[" + str(d) + "]"; });
+      recheck(w);
+    });
+  }
+  L.body.line("return 0;");
+}
 
 void add_gpu_random_lowerings(LoweringTable& t) { t.add<tensor::RandomFunction>(Target::Cuda, &lower_gpu_random); }
 

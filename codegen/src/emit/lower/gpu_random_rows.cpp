@@ -102,19 +102,8 @@ void lower_gpu_random_rows(NodeLowering& L) {
             ";");
   }
   kw.close();
-  const int kernel = L.cuda->add_kernel(k, L.label);
-  auto launch = [&](CodeWriter& w) { w.line("if (int e = " + pb.launch(kernel, "n") + ") return e;"); };
-  if (bad.empty()) {
-    pb.declare(L.body);
-    launch(L.body);
-    L.body.line("return 0;");
-    return;
-  }
-  emit_device_check(L, pb, n, err, launch, [&](CodeWriter& w) {
+  launch_random_kernel(L, pb, k, n, err, !bad.empty(), nd, np, [&](CodeWriter& w) {
     // The bad row and its n downloaded, then perform's rules in its order.
-    w.line("const int64_t i = first_bad;");
-    emit_param_offsets(w, "i", nd, np, [](int d) { return "shape[" + str(d) + "]"; },
-                       [](int kk, int d) { return "ps" + str(kk) + "[" + str(d) + "]"; });
     if (multinomial) {
       download_element(w, "x2", "off0", L.in_ctype(2), "raw_n");
       w.line("double p[1];");
@@ -144,7 +133,6 @@ void lower_gpu_random_rows(NodeLowering& L) {
     // (Unreachable: the device ran these very rules on these values.)
     w.line(L.fail_int(kErrValue, "the device check found row ", "i", " bad but its rule holds on the host"));
   });
-  L.body.line("return 0;");
 }
 
 }  // namespace theano::codegen::lower

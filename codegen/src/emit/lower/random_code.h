@@ -13,6 +13,12 @@
 
 #include "lowering.h"
 
+namespace theano::codegen::cuda {
+struct Param;
+class ParamBlock;
+class Kernel;
+}  // namespace theano::codegen::cuda
+
 namespace theano::codegen::lower {
 
 /// Emits what precedes the element loop, as perform: the state check (x0, a
@@ -60,6 +66,16 @@ void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::functi
 void emit_param_offsets(CodeWriter& w, const std::string& index, int nd, int np,
                         const std::function<std::string(int)>& extent,
                         const std::function<std::string(int, int)>& stride);
+/// The GPU forms' tail (gpu_random.cpp, gpu_random_rows.cpp): adds kernel `k`
+/// (one thread an element or row, `n` of them) to the unit and launches it
+/// from the host body, which then returns 0. With `checked`, through
+/// emit_device_check on the buffer `err`: for the first bad element (or row)
+/// `i` the host declares its parameters' offsets off0.. (emit_param_offsets
+/// over the `nd` dimensions of `shape`, strides `ps<k>`, `np` parameters)
+/// and runs `recheck`'s statements (perform's rules on downloaded values).
+void launch_random_kernel(NodeLowering& L, cuda::ParamBlock& pb, cuda::Kernel& k, const cuda::Param& n,
+                          const cuda::Param& err, bool checked, int nd, int np,
+                          const std::function<void(CodeWriter&)>& recheck);
 /// `value` (a double) converted to the sample's C type as perform's astype does.
 std::string generic_store(const NodeLowering& L, const std::string& value);
 

@@ -337,23 +337,28 @@ TEST_CASE("permutation and shuffle of a tensor: a permuted copy along axis 0") {
   CHECK_THROWS_WITH_AS(rs.permutation(dscalar("s")), doctest::Contains("must be an integer"), TypeError);
 }
 
+/// 20000 draws `x` (20000 x 2) of N(mean (1, -2), cov ((2, 0.6), (0.6, 1))): the
+/// marginals and x0 - x1 ~ N(3, 2 + 1 - 2 * 0.6) by KS (the correlation
+/// matters: N(3, 3) is rejected), cov(x0, x1) = 0.6 within 5 standard errors.
+static void check_law_2d(const NDArray& x) {
+  const std::vector<double> v = values(x);
+  const std::vector<double> x0 = column(v, 2, 0), x1 = column(v, 2, 1);
+  CHECK(ks(x0, cdf_of(bm::normal_distribution<>(1, std::sqrt(2.0)))) < ks_bound(x0.size()));
+  CHECK(ks(x1, cdf_of(bm::normal_distribution<>(-2, 1))) < ks_bound(x1.size()));
+  std::vector<double> d(x0.size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = x0[i] - x1[i];
+  CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(1.8)))) < ks_bound(d.size()));
+  CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(3.0)))) > ks_bound(d.size()));
+  CHECK(std::fabs(covariance(x0, x1) - 0.6) < 5 * std::sqrt((2.0 * 1.0 + 0.36) / 20000));
+}
+
 TEST_CASE("multivariate_normal: marginals and a projection (KS), the covariance, batches, errors") {
   RandomStream rs(13);
   const NDArray mean = NDArray::from_vector<double>({1, -2}, {2});
   const NDArray cov = NDArray::from_vector<double>({2, 0.6, 0.6, 1}, {2, 2});
   const Var x = rs.multivariate_normal({20000}, mean, cov);
   CHECK(tensor_type(x)->shape() == StaticShape{20000, 2});
-  const std::vector<double> v = values(function({}, {x})({})[0]);
-  const std::vector<double> x0 = column(v, 2, 0), x1 = column(v, 2, 1);
-  CHECK(ks(x0, cdf_of(bm::normal_distribution<>(1, std::sqrt(2.0)))) < ks_bound(x0.size()));
-  CHECK(ks(x1, cdf_of(bm::normal_distribution<>(-2, 1))) < ks_bound(x1.size()));
-  // x0 - x1 ~ N(3, 2 + 1 - 2 * 0.6): the correlation matters.
-  std::vector<double> d(x0.size());
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = x0[i] - x1[i];
-  CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(1.8)))) < ks_bound(d.size()));
-  CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(3.0)))) > ks_bound(d.size()));
-  // cov(x0, x1) = 0.6 within 5 standard errors.
-  CHECK(std::fabs(covariance(x0, x1) - 0.6) < 5 * std::sqrt((2.0 * 1.0 + 0.36) / 20000));
+  check_law_2d(function({}, {x})({})[0]);
   // Batches: cov (3, 2, 2) against mean (2,), with and without a size.
   const NDArray covs = NDArray::from_vector<double>({1, 0, 0, 1, 4, 0, 0, 4, 9, 0, 0, 9}, {3, 2, 2});
   const Var b = rs.multivariate_normal({}, mean, covs);
@@ -392,15 +397,7 @@ TEST_CASE("multivariate_normal methods eigh and svd: the law, a semi-definite co
     const Var xs = rs.multivariate_normal({20000}, mean, semi, method);
     const Var bs = rs.multivariate_normal({4000, 3}, mean, covs, method);
     const std::vector<NDArray> got = function({}, {x, xs, bs})({});
-    const std::vector<double> v = values(got[0]);
-    const std::vector<double> x0 = column(v, 2, 0), x1 = column(v, 2, 1);
-    CHECK(ks(x0, cdf_of(bm::normal_distribution<>(1, std::sqrt(2.0)))) < ks_bound(x0.size()));
-    CHECK(ks(x1, cdf_of(bm::normal_distribution<>(-2, 1))) < ks_bound(x1.size()));
-    std::vector<double> d(x0.size());
-    for (std::size_t i = 0; i < d.size(); ++i) d[i] = x0[i] - x1[i];
-    CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(1.8)))) < ks_bound(d.size()));
-    CHECK(ks(d, cdf_of(bm::normal_distribution<>(3, std::sqrt(3.0)))) > ks_bound(d.size()));
-    CHECK(std::fabs(covariance(x0, x1) - 0.6) < 5 * std::sqrt((2.0 * 1.0 + 0.36) / 20000));
+    check_law_2d(got[0]);
     const std::vector<double> sv = values(got[1]);
     const std::vector<double> s0 = column(sv, 2, 0), s1 = column(sv, 2, 1);
     double worst = 0;

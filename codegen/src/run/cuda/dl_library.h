@@ -17,7 +17,7 @@ namespace theano::codegen::cuda {
 void* dlopen_first(std::initializer_list<const char*> names, const char* what, const char* remedy, std::string& why);
 
 /// A library's handles, one per device; `create` is the library's
-/// xxxCreate (status 0 on success).
+/// handle constructor (cublasCreate_v2, cusolverDnCreate; status 0 on success).
 class DeviceHandles {
  public:
   using Create = int (*)(void**);

@@ -36,7 +36,7 @@ void lower_gpu_random(NodeLowering& L) {
   L.cold = true;  // the host side does no per-element work
   const auto& op = static_cast<const tensor::RandomFunction&>(L.op);
   const tensor::Distribution dist = op.distribution();
-  const int nd = L.out(1).ndim(), ndx = std::max(nd, 1);
+  const int nd = L.out(1).ndim();
   const DType out_dt = L.out(1).dtype();
   const std::string ot = c_type(out_dt), single = out_dt == DType::Float64 ? "0" : "1";
   const auto [t0, t1] = random_param_types(L);
@@ -47,19 +47,15 @@ void lower_gpu_random(NodeLowering& L) {
   L.cuda->need_exact_fp();
   emit_random_prefix(L);
 
-  std::string bad;
-  for (const auto& [cond, fail] : random_checks(L)) bad += (bad.empty() ? "" : " || ") + ("(" + cond + ")");
+  const std::string bad = random_bad_condition(L);
   // The size, the shape and the parameters' strides (rank at least 1), their
   // and the sample's addresses, the key, the device check's buffer.
   cuda::ParamBlock pb;
-  const cuda::Param n = pb.int64("n", "n");
-  const cuda::Param shape = pb.array("shape", ndx, [&](int d) { return d < nd ? "shape[" + str(d) + "]" : "1"; });
-  // Parameter k's strides and address (named ps0 / ps1, pa / pb for two).
-  std::vector<cuda::Param> strides, addrs;
-  for (int k = 0; k < np; ++k) {
-    const std::string ks = str(k), ps = "ps" + ks;
-    strides.push_back(pb.array(ps, ndx, [&](int d) { return d < nd ? ps + "[" + str(d) + "]" : "0"; }));
-  }
+  const RandomWalkParams walk = random_walk_params(pb, nd, np);
+  const cuda::Param n = walk.n, shape = walk.shape;
+  const std::vector<cuda::Param>& strides = walk.strides;
+  // Parameter k's address (named pa / pb for two).
+  std::vector<cuda::Param> addrs;
   for (int k = 0; k < np; ++k) {
     const std::string name = np == 2 ? (k == 0 ? "pa" : "pb") : "pp" + str(k);
     addrs.push_back(pb.pointer(name, "const char*", L.x(2 + k) + "->data"));
@@ -138,6 +134,24 @@ void lower_gpu_random(NodeLowering& L) {
 }
 
 }  // namespace
+
+RandomWalkParams random_walk_params(cuda::ParamBlock& pb, int nd, int np) {
+  const int ndx = std::max(nd, 1);
+  RandomWalkParams r;
+  r.n = pb.int64("n", "n");
+  r.shape = pb.array("shape", ndx, [&](int d) { return d < nd ? "shape[" + str(d) + "]" : "1"; });
+  for (int k = 0; k < np; ++k) {
+    const std::string ps = "ps" + str(k);
+    r.strides.push_back(pb.array(ps, ndx, [&](int d) { return d < nd ? ps + "[" + str(d) + "]" : "0"; }));
+  }
+  return r;
+}
+
+std::string random_bad_condition(const NodeLowering& L) {
+  std::string bad;
+  for (const auto& [cond, fail] : random_checks(L)) bad += (bad.empty() ? "" : " || ") + ("(" + cond + ")");
+  return bad;
+}
 
 void launch_random_kernel(NodeLowering& L, cuda::ParamBlock& pb, cuda::Kernel& k, const cuda::Param& n,
                           const cuda::Param& err, bool checked, int nd, int np,

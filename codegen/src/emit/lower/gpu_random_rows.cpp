@@ -35,7 +35,7 @@ void lower_gpu_random_rows(NodeLowering& L) {
   const tensor::DistributionSpec& spec = tensor::distribution_spec(dist);
   const bool multinomial = dist == tensor::Distribution::Multinomial;
   const bool permutation = dist == tensor::Distribution::Permutation;
-  const int nd = L.out(1).ndim() - (spec.sample_core ? 1 : 0), ndx = std::max(nd, 1);  // the batch rank
+  const int nd = L.out(1).ndim() - (spec.sample_core ? 1 : 0);  // the batch rank
   const int np = op.nparams();
   const int wi = multinomial ? 3 : 2;  // the input whose last axis is the row (p, or permutation's x)
   const std::string xw = L.x(wi), last = str(L.in(wi).ndim() - 1);
@@ -45,18 +45,13 @@ void lower_gpu_random_rows(NodeLowering& L) {
   L.cuda->need_exact_fp();
   emit_random_prefix(L);
 
-  std::string bad;
-  for (const auto& [cond, fail] : random_checks(L)) bad += (bad.empty() ? "" : " || ") + ("(" + cond + ")");
+  const std::string bad = random_bad_condition(L);
   // The rows, the batch shape, the parameters' batch strides, the row's
   // length and stride, the addresses, the key, the device check's buffer.
   cuda::ParamBlock pb;
-  const cuda::Param n = pb.int64("n", "n");
-  const cuda::Param shape = pb.array("shape", ndx, [&](int d) { return d < nd ? "shape[" + str(d) + "]" : "1"; });
-  std::vector<cuda::Param> strides;
-  for (int k = 0; k < np; ++k) {
-    const std::string ps = "ps" + str(k);
-    strides.push_back(pb.array(ps, ndx, [&](int d) { return d < nd ? ps + "[" + str(d) + "]" : "0"; }));
-  }
+  const RandomWalkParams walk = random_walk_params(pb, nd, np);
+  const cuda::Param n = walk.n, shape = walk.shape;
+  const std::vector<cuda::Param>& strides = walk.strides;
   const cuda::Param rk = pb.int64("rv_k", xw + "->shape[" + last + "]");
   const cuda::Param rs = pb.int64("rv_stride", xw + "->strides[" + last + "]");
   std::vector<cuda::Param> kparams{n, rk, rs, pb.pointer("po", ot + "*", "o1->data")};

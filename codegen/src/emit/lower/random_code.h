@@ -11,13 +11,9 @@
 
 #include <theano/tensor/random.h>
 
+#include "../kernel_builder.h"
 #include "lowering.h"
 
-namespace theano::codegen::cuda {
-struct Param;
-class ParamBlock;
-class Kernel;
-}  // namespace theano::codegen::cuda
 
 namespace theano::codegen::lower {
 
@@ -66,6 +62,19 @@ void emit_generic_params(CodeWriter& w, const NodeLowering& L, const std::functi
 void emit_param_offsets(CodeWriter& w, const std::string& index, int nd, int np,
                         const std::function<std::string(int)>& extent,
                         const std::function<std::string(int, int)>& stride);
+/// The GPU forms' leading kernel parameters (gpu_random.cpp,
+/// gpu_random_rows.cpp), from the host variables emit_random_prefix declares:
+/// the count `n` (elements or rows), the `nd`-dimensional batch `shape`
+/// (rank at least 1: a 0-d sample walks a shape (1)) and each of the `np`
+/// parameters' byte strides `ps<k>` (0 where broadcast).
+struct RandomWalkParams {
+  cuda::Param n, shape;
+  std::vector<cuda::Param> strides;
+};
+RandomWalkParams random_walk_params(cuda::ParamBlock& pb, int nd, int np);
+/// The disjunction of random_checks' conditions ("" when there are none): the
+/// device check of a GPU form.
+std::string random_bad_condition(const NodeLowering& L);
 /// The GPU forms' tail (gpu_random.cpp, gpu_random_rows.cpp): adds kernel `k`
 /// (one thread an element or row, `n` of them) to the unit and launches it
 /// from the host body, which then returns 0. With `checked`, through

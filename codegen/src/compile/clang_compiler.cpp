@@ -113,9 +113,17 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   const clang::CodeGenOptions& cg = inv.getCodeGenOpts();
   std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
   llvm::Triple triple(m.getTargetTriple());
-  std::unique_ptr<llvm::TargetLibraryInfoImpl> tlii(llvm::driver::createTLII(triple, cg.getVecLib()));
-  if (cg.getVecLib() == llvm::driver::VectorLibrary::LIBMVEC && triple.getArch() == llvm::Triple::x86_64)
-    detail::add_libmvec_functions(*tlii, *tm->getMCSubtargetInfo());
+  // libmvec on x86_64: our table only. LLVM 19's own libmvec table offers
+  // the AVX2 variants (_ZGVdN4v_exp) whatever the target, and a loop with a
+  // forced width (THEANO_LANES) on an SSE-only target then calls them with
+  // their ymm arguments split over two xmm registers: garbage results
+  // (log_softmax with cxxflags=-march=x86-64). vector_math.h gates each
+  // width by the target's features.
+  const bool own_libmvec =
+      cg.getVecLib() == llvm::driver::VectorLibrary::LIBMVEC && triple.getArch() == llvm::Triple::x86_64;
+  std::unique_ptr<llvm::TargetLibraryInfoImpl> tlii(
+      llvm::driver::createTLII(triple, own_libmvec ? llvm::driver::VectorLibrary::NoLibrary : cg.getVecLib()));
+  if (own_libmvec) detail::add_libmvec_functions(*tlii, *tm->getMCSubtargetInfo());
 
   llvm::PipelineTuningOptions pto;
   pto.LoopUnrolling = cg.UnrollLoops;

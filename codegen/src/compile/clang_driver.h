@@ -20,7 +20,7 @@ namespace theano::codegen::detail {
 /// libmvec table. Part of the compiler identity (so of every cache key): bump
 /// it whenever either changes the machine code, or cached objects built the
 /// old way keep being loaded.
-inline constexpr int kPipelineVersion = 2;
+inline constexpr int kPipelineVersion = 3;  // 3: no LLVM libmvec table (AVX2 calls on SSE targets)
 
 /// The virtual directory the in-memory source lives in.
 inline constexpr const char* kVirtualDir = "/__theano_jit__/";

@@ -16,6 +16,10 @@
 #include <theano/runtime/kernels/shape_rules.h> /* THEANO_MAX_NDIM; the prelude embeds it before this text */
 #endif
 
+/* The host's precompiled kernels (runtime/kernels/host_kernels.h, embedded
+ * by the units that call them). */
+struct TheanoHostKernels;
+
 /* Error codes a node function returns (0: success); the host rethrows each as
  * the matching theano::Error (lowering.h's ErrorCode names them). */
 #define THEANO_ERR_SHAPE 1  /* ShapeError */
@@ -105,6 +109,10 @@ struct TheanoContext {
    * the host. */
   int (*gpu_lapack)(void* host, int64_t routine, int64_t dtype, int64_t flags, int64_t n, int64_t nrhs, char* a,
                     int64_t lda, char* b, int64_t ldb, char* ipiv, char* info);
+  /* Kernels compiled once into the host library, which generated code calls
+   * instead of compiling its own copy (runtime/kernels/host_kernels.h);
+   * never null. */
+  const struct TheanoHostKernels* kernels;
 };
 
 /* gpu_lapack's routines and flags (the semantics of LAPACK's routine of that name). */
@@ -138,7 +146,7 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 18, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 19, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
@@ -146,5 +154,6 @@ static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm) == 112, "Theano
 static_assert(__builtin_offsetof(struct TheanoContext, collective) == 120, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, release) == 128, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_lapack) == 136, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, kernels) == 144, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

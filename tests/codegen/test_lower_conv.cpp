@@ -138,6 +138,32 @@ TEST_SUITE("lower conv") {
     }
   }
 
+  TEST_CASE("conv from generated code: the algorithms run from the host's table, not compiled in the unit") {
+    // runtime/kernels/host_kernels.h: the unit calls ctx->kernels; conv.h's
+    // kernels stay unused static inline text there (never emitted).
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      const std::string S = dt == DType::Float64 ? "f64" : "f32";
+      const Var x = any_tensor(dt, 4, "x"), w = any_tensor(dt, 4, "W"), t = any_tensor(dt, 4, "top");
+      const nn::ConvOptions co{.filter_flip = true};
+      auto fg = std::make_shared<FunctionGraph>(
+          std::vector<Var>{x, w, t},
+          std::vector<Var>{nn::conv2d(x, w, co), nn::conv2d_grad_wrt_inputs(t, w, shape(x), co),
+                           nn::conv2d_grad_wrt_weights(x, t, shape(w), co)});
+      const std::string src = codegen::CLinker::generate_source(*fg);
+      for (const std::string call : {"->corr_fwd_" + S + "(", "->corr_grad_inputs_" + S + "(",
+                                     "->corr_grad_weights_" + S + "(", "ctx->kernels->conv_pack_" + S + "("}) {
+        CAPTURE(call);
+        CHECK(src.find(call) != std::string::npos);
+      }
+      for (const std::string direct : {"theano_corr_fwd_" + S + "(a->", "theano_corr_grad_weights_" + S + "(a->",
+                                       "theano_corr_grad_inputs_" + S + "(a->"}) {
+        CAPTURE(direct);
+        CHECK(src.find(direct) == std::string::npos);
+      }
+    }
+  }
+
   TEST_CASE("conv from generated code: conv.h's errors with perform's words") {
     const Var x = any_tensor(DType::Float64, 4, "x"), w = any_tensor(DType::Float64, 4, "W"),
               t = any_tensor(DType::Float64, 4, "top");

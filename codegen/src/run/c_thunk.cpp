@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "../thunk_abi.h"
+#include "host_kernels.h"
 #include "cuda/gpu_device.h"
 
 namespace theano::codegen {
@@ -471,7 +472,8 @@ class CThunk final : public Thunk {
                       &host_gpu_gemm,
                       &host_collective,
                       &host_release,
-                      &host_gpu_lapack};
+                      &host_gpu_lapack,
+                      detail::host_kernels()};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

@@ -1,7 +1,8 @@
 // The C++ lowering of the convolution ops (CorrMM / Corr3dMM and their
 // gradients; the abstract ops too, for a graph compiled without the rewrite):
-// a thin call of perform's kernels, theano/runtime/kernels/conv.h, embedded in
-// the unit. It applies the same rule (theano_conv_rule and the top-gradient
+// a thin call of perform's kernels, theano/runtime/kernels/conv.h, compiled
+// once into the host and called through ctx->kernels (host_kernels.h); the
+// unit embeds conv.h for its rules. It applies the same rule (theano_conv_rule and the top-gradient
 // and hint rules, with their messages), allocates the output and a scratch
 // buffer from the host allocator (lives for the call) and calls the
 // algorithm; the inputs are read through their strides (a flipped filter is
@@ -39,6 +40,7 @@ void emit_conv_geometry(NodeLowering& L) {
   const std::string item = item_of(dt);
   const std::string ns = str(n), nds = str(nd), G = str(op.num_groups()) + "LL";
   L.need("conv kernels", kernel_text("conv.h"));
+  L.need("host kernels", kernel_text("host_kernels.h"));
   CodeWriter& w = L.body;
   const std::vector<std::int64_t> pads = op.border_mode().pad_spec(n, op.type_name());
   w.line("const int64_t pads[" + ns + "] = " + c_array(pads) + ", st[" + ns + "] = " + c_array(op.subsample()) +
@@ -130,6 +132,7 @@ void lower_conv(NodeLowering& L) {
   // (and, for the weights' gradient, its own partial sum, added up in part order afterwards).
   const std::string fn = L.fn, args_t = fn + "_args";
   L.file.open("struct " + args_t);
+  L.file.line("const TheanoHostKernels* k;");
   L.file.line("const TheanoConvGeom* g;");
   L.file.line("const " + T + "* pa;");
   L.file.line("const int64_t* as;");
@@ -143,7 +146,7 @@ void lower_conv(NodeLowering& L) {
   const ParallelPart part{fn + "_part", args_t, "a", "part", true};
   part.open(L.file);
   const std::string algo = dir == N::ConvDirection::Forward ? "fwd" : gw ? "grad_weights" : "grad_inputs";
-  L.file.line("theano_corr_" + algo + "_" + S + "(a->g, lo / 64, hi / 64, a->pa, a->as, a->pb, a->bs, a->po" +
+  L.file.line("a->k->corr_" + algo + "_" + S + "(a->g, lo / 64, hi / 64, a->pa, a->as, a->pb, a->bs, a->po" +
               (gw ? " + part * a->dn" : "") + ", a->work + part * a->wn);");
   L.file.close();
   w.line("const int64_t nparts = ctx->threads > 1 ? ctx->threads : 1;");
@@ -161,7 +164,7 @@ void lower_conv(NodeLowering& L) {
   w.line(T + "* work = (" + T + "*)scratch.data;");
   w.line(T + "* po = (" + T + "*)o0->data;");
   w.line(T + "* sums = work + nparts * wn;  // the weights' gradient: one partial sum a part");
-  w.line(args_t + " args = {&g, pa, as, pb, bs, " + std::string(gw ? "sums" : "po") + ", work, wn, dwn};");
+  w.line(args_t + " args = {ctx->kernels, &g, pa, as, pb, bs, " + std::string(gw ? "sums" : "po") + ", work, wn, dwn};");
   // The pool cuts ranges at multiples of 64 indices (runtime/thread_pool.h): 64 indices an image, so
   // a part is whole images (at least 4) and a batch of 64 splits too.
   w.line("int64_t nidx = 0;");
@@ -193,7 +196,7 @@ void lower_conv(NodeLowering& L) {
       w.line("if (wsh[d] > 0) last += (wsh[d] - 1) * ts[d];");
       w.line("ts[d] = -ts[d];");
       w.close();
-      w.line("if (dn > 0) theano_conv_pack_" + S + "(" + nds + ", wsh, last, ts, po);");
+      w.line("if (dn > 0) ctx->kernels->conv_pack_" + S + "(" + nds + ", wsh, last, ts, po);");
     }
   } else {
     w.line("(void)used;");

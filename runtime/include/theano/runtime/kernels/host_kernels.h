@@ -1,0 +1,45 @@
+/* \file
+ * The kernels generated code calls compiled once, into the host library,
+ * through TheanoContext::kernels (codegen/src/thunk_abi.h), instead of
+ * compiling its own copy in every unit that uses them
+ * (docs/jit-and-cache.md, "Host kernels").
+ *
+ * Why: the same text for every graph (no node's constant, type or
+ * expression in it), enough work a call for one indirect call not to show,
+ * and costly to compile. conv.h's three algorithms were 10-20% of the Clang
+ * time of each of W10's two units; each unit still embeds conv.h for its
+ * shape rules, whose unused static inline functions Clang never emits.
+ *
+ * The entries are conv.h's functions, the ones perform calls: the host fills
+ * the table with their addresses (codegen/src/run/host_kernels.cpp), so the
+ * compiler checks every signature below against conv.h's. The layout is part
+ * of the prelude's text and so of every cache key; a cached object calls the
+ * host's current kernels.
+ */
+#ifndef THEANO_RUNTIME_HOST_KERNELS_H
+#define THEANO_RUNTIME_HOST_KERNELS_H
+
+#ifndef THEANO_GENERATED_CODE
+#include <stdint.h>
+#endif
+
+struct TheanoConvGeom;
+
+/* conv.h's algorithms over images [n0, n1): (g, n0, n1, a, a's element
+ * strides, b, b's element strides, out, scratch); and its pack (a strided
+ * array copied C-contiguous). */
+#define THEANO_HOST_CONV_ENTRIES(T, S)                                                                          \
+  void (*corr_fwd_##S)(const struct TheanoConvGeom*, int64_t, int64_t, const T*, const int64_t*, const T*,     \
+                       const int64_t*, T*, T*);                                                                 \
+  void (*corr_grad_weights_##S)(const struct TheanoConvGeom*, int64_t, int64_t, const T*, const int64_t*,       \
+                                const T*, const int64_t*, T*, T*);                                              \
+  void (*corr_grad_inputs_##S)(const struct TheanoConvGeom*, int64_t, int64_t, const T*, const int64_t*,        \
+                               const T*, const int64_t*, T*, T*);                                               \
+  void (*conv_pack_##S)(int64_t, const int64_t*, const T*, const int64_t*, T*);
+
+struct TheanoHostKernels {
+  THEANO_HOST_CONV_ENTRIES(float, f32)
+  THEANO_HOST_CONV_ENTRIES(double, f64)
+};
+
+#endif /* THEANO_RUNTIME_HOST_KERNELS_H */

@@ -117,6 +117,34 @@ TEST_SUITE("lower pool") {
     check_mode(PoolMode::AverageExcPad);
   }
 
+  TEST_CASE("pool kernels: a unit instantiates only the element types its nodes use") {
+    // pool.h under THEANO_POOL_ON_DEMAND: a float64 and an int32 pool in one
+    // function instantiate those two types, in either order, and no other.
+    const PoolParams p{2, {2, 2}, {2, 2}, {0, 0}, true, PoolMode::Max};
+    const Var x = any_tensor(DType::Float64, 3, "x"), k = any_tensor(DType::Int32, 3, "k");
+    const Var gz = any_tensor(DType::Float64, 3, "gz");
+    const Var y = OpPtr(new signal::Pool(p))->apply1({x}), yk = OpPtr(new signal::Pool(p))->apply1({k});
+    const Var g = OpPtr(new signal::MaxPoolGrad(p))->apply1({x, y, gz});
+    const FunctionGraph fg({x, k, gz}, {y, yk, g});
+    const std::string src = codegen::CLinker::generate_source(fg);
+    CHECK(src.find("#define THEANO_POOL_ON_DEMAND") < src.find("#ifndef THEANO_RUNTIME_KERNELS_POOL_H"));
+    // Each type's instantiation is its own support block after pool.h's text.
+    const std::size_t text = src.find("#endif /* THEANO_RUNTIME_KERNELS_POOL_H */");
+    REQUIRE(text != std::string::npos);
+    const std::string after = src.substr(text);
+    CHECK(after.find("THEANO_POOL_INSTANCE(f64)") != std::string::npos);
+    CHECK(after.find("THEANO_POOL_INSTANCE(i32)") != std::string::npos);
+    for (const std::string other : {"f32", "u8", "i64", "i8"}) {
+      CAPTURE(other);
+      CHECK(after.find("THEANO_POOL_INSTANCE(" + other + ")") == std::string::npos);
+    }
+    std::mt19937_64 rng(3);
+    check_sets({x, k, gz}, {y, yk, g},
+               {{tied(rng, {2, 4, 6}, DType::Float64), tied(rng, {3, 5, 4}, DType::Int32),
+                 tied(rng, {2, 2, 3}, DType::Float64)}},
+               Agreement{.rtol = 1e-12});
+  }
+
   TEST_CASE("pool gradients: a gradient input of the wrong shape fails as perform does") {
     const PoolParams p{2, {2, 2}, {2, 2}, {0, 0}, true, PoolMode::Max};
     const Var x = any_tensor(DType::Float64, 3, "x"), z = any_tensor(DType::Float64, 3, "z"),

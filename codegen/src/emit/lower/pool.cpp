@@ -60,6 +60,16 @@ const char* mode_macro(PoolMode m) {
   return "THEANO_POOL_MAX";
 }
 
+/// pool.h in a unit (C++ or CUDA, through `need`): its rules, and the
+/// kernels of element type `sfx` only (none when empty): the unit defines
+/// THEANO_POOL_ON_DEMAND first, so pool.h instantiates no type itself.
+template <class Need>
+void need_pool_text(Need&& need, const std::string& sfx) {
+  need("kernels/pool.h on demand", "#define THEANO_POOL_ON_DEMAND 1");
+  need("kernels/pool.h", std::string(kernel_text("pool.h")));
+  if (!sfx.empty()) need("kernels/pool.h " + sfx, "THEANO_POOL_INSTANCE(" + sfx + ")");
+}
+
 /// The 3-slot value of entry `k` of a pooled-axis list (slot s holds pooled
 /// axis s - (3 - nd); a dummy slot gets `dummy`).
 std::string slots(const PoolParams& p, const std::vector<std::int64_t>& v, const std::string& dummy) {
@@ -200,8 +210,9 @@ void lower_pool(NodeLowering& L) {
   const PoolNode n = pool_node(L);
   const PoolParams& p = n.p;
   const int r = L.in(0).ndim(), lead = r - p.ndim, nin = L.nin();
-  L.need("kernels/pool.h", kernel_text("pool.h"));
   (void)function_of(L, n.which);  // refuses a dtype without kernels before any code
+  need_pool_text([&](const std::string& k, const std::string& c) { L.need(k, c); },
+                 std::string(kernel_dtype_suffix(L.out(0).dtype())));
   const std::string call = cpu_call_of(L, n);
   const bool scatter = n.which == Which::MaxGrad || n.which == Which::AvgGrad;
   emit_host(L, n);
@@ -278,8 +289,9 @@ void lower_gpu_pool(NodeLowering& L) {
   const int r = L.in(0).ndim(), lead = r - n.p.ndim, nin = L.nin();
   const std::string call = call_of(L, n);
   L.cuda->need("shape_rules", std::string(shape_rules_text()));
-  L.cuda->need("kernels/pool.h", std::string(kernel_text("pool.h")));
-  L.need("kernels/pool.h", kernel_text("pool.h"));  // the host part's shape rule
+  need_pool_text([&](const std::string& k, const std::string& c) { L.cuda->need(k, c); },
+                 std::string(kernel_dtype_suffix(L.out(0).dtype())));
+  need_pool_text([&](const std::string& k, const std::string& c) { L.need(k, c); }, "");  // the host part's rules
   emit_host(L, n);
   // The block: the element count, o0's shape, each input's strides (rank r),
   // v / zl, the addresses.

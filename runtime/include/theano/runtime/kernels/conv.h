@@ -518,7 +518,9 @@ static inline int theano_conv_contiguous(int64_t nd, const int64_t* shape, const
     }                                                                                                                \
   }
 
-#ifndef THEANO_CUDA /* the CUDA unit takes the per-element rules only (no host BLAS there) */
+/* The CUDA unit takes the per-element rules only (no host BLAS there);
+ * generated C++ calls these through the host's table (host_kernels.h). */
+#if !defined(THEANO_CUDA) && !defined(THEANO_GENERATED_CODE)
 THEANO_CONV_KERNELS(float, f32, cblas_sgemm)
 THEANO_CONV_KERNELS(double, f64, cblas_dgemm)
 #endif

@@ -8,7 +8,7 @@
  * expression in it), enough work a call for one indirect call not to show,
  * and costly to compile. conv.h's three algorithms were 10-20% of the Clang
  * time of each of W10's two units; each unit still embeds conv.h for its
- * shape rules, whose unused static inline functions Clang never emits.
+ * shape rules, without instantiating its algorithms there.
  *
  * The entries are conv.h's functions, the ones perform calls: the host fills
  * the table with their addresses (codegen/src/run/host_kernels.cpp), so the

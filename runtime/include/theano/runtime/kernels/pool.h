@@ -336,25 +336,35 @@ static inline int64_t theano_pool_divisor(int mode, const int64_t* lo, const int
         }                                                                                                         \
   }
 
-THEANO_POOL_KERNELS(double, double, double, f64)
-THEANO_POOL_KERNELS(float, float, float, f32)
-THEANO_POOL_KERNELS(int64_t, uint64_t, int64_t, i64)
-THEANO_POOL_KERNELS(int32_t, uint64_t, int64_t, i32)
-THEANO_POOL_KERNELS(int16_t, uint64_t, int64_t, i16)
-THEANO_POOL_KERNELS(int8_t, uint64_t, int64_t, i8)
-THEANO_POOL_KERNELS(uint64_t, uint64_t, uint64_t, u64)
-THEANO_POOL_KERNELS(uint32_t, uint64_t, uint64_t, u32)
-THEANO_POOL_KERNELS(uint16_t, uint64_t, uint64_t, u16)
-THEANO_POOL_KERNELS(uint8_t, uint64_t, uint64_t, u8)
-THEANO_POOL_SCATTER(double, double, double, f64)
-THEANO_POOL_SCATTER(float, float, float, f32)
-THEANO_POOL_SCATTER(int64_t, uint64_t, int64_t, i64)
-THEANO_POOL_SCATTER(int32_t, uint64_t, int64_t, i32)
-THEANO_POOL_SCATTER(int16_t, uint64_t, int64_t, i16)
-THEANO_POOL_SCATTER(int8_t, uint64_t, int64_t, i8)
-THEANO_POOL_SCATTER(uint64_t, uint64_t, uint64_t, u64)
-THEANO_POOL_SCATTER(uint32_t, uint64_t, uint64_t, u32)
-THEANO_POOL_SCATTER(uint16_t, uint64_t, uint64_t, u16)
-THEANO_POOL_SCATTER(uint8_t, uint64_t, uint64_t, u8)
+/* The element types: (T, accumulator, divisor, suffix) by suffix. */
+#define THEANO_POOL_TYPES_f64 double, double, double, f64
+#define THEANO_POOL_TYPES_f32 float, float, float, f32
+#define THEANO_POOL_TYPES_i64 int64_t, uint64_t, int64_t, i64
+#define THEANO_POOL_TYPES_i32 int32_t, uint64_t, int64_t, i32
+#define THEANO_POOL_TYPES_i16 int16_t, uint64_t, int64_t, i16
+#define THEANO_POOL_TYPES_i8 int8_t, uint64_t, int64_t, i8
+#define THEANO_POOL_TYPES_u64 uint64_t, uint64_t, uint64_t, u64
+#define THEANO_POOL_TYPES_u32 uint32_t, uint64_t, uint64_t, u32
+#define THEANO_POOL_TYPES_u16 uint16_t, uint64_t, uint64_t, u16
+#define THEANO_POOL_TYPES_u8 uint8_t, uint64_t, uint64_t, u8
+#define THEANO_POOL_INSTANCE_(...) THEANO_POOL_KERNELS(__VA_ARGS__) THEANO_POOL_SCATTER(__VA_ARGS__)
+/* Every pool kernel of element type `SFX` (f64, ..., u8). */
+#define THEANO_POOL_INSTANCE(SFX) THEANO_POOL_INSTANCE_(THEANO_POOL_TYPES_##SFX)
+
+/* Generated units define THEANO_POOL_ON_DEMAND and instantiate the types
+ * their nodes use (codegen/src/emit/lower/pool.cpp): the other nine cost a
+ * unit about 20 ms of parsing. */
+#ifndef THEANO_POOL_ON_DEMAND
+THEANO_POOL_INSTANCE(f64)
+THEANO_POOL_INSTANCE(f32)
+THEANO_POOL_INSTANCE(i64)
+THEANO_POOL_INSTANCE(i32)
+THEANO_POOL_INSTANCE(i16)
+THEANO_POOL_INSTANCE(i8)
+THEANO_POOL_INSTANCE(u64)
+THEANO_POOL_INSTANCE(u32)
+THEANO_POOL_INSTANCE(u16)
+THEANO_POOL_INSTANCE(u8)
+#endif
 
 #endif /* THEANO_RUNTIME_KERNELS_POOL_H */

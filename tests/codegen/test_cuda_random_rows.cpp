@@ -6,6 +6,7 @@
 // unit compiles with NVRTC where it is installed. Test names contain "cuda".
 #include <doctest/doctest.h>
 #include <theano/config.h>
+#include <theano/gpu/context.h>
 #include <theano/tensor/random.h>
 #include <theano/tensor/type.h>
 
@@ -42,7 +43,8 @@ NDArray uniform_array(std::mt19937_64& rng, Shape shape, DType dtype, double lo,
 
 /// The functions of `outs` over `ins`: perform's (linker py) and the emulated device's.
 /// (Without the streams' default updates: both read the same states.)
-std::pair<Function, Function> perform_and_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs) {
+std::pair<Function, Function> perform_and_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs,
+                                              const std::string& device = "emulated") {
   std::vector<In> in(ins.begin(), ins.end());
   std::vector<Out> out(outs.begin(), outs.end());
   const FunctionOptions o{.mode = "fast_run", .no_default_updates = true};
@@ -50,7 +52,7 @@ std::pair<Function, Function> perform_and_gpu(const std::vector<Var>& ins, const
     test::UseLinker py("py");
     return function(in, out, o);
   }();
-  ConfigGuard guard(gpu_test::with_device("emulated"));
+  ConfigGuard guard(gpu_test::with_device(device));
   return {ref, function(in, out, o)};
 }
 
@@ -190,5 +192,53 @@ TEST_SUITE("cuda random rows (emulated device)") {
     CAPTURE(got);
     CHECK(want.find("RandomFunction{categorical}: p[0][1] = -0.2 must be >= 0 and finite") != std::string::npos);
     CHECK(after_label(got) == after_label(want));
+  }
+}
+
+TEST_SUITE("cuda on a real GPU") {
+  TEST_CASE("cuda gpu: categorical, multinomial and permutation rows on cuda0 (skipped without a usable GPU)") {
+    const std::string why = gpu::context_unusable_reason("cuda0");
+    if (!why.empty()) {
+      MESSAGE("skipped: no usable GPU: " << why);
+      return;
+    }
+    // docs/random.md: categorical (sums, a product, comparisons; FMA
+    // contraction off on both sides) and permutation (integers) call no libm
+    // function, so they equal perform's draws exactly; multinomial's
+    // binomials use CUDA's log / exp, which may differ in the last ulp and
+    // flip a rare draw: every row valid, all but a few equal perform's.
+    std::mt19937_64 rng(41);
+    Var st = state_var();
+    Var p = tensor::tensor(DType::Float64, {std::nullopt, std::nullopt}, "p");
+    Var n = tensor::tensor(DType::Int32, {std::nullopt}, "n");
+    Var x = tensor::tensor(DType::Float32, {std::nullopt, std::nullopt}, "x");
+    using D = Distribution;
+    const Var cat = random_function(D::Categorical, st, RandomSize(Shape{400, 50}), {p}, DType::Int64).second;
+    const Var mult = random_function(D::Multinomial, st, RandomSize(Shape{400, 50}), {n, p}, DType::Int64).second;
+    const Var perm = random_function(D::Permutation, st, RandomSize(Shape{400, 50}), {x}, DType::Int64).second;
+    auto [ref, gpu] = perform_and_gpu({st, p, n, x}, {cat, mult, perm}, "cuda");
+    CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") == 3);
+    const std::vector<NDArray> args{state(2024, 0), uniform_array(rng, {50, 6}, DType::Float64, 0, 2),
+                                    uniform_array(rng, {50}, DType::Int32, 0, 60),
+                                    uniform_array(rng, {50, 9}, DType::Float32, 0, 1)};
+    const std::vector<NDArray> want = ref(args), got_dev = gpu(args);
+    REQUIRE(got_dev.size() == 3);
+    std::vector<NDArray> got;
+    for (const NDArray& g : got_dev) got.push_back(g.to_host());
+    CHECK(array_equal(got[0], want[0]));
+    CHECK(array_equal(got[2], want[2]));
+    const NDArray nh = args[2];
+    std::int64_t differ = 0;
+    for (std::int64_t r = 0; r < 400 * 50; ++r) {  // each row of 6 counts sums to its n
+      std::int64_t sum = 0, same = 1;
+      for (std::int64_t j = 0; j < 6; ++j) {
+        sum += got[1].data_as<std::int64_t>()[r * 6 + j];
+        same &= got[1].data_as<std::int64_t>()[r * 6 + j] == want[1].data_as<std::int64_t>()[r * 6 + j];
+      }
+      CHECK(sum == nh.data_as<std::int32_t>()[r % 50]);
+      differ += !same;
+    }
+    MESSAGE("multinomial rows that differ from perform's: " << differ << " of 20000");
+    CHECK(differ <= 20);  // 0.1%
   }
 }

@@ -55,17 +55,23 @@ TEST_SUITE("lower linalg") {
         sets.push_back({latest::spd(rng, {batch, n, n}).astype(dt), latest::uniform(rng, {n, 2}).astype(dt),
                         latest::uniform(rng, {n}).astype(dt), latest::uniform(rng, {batch, m, k}).astype(dt)});
       }
-      // Within rounding, not bit for bit: the host build (GCC) and the JIT (Clang) compile the
-      // kernels' own loops (pinv's products) differently; the LAPACK calls are the same.
-      check_sets({a, b, v, r}, outs, sets);
+      // Bit for bit: generated code calls the host's build of the kernels perform runs
+      // (host_kernels.h), the same text compiled by the same compiler, and the same LAPACK calls.
+      check_sets({a, b, v, r}, outs, sets, Agreement{.bitwise = true});
     }
   }
 
-  TEST_CASE("LAPACK-backed ops: the unit embeds kernels/linalg.h and calls it, no perform fallback") {
+  TEST_CASE("LAPACK-backed ops: the unit calls the host's build of kernels/linalg.h, no perform fallback") {
+    // host_kernels.h: the rule, the workspace query and the run through
+    // ctx->kernels; the unit embeds linalg_call.h (the call record) only.
     const Var x = matrix("x", DType::Float32);
     const std::string src = codegen::CLinker::generate_source(FunctionGraph({x}, {LA::cholesky(x)}), {}, false);
-    CHECK(src.find("theano_la_run_f32(&c)") != std::string::npos);
-    CHECK(src.find("THEANO_LA_KERNELS(double, f64, d)") != std::string::npos);
+    CHECK(src.find("ctx->kernels->la_rule(&c)") != std::string::npos);
+    CHECK(src.find("ctx->kernels->la_work_f32(&c, &wbytes)") != std::string::npos);
+    CHECK(src.find("ctx->kernels->la_run_f32(&c)") != std::string::npos);
+    CHECK(src.find("typedef struct TheanoLaCall") != std::string::npos);
+    CHECK(src.find("THEANO_LA_KERNELS(") == std::string::npos);
+    CHECK(src.find("THEANO_LA_EXPM_KERNELS(") == std::string::npos);
   }
 
   TEST_CASE("LAPACK-backed ops: errors from generated code name the op, the matrix and LAPACK's info") {

@@ -149,14 +149,14 @@ void emit_explain(NodeLowering& L, DType dt, const std::string& S) {
     w.line("h.out[" + ks + "] = hout[" + ks + "].data;");
   }
   w.line("int64_t wbytes = 0;");
-  w.line("int hrc = theano_la_work_" + S + "(&h, &wbytes);");
+  w.line("int hrc = ctx->kernels->la_work_" + S + "(&h, &wbytes);");
   w.line("if (hrc != THEANO_LA_OK) " + kernel_fail(L, "h", "hrc"));
   w.line("TheanoArray scratch;");
   w.line("scratch.ndim = 1; scratch.dtype = " + str(static_cast<int>(dt)) + "; scratch.owner = -1;");
   w.line("scratch.shape[0] = wbytes / " + item_of(dt) + " + 4;");
   w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate LAPACK's workspace"));
   w.line("h.work = scratch.data;");
-  w.line("hrc = theano_la_run_" + S + "(&h);");
+  w.line("hrc = ctx->kernels->la_run_" + S + "(&h);");
   w.line("if (hrc != THEANO_LA_OK) " + kernel_fail(L, "h", "hrc"));
   w.line(L.fail_int2(kErrValue, "the GPU's solver reported a failure at batch entry ", "bad_entry", " (status ",
                      "bad_status", ") that LAPACK, rerun on the host on the same input to word it, does not find"));
@@ -197,7 +197,7 @@ void lower_gpu_lapack(NodeLowering& L) {
     w.line("c.in[" + k + "] = " + x + "->data; c.in_nd[" + k + "] = " + x + "->ndim; c.in_shape[" + k + "] = " + x +
            "->shape; c.in_strides[" + k + "] = " + x + "->strides;");
   }
-  w.line("int rc = theano_la_rule(&c);");
+  w.line("int rc = ctx->kernels->la_rule(&c);");
   w.line("if (rc != THEANO_LA_OK) " + kernel_fail(L, "c", "rc"));
   for (int k = 0; k < L.nout(); ++k) {
     const std::string ks = str(k), o = L.o(k);

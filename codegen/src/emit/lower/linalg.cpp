@@ -1,11 +1,13 @@
 // The C++ lowering of the LAPACK-backed linear algebra ops (LapackOp,
 // theano/tensor/linalg.h): one lowering for every class (Eig excepted: complex
 // outputs, its perform runs), a thin call of the kernel layer perform runs
-// (theano/runtime/kernels/linalg_call.h, linalg_eig.h, linalg_expm.h and
-// linalg.h, embedded in the unit in that order): the call record filled from
-// the inputs, the shape rule, the outputs allocated to the shapes it gives, a workspace from the host allocator (it
-// lives for the call), the run; a kernel code becomes the node's error with
-// the kernel's words after the node's label.
+// (theano/runtime/kernels/linalg.h and the files behind it), compiled once
+// into the host and called through ctx->kernels (host_kernels.h); the unit
+// embeds linalg_call.h only, the call record and its small helpers: the
+// record filled from the inputs, the shape rule, the outputs allocated to the
+// shapes it gives, a workspace from the host allocator (it lives for the
+// call), the run; a kernel code becomes the node's error with the kernel's
+// words after the node's label.
 #include "lowering.h"
 
 #include <theano/runtime/error.h>
@@ -16,14 +18,12 @@
 
 namespace theano::codegen::lower {
 
-// The LAPACK kernel layer's four files, in the order they build on each other:
-// the one list the C++ lowering and the GPU lowering's host side embed.
+// What the C++ lowering and the GPU lowering's host side embed: the call
+// record with its small helpers, and the host's table, through which they
+// call the rule, the workspace query and the run (linalg.h).
 void need_linalg_kernels(NodeLowering& L) {
   L.need("linalg call", kernel_text("linalg_call.h"));
-  L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
-  L.need("linalg expm", kernel_text("linalg_expm.h"));
-  L.need("linalg gpu rules", kernel_text("linalg_gpu.h"));  // steps linalg.h shares with the GPU forms
-  L.need("linalg kernels", kernel_text("linalg.h"));
+  L.need("host kernels", kernel_text("host_kernels.h"));
 }
 namespace {
 
@@ -52,7 +52,7 @@ void lower_lapack(NodeLowering& L) {
     w.line("c.in[" + k + "] = " + x + "->data; c.in_nd[" + k + "] = " + x + "->ndim; c.in_shape[" + k + "] = " + x +
            "->shape; c.in_strides[" + k + "] = " + x + "->strides;");
   }
-  w.line("int rc = theano_la_rule(&c);");
+  w.line("int rc = ctx->kernels->la_rule(&c);");
   w.line("if (rc != THEANO_LA_OK) " + fail);
   for (int k = 0; k < L.nout(); ++k) {
     const std::string ks = str(k), o = L.o(k);
@@ -61,7 +61,7 @@ void lower_lapack(NodeLowering& L) {
     w.line("c.out[" + ks + "] = " + o + "->data;");
   }
   w.line("int64_t wbytes = 0;");
-  w.line("rc = theano_la_work_" + S + "(&c, &wbytes);");
+  w.line("rc = ctx->kernels->la_work_" + S + "(&c, &wbytes);");
   w.line("if (rc != THEANO_LA_OK) " + fail);
   w.line("TheanoArray scratch;");
   w.line("scratch.ndim = 1;");
@@ -70,7 +70,7 @@ void lower_lapack(NodeLowering& L) {
   w.line("scratch.shape[0] = wbytes / " + item_of(dt) + " + 4;");
   w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate LAPACK's workspace"));
   w.line("c.work = scratch.data;");
-  w.line("rc = theano_la_run_" + S + "(&c);");
+  w.line("rc = ctx->kernels->la_run_" + S + "(&c);");
   w.line("if (rc != THEANO_LA_OK) " + fail);
   w.line("return 0;");
 }

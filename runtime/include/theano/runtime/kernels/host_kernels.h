@@ -7,12 +7,16 @@
  * Why: the same text for every graph (no node's constant, type or
  * expression in it), enough work a call for one indirect call not to show,
  * and costly to compile. conv.h's three algorithms were 10-20% of the Clang
- * time of each of W10's two units; each unit still embeds conv.h for its
- * shape rules, without instantiating its algorithms there.
+ * time of each of W10's two units (each unit still embeds conv.h for its
+ * shape rules, without instantiating its algorithms there); the LAPACK
+ * layer's rule, workspace query and run (linalg.h, with linalg_eig.h,
+ * linalg_expm.h and linalg_gpu.h behind it) were about two thirds of the -O
+ * time of each of W11's (the units now embed linalg_call.h only: the call
+ * record and its small helpers).
  *
- * The entries are conv.h's functions, the ones perform calls: the host fills
- * the table with their addresses (codegen/src/run/host_kernels.cpp), so the
- * compiler checks every signature below against conv.h's. The layout is part
+ * The entries are the functions perform calls: the host fills the table
+ * with their addresses (codegen/src/run/host_kernels.cpp), so the compiler
+ * checks every signature below against the kernels'. The layout is part
  * of the prelude's text and so of every cache key; a cached object calls the
  * host's current kernels.
  */
@@ -24,6 +28,7 @@
 #endif
 
 struct TheanoConvGeom;
+struct TheanoLaCall;
 
 /* conv.h's algorithms over images [n0, n1): (g, n0, n1, a, a's element
  * strides, b, b's element strides, out, scratch); and its pack (a strided
@@ -37,9 +42,19 @@ struct TheanoConvGeom;
                                const T*, const int64_t*, T*, T*);                                               \
   void (*conv_pack_##S)(int64_t, const int64_t*, const T*, const int64_t*, T*);
 
+/* linalg.h's: the workspace query (bytes) and the run, per element type;
+ * 0 (THEANO_LA_OK) or a THEANO_LA_* code with the call's message. */
+#define THEANO_HOST_LA_ENTRIES(S)                          \
+  int (*la_work_##S)(struct TheanoLaCall*, int64_t*);      \
+  int (*la_run_##S)(struct TheanoLaCall*);
+
 struct TheanoHostKernels {
   THEANO_HOST_CONV_ENTRIES(float, f32)
   THEANO_HOST_CONV_ENTRIES(double, f64)
+  /* linalg_call.h's shape rule: the outputs' shapes into the call record. */
+  int (*la_rule)(struct TheanoLaCall*);
+  THEANO_HOST_LA_ENTRIES(f32)
+  THEANO_HOST_LA_ENTRIES(f64)
 };
 
 #endif /* THEANO_RUNTIME_HOST_KERNELS_H */

@@ -25,8 +25,10 @@
  * solvers and spectral ops; the call record, the rule and the loads / stores
  * are kernels/linalg_call.h's, the matrix exponential kernels/linalg_expm.h's,
  * the general eigenproblem kernels/linalg_eig.h's, the per-element steps it
- * shares with the GPU forms kernels/linalg_gpu.h's (generated code embeds the
- * five texts in that order). Plain C as the folder's README asks; the caller
+ * shares with the GPU forms kernels/linalg_gpu.h's. Generated C++ embeds
+ * linalg_call.h only and calls this file's rule, workspace query and run
+ * compiled into the host, through host_kernels.h's table; the GPU forms'
+ * CUDA units embed linalg_gpu.h. Plain C as the folder's README asks; the caller
  * owns every buffer. */
 #ifndef THEANO_RUNTIME_LINALG_H
 #define THEANO_RUNTIME_LINALG_H

@@ -2,8 +2,8 @@
 // code against perform for every op, float64 and float32, batched (broadcast
 // batch dims too), vector and matrix right-hand sides, strided inputs
 // (check_sets runs non-contiguous copies), 0-size matrices and batches; both
-// run kernels/linalg.h (compiled by GCC and by the JIT's Clang), so they agree
-// to rounding. The errors (not positive
+// run the host's build of kernels/linalg.h (generated code through
+// host_kernels.h's table), so they agree bit for bit. The errors (not positive
 // definite, singular, NaN, non-square, mismatched shapes) are the same kind
 // from both, naming the op.
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // The C++ lowering of the LAPACK-backed linear algebra ops (LapackOp,
 // theano/tensor/linalg.h): one lowering for every class (Eig excepted: complex
 // outputs, its perform runs), a thin call of the kernel layer perform runs
-// (theano/runtime/kernels/linalg_call.h, linalg_eig.h, linalg_expm.h and
+// (theano/runtime/kernels/linalg_call.h, linalg_eig.h, linalg_expm_rules.h, linalg_expm.h and
 // linalg.h, embedded in the unit in that order): the call record filled from
 // the inputs, the shape rule, the outputs allocated to the shapes it gives, a workspace from the host allocator (it
 // lives for the call), the run; a kernel code becomes the node's error with
@@ -21,6 +21,7 @@ namespace theano::codegen::lower {
 void need_linalg_kernels(NodeLowering& L) {
   L.need("linalg call", kernel_text("linalg_call.h"));
   L.need("linalg eig", kernel_text("linalg_eig.h"));  // linalg.h's dispatch names it (Eig itself runs perform)
+  L.need("linalg expm rules", kernel_text("linalg_expm_rules.h"));  // the CPU and GPU forms' shared steps
   L.need("linalg expm", kernel_text("linalg_expm.h"));
   L.need("linalg gpu rules", kernel_text("linalg_gpu.h"));  // steps linalg.h shares with the GPU forms
   L.need("linalg kernels", kernel_text("linalg.h"));

@@ -24,6 +24,7 @@
 
 #include "../../thunk_abi.h"
 #include "../cuda_unit.h"
+#include "gpu_linalg_host.h"
 #include "lowering.h"
 
 namespace theano::codegen::lower {
@@ -97,6 +98,10 @@ LaKernels add_kernels(NodeLowering& L, const LaParams& P, const std::string& T, 
   return K;
 }
 
+}  // namespace
+
+// The host steps gpu_linalg_host.h shares with the GPU form of expm (emit/lower/gpu_expm.cpp).
+
 /// Declares the GPU buffer `name` of `count` (a C expression) elements of `dt`.
 void gpu_buffer(NodeLowering& L, const std::string& name, DType dt, const std::string& count) {
   CodeWriter& w = L.body;
@@ -162,6 +167,8 @@ void emit_explain(NodeLowering& L, DType dt, const std::string& S) {
                      "bad_status", ") that LAPACK, rerun on the host on the same input to word it, does not find"));
   w.close(";");
 }
+
+namespace {
 
 void lower_gpu_lapack(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";

@@ -411,6 +411,7 @@ const LoweringTable& lowering_table() {
     add_gpu_arange_lowerings(t);
     add_gpu_conv_lowerings(t);
     add_gpu_linalg_lowerings(t);
+    add_gpu_expm_lowerings(t);
     add_kernel_form_lowerings(t);
     add_pool_lowerings(t);
     add_linalg_lowerings(t);

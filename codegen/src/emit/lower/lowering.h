@@ -370,6 +370,7 @@ void add_gpu_random_lowerings(LoweringTable& t);
 void add_gpu_arange_lowerings(LoweringTable& t);
 void add_gpu_conv_lowerings(LoweringTable& t);
 void add_gpu_linalg_lowerings(LoweringTable& t);
+void add_gpu_expm_lowerings(LoweringTable& t);
 /// Both targets' rows of the pooling ops (emit/lower/pool.cpp).
 void add_pool_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form
@@ -406,7 +407,7 @@ void emit_ger_checks(NodeLowering& L);
 std::string_view kernel_text(std::string_view file);
 
 /// Embeds the LAPACK kernel layer (kernels/linalg_call.h, linalg_eig.h,
-/// linalg_expm.h, linalg.h, in that order) in L's unit (emit/lower/linalg.cpp).
+/// linalg_expm_rules.h, linalg_expm.h, linalg_gpu.h, linalg.h, in that order) in L's unit (emit/lower/linalg.cpp).
 void need_linalg_kernels(NodeLowering& L);
 
 }  // namespace theano::codegen::lower

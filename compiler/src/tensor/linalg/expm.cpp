@@ -16,7 +16,7 @@
 
 namespace theano::tensor::linalg {
 
-THEANO_REGISTER_OP(Expm, .no_cuda = "no cuSOLVER / cuBLAS form written: the node runs on the host");
+THEANO_REGISTER_OP(Expm);  // GPU form: codegen/src/emit/lower/gpu_expm.cpp (cuBLAS products, cuSOLVER solve)
 
 int Expm::la_kind() const { return THEANO_LA_EXPM; }
 

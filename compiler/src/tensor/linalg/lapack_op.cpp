@@ -166,6 +166,7 @@ std::optional<GpuPlacement> LapackOp::gpu_form(const Apply& node) const {
     case THEANO_LA_QR:
     case THEANO_LA_SVD:
     case THEANO_LA_PINV:
+    case THEANO_LA_EXPM:  // codegen/src/emit/lower/gpu_expm.cpp
       return GpuPlacement::all(node.nin());
     default:
       return std::nullopt;

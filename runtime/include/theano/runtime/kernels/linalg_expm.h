@@ -6,6 +6,9 @@
  * ||A||_1; past theta_13, A scaled by 2^-s (s the least with
  * ||A||_1 / 2^s <= theta_13) and r_13 squared s times.
  *
+ * The degree rule, the Padé coefficients and the elementwise steps are
+ * kernels/linalg_expm_rules.h's, which the GPU form runs too.
+ *
  * The computation runs in double for both float32 and float64 inputs (the
  * caller converts), on column-major n x n buffers, the products through
  * cblas_dgemm and the solve q X = p through LAPACK's dgetrf / dgetrs (the
@@ -18,124 +21,67 @@
 #include <cblas.h>
 #include <stdint.h>
 #include "linalg_call.h"
+#include "linalg_expm_rules.h"
 #endif
 
 /* The doubles expm's workspace takes for an n x n matrix: A, A^2, A^4, A^6,
  * U, V, a product's buffer (7 n^2); the pivots are separate ints. */
 #define THEANO_LA_EXPM_BUFFERS 7
 
-/* The Padé coefficients b_0..b_m of exp, scaled so that b_0 = 1:
- * b_j = (2m - j)! m! / ((2m)! j! (m - j)!), by the ratio b_j / b_{j-1}
- * = (m - j + 1) / ((2m - j + 1) j). */
-static inline void theano_la_pade_coef(int m, double* b) {
-  int j;
-  b[0] = 1.0;
-  for (j = 1; j <= m; ++j) b[j] = b[j - 1] * (double)(m - j + 1) / ((double)(2 * m - j + 1) * (double)j);
-}
-
-/* The 1-norm (the largest column sum of |a|) of a column-major n x n a. */
-static inline double theano_la_norm1(int64_t n, const double* a) {
-  int64_t i, j;
-  double best = 0;
-  for (j = 0; j < n; ++j) {
-    double s = 0;
-    for (i = 0; i < n; ++i) s += a[i + j * n] < 0 ? -a[i + j * n] : a[i + j * n];
-    if (s > best) best = s;
-  }
-  return best;
-}
-
 /* c <- a b for column-major n x n matrices. */
 static inline void theano_la_mm(int n, const double* a, const double* b, double* c) {
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
 }
 
-/* dst <- sum_k coef[k] * mats[k] (+ coef_eye * I), n x n, `count` terms. */
-static inline void theano_la_combine(int64_t n, double* dst, int count, const double* const* mats, const double* coef,
-                                     double coef_eye) {
-  int64_t i, nn = n * n;
-  int k;
-  for (i = 0; i < nn; ++i) {
-    double s = 0;
-    for (k = 0; k < count; ++k) s += coef[k] * mats[k][i];
-    dst[i] = s;
-  }
-  for (i = 0; i < n; ++i) dst[i + i * n] += coef_eye;
+/* dst <- a polynomial part of U or V (kernels/linalg_expm_rules.h's poly_at), every element. */
+static inline void theano_la_expm_poly(int64_t n, int m, int odd, int high, const double* a2, const double* a4,
+                                       const double* a6, const double* a8, const double* plus, double* dst) {
+  int64_t e;
+  for (e = 0; e < n * n; ++e) dst[e] = theano_la_expm_poly_at(e, n, m, odd, high, a2, a4, a6, a8, plus);
 }
 
 /* exp(A) of the column-major n x n `a` (overwritten with the result), `work`
  * holding THEANO_LA_EXPM_BUFFERS n^2 doubles and `piv` n ints. Returns 0, or
  * LAPACK's info (> 0: q_m(A) singular, which the degree choice rules out for
- * finite A; < 0: an argument rejected). */
+ * finite A; < 0: an argument rejected). The steps are the GPU form's
+ * (codegen/src/emit/lower/gpu_expm.cpp), through the same rules. */
 static inline int theano_la_expm(int n, double* a, double* work, int* piv) {
-  static const double theta[5] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
-                                  2.097847961257068e0, 5.371920351148152e0};
-  static const int degree[5] = {3, 5, 7, 9, 13};
   const int64_t nn = (int64_t)n * n;
   double *a2 = work, *a4 = work + nn, *a6 = work + 2 * nn, *u = work + 3 * nn, *v = work + 4 * nn,
          *t = work + 5 * nn, *t2 = work + 6 * nn;
-  double b[14], norm, scale = 1;
-  int m = 13, s = 0, k, info = 0;
+  double norm = 0, scale = 1;
+  int m, s = 0, k, info = 0;
   int64_t i;
   if (n == 0) return 0;
-  norm = theano_la_norm1(n, a);
-  for (k = 0; k < 4; ++k)
-    if (norm <= theta[k]) {
-      m = degree[k];
-      break;
-    }
-  if (m == 13) /* s <= 1022 for any finite norm (2^-s stays nonzero); a norm that overflowed to inf stops at 1023 */
-    while (norm * scale > theta[4] && s < 1023) {
-      scale *= 0.5;
-      ++s;
-    }
+  for (i = 0; i < n; ++i) {
+    const double c = theano_la_expm_colsum(i, n, a);
+    if (c > norm) norm = c;
+  }
+  m = theano_la_expm_degree(norm, &s, &scale);
   if (s > 0)
     for (i = 0; i < nn; ++i) a[i] *= scale; /* a power of two: exact */
-  theano_la_pade_coef(m, b);
   theano_la_mm(n, a, a, a2);
   if (m >= 5) theano_la_mm(n, a2, a2, a4);
   if (m >= 7) theano_la_mm(n, a4, a2, a6);
   if (m < 13) {
-    /* U = A (b_m A^(m-1) + ... + b_3 A^2 + b_1 I), V = b_(m-1) A^(m-1) + ... + b_0 I;
-     * the even powers A^2, A^4, A^6, A^8 (A^8 in t2). */
-    const double* pw[4];
-    double cu[4], cv[4];
-    int terms = (m - 1) / 2;
-    pw[0] = a2;
-    pw[1] = a4;
-    pw[2] = a6;
-    if (m == 9) {
-      theano_la_mm(n, a6, a2, t2);
-      pw[3] = t2;
-    }
-    for (k = 0; k < terms; ++k) {
-      cu[k] = b[2 * k + 3];
-      cv[k] = b[2 * k + 2];
-    }
-    theano_la_combine(n, t, terms, pw, cu, b[1]);
+    /* U = A (b_m A^(m-1) + ... + b_3 A^2 + b_1 I), V = b_(m-1) A^(m-1) + ... + b_0 I; A^8 in t2. */
+    if (m == 9) theano_la_mm(n, a6, a2, t2);
+    theano_la_expm_poly(n, m, 1, 0, a2, a4, a6, t2, 0, t);
     theano_la_mm(n, a, t, u);
-    theano_la_combine(n, v, terms, pw, cv, b[0]);
+    theano_la_expm_poly(n, m, 0, 0, a2, a4, a6, t2, 0, v);
   } else {
     /* Higham 2005 (2.3)-(2.4): U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I],
      * V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I. */
-    const double* pw[3] = {a6, a4, a2};
-    const double hu[3] = {b[13], b[11], b[9]}, lu[3] = {b[7], b[5], b[3]};
-    const double hv[3] = {b[12], b[10], b[8]}, lv[3] = {b[6], b[4], b[2]};
-    theano_la_combine(n, t, 3, pw, hu, 0.0);
+    theano_la_expm_poly(n, 13, 1, 1, a2, a4, a6, 0, 0, t);
     theano_la_mm(n, a6, t, t2);
-    theano_la_combine(n, t, 3, pw, lu, b[1]);
-    for (i = 0; i < nn; ++i) t[i] += t2[i];
+    theano_la_expm_poly(n, 13, 1, 0, a2, a4, a6, 0, t2, t);
     theano_la_mm(n, a, t, u);
-    theano_la_combine(n, t, 3, pw, hv, 0.0);
+    theano_la_expm_poly(n, 13, 0, 1, a2, a4, a6, 0, 0, t);
     theano_la_mm(n, a6, t, t2);
-    theano_la_combine(n, v, 3, pw, lv, b[0]);
-    for (i = 0; i < nn; ++i) v[i] += t2[i];
+    theano_la_expm_poly(n, 13, 0, 0, a2, a4, a6, 0, t2, v);
   }
   /* (V - U) X = (V + U): t = q, a = p. */
-  for (i = 0; i < nn; ++i) {
-    t[i] = v[i] - u[i];
-    a[i] = v[i] + u[i];
-  }
+  for (i = 0; i < nn; ++i) theano_la_expm_pq_at(i, u, v, t, a);
   dgetrf_(&n, &n, t, &n, piv, &info);
   if (info != 0) return info;
   dgetrs_("N", &n, &n, t, &n, piv, a, &n, &info, 1);

@@ -188,10 +188,12 @@
       }                                                                                                               \
     }                                                                                                                 \
     P##trmm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
-    for (i = 0; i < n * n; ++i) theano_la_gpu_mirror_##S(i, n, x);                                                   \
+    for (j = 0; j < n; ++j)                                                                                           \
+      for (i = j + 1; i < n; ++i) theano_la_gpu_mirror_ij_##S(i, j, n, x);                                            \
     P##trsm_("L", "U", "N", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
     P##trsm_("R", "U", "T", "N", &ni, &ni, &one, u, &ld, x, &ld, 1, 1, 1, 1);                                         \
-    for (i = 0; i < n * n; ++i) theano_la_gpu_chol_grad_out_##S(i, n, x, out, lower);                                \
+    for (i = 0; i < n; ++i)                                                                                           \
+      for (j = 0; j < n; ++j) theano_la_gpu_chol_grad_out_ij_##S(i, j, n, x, out, lower);                             \
   }                                                                                                                   \
   static inline int theano_la_run_##S(TheanoLaCall* c) {                                                               \
     int64_t m = 0, n = 0, rs, cs, r = 0, k = 0, b, i, j;                                                               \
@@ -442,7 +444,8 @@
           if (info > 0)                                                                                                \
             return theano_la_fail(c, THEANO_LA_VALUE, 1, "the SVD did not converge on the matrix (input 0): info ",    \
                                   info, "", 0, "");                                                                    \
-          for (i = 0; i < n * m; ++i) theano_la_gpu_pinv_##S(i, m, n, w, u, vt, 0, o0);                               \
+          for (i = 0; i < n; ++i)                                                                                      \
+            for (j = 0; j < m; ++j) theano_la_gpu_pinv_ij_##S(i, j, m, n, w, u, vt, 0, o0);                            \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_QR: {                                                                                           \

@@ -89,23 +89,29 @@
   }                                                                                                                  \
   /* CholeskyGrad between its trmm and its trsm: x (column-major n x n) below the diagonal <- its mirror above   \
    * (reads only the upper triangle, writes only the lower: no two elements race). */                              \
+  static inline void theano_la_gpu_mirror_ij_##S(int64_t i, int64_t j, int64_t n, T* x) {                          \
+    if (i > j) x[i + j * n] = x[j + i * n];                                                                          \
+  }                                                                                                                  \
+  /* The same by element e = i + j * n (a GPU thread's; the CPU loops over i and j: no division). */               \
   static inline void theano_la_gpu_mirror_##S(int64_t e, int64_t n, T* x) {                                        \
-    const int64_t i = e % n, j = e / n;                                                                              \
-    if (i > j) x[e] = x[j + i * n];                                                                                  \
+    theano_la_gpu_mirror_ij_##S(e % n, e / n, n, x);                                                                 \
   }                                                                                                                  \
   /* CholeskyGrad's result out[e] (row-major n x n: e = i * n + j) <- Phi(S) from S (column-major, symmetric): the \
    * diagonal halved, the op's triangle (`lower` or upper) kept, zeros elsewhere. */                                \
+  static inline void theano_la_gpu_chol_grad_out_ij_##S(int64_t i, int64_t j, int64_t n, const T* x, T* out,        \
+                                                       int64_t lower) {                                              \
+    out[i * n + j] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                     \
+  }                                                                                                                  \
   static inline void theano_la_gpu_chol_grad_out_##S(int64_t e, int64_t n, const T* x, T* out, int64_t lower) {      \
-    const int64_t i = e / n, j = e % n;                                                                              \
-    out[e] = i == j ? x[i + i * n] / 2 : (lower ? j < i : j > i) ? x[j + i * n] : (T)0;                             \
+    theano_la_gpu_chol_grad_out_ij_##S(e / n, e % n, n, x, out, lower);                                              \
   }                                                                                                                  \
   /* pinv's out[e] (row-major n x m: e = i * m + j) = (V diag(s+) U^T)[i][j] from the SVD of the m x n matrix (s     \
    * its min(m, n) = kk singular values, descending; s+ their inverses above 1e-15 s[0], zeros below): tr 0, u   \
    * m x kk (ld m) and vt kk x n (ld kk); tr 1 (the transpose factored, a^T = U' S V'^T), u U' (n x kk, ld n) and \
    * vt V'^T (kk x m, ld kk). The CPU kernel's fold, t ascending. */                                               \
-  static inline void theano_la_gpu_pinv_##S(int64_t e, int64_t m, int64_t n, const T* s, const T* u, const T* vt, \
-                                            int64_t tr, T* out) {                                                    \
-    const int64_t kk = m < n ? m : n, i = e / m, j = e % m;                                                          \
+  static inline void theano_la_gpu_pinv_ij_##S(int64_t i, int64_t j, int64_t m, int64_t n, const T* s, const T* u,  \
+                                               const T* vt, int64_t tr, T* out) {                                    \
+    const int64_t kk = m < n ? m : n, e = i * m + j;                                                                 \
     const T cut = kk > 0 ? (T)1e-15 * s[0] : (T)0;                                                                   \
     T acc = 0;                                                                                                       \
     int64_t t;                                                                                                       \
@@ -115,6 +121,10 @@
       acc += (tr ? u[i + t * n] : vt[t + i * kk]) * si * (tr ? vt[t + j * kk] : u[j + t * m]);                       \
     }                                                                                                                \
     out[e] = acc;                                                                                                    \
+  }                                                                                                                  \
+  static inline void theano_la_gpu_pinv_##S(int64_t e, int64_t m, int64_t n, const T* s, const T* u, const T* vt, \
+                                            int64_t tr, T* out) {                                                    \
+    theano_la_gpu_pinv_ij_##S(e / m, e % m, m, n, s, u, vt, tr, out);                                                \
   }                                                                                                                  \
   /* 1 + the index of a's (column-major n x n) first exactly-zero diagonal element, or 0. */                        \
   static inline int64_t theano_la_gpu_zero_diag_##S(const T* a, int64_t n) {                                        \

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 #include <theano/config.h>
+#include <theano/tensor/type.h>
 
 #include <functional>
 #include <string>
@@ -15,6 +16,11 @@
 #include "gpu_test_util.h"
 
 namespace gpu_test {
+
+/// A tensor variable of `dt`, `nd` axes of unknown length.
+inline theano::Var any_la(theano::DType dt, int nd, const std::string& name) {
+  return theano::tensor::tensor(dt, theano::tensor::StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
+}
 
 /// `outs` over `ins` compiled for the CPU (first) and for the emulated device (second).
 inline std::pair<theano::Function, theano::Function> cpu_and_gpu(const std::vector<theano::Var>& ins,

@@ -32,9 +32,7 @@ namespace LA = theano::tensor::linalg;
 
 namespace {
 
-Var any(DType dt, int nd, const std::string& name) {
-  return tensor::tensor(dt, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
-}
+Var any(DType dt, int nd, const std::string& name) { return gpu_test::any_la(dt, nd, name); }
 
 /// The 1-norm (largest absolute column sum) of the row-major n x n matrix at a.
 double norm1(const double* a, std::int64_t n) {

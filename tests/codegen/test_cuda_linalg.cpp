@@ -39,9 +39,7 @@ namespace LA = theano::tensor::linalg;
 
 namespace {
 
-Var any(DType dt, int nd, const std::string& name) {
-  return tensor::tensor(dt, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
-}
+Var any(DType dt, int nd, const std::string& name) { return gpu_test::any_la(dt, nd, name); }
 
 double rtol_of(DType dt) { return dt == DType::Float64 ? 1e-10 : 1e-4; }
 

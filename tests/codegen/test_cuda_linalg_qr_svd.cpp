@@ -27,9 +27,7 @@ namespace LA = theano::tensor::linalg;
 
 namespace {
 
-Var any(DType dt, int nd, const std::string& name) {
-  return tensor::tensor(dt, StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
-}
+Var any(DType dt, int nd, const std::string& name) { return gpu_test::any_la(dt, nd, name); }
 
 /// Entry b of a batch of row-major r x c matrices, as doubles.
 double at(const NDArray& x, std::int64_t b, std::int64_t i, std::int64_t j) {

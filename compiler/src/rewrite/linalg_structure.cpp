@@ -185,7 +185,18 @@ NodeRewriterPtr local_linalg_structure_expand() {
         if (!op) return RewriteResult::fail("not a structural op of linalg_structure.h");
         std::vector<Var> inputs;
         for (int i = 0; i < node.nin(); ++i) inputs.push_back(node.input(i));
-        Var f = fit_type(op->expanded(inputs), node.output(0), {});
+        Var e = op->expanded(inputs);
+        // The op's static shape comes from its input's (a 500 x 500 matrix's
+        // diagonal has 500 elements); the graph form may know less (Reshape
+        // and Subtensor of static sizes give unknown ones): say it, so the
+        // replacement keeps the op's type. Left out, W11's diagonal of a
+        // static Cholesky factor stayed an ExtractDiag run by perform, and a
+        // function with a perform fallback keeps no function record.
+        const auto* et = T::tensor_type(e);
+        const auto* ot = T::tensor_type(node.output(0));
+        if (et && ot && et->ndim() == ot->ndim() && et->dtype() == ot->dtype() && !(*e.type() == *node.output(0).type()))
+          e = T::specify_shape(e, ot->shape());
+        Var f = fit_type(e, node.output(0), {});
         if (!f) return RewriteResult::fail("the graph form's type differs from the op's");
         return f;
       });

@@ -22,6 +22,8 @@ namespace {
 // The ops' expansion at specialize would hide the rewritten ops; fusion and inplace rename them.
 const std::vector<std::string> kExcluded{"fusion", "inplace", "local_linalg_structure_expand"};
 
+void check_numeric(const std::vector<Var>& ins, const std::vector<Var>& outs);
+
 std::unique_ptr<FunctionGraph> optimized(const std::vector<Var>& ins, const std::vector<Var>& outs) {
   auto fg = std::make_unique<FunctionGraph>(ins, outs);
   rewrite::optimize(*fg, rewrite::mode_query("fast_run").excluding(kExcluded));
@@ -37,6 +39,11 @@ void check(const std::vector<Var>& ins, const std::vector<Var>& outs, const std:
     std::cerr << "Input:\n" << debugprint(outs) << "Output:\n" << debugprint(fg) << "Expected:\n"
               << debugprint(expected);
   CHECK(same);
+  check_numeric(ins, outs);
+}
+
+/// fast_run computes what the unoptimized graph does.
+void check_numeric(const std::vector<Var>& ins, const std::vector<Var>& outs) {
   std::vector<NDArray> args;
   for (std::size_t i = 0; i < ins.size(); ++i) args.push_back(value_for(ins[i], static_cast<int>(i)));
   FunctionOptions raw, opt;
@@ -81,6 +88,31 @@ TEST_SUITE("rewrite_tests") {
     // The product used elsewhere is computed anyway: its diagonal stays a view of it.
     const Var p = T::dot(a, b);
     CHECK(count(optimized({a, b}, {LA::diagonal(p), T::exp(p)}), "ExtractDiag") == 1);
+  }
+
+  TEST_CASE("local_linalg_structure_expand: a static input's op keeps its type (specify_shape), none is left") {
+    // diagonal / tril / triu of a 5 x 5 matrix have static shapes that the
+    // graph forms (Reshape, Subtensor, a switch) do not carry: the expansion
+    // says them with specify_shape, so no op is left to run by perform.
+    const Var s = T::tensor(DType::Float64, {5, 5}, "s"), m = T::matrix("m", DType::Float64);
+    for (const Var& x : {s, m}) {
+      CAPTURE(x.type()->str());
+      const std::vector<Var> outs{T::exp(LA::diagonal(x)), LA::diagonal(x, 1), LA::tril(x), LA::triu(x, 1)};
+      auto fg = std::make_unique<FunctionGraph>(std::vector<Var>{x}, outs);
+      rewrite::optimize(*fg, rewrite::mode_query("fast_run"));
+      for (const char* kind : {"ExtractDiag", "AllocDiag", "Tril", "Triu"}) {
+        CAPTURE(kind);
+        CHECK(count(fg, kind) == 0);
+      }
+      for (std::size_t k = 0; k < outs.size(); ++k) CHECK(*fg->outputs()[k].type() == *outs[k].type());
+      check_numeric({x}, outs);
+    }
+    // The expanded diagonal of the static matrix, before fusion: specify_shape(<graph form>, (5,)).
+    auto fg = std::make_unique<FunctionGraph>(std::vector<Var>{s}, std::vector<Var>{LA::diagonal(s)});
+    rewrite::optimize(*fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+    const Apply* top = fg->outputs()[0].owner();
+    REQUIRE(top != nullptr);
+    CHECK(top->op()->type_name() == "SpecifyShape");
   }
 
   TEST_CASE("local_diag_alloc_diag: diagonal(alloc_diag(v)) -> v") {

@@ -10,6 +10,7 @@
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/compile/function.h>
 #include <theano/fgraph/function_graph.h>
+#include <theano/gpu/context.h>
 #include <theano/config.h>
 #include <theano/printing.h>
 
@@ -22,6 +23,15 @@
 #include <vector>
 
 namespace gpu_test {
+
+/// The real-GPU test cases' guard: true (after saying why, in the words
+/// tools/dev/gpu-check.sh looks for) where cuda0 cannot be used.
+inline bool no_usable_gpu() {
+  const std::string why = theano::gpu::context_unusable_reason("cuda0");
+  if (why.empty()) return false;
+  MESSAGE("skipped: no usable GPU: " << why);
+  return true;
+}
 
 inline theano::Config with_device(const std::string& device) {
   theano::Config c = theano::config();

@@ -447,11 +447,7 @@ TEST_SUITE("cuda timings") {
 
 TEST_SUITE("cuda on a real GPU") {
   TEST_CASE("cuda gpu: elementwise graphs on cuda0 agree with the CPU (skipped without a usable GPU)") {
-    const std::string why = gpu::context_unusable_reason("cuda0");
-    if (!why.empty()) {
-      MESSAGE("skipped: no usable GPU: " << why);
-      return;
-    }
+    if (gpu_test::no_usable_gpu()) return;
     Var x = vector("x"), y = vector("y"), z = vector("z");
     for (std::int64_t n : {0, 1, 31, 33, 1025, 1000000}) {
       CAPTURE(n);

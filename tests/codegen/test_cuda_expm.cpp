@@ -10,7 +10,6 @@
 // with NVRTC; the real-GPU case skips without a GPU. Test names contain "cuda".
 #include <doctest/doctest.h>
 #include <theano/config.h>
-#include <theano/gpu/context.h>
 #include <theano/runtime/kernels/linalg_expm_rules.h>
 #include <theano/tensor/linalg.h>
 #include <theano/tensor/linalg_expm.h>
@@ -196,11 +195,7 @@ TEST_SUITE("cuda expm (emulated device)") {
 
 TEST_SUITE("cuda on a real GPU") {
   TEST_CASE("cuda gpu: expm on cuda0 agrees with the CPU at every degree (skipped without a usable GPU)") {
-    const std::string why = gpu::context_unusable_reason("cuda0");
-    if (!why.empty()) {
-      MESSAGE("skipped: no usable GPU: " << why);
-      return;
-    }
+    if (gpu_test::no_usable_gpu()) return;
     std::mt19937_64 rng(44);
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));

@@ -13,7 +13,6 @@
 #include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <theano/config.h>
-#include <theano/gpu/context.h>
 #include <theano/gradient.h>
 #include <theano/tensor/linalg.h>
 #include <theano/tensor/math.h>
@@ -268,11 +267,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
 
 TEST_SUITE("cuda on a real GPU") {
   TEST_CASE("cuda gpu: the linear algebra ops on cuda0 agree with the CPU (skipped without a usable GPU)") {
-    const std::string why = gpu::context_unusable_reason("cuda0");
-    if (!why.empty()) {
-      MESSAGE("skipped: no usable GPU: " << why);
-      return;
-    }
+    if (gpu_test::no_usable_gpu()) return;
     std::mt19937_64 rng(39);
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));

@@ -6,7 +6,6 @@
 // unit compiles with NVRTC where it is installed. Test names contain "cuda".
 #include <doctest/doctest.h>
 #include <theano/config.h>
-#include <theano/gpu/context.h>
 #include <theano/tensor/random.h>
 #include <theano/tensor/type.h>
 
@@ -197,11 +196,7 @@ TEST_SUITE("cuda random rows (emulated device)") {
 
 TEST_SUITE("cuda on a real GPU") {
   TEST_CASE("cuda gpu: categorical, multinomial and permutation rows on cuda0 (skipped without a usable GPU)") {
-    const std::string why = gpu::context_unusable_reason("cuda0");
-    if (!why.empty()) {
-      MESSAGE("skipped: no usable GPU: " << why);
-      return;
-    }
+    if (gpu_test::no_usable_gpu()) return;
     // docs/random.md: categorical (sums, a product, comparisons; FMA
     // contraction off on both sides) and permutation (integers) call no libm
     // function, so they equal perform's draws exactly; multinomial's

@@ -22,6 +22,17 @@ inline theano::Var any_la(theano::DType dt, int nd, const std::string& name) {
   return theano::tensor::tensor(dt, theano::tensor::StaticShape(static_cast<std::size_t>(nd), std::nullopt), name);
 }
 
+/// The message `f` throws on `args`, of type E ("(no error)" when it does not throw).
+template <class E>
+std::string error_of(theano::Function& f, const std::vector<theano::NDArray>& args) {
+  try {
+    f(args);
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 /// `outs` over `ins` compiled for the CPU (first) and for the emulated device (second).
 inline std::pair<theano::Function, theano::Function> cpu_and_gpu(const std::vector<theano::Var>& ins,
                                                                  const std::vector<theano::Var>& outs) {

@@ -31,6 +31,8 @@ namespace LA = theano::tensor::linalg;
 
 namespace {
 
+using gpu_test::error_of;
+
 Var any(DType dt, int nd, const std::string& name) { return gpu_test::any_la(dt, nd, name); }
 
 /// The 1-norm (largest absolute column sum) of the row-major n x n matrix at a.
@@ -81,17 +83,6 @@ std::vector<long double> taylor_expm(const double* a, std::int64_t n) {
   }
   for (int s = 0; s < k; ++s) sum = mul(sum, sum);
   return sum;
-}
-
-/// The message `f` throws on `args`, of type E.
-template <class E>
-std::string error_of(Function& f, const std::vector<NDArray>& args) {
-  try {
-    f(args);
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

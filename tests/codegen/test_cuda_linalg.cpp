@@ -38,20 +38,11 @@ namespace LA = theano::tensor::linalg;
 
 namespace {
 
+using gpu_test::error_of;
+
 Var any(DType dt, int nd, const std::string& name) { return gpu_test::any_la(dt, nd, name); }
 
 double rtol_of(DType dt) { return dt == DType::Float64 ? 1e-10 : 1e-4; }
-
-/// The message `f` throws on `args`, of type E.
-template <class E>
-std::string error_of(Function& f, const std::vector<NDArray>& args) {
-  try {
-    f(args);
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 /// `outs` over `ins` fail on `args` with an E on the CPU and on the emulated
 /// GPU, both containing `words` (the CPU kernel's), the GPU's naming the node

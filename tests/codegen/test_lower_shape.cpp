@@ -352,6 +352,33 @@ TEST_SUITE("lower shape") {
     }
   }
 
+  TEST_CASE("Assert with reported values: the generated code writes them into the message as perform does") {
+    Var x = any_tensor(DType::Float64, 1, "x");
+    Var a = any_tensor(DType::Int32, 0, "a"), b = any_tensor(DType::Int64, 0, "b"), c = any_tensor(DType::UInt8, 0, "c");
+    const NDArray xv = NDArray::from_vector<double>({1, 2}, {2});
+    const std::vector<Var> all3{a, b, c};
+    for (int k = 1; k <= 3; ++k) {
+      CAPTURE(k);
+      const std::vector<Var> vals(all3.begin(), all3.begin() + k);
+      const std::string msg = k == 1 ? "a = {} is bad" : k == 2 ? "{} vs {}!" : "{}, {} and {}";
+      const std::string want_bad = k == 1 ? "a = -7 is bad" : k == 2 ? "-7 vs -9000000000!" : "-7, -9000000000 and 200";
+      Var y = assert_op(x, {le(a, b)}, msg, vals);
+      const std::vector<Var> ins{x, a, b, c};
+      auto fg = std::make_shared<FunctionGraph>(ins, std::vector<Var>{y});
+      auto cpp = lowered_thunk(fg);
+      const std::vector<NDArray> good{xv, sc(-7, DType::Int32), sc(9000000000.0, DType::Int64), sc(200, DType::UInt8)};
+      CHECK(run1(*cpp, good).shares_buffer(xv));
+      const std::vector<NDArray> bad{xv, sc(-7, DType::Int32), sc(-9000000000.0, DType::Int64), sc(200, DType::UInt8)};
+      check_error<ValueError>(fg, *cpp, bad, want_bad);
+      CHECK(test::error_of([&] { run1(*cpp, bad); }).find(want_bad) != std::string::npos);
+      // perform on the node's own inputs: x, the condition (false), the reported values.
+      std::vector<NDArray> node_in{xv, NDArray::scalar<bool>(false)};
+      node_in.insert(node_in.end(), bad.begin() + 1, bad.begin() + 1 + k);
+      std::vector<NDArray> outs(1);
+      CHECK_THROWS_WITH_AS(y.owner()->op()->perform(*y.owner(), node_in, outs), want_bad.c_str(), AssertionError);
+    }
+  }
+
   TEST_CASE("zero_grad and disconnected_grad are identities (views)") {
     std::mt19937_64 rng(10);
     for (DType dt : kDtypes) {

@@ -56,7 +56,8 @@ Var blocks(const Var& s, std::int64_t N, bool padding, const std::string& what) 
   } else {
     full = T::assert_op(
         s, {T::eq(T::mod(len, i64(N)), i64(0))},
-        what + ": without padding its length must be a multiple of save_every_N (" + std::to_string(N) + ")");
+        what + ": without padding its length must be a multiple of save_every_N (" + std::to_string(N) + "), got {}",
+        {len});
   }
   std::vector<Var> dims{T::int_div(T::shape_i(full, 0), i64(N)), i64(N)};
   for (int d = 1; d < nd; ++d) dims.push_back(T::shape_i(full, d));

@@ -42,7 +42,8 @@ Var square_checked(const Var& v, const Var& x, const char* what) {
   if (la::is_square(x)) return v;
   const int n = rank(x);
   return T::assert_op(v, {T::eq(T::shape_i(x, n - 2), T::shape_i(x, n - 1))},
-                      std::string(what) + ": expected a square matrix");
+                      std::string(what) + ": expected a square matrix, got {} x {}",
+                      {T::shape_i(x, n - 2), T::shape_i(x, n - 1)});
 }
 
 /// v when it is d = diagonal(C) of a Cholesky factor C (positive, or NaN with on_error="nan").

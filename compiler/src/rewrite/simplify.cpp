@@ -178,12 +178,15 @@ NodeRewriterPtr local_useless_assert() {
       "local_useless_assert", {"Assert"},
       "Assert(x, conds...) drops the conditions that are constants with no zero element; none left -> x",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const int nconds = static_cast<const T::Assert&>(*node.op()).nconditions(node);
         std::vector<Var> keep;
-        for (int i = 1; i < node.nin(); ++i)
+        for (int i = 1; i <= nconds; ++i)
           if (!constant_all_true(node.input(i))) keep.push_back(node.input(i));
-        if (static_cast<int>(keep.size()) == node.nin() - 1) return RewriteResult::fail("no condition is constant true");
+        if (static_cast<int>(keep.size()) == nconds) return RewriteResult::fail("no condition is constant true");
         if (keep.empty()) return fitted_exact(node.input(0), node, {});
         keep.insert(keep.begin(), node.input(0));
+        // The reported values stay (the message still has their places).
+        for (int i = 1 + nconds; i < node.nin(); ++i) keep.push_back(node.input(i));
         return node.op()->apply1(keep);
       });
   return r;

@@ -209,6 +209,11 @@ TEST_SUITE("rewrite_tests") {
     Var no = T::constant(NDArray::scalar<bool>(false));
     Function f = function({x}, {T::assert_op(x, {yes, no}, "must fail")});
     CHECK(error_of([&] { f({vec({1})}); }).find("must fail") != std::string::npos);
+    // The reported values stay with the conditions kept.
+    Var n = T::lscalar("n");
+    const Var small = T::lt(n, T::constant(NDArray::scalar<std::int64_t>(5)));  // check_rewrite's n is 0, 1 or 2
+    check_rewrite({x, n}, {T::assert_op(x, {yes, small}, "n = {}", {n})}, {T::assert_op(x, {small}, "n = {}", {n})});
+    check_rewrite({x, n}, {T::assert_op(x, {yes}, "n = {}", {n})}, {x});
   }
 
   TEST_CASE("local_remove_grad_stops: zero_grad and disconnected_grad are identities in the compiled graph") {

@@ -180,6 +180,22 @@ TEST_CASE("Assert") {
                                                 outs),
                        "n must be in (0, 10)", AssertionError);
   CHECK_THROWS_WITH_AS(assert_op(x, {x}), doctest::Contains("condition 0 (x) must be a scalar"), TypeError);
+  // Reported values: integer scalars, one per "{}" of the message, at most three.
+  Var m = assert_op(x, {lt(n, 10)}, "n = {} must be below 10", {n});
+  CHECK(m.owner()->op()->name() == "Assert{msg='n = {} must be below 10'}");
+  CHECK_THROWS_WITH_AS(m.eval({{x, v}, {n, i64(30)}}), doctest::Contains("n = 30 must be below 10"), AssertionError);
+  CHECK(array_equal(m.eval({{x, v}, {n, i64(3)}}), v));
+  CHECK_THROWS_WITH_AS(assert_op(x, {lt(n, 10)}, "no places", {n}),
+                       doctest::Contains("the message has 0 \"{}\" places for 1 reported values"), TypeError);
+  CHECK_THROWS_WITH_AS(assert_op(x, {lt(n, 10)}, "{}{}{}{}", {n, n, n, n}), doctest::Contains("reports 0 to 3 values, got 4"),
+                       TypeError);
+  CHECK_THROWS_WITH_AS(assert_op(x, {lt(n, 10)}, "{}", {x.sum()}),
+                       doctest::Contains("reported value 0 (") , TypeError);
+  // Without reported values a "{}" is plain text.
+  CHECK_THROWS_WITH_AS(assert_op(x, {lt(n, 10)}, "set {} is empty").eval({{x, v}, {n, i64(30)}}),
+                       doctest::Contains("set {} is empty"), AssertionError);
+  // The reported values are not differentiated (no gradient flows to them).
+  testing::check_infer_shape({x, n}, {m}, {v, i64(2)});
   testing::check_infer_shape({x, n}, {a}, {v, i64(2)});
   testing::verify_grad([](const std::vector<Var>& in) { return assert_op(in[0] * 2.0, {gt(in[0].sum(), 0.0)}); },
                        {NDArray::from_list<double>({1, 2, 3})});

@@ -356,8 +356,17 @@ void lower_assert(NodeLowering& L) {
   L.cold = true;
   const auto& op = static_cast<const tensor::Assert&>(*L.node.op());
   CodeWriter& w = L.body;
-  for (int i = 1; i < L.nin(); ++i)
-    w.line("if (!(*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data != 0)) " + L.fail(kErrAssert, op.msg()));
+  const int nconds = op.nconditions(L.node);
+  const std::vector<std::string> p = tensor::assert_message_pieces(op.msg(), op.nvalues());
+  std::vector<std::string> v;  // the reported values, widened to int64
+  for (int i = 1 + nconds; i < L.nin(); ++i)
+    v.push_back("*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data");
+  const std::string fail = v.empty()       ? L.fail(kErrAssert, p[0])
+                           : v.size() == 1 ? L.fail_int(kErrAssert, p[0], v[0], p[1])
+                           : v.size() == 2 ? L.fail_int2(kErrAssert, p[0], v[0], p[1], v[1], p[2])
+                                           : L.fail_int3(kErrAssert, p[0], v[0], p[1], v[1], p[2], v[2], p[3]);
+  for (int i = 1; i <= nconds; ++i)
+    w.line("if (!(*(const " + L.in_ctype(i) + "*)" + L.x(i) + "->data != 0)) " + fail);
   emit_identity_view(L, 0, 0);
   w.line("return 0;");
 }

@@ -75,11 +75,16 @@ class Eye final : public Op {
   THEANO_OP_PROPS((DType, dtype))
 };
 
-/// `Assert{msg}`: inputs value, then 0-d conditions; the output is value (a view)
-/// when every condition is true (nonzero), else AssertionError(msg).
+/// `Assert{msg, nvalues}`: inputs value, then 0-d conditions, then `nvalues`
+/// (at most 3) integer scalars the message reports. The output is value (a
+/// view) when every condition is true (nonzero), else AssertionError(msg) with
+/// each "{}" of msg, in order, replaced by one reported value
+/// (`assert_message_pieces`), so a failed check can say which sizes disagreed.
 class Assert final : public Op {
  public:
-  explicit Assert(std::string msg) : msg_(std::move(msg)) {}
+  /// Throws TypeError unless msg has exactly `nvalues` "{}" (0 <= nvalues <= 3;
+  /// with none, msg is plain text).
+  explicit Assert(std::string msg, int nvalues = 0);
   THEANO_OP_DECLARE("Assert")
   std::string name() const override;  ///< `Assert{msg='...'}`
   /// Identity for value; conditions are disconnected.
@@ -87,8 +92,16 @@ class Assert final : public Op {
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   ViewMap view_map() const override;
 
-  THEANO_OP_PROPS((std::string, msg))
+  /// The number of condition inputs (after value, before the reported values).
+  int nconditions(const Apply& node) const { return node.nin() - 1 - nvalues_; }
+
+  THEANO_OP_PROPS((std::string, msg), (int, nvalues, 0))
 };
+
+/// msg cut at each "{}" when `nvalues` > 0 (nvalues + 1 pieces; the reported
+/// values go between them), else msg whole. One rule for perform and the C++
+/// lowering.
+std::vector<std::string> assert_message_pieces(const std::string& msg, int nvalues);
 
 /// `value` broadcast to `shape` (integer scalars: literals, constants or symbolic).
 Var alloc(const TensorLike& value, const std::vector<TensorLike>& shape);
@@ -113,7 +126,11 @@ Var arange(const TensorLike& start, const TensorLike& stop, const TensorLike& st
 Var eye(const TensorLike& n, std::optional<TensorLike> m = {}, const TensorLike& k = 0,
         std::optional<DType> dtype = {});
 
-/// `x` after checking that every condition (0-d, nonzero = true) holds.
-Var assert_op(const Var& x, const std::vector<Var>& conditions, std::string message = "Theano Assert failed!");
+/// `x` after checking that every condition (0-d, nonzero = true) holds. A
+/// failed check's message is `message` with each "{}" replaced, in order, by
+/// one of `values` (at most 3 integer scalars), e.g.
+/// `assert_op(x, {le(m, n)}, "a sample of {} from a population of {}", {m, n})`.
+Var assert_op(const Var& x, const std::vector<Var>& conditions, std::string message = "Theano Assert failed!",
+              const std::vector<Var>& values = {});
 
 }  // namespace theano::tensor

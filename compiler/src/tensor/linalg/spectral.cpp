@@ -220,7 +220,8 @@ std::vector<Var> QR::grad(const Apply& node, const std::vector<Var>& output_grad
   const std::vector<Var> qr_out = r_only ? (*OpPtr(new QR("reduced")))({A}) : std::vector<Var>{node.output(0), node.output(1)};
   const Var& Q = qr_out[0];
   const Var R = assert_op(qr_out[1], {ge(dim(A, 2), dim(A, 1))},
-                          "QR: the gradient needs a matrix with at least as many rows as columns (m >= n)");
+                          "QR: the gradient needs a matrix with at least as many rows as columns (m >= n), got {} x {}",
+                          {dim(A, 2), dim(A, 1)});
   Var M;
   if (gR) M = matmul(R, matrix_transpose(gR));
   if (gQ) M = M ? sub(M, matmul(matrix_transpose(gQ), Q)) : neg(matmul(matrix_transpose(gQ), Q));

@@ -42,7 +42,8 @@ Var matrix_power(const TensorLike& m_in, int n) {
       << *rows << " x " << *cols << ")";
   if (!rows || !cols)
     m = assert_op(m, {eq(shape_i(m, nd - 2), shape_i(m, nd - 1))},
-                  "matrix_power: M is not square in its last two axes");
+                  "matrix_power: M is not square in its last two axes ({} x {})",
+                  {shape_i(m, nd - 2), shape_i(m, nd - 1)});
   if (n == 0) return second(m, eye(shape_i(m, nd - 1), std::nullopt, 0, t.dtype()));
   Var result, base = n > 0 ? m : inv(m);  // inv upcasts integers to float64, as NumPy's
   for (long long e = n > 0 ? static_cast<long long>(n) : -static_cast<long long>(n);; e >>= 1) {

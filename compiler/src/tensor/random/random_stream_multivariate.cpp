@@ -53,7 +53,9 @@ Var size_count(const RandomSize& size) {
   if (size.is_none()) return constant(NDArray::scalar<std::int64_t>(1));
   if (size.static_shape()) {
     std::int64_t m = 1;
-    for (std::int64_t v : *size.static_shape()) m *= v;
+    for (std::int64_t v : *size.static_shape())
+      THEANO_USER_CHECK(!__builtin_mul_overflow(m, v, &m), ValueError)
+          << "RandomStream: the sample's size overflows int64 (a dimension of " << v << ")";
     return constant(NDArray::scalar<std::int64_t>(m));
   }
   return prod(size.as_variable().astype(DType::Int64), Axes::all(), false, DType::Int64);
@@ -134,7 +136,9 @@ Var RandomStream::choice(const RandomSize& size, const TensorLike& a, bool repla
     pv = p->var();
     THEANO_USER_CHECK(pv.ndim() == 1, ValueError)
         << op << ": p (" << pv.str() << ") must be a vector (one weight per element of a), got rank " << pv.ndim();
-    pv = assert_op(pv, {eq(pv.shape()[Index(0)], n)}, op + ": p must have one weight per element of a");
+    const Var np = pv.shape()[Index(0)];
+    pv = assert_op(pv, {eq(np, n)}, op + ": p must have one weight per element of a, got {} weights for {} elements",
+                   {np, n});
   }
   // The picks, flat (m indices into the population).
   Var picks;
@@ -159,13 +163,14 @@ Var RandomStream::choice(const RandomSize& size, const TensorLike& a, bool repla
       order = argsort(-keys);
       const Var nonzero = sum(gt(w, 0.0).astype(DType::Int64));
       order = assert_op(order, {le(m, nonzero)},
-                        op + ": fewer positive weights in p than the size of the sample when replace is false");
+                        op + ": p has {} positive weights, fewer than the sample's size {}, with replace false",
+                        {nonzero, m});
     } else {
       // A prefix of a forward Fisher-Yates shuffle: m distinct uniform picks.
       order = make(Distribution::Permutation, {}, {arange(n, DType::Int64)}, DType::Int64);
     }
     order = assert_op(order, {le(m, n)},
-                      op + ": cannot take a larger sample than the population when replace is false");
+                      op + ": cannot take a sample of {} from a population of {} when replace is false", {m, n});
     picks = order[Index(slice(0, m))];
   }
   const Var chosen = av.ndim() == 0 ? picks : advanced_subtensor1(av, picks);

@@ -62,6 +62,17 @@ TEST_SUITE("cuda subtensor (emulated device)") {
                  {"AdvancedIncSubtensor1"}, 1e-6);
   }
 
+  TEST_CASE("cuda emulated: an embedding lookup by an integer matrix and its scatter-add gradient (W13's shape)") {
+    Var e = matrix("e"), idx = matrix("idx", DType::Int64);
+    NDArray iv = NDArray::empty({3, 4}, DType::Int64);
+    const std::int64_t rows[] = {0, 5, 5, -1, 2, 2, 2, 7, 1, 0, 3, 5};
+    for (int k = 0; k < 12; ++k) iv.data_as<std::int64_t>()[k] = rows[k];
+    Var cost = sum(sqr(tanh(e[idx])) * 0.5);
+    Function f = check_on_gpu({e, idx}, {e[idx], cost, grad(cost, e)}, {random_array({8, 5}, DType::Float64, 12), iv},
+                              {"AdvancedSubtensor1", "AdvancedIncSubtensor1"}, 1e-12);
+    check_nvrtc(f);
+  }
+
   TEST_CASE("cuda emulated: advanced set keeps the last write of a repeated row, integer increments wrap") {
     Var x = matrix("x"), y = matrix("y"), i = vector("i", DType::Int64);
     Var k = matrix("k", DType::Int32), ky = matrix("ky", DType::Int32);

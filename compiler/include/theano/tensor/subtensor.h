@@ -126,13 +126,17 @@ class AdvancedIncSubtensor1 final : public Op {
 };
 
 /// `x[indices...]` (what `Var::operator[]` calls). Integers and slices give a
-/// Subtensor; one integer vector with full slices (`all`) on the other axes gives
-/// AdvancedSubtensor1 (through a transpose when the axis is not 0, as Theano's
-/// `take`). Fewer indices than dimensions leave the trailing axes whole.
+/// Subtensor; one integer array of any rank with full slices (`all`) on the
+/// other axes gives numpy's result (x.shape[:k] + idx.shape + x.shape[k+1:]):
+/// AdvancedSubtensor1 of the flattened index, through a transpose when the
+/// axis is not 0 (as Theano's `take`); several leading integer arrays and
+/// scalars broadcast together. Fewer indices than dimensions leave the
+/// trailing axes whole. Boolean masks are not supported yet (TypeError).
 Var subtensor(const Var& x, const std::vector<Index>& indices);
 /// `x[ilist]` on axis 0.
 Var advanced_subtensor1(const Var& x, const Var& ilist);
-/// numpy.take(x, indices, axis) for an integer vector.
+/// numpy.take(x, indices, axis) for an integer tensor of any rank (a scalar
+/// drops the axis; rank r replaces it by r axes).
 Var take(const Var& x, const Var& indices, int axis = 0);
 
 /// `x_sub` must be the result of indexing (`x[...]`): returns x with that part

@@ -10,6 +10,7 @@
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
+#include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::tensor {
@@ -190,6 +191,7 @@ Var advanced_subtensor1(const Var& x, const Var& ilist) {
   return OpPtr(new AdvancedSubtensor1())->apply1({as_tensor_variable(x), ilist});
 }
 
+
 Var take(const Var& x_in, const Var& indices, int axis) {
   Var x = as_tensor_variable(x_in);
   const int nd = tensor_type(x)->ndim();
@@ -201,6 +203,19 @@ Var take(const Var& x_in, const Var& indices, int axis) {
     std::vector<Index> idx(static_cast<std::size_t>(axis), Index(all));
     idx.emplace_back(indices);
     return subtensor(x, idx);
+  }
+  THEANO_USER_CHECK(ti && is_integer(ti->dtype()), TypeError)
+      << "take: indices (" << indices.str() << ") must be an integer tensor, got type " << indices.type()->str();
+  if (ti->ndim() >= 2) {
+    // The gather by the flattened index, its axis then unflattened to the
+    // index's shape by a Reshape marked of_index, which set_subtensor /
+    // inc_subtensor undo (inc_subtensor.cpp).
+    const Var flat = take(x, flatten(indices, 1), axis);
+    std::vector<Var> shape;
+    for (int d = 0; d < axis; ++d) shape.push_back(shape_i(x, d));
+    for (int d = 0; d < ti->ndim(); ++d) shape.push_back(shape_i(indices, d));
+    for (int d = axis + 1; d < nd; ++d) shape.push_back(shape_i(x, d));
+    return OpPtr(new Reshape(nd - 1 + ti->ndim(), /*of_index=*/true))->apply1({flat, make_vector(shape, DType::Int64)});
   }
   if (axis == 0) return advanced_subtensor1(x, indices);
   std::vector<int> perm{axis};

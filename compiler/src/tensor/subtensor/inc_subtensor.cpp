@@ -6,6 +6,7 @@
 #include "idx_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/tensor/as_tensor.h"
+#include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/shape.h"
@@ -116,6 +117,16 @@ Var inc_impl(const Var& x_sub, const Var& y, bool set, const char* fname) {
     std::vector<Var> ins{owner->input(0), y};
     for (int i = 1; i < owner->nin(); ++i) ins.push_back(owner->input(i));
     return OpPtr(new IncSubtensor(s->idx_list(), false, set))->apply1(std::move(ins));
+  }
+  if (const auto* r = dynamic_cast<const Reshape*>(op); r && r->of_index()) {
+    // x[idx] with idx of rank >= 2 (take): y broadcast to x_sub's shape and
+    // flattened as the gather by the flattened index, which is then updated.
+    const Var& flat = owner->input(0);
+    const int ynd = tensor_type(y)->ndim(), nd = tensor_type(x_sub)->ndim();
+    THEANO_USER_CHECK(ynd <= nd, TypeError) << fname << ": the value " << y.str() << " has " << ynd
+                                            << " dimensions, more than the " << nd << " of " << x_sub.str();
+    const Var yflat = reshape(alloc(y, shape(x_sub)), shape(flat), tensor_type(flat)->ndim());
+    return inc_impl(flat, yflat, set, fname);
   }
   if (dynamic_cast<const AdvancedSubtensor1*>(op)) {
     const Var& base = owner->input(0);

@@ -85,10 +85,10 @@ void throw_wrong_index_kind(const char* accessor) {
                       " called on an index of another kind");
 }
 
-// x[i0, ..., ik-1] with integer vectors and scalars as the leading indices, at least one a vector and
-// at least two in all (the rest are full slices): numpy's advanced indexing, the index arrays
-// broadcast together. Computed as a gather (AdvancedSubtensor1, whose gradient and GPU form exist)
-// of the row-major flat index into x with its k leading axes merged. Each index is checked against
+// x[i0, ..., ik-1] with integer arrays (any rank) and scalars as the leading indices, at least one an
+// array and at least two in all (the rest are full slices): numpy's advanced indexing, the index
+// arrays broadcast together. Computed as a gather (take: AdvancedSubtensor1, whose gradient and GPU
+// form exist) of the row-major flat index into x with its k leading axes merged. Each index is checked against
 // its own axis first: merged, an out-of-range x[0, 5] would otherwise read row 1.
 Var multi_index(const Var& x, const std::vector<Index>& indices) {
   const TensorType* tx = tensor_type(x);
@@ -118,7 +118,7 @@ Var multi_index(const Var& x, const std::vector<Index>& indices) {
   for (int a = 1; a < k; ++a) shape[0] = tensor::mul(shape[0], shape_i(x, a));
   for (int a = k; a < nd; ++a) shape.push_back(shape_i(x, a));
   const Var merged = OpPtr(new Reshape(nd - k + 1, /*of_index=*/true))->apply1({x, make_vector(shape, DType::Int64)});
-  return advanced_subtensor1(merged, lin);
+  return take(merged, lin, 0);
 }
 
 }  // namespace detail
@@ -134,10 +134,11 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
     if (!indices[i].is_variable()) continue;
     const Var& v = indices[i].variable();
     const TensorType* tv = tensor_type(v);
-    THEANO_USER_CHECK(tv && (is_integer(tv->dtype())) && tv->ndim() <= 1, TypeError)
+    THEANO_USER_CHECK(tv && is_integer(tv->dtype()), TypeError)
         << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
-        << ") must be an integer scalar or an integer vector, got type " << (v ? v.type()->str() : "<null>");
-    if (tv->ndim() == 1) {
+        << ") must be an integer scalar or an integer array (boolean masks are not supported yet), got type "
+        << (v ? v.type()->str() : "<null>");
+    if (tv->ndim() >= 1) {
       ++vectors;
       if (advanced_axis < 0) advanced_axis = static_cast<int>(i);
     }
@@ -149,7 +150,7 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
   if (advanced_axis >= 0) {
     for (std::size_t i = 0; i < indices.size(); ++i)
       THEANO_USER_CHECK(static_cast<int>(i) == advanced_axis || is_full_slice(indices[i]), ValueError)
-          << "x[...] on " << x.str() << ": an integer-vector index (advanced indexing, AdvancedSubtensor1) can only "
+          << "x[...] on " << x.str() << ": an integer-array index (advanced indexing, AdvancedSubtensor1) can only "
           << "be combined with full slices (all) on the other axes; index " << i << " is not one";
     return take(x, indices[static_cast<std::size_t>(advanced_axis)].variable(), advanced_axis);
   }

@@ -71,6 +71,6 @@ TEST_SUITE("lower sort") {
         codegen::CLinker::generate_source(FunctionGraph({x}, {sort(x, 0), argsort(x, 1)}), {}, false);
     CHECK(src.find("theano_sort_f32(x0->data") != std::string::npos);
     CHECK(src.find("theano_argsort_f32(x0->data") != std::string::npos);
-    CHECK(src.find("THEANO_SORT_KERNELS(double, f64)") != std::string::npos);  // the kernels, embedded
+    CHECK(src.find("THEANO_SORT_KERNELS(double, uint64_t, f64)") != std::string::npos);  // the kernels, embedded
   }
 }

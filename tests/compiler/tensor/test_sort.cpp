@@ -158,6 +158,57 @@ TEST_CASE("sort and argsort match the reference over ranks, axes, dtypes, stride
   }
 }
 
+TEST_CASE("sort and argsort: the radix sort's keys at the extremes, and lines on both sides of its length limit") {
+  // Keys: every sign, the extremes, subnormals, +-0 (argsort ties), NaNs of both signs.
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const double dmin = std::numeric_limits<double>::denorm_min(), big = std::numeric_limits<double>::max();
+  const NDArray f = NDArray::from_list<double>({0.0, -0.0, nan, -nan, -big, big, dmin, -dmin, inf, -inf, -0.0, 1, -1, 0.0});
+  const Var v = vector("v", DType::Float64), vf = vector("vf", DType::Float32);
+  CHECK(same(sort(v).eval({{v, f}}), reference(f, 0, false)));
+  CHECK(array_equal(argsort(v).eval({{v, f}}), reference(f, 0, true)));
+  const NDArray ff = f.astype(DType::Float32);
+  CHECK(same(sort(vf).eval({{vf, ff}}), reference(ff, 0, false)));
+  CHECK(array_equal(argsort(vf).eval({{vf, ff}}), reference(ff, 0, true)));
+  const Var vi = vector("vi", DType::Int64), vu = vector("vu", DType::UInt16);
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const NDArray ints = NDArray::from_list<std::int64_t>({hi, -1, lo, 0, 1, lo + 1, hi - 1, -1, 256, -256});
+  CHECK(array_equal(sort(vi).eval({{vi, ints}}), reference(ints, 0, false)));
+  CHECK(array_equal(argsort(vi).eval({{vi, ints}}), reference(ints, 0, true)));
+  const NDArray shorts = NDArray::from_list<std::uint16_t>({65535, 0, 256, 255, 1, 65535, 257});
+  CHECK(array_equal(sort(vu).eval({{vu, shorts}}), reference(shorts, 0, false)));
+  // Lines of THEANO_SORT_RADIX_MAX (4096) elements and longer (the introsort
+  // on the CPU): ties, NaN, +-inf; already sorted, reversed, all equal, an
+  // organ pipe and Musser's median-of-3 killer.
+  for (const std::int64_t n : {std::int64_t{4096}, std::int64_t{4097}, std::int64_t{9001}}) {
+    CAPTURE(n);
+    std::vector<NDArray> lines{values({n}, DType::Float64)};
+    NDArray up = NDArray::empty({n}), down = NDArray::empty({n}), flat = NDArray::full({n}, 2.5, DType::Float64),
+            pipe = NDArray::empty({n}), killer = NDArray::zeros({n});
+    for (std::int64_t i = 0; i < n; ++i) {
+      up.data_as<double>()[i] = static_cast<double>(i);
+      down.data_as<double>()[i] = static_cast<double>(n - i);
+      pipe.data_as<double>()[i] = static_cast<double>(std::min(i, n - 1 - i));
+    }
+    const std::int64_t k = n / 2;
+    for (std::int64_t i = 1; i <= k; ++i) {
+      if (i % 2 == 1) {
+        killer.data_as<double>()[i - 1] = static_cast<double>(i);
+        killer.data_as<double>()[i] = static_cast<double>(k + i);
+      }
+      killer.data_as<double>()[k + i - 1] = static_cast<double>(2 * i);
+    }
+    for (const NDArray& l : {up, down, flat, pipe, killer}) lines.push_back(l);
+    for (std::size_t c = 0; c < lines.size(); ++c) {
+      CAPTURE(c);
+      CHECK(same(sort(v).eval({{v, lines[c]}}), reference(lines[c], 0, false)));
+      CHECK(array_equal(argsort(v).eval({{v, lines[c]}}), reference(lines[c], 0, true)));
+      const NDArray l32 = lines[c].astype(DType::Int32);
+      const Var w = vector("w", DType::Int32);
+      CHECK(array_equal(argsort(w).eval({{w, l32}}), reference(l32, 0, true)));
+    }
+  }
+}
+
 TEST_CASE("sort infer_shape and gradient, argsort's zero gradient") {
   const Var x = tensor3("x", DType::Float64);
   NDArray a = NDArray::empty({2, 3, 4});

@@ -6,7 +6,8 @@
 // the table gets its rows from the op registry (docs/adding-an-op.md).
 //
 // Lines (one input, one output of the input's shape): the CPU node function
-// walks every line along the axis and calls the kernel on it; the GPU form
+// calls the kernel on every line along the axis, ranges of lines on the loop
+// threads (theano_parallel); the GPU form
 // runs one thread a line, a grid-stride loop over the lines, the lines
 // addressed as lane kernels address theirs (gpu_lanes.h: the kept axes
 // merged, the axis walked).
@@ -20,6 +21,7 @@
 #include "../cuda_unit.h"
 #include "gpu_lanes.h"
 #include "lowering.h"
+#include "parallel_part.h"
 
 namespace theano::codegen::lower {
 namespace {
@@ -53,20 +55,35 @@ void lower_lines(NodeLowering& L) {
   w.line(L.alloc(0));
   w.line("if (theano_size(x0) == 0) return 0;");
   const std::string as = str(form.axis);
-  w.line("const int64_t n = x0->shape[" + as + "], xs = x0->strides[" + as + "], os = o0->strides[" + as + "];");
-  // One kernel call per line: loops over every other axis.
-  std::string xoff, ooff;
-  int loops = 0;
-  for (int d = 0; d < nd; ++d) {
+  // One kernel call per line, the lines split into ranges that
+  // theano_parallel may run on the loop threads (a line's work is n log n
+  // for a sort, n for a scan: ranges of at least 2^14 elements). A line
+  // index is taken apart into the other axes' indices, the last fastest.
+  CodeWriter& f = L.file;
+  const std::string args_t = L.fn + "_args";
+  f.open("struct " + args_t);
+  f.line("const TheanoArray* x0;");
+  f.line("TheanoArray* o0;");
+  f.close(";");
+  const ParallelPart part{L.fn + "_lines", args_t};
+  part.open(f);
+  f.line("const TheanoArray* x0 = args->x0;");
+  f.line("TheanoArray* o0 = args->o0;");
+  f.line("const int64_t n = x0->shape[" + as + "], xs = x0->strides[" + as + "], os = o0->strides[" + as + "];");
+  f.open("for (int64_t line = lo; line < hi; ++line)");
+  f.line("int64_t rest = line, xoff = 0, ooff = 0;");
+  for (int d = nd - 1; d >= 0; --d) {
     if (d == form.axis) continue;
     const std::string ds = str(d);
-    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
-    xoff += " + i" + ds + " * x0->strides[" + ds + "]";
-    ooff += " + i" + ds + " * o0->strides[" + ds + "]";
-    ++loops;
+    f.line("{ const int64_t i = rest % x0->shape[" + ds + "]; rest /= x0->shape[" + ds + "]; xoff += i * x0->strides[" +
+           ds + "]; ooff += i * o0->strides[" + ds + "]; }");
   }
-  w.line(form.function + "(x0->data" + xoff + ", xs, o0->data" + ooff + ", os, n);");
-  for (int k = 0; k < loops; ++k) w.close();
+  f.line(form.function + "(x0->data + xoff, xs, o0->data + ooff, os, n);");
+  f.close();
+  f.close();
+  w.line("const int64_t n = x0->shape[" + as + "], lines = theano_size(x0) / n;");
+  w.line(args_t + " args = {x0, o0};");
+  w.line(part.run("lines", "(16384 + n - 1) / n", "args") + ";");
   w.line("return 0;");
 }
 

@@ -13,11 +13,28 @@
  * stable sort, whatever sorting kind the user named). NaN sorts after every
  * number, as in NumPy, and the NaNs keep their index order.
  *
- * Both are heapsorts (Williams 1964: a binary max-heap built by sifting down
- * from the last parent, then the maximum swapped to the end, n log n
- * comparisons, no extra memory, no recursion, so the same text serves a GPU
- * thread). argsort compares (value, index) pairs, a total order, so the
- * unstable heapsort yields the stable order.
+ * Both are introsorts (Musser 1997): a quicksort (Hoare 1962; the pivot the
+ * median of the first, middle and last elements, which also bound the
+ * partition scans), its ranges of at most THEANO_SORT_SMALL elements
+ * finished by insertion sort, and a range that went 2 log2(n) partitions
+ * deep sorted by heapsort instead (Williams 1964), so the worst case stays
+ * n log n. No extra memory and no recursion (the pending ranges live in a
+ * 64-entry array: the larger part is deferred, the smaller one sorted first,
+ * so at most log2(n) wait), so the same text serves a GPU thread. argsort
+ * compares (value, index) pairs, a total order, so the unstable sort yields
+ * the stable order.
+ *
+ * On the CPU a line of at most THEANO_SORT_RADIX_MAX elements is sorted by
+ * an LSD radix sort instead (Seward 1954; one byte a pass, a pass skipped
+ * where every key has the same byte), 3-4x faster than the introsort on
+ * random floats: the values become unsigned keys in NumPy's order (a float's
+ * bits, the sign's meaning turned around; NaN the largest key), sorted in
+ * arrays on the stack. The radix sort is stable, so argsort gets the same
+ * indices as by comparisons, with -0.0 keyed as +0.0 and every NaN alike
+ * (they compare equal); sort keys each value by its own bits and writes
+ * them back, so among equal values only -0.0 before +0.0 and a NaN's payload
+ * (NaN comes back as the quiet NaN 0x7ff...f) can tell the two methods
+ * apart. A GPU thread has no room for the arrays: it runs the introsort.
  *
  * One kernel per dtype: suffix f64, f32, i64, i32, i16, i8, u64, u32, u16, u8.
  */
@@ -70,13 +87,207 @@
     }                                                                                                                \
   }
 
-#define THEANO_SORT_KERNELS(T, SUFFIX)                                                                               \
-  THEANO_HEAPSORT(theano_sort_heap_##SUFFIX, T, THEANO_SORT_LESS, (), ())                                            \
+/* Ranges of at most this many elements are finished by insertion sort. */
+#define THEANO_SORT_SMALL 16
+
+/* Swaps elements a and b of the line of E at o (byte stride os). */
+#define THEANO_SORT_SWAP(E, o, os, a, b)                                                                             \
+  do {                                                                                                               \
+    E sw_ = THEANO_SORT_AT(E, o, os, a);                                                                             \
+    THEANO_SORT_AT(E, o, os, a) = THEANO_SORT_AT(E, o, os, b);                                                       \
+    THEANO_SORT_AT(E, o, os, b) = sw_;                                                                               \
+  } while (0)
+
+/* The introsort, once: NAME(PARAMS char* o, int64_t os, int64_t n), the same
+ * contract as THEANO_HEAPSORT's NAME, which must exist as NAME##_heap. */
+#define THEANO_INTROSORT(NAME, E, BEFORE, PARAMS, ARGS)                                                              \
+  static inline void NAME(THEANO_SORT_UNPAREN(PARAMS) char* o, int64_t os, int64_t n) {                              \
+    int64_t pend_lo[64], pend_hi[64], pend_depth[64];                                                                \
+    int top = 0;                                                                                                     \
+    int64_t lo = 0, hi = n, depth = 0, m;                                                                            \
+    for (m = n; m > 1; m >>= 1) depth += 2;                                                                          \
+    for (;;) {                                                                                                       \
+      while (hi - lo > THEANO_SORT_SMALL) {                                                                          \
+        int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1;                                                        \
+        E p;                                                                                                         \
+        if (depth == 0) {                                                                                            \
+          NAME##_heap(THEANO_SORT_UNPAREN(ARGS) o + lo * os, os, hi - lo);                                           \
+          lo = hi;                                                                                                   \
+          break;                                                                                                     \
+        }                                                                                                            \
+        --depth;                                                                                                     \
+        /* o[lo] <= o[mid] <= o[hi - 1]: the pivot, and the scans' sentinels. */                                     \
+        if (BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, mid), THEANO_SORT_AT(E, o, os, lo)))           \
+          THEANO_SORT_SWAP(E, o, os, mid, lo);                                                                       \
+        if (BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, hi - 1), THEANO_SORT_AT(E, o, os, mid))) {     \
+          THEANO_SORT_SWAP(E, o, os, hi - 1, mid);                                                                   \
+          if (BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, mid), THEANO_SORT_AT(E, o, os, lo)))         \
+            THEANO_SORT_SWAP(E, o, os, mid, lo);                                                                     \
+        }                                                                                                            \
+        p = THEANO_SORT_AT(E, o, os, mid);                                                                           \
+        /* Hoare's partition: afterwards o[lo, j] <= p <= o[j + 1, hi), both parts non-empty. */                     \
+        for (;;) {                                                                                                   \
+          do ++i;                                                                                                    \
+          while (BEFORE(THEANO_SORT_UNPAREN(ARGS) THEANO_SORT_AT(E, o, os, i), p));                                  \
+          do --j;                                                                                                    \
+          while (BEFORE(THEANO_SORT_UNPAREN(ARGS) p, THEANO_SORT_AT(E, o, os, j)));                                  \
+          if (i >= j) break;                                                                                         \
+          THEANO_SORT_SWAP(E, o, os, i, j);                                                                          \
+        }                                                                                                            \
+        /* The larger part waits; the smaller one is sorted now. */                                                  \
+        if (j + 1 - lo < hi - (j + 1)) {                                                                             \
+          pend_lo[top] = j + 1, pend_hi[top] = hi, pend_depth[top++] = depth;                                        \
+          hi = j + 1;                                                                                                \
+        } else {                                                                                                     \
+          pend_lo[top] = lo, pend_hi[top] = j + 1, pend_depth[top++] = depth;                                        \
+          lo = j + 1;                                                                                                \
+        }                                                                                                            \
+      }                                                                                                              \
+      {                                                                                                              \
+        int64_t k;                                                                                                   \
+        for (k = lo + 1; k < hi; ++k) {                                                                              \
+          E v = THEANO_SORT_AT(E, o, os, k);                                                                         \
+          int64_t j = k;                                                                                             \
+          for (; j > lo && BEFORE(THEANO_SORT_UNPAREN(ARGS) v, THEANO_SORT_AT(E, o, os, j - 1)); --j)                \
+            THEANO_SORT_AT(E, o, os, j) = THEANO_SORT_AT(E, o, os, j - 1);                                           \
+          THEANO_SORT_AT(E, o, os, j) = v;                                                                           \
+        }                                                                                                            \
+      }                                                                                                              \
+      if (top == 0) return;                                                                                          \
+      --top;                                                                                                         \
+      lo = pend_lo[top], hi = pend_hi[top], depth = pend_depth[top];                                                 \
+    }                                                                                                                \
+  }
+
+#ifndef __CUDACC__
+/* Lines of at most this many elements are radix sorted (keys, and for
+ * argsort the indices, two arrays each on the stack: 128 KiB for int64). */
+#define THEANO_SORT_RADIX_MAX 4096
+
+/* The LSD radix sort of the n keys at a (with the int64 payload ia when it
+ * is not null), b and ib the other buffers. Returns 1 when the sorted keys
+ * (and payload) ended in b / ib, 0 when in a / ia. */
+#define THEANO_RADIX(U, BYTES)                                                                                       \
+  static inline int theano_radix_##U(U* a, U* b, int64_t* ia, int64_t* ib, int64_t n) {                              \
+    uint32_t cnt[BYTES][256];                                                                                        \
+    int d, j, flip = 0;                                                                                              \
+    int64_t i;                                                                                                       \
+    for (d = 0; d < BYTES; ++d)                                                                                      \
+      for (j = 0; j < 256; ++j) cnt[d][j] = 0;                                                                       \
+    for (i = 0; i < n; ++i)                                                                                          \
+      for (d = 0; d < BYTES; ++d) ++cnt[d][(a[i] >> (8 * d)) & 255];                                                 \
+    for (d = 0; d < BYTES; ++d) {                                                                                    \
+      uint32_t* c = cnt[d];                                                                                          \
+      uint32_t sum = 0;                                                                                              \
+      if (c[(a[0] >> (8 * d)) & 255] == (uint32_t)n) continue; /* one byte value: nothing moves */                   \
+      for (j = 0; j < 256; ++j) {                                                                                    \
+        uint32_t t = c[j];                                                                                           \
+        c[j] = sum;                                                                                                  \
+        sum += t;                                                                                                    \
+      }                                                                                                              \
+      if (ia) {                                                                                                      \
+        for (i = 0; i < n; ++i) {                                                                                    \
+          uint32_t at = c[(a[i] >> (8 * d)) & 255]++;                                                                \
+          b[at] = a[i];                                                                                              \
+          ib[at] = ia[i];                                                                                            \
+        }                                                                                                            \
+      } else {                                                                                                       \
+        for (i = 0; i < n; ++i) b[c[(a[i] >> (8 * d)) & 255]++] = a[i];                                              \
+      }                                                                                                              \
+      {                                                                                                              \
+        U* t = a;                                                                                                    \
+        int64_t* ti = ia;                                                                                            \
+        a = b, b = t, ia = ib, ib = ti;                                                                              \
+      }                                                                                                              \
+      flip ^= 1;                                                                                                     \
+    }                                                                                                                \
+    return flip;                                                                                                     \
+  }
+THEANO_RADIX(uint64_t, 8)
+THEANO_RADIX(uint32_t, 4)
+THEANO_RADIX(uint16_t, 2)
+THEANO_RADIX(uint8_t, 1)
+
+/* Keys in NumPy's order. A float: its bits with the sign bit set when
+ * positive, every bit flipped when negative; NaN the largest key;
+ * `canon`: -0.0 keyed as +0.0 (argsort's ties). */
+static inline uint64_t theano_sort_key_f64(double v, int canon) {
+  uint64_t b;
+  if (v != v) return ~(uint64_t)0;
+  if (canon && v == 0) v = 0.0;
+  __builtin_memcpy(&b, &v, 8);
+  return (b >> 63) ? ~b : b | ((uint64_t)1 << 63);
+}
+static inline double theano_sort_unkey_f64(uint64_t k) {
+  uint64_t b = (k >> 63) ? k & ~((uint64_t)1 << 63) : ~k;
+  double v;
+  __builtin_memcpy(&v, &b, 8);
+  return v;
+}
+static inline uint32_t theano_sort_key_f32(float v, int canon) {
+  uint32_t b;
+  if (v != v) return ~(uint32_t)0;
+  if (canon && v == 0) v = 0.0f;
+  __builtin_memcpy(&b, &v, 4);
+  return (b >> 31) ? ~b : b | ((uint32_t)1 << 31);
+}
+static inline float theano_sort_unkey_f32(uint32_t k) {
+  uint32_t b = (k >> 31) ? k & ~((uint32_t)1 << 31) : ~k;
+  float v;
+  __builtin_memcpy(&v, &b, 4);
+  return v;
+}
+/* A signed integer: its bits with the sign bit flipped; unsigned: itself. */
+#define THEANO_SORT_INT_KEYS(T, U, SUFFIX, SIGN)                                                                     \
+  static inline U theano_sort_key_##SUFFIX(T v, int canon) { return (void)canon, (U)((U)v ^ (U)(SIGN)); }           \
+  static inline T theano_sort_unkey_##SUFFIX(U k) { return (T)(U)(k ^ (U)(SIGN)); }
+THEANO_SORT_INT_KEYS(int64_t, uint64_t, i64, (uint64_t)1 << 63)
+THEANO_SORT_INT_KEYS(int32_t, uint32_t, i32, (uint32_t)1 << 31)
+THEANO_SORT_INT_KEYS(int16_t, uint16_t, i16, 0x8000)
+THEANO_SORT_INT_KEYS(int8_t, uint8_t, i8, 0x80)
+THEANO_SORT_INT_KEYS(uint64_t, uint64_t, u64, 0)
+THEANO_SORT_INT_KEYS(uint32_t, uint32_t, u32, 0)
+THEANO_SORT_INT_KEYS(uint16_t, uint16_t, u16, 0)
+THEANO_SORT_INT_KEYS(uint8_t, uint8_t, u8, 0)
+
+/* The radix paths of theano_sort_<sfx> / theano_argsort_<sfx>: statements
+ * that finish the line and return when it is short enough. */
+#define THEANO_SORT_RADIX_PATH(T, U, SUFFIX)                                                                         \
+  if (n <= THEANO_SORT_RADIX_MAX) {                                                                                  \
+    U a_[THEANO_SORT_RADIX_MAX], b_[THEANO_SORT_RADIX_MAX];                                                          \
+    const U* r_;                                                                                                     \
+    for (i = 0; i < n; ++i) a_[i] = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), 0);                  \
+    r_ = theano_radix_##U(a_, b_, 0, 0, n) ? b_ : a_;                                                                \
+    for (i = 0; i < n; ++i) THEANO_SORT_AT(T, o, os, i) = theano_sort_unkey_##SUFFIX(r_[i]);                         \
+    return;                                                                                                          \
+  }
+#define THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX)                                                                      \
+  if (n <= THEANO_SORT_RADIX_MAX) {                                                                                  \
+    U a_[THEANO_SORT_RADIX_MAX], b_[THEANO_SORT_RADIX_MAX];                                                          \
+    int64_t ia_[THEANO_SORT_RADIX_MAX], ib_[THEANO_SORT_RADIX_MAX];                                                  \
+    const int64_t* r_;                                                                                               \
+    for (i = 0; i < n; ++i) {                                                                                        \
+      a_[i] = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), 1);                                        \
+      ia_[i] = i;                                                                                                    \
+    }                                                                                                                \
+    r_ = theano_radix_##U(a_, b_, ia_, ib_, n) ? ib_ : ia_;                                                          \
+    for (i = 0; i < n; ++i) THEANO_SORT_AT(int64_t, o, os, i) = r_[i];                                               \
+    return;                                                                                                          \
+  }
+#else
+#define THEANO_SORT_RADIX_PATH(T, U, SUFFIX)
+#define THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX)
+#endif
+
+#define THEANO_SORT_KERNELS(T, U, SUFFIX)                                                                            \
+  THEANO_HEAPSORT(theano_sort_intro_##SUFFIX##_heap, T, THEANO_SORT_LESS, (), ())                                    \
+  THEANO_INTROSORT(theano_sort_intro_##SUFFIX, T, THEANO_SORT_LESS, (), ())                                          \
   static inline void theano_sort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {               \
     int64_t i;                                                                                                       \
+    THEANO_SORT_RADIX_PATH(T, U, SUFFIX)                                                                             \
     if (x != o)                                                                                                      \
       for (i = 0; i < n; ++i) THEANO_SORT_AT(T, o, os, i) = THEANO_SORT_AT(const T, x, xs, i);                       \
-    theano_sort_heap_##SUFFIX(o, os, n);                                                                             \
+    theano_sort_intro_##SUFFIX(o, os, n);                                                                            \
   }                                                                                                                  \
   /* Whether index a sorts before index b: by value, then by index. */                                               \
   static inline int theano_argsort_less_##SUFFIX(const char* x, int64_t xs, int64_t a, int64_t b) {                  \
@@ -85,23 +296,26 @@
     if (THEANO_SORT_LESS(vb, va)) return 0;                                                                          \
     return a < b;                                                                                                    \
   }                                                                                                                  \
-  THEANO_HEAPSORT(theano_argsort_heap_##SUFFIX, int64_t, theano_argsort_less_##SUFFIX,                               \
+  THEANO_HEAPSORT(theano_argsort_intro_##SUFFIX##_heap, int64_t, theano_argsort_less_##SUFFIX,                       \
                   (const char* x, int64_t xs, ), (x, xs, ))                                                          \
+  THEANO_INTROSORT(theano_argsort_intro_##SUFFIX, int64_t, theano_argsort_less_##SUFFIX,                             \
+                   (const char* x, int64_t xs, ), (x, xs, ))                                                         \
   static inline void theano_argsort_##SUFFIX(const char* x, int64_t xs, char* o, int64_t os, int64_t n) {            \
     int64_t i;                                                                                                       \
+    THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX)                                                                          \
     for (i = 0; i < n; ++i) THEANO_SORT_AT(int64_t, o, os, i) = i;                                                   \
-    theano_argsort_heap_##SUFFIX(x, xs, o, os, n);                                                                   \
+    theano_argsort_intro_##SUFFIX(x, xs, o, os, n);                                                                  \
   }
 
-THEANO_SORT_KERNELS(double, f64)
-THEANO_SORT_KERNELS(float, f32)
-THEANO_SORT_KERNELS(int64_t, i64)
-THEANO_SORT_KERNELS(int32_t, i32)
-THEANO_SORT_KERNELS(int16_t, i16)
-THEANO_SORT_KERNELS(int8_t, i8)
-THEANO_SORT_KERNELS(uint64_t, u64)
-THEANO_SORT_KERNELS(uint32_t, u32)
-THEANO_SORT_KERNELS(uint16_t, u16)
-THEANO_SORT_KERNELS(uint8_t, u8)
+THEANO_SORT_KERNELS(double, uint64_t, f64)
+THEANO_SORT_KERNELS(float, uint32_t, f32)
+THEANO_SORT_KERNELS(int64_t, uint64_t, i64)
+THEANO_SORT_KERNELS(int32_t, uint32_t, i32)
+THEANO_SORT_KERNELS(int16_t, uint16_t, i16)
+THEANO_SORT_KERNELS(int8_t, uint8_t, i8)
+THEANO_SORT_KERNELS(uint64_t, uint64_t, u64)
+THEANO_SORT_KERNELS(uint32_t, uint32_t, u32)
+THEANO_SORT_KERNELS(uint16_t, uint16_t, u16)
+THEANO_SORT_KERNELS(uint8_t, uint8_t, u8)
 
 #endif /* THEANO_RUNTIME_KERNELS_SORT_H */

@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "lowering.h"
+#include "parallel_part.h"
 #include "subtensor_code.h"
 
 namespace theano::codegen::lower {
@@ -308,6 +309,7 @@ void lower_advanced_subtensor1(NodeLowering& L) {
   const DType dt = L.in(0).dtype();
   const std::string item = str(static_cast<std::int64_t>(dtype_size(dt)));
   emit_gather_output(L);
+  w.line("if (k == 0 || row == 0) return 0;");
   // Rows of x are contiguous when its trailing dimensions are C-contiguous.
   w.line("bool rows_contiguous = true;");
   w.line("int64_t expect = " + item + ";");
@@ -316,15 +318,46 @@ void lower_advanced_subtensor1(NodeLowering& L) {
     w.line("if (x0->shape[" + ds + "] != 1 && x0->strides[" + ds + "] != expect) rows_contiguous = false;");
     w.line("expect *= x0->shape[" + ds + "];");
   }
+  w.open("if (rows_contiguous)");
+  // Contiguous rows: every index checked first (the rule perform runs), then
+  // the rows copied in ranges that theano_parallel may run on the loop
+  // threads, each row's lines prefetched eight rows ahead (the rows are read
+  // in the index's order, which the hardware prefetcher cannot guess; W13).
   w.open("for (int64_t j = 0; j < k; ++j)");
   emit_checked_index(L, 1);
-  w.line("if (row == 0) continue;");
+  w.close();
+  const std::string ictype = L.in_ctype(1);
+  CodeWriter& f = L.file;
+  const std::string args_t = L.fn + "_args";
+  f.open("struct " + args_t);
+  f.line("const char* x;");
+  f.line("const char* idx;");
+  f.line("char* o;");
+  f.line("int64_t n, xs, is, bytes;");
+  f.close(";");
+  const ParallelPart part{L.fn + "_rows", args_t};
+  part.open(f);
+  f.line("const int64_t n = args->n, xs = args->xs, is = args->is, bytes = args->bytes;");
+  f.line("const int64_t ahead = bytes < 512 ? bytes : 512;");
+  f.open("for (int64_t j = lo; j < hi; ++j)");
+  f.open("if (j + 8 < hi)");
+  f.line("int64_t p = (int64_t)*(const " + ictype + "*)(args->idx + (j + 8) * is);");
+  f.line("if (p < 0) p += n;");
+  f.line("for (int64_t b = 0; b < ahead; b += 64) __builtin_prefetch(args->x + p * xs + b);");
+  f.close();
+  f.line("int64_t i = (int64_t)*(const " + ictype + "*)(args->idx + j * is);");
+  f.line("if (i < 0) i += n;");
+  f.line("__builtin_memcpy(args->o + j * bytes, args->x + i * xs, (unsigned long)bytes);");
+  f.close();
+  f.close();
+  w.line(args_t + " args = {x0->data, x1->data, o0->data, n, x0->strides[0], x1->strides[0], row * " + item + "};");
+  w.line(part.run("k", "(32768 + args.bytes - 1) / args.bytes", "args") + ";");
+  w.line("return 0;");
+  w.close();
+  w.open("for (int64_t j = 0; j < k; ++j)");
+  emit_checked_index(L, 1);
   w.line("const char* src = x0->data + i * x0->strides[0];");
   w.line("char* dst = o0->data + j * row * " + item + ";");
-  w.open("if (rows_contiguous)");
-  w.line("__builtin_memcpy(dst, src, (unsigned long)(row * " + item + "));");
-  w.line("continue;");
-  w.close();
   std::vector<LoopOperand> ops{
       {"pd", "dst", c_type(dt), false, [](int j) { return "o0->strides[" + str(j + 1) + "]"; }},
       {"ps", "src", c_type(dt), true, [](int j) { return "x0->strides[" + str(j + 1) + "]"; }}};
@@ -348,9 +381,30 @@ void lower_advanced_inc_subtensor1(NodeLowering& L) {
   w.line("int64_t row = 1;");
   for (int d = 1; d < nd; ++d) w.line("row *= o0->shape[" + str(d) + "];");
   emit_value_strides(L, nd);
+  w.line("if (row == 0) return 0;");
+  // Rows of the target and of the value both contiguous (an embedding's
+  // gradient, W13): one loop over the row that vectorizes.
+  const std::string xi = str(static_cast<std::int64_t>(dtype_size(xd)));
+  const std::string yi = str(static_cast<std::int64_t>(dtype_size(yd)));
+  w.line("bool flat_rows = true;");
+  w.line("int64_t ox = " + xi + ", oy = " + yi + ";");
+  for (int d = nd - 1; d >= 1; --d) {
+    const std::string ds = str(d);
+    w.line("if (o0->shape[" + ds + "] != 1 && (o0->strides[" + ds + "] != ox || ys" + ds + " != oy)) flat_rows = false;");
+    w.line("ox *= o0->shape[" + ds + "]; oy *= o0->shape[" + ds + "];");
+  }
+  w.open("if (flat_rows)");
   w.open("for (int64_t j = 0; j < k; ++j)");
   emit_checked_index(L, 2);
-  w.line("if (row == 0) continue;");
+  // No __restrict: in place, y may be a view of x (clang checks the overlap at run time).
+  w.line(std::string(c_type(xd)) + "* pd = (" + c_type(xd) + "*)(o0->data + i * o0->strides[0]);");
+  w.line(std::string("const ") + c_type(yd) + "* py = (const " + c_type(yd) + "*)(x1->data + j * ys0);");
+  w.line("for (int64_t e = 0; e < row; ++e) " + update_stmt(xd, op.set_instead_of_inc(), "(pd + e)", "(py + e)"));
+  w.close();
+  w.line("return 0;");
+  w.close();
+  w.open("for (int64_t j = 0; j < k; ++j)");
+  emit_checked_index(L, 2);
   std::vector<LoopOperand> ops{{"pd", "o0->data + i * o0->strides[0]", c_type(xd), false,
                                 [](int j) { return "o0->strides[" + str(j + 1) + "]"; }},
                                {"py", "x1->data + j * ys0", c_type(yd), true, [](int j) { return "ys" + str(j + 1); }}};

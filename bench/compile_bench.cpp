@@ -1,4 +1,4 @@
-// Compile-time benchmark (issue 5): for each workload W1..W11 and the chains
+// Compile-time benchmark (issue 5): for each workload W1..W13 and the chains
 // T1000 / T10000 of tanh (issue 33: compile time linear in the graph), the wall time
 // of function() in a fresh process on an empty compiledir (cold) and in
 // another fresh process on the compiledir the first one populated (warm),
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     }
   }
   const fs::path root = fs::temp_directory_path() / ("theano-compile-bench-" + std::to_string(::getpid()));
-  std::printf("Compile time of W1..W11 (workloads.md), each in a fresh process: cold = empty compiledir,\n"
+  std::printf("Compile time of W1..W13 (workloads.md), each in a fresh process: cold = empty compiledir,\n"
               "warm = the compiledir the cold process populated (median of %d processes).\n"
               "Targets (bench/targets.h): cold W1 <= %.0f ms, W3 <= %.0f ms, W7 <= %.0f ms, W9 <= %.0f ms,\n"
               "T1000 <= %.0f ms, T10000 <= %.0f ms; warm <= %.0f ms per function.\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The peers of bench/run: W1..W11 of docs/workloads.md with NumPy,
+"""The peers of bench/run: W1..W13 of docs/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
 SciPy for the sparse rows (W8, W8g) and PyTorch (eager and torch.compile)
 for the convolutional network (W10), beside our own figures from
@@ -53,7 +53,8 @@ import subprocess
 import sys
 import time
 
-ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9", "W10", "W11"]
+ROWS = ["W1", "W1s", "W2", "W3", "W4a", "W4b", "W4c", "W5", "W6", "W6t", "W7", "W7s", "W8", "W8g", "W9", "W10", "W11",
+        "W12", "W13"]
 PEERS = ["numpy", "numexpr", "scipy", "pytensor-c", "pytensor-numba", "jax", "torch", "torch-compile"]
 DTYPES = ["float64", "float32"]
 
@@ -64,10 +65,11 @@ DTYPES = ["float64", "float32"]
 # W10 (LeNet-5) needs a convolution with its gradient: JAX and PyTorch
 # (PyTensor 3 has no conv2d). W11 (a Gaussian process) needs cholesky and
 # solve_triangular with their gradients: PyTensor, JAX and PyTorch. PyTorch
-# does only W10 and W11 so far.
+# does only W10..W13 so far. W13 needs a gradient (NumPy's is written by
+# hand with np.add.at, as a NumPy user would).
 APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9", "W10", "W11"},
            "scipy": {"W8", "W8g"}, "pytensor-c": set(ROWS) - {"W10"}, "pytensor-numba": set(ROWS) - {"W10"},
-           "torch": {"W10", "W11"}, "torch-compile": {"W10", "W11"}}
+           "torch": {"W10", "W11", "W12", "W13"}, "torch-compile": {"W10", "W11", "W12", "W13"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
@@ -76,6 +78,7 @@ SIZES = {
     "W8": "nnz 10^6, D 10^5x64", "W8g": "nnz 10^6, D 10^5x64", "W9": "T=100 B=32 I=64 H=256",
     "W10": "B=64 1x28x28, LeNet-5",
     "W11": "GP n=500 d=8",
+    "W12": "2000x2000", "W13": "E 10000x64, idx 256x50",
 }
 
 # Float64 checksums of docs/workloads.md: outputs, then the state after one call.
@@ -100,8 +103,11 @@ EXPECTED = {
             -0.008791199442397304, 24.621812884760374, -0.003529408744910996, 2.0418521904860762, 0.0],
     # logp, then sum(|g|) (the peers return |g|: sum(g) is ~0 by translation invariance)
     "W11": [-542.7450953457718, 3143.9932943893955],
+    "W12": [-1331765788.4111078],
+    # cost, then sum(g)
+    "W13": [97723.00813783743, -625.1930824063611],
 }
-RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7, "W10": 1e-8, "W11": 1e-8}  # W4's sums depend on the order
+RTOL = {"W4a": 1e-8, "W4b": 1e-8, "W4c": 1e-12, "W9": 1e-7, "W10": 1e-8, "W11": 1e-8, "W12": 1e-11, "W13": 1e-10}  # W4's sums depend on the order
 
 # What each peer's worker imports before it starts the compile clock.
 PEER_MODULES = {
@@ -298,6 +304,11 @@ def workload_args(inp, row, dt):
     elif row == "W11":
         d["X"] = inp.uniform(1101, -1, 1, (500, 8), dt)
         d["y"] = inp.uniform(1102, -1, 1, (500,), dt)
+    elif row == "W12":
+        d["X"] = inp.uniform(1201, -1, 1, (2000, 2000), dt)
+    elif row == "W13":
+        d["E"] = inp.uniform(1301, -1, 1, (10000, 64), dt)
+        d["idx"] = np.floor(10000 * inp.unit(1302, (256 * 50,))).astype(np.int64).reshape(256, 50)
     return d
 
 
@@ -390,6 +401,18 @@ def build_numpy(row, dt, a):
             np.add(half * (A @ B), quarter * Z, out=Z)
         return Callable(w7s, (a["A"], a["B"]), outputs=lambda r: [], state=lambda: [Z],
                         note="Z updated in place (np.add(..., out=Z))")
+    if row == "W12":
+        return Callable(lambda X: np.cumsum(np.sort(X, axis=1), axis=1), (a["X"],))
+    if row == "W13":
+        half = c(0.5)
+
+        def w13(E, idx):
+            t = np.tanh(E[idx])
+            g = np.zeros_like(E)
+            np.add.at(g, idx, t * (c(1) - t * t))
+            return half * np.sum(t * t), g
+        return Callable(w13, (a["E"], a["idx"]), outputs=lambda r: list(r),
+                        note="gradient written by hand: np.add.at of tanh' rows")
     raise KeyError(row)
 
 
@@ -512,6 +535,14 @@ def build_pytensor(row, dt, a, mode_name):
         g = pytensor.grad(logp, X)
         return Callable(fn([X, y], [logp, pt.abs(g)]), (a["X"], a["y"]),
                         note="pytensor.tensor.slinalg cholesky, solve_triangular; pytensor.grad; returns |g|")
+    if row == "W12":
+        X = pt.matrix("X", dtype=dt)
+        return Callable(fn([X], pt.cumsum(pt.sort(X, axis=1), axis=1)), (a["X"],))
+    if row == "W13":
+        E, idx = pt.matrix("E", dtype=dt), pt.lmatrix("idx")
+        cost = c(0.5) * pt.sum(pt.sqr(pt.tanh(E[idx])))
+        return Callable(fn([E, idx], [cost, pytensor.grad(cost, E)]), (a["E"], a["idx"]),
+                        note="E[idx] with an integer matrix; pytensor.grad")
     if row in ("W7", "W7s"):
         A, B = pt.matrix("A", dtype=dt), pt.matrix("B", dtype=dt)
         if row == "W7":
@@ -656,6 +687,13 @@ def build_jax(row, dt, a):
         return Callable(lambda X, y: ready(f(X, y)), (put(a["X"]), put(a["y"])),
                         note="jnp.linalg.cholesky, jax.scipy.linalg.solve_triangular, jax.value_and_grad; "
                              "returns |g|")
+    if row == "W12":
+        f = jax.jit(lambda X: jnp.cumsum(jnp.sort(X, axis=1), axis=1))
+        return Callable(lambda X: ready(f(X)), (put(a["X"]),))
+    if row == "W13":
+        f = jax.jit(jax.value_and_grad(lambda E, idx: c(0.5) * jnp.sum(jnp.square(jnp.tanh(E[idx])))))
+        return Callable(lambda E, idx: ready(f(E, idx)), (put(a["E"]), put(a["idx"])),
+                        outputs=lambda r: [np.asarray(r[0]), np.asarray(r[1])], note="jax.value_and_grad")
     if row in ("W8", "W8g"):
         from jax.experimental import sparse as jsparse
         shape = a["S_shape"]
@@ -702,6 +740,8 @@ def build_torch(row, dt, a, compiled):
     import torch.nn.functional as F
     if row == "W11":
         return build_torch_w11(dt, a, compiled)
+    if row in ("W12", "W13"):
+        return build_torch_array(row, dt, a, compiled)
     if row != "W10":
         raise NotApplicable()
     torch.set_num_threads(torch_threads())
@@ -756,6 +796,32 @@ def build_torch_w11(dt, a, compiled):
         note = "torch.compile of the whole step (default mode); " + note
     return Callable(step, (torch.from_numpy(a["X"]), torch.from_numpy(a["y"])),
                     outputs=lambda r: [r[0].numpy(), r[1].numpy()], note=note)
+
+
+def build_torch_array(row, dt, a, compiled):
+    """W12 (torch.sort then torch.cumsum) and W13 (an embedding lookup by
+    indexing, backward() for its scatter-add gradient) as PyTorch users write them."""
+    import torch
+    torch.set_num_threads(torch_threads())
+    if row == "W12":
+        def step(X):
+            return torch.cumsum(torch.sort(X, dim=1).values, dim=1)
+        args, outputs = (torch.from_numpy(a["X"]),), (lambda r: [r.numpy()])
+        note = "torch.sort(dim=1).values, torch.cumsum"
+    else:
+        def step(E, idx):
+            E = E.detach().requires_grad_()
+            cost = 0.5 * torch.tanh(E[idx]).square().sum()
+            cost.backward()
+            return cost.detach(), E.grad
+        args, outputs = (torch.from_numpy(a["E"]), torch.from_numpy(a["idx"])), (
+            lambda r: [r[0].numpy(), r[1].numpy()])
+        note = "E[idx] with an integer matrix, backward()"
+    note += "; %d threads" % torch.get_num_threads()
+    if compiled:
+        step = torch.compile(step)
+        note = "torch.compile of the whole step (default mode); " + note
+    return Callable(step, args, outputs=outputs, note=note)
 
 
 def torch_compile_report():
@@ -1289,7 +1355,7 @@ def run_report(args):
     header = ["row", "dtype", "size", "ours"] + peer_names + ["best peer", "ours/best", "limit", "ours/limit", "best/limit"]
     out = sys.stdout
     prun = (peers_doc or {}).get("run") or {}
-    print("theano-cpp bench/peers: W1..W11 of workloads.md, ours beside its peers (%s%s%s)" % (
+    print("theano-cpp bench/peers: W1..W13 of workloads.md, ours beside its peers (%s%s%s)" % (
         ", ".join(dtypes), ", --quick" if args.quick else "",
         ", --skip-compile: no cold compile of the peers" if prun.get("skip_compile") else ""), file=out)
     if machine:

@@ -144,7 +144,7 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
                  const RunInfo& run) {
   std::string dtypes;
   for (const auto& d : run.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + d;
-  std::fprintf(out, "theano-cpp bench/run: W1..W11 of workloads.md (%s%s), device %s\n", dtypes.c_str(),
+  std::fprintf(out, "theano-cpp bench/run: W1..W13 of workloads.md (%s%s), device %s\n", dtypes.c_str(),
                run.quick ? ", --quick" : "", run.device.c_str());
   std::fprintf(out, "machine: %d cores (%s), loop threads %d%s; OpenBLAS %s (%s, %d threads); LLVM %s; %s\n", m.cores,
                m.cpu.c_str(), m.loop_threads, m.threads_flag.empty() ? "" : " (THEANO_FLAGS threads)",

@@ -1,4 +1,4 @@
-// theano_bench, run by bench/run: the anchor workloads W1..W11 of
+// theano_bench, run by bench/run: the anchor workloads W1..W13 of
 // docs/workloads.md, each checked against its listed checksums and
 // measured against the machine's limits and its target, in one run:
 //
@@ -57,7 +57,7 @@ const char* const kUsage =
     "usage: %s [--only W1,W6] [--dtype float64|float32|all] [--json FILE] [--quick]\n"
     "          [--reps N] [--cold-runs N] [--warm-runs N] [--skip-compile] [--print-graph]\n"
     "          [--device cpu|cuda|cuda<N>|auto|emulated]\n"
-    "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s W8 W8g W9 W10 W11; a name also\n"
+    "  --only       workloads to run: W1 W1s W2 W3 W4a W4b W4c W5 W6 W6t W7 W7s W8 W8g W9 W10 W11 W12 W13; a name also\n"
     "               selects its variants (W1: W1, W1s; W4: W4a-c; W6: W6, W6t; W7: W7, W7s; W8: W8, W8g).\n"
     "               W8 and W8g are also timed compiled with THEANO_FLAGS threads=1 (a 'threads=1' line)\n"
     "  --dtype      float64 (default), float32, or all (both)\n"

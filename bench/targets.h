@@ -74,6 +74,13 @@ inline constexpr CallTarget kCallTargets[] = {
     // float64, JAX float32; bench/peers measures them again beside ours).
     {"W11", "float64", Kind::CallMs, 13.3},
     {"W11", "float32", Kind::CallMs, 10.5},
+    // Issue 38 (array operations): sort rows then cumsum, at or below the best
+    // peer as the issue measured it (NumPy); the embedding lookup and its
+    // scatter-add gradient, at or below JAX's (bench/peers measures both again).
+    {"W12", "float64", Kind::CallMs, 95.0},
+    {"W12", "float32", Kind::CallMs, 53.0},
+    {"W13", "float64", Kind::CallMs, 4.6},
+    {"W13", "float32", Kind::CallMs, 0.74},
 };
 
 /// The target of (workload, dtype), or nullptr.
@@ -161,6 +168,13 @@ inline constexpr Why kWhy[] = {
      "the CholeskyGrad node (Murray 2016: one trmm L^T dL and two trsm with 500 right-hand sides, about 60 %), "
      "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix, the kernel matrix's dot and exp, the triangular "
      "solves of y"},
+    {"W12", "",
+     "SortOp's radix sort of each 2000-element row (8 passes of one byte for float64, 4 for float32; "
+     "kernels/sort.h), rows split across both cores, then CumOp's running sums (about a fifth)"},
+    {"W13", "",
+     "the gather (AdvancedSubtensor1, rows prefetched, both cores), tanh and its square over 12800x64, the "
+     "gradient's elementwise product, the zeros of g and the scatter-add: XLA fuses the gather into the "
+     "elementwise loop and the scatter's update, we run them as separate nodes (about 5 passes over 3-6 MB)"},
     {"W9", "",
      "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
      "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "

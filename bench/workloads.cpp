@@ -322,6 +322,41 @@ void w11(Workload& w, bool with_args) {
   if (with_args) w.args = {uniform(1101, -1, 1, {kN, kD}, d), uniform(1102, -1, 1, {kN}, d)};
 }
 
+/// W12: each row of a 2000 x 2000 matrix sorted, then its running sum along
+/// the row (SortOp, then CumOp).
+void w12(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t kN = 2000;
+  Var X = mat("X", d);
+  w.inputs = {X};
+  w.outputs = {T::cumsum(T::sort(X, 1), 1)};
+  w.size = "2000x2000, sort rows then cumsum";
+  w.expected = {-1331765788.4111078};
+  w.checksum_rtol = 1e-11;  // sums of about 4e6 running sums: the order of the final sum moves the last digits
+  if (with_args) w.args = {uniform(1201, -1, 1, {kN, kN}, d)};
+}
+
+/// W13: an embedding lookup with an integer-matrix index (E[idx], idx 256 x 50
+/// into 10000 rows of 64) and its gradient, a scatter-add of the rows used.
+void w13(Workload& w, bool with_args) {
+  const DType d = w.dtype;
+  constexpr std::int64_t kRows = 10000, kDim = 64, kBatch = 256, kLen = 50;
+  Var E = mat("E", d), idx = T::lmatrix("idx");
+  Var cost = c(0.5, d) * T::sum(T::sqr(T::tanh(E[idx])));
+  cost->set_name("cost");
+  w.inputs = {E, idx};
+  w.outputs = {cost, grad(cost, E)};
+  w.size = "E 10000x64, idx 256x50";
+  w.expected = {97723.00813783743, -625.1930824063611};
+  w.checksum_rtol = 1e-10;  // the scatter-add sums repeated rows in index order
+  if (with_args) {
+    NDArray iv = NDArray::empty({kBatch, kLen}, DType::Int64);
+    for (std::int64_t j = 0; j < kBatch * kLen; ++j)
+      iv.data_as<std::int64_t>()[j] = static_cast<std::int64_t>(std::floor(kRows * splitmix_unit(1302, j)));
+    w.args = {uniform(1301, -1, 1, {kRows, kDim}, d), iv};
+  }
+}
+
 }  // namespace
 
 /// A compile-time-only row (issue 33): y = tanh(tanh(...tanh(x))), n deep,
@@ -337,7 +372,8 @@ void tanh_chain(Workload& w, int n) {
 
 const std::vector<std::string>& workload_ids() {
   static const std::vector<std::string> ids{"W1", "W1s", "W2",  "W3", "W4a", "W4b", "W4c",
-                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9", "W10", "W11"};
+                                            "W5", "W6",  "W6t", "W7", "W7s", "W8",  "W8g", "W9", "W10", "W11",
+                                            "W12", "W13"};
   return ids;
 }
 
@@ -364,9 +400,11 @@ Workload make_workload(const std::string& id, DType dtype, bool with_args) {
   else if (id == "W9") w9(w, with_args);
   else if (id == "W10") w10(w, with_args);
   else if (id == "W11") w11(w, with_args);
+  else if (id == "W12") w12(w, with_args);
+  else if (id == "W13") w13(w, with_args);
   else if (id == "T1000" || id == "T10000") tanh_chain(w, std::stoi(id.substr(1)));
   else THEANO_USER_CHECK(false, ValueError)
-      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, W10, W11, T1000, T10000)";
+      << "unknown workload '" << id << "' (W1, W1s, W2, W3, W4a, W4b, W4c, W5, W6, W6t, W7, W7s, W8, W8g, W9, W10, W11, W12, W13, T1000, T10000)";
   return w;
 }
 

@@ -1,5 +1,5 @@
 /// \file
-/// The anchor workloads W1..W11 of docs/workloads.md as graphs: one
+/// The anchor workloads W1..W13 of docs/workloads.md as graphs: one
 /// builder per workload, so the compile benchmark (cold / warm, in fresh
 /// processes) and the call benchmarks build exactly the same functions.
 ///

@@ -62,4 +62,38 @@ Var full(const std::vector<TensorLike>& shape, const TensorLike& value, std::opt
 /// numpy.full_like(x, value, dtype): dtype defaults to x's.
 Var full_like(const TensorLike& x, const TensorLike& value, std::optional<DType> dtype = {});
 
+// ---- Differences, comparisons, rounding, selection (docs/array-ops.md, "Values") ----
+
+/// numpy.diff: the n-th forward difference along `axis` (n >= 0; n = 0 is x).
+Var diff(const TensorLike& x, int n = 1, int axis = -1);
+/// numpy.ptp: max - min over `axes` (all axes when empty).
+Var ptp(const TensorLike& x, const Axes& axes = {}, bool keepdims = false);
+/// numpy.isclose: |a - b| <= atol + rtol * |b| elementwise (bool), infinities
+/// close only to themselves, NaN close to NaN only with `equal_nan`.
+Var isclose(const TensorLike& a, const TensorLike& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// numpy.allclose: all of isclose (a 0-d bool).
+Var allclose(const TensorLike& a, const TensorLike& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// numpy.nan_to_num: NaN -> `nan`, +inf -> `posinf`, -inf -> `neginf`
+/// (defaults: the dtype's largest and lowest finite values). Integer and bool
+/// inputs are returned as they are.
+Var nan_to_num(const TensorLike& x, double nan = 0.0, std::optional<double> posinf = {},
+               std::optional<double> neginf = {});
+/// Rounds halves away from zero (2.5 -> 3, -2.5 -> -3); exact for every float.
+Var round_half_away_from_zero(const TensorLike& x);
+/// Theano's iround: rounded (mode "half_away_from_zero" or "half_to_even"),
+/// then cast to int64.
+Var iround(const TensorLike& x, std::string_view mode = "half_away_from_zero");
+/// Theano's max_and_argmax: {max(x, axis), argmax(x, axis)}; no axis: over
+/// the flattened array.
+std::pair<Var, Var> max_and_argmax(const TensorLike& x, std::optional<int> axis = std::nullopt);
+/// numpy.take_along_axis: out[..., i, ...] = x[..., idx[..., i, ...], ...]
+/// along `axis`. idx: an integer array of x's rank; its other axes must equal
+/// x's or be of static size 1 (broadcast). Negative indices count from the end;
+/// out of range is an error naming take_along_axis. No axis: x flattened and
+/// idx 1-d.
+Var take_along_axis(const TensorLike& x, const TensorLike& idx, std::optional<int> axis);
+/// Theano's to_one_hot: y (an integer vector, 0 <= y < nb_class, checked)
+/// -> a (len(y), nb_class) matrix of `dtype` (default floatX).
+Var to_one_hot(const TensorLike& y, const TensorLike& nb_class, std::optional<DType> dtype = {});
+
 }  // namespace theano::tensor

@@ -96,4 +96,34 @@ Var take_along_axis(const TensorLike& x, const TensorLike& idx, std::optional<in
 /// -> a (len(y), nb_class) matrix of `dtype` (default floatX).
 Var to_one_hot(const TensorLike& y, const TensorLike& nb_class, std::optional<DType> dtype = {});
 
+// ---- Ranges, grids, repetition (docs/array-ops.md, "Ranges") ----
+
+/// numpy.linspace: `num` (>= 0) evenly spaced values from start to stop
+/// (included with `endpoint`, then exactly stop). start and stop: scalars,
+/// maybe symbolic. dtype defaults to config().floatX.
+Var linspace(const TensorLike& start, const TensorLike& stop, std::int64_t num = 50, bool endpoint = true,
+             std::optional<DType> dtype = {});
+/// numpy.logspace: base ** linspace(start, stop, ...).
+Var logspace(const TensorLike& start, const TensorLike& stop, std::int64_t num = 50, bool endpoint = true,
+             double base = 10.0, std::optional<DType> dtype = {});
+/// numpy.geomspace: a geometric sequence from start to stop (both nonzero, of
+/// one sign: checked), the endpoints exact.
+Var geomspace(const TensorLike& start, const TensorLike& stop, std::int64_t num = 50, bool endpoint = true,
+              std::optional<DType> dtype = {});
+/// One `start:stop:step` of numpy.mgrid / ogrid (integers or symbolic scalars).
+struct GridRange {
+  TensorLike start, stop, step = 1;
+};
+/// numpy.mgrid[r0, r1, ...]: the dense grid, shape (len(ranges), n0, n1, ...).
+Var mgrid(const std::vector<GridRange>& ranges);
+/// numpy.ogrid[r0, r1, ...]: one arange per range, shaped to broadcast
+/// (the i-th has size n_i on axis i and 1 elsewhere).
+std::vector<Var> ogrid(const std::vector<GridRange>& ranges);
+/// numpy.tile with static repetitions (each >= 0).
+Var tile(const TensorLike& x, const std::vector<std::int64_t>& reps);
+/// numpy.repeat with one count for every element (an integer >= 0 or a
+/// symbolic integer scalar, checked at run time); no axis: over the flattened
+/// array.
+Var repeat(const TensorLike& x, const TensorLike& repeats, std::optional<int> axis = std::nullopt);
+
 }  // namespace theano::tensor

@@ -126,4 +126,35 @@ Var tile(const TensorLike& x, const std::vector<std::int64_t>& reps);
 /// array.
 Var repeat(const TensorLike& x, const TensorLike& repeats, std::optional<int> axis = std::nullopt);
 
+// ---- Top-k (docs/array-ops.md, "Top-k") ----
+
+/// Theano's topk: kth > 0 the kth largest values along `axis` (descending),
+/// kth < 0 the -kth smallest (ascending); |kth| <= the axis length (checked).
+/// `sorted` = false allows any order (this implementation always sorts).
+/// Differentiable in x (the gradient scatters through the indices).
+Var topk(const TensorLike& x, std::int64_t kth, int axis = -1, bool sorted = true);
+/// Their int64 indices along `axis`.
+Var argtopk(const TensorLike& x, std::int64_t kth, int axis = -1, bool sorted = true);
+/// {topk, argtopk} from one sort.
+std::pair<Var, Var> topk_and_argtopk(const TensorLike& x, std::int64_t kth, int axis = -1, bool sorted = true);
+
+// ---- Statistics (docs/array-ops.md, "Statistics") ----
+
+/// numpy.quantile with method "linear" (the default): q in [0, 1]; no axis:
+/// over the flattened array. NaN in a reduced line gives NaN. Float results
+/// (integer inputs give float64).
+Var quantile(const TensorLike& x, double q, std::optional<int> axis = std::nullopt, bool keepdims = false);
+/// Several q: the q axis first, as NumPy's.
+Var quantile(const TensorLike& x, const std::vector<double>& q, std::optional<int> axis = std::nullopt,
+             bool keepdims = false);
+/// numpy.percentile: quantile of q / 100 (q in [0, 100]).
+Var percentile(const TensorLike& x, double q, std::optional<int> axis = std::nullopt, bool keepdims = false);
+Var percentile(const TensorLike& x, const std::vector<double>& q, std::optional<int> axis = std::nullopt,
+               bool keepdims = false);
+/// numpy.median: quantile 0.5.
+Var median(const TensorLike& x, std::optional<int> axis = std::nullopt, bool keepdims = false);
+/// numpy.cov of x (1-d or 2-d; each row a variable when `rowvar`): the
+/// covariance divided by N - ddof (ddof default: 1, or 0 with `bias`).
+Var cov(const TensorLike& x, bool rowvar = true, bool bias = false, std::optional<int> ddof = std::nullopt);
+
 }  // namespace theano::tensor

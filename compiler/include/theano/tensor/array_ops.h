@@ -157,4 +157,17 @@ Var median(const TensorLike& x, std::optional<int> axis = std::nullopt, bool kee
 /// covariance divided by N - ddof (ddof default: 1, or 0 with `bias`).
 Var cov(const TensorLike& x, bool rowvar = true, bool bias = false, std::optional<int> ddof = std::nullopt);
 
+// ---- Padding (docs/array-ops.md, "Padding") ----
+
+/// numpy.pad with static widths: one (before, after) per axis, or one pair for
+/// every axis; each >= 0. Modes: "constant" (`value`), "edge", "reflect",
+/// "symmetric", "wrap". reflect needs width <= n - 1 on an axis of length n,
+/// symmetric and wrap width <= n, edge n >= 1 when a width is positive
+/// (NumPy's repeated reflections for wider pads are not done): checked when
+/// the graph is built, or at run time when n is not static.
+Var pad(const TensorLike& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths,
+        std::string_view mode = "constant", const TensorLike& value = 0);
+/// The same width before and after on every axis.
+Var pad(const TensorLike& x, std::int64_t width, std::string_view mode = "constant", const TensorLike& value = 0);
+
 }  // namespace theano::tensor

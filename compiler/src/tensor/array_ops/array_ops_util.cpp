@@ -1,10 +1,13 @@
 // The array utilities' shared helpers (array_ops_util.h).
 #include "array_ops_util.h"
 
+#include "../shape/shape_util.h"
+
 #include "theano/runtime/error.h"
 #include "theano/runtime/ndarray.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/basic_ops.h"
+#include "theano/tensor/math.h"
 #include "theano/tensor/subtensor.h"
 
 namespace theano::tensor::array_ops {
@@ -44,6 +47,14 @@ DType float_dtype(DType d) { return is_float(d) ? d : DType::Float64; }
 void check_scalar(const Var& x, const char* what, const char* arg) {
   THEANO_USER_CHECK(x.ndim() == 0, TypeError)
       << what << ": " << arg << " must be a scalar (0-d), got " << x.str() << " of type " << x.type()->str();
+}
+
+Var gated(std::int64_t c, const Var& gate) {
+  return gate ? add(detail::int64_const(c), gate) : detail::int64_const(c);
+}
+
+Var gate(const Var& cond, const std::string& message, const std::vector<Var>& values) {
+  return require(detail::int64_const(0), cond, message, values);
 }
 
 std::string label(const Var& x) {

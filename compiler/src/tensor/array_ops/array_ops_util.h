@@ -35,6 +35,16 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what);
 DType float_dtype(DType d);
 /// TypeError naming `what` unless `x` is 0-d.
 void check_scalar(const Var& x, const char* what, const char* arg);
+/// take_along_axis without its checks: `idx` (int64, x's rank, each index in
+/// [0, n) on `axis`, other axes equal to x's or of size 1) is trusted.
+Var gather_along(const Var& x, const Var& idx, int axis);
+/// A slice bound or index `c` that, when `gate` is set (an int64 0 passed
+/// through an Assert), carries the check: `c + gate`. Putting a run-time check
+/// on a bound rather than on the data keeps the data's path free of Assert
+/// (a host op), so the ops on it keep their GPU forms.
+Var gated(std::int64_t c, const Var& gate);
+/// An int64 0 behind an Assert of `cond` (see `require`).
+Var gate(const Var& cond, const std::string& message, const std::vector<Var>& values = {});
 /// `x.str()` for an Assert message: braces become parentheses, so a printed
 /// name such as `Assert{msg='...'}.out` adds no "{}" place to the message.
 std::string label(const Var& x);

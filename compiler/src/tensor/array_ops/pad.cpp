@@ -30,8 +30,10 @@ PadMode pad_mode(std::string_view mode) {
   return PadMode::Constant;
 }
 
-/// The `w` elements put before (`before`) or after x along axis a.
-Var piece(const Var& x, int a, std::int64_t w, bool before, PadMode mode, const Var& value) {
+/// The `w` elements put before (`before`) or after x along axis a. `gate`
+/// (null when the length is static) carries the length check on a bound.
+Var piece(const Var& x, int a, std::int64_t w, bool before, PadMode mode, const Var& value, const Var& gate) {
+  auto g = [&](std::int64_t c) { return array_ops::gated(c, gate); };
   switch (mode) {
     case PadMode::Constant: {
       std::vector<TensorLike> shape;
@@ -41,14 +43,18 @@ Var piece(const Var& x, int a, std::int64_t w, bool before, PadMode mode, const 
     case PadMode::Edge: {
       std::vector<TensorLike> shape;
       for (int d = 0; d < x.ndim(); ++d) shape.emplace_back(d == a ? TensorLike(w) : TensorLike(shape_i(x, d)));
-      return alloc(expand_dims(array_ops::along(x, a, before ? 0 : -1), a), shape);
+      const Var edge = gate ? array_ops::along(x, a, Index(g(before ? 0 : -1))) : array_ops::along(x, a, before ? 0 : -1);
+      return alloc(expand_dims(edge, a), shape);
     }
     case PadMode::Reflect:  // x[w], ..., x[1] / x[n-2], ..., x[n-1-w]
-      return array_ops::along(x, a, before ? slice(w, 0, -1) : slice(-2, -2 - w, -1));
+      return gate ? array_ops::along(x, a, before ? slice(g(w), 0, -1) : slice(-2, g(-2 - w), -1))
+                  : array_ops::along(x, a, before ? slice(w, 0, -1) : slice(-2, -2 - w, -1));
     case PadMode::Symmetric:  // x[w-1], ..., x[0] / x[n-1], ..., x[n-w]
-      return array_ops::along(x, a, before ? slice(w - 1, none, -1) : slice(-1, -1 - w, -1));
+      return gate ? array_ops::along(x, a, before ? slice(g(w - 1), none, -1) : slice(-1, g(-1 - w), -1))
+                  : array_ops::along(x, a, before ? slice(w - 1, none, -1) : slice(-1, -1 - w, -1));
     case PadMode::Wrap:  // x[n-w:] / x[:w]
-      return array_ops::along(x, a, before ? slice(-w, none) : slice(none, w));
+      return gate ? array_ops::along(x, a, before ? slice(g(-w), none) : slice(none, g(w)))
+                  : array_ops::along(x, a, before ? slice(-w, none) : slice(none, w));
   }
   return x;
 }
@@ -82,16 +88,17 @@ Var pad(const TensorLike& xl, const std::vector<std::pair<std::int64_t, std::int
     std::ostringstream what;
     what << "pad: mode '" << mode_s << "' with widths (" << b << ", " << e << ") on axis " << a << " of "
          << array_ops::label(x) << " needs a length of at least " << need;
+    Var gate;  // the run-time check rides on the pieces' bounds (see array_ops::gated)
     if (const Dim n = array_ops::static_dim(v, a)) {
       THEANO_USER_CHECK(*n >= need, ValueError) << what.str() << ", got " << *n;
     } else if (need > 0) {
       const Var n_sym = shape_i(v, a);
-      v = array_ops::require(v, ge(n_sym, need), what.str() + ", got {}", {n_sym});
+      gate = array_ops::gate(ge(n_sym, need), what.str() + ", got {}", {n_sym});
     }
     std::vector<Var> parts;
-    if (b > 0) parts.push_back(piece(v, a, b, true, m, fill));
+    if (b > 0) parts.push_back(piece(v, a, b, true, m, fill, gate));
     parts.push_back(v);
-    if (e > 0) parts.push_back(piece(v, a, e, false, m, fill));
+    if (e > 0) parts.push_back(piece(v, a, e, false, m, fill, gate));
     v = concatenate(parts, a);
   }
   return v;

@@ -31,12 +31,12 @@ Var quantiles(const Var& x0, const std::vector<double>& qs, bool many, std::opti
   }
   const DType ct = array_ops::float_dtype(x.dtype());
   x = cast(x, ct);
-  const Var n = shape_i(x, a);
+  Var n = shape_i(x, a);
   if (const Dim ns = array_ops::static_dim(x, a)) {
     THEANO_USER_CHECK(*ns > 0, ValueError) << what << ": axis " << a << " of " << x0.str() << " is empty";
-  } else {
-    x = array_ops::require(x, gt(n, 0), std::string(what) + ": axis " + std::to_string(a) + " of " + array_ops::label(x0) +
-                                            " is empty (size {})",
+  } else {  // the check on the length, not on x (see array_ops::gated)
+    n = array_ops::require(n, gt(n, 0), std::string(what) + ": axis " + std::to_string(a) + " of " +
+                                            array_ops::label(x0) + " is empty (size {})",
                            {n});
   }
   const Var s = sort(x, a);

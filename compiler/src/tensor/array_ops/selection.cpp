@@ -49,11 +49,17 @@ Var take_along_axis(const TensorLike& xl, const TensorLike& idxl, std::optional<
                          "take_along_axis: an index is out of range for axis " + std::to_string(a) + " of " +
                              array_ops::label(x) + " (size {})",
                          {n});
-  i = switch_(lt(i, 0), add(i, n), i);
+  return array_ops::gather_along(x, switch_(lt(i, 0), add(i, n), i), a);
+}
+
+namespace array_ops {
+
+Var gather_along(const Var& x, const Var& idx, int a) {
+  const int nd = x.ndim();
   // The indices broadcast to the output's shape: x's sizes, idx's along the axis.
   std::vector<TensorLike> out_shape;
   for (int d = 0; d < nd; ++d) out_shape.emplace_back(d == a ? shape_i(idx, a) : shape_i(x, d));
-  i = alloc(i, out_shape);
+  const Var i = alloc(idx, out_shape);
   // Flat C-order position of each element: sum over axes of coordinate * stride.
   Var flat;
   Var stride = detail::int64_const(1);
@@ -73,6 +79,8 @@ Var take_along_axis(const TensorLike& xl, const TensorLike& idxl, std::optional<
   const Var picked = advanced_subtensor1(flatten(x, 1), flatten(flat, 1));
   return detail::match_static_shape(reshape(picked, shape(i), nd), i);
 }
+
+}  // namespace array_ops
 
 Var to_one_hot(const TensorLike& yl, const TensorLike& nb_class, std::optional<DType> dtype) {
   const Var& y = yl.var();

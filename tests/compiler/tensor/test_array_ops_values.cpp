@@ -90,6 +90,10 @@ TEST_CASE("array_ops max_and_argmax, take_along_axis and to_one_hot match NumPy"
   check_equal(r[4], load("tal_x3_a1"));
   check_equal(r[5], load("tal_x3_a2"));
   check_equal(r[6], load("tal_x3_none"));
+  // x's axes of static size 1 broadcast against the indices, as NumPy's.
+  const NDArray xb = load("x214"), ib = load("tal_idx_b");
+  const Var xs = tensor::tensor(DType::Float64, {2, 1, std::nullopt}, "xs"), js = like(ib, "js");
+  check_equal(run({xs, js}, {take_along_axis(xs, js, 2)}, {xb, ib})[0], load("tal_x214_a2"));
   testing::check_infer_shape({x, j1}, {take_along_axis(x, j1, 1)}, {a, i1});
   // The gradient scatters back, repeated indices accumulating.
   testing::verify_grad([&](const std::vector<Var>& in) { return take_along_axis(in[0], constant(i1), 1); }, {a});

@@ -87,8 +87,8 @@ Var iround(const TensorLike& x, std::string_view mode = "half_away_from_zero");
 /// the flattened array.
 std::pair<Var, Var> max_and_argmax(const TensorLike& x, std::optional<int> axis = std::nullopt);
 /// numpy.take_along_axis: out[..., i, ...] = x[..., idx[..., i, ...], ...]
-/// along `axis`. idx: an integer array of x's rank; its other axes must equal
-/// x's or be of static size 1 (broadcast). Negative indices count from the end;
+/// along `axis`. idx: an integer array of x's rank; on the other axes idx and
+/// x broadcast (where a static size is 1). Negative indices count from the end;
 /// out of range is an error naming take_along_axis. No axis: x flattened and
 /// idx 1-d.
 Var take_along_axis(const TensorLike& x, const TensorLike& idx, std::optional<int> axis);

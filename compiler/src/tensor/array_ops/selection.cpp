@@ -40,7 +40,7 @@ Var take_along_axis(const TensorLike& xl, const TensorLike& idxl, std::optional<
   for (int d = 0; d < nd; ++d) {
     if (d == a) continue;
     const Dim dx = array_ops::static_dim(x, d), di = array_ops::static_dim(idx, d);
-    THEANO_USER_CHECK(!dx || !di || *di == 1 || *di == *dx, ValueError)
+    THEANO_USER_CHECK(!dx || !di || *di == 1 || *dx == 1 || *di == *dx, ValueError)
         << "take_along_axis: axis " << d << " of the indices has size " << *di << ", of " << x.str() << " " << *dx;
   }
   const Var n = shape_i(x, a);
@@ -56,16 +56,20 @@ namespace array_ops {
 
 Var gather_along(const Var& x, const Var& idx, int a) {
   const int nd = x.ndim();
-  // The indices broadcast to the output's shape: x's sizes, idx's along the axis.
+  // The output's shape: idx's along the axis and on the axes where x's static
+  // size is 1 (x broadcasts there: coordinate 0), else x's (idx broadcasts).
+  auto x_broadcasts = [&](int d) { return d != a && static_dim(x, d) == Dim(1); };
   std::vector<TensorLike> out_shape;
-  for (int d = 0; d < nd; ++d) out_shape.emplace_back(d == a ? shape_i(idx, a) : shape_i(x, d));
+  for (int d = 0; d < nd; ++d) out_shape.emplace_back(d == a || x_broadcasts(d) ? shape_i(idx, d) : shape_i(x, d));
   const Var i = alloc(idx, out_shape);
   // Flat C-order position of each element: sum over axes of coordinate * stride.
   Var flat;
   Var stride = detail::int64_const(1);
   for (int d = nd - 1; d >= 0; --d) {
     Var coord;
-    if (d == a) {
+    if (x_broadcasts(d)) {
+      continue;  // coordinate 0; x's stride there is a size-1 dimension's
+    } else if (d == a) {
       coord = i;
     } else {
       std::vector<int> order(static_cast<std::size_t>(nd), kNewAxis);

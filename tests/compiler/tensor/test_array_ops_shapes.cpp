@@ -80,6 +80,11 @@ TEST_CASE("array_ops flip and roll match NumPy, with a symbolic shift, float32 a
   check_equal(r[7], load("roll_x3_s0_a1"));
   check_equal(r[8], load("roll_x3_s5_a2"));
   check_equal(r[9], load("roll_x3_s2_aNone"));
+  // NumPy's tuples: a shift per axis, or one shift for every axis (an axis twice adds).
+  const std::vector<NDArray> t = run({x, k}, {roll(x, {1, -2}, {0, 2}), roll(x, {k}, {1, 2, 1})}, {a, test::i64(3)});
+  check_equal(t[0], load("roll_x3_s1m2_a02"));
+  check_equal(t[1], load("roll_x3_s3_a121"));
+  CHECK_THROWS_WITH_AS(roll(x, {1, 2}, {0}), doctest::Contains("roll: 2 shifts for 1 axes"), ValueError);
   const NDArray f = load("x3_f32");
   const Var xf = like(f, "xf");
   check_equal(run({xf}, {roll(xf, 2, 2)}, {f})[0], load("roll_x3_f32_s2_a2"));

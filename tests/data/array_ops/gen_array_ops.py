@@ -35,6 +35,8 @@ save("flip_x3_a1", np.flip(x3, 1))
 save("flip_x3_a0_a2", np.flip(x3, (0, 2)))
 for s, a in [(2, None), (-1, 1), (5, 2), (-7, 0), (0, 1)]:
     save(f"roll_x3_s{s}_a{a}", np.roll(x3, s, axis=a))
+save("roll_x3_s1m2_a02", np.roll(x3, (1, -2), axis=(0, 2)))
+save("roll_x3_s3_a121", np.roll(x3, 3, axis=(1, 2, 1)))
 save("roll_x3_f32_s2_a2", np.roll(x3.astype(np.float32), 2, axis=2))
 save("moveaxis_x3_0_m1", np.moveaxis(x3, 0, -1))
 save("moveaxis_x3_01_20", np.moveaxis(x3, [0, 1], [2, 0]))

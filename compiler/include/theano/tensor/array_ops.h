@@ -52,6 +52,9 @@ Var flip(const TensorLike& x, const Axes& axes = {});
 /// scalar) along `axis`, wrapping around; no axis: over the flattened array,
 /// reshaped back.
 Var roll(const TensorLike& x, const TensorLike& shift, std::optional<int> axis = std::nullopt);
+/// numpy.roll with tuples: shifts[i] along axes[i] (one shift for all axes
+/// when shifts has one entry); an axis given twice adds its shifts.
+Var roll(const TensorLike& x, const std::vector<TensorLike>& shifts, const std::vector<int>& axes);
 /// numpy.broadcast_to (a copy here, not a view): `shape` entries are integers
 /// or symbolic integer scalars.
 Var broadcast_to(const TensorLike& x, const std::vector<TensorLike>& shape);

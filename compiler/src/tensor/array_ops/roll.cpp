@@ -38,4 +38,12 @@ Var roll(const TensorLike& xl, const TensorLike& shift, std::optional<int> axis)
   return detail::match_static_shape(out, x);
 }
 
+Var roll(const TensorLike& x, const std::vector<TensorLike>& shifts, const std::vector<int>& axes) {
+  THEANO_USER_CHECK(shifts.size() == axes.size() || (shifts.size() == 1 && !axes.empty()), ValueError)
+      << "roll: " << shifts.size() << " shifts for " << axes.size() << " axes (give one shift, or one per axis)";
+  Var v = x.var();
+  for (std::size_t i = 0; i < axes.size(); ++i) v = roll(v, shifts[shifts.size() == 1 ? 0 : i], axes[i]);
+  return v;
+}
+
 }  // namespace theano::tensor

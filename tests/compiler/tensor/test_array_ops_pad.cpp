@@ -12,12 +12,11 @@ TEST_CASE("array_ops pad matches NumPy in every mode") {
   const NDArray a = load("x34");
   const Var x = like(a, "x");
   const std::vector<std::pair<std::int64_t, std::int64_t>> w{{1, 2}, {2, 0}};
-  const std::vector<NDArray> r =
-      run({x},
-          {pad(x, w, "constant", 7.5), pad(x, w, "edge"), pad(x, w, "reflect"), pad(x, w, "symmetric"),
-           pad(x, w, "wrap"), pad(x, {{2, 2}, {3, 3}}, "reflect"), pad(x, {{3, 3}, {4, 4}}, "symmetric"),
-           pad(x, {{3, 3}, {4, 4}}, "wrap")},
-          {a});
+  const std::vector<NDArray> r = run(
+      {x},
+      {pad(x, w, "constant", 7.5), pad(x, w, "edge"), pad(x, w, "reflect"), pad(x, w, "symmetric"), pad(x, w, "wrap"),
+       pad(x, {{2, 2}, {3, 3}}, "reflect"), pad(x, {{3, 3}, {4, 4}}, "symmetric"), pad(x, {{3, 3}, {4, 4}}, "wrap")},
+      {a});
   check_equal(r[0], load("pad_x34_constant"));
   check_equal(r[1], load("pad_x34_edge"));
   check_equal(r[2], load("pad_x34_reflect"));
@@ -44,8 +43,8 @@ TEST_CASE("array_ops pad errors name pad and the values") {
                        ValueError);
   CHECK_THROWS_WITH_AS(pad(x, {{1, -2}, {0, 0}}), doctest::Contains("pad: the widths (1, -2) of entry 0 are negative"),
                        ValueError);
-  CHECK_THROWS_WITH_AS(pad(x, {{1, 1}, {0, 0}, {2, 2}}), doctest::Contains("pad: 3 (before, after) widths for x of rank 2"),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(pad(x, {{1, 1}, {0, 0}, {2, 2}}),
+                       doctest::Contains("pad: 3 (before, after) widths for x of rank 2"), ValueError);
   CHECK_THROWS_WITH_AS(pad(x, {{3, 0}, {0, 0}}, "reflect"),
                        doctest::Contains("pad: mode 'reflect' with widths (3, 0) on axis 0 of x needs a length of at "
                                          "least 4, got 3"),
@@ -54,11 +53,13 @@ TEST_CASE("array_ops pad errors name pad and the values") {
                        doctest::Contains("pad: mode 'wrap' with widths (0, 5) on axis 1 of x needs a length of at "
                                          "least 5, got 4"),
                        ValueError);
-  CHECK_THROWS_WITH_AS(pad(tensor::tensor(DType::Float64, {0}, "e"), 1, "edge"),
-                       doctest::Contains("pad: mode 'edge' with widths (1, 1) on axis 0 of e needs a length of at least "
-                                         "1, got 0"),
-                       ValueError);
-  CHECK_THROWS_WITH_AS(pad(x, 1, "constant", dvector("v")), doctest::Contains("pad: value must be a scalar"), TypeError);
+  CHECK_THROWS_WITH_AS(
+      pad(tensor::tensor(DType::Float64, {0}, "e"), 1, "edge"),
+      doctest::Contains("pad: mode 'edge' with widths (1, 1) on axis 0 of e needs a length of at least "
+                        "1, got 0"),
+      ValueError);
+  CHECK_THROWS_WITH_AS(pad(x, 1, "constant", dvector("v")), doctest::Contains("pad: value must be a scalar"),
+                       TypeError);
   // An axis of unknown length: checked when the function runs.
   const Var m = dmatrix("m");
   CHECK_THROWS_WITH_AS(run({m}, {pad(m, 2, "symmetric")}, {NDArray::zeros({1, 4})}),

@@ -12,8 +12,9 @@ TEST_CASE("array_ops squeeze, expand_dims, swapaxes, moveaxis match NumPy") {
   const NDArray a = load("x3");
   const Var x = like(a, "x");
   const std::vector<NDArray> r =
-      run({x}, {swapaxes(x, 0, 2), moveaxis(x, 0, -1), moveaxis(x, {0, 1}, {2, 0}), expand_dims(x, {0, -1}),
-                squeeze(expand_dims(x, {1, 3})), squeeze(expand_dims(x, 2), -2)},
+      run({x},
+          {swapaxes(x, 0, 2), moveaxis(x, 0, -1), moveaxis(x, {0, 1}, {2, 0}), expand_dims(x, {0, -1}),
+           squeeze(expand_dims(x, {1, 3})), squeeze(expand_dims(x, 2), -2)},
           {a});
   check_equal(r[0], load("swapaxes_x3_0_2"));
   check_equal(r[1], load("moveaxis_x3_0_m1"));
@@ -65,11 +66,10 @@ TEST_CASE("array_ops flip and roll match NumPy, with a symbolic shift, float32 a
   const Var x = like(a, "x");
   const Var k = lscalar("k");
   const Var j = iscalar("j");
-  const std::vector<NDArray> r = run(
-      {x, k, j},
-      {flip(x), flip(x, 1), flip(x, {0, 2}), roll(x, 2), roll(x, -1, 1), roll(x, 5, 2), roll(x, -7, 0), roll(x, 0, 1),
-       roll(x, k, 2), roll(x, j)},
-      {a, test::i64(5), NDArray::scalar<std::int32_t>(2)});
+  const std::vector<NDArray> r = run({x, k, j},
+                                     {flip(x), flip(x, 1), flip(x, {0, 2}), roll(x, 2), roll(x, -1, 1), roll(x, 5, 2),
+                                      roll(x, -7, 0), roll(x, 0, 1), roll(x, k, 2), roll(x, j)},
+                                     {a, test::i64(5), NDArray::scalar<std::int32_t>(2)});
   check_equal(r[0], load("flip_x3_all"));
   check_equal(r[1], load("flip_x3_a1"));
   check_equal(r[2], load("flip_x3_a0_a2"));

@@ -11,8 +11,7 @@ TEST_CASE("array_ops topk and argtopk match NumPy, with a gradient") {
   const NDArray a = load("x2");
   const Var x = like(a, "x");
   const auto [v3, i3] = topk_and_argtopk(x, 3);
-  const std::vector<NDArray> r =
-      run({x}, {v3, i3, topk(x, -2, 0), argtopk(x, -2, 0), topk(x, 6, 1, false)}, {a});
+  const std::vector<NDArray> r = run({x}, {v3, i3, topk(x, -2, 0), argtopk(x, -2, 0), topk(x, 6, 1, false)}, {a});
   check_equal(r[0], load("topk_x2_k3"));
   check_equal(r[1], load("argtopk_x2_k3"));
   check_equal(r[2], load("topk_x2_km2_a0"));
@@ -35,11 +34,10 @@ TEST_CASE("array_ops topk and argtopk match NumPy, with a gradient") {
 TEST_CASE("array_ops quantile, percentile and median match NumPy") {
   const NDArray a = load("x3"), an = load("x3_nan");
   const Var x = like(a, "x"), xn = like(an, "xn");
-  const std::vector<NDArray> r =
-      run({x, xn},
-          {quantile(x, 0.3, 1), quantile(x, {0.1, 0.5, 1.0}), percentile(x, 75, 2, true), median(x, 0), median(x, 2),
-           median(x, std::nullopt, true), median(xn, 2)},
-          {a, an});
+  const std::vector<NDArray> r = run({x, xn},
+                                     {quantile(x, 0.3, 1), quantile(x, {0.1, 0.5, 1.0}), percentile(x, 75, 2, true),
+                                      median(x, 0), median(x, 2), median(x, std::nullopt, true), median(xn, 2)},
+                                     {a, an});
   check_close(r[0], load("quantile_x3_q03_a1"), 1e-14);
   check_close(r[1], load("quantile_x3_qs_all"), 1e-14);
   check_close(r[2], load("percentile_x3_q75_a2_keep"), 1e-14);
@@ -69,8 +67,7 @@ TEST_CASE("array_ops cov matches NumPy") {
   const Var x = like(a, "x");
   const Var v = dvector("v");
   const std::vector<NDArray> r =
-      run({x, v}, {cov(x), cov(x, false), cov(x, true, true), cov(x, true, false, 2), cov(v)},
-          {a, load("m37_row0")});
+      run({x, v}, {cov(x), cov(x, false), cov(x, true, true), cov(x, true, false, 2), cov(v)}, {a, load("m37_row0")});
   check_close(r[0], load("cov_m37"), 1e-13);
   check_close(r[1], load("cov_m37_cols"), 1e-13);
   check_close(r[2], load("cov_m37_bias"), 1e-13);

@@ -36,11 +36,11 @@ TEST_CASE("array_ops diff and ptp match NumPy, with gradients") {
 TEST_CASE("array_ops isclose, allclose and nan_to_num match NumPy") {
   const NDArray ca = load("close_a"), cb = load("close_b"), nn = load("nan_in");
   const Var a = like(ca, "a"), b = like(cb, "b"), n = like(nn, "n");
-  const std::vector<NDArray> r = run({a, b, n},
-                                     {isclose(a, b), isclose(a, b, 1e-5, 1e-8, true), isclose(a, b, 0.1, 0.0),
-                                      allclose(a, b), allclose(a, a, 1e-5, 1e-8, true), nan_to_num(n),
-                                      nan_to_num(n, -1.0, 9.0, -9.0)},
-                                     {ca, cb, nn});
+  const std::vector<NDArray> r =
+      run({a, b, n},
+          {isclose(a, b), isclose(a, b, 1e-5, 1e-8, true), isclose(a, b, 0.1, 0.0), allclose(a, b),
+           allclose(a, a, 1e-5, 1e-8, true), nan_to_num(n), nan_to_num(n, -1.0, 9.0, -9.0)},
+          {ca, cb, nn});
   check_equal(r[0], load("isclose_default"));
   check_equal(r[1], load("isclose_equal_nan"));
   check_equal(r[2], load("isclose_tol"));
@@ -54,15 +54,15 @@ TEST_CASE("array_ops isclose, allclose and nan_to_num match NumPy") {
   // Integers: returned as they are; isclose compares them as float64.
   const Var i = ivector("i");
   CHECK(nan_to_num(i).get() == i.get());
-  check_equal(isclose(i, 3).eval({{i, NDArray::from_list<std::int32_t>({3, 4})}}), NDArray::from_list<bool>({true, false}));
+  check_equal(isclose(i, 3).eval({{i, NDArray::from_list<std::int32_t>({3, 4})}}),
+              NDArray::from_list<bool>({true, false}));
   testing::verify_grad([](const std::vector<Var>& in) { return nan_to_num(in[0]); }, {load("x3")});
 }
 
 TEST_CASE("array_ops round_half_away_from_zero and iround") {
   const NDArray h = load("halves");
   const Var x = like(h, "x");
-  const std::vector<NDArray> r =
-      run({x}, {round_half_away_from_zero(x), iround(x), iround(x, "half_to_even")}, {h});
+  const std::vector<NDArray> r = run({x}, {round_half_away_from_zero(x), iround(x), iround(x, "half_to_even")}, {h});
   check_equal(r[0], load("round_away"));
   check_equal(r[1], load("round_away").astype(DType::Int64));
   const NDArray even = NDArray::from_list<double>({-2, -2, -0.0, 0, 2, 2, 0, -0.0, 2, -3, 4503599627370497.0, -0.0, 7});
@@ -75,8 +75,8 @@ TEST_CASE("array_ops round_half_away_from_zero and iround") {
 
 TEST_CASE("array_ops max_and_argmax, take_along_axis and to_one_hot match NumPy") {
   const NDArray a = load("x3"), i1 = load("tal_idx_a1"), i2 = load("tal_idx_a2"), fi = load("tal_flat_idx");
-  const Var x = like(a, "x"), j1 = like(i1, "j1"), j2 = tensor::tensor(DType::Int64, {1, std::nullopt, std::nullopt}, "j2"),
-            jf = like(fi, "jf");
+  const Var x = like(a, "x"), j1 = like(i1, "j1"),
+            j2 = tensor::tensor(DType::Int64, {1, std::nullopt, std::nullopt}, "j2"), jf = like(fi, "jf");
   const auto [m1, am1] = max_and_argmax(x, 1);
   const auto [m, am] = max_and_argmax(x);
   const std::vector<NDArray> r =
@@ -103,11 +103,9 @@ TEST_CASE("array_ops max_and_argmax, take_along_axis and to_one_hot match NumPy"
                        doctest::Contains("take_along_axis: an index is out of range for axis 1 of x (size 3)"),
                        AssertionError);
   CHECK_THROWS_WITH_AS(take_along_axis(x, matrix("m"), 1), doctest::Contains("must be integers"), TypeError);
-  CHECK_THROWS_WITH_AS(take_along_axis(x, lmatrix("k"), 1), doctest::Contains("have rank 2, x has rank 3"),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(take_along_axis(x, lmatrix("k"), 1), doctest::Contains("have rank 2, x has rank 3"), ValueError);
   CHECK_THROWS_WITH_AS(take_along_axis(x, j1, std::nullopt), doctest::Contains("must be 1-d"), ValueError);
-  CHECK_THROWS_WITH_AS(max_and_argmax(x, -4), doctest::Contains("max_and_argmax: axis -4 is out of range"),
-                       ValueError);
+  CHECK_THROWS_WITH_AS(max_and_argmax(x, -4), doctest::Contains("max_and_argmax: axis -4 is out of range"), ValueError);
 
   const NDArray lab = load("labels");
   const Var y = like(lab, "y");

@@ -120,6 +120,10 @@ save("tile_x23_30", np.tile(x23, (3, 0)))
 save("repeat_x23_3_a1", np.repeat(x23, 3, axis=1))
 save("repeat_x23_2_none", np.repeat(x23, 2))
 save("repeat_x23_0_a0", np.repeat(x23, 0, axis=0))
+save("repeat_x23_203_a1", np.repeat(x23, [2, 0, 3], axis=1))
+save("repeat_x23_230_a1", np.repeat(x23, [2, 3, 0], axis=1))
+save("repeat_x23_12_a0", np.repeat(x23, [1, 2], axis=0))
+save("repeat_x23_each_none", np.repeat(x23, [0, 1, 0, 2, 3, 1]))
 
 # Group 4: top-k (Theano's: kth > 0 the largest, descending; kth < 0 the
 # smallest, ascending; from a stable argsort).

@@ -124,9 +124,10 @@ Var mgrid(const std::vector<GridRange>& ranges);
 std::vector<Var> ogrid(const std::vector<GridRange>& ranges);
 /// numpy.tile with static repetitions (each >= 0).
 Var tile(const TensorLike& x, const std::vector<std::int64_t>& reps);
-/// numpy.repeat with one count for every element (an integer >= 0 or a
-/// symbolic integer scalar, checked at run time); no axis: over the flattened
-/// array.
+/// numpy.repeat: `repeats` one count for every element (an integer >= 0 or a
+/// symbolic integer scalar, checked at run time) or one count per element (an
+/// integer vector of the axis' length, each >= 0, checked at run time); no
+/// axis: over the flattened array.
 Var repeat(const TensorLike& x, const TensorLike& repeats, std::optional<int> axis = std::nullopt);
 
 // ---- Top-k (docs/array-ops.md, "Top-k") ----

@@ -2,7 +2,6 @@
 #include "array_ops_util.h"
 
 #include "../shape/shape_util.h"
-
 #include "theano/runtime/error.h"
 #include "theano/runtime/ndarray.h"
 #include "theano/tensor/as_tensor.h"
@@ -49,9 +48,7 @@ void check_scalar(const Var& x, const char* what, const char* arg) {
       << what << ": " << arg << " must be a scalar (0-d), got " << x.str() << " of type " << x.type()->str();
 }
 
-Var gated(std::int64_t c, const Var& gate) {
-  return gate ? add(detail::int64_const(c), gate) : detail::int64_const(c);
-}
+Var gated(std::int64_t c, const Var& gate) { return gate ? add(detail::int64_const(c), gate) : detail::int64_const(c); }
 
 Var gate(const Var& cond, const std::string& message, const std::vector<Var>& values) {
   return require(detail::int64_const(0), cond, message, values);

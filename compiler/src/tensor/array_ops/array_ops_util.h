@@ -35,6 +35,9 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what);
 DType float_dtype(DType d);
 /// TypeError naming `what` unless `x` is 0-d.
 void check_scalar(const Var& x, const char* what, const char* arg);
+/// repeat with a vector of counts (one per element of x along axis `a`,
+/// checked at run time: the length, >= 0, the total fits int64).
+Var repeat_each(const Var& x, const Var& repeats, int a);
 /// take_along_axis without its checks: `idx` (int64, x's rank, each index in
 /// [0, n) on `axis`, other axes equal to x's or of size 1) is trusted.
 Var gather_along(const Var& x, const Var& idx, int axis);

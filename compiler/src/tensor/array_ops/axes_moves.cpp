@@ -35,8 +35,8 @@ Var squeeze(const TensorLike& xl, const Axes& axes) {
       continue;
     }
     const Var n = shape_i(x, d);
-    v = array_ops::require(v, eq(n, 1), "squeeze: axis " + std::to_string(d) + " of " + array_ops::label(x) + " has size {}, not 1",
-                           {n});
+    v = array_ops::require(
+        v, eq(n, 1), "squeeze: axis " + std::to_string(d) + " of " + array_ops::label(x) + " has size {}, not 1", {n});
     spec[static_cast<std::size_t>(d)] = 1;
     specify = true;
   }

@@ -3,8 +3,8 @@
 // gradients are theirs (docs/array-ops.md).
 #include <string>
 
-#include "array_ops_util.h"
 #include "../shape/shape_util.h"
+#include "array_ops_util.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/basic_ops.h"
@@ -16,8 +16,8 @@ namespace theano::tensor {
 Var broadcast_to(const TensorLike& xl, const std::vector<TensorLike>& shape) {
   const Var& x = xl.var();
   THEANO_USER_CHECK(static_cast<int>(shape.size()) >= x.ndim(), ValueError)
-      << "broadcast_to: the target shape has " << shape.size() << " dimensions, fewer than the " << x.ndim()
-      << " of " << x.str();
+      << "broadcast_to: the target shape has " << shape.size() << " dimensions, fewer than the " << x.ndim() << " of "
+      << x.str();
   const int off = static_cast<int>(shape.size()) - x.ndim();
   for (std::size_t i = 0; i < shape.size(); ++i) {
     detail::check_int_scalar(shape[i].var(), "broadcast_to", "shape entry " + std::to_string(i));
@@ -28,8 +28,8 @@ Var broadcast_to(const TensorLike& xl, const std::vector<TensorLike>& shape) {
     if (j < 0) continue;
     const Dim d = array_ops::static_dim(x, j);
     THEANO_USER_CHECK(!d || *d == 1 || *d == *c, ValueError)
-        << "broadcast_to: axis " << j << " of " << x.str() << " has size " << *d
-        << ", which cannot be broadcast to " << *c << " (shape entry " << i << ")";
+        << "broadcast_to: axis " << j << " of " << x.str() << " has size " << *d << ", which cannot be broadcast to "
+        << *c << " (shape entry " << i << ")";
   }
   return alloc(x, shape);
 }

@@ -32,14 +32,13 @@ Var nan_to_num(const TensorLike& xl, double nan, std::optional<double> posinf, s
   const Var& x = xl.var();
   const DType dt = x.dtype();
   if (!is_float(dt)) return x;
-  const double big = dt == DType::Float32 ? std::numeric_limits<float>::max()
+  const double big = dt == DType::Float32   ? std::numeric_limits<float>::max()
                      : dt == DType::Float16 ? 65504.0
-                                             : std::numeric_limits<double>::max();
+                                            : std::numeric_limits<double>::max();
   const Var pos = array_ops::typed_const(posinf.value_or(big), dt);
   const Var negv = array_ops::typed_const(neginf.value_or(-big), dt);
   const Var inf = isinf(x);
-  return switch_(isnan(x), array_ops::typed_const(nan, dt),
-                 switch_(and_(inf, gt(x, 0)), pos, switch_(inf, negv, x)));
+  return switch_(isnan(x), array_ops::typed_const(nan, dt), switch_(and_(inf, gt(x, 0)), pos, switch_(inf, negv, x)));
 }
 
 }  // namespace theano::tensor

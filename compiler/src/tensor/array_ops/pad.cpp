@@ -25,8 +25,8 @@ PadMode pad_mode(std::string_view mode) {
   if (mode == "reflect") return PadMode::Reflect;
   if (mode == "symmetric") return PadMode::Symmetric;
   if (mode == "wrap") return PadMode::Wrap;
-  THEANO_USER_CHECK(false, ValueError) << "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or 'wrap', got '"
-                                       << std::string(mode) << "'";
+  THEANO_USER_CHECK(false, ValueError)
+      << "pad: mode must be 'constant', 'edge', 'reflect', 'symmetric' or 'wrap', got '" << std::string(mode) << "'";
   return PadMode::Constant;
 }
 
@@ -43,7 +43,8 @@ Var piece(const Var& x, int a, std::int64_t w, bool before, PadMode mode, const 
     case PadMode::Edge: {
       std::vector<TensorLike> shape;
       for (int d = 0; d < x.ndim(); ++d) shape.emplace_back(d == a ? TensorLike(w) : TensorLike(shape_i(x, d)));
-      const Var edge = gate ? array_ops::along(x, a, Index(g(before ? 0 : -1))) : array_ops::along(x, a, before ? 0 : -1);
+      const Var edge =
+          gate ? array_ops::along(x, a, Index(g(before ? 0 : -1))) : array_ops::along(x, a, before ? 0 : -1);
       return alloc(expand_dims(edge, a), shape);
     }
     case PadMode::Reflect:  // x[w], ..., x[1] / x[n-2], ..., x[n-1-w]
@@ -67,12 +68,11 @@ Var pad(const TensorLike& xl, const std::vector<std::pair<std::int64_t, std::int
   const int nd = x.ndim();
   const PadMode m = pad_mode(mode);
   THEANO_USER_CHECK(widths.size() == 1 || static_cast<int>(widths.size()) == nd, ValueError)
-      << "pad: " << widths.size() << " (before, after) widths for " << x.str() << " of rank " << nd
-      << " (give 1 or " << nd << ")";
+      << "pad: " << widths.size() << " (before, after) widths for " << x.str() << " of rank " << nd << " (give 1 or "
+      << nd << ")";
   for (std::size_t i = 0; i < widths.size(); ++i)
     THEANO_USER_CHECK(widths[i].first >= 0 && widths[i].second >= 0, ValueError)
-        << "pad: the widths (" << widths[i].first << ", " << widths[i].second << ") of entry " << i
-        << " are negative";
+        << "pad: the widths (" << widths[i].first << ", " << widths[i].second << ") of entry " << i << " are negative";
   array_ops::check_scalar(value.var(), "pad", "value");
   const Var fill = cast(value, x.dtype());
   const std::string mode_s(mode);
@@ -81,10 +81,7 @@ Var pad(const TensorLike& xl, const std::vector<std::pair<std::int64_t, std::int
     const auto [b, e] = widths.size() == 1 ? widths[0] : widths[static_cast<std::size_t>(a)];
     if (b == 0 && e == 0) continue;
     const std::int64_t w = std::max(b, e);
-    const std::int64_t need = m == PadMode::Constant ? 0
-                              : m == PadMode::Edge    ? 1
-                              : m == PadMode::Reflect ? w + 1
-                                                      : w;
+    const std::int64_t need = m == PadMode::Constant ? 0 : m == PadMode::Edge ? 1 : m == PadMode::Reflect ? w + 1 : w;
     std::ostringstream what;
     what << "pad: mode '" << mode_s << "' with widths (" << b << ", " << e << ") on axis " << a << " of "
          << array_ops::label(x) << " needs a length of at least " << need;

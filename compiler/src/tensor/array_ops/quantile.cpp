@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "array_ops_util.h"
 #include "../shape/shape_util.h"
+#include "array_ops_util.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/elemwise.h"
@@ -35,9 +35,9 @@ Var quantiles(const Var& x0, const std::vector<double>& qs, bool many, std::opti
   if (const Dim ns = array_ops::static_dim(x, a)) {
     THEANO_USER_CHECK(*ns > 0, ValueError) << what << ": axis " << a << " of " << x0.str() << " is empty";
   } else {  // the check on the length, not on x (see array_ops::gated)
-    n = array_ops::require(n, gt(n, 0), std::string(what) + ": axis " + std::to_string(a) + " of " +
-                                            array_ops::label(x0) + " is empty (size {})",
-                           {n});
+    n = array_ops::require(
+        n, gt(n, 0),
+        std::string(what) + ": axis " + std::to_string(a) + " of " + array_ops::label(x0) + " is empty (size {})", {n});
   }
   const Var s = sort(x, a);
   const Var last = sub(n, 1);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "array_ops_util.h"
 #include "../shape/shape_util.h"
+#include "array_ops_util.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/basic_ops.h"
@@ -29,8 +29,7 @@ Var size_times(const Var& x, int axis, const Var& r, const char* what) {
 Var tile(const TensorLike& xl, const std::vector<std::int64_t>& reps_in) {
   Var x = xl.var();
   for (std::size_t i = 0; i < reps_in.size(); ++i)
-    THEANO_USER_CHECK(reps_in[i] >= 0, ValueError)
-        << "tile: reps[" << i << "] is negative (" << reps_in[i] << ")";
+    THEANO_USER_CHECK(reps_in[i] >= 0, ValueError) << "tile: reps[" << i << "] is negative (" << reps_in[i] << ")";
   const int d = std::max(x.ndim(), static_cast<int>(reps_in.size()));
   std::vector<std::int64_t> reps(static_cast<std::size_t>(d) - reps_in.size(), 1);
   reps.insert(reps.end(), reps_in.begin(), reps_in.end());
@@ -51,11 +50,17 @@ Var tile(const TensorLike& xl, const std::vector<std::int64_t>& reps_in) {
 
 Var repeat(const TensorLike& xl, const TensorLike& repeats, std::optional<int> axis) {
   Var x = xl.var();
-  const Var& rv = repeats.var();
-  THEANO_USER_CHECK(rv.ndim() == 0, TypeError)
-      << "repeat: repeats must be one integer (0-d) here, got " << rv.str() << " of rank " << rv.ndim()
-      << " (per-element repeats are not supported yet)";
-  detail::check_int_scalar(rv, "repeat", "repeats");
+  Var rv = repeats.var();
+  THEANO_USER_CHECK(rv.ndim() <= 1 && is_integer(rv.dtype()), TypeError)
+      << "repeat: repeats must be an integer or an integer vector, got " << rv.str() << " of type " << rv.type()->str();
+  if (rv.ndim() == 1) {
+    if (array_ops::static_dim(rv, 0) == Dim(1)) {
+      rv = rv[0];  // one count for every element, as NumPy broadcasts it
+    } else {
+      const int a = axis ? array_ops::resolve_axis(x, *axis, "repeat") : 0;
+      return array_ops::repeat_each(axis ? x : flatten(x, 1), rv, a);
+    }
+  }
   Var r = detail::as_int64(rv);
   if (const auto c = detail::constant_int(rv)) {
     THEANO_USER_CHECK(*c >= 0, ValueError) << "repeat: repeats must be non-negative, got " << *c;

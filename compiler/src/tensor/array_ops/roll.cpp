@@ -1,8 +1,8 @@
 // roll: the axis cut at n - (shift mod n) and the two pieces joined in the
 // other order (Subtensor + Join); the shift may be symbolic
 // (docs/array-ops.md).
-#include "array_ops_util.h"
 #include "../shape/shape_util.h"
+#include "array_ops_util.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/join.h"

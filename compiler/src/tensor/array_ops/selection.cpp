@@ -3,8 +3,8 @@
 // (docs/array-ops.md).
 #include <string>
 
-#include "array_ops_util.h"
 #include "../shape/shape_util.h"
+#include "array_ops_util.h"
 #include "theano/config.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
@@ -34,8 +34,8 @@ Var take_along_axis(const TensorLike& xl, const TensorLike& idxl, std::optional<
   }
   const int nd = x.ndim();
   THEANO_USER_CHECK(idx.ndim() == nd, ValueError)
-      << "take_along_axis: the indices " << idx.str() << " have rank " << idx.ndim() << ", " << x.str()
-      << " has rank " << nd << "; they must match";
+      << "take_along_axis: the indices " << idx.str() << " have rank " << idx.ndim() << ", " << x.str() << " has rank "
+      << nd << "; they must match";
   const int a = array_ops::resolve_axis(x, *axis, "take_along_axis");
   for (int d = 0; d < nd; ++d) {
     if (d == a) continue;

@@ -76,8 +76,8 @@ Var geomspace(const TensorLike& start, const TensorLike& stop, std::int64_t num,
   }
   const Var sg = sign(s);
   const Var as = mul(s, sg), ae = mul(e, sg);
-  Var y = mul(pow(array_ops::typed_const(10.0, ct), linspace_in(log10(as), log10(ae), num, endpoint, ct, "geomspace")),
-              sg);
+  Var y =
+      mul(pow(array_ops::typed_const(10.0, ct), linspace_in(log10(as), log10(ae), num, endpoint, ct, "geomspace")), sg);
   if (num > 0) y = with_first(y, num, s);
   if (num > 1 && endpoint) y = with_last(y, num, e);
   return finish(y, dt);

@@ -38,6 +38,7 @@
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/npy.h"
 #include "theano/sparse/ops.h"
+#include "theano/tensor/array_ops.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/axes.h"
 #include "theano/tensor/basic_ops.h"

@@ -13,7 +13,8 @@ namespace theano::tensor::linalg {
 THEANO_REGISTER_OP(Eig,
                    .no_cpp = "complex outputs: generated code has no complex C type yet; the node runs through "
                              "perform (kernels/linalg_eig.h) in a compiled function",
-                   .no_cuda = "no cuSOLVER form written (geev has none): the node runs on the host");
+                   .no_cuda = "complex outputs: CUDA units have no complex type either (cuSOLVER's Xgeev, CUDA "
+                              "12.6+, would be its kernel); the node runs on the host");
 
 int Eig::la_kind() const { return THEANO_LA_EIG; }
 

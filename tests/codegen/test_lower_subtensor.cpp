@@ -264,6 +264,8 @@ TEST_SUITE("lower subtensor") {
         }
         // Empty trailing dimensions: indices are still checked, nothing is copied.
         check_lowering({m, il}, {advanced_subtensor1(m, il)}, {random_array(rng, {3, 0}, dt, 0, 1), ivec({2, 0}, it)});
+        check_error<IndexError>({m, il}, {advanced_subtensor1(m, il)},
+                                {random_array(rng, {3, 0}, dt, 0, 1), ivec({2, 3}, it)}, "AdvancedSubtensor1");
       }
     }
   }

@@ -309,7 +309,7 @@ void lower_advanced_subtensor1(NodeLowering& L) {
   const DType dt = L.in(0).dtype();
   const std::string item = str(static_cast<std::int64_t>(dtype_size(dt)));
   emit_gather_output(L);
-  w.line("if (k == 0 || row == 0) return 0;");
+  w.line("if (k == 0) return 0;");
   // Rows of x are contiguous when its trailing dimensions are C-contiguous.
   w.line("bool rows_contiguous = true;");
   w.line("int64_t expect = " + item + ";");
@@ -326,6 +326,7 @@ void lower_advanced_subtensor1(NodeLowering& L) {
   w.open("for (int64_t j = 0; j < k; ++j)");
   emit_checked_index(L, 1);
   w.close();
+  w.line("if (row == 0) return 0;  // indices checked, as perform checks them, and nothing to copy");
   const std::string ictype = L.in_ctype(1);
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";

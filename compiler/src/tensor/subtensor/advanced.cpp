@@ -191,7 +191,6 @@ Var advanced_subtensor1(const Var& x, const Var& ilist) {
   return OpPtr(new AdvancedSubtensor1())->apply1({as_tensor_variable(x), ilist});
 }
 
-
 Var take(const Var& x_in, const Var& indices, int axis) {
   Var x = as_tensor_variable(x_in);
   const int nd = tensor_type(x)->ndim();

@@ -88,8 +88,8 @@ void throw_wrong_index_kind(const char* accessor) {
 // x[i0, ..., ik-1] with integer arrays (any rank) and scalars as the leading indices, at least one an
 // array and at least two in all (the rest are full slices): numpy's advanced indexing, the index
 // arrays broadcast together. Computed as a gather (take: AdvancedSubtensor1, whose gradient and GPU
-// form exist) of the row-major flat index into x with its k leading axes merged. Each index is checked against
-// its own axis first: merged, an out-of-range x[0, 5] would otherwise read row 1.
+// form exist) of the row-major flat index into x with its k leading axes merged. Each index is
+// checked against its own axis first: merged, an out-of-range x[0, 5] would otherwise read row 1.
 Var multi_index(const Var& x, const std::vector<Index>& indices) {
   const TensorType* tx = tensor_type(x);
   const int nd = tx->ndim();
@@ -129,7 +129,7 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
   THEANO_USER_CHECK(indices.size() <= static_cast<std::size_t>(tx->ndim()), IndexError)
       << "x[...]: too many indices (" << indices.size() << ") for " << x.str() << ", which has " << tx->ndim()
       << " dimensions (type " << tx->str() << ")";
-  int advanced_axis = -1, vectors = 0;
+  int advanced_axis = -1, arrays = 0;
   for (std::size_t i = 0; i < indices.size(); ++i) {
     if (!indices[i].is_variable()) continue;
     const Var& v = indices[i].variable();
@@ -139,14 +139,14 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
         << ") must be an integer scalar or an integer array (boolean masks are not supported yet), got type "
         << (v ? v.type()->str() : "<null>");
     if (tv->ndim() >= 1) {
-      ++vectors;
+      ++arrays;
       if (advanced_axis < 0) advanced_axis = static_cast<int>(i);
     }
   }
-  // Several integer indices, one of them a vector (x[i, j], x[i, 0]): numpy broadcasts them together.
+  // Several integer indices, one of them an array (x[i, j], x[i, 0]): numpy broadcasts them together.
   int non_slices = 0;
   for (const Index& ix : indices) non_slices += ix.is_slice() ? 0 : 1;
-  if (vectors >= 1 && non_slices > 1) return detail::multi_index(x, indices);
+  if (arrays >= 1 && non_slices > 1) return detail::multi_index(x, indices);
   if (advanced_axis >= 0) {
     for (std::size_t i = 0; i < indices.size(); ++i)
       THEANO_USER_CHECK(static_cast<int>(i) == advanced_axis || is_full_slice(indices[i]), ValueError)

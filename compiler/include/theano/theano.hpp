@@ -39,6 +39,7 @@
 #include "theano/runtime/npy.h"
 #include "theano/sparse/ops.h"
 #include "theano/tensor/array_ops.h"
+#include "theano/tensor/index_ops.h"
 #include "theano/tensor/as_tensor.h"
 #include "theano/tensor/axes.h"
 #include "theano/tensor/basic_ops.h"

@@ -414,6 +414,7 @@ const LoweringTable& lowering_table() {
     add_gpu_expm_lowerings(t);
     add_kernel_form_lowerings(t);
     add_pool_lowerings(t);
+    add_index_op_lowerings(t);
     add_linalg_lowerings(t);
     return t;
   }();

@@ -373,6 +373,7 @@ void add_gpu_linalg_lowerings(LoweringTable& t);
 void add_gpu_expm_lowerings(LoweringTable& t);
 /// Both targets' rows of the pooling ops (emit/lower/pool.cpp).
 void add_pool_lowerings(LoweringTable& t);
+void add_index_op_lowerings(LoweringTable& t);
 /// Both targets' rows of every registered op class with a kernel form
 /// (OpInfo::has_kernel_form): the generic lowerings of emit/lower/kernel_form.cpp.
 void add_kernel_form_lowerings(LoweringTable& t);

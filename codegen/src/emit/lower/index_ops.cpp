@@ -1,0 +1,61 @@
+// The C++ lowerings of the ops of theano/tensor/index_ops.h, each calling
+// the kernel text its perform runs:
+// - Nonzero, the op whose output's size is known only at run time: the node
+//   function counts the true elements (kernels/nonzero.h), sets the output's
+//   shape to (ndim, count), allocates it and fills it. Every other result
+//   whose length depends on values (boolean masks, unique, compress,
+//   argwhere) is a graph over this node.
+// - SearchSorted: the sorter's checks (perform's messages), then one binary
+//   search per value (kernels/searchsorted.h).
+#include <theano/tensor/index_ops.h>
+#include <theano/graph/op_traits.h>
+#include <theano/tensor/type.h>
+
+#include "lowering.h"
+
+namespace theano::codegen::lower {
+namespace {
+
+void lower_nonzero(NodeLowering& L) {
+  L.need("kernels/nonzero.h", kernel_text("nonzero.h"));
+  CodeWriter& w = L.body;
+  const std::string nd = std::to_string(L.in(0).ndim());
+  w.line("const int64_t count = theano_nonzero_count(x0->data, " + nd + ", x0->shape, x0->strides);");
+  w.line("o0->shape[0] = " + nd + ";");
+  w.line("o0->shape[1] = count;");
+  w.line(L.alloc(0));
+  w.line("theano_nonzero_fill(x0->data, " + nd + ", x0->shape, x0->strides, (int64_t*)o0->data, count);");
+  w.line("return 0;");
+}
+
+void lower_searchsorted(NodeLowering& L) {
+  L.need("kernels/searchsorted.h", kernel_text("searchsorted.h"));
+  const auto& op = static_cast<const tensor::SearchSorted&>(*L.node.op());
+  const std::string_view sfx = kernel_dtype_suffix(L.in(0).dtype());
+  CodeWriter& w = L.body;
+  w.line("const int64_t n = x0->shape[0], m = x1->shape[0];");
+  if (L.nin() == 3) {
+    w.line("if (x2->shape[0] != n) " +
+           L.fail_int2(kErrValue, "sorter has ", "x2->shape[0]", " entries, a has ", "n"));
+    w.open("for (int64_t i = 0; i < n; ++i)");
+    w.line("const int64_t k = *(const int64_t*)(x2->data + i * x2->strides[0]);");
+    w.line("if (k < 0 || k >= n) " +
+           L.fail_int3(kErrValue, "sorter[", "i", "] = ", "k", " is out of range for a of length ", "n"));
+    w.close();
+  }
+  w.line("o0->shape[0] = m;");
+  w.line(L.alloc(0));
+  w.line("theano_searchsorted_" + std::string(sfx) + "(x0->data, x0->strides[0], n, " +
+         (L.nin() == 3 ? "x2->data, x2->strides[0]" : "0, 0") +
+         ", x1->data, x1->strides[0], m, o0->data, o0->strides[0], " + (op.right() ? "1" : "0") + ");");
+  w.line("return 0;");
+}
+
+}  // namespace
+
+void add_index_op_lowerings(LoweringTable& t) {
+  t.add<tensor::Nonzero>(Target::Cpu, &lower_nonzero);
+  t.add<tensor::SearchSorted>(Target::Cpu, &lower_searchsorted);
+}
+
+}  // namespace theano::codegen::lower

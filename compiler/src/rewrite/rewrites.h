@@ -71,7 +71,9 @@ NodeRewriterPtr local_reshape_chain();
 NodeRewriterPtr local_useless_reshape();
 NodeRewriterPtr local_useless_alloc();
 NodeRewriterPtr local_useless_specify_shape();
-// subtensor.cpp: useless subtensor, make_vector indexing, inc_subtensor serialization.
+// subtensor.cpp: the IndexExpression marker, useless subtensor, make_vector indexing, inc_subtensor
+// serialization.
+NodeRewriterPtr local_remove_index_expression();
 NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
 NodeRewriterPtr local_IncSubtensor_serialize();

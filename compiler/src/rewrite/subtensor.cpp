@@ -42,6 +42,15 @@ bool is_zeros(const Var& v) {
 
 }  // namespace
 
+// IndexExpression(r, x, indices...) -> r: the marker only serves set_subtensor / inc_subtensor
+// while the graph is built (subtensor/general_index.cpp).
+NodeRewriterPtr local_remove_index_expression() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_remove_index_expression", {"IndexExpression"}, "IndexExpression(r, x, indices...) -> r",
+      [](FunctionGraph&, Apply& node) -> RewriteResult { return node.input(0); });
+  return r;
+}
+
 // x[:, 0:, :shape_i(x, 2):1] -> x (every entry a slice that provably keeps the whole axis)
 NodeRewriterPtr local_useless_subtensor() {
   static const NodeRewriterPtr r = make_node_rewriter(

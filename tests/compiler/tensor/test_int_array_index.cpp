@@ -107,7 +107,7 @@ TEST_CASE("x[int matrix]: float32, a broadcast value, out-of-range indices named
       [&](const std::vector<Var>& in) { return inc_subtensor(in[0][{all, constant(iv)}], in[1]) * in[0].sum(); },
       {NDArray::from_list<double>({0.1, -0.4, 0.3, 0.9, -0.2, 0.5, 0.7, -0.8}, {2, 4}),
        NDArray::from_list<double>({0.5, -1, 2, 0.25, 1.5, -0.5, 1, 2, 3, -2, 0.1, 0.2}, {2, 2, 3})});
-  CHECK_THROWS_WITH_AS(E[fmatrix("m")], doctest::Contains("must be an integer scalar or an integer array"), TypeError);
+  CHECK_THROWS_WITH_AS(E[fmatrix("m")], doctest::Contains("must be an integer scalar, an integer array or a boolean array"), TypeError);
   CHECK_THROWS_WITH_AS(take(E, fvector("v"), 1), doctest::Contains("take: indices (v) must be an integer tensor"),
                        TypeError);
 }

@@ -1,7 +1,7 @@
 // Lowerings of the shape and creation ops (see lowering.h): Shape, Shape_i,
 // MakeVector, SpecifyShape, Reshape (shape.h), Alloc, ARange, Eye, Assert
-// (basic_ops.h) and the gradient stoppers ZeroGrad / DisconnectedGrad
-// (gradient.h; identities).
+// (basic_ops.h), the gradient stoppers ZeroGrad / DisconnectedGrad
+// (gradient.h; identities) and IndexExpression (subtensor.h; an identity).
 //
 // Each follows its op's perform (compiler/src/tensor/shape/*.cpp, gradient/
 // grad_ops.cpp): same dtype, shape and values, same error kinds. Integer scalar
@@ -15,6 +15,7 @@
 #include <theano/runtime/error.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/shape.h>
+#include <theano/tensor/subtensor.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -401,6 +402,7 @@ void add_shape_lowerings(LoweringTable& t) {
   t.add<tensor::Eye>(Target::Cpu, &lower_eye);
   t.add<tensor::Assert>(Target::Cpu, &lower_assert);
   t.add(op_type_of(&zero_grad), Target::Cpu, &lower_identity);
+  t.add<tensor::IndexExpression>(Target::Cpu, &lower_identity);  // unoptimized modes: canonicalize removes it
   t.add(op_type_of(&disconnected_grad), Target::Cpu, &lower_identity);
 }
 

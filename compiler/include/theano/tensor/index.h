@@ -1,9 +1,10 @@
 /// \file
 /// Index builders for `x[...]`: an integer (constant or symbolic scalar), a
-/// `slice(start, stop, step)` with missing parts, or an integer vector
-/// (advanced indexing, AdvancedSubtensor1). Used as `x[1]`, `x[{slice(1, none),
-/// 0}]`, `x[idx_vector]`; the resulting variable can be passed to
-/// `set_subtensor` / `inc_subtensor`.
+/// `slice(start, stop, step)` with missing parts, an integer or boolean array
+/// (advanced indexing), `newaxis` or `ellipsis`, with NumPy's rules
+/// (docs/array-ops.md, "Indexing"). Used as `x[1]`, `x[{slice(1, none), 0}]`,
+/// `x[{ellipsis, newaxis}]`, `x[idx_matrix]`, `x[mask]`; the resulting variable
+/// can be passed to `set_subtensor` / `inc_subtensor`.
 #pragma once
 
 #include <cstdint>
@@ -60,12 +61,23 @@ inline Slice slice(Bound start = {}, Bound stop = {}, Bound step = {}) { return 
 /// Python's `:`.
 inline const Slice all{};
 
+/// NumPy's `np.newaxis` (None in an index): a new axis of size 1.
+struct NewAxisT {};
+inline constexpr NewAxisT newaxis{};
+/// Python's `...`: as many full slices as the other indices leave axes.
+struct EllipsisT {};
+inline constexpr EllipsisT ellipsis{};
+
 class Index {
  public:
   Index(std::int64_t i) : kind_(Kind::Constant), bound_(i) {}  // NOLINT: implicit by design
   Index(int i) : kind_(Kind::Constant), bound_(i) {}           // NOLINT
-  Index(const Var& v) : kind_(Kind::Variable), variable_(v) {}  // NOLINT: integer scalar, or integer vector (advanced)
+  Index(const Var& v) : kind_(Kind::Variable), variable_(v) {}  // NOLINT: integer scalar, integer or boolean array
   Index(const Slice& s) : kind_(Kind::Slice), slice_(s) {}      // NOLINT
+  Index(NewAxisT) : kind_(Kind::NewAxis) {}                     // NOLINT
+  Index(EllipsisT) : kind_(Kind::Ellipsis) {}                   // NOLINT
+  bool is_newaxis() const { return kind_ == Kind::NewAxis; }
+  bool is_ellipsis() const { return kind_ == Kind::Ellipsis; }
   bool is_slice() const { return kind_ == Kind::Slice; }
   /// The slice (InternalError when the index is not one).
   const Slice& as_slice() const {
@@ -87,7 +99,7 @@ class Index {
 
  private:
   // A tagged union by hand (see Bound).
-  enum class Kind : char { Constant, Variable, Slice };
+  enum class Kind : char { Constant, Variable, Slice, NewAxis, Ellipsis };
   Kind kind_;
   Bound bound_;
   Var variable_;

@@ -125,13 +125,37 @@ class AdvancedIncSubtensor1 final : public Op {
   THEANO_OP_PROPS((bool, inplace), (bool, set_instead_of_inc))
 };
 
+/// `IndexExpression{codes}`: `x[indices]` as the user wrote it, for the
+/// indices NumPy calls advanced that the ops above do not express alone
+/// (arrays mixed with slices, `newaxis` or ellipsis, non-adjacent arrays,
+/// boolean masks). Inputs: the graph computing the result (the output is a
+/// view of it), x, then the index variables in order; `codes` says which
+/// entry each is (subtensor/general_index.cpp). set_subtensor and
+/// inc_subtensor rebuild the update from x and the indices; the rewrite
+/// local_remove_index_expression (canonicalize) replaces the node by its
+/// first input, and without rewrites it runs as that view.
+class IndexExpression final : public Op {
+ public:
+  explicit IndexExpression(std::vector<int> codes) : codes_(std::move(codes)) {}
+  THEANO_OP_DECLARE("IndexExpression")
+  /// The gradient flows to the computing graph only.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+  ViewMap view_map() const override;
+
+  THEANO_OP_PROPS((std::vector<int>, codes))
+};
+
 /// `x[indices...]` (what `Var::operator[]` calls). Integers and slices give a
 /// Subtensor; one integer array of any rank with full slices (`all`) on the
 /// other axes gives numpy's result (x.shape[:k] + idx.shape + x.shape[k+1:]):
 /// AdvancedSubtensor1 of the flattened index, through a transpose when the
 /// axis is not 0 (as Theano's `take`); several leading integer arrays and
 /// scalars broadcast together. Fewer indices than dimensions leave the
-/// trailing axes whole. Boolean masks are not supported yet (TypeError).
+/// trailing axes whole. Anything else NumPy allows (arrays mixed with
+/// slices, newaxis and ellipsis, boolean masks of any rank) follows NumPy's
+/// rules exactly, as a graph of these ops behind an IndexExpression
+/// (docs/array-ops.md, "Indexing").
 Var subtensor(const Var& x, const std::vector<Index>& indices);
 /// `x[ilist]` on axis 0.
 Var advanced_subtensor1(const Var& x, const Var& ilist);

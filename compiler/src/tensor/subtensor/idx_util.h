@@ -51,4 +51,15 @@ void check_value_broadcast(const NDArray& y, const TensorType& ytype, const std:
 /// known sizes against the indexed part's static shape.
 void check_inc_value(const Var& x, const Var& y, const StaticShape& sub_shape, const std::string& op);
 
+/// Whether `ix` is a full slice (`all`).
+bool is_full_slice(const Index& ix);
+
+/// `x[indices]` by NumPy's rules in full (general_index.cpp): the graph of
+/// indexing ops behind an IndexExpression.
+Var general_index(const Var& x, const std::vector<Index>& indices);
+
+/// The update of an IndexExpression's x: its result set to / incremented by
+/// y (broadcast); `fname` names the caller in errors.
+Var general_update(const Apply& marker, const Var& y, bool set, const char* fname);
+
 }  // namespace theano::tensor::detail

@@ -118,6 +118,7 @@ Var inc_impl(const Var& x_sub, const Var& y, bool set, const char* fname) {
     for (int i = 1; i < owner->nin(); ++i) ins.push_back(owner->input(i));
     return OpPtr(new IncSubtensor(s->idx_list(), false, set))->apply1(std::move(ins));
   }
+  if (dynamic_cast<const IndexExpression*>(op)) return detail::general_update(*owner, y, set, fname);
   if (const auto* r = dynamic_cast<const Reshape*>(op); r && r->of_index()) {
     // x[idx] with idx of rank >= 2 (take): y broadcast to x_sub's shape and
     // flattened as the gather by the flattened index, which is then updated.

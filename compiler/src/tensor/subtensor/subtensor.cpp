@@ -68,17 +68,13 @@ std::vector<std::vector<bool>> Subtensor::connection_pattern(const Apply& node) 
 
 // ---- x[...] -------------------------------------------------------------------------------
 
-namespace {
+namespace detail {
 
 bool is_full_slice(const Index& ix) {
   if (!ix.is_slice()) return false;
   const Slice& s = ix.as_slice();
   return s.start.is_none() && s.stop.is_none() && s.step.is_none();
 }
-
-}  // namespace
-
-namespace detail {
 
 void throw_wrong_index_kind(const char* accessor) {
   throw InternalError(std::string("internal error (this is a bug in theano-cpp): ") + accessor +
@@ -96,7 +92,7 @@ Var multi_index(const Var& x, const std::vector<Index>& indices) {
   int k = 0;
   while (k < static_cast<int>(indices.size()) && !indices[static_cast<std::size_t>(k)].is_slice()) ++k;
   for (std::size_t i = static_cast<std::size_t>(k); i < indices.size(); ++i)
-    THEANO_USER_CHECK(is_full_slice(indices[i]), ValueError)
+    THEANO_USER_CHECK(detail::is_full_slice(indices[i]), ValueError)
         << "x[...] on " << x.str() << ": with several integer-vector indices (advanced indexing) they must come "
         << "first, the other axes whole (all); index " << i << " is not";
   std::string names;
@@ -126,32 +122,43 @@ Var multi_index(const Var& x, const std::vector<Index>& indices) {
 Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
   Var x = as_tensor_variable(x_in);
   const TensorType* tx = tensor_type(x);
-  THEANO_USER_CHECK(indices.size() <= static_cast<std::size_t>(tx->ndim()), IndexError)
-      << "x[...]: too many indices (" << indices.size() << ") for " << x.str() << ", which has " << tx->ndim()
-      << " dimensions (type " << tx->str() << ")";
+  // What the ops express alone: integers and slices (Subtensor), one integer
+  // array with full slices elsewhere (take), leading integer arrays and
+  // scalars (multi_index). Everything else NumPy allows: general_index.
+  bool general = false;
   int advanced_axis = -1, arrays = 0;
   for (std::size_t i = 0; i < indices.size(); ++i) {
-    if (!indices[i].is_variable()) continue;
-    const Var& v = indices[i].variable();
+    const Index& ix = indices[i];
+    if (ix.is_newaxis() || ix.is_ellipsis()) general = true;
+    if (!ix.is_variable()) continue;
+    const Var& v = ix.variable();
     const TensorType* tv = tensor_type(v);
-    THEANO_USER_CHECK(tv && is_integer(tv->dtype()), TypeError)
+    THEANO_USER_CHECK(tv && (is_integer(tv->dtype()) || tv->dtype() == DType::Bool), TypeError)
         << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
-        << ") must be an integer scalar or an integer array (boolean masks are not supported yet), got type "
+        << ") must be an integer scalar, an integer array or a boolean array, got type "
         << (v ? v.type()->str() : "<null>");
+    if (tv->dtype() == DType::Bool) general = true;
     if (tv->ndim() >= 1) {
       ++arrays;
       if (advanced_axis < 0) advanced_axis = static_cast<int>(i);
     }
   }
-  // Several integer indices, one of them an array (x[i, j], x[i, 0]): numpy broadcasts them together.
-  int non_slices = 0;
-  for (const Index& ix : indices) non_slices += ix.is_slice() ? 0 : 1;
-  if (arrays >= 1 && non_slices > 1) return detail::multi_index(x, indices);
-  if (advanced_axis >= 0) {
+  if (general) return detail::general_index(x, indices);
+  THEANO_USER_CHECK(indices.size() <= static_cast<std::size_t>(tx->ndim()), IndexError)
+      << "x[...]: too many indices (" << indices.size() << ") for " << x.str() << ", which has " << tx->ndim()
+      << " dimensions (type " << tx->str() << ")";
+  if (arrays >= 1) {
+    // Leading integers and arrays, the rest full slices: multi_index (several) or take (one).
+    std::size_t k = 0;
+    while (k < indices.size() && !indices[k].is_slice()) ++k;
+    bool rest_full = true;
+    for (std::size_t i = k; i < indices.size(); ++i) rest_full = rest_full && detail::is_full_slice(indices[i]);
+    int non_slices = 0;
+    for (const Index& ix : indices) non_slices += ix.is_slice() ? 0 : 1;
+    if (non_slices > 1) return rest_full ? detail::multi_index(x, indices) : detail::general_index(x, indices);
     for (std::size_t i = 0; i < indices.size(); ++i)
-      THEANO_USER_CHECK(static_cast<int>(i) == advanced_axis || is_full_slice(indices[i]), ValueError)
-          << "x[...] on " << x.str() << ": an integer-array index (advanced indexing, AdvancedSubtensor1) can only "
-          << "be combined with full slices (all) on the other axes; index " << i << " is not one";
+      if (static_cast<int>(i) != advanced_axis && !detail::is_full_slice(indices[i]))
+        return detail::general_index(x, indices);
     return take(x, indices[static_cast<std::size_t>(advanced_axis)].variable(), advanced_axis);
   }
   detail::ParsedIdx p = detail::parse_basic_indices(x, indices);

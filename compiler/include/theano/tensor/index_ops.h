@@ -55,6 +55,7 @@ class SearchSorted final : public Op {
  public:
   explicit SearchSorted(bool right = false) : right_(right) {}
   THEANO_OP_DECLARE("SearchSorted")
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 

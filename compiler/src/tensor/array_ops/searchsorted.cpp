@@ -45,7 +45,10 @@ Kernel kernel_of(DType d) {
 
 }  // namespace
 
-THEANO_REGISTER_OP(SearchSorted, .no_cuda = "no GPU kernel yet: a GPU function runs the binary searches on the host");
+THEANO_REGISTER_OP(SearchSorted);
+
+// GPU form: a, v and the sorter on the device (one thread a value).
+std::optional<GpuPlacement> SearchSorted::gpu_form(const Apply& node) const { return GpuPlacement::all(node.nin()); }
 
 ApplyPtr SearchSorted::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 2 || inputs.size() == 3, TypeError)

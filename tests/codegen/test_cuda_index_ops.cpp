@@ -1,0 +1,50 @@
+// The GPU forms of index_ops.h: SearchSorted (one thread a value through the
+// kernel text perform runs; the sorter's range checked on the device) and the
+// general-indexing graphs (their gathers and scatters on the GPU), through
+// the host-emulated device against the CPU back end; the CUDA unit compiles
+// under NVRTC where it is present. Test names contain "cuda".
+#include <doctest/doctest.h>
+#include <theano/compile/linker.h>
+#include <theano/config.h>
+#include <theano/tensor/index_ops.h>
+#include <theano/tensor/type.h>
+#include <theano/theano.hpp>
+
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "test_util.h"
+
+using namespace theano;
+using namespace theano::tensor;
+using gpu_test::check_nvrtc;
+using gpu_test::check_on_gpu;
+using gpu_test::random_array;
+
+TEST_SUITE("cuda index_ops (emulated device)") {
+  TEST_CASE("cuda emulated: searchsorted (sides, sorter) and a mixed advanced index against the CPU") {
+    const Var a = fvector("a"), v = fmatrix("v"), s = lvector("s");
+    const NDArray av = NDArray::from_list<float>({3, -1, 2, 2, 7, 0}, {6});
+    const NDArray sorter = gpu_test::int64_vector({1, 5, 2, 3, 0, 4});
+    const NDArray vv = random_array({3, 4}, DType::Float32, 5).astype(DType::Float64).astype(DType::Float32);
+    Function gpu = check_on_gpu({a, v, s}, {searchsorted(a, v, "left", s), searchsorted(a, v, "right", s)},
+                                {av, vv, sorter}, {"SearchSorted"}, 0);
+    check_nvrtc(gpu);
+    // A sorter entry out of range is perform's ValueError, found on the device.
+    ConfigGuard guard(gpu_test::with_device("emulated"));
+    Function f = function({a, v, s}, searchsorted(a, v, "left", s));
+    const std::string msg = test::error_of([&] { f({av, vv, gpu_test::int64_vector({1, 5, 2, 9, 0, 4})}); });
+    CHECK(msg.find("a sorter entry 9 is out of range") != std::string::npos);
+    CHECK_THROWS_AS(f({av, vv, gpu_test::int64_vector({1, 5, 2, 9, 0, 4})}), ValueError);
+  }
+
+  TEST_CASE("cuda emulated: x[i, :, j] and its inc on the GPU against the CPU") {
+    const Var x = ftensor3("x"), i = lvector("i"), j = lvector("j");
+    const Var sub = x[{i, all, j}];
+    Function gpu = check_on_gpu({x, i, j}, {sub, inc_subtensor(sub, 1.5f)},
+                                {random_array({3, 4, 5}, DType::Float32, 9), gpu_test::int64_vector({2, 0, 2}),
+                                 gpu_test::int64_vector({4, 1, 4})},
+                                {"AdvancedSubtensor1", "AdvancedIncSubtensor1"}, 1e-6);
+    check_nvrtc(gpu);
+  }
+}

@@ -1,5 +1,7 @@
-// The GPU forms of index_ops.h: SearchSorted (one thread a value through the
-// kernel text perform runs; the sorter's range checked on the device) and the
+// The GPU forms of index_ops.h: Nonzero (counts per tile, the total
+// downloaded, coordinates written from each tile's offset, in C order),
+// SearchSorted (one thread a value through the kernel text perform runs; the
+// sorter's range checked on the device) and the
 // general-indexing graphs (their gathers and scatters on the GPU), through
 // the host-emulated device against the CPU back end; the CUDA unit compiles
 // under NVRTC where it is present. Test names contain "cuda".
@@ -36,6 +38,22 @@ TEST_SUITE("cuda index_ops (emulated device)") {
     const std::string msg = test::error_of([&] { f({av, vv, gpu_test::int64_vector({1, 5, 2, 9, 0, 4})}); });
     CHECK(msg.find("a sorter entry 9 is out of range") != std::string::npos);
     CHECK_THROWS_AS(f({av, vv, gpu_test::int64_vector({1, 5, 2, 9, 0, 4})}), ValueError);
+  }
+
+  TEST_CASE("cuda emulated: nonzero over several tiles, argwhere, and a boolean mask against the CPU") {
+    const Var x = ftensor3("x"), m = tensor::tensor(DType::Bool, {std::nullopt, std::nullopt}, "m");
+    NDArray xv = random_array({3, 40, 50}, DType::Float32, 11);  // 6000 elements: three tiles
+    for (std::int64_t e = 0; e < xv.size(); e += 3) xv.data_as<float>()[e] = 0;
+    NDArray mv = NDArray::zeros({3, 40}, DType::Bool);
+    for (std::int64_t e = 0; e < mv.size(); e += 7) mv.data_as<bool>()[e] = true;
+    const Var strided = x[{all, slice(none, none, -1), slice(none, none, 2)}];
+    Function gpu = check_on_gpu({x, m}, {stack(nonzero(strided)), argwhere(x), x[m] * 2.0f, flatnonzero(m)}, {xv, mv},
+                                {"Nonzero"}, 0);
+    check_nvrtc(gpu);
+    // An all-false and an empty input.
+    check_on_gpu({x, m}, {flatnonzero(x), flatnonzero(m)}, {NDArray::zeros({2, 3, 4}, DType::Float32),
+                                                             NDArray::zeros({0, 5}, DType::Bool)},
+                 {"Nonzero"}, 0);
   }
 
   TEST_CASE("cuda emulated: x[i, :, j] and its inc on the GPU against the CPU") {

@@ -4,7 +4,9 @@
 //   function counts the true elements (kernels/nonzero.h), sets the output's
 //   shape to (ndim, count), allocates it and fills it. Every other result
 //   whose length depends on values (boolean masks, unique, compress,
-//   argwhere) is a graph over this node.
+//   argwhere) is a graph over this node. Its GPU form counts per tile on the
+//   device, downloads the total (the one device-to-host copy a call) and
+//   fills each tile from its offset.
 // - SearchSorted: the sorter's checks (perform's messages), then one binary
 //   search per value (kernels/searchsorted.h); its GPU form runs one thread a
 //   value through the same function, the sorter's range checked on the
@@ -30,6 +32,90 @@ void lower_nonzero(NodeLowering& L) {
   w.line(L.alloc(0));
   w.line("theano_nonzero_fill(x0->data, " + nd + ", x0->shape, x0->strides, (int64_t*)o0->data, count);");
   w.line("return 0;");
+}
+
+/// Nonzero's GPU form: the flat elements in tiles of kNonzeroTile, one
+/// thread a tile: each tile's count, their running sum by one thread, the
+/// total downloaded, the output allocated, then each tile's coordinates
+/// written from its offset (the C order kept).
+constexpr int kNonzeroTile = 2048;
+
+void lower_gpu_nonzero(NodeLowering& L) {
+  THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
+  L.cold = true;
+  L.cuda->need("kernels/nonzero.h", std::string(kernel_text("nonzero.h")));
+  const int nd = L.in(0).ndim();
+  const std::string nds = std::to_string(nd), tile = std::to_string(kNonzeroTile);
+  const std::string i64 = std::to_string(static_cast<int>(DType::Int64));
+  CodeWriter& w = L.body;
+  w.line("const int64_t total = theano_size(x0), tiles = (total + " + tile + " - 1) / " + tile + ";");
+  w.open("if (total == 0)");
+  w.line("o0->shape[0] = " + nds + ";");
+  w.line("o0->shape[1] = 0;");
+  w.line(L.alloc(0));
+  w.line("return 0;");
+  w.close();
+  w.line("TheanoArray offs;");
+  w.line("offs.ndim = 1; offs.dtype = " + i64 + "; offs.owner = -1; offs.shape[0] = tiles + 1;");
+  w.line("if (int e = theano_gpu_alloc_checked(ctx, &offs, -1, 8, " + c_string(L.label + ": the tile offsets: ") +
+         ", all, " + std::to_string(L.nin()) + ")) return e;");
+  cuda::ParamBlock pb;
+  const cuda::Param total = pb.int64("total", "total"), tiles = pb.int64("tiles", "tiles");
+  const cuda::Param x = pb.pointer("x", "const char*", "x0->data");
+  const cuda::Param shape = pb.array("shape", nd, [](int d) { return "x0->shape[" + std::to_string(d) + "]"; });
+  const cuda::Param strides = pb.array("strides", nd, [](int d) { return "x0->strides[" + std::to_string(d) + "]"; });
+  const cuda::Param offs = pb.pointer("offs", "int64_t*", "offs.data");
+  const cuda::Param out = pb.pointer("out", "int64_t*", "0");
+  const cuda::Param count = pb.int64("count", "0");
+  auto locals = [&](CodeWriter& k) {
+    k.line("int64_t shp[" + nds + "], str[" + nds + "];");
+    for (int d = 0; d < nd; ++d)
+      k.line("shp[" + std::to_string(d) + "] = " + pb.at(shape, d) + "; str[" + std::to_string(d) + "] = " +
+             pb.at(strides, d) + ";");
+  };
+  const std::string range = "t * " + tile + ", t * " + tile + " + " + tile + " < total ? t * " + tile + " + " + tile +
+                            " : total";
+  cuda::Kernel kc(pb, L.fn + "_count", {total, tiles, x, offs});
+  locals(kc.w);
+  cuda::grid_stride_loop(kc.w, "t", "tiles");
+  kc.w.line("offs[t] = theano_nonzero_count_range(x, " + nds + ", shp, str, " + range + ");");
+  kc.w.close();
+  cuda::Kernel ks(pb, L.fn + "_offsets", {tiles, offs});
+  ks.w.open("if (blockIdx.x == 0 && threadIdx.x == 0)");
+  ks.w.line("int64_t run = 0;");
+  ks.w.open("for (int64_t t = 0; t < tiles; ++t)");
+  ks.w.line("const int64_t c = offs[t];");
+  ks.w.line("offs[t] = run;");
+  ks.w.line("run += c;");
+  ks.w.close();
+  ks.w.line("offs[tiles] = run;");
+  ks.w.close();
+  cuda::Kernel kf(pb, L.fn + "_fill", {total, tiles, x, offs, out, count});
+  locals(kf.w);
+  cuda::grid_stride_loop(kf.w, "t", "tiles");
+  kf.w.line("theano_nonzero_fill_range(x, " + nds + ", shp, str, " + range + ", out, count, offs[t]);");
+  kf.w.close();
+  const int k_count = L.cuda->add_kernel(kc, L.label), k_offsets = L.cuda->add_kernel(ks, L.label),
+            k_fill = L.cuda->add_kernel(kf, L.label);
+  pb.declare(w);
+  w.line("if (int e = " + pb.launch(k_count, "tiles") + ") return e;");
+  w.line("if (int e = " + pb.launch(k_offsets, "1") + ") return e;");
+  // The total, from the device, sizes the output.
+  w.line("int64_t count = 0;");
+  w.open("");
+  w.line("TheanoArray hb, last = offs;");
+  w.line("hb.data = (char*)&count; hb.ndim = 1; hb.dtype = " + i64 +
+         "; hb.owner = -1; hb.shape[0] = 1; hb.strides[0] = 8;");
+  w.line("last.data = offs.data + tiles * 8; last.shape[0] = 1; last.strides[0] = 8;");
+  w.line("if (int e = ctx->gpu_copy(ctx->host, &hb, &last, 1)) return e;");
+  w.close();
+  w.line("o0->shape[0] = " + nds + ";");
+  w.line("o0->shape[1] = count;");
+  w.line(L.alloc(0));
+  w.line("if (count == 0) return 0;");
+  w.line(pb.set(out, "o0->data"));
+  w.line(pb.set(count, "count"));
+  w.line("return " + pb.launch(k_fill, "tiles") + ";");
 }
 
 void lower_searchsorted(NodeLowering& L) {
@@ -108,6 +194,7 @@ void lower_gpu_searchsorted(NodeLowering& L) {
 
 void add_index_op_lowerings(LoweringTable& t) {
   t.add<tensor::Nonzero>(Target::Cpu, &lower_nonzero);
+  t.add<tensor::Nonzero>(Target::Cuda, &lower_gpu_nonzero);
   t.add<tensor::SearchSorted>(Target::Cpu, &lower_searchsorted);
   t.add<tensor::SearchSorted>(Target::Cuda, &lower_gpu_searchsorted);
 }

@@ -43,6 +43,7 @@ class Nonzero final : public Op {
   ApplyPtr make_node(std::vector<Var> inputs) const override;
   bool has_perform() const override { return true; }
   void perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const override;
+  std::optional<GpuPlacement> gpu_form(const Apply& node) const override;
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 };

@@ -17,9 +17,10 @@
 
 namespace theano::tensor {
 
-THEANO_REGISTER_OP(Nonzero, .no_infer_shape = "the output's length is the count of true elements, known only at run time",
-                   .no_cuda = "the output's size must reach the host before the output exists (a device-to-host "
-                              "copy of the count per call); a GPU function runs it on the host");
+THEANO_REGISTER_OP(Nonzero, .no_infer_shape = "the output's length is the count of true elements, known only at run time");
+
+// GPU form: the input and the coordinates on the device (the count is downloaded to size the output).
+std::optional<GpuPlacement> Nonzero::gpu_form(const Apply&) const { return GpuPlacement::all(1); }
 
 ApplyPtr Nonzero::make_node(std::vector<Var> inputs) const {
   THEANO_USER_CHECK(inputs.size() == 1, TypeError) << "Nonzero takes 1 input, got " << inputs.size();

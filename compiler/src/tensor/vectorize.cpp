@@ -6,12 +6,15 @@
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "theano/control/scan.h"
+#include "theano/graph/toposort.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/basic_ops.h"
+#include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/type.h"
@@ -70,6 +73,44 @@ const std::vector<Var>& symbolic_shape(const Var& v, ShapeMap& known) {
   return known[v] = r;
 }
 
+/// fn(inputs) itself when every input has one core rank and fn's graph on
+/// stand-ins of that rank is only Elemwise nodes (and DimShuffles adding
+/// leading axes) with outputs of that rank.
+std::optional<std::vector<Var>> elementwise_shortcut(
+    const std::function<std::vector<Var>(const std::vector<Var>&)>& fn, const std::vector<Var>& inputs,
+    const CoreSignature& sig, int nb) {
+  const int core = sig.inputs.empty() ? 0 : sig.inputs[0];
+  for (const int c : sig.inputs)
+    if (c != core) return std::nullopt;
+  for (const int c : sig.outputs)
+    if (c != core) return std::nullopt;
+  std::vector<Var> stand_ins;
+  for (const Var& x : inputs) {
+    const StaticShape& st = tensor_type(x)->shape();
+    stand_ins.push_back(TensorType::make(tensor_type(x)->dtype(), StaticShape(st.end() - core, st.end()))->make_variable());
+  }
+  const std::vector<Var> outs = fn(stand_ins);
+  if (outs.size() != sig.outputs.size()) return std::nullopt;
+  for (const Var& o : outs)
+    if (tensor_type(o)->ndim() != core) return std::nullopt;  // the loop reports the signature mismatch
+  for (const Apply* node : io_toposort(stand_ins, outs)) {
+    if (dynamic_cast<const Elemwise*>(node->op().get())) continue;
+    // A DimShuffle that only adds leading axes (a scalar constant broadcast) is right alignment too.
+    const auto* ds = dynamic_cast<const DimShuffle*>(node->op().get());
+    if (!ds) return std::nullopt;
+    const std::vector<int>& order = ds->new_order();
+    std::size_t lead = 0;
+    while (lead < order.size() && order[lead] == kNewAxis) ++lead;
+    for (std::size_t i = lead; i < order.size(); ++i)
+      if (order[i] != static_cast<int>(i - lead)) return std::nullopt;
+    if (static_cast<int>(order.size() - lead) != tensor_type(node->input(0))->ndim()) return std::nullopt;
+  }
+  std::vector<Var> r = fn(inputs);
+  for (const Var& o : r)
+    if (tensor_type(o)->ndim() != nb + core) return std::nullopt;  // an output that ignores the batched inputs
+  return r;
+}
+
 }  // namespace
 
 CoreSignature parse_signature(std::string_view signature) {
@@ -106,6 +147,9 @@ std::vector<Var> vectorize(const std::function<std::vector<Var>(const std::vecto
         << sig.outputs.size();
     return r;
   }
+  // A purely elementwise core over inputs of one core rank: Elemwise's own
+  // broadcasting (aligned at the right) is the batch broadcasting.
+  if (const std::optional<std::vector<Var>> direct = elementwise_shortcut(fn, inputs, sig, nb)) return *direct;
   // The batch shape: per batch axis (aligned at the right), the size of the
   // inputs that have it, broadcast (a statically-1 axis takes the others').
   std::vector<Var> batch(static_cast<std::size_t>(nb));

@@ -66,6 +66,24 @@ TEST_CASE("vectorize: a user graph over broadcast batch axes equals a loop of th
   testing::check_infer_shape({A, x}, {out[0], out[1]}, {av, xv});
 }
 
+TEST_CASE("vectorize: an elementwise core of one core rank is the elementwise graph itself, no loop") {
+  const Var a = dtensor3("a"), b = dmatrix("b");
+  const auto fn = [](const std::vector<Var>& in) { return std::vector<Var>{tanh(in[0]) * in[1] + 1.0}; };
+  const Var out = vectorize(fn, {a, b}, "(n),(n)->(n)")[0];
+  CHECK(debugprint(out).find("Scan") == std::string::npos);
+  const NDArray av = seq({2, 3, 4}, 0.1), bv = seq({3, 4}, 0.2);
+  const Var a1 = dvector("a1"), b1 = dvector("b1");
+  Function core = function({a1, b1}, fn({a1, b1})[0]);
+  const NDArray got = function({a, b}, out)({av, bv}).value();
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      CHECK(allclose(got.index(0, i).index(0, j).copy(),
+                     core({av.index(0, i).index(0, j).copy(), bv.index(0, j).copy()}).value(), 1e-14, 1e-14));
+  // Different core ranks: right alignment would be wrong, so the loop runs.
+  const auto fn2 = [](const std::vector<Var>& in) { return std::vector<Var>{in[0] * in[1]}; };
+  CHECK(debugprint(vectorize(fn2, {b, dvector("s")}, "(n),()->(n)")[0]).find("Scan") != std::string::npos);
+}
+
 TEST_CASE("blockwise of a core op, gradients, and batch sizes that do not broadcast") {
   const Var a = dmatrix("a"), b = dmatrix("b");
   const OpPtr core = dot(a, b).owner()->op();

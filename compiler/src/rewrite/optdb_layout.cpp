@@ -109,6 +109,7 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_useless_assert(), canon);
   canonicalize->register_rewrite(local_remove_grad_stops(), canon);
   canonicalize->register_rewrite(local_remove_index_expression(), {"fast_run", "fast_compile", "canonicalize"});
+  canonicalize->register_rewrite(local_sum_of_mask(), canon);
   canonicalize->register_rewrite(local_reduce_reduce(), canon);
   canonicalize->register_rewrite(local_abs_merge(), canon);
   canonicalize->register_rewrite(local_trivial_arith(), canon);

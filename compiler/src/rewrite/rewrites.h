@@ -74,6 +74,7 @@ NodeRewriterPtr local_useless_specify_shape();
 // subtensor.cpp: the IndexExpression marker, useless subtensor, make_vector indexing, inc_subtensor
 // serialization.
 NodeRewriterPtr local_remove_index_expression();
+NodeRewriterPtr local_sum_of_mask();
 NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
 NodeRewriterPtr local_IncSubtensor_serialize();

@@ -9,6 +9,7 @@
 #include "shape_feature.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/reduction.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/subtensor.h"
@@ -48,6 +49,55 @@ NodeRewriterPtr local_remove_index_expression() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_remove_index_expression", {"IndexExpression"}, "IndexExpression(r, x, indices...) -> r",
       [](FunctionGraph&, Apply& node) -> RewriteResult { return node.input(0); });
+  return r;
+}
+
+namespace {
+
+/// v's input when v is a Reshape to one axis (a flatten, C order), else v
+/// itself when it is 1-d; null otherwise.
+Var unflattened(const Var& v) {
+  if (const Apply* n = v.owner(); n && n->op()->type_name() == "Reshape" && T::tensor_type(v)->ndim() == 1)
+    return n->input(0);
+  return T::tensor_type(v)->ndim() == 1 ? v : Var();
+}
+
+}  // namespace
+
+// sum(x[mask]) -> sum(switch(mask, x, 0)) for a mask covering every axis of x: the gather of
+// the true positions (Nonzero, then AdvancedSubtensor1 of x flattened) is never built. The
+// masked-out elements are selected away, not multiplied, so a NaN or inf there stays out.
+NodeRewriterPtr local_sum_of_mask() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_sum_of_mask", {"CAReduce"}, "sum(x[mask]) -> sum(switch(mask, x, 0)) (mask of x's shape)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        const auto& op = static_cast<const T::CAReduce&>(*node.op());
+        if (op.scalar_op() != "add" || op.pre() || node.nin() != 1)
+          return RewriteResult::fail("not a plain sum");
+        const Apply* gather = node.input(0).owner();
+        if (!gather || gather->op()->type_name() != "AdvancedSubtensor1" || T::tensor_type(gather->output(0))->ndim() != 1)
+          return RewriteResult::fail("not the sum of a 1-d gather");
+        const Apply* row = gather->input(1).owner();
+        const auto* sub = row ? dynamic_cast<const T::Subtensor*>(row->op().get()) : nullptr;
+        if (!sub || sub->idx_list().size() != 1 || sub->idx_list()[0].is_slice ||
+            !sub->idx_list()[0].index.is_constant() || sub->idx_list()[0].index.value != 0)
+          return RewriteResult::fail("the index is not row 0 of a Nonzero");
+        const Apply* nz = row->input(0).owner();
+        if (!nz || nz->op()->type_name() != "Nonzero") return RewriteResult::fail("the index is not row 0 of a Nonzero");
+        const Var x = unflattened(gather->input(0)), m = unflattened(nz->input(0));
+        if (!x || !m) return RewriteResult::fail("x or the mask is not 1-d or flattened to 1-d");
+        const T::TensorType *tx = T::tensor_type(x), *tm = T::tensor_type(m);
+        if (tx->ndim() != tm->ndim()) return RewriteResult::fail("the mask does not cover every axis of x");
+        // No axis may broadcast in switch: the gather required equal shapes.
+        for (int d = 0; d < tx->ndim(); ++d) {
+          const T::Dim a = tx->shape()[static_cast<std::size_t>(d)], b = tm->shape()[static_cast<std::size_t>(d)];
+          if ((a && *a == 1) != (b && *b == 1)) return RewriteResult::fail("an axis of size 1 in one of them only");
+        }
+        std::vector<int> axes(static_cast<std::size_t>(tx->ndim()));
+        for (int d = 0; d < tx->ndim(); ++d) axes[static_cast<std::size_t>(d)] = d;
+        const Var picked = T::switch_(m, x, T::zeros_like(x));
+        return OpPtr(new T::CAReduce("add", axes, op.dtype(), op.acc_dtype()))->apply1({picked});
+      });
   return r;
 }
 

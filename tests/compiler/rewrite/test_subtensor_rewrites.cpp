@@ -4,6 +4,8 @@
 // graph built by hand) plus a numeric check against the unoptimized graph.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "rewrite_test_util.h"
 #include "test_util.h"
 #include "theano/extending.hpp"
@@ -52,6 +54,40 @@ TEST_SUITE("rewrite_tests") {
     CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::slice(T::none, T::shape_i(m, 1))}))}, "Subtensor") == 1);
     CHECK(left_after({s}, {T::exp(T::subtensor(s, {T::slice(0, 3)}))}, "Subtensor") == 1);
     CHECK(left_after({m}, {T::exp(T::subtensor(m, {T::Index(0)}))}, "Subtensor") == 1);
+  }
+
+  TEST_CASE("local_sum_of_mask: sum(x[mask]) -> sum(switch(mask, x, 0)), NaN and inf masked out stay out") {
+    // Before: the gather of the true positions; after: one select and a sum, no Nonzero.
+    const Var x = T::tensor(DType::Float64, {std::nullopt, std::nullopt, std::nullopt}, "x");
+    const Var m = T::tensor(DType::Bool, {std::nullopt, std::nullopt, std::nullopt}, "m");
+    const Var s = T::sum(x[m]);
+    FunctionGraph before({x, m}, {s});
+    CHECK(count_op(before, "Nonzero") == 1);
+    CHECK(left_after({x, m}, {s}, "Nonzero") == 0);
+    CHECK(left_after({x, m}, {s}, "AdvancedSubtensor1") == 0);
+    FunctionGraph after({x, m}, {s});
+    rewrite::optimize(after, rewrite::mode_query("fast_run").excluding({"fusion"}));
+    CHECK(debugprint(after).find("Elemwise{switch") != std::string::npos);
+    // Values: non-finite elements where the mask is false, and an all-false mask.
+    NDArray xv = range({2, 3, 4}), mv = NDArray::zeros({2, 3, 4}, DType::Bool);
+    for (std::int64_t e = 0; e < 24; ++e) {
+      mv.data_as<bool>()[e] = e % 3 == 0;
+      if (e % 3 == 1) xv.data_as<double>()[e] = e % 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                     : std::numeric_limits<double>::infinity();
+    }
+    double want = 0;
+    for (std::int64_t e = 0; e < 24; e += 3) want += xv.data_as<double>()[e];
+    Function f = function({x, m}, s);
+    CHECK(f({xv, mv}).item<double>() == want);
+    CHECK(f({xv, NDArray::zeros({2, 3, 4}, DType::Bool)}).item<double>() == 0.0);
+    // A mask of the wrong shape is still an error (the check stays before the select).
+    CHECK_THROWS(f({xv, NDArray::zeros({2, 3, 5}, DType::Bool)}));
+    // A mask over the leading axes only: the gather stays.
+    const Var m2 = T::tensor(DType::Bool, {std::nullopt, std::nullopt}, "m2");
+    CHECK(left_after({x, m2}, {T::sum(x[m2])}, "Nonzero") == 1);
+    // A 1-d x.
+    const Var v = T::dvector("v"), b = T::tensor(DType::Bool, {std::nullopt}, "b");
+    CHECK(left_after({v, b}, {T::sum(v[b])}, "Nonzero") == 0);
   }
 
   TEST_CASE("local_subtensor_make_vector: make_vector(a, b)[1] -> b") {

@@ -1,6 +1,6 @@
 // The array utilities (theano/tensor/array_ops.h) on the GPU: being
 // compositions, they run as the GPU forms of the ops they are made of (Join,
-// SortOp, ArgSortOp, AdvancedSubtensor1, ...). One function of pad, roll,
+// SortOp, ArgTopKOp, AdvancedSubtensor1, ...). One function of pad, roll,
 // topk, quantile and take_along_axis through the host-emulated device against
 // the CPU back end; its CUDA unit compiles under NVRTC where it is present.
 // Test names contain "cuda".
@@ -37,7 +37,7 @@ TEST_SUITE("cuda array_ops (emulated device)") {
     NDArray i = NDArray::empty({3, 4, 2}, DType::Int64);
     for (std::int64_t e = 0; e < i.size(); ++e) i.data_as<std::int64_t>()[e] = (e * 7) % 10 - 5;
     Function gpu = check_on_gpu({x, k, idx}, outs, {random_array({3, 4, 5}, DType::Float32, 7), test::i64(-3), i},
-                                {"Join", "SortOp", "ArgSortOp", "AdvancedSubtensor1"}, 1e-6);
+                                {"Join", "SortOp", "ArgTopKOp", "AdvancedSubtensor1"}, 1e-6);
     check_nvrtc(gpu);
   }
 }

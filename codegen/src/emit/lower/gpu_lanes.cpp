@@ -213,9 +213,11 @@ DType dtype_of_c_type(const std::string& name) {
   return DType::Float64;
 }
 
-LaneLayout emit_axis_lanes(NodeLowering& L, int axis) {
+LaneLayout emit_axis_lanes(NodeLowering& L, int axis, std::int64_t out_len) {
   const int nd = L.in(0).ndim();
-  for (int d = 0; d < nd; ++d) L.body.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
+  for (int d = 0; d < nd; ++d)
+    L.body.line("o0->shape[" + str(d) + "] = " +
+                (d == axis && out_len >= 0 ? str(out_len) : "x0->shape[" + str(d) + "]") + ";");
   L.body.line(L.alloc(0));
   std::vector<int> kept;
   for (int d = 0; d < nd; ++d)

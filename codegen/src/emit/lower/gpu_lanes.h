@@ -61,8 +61,9 @@ LaneLayout emit_lane_params(NodeLowering& L, const std::vector<int>& kept, const
 /// For an op mapping input 0 to an output of its shape lane by lane along
 /// `axis` (softmax, CumOp): copies the shape, allocates output 0 on the GPU
 /// and lays out the lanes, one per position of the other axes, walking x0
-/// and o0 (emit_lane_params).
-LaneLayout emit_axis_lanes(NodeLowering& L, int axis);
+/// and o0 (emit_lane_params). `out_len` >= 0: the output's length along the
+/// axis instead of the input's (a line of another length, the same lanes).
+LaneLayout emit_axis_lanes(NodeLowering& L, int axis, std::int64_t out_len = -1);
 
 /// The host condition (after emit_lane_params) choosing one thread a lane
 /// over one block a lane: short lanes (<= 32 elements), or many lanes whose

@@ -5,12 +5,13 @@
 // unit. An op with a kernel form therefore has no lowering file of its own:
 // the table gets its rows from the op registry (docs/adding-an-op.md).
 //
-// Lines (one input, one output of the input's shape): the CPU node function
-// calls the kernel on every line along the axis, ranges of lines on the loop
-// threads (theano_parallel); the GPU form
-// runs one thread a line, a grid-stride loop over the lines, the lines
-// addressed as lane kernels address theirs (gpu_lanes.h: the kept axes
-// merged, the axis walked).
+// Lines (one input, one output of the input's shape) and LinesResized (the
+// output line of another, fixed length m): the CPU node function calls the
+// kernel on every line along the axis, ranges of lines on the loop threads
+// (theano_parallel); the GPU form runs one thread a line, a grid-stride loop
+// over the lines, the lines addressed as lane kernels address theirs
+// (gpu_lanes.h: the kept axes merged, the axis walked). LinesResized fails
+// with a ValueError when an input line is shorter than m.
 #include <theano/graph/op_registry.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
@@ -35,10 +36,13 @@ KernelForm kernel_form_of(NodeLowering& L, bool on_cuda) {
   if (!form)
     refuse(L.node, LoweringReason::Dtype,
            " (no kernel form for dtype " + std::string(dtype_name(L.out(0).dtype())) + ")");
-  THEANO_INTERNAL_CHECK(form->kind == KernelForm::Kind::Lines) << L.label << ": an unknown kernel form kind";
+  THEANO_INTERNAL_CHECK(form->kind == KernelForm::Kind::Lines || form->kind == KernelForm::Kind::LinesResized)
+      << L.label << ": an unknown kernel form kind";
   THEANO_INTERNAL_CHECK(L.nin() == 1 && L.nout() == 1 && form->axis >= 0 && form->axis < L.in(0).ndim())
       << L.label << ": a Lines kernel form needs one input, one output and an axis below the rank, got axis "
       << form->axis;
+  THEANO_INTERNAL_CHECK(form->kind == KernelForm::Kind::Lines || form->out_len >= 1)
+      << L.label << ": a LinesResized kernel form needs an output length of at least 1, got " << form->out_len;
   const std::string key = "kernels/" + form->file;
   if (on_cuda)
     L.cuda->need(key, std::string(kernel_text(form->file)));
@@ -47,13 +51,25 @@ KernelForm kernel_form_of(NodeLowering& L, bool on_cuda) {
   return *form;
 }
 
+/// The statements checking a LinesResized input's line is at least m long.
+void emit_resized_check(NodeLowering& L, const KernelForm& form) {
+  if (form.kind != KernelForm::Kind::LinesResized) return;
+  L.body.line("if (x0->shape[" + str(form.axis) + "] < " + str(form.out_len) + ") " +
+              L.fail_int(kErrValue, "axis " + str(form.axis) + " has length ", "x0->shape[" + str(form.axis) + "]",
+                         ", fewer than the " + str(form.out_len) + " elements this op takes from each line"));
+}
+
 void lower_lines(NodeLowering& L) {
   const KernelForm form = kernel_form_of(L, false);
+  const bool resized = form.kind == KernelForm::Kind::LinesResized;
   const int nd = L.in(0).ndim();
   CodeWriter& w = L.body;
-  for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
+  emit_resized_check(L, form);
+  for (int d = 0; d < nd; ++d)
+    w.line("o0->shape[" + str(d) + "] = " + (resized && d == form.axis ? str(form.out_len) : "x0->shape[" + str(d) + "]") +
+           ";");
   w.line(L.alloc(0));
-  w.line("if (theano_size(x0) == 0) return 0;");
+  w.line("if (theano_size(x0) == 0 || theano_size(o0) == 0) return 0;");
   const std::string as = str(form.axis);
   // One kernel call per line, the lines split into ranges that
   // theano_parallel may run on the loop threads (a line's work is n log n
@@ -78,7 +94,8 @@ void lower_lines(NodeLowering& L) {
     f.line("{ const int64_t i = rest % x0->shape[" + ds + "]; rest /= x0->shape[" + ds + "]; xoff += i * x0->strides[" +
            ds + "]; ooff += i * o0->strides[" + ds + "]; }");
   }
-  f.line(form.function + "(x0->data + xoff, xs, o0->data + ooff, os, n);");
+  f.line(form.function + "(x0->data + xoff, xs, o0->data + ooff, os, n" + (resized ? ", " + str(form.out_len) : "") +
+         ");");
   f.close();
   f.close();
   w.line("const int64_t n = x0->shape[" + as + "], lines = theano_size(x0) / n;");
@@ -91,15 +108,17 @@ void lower_gpu_lines(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
   const KernelForm form = kernel_form_of(L, true);
+  const bool resized = form.kind == KernelForm::Kind::LinesResized;
   CodeWriter& w = L.body;
-  const LaneLayout l = emit_axis_lanes(L, form.axis);
+  emit_resized_check(L, form);
+  const LaneLayout l = emit_axis_lanes(L, form.axis, resized ? form.out_len : -1);
   const cuda::ParamBlock& pb = l.params;
   cuda::Kernel k(pb, L.fn + "_lines", {l.lanes, l.len});
   cuda::grid_stride_loop(k.w, "lane", "lanes");
   lane_bases(k.w, l, "lane");
   // One reduced axis: its merged stride is element 0 of each array's reduced strides.
   k.w.line(form.function + "(b0, " + pb.at(l.reduced_strides[0], 0) + ", (char*)b1, " + pb.at(l.reduced_strides[1], 0) +
-           ", len);");
+           ", len" + (resized ? ", " + str(form.out_len) : "") + ");");
   k.w.close();
   const int kl = L.cuda->add_kernel(k, L.label);
   pb.declare(w);

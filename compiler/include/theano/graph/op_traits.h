@@ -83,11 +83,19 @@ struct KernelForm {
     /// all n elements of o's; x and o may be the same line (perform may
     /// run it in place). On the GPU one thread runs one line.
     Lines,
+    /// Lines whose output line has `out_len` elements (the output: the
+    /// input's shape with `out_len` along the axis). `function` is called as
+    ///   void function(const char* x, int64_t x_stride, char* o, int64_t o_stride, int64_t n, int64_t m)
+    /// with m = out_len and must write all m elements; generated code fails
+    /// with a ValueError when an input line is shorter than m (n < m), and
+    /// never calls it when the output is empty. x and o are distinct.
+    LinesResized,
   };
   Kind kind = Kind::Lines;
   std::string file;      ///< the kernel file's name in runtime/kernels/, e.g. "cumulative.h"
   std::string function;  ///< the C function the call names, e.g. "theano_cumsum_f64"
   int axis = 0;          ///< Lines: the axis the lines run along (non-negative, below the rank)
+  std::int64_t out_len = -1;  ///< LinesResized: the output's length along the axis (>= 1)
 };
 
 /// The suffix the kernel files give the function of one element type:

@@ -46,6 +46,25 @@ class ArgSortOp final : public Op {
   THEANO_OP_PROPS((int, axis))
 };
 
+/// The int64 indices of the |kth| elements of `x` along `axis` that rank
+/// first: kth > 0 the largest, by value descending (ties: the larger index
+/// first), kth < 0 the smallest, ascending (ties: the smaller index first),
+/// i.e. the last |kth| of a stable argsort reversed, or its first |kth|; NaN
+/// above every number. The output: x's shape with |kth| along the axis. A
+/// partial selection (theano/runtime/kernels/topk.h), not a full sort; a line
+/// shorter than |kth| is a ValueError. topk / argtopk (array_ops.h) use it.
+class ArgTopKOp final : public Op {
+ public:
+  ArgTopKOp(int axis, std::int64_t kth);
+  THEANO_OP_DECLARE("ArgTopKOp")
+  std::optional<KernelForm> kernel_form(const KernelSignature& sig) const override;
+  /// Indices: no gradient.
+  std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+  THEANO_OP_PROPS((int, axis), (std::int64_t, kth))
+};
+
 /// `x` sorted along `axis` (negative counts from the end; std::nullopt:
 /// NumPy's axis=None, the flattened input, a 1-d result). `kind` is NumPy's
 /// ("quicksort", "mergesort", "heapsort", "stable"); every kind gives the

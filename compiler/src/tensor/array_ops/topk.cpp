@@ -1,7 +1,8 @@
-// topk, argtopk, topk_and_argtopk (Theano's): a stable argsort, the last
-// |kth| indices reversed (kth > 0, the largest first) or the first |kth|
-// (kth < 0, the smallest first), and the values taken along the axis, so the
-// gradient scatters through AdvancedSubtensor1 (docs/array-ops.md).
+// topk, argtopk, topk_and_argtopk (Theano's): ArgTopKOp's partial selection
+// (the indices a stable argsort would give: the last |kth| reversed for
+// kth > 0, the largest first, or the first |kth| for kth < 0), and the values
+// taken along the axis, so the gradient scatters through AdvancedSubtensor1
+// (docs/array-ops.md).
 #include <cstdlib>
 #include <string>
 
@@ -33,10 +34,9 @@ std::pair<Var, Var> topk_and_argtopk(const TensorLike& xl, std::int64_t kth, int
                                std::to_string(a) + " of " + array_ops::label(x),
                            {n_sym});
   }
-  const Var order = argsort(x, a, "stable");
-  // x[..., -1:-1-k:-1]: the last k reversed (a stop below -n means "past the start").
-  const Var idx = kth > 0 ? array_ops::along(order, a, slice(-1, array_ops::gated(-1 - k, gate), -1))
-                          : array_ops::along(order, a, slice(none, array_ops::gated(k, gate)));
+  // The run-time check (k <= n) rides on the input, through an identity slice x[..., 0 + gate:].
+  const Var xin = gate ? array_ops::along(x, a, slice(array_ops::gated(0, gate), none)) : x;
+  const Var idx = OpPtr(new ArgTopKOp(a, kth))->apply1({xin});
   return {array_ops::gather_along(x, idx, a), idx};
 }
 

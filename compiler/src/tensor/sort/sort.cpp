@@ -3,11 +3,13 @@
 // (kernels/sort.h, the text generated code and the CUDA form run through the
 // ops' kernel form), infer_shape and the gradients.
 #include "theano/runtime/kernels/sort.h"
+#include "theano/runtime/kernels/topk.h"
 
 #include <string>
 #include <utility>
 
 #include "../reduction/kernel_util.h"
+#include "../shape/shape_util.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/axes.h"
@@ -187,5 +189,108 @@ std::vector<Var> ArgSortOp::grad(const Apply& node, const std::vector<Var>&) con
 Var sort(const TensorLike& x, std::optional<int> axis, std::string_view kind) { return sorted(x, axis, kind, false); }
 
 Var argsort(const TensorLike& x, std::optional<int> axis, std::string_view kind) { return sorted(x, axis, kind, true); }
+
+// ---- ArgTopKOp -----------------------------------------------------------------------------
+
+namespace {
+
+using TopKKernel = void (*)(const char*, int64_t, char*, int64_t, int64_t, int64_t);
+
+TopKKernel topk_kernel(bool largest, DType d) {
+  switch (d) {
+#define THEANO_TOPK_CASE(DT, SUFFIX) \
+  case DType::DT:                    \
+    return largest ? &theano_argtopk_max_##SUFFIX : &theano_argtopk_min_##SUFFIX;
+    THEANO_TOPK_CASE(Float64, f64)
+    THEANO_TOPK_CASE(Float32, f32)
+    THEANO_TOPK_CASE(Int64, i64)
+    THEANO_TOPK_CASE(Int32, i32)
+    THEANO_TOPK_CASE(Int16, i16)
+    THEANO_TOPK_CASE(Int8, i8)
+    THEANO_TOPK_CASE(UInt64, u64)
+    THEANO_TOPK_CASE(UInt32, u32)
+    THEANO_TOPK_CASE(UInt16, u16)
+    THEANO_TOPK_CASE(UInt8, u8)
+#undef THEANO_TOPK_CASE
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+ArgTopKOp::ArgTopKOp(int axis, std::int64_t kth) : axis_(axis), kth_(kth) {
+  check_axis(*this, axis_);
+  THEANO_USER_CHECK(kth_ != 0 && kth_ != INT64_MIN, ValueError) << "ArgTopKOp: kth must be a nonzero int64, got " << kth_;
+}
+
+THEANO_REGISTER_OP(ArgTopKOp);
+
+ApplyPtr ArgTopKOp::make_node(std::vector<Var> inputs) const {
+  THEANO_USER_CHECK(inputs.size() == 1, TypeError) << name() << " takes 1 input, got " << inputs.size();
+  const Var x = as_tensor_variable(inputs[0]);
+  const TensorType& t = *tensor_type(x);
+  THEANO_USER_CHECK(topk_kernel(true, t.dtype()) != nullptr, TypeError)
+      << name() << ": expected an integer or float32/float64 tensor, got " << x.str() << " of type " << t.str();
+  THEANO_USER_CHECK(axis_ < t.ndim(), ValueError)
+      << name() << ": axis " << axis_ << " is out of range for " << x.str() << " of type " << t.str();
+  const std::int64_t k = kth_ < 0 ? -kth_ : kth_;
+  StaticShape shape = t.shape();
+  const Dim n = shape[static_cast<std::size_t>(axis_)];
+  THEANO_USER_CHECK(!n || k <= *n, ValueError)
+      << name() << ": |kth| = " << k << " exceeds the length " << *n << " of axis " << axis_ << " of " << x.str();
+  shape[static_cast<std::size_t>(axis_)] = k;
+  return Apply::create(OpPtr(this), {x}, {TensorType::make(DType::Int64, std::move(shape))->make_variable()});
+}
+
+std::optional<KernelForm> ArgTopKOp::kernel_form(const KernelSignature& sig) const {
+  if (sig.in_dtypes.size() != 1) return std::nullopt;
+  const std::string_view suffix = kernel_dtype_suffix(sig.in_dtypes[0]);
+  if (suffix.empty()) return std::nullopt;
+  KernelForm f{KernelForm::Kind::LinesResized, "topk.h",
+               std::string(kth_ > 0 ? "theano_argtopk_max_" : "theano_argtopk_min_") + std::string(suffix), axis_};
+  f.out_len = kth_ < 0 ? -kth_ : kth_;
+  return f;
+}
+
+void ArgTopKOp::perform(const Apply&, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  const NDArray& x = inputs[0];
+  const TopKKernel kernel = topk_kernel(kth_ > 0, x.dtype());
+  THEANO_USER_CHECK(kernel != nullptr, TypeError) << name() << ": no kernel for dtype " << dtype_name(x.dtype());
+  const auto ax = static_cast<std::size_t>(axis_);
+  const std::int64_t k = kth_ < 0 ? -kth_ : kth_, n = x.shape()[ax];
+  THEANO_USER_CHECK(n >= k, ValueError) << name() << ": axis " << axis_ << " has length " << n << ", fewer than the "
+                                        << k << " elements this op takes from each line";
+  std::vector<std::int64_t> shape = x.shape();
+  shape[ax] = k;
+  NDArray out = NDArray::empty(shape, DType::Int64);
+  if (out.size() > 0) {
+    const NDArray xc = x.copy();  // C-contiguous: line e of out (its other axes' position) starts at xc's line e
+    const int64_t xs = xc.strides()[ax], os = out.strides()[ax];
+    const auto* out_base = static_cast<const std::byte*>(out.data());
+    const auto* x_base = static_cast<const char*>(xc.data());
+    // Lines are numbered by the position of the other axes; in xc that position's element offset
+    // is the out offset with out's axis length k replaced by n.
+    detail::for_each_element(out.index(axis_, 0), [&](const std::byte* p) {
+      const int64_t e = (p - out_base) / 8;  // element offset in out, a multiple of k * inner below the axis
+      int64_t inner = 1;
+      for (std::size_t d = ax + 1; d < shape.size(); ++d) inner *= shape[d];
+      const int64_t outer = e / (k * inner), rest = e % inner;
+      kernel(x_base + (outer * n * inner + rest) * static_cast<int64_t>(xc.itemsize()), xs,
+             reinterpret_cast<char*>(const_cast<std::byte*>(p)), os, n, k);
+    });
+  }
+  outputs[0] = std::move(out);
+}
+
+std::vector<std::vector<Var>> ArgTopKOp::infer_shape(const Apply&, const std::vector<std::vector<Var>>& shapes) const {
+  std::vector<Var> s = shapes[0];
+  s[static_cast<std::size_t>(axis_)] = detail::int64_const(kth_ < 0 ? -kth_ : kth_);
+  return {s};
+}
+
+std::vector<Var> ArgTopKOp::grad(const Apply&, const std::vector<Var>&) const { return {Var()}; }
+
+std::vector<std::vector<bool>> ArgTopKOp::connection_pattern(const Apply&) const { return {{false}}; }
 
 }  // namespace theano::tensor

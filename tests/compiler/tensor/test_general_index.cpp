@@ -174,6 +174,12 @@ TEST_CASE("x[general index]: bad indices are errors naming the index, the axis a
   CHECK(error_of([&] { fm({xv, NDArray::zeros({4, 4}, DType::Bool)}); })
             .find("the boolean index did not match the indexed array along axis 1: the axis has size 5, the boolean "
                   "index 4") != std::string::npos);
+  // A name with braces adds no value place to the message.
+  const Var braced = dtensor3("w{}");
+  Function fb = function({braced, m}, braced[m]);
+  CHECK(error_of([&] { fb({xv, NDArray::zeros({4, 4}, DType::Bool)}); })
+            .find("x[...] on w(): the boolean index did not match the indexed array along axis 1: the axis has size 5") !=
+        std::string::npos);
   // An array out of range for its own axis, also when the flat position would be in range.
   Function fi = function({x, i, j}, x[{i, all, j}]);
   const std::string e = error_of([&] {

@@ -150,7 +150,16 @@ struct Plan {
   bool arrays = false;  ///< an index array (integer or boolean) is present
 };
 
-std::string xlabel(const Var& x) { return x.name().empty() ? std::string("x") : x.name(); }
+/// x's name for an Assert message, braces made parentheses: a "{}" in it
+/// would otherwise be taken for a reported value's place.
+std::string xlabel(const Var& x) {
+  std::string s = x.name().empty() ? std::string("x") : x.name();
+  for (char& c : s) {
+    if (c == '{') c = '(';
+    if (c == '}') c = ')';
+  }
+  return s;
+}
 
 Plan make_plan(const Var& x, const std::vector<Index>& indices) {
   const TensorType* tx = tensor_type(x);

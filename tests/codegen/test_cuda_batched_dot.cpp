@@ -3,12 +3,13 @@
 // gemm is OpenBLAS's (cuBLAS on a GPU), against the CPU back end: float64 and
 // float32, transposed operands (read in place), reversed ones (gathered by a
 // copy kernel first), broadcast batch dims, an empty inner dimension (the
-// scale kernel). Test names contain "cuda".
+// scale kernel); matmul and einsum reach it. Test names contain "cuda".
 #include <doctest/doctest.h>
 #include <theano/config.h>
 #include <theano/gpu/context.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/batched_blas.h>
+#include <theano/tensor/einsum.h>
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/linalg.h>
 #include <theano/tensor/subtensor.h>
@@ -41,12 +42,14 @@ TEST_SUITE("cuda batched_dot (emulated device)") {
     }
   }
 
-  TEST_CASE("cuda emulated: BatchedDot with an empty inner dimension and batch") {
+  TEST_CASE("cuda emulated: BatchedDot with an empty inner dimension and batch, einsum on the GPU") {
     const Var a = tensor::tensor(DType::Float64, {Dim(), Dim(), Dim()}, "a");
     const Var b = tensor::tensor(DType::Float64, {Dim(), Dim(), Dim()}, "b");
     check_on_gpu({a, b}, {batched_dot3(a, b)},
                  {NDArray::zeros({2, 3, 0}, DType::Float64), NDArray::zeros({2, 0, 4}, DType::Float64)}, {"BatchedDot"});
     check_on_gpu({a, b}, {batched_dot3(a, b)},
                  {NDArray::zeros({0, 3, 2}, DType::Float64), NDArray::zeros({0, 2, 4}, DType::Float64)}, {"BatchedDot"});
+    check_on_gpu({a, b}, {einsum("bij,bkj->bik", {a, b})},
+                 {random_array({4, 3, 5}, DType::Float64, 5), random_array({4, 2, 5}, DType::Float64, 6)}, {"BatchedDot"});
   }
 }

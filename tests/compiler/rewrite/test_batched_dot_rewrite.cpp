@@ -1,6 +1,6 @@
 // local_batched_dot_to_dot22 (compiler/src/rewrite/batched_dot.cpp): a
-// BatchedDot whose b is one matrix (matmul(batch, matrix), a batch of
-// static size 1) becomes one reshaped Dot22; the
+// BatchedDot whose b is one matrix (matmul(batch, matrix), an einsum
+// contraction over a batch of static size 1) becomes one reshaped Dot22; the
 // graph before and after as text, the values against the unoptimized graph;
 // a BatchedDot with a real batch in b is left alone.
 #include <doctest/doctest.h>
@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "theano/extending.hpp"
 #include "theano/tensor/batched_blas.h"
+#include "theano/tensor/einsum.h"
 #include "theano/tensor/linalg.h"
 
 using namespace theano;
@@ -61,7 +62,7 @@ TEST_SUITE("rewrite_tests") {
     check_values({a, m}, {o}, {values({5, 3, 4}, 0.5), values({4, 2}, -0.3)});
   }
 
-  TEST_CASE("local_batched_dot_to_dot22: unknown sizes, b with a static batch of 1") {
+  TEST_CASE("local_batched_dot_to_dot22: unknown sizes and a static batch of 1 in both operands") {
     const Var a = T::tensor(DType::Float64, {T::Dim(), T::Dim(), T::Dim(), T::Dim()}, "a");
     const Var b = T::tensor(DType::Float64, {T::Dim(1), T::Dim(1), T::Dim(), T::Dim()}, "b");
     const Var o = T::batched_dot3(a, b);
@@ -86,6 +87,18 @@ TEST_SUITE("rewrite_tests") {
           "   |Shape_i{3} [id N] ''   8\n"
           "     |b [id I]\n");
     check_values({a, b}, {o}, {values({2, 3, 4, 5}, 0.1), values({1, 1, 5, 2}, 0.2)});
+    const Var x = T::tensor(DType::Float64, {1, 3, 4}, "x"), y = T::tensor(DType::Float64, {1, 4, 2}, "y");
+    const Var e = T::einsum("bij,bjk->bik", {x, y});
+    CHECK(optimized_text({x, y}, {e}) ==
+          "Reshape{3} [id A] ''   3\n"
+          " |Dot22 [id B] ''   2\n"
+          " | |Reshape{2} [id C] ''   0\n"
+          " | | |x [id D]\n"
+          " | | |TensorConstant{[-1  4]} [id E]\n"
+          " | |DimShuffle{1,2} [id F] ''   1\n"
+          " |   |y [id G]\n"
+          " |TensorConstant{[1 3 2]} [id H]\n");
+    check_values({x, y}, {e}, {values({1, 3, 4}, 0.3), values({1, 4, 2}, -0.1)});
     // Left alone: b has a batch.
     const Var c = T::tensor(DType::Float64, {T::Dim(), T::Dim(), T::Dim()}, "c");
     const Var d = T::tensor(DType::Float64, {T::Dim(), T::Dim(), T::Dim()}, "d");

@@ -177,7 +177,7 @@ Term contract(Term a, Term b, const std::vector<int>& keep) {
 // The static size used by the path's cost (unknown sizes count as this).
 constexpr double kUnknownSize = 32;
 
-double term_size(const Term& t, const std::vector<Term>& all, const std::vector<int>& labels) {
+double term_size(const std::vector<Term>& all, const std::vector<int>& labels) {
   double s = 1;
   for (int l : labels) {
     Dim d;
@@ -185,7 +185,6 @@ double term_size(const Term& t, const std::vector<Term>& all, const std::vector<
       if (!d && has(u.labels, l)) d = static_dim(u.v, axis_of(u, l));
     s *= d ? static_cast<double>(*d) : kUnknownSize;
   }
-  (void)t;
   return s;
 }
 
@@ -279,12 +278,12 @@ std::pair<std::size_t, std::size_t> greedy_pair(const Prepared& p) {
         for (const Term* t : {&a, &b})
           for (int l : t->labels)
             if (has(keep, l) && !has(res, l)) res.push_back(l);
-        const double cost = term_size(a, p.terms, res) - term_size(a, p.terms, a.labels) -
-                            term_size(b, p.terms, b.labels);
+        const double cost = term_size(p.terms, res) - term_size(p.terms, a.labels) -
+                            term_size(p.terms, b.labels);
         std::vector<int> all = a.labels;
         for (int l : b.labels)
           if (!has(all, l)) all.push_back(l);
-        const double flops = term_size(a, p.terms, all);
+        const double flops = term_size(p.terms, all);
         if (cost < best || (cost == best && flops < best_flops)) {
           best = cost;
           best_flops = flops;
@@ -294,29 +293,9 @@ std::pair<std::size_t, std::size_t> greedy_pair(const Prepared& p) {
   return pick;
 }
 
-}  // namespace
-
-std::vector<std::pair<int, int>> einsum_path(const std::string& subscripts, const std::vector<TensorLike>& operands) {
-  Prepared p = prepare(subscripts, operands);
-  std::vector<std::pair<int, int>> path;
-  while (p.terms.size() > 1) {
-    const auto [i, j] = greedy_pair(p);
-    path.emplace_back(static_cast<int>(i), static_cast<int>(j));
-    const std::vector<int> keep = kept_labels(p, i, j);
-    Term r{Var(), {}};
-    for (const Term* t : {&p.terms[i], &p.terms[j]})
-      for (int l : t->labels)
-        if (has(keep, l) && !has(r.labels, l)) r.labels.push_back(l);
-    r.v = p.terms[i].v;  // only the labels matter for the path
-    p.terms.erase(p.terms.begin() + static_cast<std::ptrdiff_t>(j));
-    p.terms.erase(p.terms.begin() + static_cast<std::ptrdiff_t>(i));
-    p.terms.push_back(r);
-  }
-  return path;
-}
-
-Var einsum(const std::string& subscripts, const std::vector<TensorLike>& operands) {
-  Prepared p = prepare(subscripts, operands);
+// The contraction: sums of labels one term alone has, then the greedy pairs
+// (recorded in `path` when given); the last term's axes in the output's order.
+Var contract_all(Prepared& p, std::vector<std::pair<int, int>>* path) {
   // Labels one term alone has and the output lacks are summed at once.
   for (std::size_t i = 0; i < p.terms.size(); ++i) {
     const std::vector<int> keep = kept_labels(p, i, i);
@@ -327,6 +306,7 @@ Var einsum(const std::string& subscripts, const std::vector<TensorLike>& operand
   }
   while (p.terms.size() > 1) {
     const auto [i, j] = greedy_pair(p);
+    if (path) path->emplace_back(static_cast<int>(i), static_cast<int>(j));
     Term r = contract(p.terms[i], p.terms[j], kept_labels(p, i, j));
     p.terms.erase(p.terms.begin() + static_cast<std::ptrdiff_t>(j));
     p.terms.erase(p.terms.begin() + static_cast<std::ptrdiff_t>(i));
@@ -336,6 +316,20 @@ Var einsum(const std::string& subscripts, const std::vector<TensorLike>& operand
   for (int l : p.output)
     THEANO_INTERNAL_CHECK(has(t.labels, l)) << "einsum: output label " << label_text(l) << " was lost";
   return arranged(t, p.output);
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> einsum_path(const std::string& subscripts, const std::vector<TensorLike>& operands) {
+  Prepared p = prepare(subscripts, operands);
+  std::vector<std::pair<int, int>> path;
+  contract_all(p, &path);  // the graph is dropped: the path is what einsum takes
+  return path;
+}
+
+Var einsum(const std::string& subscripts, const std::vector<TensorLike>& operands) {
+  Prepared p = prepare(subscripts, operands);
+  return contract_all(p, nullptr);
 }
 
 }  // namespace theano::tensor

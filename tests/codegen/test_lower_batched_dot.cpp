@@ -10,6 +10,7 @@
 #include <theano/codegen/c_linker.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/kernels/batched_dot_rules.h>
 #include <theano/tensor/batched_blas.h>
 #include <theano/tensor/einsum.h>
 #include <theano/tensor/elemwise.h>
@@ -27,6 +28,33 @@ using namespace theano::tensor;
 using namespace theano::test;
 
 TEST_SUITE("lower batched_dot") {
+  TEST_CASE("the batch walk (batched_dot_rules.h): offsets, and whether it has one stride") {
+    // Output batch (3, 2); an operand (3, 2) with byte strides (96, 48): item i at i * 48.
+    const int64_t out[4] = {3, 2, 4, 4}, full[4] = {3, 2, 4, 4}, st[4] = {96, 48, 12, 3};
+    int64_t stride = -1;
+    CHECK(theano_batch_offset(4, out, full, st, 5) == 2 * 96 + 1 * 48);
+    CHECK(theano_batch_uniform_stride(4, out, full, st, &stride) == 1);
+    CHECK(stride == 48);
+    // Broadcast along axis 1 (size 1): item i at (i / 2) * 96, no single stride.
+    const int64_t bc[4] = {3, 1, 4, 4};
+    CHECK(theano_batch_offset(4, out, bc, st, 5) == 2 * 96);
+    CHECK(theano_batch_uniform_stride(4, out, bc, st, &stride) == 0);
+    // Broadcast along every batch axis: stride 0; axis 0 of size 1 in the output is skipped.
+    const int64_t one[4] = {1, 1, 4, 4}, out1[4] = {1, 2, 4, 4}, part[4] = {1, 2, 4, 4};
+    CHECK(theano_batch_uniform_stride(4, out, one, st, &stride) == 1);
+    CHECK(stride == 0);
+    CHECK(theano_batch_uniform_stride(4, out1, part, st, &stride) == 1);
+    CHECK(stride == 48);
+    // A rule breach: batch sizes that do not broadcast, inner sizes, sizes past int64.
+    const int64_t a[3] = {2, 3, 4}, b[3] = {3, 4, 5}, b2[3] = {2, 5, 5};
+    int64_t o[3], nb = 0, bad = -1;
+    CHECK(theano_batched_dot_rule(3, a, b, 0, 0, o, &nb, &bad) == THEANO_BDOT_BATCH);
+    CHECK(bad == 0);
+    CHECK(theano_batched_dot_rule(3, a, b2, 0, 0, o, &nb, &bad) == THEANO_BDOT_INNER);
+    const int64_t h[3] = {int64_t{1} << 40, int64_t{1} << 20, 1}, g[3] = {int64_t{1} << 40, 1, int64_t{1} << 20};
+    CHECK(theano_batched_dot_rule(3, h, g, 0, 0, o, &nb, &bad) == THEANO_BDOT_SIZE);
+  }
+
   TEST_CASE("BatchedDot: generated code matches perform (dtypes, layouts, broadcast, empty)") {
     std::mt19937_64 rng(38);
     for (DType dt : {DType::Float64, DType::Float32}) {

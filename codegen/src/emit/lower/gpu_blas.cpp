@@ -196,10 +196,12 @@ void emit_batch_operand(NodeLowering& L, const std::string& P, int i, const std:
   w.close();
 }
 
-/// BatchedDot: the shape rule (blas.cpp's text), then one ctx->gpu_gemm per
-/// batch item into the fresh C-contiguous output (cuBLAS queues them on the
-/// function's stream; a strided-batched call would need a new callback). An
-/// empty inner dimension clears the output (the scale kernel with beta 0).
+/// BatchedDot: the shape rule (blas.cpp's text), then, into the fresh
+/// C-contiguous output, one ctx->gpu_gemm_batched (cuBLAS's
+/// ?gemmStridedBatched) when the operands' batch walks each have one stride
+/// (a 3-d batch, a broadcast one with stride 0, collapsible batch dims), else
+/// one ctx->gpu_gemm per item, queued on the function's stream. An empty
+/// inner dimension clears the output (the scale kernel with beta 0).
 void lower_gpu_batched_dot(NodeLowering& L) {
   prologue(L);
   CodeWriter& w = L.body;
@@ -214,6 +216,17 @@ void lower_gpu_batched_dot(NodeLowering& L) {
   w.close();
   emit_batch_operand(L, "A", 0, "m", "k", "as0", "as1");
   emit_batch_operand(L, "B", 1, "k", "n", "bs0", "bs1");
+  // One strided-batched call when both walks have one non-negative stride
+  // (in whole elements); the output is C-contiguous, its items m * n apart.
+  const std::string item = item_of(L.out(0).dtype());
+  w.line("int64_t sa = 0, sb = 0;");
+  w.open("if (theano_batch_uniform_stride(" + nd + ", o0->shape, A->shape, A->strides, &sa) && "
+         "theano_batch_uniform_stride(" + nd + ", o0->shape, B->shape, B->strides, &sb) && sa >= 0 && sb >= 0 && "
+         "sa % " + item + " == 0 && sb % " + item + " == 0)");
+  w.line("return ctx->gpu_gemm_batched(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) +
+         ", A_t, B_t, m, n, k, 1.0, A->data, A_ld, sa / " + item + ", B->data, B_ld, sb / " + item +
+         ", 0.0, o0->data, theano_blas_contiguous_ld(n), m * n, nbatch);");
+  w.close();
   w.open("for (int64_t i = 0; i < nbatch; ++i)");
   w.line("const int64_t oa = theano_batch_offset(" + nd + ", o0->shape, A->shape, A->strides, i);");
   w.line("const int64_t ob = theano_batch_offset(" + nd + ", o0->shape, B->shape, B->strides, i);");

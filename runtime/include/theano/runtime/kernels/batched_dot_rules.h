@@ -80,4 +80,28 @@ static inline int64_t theano_batch_offset(int64_t nd, const int64_t* out, const 
   return off;
 }
 
+/* Whether the batch walk of an operand (shape s, byte strides st; the
+ * output's shape `out`) has one stride: theano_batch_offset(.., i) ==
+ * i * *stride for every item i. 1 with *stride (bytes) set, else 0. The GPU
+ * form then makes one strided-batched gemm call instead of one per item. */
+static inline int theano_batch_uniform_stride(int64_t nd, const int64_t* out, const int64_t* s, const int64_t* st,
+                                              int64_t* stride) {
+  int64_t d, span = 1, step = 0, want;
+  int found = 0;
+  for (d = nd - 3; d >= 0; --d) {
+    const int64_t e = s[d] == 1 ? 0 : st[d];
+    if (out[d] != 1) {
+      if (!found) {
+        step = e; /* span is 1 here: only size-1 axes lie inside */
+        found = 1;
+      } else if (__builtin_mul_overflow(step, span, &want) || want != e) {
+        return 0;
+      }
+    }
+    if (__builtin_mul_overflow(span, out[d], &span)) return 0;
+  }
+  *stride = step;
+  return 1;
+}
+
 #endif /* THEANO_RUNTIME_BATCHED_DOT_RULES_H */

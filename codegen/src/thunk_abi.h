@@ -113,6 +113,15 @@ struct TheanoContext {
    * instead of compiling its own copy (runtime/kernels/host_kernels.h);
    * never null. */
   const struct TheanoHostKernels* kernels;
+  /* gpu_gemm_batched: `batch` gemms as gpu_gemm's, item i reading A at
+   * a + i * stride_a, B at b + i * stride_b and writing C at c + i * stride_c
+   * (strides in elements; 0 repeats an operand): cuBLAS's
+   * ?gemmStridedBatched on a GPU, a loop of OpenBLAS gemms on the emulated
+   * device (BatchedDot's GPU form, when its batch walk has one stride). */
+  int (*gpu_gemm_batched)(void* host, int64_t dtype, int64_t trans_a, int64_t trans_b, int64_t m, int64_t n,
+                          int64_t k, double alpha, const char* a, int64_t lda, int64_t stride_a, const char* b,
+                          int64_t ldb, int64_t stride_b, double beta, char* c, int64_t ldc, int64_t stride_c,
+                          int64_t batch);
 };
 
 /* gpu_lapack's routines and flags (the semantics of LAPACK's routine of that name). */
@@ -146,7 +155,7 @@ static_assert(sizeof(int64_t) == 8 && sizeof(void*) == 8, "the thunk ABI assumes
 static_assert(sizeof(struct TheanoArray) == 8 * (4 + 2 * THEANO_MAX_NDIM), "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, shape) == 32, "TheanoArray layout");
 static_assert(__builtin_offsetof(struct TheanoArray, strides) == 32 + 8 * THEANO_MAX_NDIM, "TheanoArray layout");
-static_assert(sizeof(struct TheanoContext) == 8 * 19, "TheanoContext layout");
+static_assert(sizeof(struct TheanoContext) == 8 * 20, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, error_size) == 48, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, threads) == 80, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_launch) == 104, "TheanoContext layout");
@@ -155,5 +164,6 @@ static_assert(__builtin_offsetof(struct TheanoContext, collective) == 120, "Thea
 static_assert(__builtin_offsetof(struct TheanoContext, release) == 128, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, gpu_lapack) == 136, "TheanoContext layout");
 static_assert(__builtin_offsetof(struct TheanoContext, kernels) == 144, "TheanoContext layout");
+static_assert(__builtin_offsetof(struct TheanoContext, gpu_gemm_batched) == 152, "TheanoContext layout");
 
 #endif /* THEANO_CODEGEN_THUNK_ABI_H */

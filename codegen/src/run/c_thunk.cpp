@@ -170,7 +170,8 @@ class CThunk final : public Thunk {
                       &host_collective,
                       &host_release,
                       &host_gpu_lapack,
-                      detail::host_kernels()};
+                      detail::host_kernels(),
+                      &host_gpu_gemm_batched};
     const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
     if (rc != 0) {
       std::string msg(error);

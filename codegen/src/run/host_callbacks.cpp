@@ -234,6 +234,21 @@ int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int
   }
 }
 
+int host_gpu_gemm_batched(void* host, std::int64_t dtype, std::int64_t trans_a, std::int64_t trans_b, std::int64_t m,
+                          std::int64_t n, std::int64_t k, double alpha, const char* a, std::int64_t lda,
+                          std::int64_t stride_a, const char* b, std::int64_t ldb, std::int64_t stride_b, double beta,
+                          char* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) noexcept {
+  auto* ws = static_cast<Workspace*>(host);
+  try {
+    ws->gpu->device().gemm_batched(static_cast<DType>(dtype), trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda,
+                                   stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch);
+    return 0;
+  } catch (...) {
+    ws->host_error = std::current_exception();
+    return THEANO_ERR_HOST;
+  }
+}
+
 int host_gpu_lapack(void* host, std::int64_t routine, std::int64_t dtype, std::int64_t flags, std::int64_t n,
                     std::int64_t nrhs, char* a, std::int64_t lda, char* b, std::int64_t ldb, char* ipiv,
                     char* info) noexcept {

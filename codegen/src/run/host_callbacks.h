@@ -21,6 +21,10 @@ int host_gpu_launch(void* host, std::int64_t kernel, std::int64_t n, const std::
 int host_gpu_gemm(void* host, std::int64_t dtype, std::int64_t trans_a, std::int64_t trans_b, std::int64_t m,
                   std::int64_t n, std::int64_t k, double alpha, const char* a, std::int64_t lda, const char* b,
                   std::int64_t ldb, double beta, char* c, std::int64_t ldc) noexcept;
+int host_gpu_gemm_batched(void* host, std::int64_t dtype, std::int64_t trans_a, std::int64_t trans_b, std::int64_t m,
+                          std::int64_t n, std::int64_t k, double alpha, const char* a, std::int64_t lda,
+                          std::int64_t stride_a, const char* b, std::int64_t ldb, std::int64_t stride_b, double beta,
+                          char* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) noexcept;
 int host_gpu_lapack(void* host, std::int64_t routine, std::int64_t dtype, std::int64_t flags, std::int64_t n,
                     std::int64_t nrhs, char* a, std::int64_t lda, char* b, std::int64_t ldb, char* ipiv,
                     char* info) noexcept;

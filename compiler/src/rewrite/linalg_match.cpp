@@ -241,6 +241,20 @@ std::optional<Product> product_of(const Var& v) {
   if (!v || !v.owner()) return std::nullopt;
   const std::string_view kind = v.owner()->op()->type_name();
   if (kind == "Dot" || kind == "Dot22") return Product{v.owner()->input(0), v.owner()->input(1)};
+  if (kind == "BatchedDot") {
+    // matmul pads the operand of lower rank with leading size-1 axes: take it unpadded.
+    auto unpadded = [](const Var& x) {
+      const auto ds = dimshuffle_of(x);
+      if (!ds) return x;
+      const std::vector<int>& o = ds->second;
+      const int lead = static_cast<int>(o.size()) - rank(ds->first);
+      if (lead <= 0 || rank(ds->first) < 2) return x;
+      for (int d = 0; d < static_cast<int>(o.size()); ++d)
+        if (o[static_cast<std::size_t>(d)] != (d < lead ? T::kNewAxis : d - lead)) return x;
+      return ds->first;
+    };
+    return Product{unpadded(v.owner()->input(0)), unpadded(v.owner()->input(1))};
+  }
   const auto* red = op_of<T::CAReduce>(v);
   const int nd = rank(v);
   if (!red || red->scalar_op() != "add" || red->pre() || red->axes() != std::vector<int>{nd - 1} || nd < 2)

@@ -57,7 +57,9 @@ bool is_symmetric(const Var& v);
 struct Product {
   Var left, right;
 };
-/// v = dot(a, b) (Dot, Dot22), or v = matmul(a, b) of ranks >= 2 as
+/// v = dot(a, b) (Dot, Dot22), v = BatchedDot(a, b) (what matmul of float
+/// operands of rank >= 3 builds; an operand matmul padded with leading
+/// size-1 axes is returned unpadded), or v = matmul(a, b) of other dtypes as
 /// theano/tensor/linalg.h builds it (sum over the contracted axis of a
 /// broadcast mul of two DimShuffles).
 std::optional<Product> product_of(const Var& v);

@@ -42,7 +42,7 @@ RewriteResult fitted(const Var& v, const Apply& node) {
 // matmul(inv(A), B) and matmul(B, inv(A)) with batch dims likewise; inv(A).T reads as inv(A.T)
 NodeRewriterPtr local_inv_to_solve() {
   static const NodeRewriterPtr r = make_node_rewriter(
-      "local_inv_to_solve", {"Dot", "CAReduce"},
+      "local_inv_to_solve", {"Dot", "BatchedDot", "CAReduce"},
       "dot(inv(A), b) -> solve(A, b); dot(b, inv(A)) -> solve(A.T, b.T).T (also matmul with batch dims)",
       [](FunctionGraph&, Apply& node) -> RewriteResult {
         const std::optional<la::Product> p = la::product_of(node.output(0));

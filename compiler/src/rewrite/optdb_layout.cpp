@@ -201,6 +201,7 @@ SequenceDB build_optdb() {
 
   // blas_opt (blas.cpp): dot22, then gemm / gemv / ger and usmm from sums of scaled products.
   blas->register_rewrite(local_dot_to_dot22(), {"fast_run", "blas", "dot22"});
+  blas->register_rewrite(local_batched_dot_to_dot22(), {"fast_run", "blas", "dot22"});
   blas->register_rewrite(local_gemm(), {"fast_run", "blas", "gemm"});
   blas->register_rewrite(local_usmm(), {"fast_run", "blas", "usmm"});
 

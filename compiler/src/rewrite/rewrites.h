@@ -83,6 +83,8 @@ NodeRewriterPtr local_dot_to_dot22();
 NodeRewriterPtr local_gemm();
 NodeRewriterPtr local_usmm();
 NodeRewriterPtr local_lift_transpose_through_dot();
+// batched_dot.cpp: a BatchedDot whose b is one matrix -> a reshaped Dot22.
+NodeRewriterPtr local_batched_dot_to_dot22();
 // conv.cpp: abstract convolutions -> CorrMM, and the check that none is left.
 NodeRewriterPtr local_abstractconv_corrmm();
 NodeRewriterPtr local_abstractconv_check();

@@ -125,6 +125,7 @@ const char* const kPipeline = R"(
          local_reuse_decomposition [fast_run, linalg, stabilize]
   1.7  blas_opt [blas, fast_run]
          local_dot_to_dot22 [blas, dot22, fast_run]
+         local_batched_dot_to_dot22 [blas, dot22, fast_run]
          local_gemm [blas, fast_run, gemm]
          local_usmm [blas, fast_run, usmm]
     2  specialize [fast_run, specialize_db]

@@ -16,8 +16,11 @@
 // buffer from the host allocator.
 #include "lowering.h"
 
+#include <theano/tensor/batched_blas.h>
 #include <theano/tensor/blas.h>
 #include <theano/tensor/type.h>
+
+#include <theano/runtime/kernels/batched_dot_rules.h>
 
 #include <cstdint>
 #include <string>
@@ -356,7 +359,57 @@ void lower_ger(NodeLowering& L) {
   w.line("return 0;");
 }
 
+// BatchedDot (batched_dot.cpp's perform): the shape rule of
+// batched_dot_rules.h with its messages, then one theano_gemm_<T> per batch
+// item (BLAS in place by the layout rule, else the plain loops), the item's
+// views being the operands' pointers advanced by their batch strides.
+void lower_batched_dot(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  const DType od = L.out(0).dtype();
+  if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
+  const std::string t = need_kernels(L, od);
+  emit_batched_dot_checks(L);
+  const std::string nd = str(L.in(0).ndim());
+  w.open("for (int64_t i = 0; i < nbatch; ++i)");
+  w.line("const int64_t oa = theano_batch_offset(" + nd + ", o0->shape, x0->shape, x0->strides, i);");
+  w.line("const int64_t ob = theano_batch_offset(" + nd + ", o0->shape, x1->shape, x1->strides, i);");
+  w.line("const int64_t oo = theano_batch_offset(" + nd + ", o0->shape, o0->shape, o0->strides, i);");
+  w.line("theano_gemm_" + t +
+         "(m, n, k, 1.0, x0->data + oa, as0, as1, x1->data + ob, bs0, bs1, 0.0, o0->data + oo, os0, os1);");
+  w.close();
+  w.line("return 0;");
+}
+
 }  // namespace
+
+void emit_batched_dot_checks(NodeLowering& L) {
+  CodeWriter& w = L.body;
+  L.need("batched dot rules", kernel_text("batched_dot_rules.h"));
+  const int nd = L.in(0).ndim();
+  auto mask = [&](int i) {
+    int64_t m = 0;
+    for (int d = 0; d < nd - 2; ++d)
+      if (L.in(i).shape()[static_cast<std::size_t>(d)] == tensor::Dim(1)) m |= int64_t{1} << d;
+    return str(m);
+  };
+  const std::string last = str(nd - 1), second = str(nd - 2);
+  w.line("int64_t nbatch = 0, bad = 0;");
+  w.line("const int rule = theano_batched_dot_rule(" + str(nd) + ", x0->shape, x1->shape, " + mask(0) + ", " +
+         mask(1) + ", o0->shape, &nbatch, &bad);");
+  w.line("if (rule == THEANO_BDOT_BATCH) " +
+         L.fail_int3(kErrShape, THEANO_BDOT_BATCH_TEXT1, "bad", THEANO_BDOT_BATCH_TEXT2, "x0->shape[bad]",
+                     THEANO_BDOT_BATCH_TEXT3, "x1->shape[bad]", THEANO_BDOT_BATCH_TEXT4));
+  w.line("if (rule == THEANO_BDOT_INNER) " +
+         L.fail_int2(kErrShape, THEANO_BDOT_INNER_TEXT1, "x0->shape[" + last + "]", THEANO_BDOT_INNER_TEXT2,
+                     "x1->shape[" + second + "]", THEANO_BDOT_INNER_TEXT3));
+  w.line("if (rule == THEANO_BDOT_SIZE) " + L.fail(kErrValue, THEANO_BDOT_SIZE_TEXT));
+  w.line(L.alloc(0));
+  w.line("const int64_t m = o0->shape[" + second + "], n = o0->shape[" + last + "], k = x0->shape[" + last + "];");
+  w.line("const int64_t as0 = x0->strides[" + second + "], as1 = x0->strides[" + last + "];");
+  w.line("const int64_t bs0 = x1->strides[" + second + "], bs1 = x1->strides[" + last + "];");
+  w.line("const int64_t os0 = o0->strides[" + second + "], os1 = o0->strides[" + last + "];");
+  w.line("(void)as0; (void)as1; (void)bs0; (void)bs1; (void)os0; (void)os1;");
+}
 
 void need_blas_layout(NodeLowering& L) {
   L.need("blas layout rule", kernel_text("blas_layout.h"));
@@ -419,6 +472,7 @@ void add_blas_lowerings(LoweringTable& t) {
   t.add<tensor::Gemm>(Target::Cpu, &lower_gemm);
   t.add<tensor::Gemv>(Target::Cpu, &lower_gemv);
   t.add<tensor::Ger>(Target::Cpu, &lower_ger);
+  t.add<tensor::BatchedDot>(Target::Cpu, &lower_batched_dot);
 }
 
 }  // namespace theano::codegen::lower

@@ -10,6 +10,7 @@
 // scale kernel), beta == 0 never reads the old values; the non-inplace ops
 // write a fresh output, copied from Z / y / A first where it is read.
 #include <theano/runtime/error.h>
+#include <theano/tensor/batched_blas.h>
 #include <theano/tensor/blas.h>
 
 #include "../cuda_unit.h"
@@ -164,6 +165,78 @@ void lower_gpu_ger(NodeLowering& L) {
   emit_gemm(L, "m", "n", "1", "theano_blas_contiguous_ld(n)");
 }
 
+/// Declares `const TheanoArray* P` (input i, or a contiguous GPU copy of it
+/// when its items cannot be read in place) and `int64_t P_t, P_ld`: how BLAS
+/// reads each rows x cols item (stride names as emit_batched_dot_checks').
+void emit_batch_operand(NodeLowering& L, const std::string& P, int i, const std::string& rows,
+                        const std::string& cols, const std::string& s0, const std::string& s1) {
+  CodeWriter& w = L.body;
+  const DType dt = L.out(0).dtype();
+  const int nd = L.in(i).ndim();
+  const std::string item = item_of(dt), x = L.x(i);
+  w.line("const TheanoArray* " + P + " = " + x + ";");
+  w.line("TheanoArray " + P + "_copy;");
+  w.line("int64_t " + P + "_t = 0, " + P + "_ld = 1;");
+  w.open("");
+  w.line("int tr = 0, ld = 0;");
+  w.open("if (theano_blas_matrix(" + rows + ", " + cols + ", " + s0 + ", " + s1 + ", " + item + ", &tr, &ld))");
+  w.line(P + "_t = tr == CblasTrans;");
+  w.line(P + "_ld = ld;");
+  w.close();
+  w.open("else");
+  w.line(P + "_copy.ndim = " + str(nd) + "; " + P + "_copy.dtype = " + str(static_cast<int>(dt)) + "; " + P +
+         "_copy.owner = -1;");
+  w.line("for (int d = 0; d < " + str(nd) + "; ++d) " + P + "_copy.shape[d] = " + x + "->shape[d];");
+  w.line("if (int e = theano_gpu_alloc_checked(ctx, &" + P + "_copy, -1, " + item + ", " +
+         c_string(L.label + ": a contiguous copy of operand " + P + ": ") + ", all, " + str(L.nin()) + ")) return e;");
+  emit_gpu_copy(L, dt, nd, P + "_copy.data", P + "_copy.strides", x + "->data", x + "->strides", x + "->shape");
+  w.line(P + " = &" + P + "_copy;");
+  w.line(P + "_ld = theano_blas_contiguous_ld(" + cols + ");");
+  w.close();
+  w.close();
+}
+
+/// BatchedDot: the shape rule (blas.cpp's text), then, into the fresh
+/// C-contiguous output, one ctx->gpu_gemm_batched (cuBLAS's
+/// ?gemmStridedBatched) when the operands' batch walks each have one stride
+/// (a 3-d batch, a broadcast one with stride 0, collapsible batch dims), else
+/// one ctx->gpu_gemm per item, queued on the function's stream. An empty
+/// inner dimension clears the output (the scale kernel with beta 0).
+void lower_gpu_batched_dot(NodeLowering& L) {
+  prologue(L);
+  CodeWriter& w = L.body;
+  const std::string nd = str(L.in(0).ndim());
+  emit_batched_dot_checks(L);
+  w.line("const int64_t out_size = nbatch * m * n;  // the rule checked it");
+  w.line("if (out_size == 0) return 0;");
+  w.open("if (k == 0)");
+  const ScaleParams sp(c_type(L.out(0).dtype()), "out_size", "o0->data", "0.0");
+  sp.pb.declare(w);
+  w.line("return " + sp.pb.launch(scale_kernel(L), sp.pb.host(sp.n)) + ";");
+  w.close();
+  emit_batch_operand(L, "A", 0, "m", "k", "as0", "as1");
+  emit_batch_operand(L, "B", 1, "k", "n", "bs0", "bs1");
+  // One strided-batched call when both walks have one non-negative stride
+  // (in whole elements); the output is C-contiguous, its items m * n apart.
+  const std::string item = item_of(L.out(0).dtype());
+  w.line("int64_t sa = 0, sb = 0;");
+  w.open("if (theano_batch_uniform_stride(" + nd + ", o0->shape, A->shape, A->strides, &sa) && "
+         "theano_batch_uniform_stride(" + nd + ", o0->shape, B->shape, B->strides, &sb) && sa >= 0 && sb >= 0 && "
+         "sa % " + item + " == 0 && sb % " + item + " == 0)");
+  w.line("return ctx->gpu_gemm_batched(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) +
+         ", A_t, B_t, m, n, k, 1.0, A->data, A_ld, sa / " + item + ", B->data, B_ld, sb / " + item +
+         ", 0.0, o0->data, theano_blas_contiguous_ld(n), m * n, nbatch);");
+  w.close();
+  w.open("for (int64_t i = 0; i < nbatch; ++i)");
+  w.line("const int64_t oa = theano_batch_offset(" + nd + ", o0->shape, A->shape, A->strides, i);");
+  w.line("const int64_t ob = theano_batch_offset(" + nd + ", o0->shape, B->shape, B->strides, i);");
+  w.line("if (int e = ctx->gpu_gemm(ctx->host, " + str(static_cast<int>(L.out(0).dtype())) +
+         ", A_t, B_t, m, n, k, 1.0, A->data + oa, A_ld, B->data + ob, B_ld, 0.0, o0->data + i * m * n * " +
+         item_of(L.out(0).dtype()) + ", theano_blas_contiguous_ld(n))) return e;");
+  w.close();
+  w.line("return 0;");
+}
+
 }  // namespace
 
 void add_gpu_blas_lowerings(LoweringTable& t) {
@@ -172,6 +245,7 @@ void add_gpu_blas_lowerings(LoweringTable& t) {
   t.add<tensor::Gemm>(Target::Cuda, &lower_gpu_gemm);
   t.add<tensor::Gemv>(Target::Cuda, &lower_gpu_gemv);
   t.add<tensor::Ger>(Target::Cuda, &lower_gpu_ger);
+  t.add<tensor::BatchedDot>(Target::Cuda, &lower_gpu_batched_dot);
 }
 
 }  // namespace theano::codegen::lower

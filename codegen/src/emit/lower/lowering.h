@@ -400,6 +400,10 @@ void emit_dot_output(NodeLowering& L);
 void emit_gemm_checks(NodeLowering& L);
 void emit_gemv_checks(NodeLowering& L);
 void emit_ger_checks(NodeLowering& L);
+/// BatchedDot: batched_dot_rules.h's rule with its messages; sets o0's shape
+/// and allocates it; declares nbatch, m, n, k and the matrix byte strides
+/// of the operands (as0, as1, bs0, bs1) and the output (os0, os1).
+void emit_batched_dot_checks(NodeLowering& L);
 
 /// The text of a kernel file (runtime/include/theano/runtime/kernels/<file>,
 /// e.g. "cumulative.h"), verbatim but for its host-only includes: every file

@@ -20,6 +20,9 @@ using SgemmFn = Status (*)(Handle, int, int, int, int, int, const float*, const 
                            const float*, float*, int);
 using DgemmFn = Status (*)(Handle, int, int, int, int, int, const double*, const double*, int, const double*, int,
                            const double*, double*, int);
+template <class T>  // ?gemmStridedBatched: strides are long long, the batch an int
+using GemmBatchedFn = Status (*)(Handle, int, int, int, int, int, const T*, const T*, int, long long, const T*, int,
+                                 long long, const T*, T*, int, long long, int);
 template <class T>
 using TrsmFn = Status (*)(Handle, int, int, int, int, int, int, const T*, const T*, int, T*, int);
 template <class T>  // the v2 trmm: C <- alpha op(A) B, out of place (C may be B)
@@ -32,6 +35,8 @@ struct Cublas::Api {
   CreateFn create = nullptr;
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  GemmBatchedFn<float> sgemm_batched = nullptr;  // optional: a loop of gemm without them
+  GemmBatchedFn<double> dgemm_batched = nullptr;
   TrsmFn<float> strsm = nullptr;
   TrsmFn<double> dtrsm = nullptr;
   TrmmFn<float> strmm = nullptr;
@@ -57,6 +62,8 @@ Cublas::Cublas() : api_(std::make_unique<Api>()) {
   api_->create = reinterpret_cast<CreateFn>(sym("cublasCreate_v2"));
   api_->sgemm = reinterpret_cast<SgemmFn>(sym("cublasSgemm_v2"));
   api_->dgemm = reinterpret_cast<DgemmFn>(sym("cublasDgemm_v2"));
+  api_->sgemm_batched = reinterpret_cast<GemmBatchedFn<float>>(sym("cublasSgemmStridedBatched"));
+  api_->dgemm_batched = reinterpret_cast<GemmBatchedFn<double>>(sym("cublasDgemmStridedBatched"));
   api_->strsm = reinterpret_cast<TrsmFn<float>>(sym("cublasStrsm_v2"));
   api_->dtrsm = reinterpret_cast<TrsmFn<double>>(sym("cublasDtrsm_v2"));
   api_->strmm = reinterpret_cast<TrmmFn<float>>(sym("cublasStrmm_v2"));
@@ -132,6 +139,40 @@ void Cublas::gemm(int device, bool single, bool trans_a, bool trans_b, std::int6
                     static_cast<int>(ldc));
   }
   THEANO_USER_CHECK(s == 0, Error) << "cuBLAS " << (single ? "Sgemm" : "Dgemm") << " failed with status " << s;
+}
+
+void Cublas::gemm_strided_batched(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
+                                  std::int64_t k, double alpha, const void* a, std::int64_t lda, std::int64_t stride_a,
+                                  const void* b, std::int64_t ldb, std::int64_t stride_b, double beta, void* c,
+                                  std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) const {
+  const std::int64_t item = single ? 4 : 8;
+  if ((single ? api_->sgemm_batched == nullptr : api_->dgemm_batched == nullptr) || batch > INT_MAX) {
+    for (std::int64_t i = 0; i < batch; ++i)
+      gemm(device, single, trans_a, trans_b, m, n, k, alpha, static_cast<const char*>(a) + i * stride_a * item, lda,
+           static_cast<const char*>(b) + i * stride_b * item, ldb, beta, static_cast<char*>(c) + i * stride_c * item,
+           ldc);
+    return;
+  }
+  for (std::int64_t v : {m, n, k, lda, ldb, ldc})
+    THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
+        << "cuBLAS gemmStridedBatched: a size or leading dimension of " << v << " does not fit cuBLAS's 32-bit int";
+  Handle h = handle(device);
+  // As gemm: row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  const int ta = trans_b ? kOpT : kOpN, tb = trans_a ? kOpT : kOpN;
+  const int M = static_cast<int>(n), N = static_cast<int>(m), K = static_cast<int>(k), nb = static_cast<int>(batch);
+  Status s = 0;
+  if (single) {
+    const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+    s = api_->sgemm_batched(h, ta, tb, M, N, K, &al, static_cast<const float*>(b), static_cast<int>(ldb), stride_b,
+                            static_cast<const float*>(a), static_cast<int>(lda), stride_a, &be,
+                            static_cast<float*>(c), static_cast<int>(ldc), stride_c, nb);
+  } else {
+    s = api_->dgemm_batched(h, ta, tb, M, N, K, &alpha, static_cast<const double*>(b), static_cast<int>(ldb),
+                            stride_b, static_cast<const double*>(a), static_cast<int>(lda), stride_a, &beta,
+                            static_cast<double*>(c), static_cast<int>(ldc), stride_c, nb);
+  }
+  THEANO_USER_CHECK(s == 0, Error) << "cuBLAS " << (single ? "Sgemm" : "Dgemm") << "StridedBatched failed with status "
+                                   << s;
 }
 
 }  // namespace theano::codegen::cuda

@@ -30,6 +30,13 @@ class Cublas {
   void gemm(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
             double alpha, const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
             std::int64_t ldc) const;
+  /// `batch` gemms as gemm's, item i at a + i * stride_a, b + i * stride_b,
+  /// c + i * stride_c (elements; 0 repeats an operand): ?gemmStridedBatched,
+  /// or a loop of gemm where the library lacks it.
+  void gemm_strided_batched(int device, bool single, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n,
+                            std::int64_t k, double alpha, const void* a, std::int64_t lda, std::int64_t stride_a,
+                            const void* b, std::int64_t ldb, std::int64_t stride_b, double beta, void* c,
+                            std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) const;
   /// Column-major B (n x nrhs, ldb; `right`: nrhs x n) <- op(A)^-1 B (`right`:
   /// B op(A)^-1) for a triangular A (n x n, lda; the `lower` triangle,
   /// `trans`, `unit` diagonal): ?trsm with alpha 1, the GPU form of

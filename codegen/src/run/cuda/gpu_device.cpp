@@ -222,6 +222,26 @@ void GpuDevice::gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, st
                 static_cast<int>(ldb), beta, static_cast<double*>(c), static_cast<int>(ldc));
 }
 
+void GpuDevice::gemm_batched(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                             double alpha, const void* a, std::int64_t lda, std::int64_t stride_a, const void* b,
+                             std::int64_t ldb, std::int64_t stride_b, double beta, void* c, std::int64_t ldc,
+                             std::int64_t stride_c, std::int64_t batch) {
+  THEANO_INTERNAL_CHECK(dtype == DType::Float32 || dtype == DType::Float64) << "GPU gemm of " << dtype_name(dtype);
+  if (m == 0 || n == 0 || batch == 0) return;
+  const std::int64_t item = dtype == DType::Float32 ? 4 : 8;
+  if (!emulated_) {
+    const CudaDriver& d = CudaDriver::instance();
+    d.make_current(index_);
+    Cublas::instance().gemm_strided_batched(index_, dtype == DType::Float32, trans_a, trans_b, m, n, k, alpha, a, lda,
+                                            stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch);
+    return;
+  }
+  for (std::int64_t i = 0; i < batch; ++i)
+    gemm(dtype, trans_a, trans_b, m, n, k, alpha, static_cast<const char*>(a) + i * stride_a * item, lda,
+         static_cast<const char*>(b) + i * stride_b * item, ldb, beta, static_cast<char*>(c) + i * stride_c * item,
+         ldc);
+}
+
 struct GpuProgram::Loaded {
   std::unique_ptr<EmulatedKernels> emulated;  // the emulated device's kernels
   void* module = nullptr;                     // the driver's CUmodule

@@ -69,6 +69,13 @@ class GpuDevice final : public DeviceMemory {
   /// emulated device's host memory (the BLAS ops' emulation path).
   void gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
             const void* a, std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c, std::int64_t ldc);
+  /// `batch` gemms as gemm's, item i at a + i * stride_a, b + i * stride_b,
+  /// c + i * stride_c (elements; 0 repeats an operand): cuBLAS's
+  /// ?gemmStridedBatched on a GPU, a loop of gemm on the emulated device.
+  void gemm_batched(DType dtype, bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+                    double alpha, const void* a, std::int64_t lda, std::int64_t stride_a, const void* b,
+                    std::int64_t ldb, std::int64_t stride_b, double beta, void* c, std::int64_t ldc,
+                    std::int64_t stride_c, std::int64_t batch);
   /// One routine of the linear algebra ops' GPU forms (thunk_abi.h,
   /// TheanoContext::gpu_lapack: THEANO_GPU_LA_*, column-major) on arrays of
   /// this device: cuSOLVER / cuBLAS on a GPU (cusolver.h; its workspace from

@@ -3,7 +3,8 @@
 /// BLAS-shaped ops the rewrites lower it to — `Dot22` (matrix x matrix),
 /// `Gemm` (Z <- beta*Z + alpha*X.Y), `Gemv` (y <- beta*y + alpha*A.x), `Ger`
 /// (A <- A + alpha*outer(x, y)) — plus `outer`, `tensordot` and `batched_dot`
-/// built as graphs of dimshuffle / reshape / dot / elementwise ops.
+/// built as graphs of dimshuffle / reshape / dot (BatchedDot, batched_blas.h)
+/// / elementwise ops.
 ///
 /// Why: as in Theano, users write `dot` and the optimizer turns
 /// `a*dot(x, y) + b*z` into Gemm (GemmOptimizer) and makes it inplace later, so
@@ -150,7 +151,9 @@ class TensordotAxes {
 Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axes = 2);
 /// Theano's batched_dot: dot over the leading (batch) axis, i.e.
 /// out[i] = dot(a[i], b[i]) for a, b of rank 2 or 3 (and higher, contracting
-/// the last axis of a with axis 1 of b[i]); built from dimshuffle, mul and sum.
+/// the last axis of a with the second-to-last of b); batched_tensordot of
+/// those axes (batched_blas.h): one BatchedDot for float operands, a
+/// broadcast product summed for other dtypes.
 Var batched_dot(const TensorLike& a, const TensorLike& b);
 
 /// The number of threads BLAS calls use (OpenBLAS's own pool). The generated

@@ -335,8 +335,10 @@ Var pivot_to_permutation(const TensorLike& piv, bool inverse = false);
 
 /// x with its last two axes swapped (PyTensor's `.mT`).
 Var matrix_transpose(const TensorLike& x);
-/// numpy.matmul for operands of rank >= 2 (batch dims broadcast): Dot for two
-/// matrices, a broadcast product summed over the contracted axis otherwise.
+/// numpy.matmul (batch dims broadcast; a 1-d operand gets an axis that is
+/// dropped from the result): Dot for operands of rank <= 2, else one
+/// BatchedDot (batched_blas.h) of float operands, a broadcast product summed
+/// over the contracted axis for other dtypes. docs/einsum.md.
 Var matmul(const TensorLike& a, const TensorLike& b);
 
 }  // namespace theano::tensor::linalg

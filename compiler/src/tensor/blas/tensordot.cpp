@@ -1,13 +1,17 @@
-// tensordot and batched_dot as graphs. tensordot follows Theano's
-// _tensordot_as_dot: move the summed axes together (DimShuffle), reshape both
-// operands to matrices, one Dot, reshape back — so the BLAS rewrites see a
-// plain dot. batched_dot multiplies broadcast operands and sums the contracted
-// axis (Theano's fallback form), which needs no reshape at all.
+// tensordot, batched_tensordot and batched_dot as graphs. tensordot follows
+// Theano's _tensordot_as_dot: move the summed axes together (DimShuffle),
+// reshape both operands to matrices, one Dot, reshape back — so the BLAS
+// rewrites see a plain dot. batched_tensordot does the same with a leading
+// batch axis kept: (B, M, K) x (B, K, N) through one BatchedDot for float
+// dtypes; other dtypes multiply broadcast operands and sum the contracted
+// axes (Theano's fallback form). batched_dot is batched_tensordot of a's last
+// axis with b's second-to-last (its first after the batch for a matrix).
 #include <algorithm>
 #include <numeric>
 
 #include "../reduction/kernel_util.h"
 #include "theano/runtime/error.h"
+#include "theano/tensor/batched_blas.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -18,15 +22,16 @@
 namespace theano::tensor {
 namespace {
 
-std::vector<int> normalize_axes(const std::vector<int>& axes, int ndim, const Var& v, const char* which) {
+std::vector<int> normalize_axes(const std::vector<int>& axes, int ndim, const Var& v, const char* which,
+                                const char* fn = "tensordot") {
   std::vector<int> r;
   for (int a : axes) {
     THEANO_USER_CHECK(a >= -ndim && a < ndim, ValueError)
-        << "tensordot: axis " << a << " is out of range for " << which << " " << v.str() << " ("
+        << fn << ": axis " << a << " is out of range for " << which << " " << v.str() << " ("
         << ndim << " dimensions)";
     const int n = a < 0 ? a + ndim : a;
     THEANO_USER_CHECK(std::find(r.begin(), r.end(), n) == r.end(), ValueError)
-        << "tensordot: axis " << a << " of " << which << " " << v.str() << " is repeated";
+        << fn << ": axis " << a << " of " << which << " " << v.str() << " is repeated";
     r.push_back(n);
   }
   return r;
@@ -119,6 +124,122 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
   return reshape_to(dot(x2, y2), out_dims);
 }
 
+namespace {
+
+bool blas_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
+
+/// x and y with batch axis 0, ax / ay the summed axes (never 0), both
+/// checked: (B, x free..., y free...).
+Var batched_contract(const Var& x, const Var& y, const std::vector<int>& ax, const std::vector<int>& ay) {
+  const TensorType& tx = *tensor_type(x);
+  const TensorType& ty = *tensor_type(y);
+  const int xn = tx.ndim(), yn = ty.ndim();
+  std::vector<int> fx, fy;
+  for (int i = 1; i < xn; ++i)
+    if (std::find(ax.begin(), ax.end(), i) == ax.end()) fx.push_back(i);
+  for (int i = 1; i < yn; ++i)
+    if (std::find(ay.begin(), ay.end(), i) == ay.end()) fy.push_back(i);
+  const DType od = promote_types(tx.dtype(), ty.dtype());
+  if (!blas_float(od)) {
+    // (B, x free..., 1..., summed...) * (B, 1..., y free..., summed...), summed.
+    std::vector<int> ox{0}, oy{0};
+    for (int i : fx) {
+      ox.push_back(i);
+      oy.push_back(kNewAxis);
+    }
+    for (int i : fy) {
+      ox.push_back(kNewAxis);
+      oy.push_back(i);
+    }
+    ox.insert(ox.end(), ax.begin(), ax.end());
+    oy.insert(oy.end(), ay.begin(), ay.end());
+    const int free = 1 + static_cast<int>(fx.size() + fy.size());
+    std::vector<int> summed;
+    for (std::size_t i = 0; i < ax.size(); ++i) summed.push_back(free + static_cast<int>(i));
+    const Var p = mul(dimshuffle(x, ox), dimshuffle(y, oy));
+    return summed.empty() ? cast(p, od) : sum(p, Axes(summed), false, {}, od);
+  }
+  const Var xc = tx.dtype() == od ? x : cast(x, od);
+  const Var yc = ty.dtype() == od ? y : cast(y, od);
+  DimProduct batch, free_x, free_y, summed;
+  std::vector<DimProduct> out_dims(1);
+  if (tx.shape()[0]) batch.times(x, 0);
+  else batch.times(y, 0);
+  out_dims[0] = batch;
+  for (int i : fx) {
+    free_x.times(x, i);
+    out_dims.emplace_back().times(x, i);
+  }
+  for (int i : fy) {
+    free_y.times(y, i);
+    out_dims.emplace_back().times(y, i);
+  }
+  for (std::size_t i = 0; i < ax.size(); ++i) {
+    if (tx.shape()[static_cast<std::size_t>(ax[i])]) summed.times(x, ax[i]);
+    else summed.times(y, ay[i]);
+  }
+  std::vector<int> ox{0}, oy{0};
+  ox.insert(ox.end(), fx.begin(), fx.end());
+  ox.insert(ox.end(), ax.begin(), ax.end());
+  oy.insert(oy.end(), ay.begin(), ay.end());
+  oy.insert(oy.end(), fy.begin(), fy.end());
+  const Var x3 = reshape_to(dimshuffle(xc, ox), {batch, free_x, summed});
+  const Var y3 = reshape_to(dimshuffle(yc, oy), {batch, summed, free_y});
+  return reshape_to(batched_dot3(x3, y3), out_dims);
+}
+
+/// ShapeError when the static batch sizes (axis 0) of x and y differ.
+void check_batch(const char* fn, const Var& x, const Var& y) {
+  const TensorType& tx = *tensor_type(x);
+  const TensorType& ty = *tensor_type(y);
+  const Dim &bx = tx.shape()[0], &by = ty.shape()[0];
+  THEANO_USER_CHECK(!bx || !by || *bx == *by, ShapeError)
+      << fn << ": batch sizes differ: " << x.str() << " has static shape " << detail::static_shape_text(tx.shape())
+      << " and " << y.str() << " has static shape " << detail::static_shape_text(ty.shape());
+}
+
+}  // namespace
+
+Var batched_tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axes) {
+  const Var x = as_tensor_variable(a.var()), y = as_tensor_variable(b.var());
+  const TensorType& tx = *tensor_type(x);
+  const TensorType& ty = *tensor_type(y);
+  const int xn = tx.ndim(), yn = ty.ndim();
+  THEANO_USER_CHECK(xn >= 1 && yn >= 1, TypeError)
+      << "batched_tensordot: both operands need a batch axis, got " << x.str() << " of type " << tx.str() << " and "
+      << y.str() << " of type " << ty.str();
+  check_batch("batched_tensordot", x, y);
+  std::vector<int> ax, ay;
+  if (axes.is_count()) {
+    const int n = axes.count();
+    THEANO_USER_CHECK(n >= 0 && n < xn && n < yn, ValueError)
+        << "batched_tensordot: axes=" << n << " needs 0 <= axes < the ranks of both operands (axis 0 is the batch), "
+        << "got " << x.str() << " (" << xn << " dimensions) and " << y.str() << " (" << yn << " dimensions)";
+    for (int i = 0; i < n; ++i) {
+      ax.push_back(xn - n + i);
+      ay.push_back(1 + i);
+    }
+  } else {
+    THEANO_USER_CHECK(axes.a_axes().size() == axes.b_axes().size(), ValueError)
+        << "batched_tensordot: the two axis lists must have the same length, got "
+        << detail::axes_text(axes.a_axes()) << " and " << detail::axes_text(axes.b_axes());
+    ax = normalize_axes(axes.a_axes(), xn, x, "the first operand", "batched_tensordot");
+    ay = normalize_axes(axes.b_axes(), yn, y, "the second operand", "batched_tensordot");
+    for (std::size_t i = 0; i < ax.size(); ++i)
+      THEANO_USER_CHECK(ax[i] != 0 && ay[i] != 0, ValueError)
+          << "batched_tensordot: axis 0 is the batch axis and cannot be summed, got the axis lists "
+          << detail::axes_text(axes.a_axes()) << " and " << detail::axes_text(axes.b_axes());
+  }
+  for (std::size_t i = 0; i < ax.size(); ++i) {
+    const Dim &dx = tx.shape()[static_cast<std::size_t>(ax[i])], &dy = ty.shape()[static_cast<std::size_t>(ay[i])];
+    THEANO_USER_CHECK(!dx || !dy || *dx == *dy, ShapeError)
+        << "batched_tensordot: shape mismatch for summed axes: " << x.str() << " has static shape "
+        << detail::static_shape_text(tx.shape()) << " (axis " << ax[i] << ") and " << y.str()
+        << " has static shape " << detail::static_shape_text(ty.shape()) << " (axis " << ay[i] << ")";
+  }
+  return batched_contract(x, y, ax, ay);
+}
+
 Var batched_dot(const TensorLike& a, const TensorLike& b) {
   const Var &x = a.var(), &y = b.var();
   const TensorType& tx = *tensor_type(x);
@@ -127,10 +248,7 @@ Var batched_dot(const TensorLike& a, const TensorLike& b) {
   THEANO_USER_CHECK(xn >= 2 && yn >= 2, TypeError)
       << "batched_dot: both operands need a batch axis and at least one more, got " << x.str() << " of type "
       << tx.str() << " and " << y.str() << " of type " << ty.str();
-  const Dim &bx = tx.shape()[0], &by = ty.shape()[0];
-  THEANO_USER_CHECK(!bx || !by || *bx == *by, ShapeError)
-      << "batched_dot: batch sizes differ: " << x.str() << " has static shape " << detail::static_shape_text(tx.shape())
-      << " and " << y.str() << " has static shape " << detail::static_shape_text(ty.shape());
+  check_batch("batched_dot", x, y);
   // Per batch element: dot(x[i], y[i]) contracts x's last axis with y[i]'s
   // second-to-last (its first when y[i] is a vector).
   const int ky = std::max(1, yn - 2);
@@ -139,25 +257,8 @@ Var batched_dot(const TensorLike& a, const TensorLike& b) {
       << "batched_dot: shapes " << detail::static_shape_text(tx.shape()) << " and "
       << detail::static_shape_text(ty.shape()) << " are not aligned: " << x.str() << " has " << *kx_d
       << " along its last axis but " << y.str() << " has " << *ky_d << " along axis " << ky;
-  const int na = xn - 2;       // x's free axes (after the batch)
-  const int np = ky - 1;       // y's free axes before the contracted one
-  const int nq = yn - ky - 1;  // y's free axes after it
-  // Product layout: (batch, x free..., y free before..., k, y free after...).
-  std::vector<int> ox{0}, oy{0};
-  for (int i = 0; i < na; ++i) ox.push_back(1 + i);
-  for (int i = 0; i < na; ++i) oy.push_back(kNewAxis);
-  for (int i = 0; i < np; ++i) {
-    ox.push_back(kNewAxis);
-    oy.push_back(1 + i);
-  }
-  ox.push_back(xn - 1);
-  oy.push_back(ky);
-  for (int i = 0; i < nq; ++i) {
-    ox.push_back(kNewAxis);
-    oy.push_back(ky + 1 + i);
-  }
   // The output dtype is Dot's (promotion), not sum's widened integer default.
-  return sum(mul(dimshuffle(x, ox), dimshuffle(y, oy)), 1 + na + np, false, {}, promote_types(tx.dtype(), ty.dtype()));
+  return batched_contract(x, y, {xn - 1}, {ky});
 }
 
 }  // namespace theano::tensor

@@ -11,6 +11,7 @@
 #include "linalg_util.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/basic_ops.h"
+#include "theano/tensor/batched_blas.h"
 #include "theano/tensor/blas.h"
 #include "theano/tensor/elemwise.h"
 #include "theano/tensor/math.h"
@@ -284,25 +285,52 @@ Var matrix_transpose(const TensorLike& x) {
   return dimshuffle(v, order);
 }
 
+// numpy.matmul: vectors get an axis (prepended to a, appended to b) that is
+// dropped from the result; two matrices are a Dot (Dot22 after specialize);
+// otherwise the operand of lower rank gets leading axes of size 1 and one
+// BatchedDot multiplies with its batch dims broadcast (no copy; a BatchedDot
+// whose b is one matrix becomes a Dot22 at specialize, rewrite/batched_dot.cpp).
+// Dtypes BLAS lacks (integers, complex, float16) multiply broadcast operands and
+// sum the contracted axis.
 Var matmul(const TensorLike& a, const TensorLike& b) {
-  const Var x = as_tensor_variable(a), y = as_tensor_variable(b);
-  const int xn = tensor_type(x)->ndim(), yn = tensor_type(y)->ndim();
-  THEANO_USER_CHECK(xn >= 2 && yn >= 2, ValueError)
-      << "matmul: both operands must have rank >= 2, got " << x.str() << " of rank " << xn << " and " << y.str()
-      << " of rank " << yn;
-  if (xn == 2 && yn == 2) return dot(x, y);
-  // x[..., m, k, 1] * y[..., 1, k, n], summed over k.
+  Var x = as_tensor_variable(a), y = as_tensor_variable(b);
+  int xn = tensor_type(x)->ndim(), yn = tensor_type(y)->ndim();
+  THEANO_USER_CHECK(xn >= 1 && yn >= 1, ValueError)
+      << "matmul: operands must have rank >= 1 (NumPy's matmul takes no scalars), got " << x.str() << " of rank "
+      << xn << " and " << y.str() << " of rank " << yn;
+  if (xn <= 2 && yn <= 2) return dot(x, y);
+  const bool vx = xn == 1, vy = yn == 1;
+  if (vx) x = dimshuffle(x, {kNewAxis, 0});
+  if (vy) y = dimshuffle(y, {0, kNewAxis});
+  xn = tensor_type(x)->ndim();
+  yn = tensor_type(y)->ndim();
   const int nd = std::max(xn, yn);
   std::vector<int> xo, yo;
   for (int d = 0; d < nd - xn; ++d) xo.push_back(kNewAxis);
   for (int d = 0; d < xn; ++d) xo.push_back(d);
-  xo.push_back(kNewAxis);
   for (int d = 0; d < nd - yn; ++d) yo.push_back(kNewAxis);
-  for (int d = 0; d < yn - 2; ++d) yo.push_back(d);
-  yo.push_back(kNewAxis);
-  yo.push_back(yn - 2);
-  yo.push_back(yn - 1);
-  return sum(mul(dimshuffle(x, xo), dimshuffle(y, yo)), Axes(nd - 1));
+  for (int d = 0; d < yn; ++d) yo.push_back(d);
+  if (nd > xn) x = dimshuffle(x, xo);
+  if (nd > yn) y = dimshuffle(y, yo);
+  const DType od = promote_types(tensor_type(x)->dtype(), tensor_type(y)->dtype());
+  Var r;
+  if (od == DType::Float32 || od == DType::Float64) {
+    r = batched_dot3(tensor_type(x)->dtype() == od ? x : cast(x, od), tensor_type(y)->dtype() == od ? y : cast(y, od));
+  } else {
+    // x[..., m, k, 1] * y[..., 1, k, n], summed over k.
+    std::vector<int> xe, ye;
+    for (int d = 0; d < nd; ++d) xe.push_back(d);
+    xe.push_back(kNewAxis);
+    for (int d = 0; d < nd - 2; ++d) ye.push_back(d);
+    ye.push_back(kNewAxis);
+    ye.push_back(nd - 2);
+    ye.push_back(nd - 1);
+    r = sum(mul(dimshuffle(x, xe), dimshuffle(y, ye)), Axes(nd - 1), false, {}, od);
+  }
+  std::vector<int> keep;
+  for (int d = 0; d < nd; ++d)
+    if (!(vx && d == nd - 2) && !(vy && d == nd - 1)) keep.push_back(d);
+  return static_cast<int>(keep.size()) == nd ? r : dimshuffle(r, keep);
 }
 
 }  // namespace theano::tensor::linalg

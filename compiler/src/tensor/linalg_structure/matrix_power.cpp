@@ -1,5 +1,5 @@
 // matrix_power (NumPy's) as a graph: repeated squaring of matrix products
-// (dot for a matrix, batched_dot over the flattened batch otherwise), the
+// (linalg::matmul: dot for a matrix, one BatchedDot for a batch), the
 // identity for n == 0, and for n < 0 the power -n of inv(M) (LAPACK's, as
 // NumPy's), so the gradient is inv's and the products'.
 #include <string>
@@ -15,20 +15,6 @@
 #include "theano/tensor/type.h"
 
 namespace theano::tensor::linalg {
-namespace {
-
-/// a @ b for a and b of one shape (..., k, k).
-Var matmul(const Var& a, const Var& b) {
-  const int nd = tensor_type(a)->ndim();
-  if (nd == 2) return dot(a, b);
-  if (nd == 3) return batched_dot(a, b);
-  Var batch = shape_i(a, 0);
-  for (int d = 1; d < nd - 2; ++d) batch = mul(batch, shape_i(a, d));
-  const Var flat = make_vector({batch, shape_i(a, nd - 2), shape_i(a, nd - 1)}, DType::Int64);
-  return reshape(batched_dot(reshape(a, flat, 3), reshape(b, flat, 3)), shape(a), nd);
-}
-
-}  // namespace
 
 Var matrix_power(const TensorLike& m_in, int n) {
   Var m = m_in.var();

@@ -15,6 +15,7 @@
 #include "theano/tensor/array_ops.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/elemwise.h"
+#include "theano/tensor/linalg.h"
 #include "theano/tensor/math.h"
 #include "theano/tensor/shape.h"
 #include "theano/tensor/type.h"
@@ -111,6 +112,27 @@ std::optional<std::vector<Var>> elementwise_shortcut(
   return r;
 }
 
+/// linalg::matmul (BatchedDot over the broadcast batch) when fn on two
+/// matrices is one matrix product of them, in order.
+std::optional<std::vector<Var>> matmul_shortcut(const std::function<std::vector<Var>(const std::vector<Var>&)>& fn,
+                                                const std::vector<Var>& inputs, const CoreSignature& sig) {
+  if (sig.inputs != std::vector<int>{2, 2} || sig.outputs != std::vector<int>{2}) return std::nullopt;
+  for (const Var& x : inputs)
+    if (!is_float(tensor_type(x)->dtype())) return std::nullopt;
+  std::vector<Var> stand_ins;
+  for (const Var& x : inputs) {
+    const StaticShape& st = tensor_type(x)->shape();
+    stand_ins.push_back(TensorType::make(tensor_type(x)->dtype(), StaticShape(st.end() - 2, st.end()))->make_variable());
+  }
+  const std::vector<Var> outs = fn(stand_ins);
+  if (outs.size() != 1 || !outs[0].owner()) return std::nullopt;
+  const Apply& node = *outs[0].owner();
+  const std::string_view t = node.op()->type_name();
+  if ((t != "Dot" && t != "Dot22") || node.nin() != 2 || node.input(0) != stand_ins[0] || node.input(1) != stand_ins[1])
+    return std::nullopt;
+  return std::vector<Var>{linalg::matmul(inputs[0], inputs[1])};
+}
+
 }  // namespace
 
 CoreSignature parse_signature(std::string_view signature) {
@@ -150,6 +172,7 @@ std::vector<Var> vectorize(const std::function<std::vector<Var>(const std::vecto
   // A purely elementwise core over inputs of one core rank: Elemwise's own
   // broadcasting (aligned at the right) is the batch broadcasting.
   if (const std::optional<std::vector<Var>> direct = elementwise_shortcut(fn, inputs, sig, nb)) return *direct;
+  if (const std::optional<std::vector<Var>> direct = matmul_shortcut(fn, inputs, sig)) return *direct;
   // The batch shape: per batch axis (aligned at the right), the size of the
   // inputs that have it, broadcast (a statically-1 axis takes the others').
   std::vector<Var> batch(static_cast<std::size_t>(nb));

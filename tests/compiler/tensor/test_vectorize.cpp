@@ -94,6 +94,9 @@ TEST_CASE("blockwise of a core op, gradients, and batch sizes that do not broadc
   Function mm = function({a, b}, dot(a, b));
   for (std::int64_t i = 0; i < 3; ++i)
     CHECK(allclose(got.index(0, i).copy(), mm({av.index(0, i).copy(), bv.index(0, i).copy()}).value(), 1e-13, 1e-13));
+  // A matrix product core is one BatchedDot over the batch, not a loop.
+  CHECK(debugprint(out).find("Scan") == std::string::npos);
+  CHECK(debugprint(out).find("BatchedDot") != std::string::npos);
   testing::verify_grad([&](const std::vector<Var>& in) { return blockwise(core, {in[0], in[1]}, "(m,k),(k,n)->(m,n)")[0]; },
                        {av, bv});
   testing::verify_grad([&](const std::vector<Var>& in) { return vectorize(core_fn, in, "(m,n),(n)->(m),()")[0]; },

@@ -178,11 +178,7 @@ Plan make_plan(const Var& x, const std::vector<Index>& indices) {
       continue;
     }
     const Var& v = ix.variable();
-    const TensorType* tv = tensor_type(v);
-    THEANO_USER_CHECK(tv && (is_integer(tv->dtype()) || tv->dtype() == DType::Bool), TypeError)
-        << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
-        << ") must be an integer scalar, an integer array or a boolean array, got type "
-        << (v ? v.type()->str() : "<null>");
+    const TensorType* tv = checked_index_type(x, i, v);
     if (tv->dtype() == DType::Bool) {
       THEANO_USER_CHECK(tv->ndim() >= 1, TypeError)
           << "x[...] on " << x.str() << ": index " << i << " (" << v.str()

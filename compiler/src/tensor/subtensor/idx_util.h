@@ -51,6 +51,10 @@ void check_value_broadcast(const NDArray& y, const TensorType& ytype, const std:
 /// known sizes against the indexed part's static shape.
 void check_inc_value(const Var& x, const Var& y, const StaticShape& sub_shape, const std::string& op);
 
+/// The type of the variable `v` given as index `i` of x[...]: an integer or
+/// bool tensor, else a TypeError naming x, the position and v.
+const TensorType* checked_index_type(const Var& x, std::size_t i, const Var& v);
+
 /// Whether `ix` is a full slice (`all`).
 bool is_full_slice(const Index& ix);
 

@@ -70,6 +70,15 @@ std::vector<std::vector<bool>> Subtensor::connection_pattern(const Apply& node) 
 
 namespace detail {
 
+const TensorType* checked_index_type(const Var& x, std::size_t i, const Var& v) {
+  const TensorType* tv = tensor_type(v);
+  THEANO_USER_CHECK(tv && (is_integer(tv->dtype()) || tv->dtype() == DType::Bool), TypeError)
+      << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
+      << ") must be an integer scalar, an integer array or a boolean array, got type "
+      << (v ? v.type()->str() : "<null>");
+  return tv;
+}
+
 bool is_full_slice(const Index& ix) {
   if (!ix.is_slice()) return false;
   const Slice& s = ix.as_slice();
@@ -131,12 +140,7 @@ Var subtensor(const Var& x_in, const std::vector<Index>& indices) {
     const Index& ix = indices[i];
     if (ix.is_newaxis() || ix.is_ellipsis()) general = true;
     if (!ix.is_variable()) continue;
-    const Var& v = ix.variable();
-    const TensorType* tv = tensor_type(v);
-    THEANO_USER_CHECK(tv && (is_integer(tv->dtype()) || tv->dtype() == DType::Bool), TypeError)
-        << "x[...] on " << x.str() << ": index " << i << " (" << v.str()
-        << ") must be an integer scalar, an integer array or a boolean array, got type "
-        << (v ? v.type()->str() : "<null>");
+    const TensorType* tv = detail::checked_index_type(x, i, ix.variable());
     if (tv->dtype() == DType::Bool) general = true;
     if (tv->ndim() >= 1) {
       ++arrays;

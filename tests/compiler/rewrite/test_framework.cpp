@@ -114,6 +114,8 @@ TEST_SUITE("rewrite_tests") {
           "         merge [fast_compile, fast_run, merge]\n"
           "         constant_folding [constant_folding, fast_compile, fast_run] : op(c1, c2, ...) -> "
           "Constant(perform(c1, c2, ...))\n"
+          "         local_remove_index_expression [canonicalize, fast_compile, fast_run] : IndexExpression(r, x, "
+          "indices...) -> r\n"
           "  1.5  stabilize [fast_compile, fast_run]\n"
           "         local_log_sum_exp [fast_compile, fast_run, stabilize] : log(sum(exp(x), axes)) -> "
           "log(sum(exp(x - m), axes)) + m, m = max(x, axes), 0 where infinite; keepdims kept\n"

@@ -75,6 +75,8 @@ NodeRewriterPtr local_useless_specify_shape();
 // serialization.
 NodeRewriterPtr local_remove_index_expression();
 NodeRewriterPtr local_sum_of_mask();
+// sort_rewrites.cpp: a slice of the ends of a sort -> top-k.
+NodeRewriterPtr local_sort_slice_to_topk();
 NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
 NodeRewriterPtr local_IncSubtensor_serialize();

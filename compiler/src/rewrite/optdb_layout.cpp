@@ -111,6 +111,7 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_remove_index_expression(), {"fast_run", "fast_compile", "canonicalize"});
   canonicalize->register_rewrite(local_sum_of_mask(), canon);
   canonicalize->register_rewrite(local_sort_slice_to_topk(), canon);
+  canonicalize->register_rewrite(local_cumsum_of_fill(), canon);
   canonicalize->register_rewrite(local_reduce_reduce(), canon);
   canonicalize->register_rewrite(local_abs_merge(), canon);
   canonicalize->register_rewrite(local_trivial_arith(), canon);

@@ -77,6 +77,8 @@ NodeRewriterPtr local_remove_index_expression();
 NodeRewriterPtr local_sum_of_mask();
 // sort_rewrites.cpp: a slice of the ends of a sort -> top-k.
 NodeRewriterPtr local_sort_slice_to_topk();
+// cumulative_rewrites.cpp: the running sum of a constant fill.
+NodeRewriterPtr local_cumsum_of_fill();
 NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
 NodeRewriterPtr local_IncSubtensor_serialize();

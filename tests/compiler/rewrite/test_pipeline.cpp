@@ -60,6 +60,7 @@ const char* const kPipeline = R"(
          local_remove_index_expression [canonicalize, fast_compile, fast_run]
          local_sum_of_mask [canonicalize, fast_run]
          local_sort_slice_to_topk [canonicalize, fast_run]
+         local_cumsum_of_fill [canonicalize, fast_run]
          local_reduce_reduce [canonicalize, fast_run]
          local_abs_merge [canonicalize, fast_run]
          local_trivial_arith [canonicalize, fast_run]

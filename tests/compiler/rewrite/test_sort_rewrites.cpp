@@ -1,7 +1,8 @@
 // local_sort_slice_to_topk: sort(x)[..., -k:] and sort(x)[..., :k] become a
 // top-k (ArgTopKOp, a partial selection) when k fits the static length and
 // nothing else reads the sort; graph before/after and values against the
-// unoptimized graph, ties and NaN included.
+// unoptimized graph, ties and NaN included; local_cumsum_of_fill: the running
+// sum of a constant fill becomes a product with 1, 2, 3, ...
 #include <doctest/doctest.h>
 
 #include <limits>
@@ -52,5 +53,30 @@ TEST_SUITE("rewrite_tests") {
     CHECK(count_after({x}, {T::sort(x, 1)[{T::all, T::slice(-4, T::none, 2)}]}, "SortOp") == 1);
     const Var s = T::sort(x, 1);
     CHECK(count_after({x}, {s[{T::all, T::slice(-2, T::none)}], s * 2.0}, "SortOp") == 1);
+  }
+}
+
+TEST_SUITE("rewrite_tests") {
+  TEST_CASE("local_cumsum_of_fill: the running sum of a constant fill is the fill times 1, 2, 3, ...") {
+    const Var n = T::lscalar("n"), c = T::dscalar("c");
+    const Var fill = T::alloc(c, {n, 5});
+    const Var along1 = T::cumsum(fill, 1), along0 = T::cumsum(fill, 0);
+    const Var ints = T::cumsum(T::alloc(T::constant(NDArray::scalar<std::int32_t>(3)), {n, 2}), 0);
+    CHECK(count_after({n, c}, {along1}, "CumOp") == 0);
+    CHECK(count_after({n, c}, {along0, ints}, "CumOp") == 0);
+    FunctionOptions raw;
+    raw.mode = "unoptimized";
+    const std::vector<NDArray> args{NDArray::scalar<std::int64_t>(4), NDArray::scalar<double>(0.1)};
+    const auto want = function({n, c}, {along1, along0, ints}, raw)(args);
+    const auto got = function({n, c}, {along1, along0, ints})(args);
+    for (int k = 0; k < 3; ++k) {
+      CHECK(got[k].dtype() == want[k].dtype());
+      CHECK(allclose(got[k], want[k], 1e-15, 0));  // one rounding instead of a running one
+    }
+    CHECK(got[2].dtype() == DType::Int32);
+    // Kept: a cumprod, the cumsum of a non-constant tensor.
+    CHECK(count_after({n, c}, {T::cumprod(fill, 1)}, "CumOp") == 1);
+    const Var m = T::dmatrix("m");
+    CHECK(count_after({m}, {T::cumsum(m, 1)}, "CumOp") == 1);
   }
 }

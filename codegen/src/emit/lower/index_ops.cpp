@@ -120,7 +120,7 @@ void lower_gpu_nonzero(NodeLowering& L) {
 
 void lower_searchsorted(NodeLowering& L) {
   L.need("kernels/searchsorted.h", kernel_text("searchsorted.h"));
-  const auto& op = static_cast<const tensor::SearchSorted&>(*L.node.op());
+  const auto& op = static_cast<const tensor::SearchSorted&>(L.op);
   const std::string_view sfx = kernel_dtype_suffix(L.in(0).dtype());
   CodeWriter& w = L.body;
   w.line("const int64_t n = x0->shape[0], m = x1->shape[0];");
@@ -145,7 +145,7 @@ void lower_gpu_searchsorted(NodeLowering& L) {
   THEANO_INTERNAL_CHECK(L.cuda != nullptr) << L.label << ": a GPU node outside a GPU function";
   L.cold = true;
   L.cuda->need("kernels/searchsorted.h", std::string(kernel_text("searchsorted.h")));
-  const auto& op = static_cast<const tensor::SearchSorted&>(*L.node.op());
+  const auto& op = static_cast<const tensor::SearchSorted&>(L.op);
   const std::string sfx(kernel_dtype_suffix(L.in(0).dtype()));
   const bool has_sorter = L.nin() == 3;
   CodeWriter& w = L.body;

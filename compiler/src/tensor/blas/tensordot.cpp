@@ -64,6 +64,26 @@ Var reshape_to(const Var& v, const std::vector<DimProduct>& dims) {
   return reshape(v, make_vector(entries, DType::Int64), static_cast<int>(dims.size()));
 }
 
+/// The free axes' sizes of x then y (each appended to `out_dims` too) and the
+/// summed axes' product, each summed size from whichever operand knows it
+/// statically.
+void contraction_dims(const Var& x, const Var& y, const std::vector<int>& fx, const std::vector<int>& fy,
+                      const std::vector<int>& ax, const std::vector<int>& ay, std::vector<DimProduct>& out_dims,
+                      DimProduct& free_x, DimProduct& free_y, DimProduct& summed) {
+  for (int i : fx) {
+    free_x.times(x, i);
+    out_dims.emplace_back().times(x, i);
+  }
+  for (int i : fy) {
+    free_y.times(y, i);
+    out_dims.emplace_back().times(y, i);
+  }
+  for (std::size_t i = 0; i < ax.size(); ++i) {
+    if (tensor_type(x)->shape()[static_cast<std::size_t>(ax[i])]) summed.times(x, ax[i]);
+    else summed.times(y, ay[i]);
+  }
+}
+
 }  // namespace
 
 Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axes) {
@@ -103,19 +123,7 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
 
   DimProduct free_x, free_y, summed;
   std::vector<DimProduct> out_dims;
-  for (int i : fx) {
-    free_x.times(x, i);
-    out_dims.emplace_back().times(x, i);
-  }
-  for (int i : fy) {
-    free_y.times(y, i);
-    out_dims.emplace_back().times(y, i);
-  }
-  // Each summed size from whichever operand knows it statically.
-  for (std::size_t i = 0; i < ax.size(); ++i) {
-    if (tx.shape()[static_cast<std::size_t>(ax[i])]) summed.times(x, ax[i]);
-    else summed.times(y, ay[i]);
-  }
+  contraction_dims(x, y, fx, fy, ax, ay, out_dims, free_x, free_y, summed);
   std::vector<int> ox = fx, oy = ay;
   ox.insert(ox.end(), ax.begin(), ax.end());
   oy.insert(oy.end(), fy.begin(), fy.end());
@@ -166,18 +174,7 @@ Var batched_contract(const Var& x, const Var& y, const std::vector<int>& ax, con
   if (tx.shape()[0]) batch.times(x, 0);
   else batch.times(y, 0);
   out_dims[0] = batch;
-  for (int i : fx) {
-    free_x.times(x, i);
-    out_dims.emplace_back().times(x, i);
-  }
-  for (int i : fy) {
-    free_y.times(y, i);
-    out_dims.emplace_back().times(y, i);
-  }
-  for (std::size_t i = 0; i < ax.size(); ++i) {
-    if (tx.shape()[static_cast<std::size_t>(ax[i])]) summed.times(x, ax[i]);
-    else summed.times(y, ay[i]);
-  }
+  contraction_dims(x, y, fx, fy, ax, ay, out_dims, free_x, free_y, summed);
   std::vector<int> ox{0}, oy{0};
   ox.insert(ox.end(), fx.begin(), fx.end());
   ox.insert(ox.end(), ax.begin(), ax.end());

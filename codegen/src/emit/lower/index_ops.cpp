@@ -8,9 +8,11 @@
 //   device, downloads the total (the one device-to-host copy a call) and
 //   fills each tile from its offset.
 // - SearchSorted: the sorter's checks (perform's messages), then one binary
-//   search per value (kernels/searchsorted.h); its GPU form runs one thread a
+//   search per value (kernels/searchsorted.h, the checks and messages beside
+//   the kernel); its GPU form runs one thread a
 //   value through the same function, the sorter's range checked on the
-//   device (the first bad entry reported, emit_device_checked).
+//   device (the first bad entry and its value reported, as perform words it).
+#include <theano/runtime/kernels/searchsorted.h>
 #include <theano/tensor/index_ops.h>
 #include <theano/graph/op_traits.h>
 #include <theano/tensor/type.h>
@@ -118,6 +120,12 @@ void lower_gpu_nonzero(NodeLowering& L) {
   w.line("return " + pb.launch(k_fill, "tiles") + ";");
 }
 
+/// The statement failing the call when the sorter (input 2) and a (n elements) differ in length.
+std::string sorter_len_check(const NodeLowering& L) {
+  return "if (!theano_searchsorted_sorter_len_ok(x2->shape[0], n)) " +
+         L.fail_int2(kErrValue, THEANO_SS_SORTER_LEN_TEXT1, "x2->shape[0]", THEANO_SS_SORTER_LEN_TEXT2, "n");
+}
+
 void lower_searchsorted(NodeLowering& L) {
   L.need("kernels/searchsorted.h", kernel_text("searchsorted.h"));
   const auto& op = static_cast<const tensor::SearchSorted&>(L.op);
@@ -125,12 +133,12 @@ void lower_searchsorted(NodeLowering& L) {
   CodeWriter& w = L.body;
   w.line("const int64_t n = x0->shape[0], m = x1->shape[0];");
   if (L.nin() == 3) {
-    w.line("if (x2->shape[0] != n) " +
-           L.fail_int2(kErrValue, "sorter has ", "x2->shape[0]", " entries, a has ", "n"));
+    w.line(sorter_len_check(L));
     w.open("for (int64_t i = 0; i < n; ++i)");
     w.line("const int64_t k = *(const int64_t*)(x2->data + i * x2->strides[0]);");
-    w.line("if (k < 0 || k >= n) " +
-           L.fail_int3(kErrValue, "sorter[", "i", "] = ", "k", " is out of range for a of length ", "n"));
+    w.line("if (!theano_searchsorted_sorter_entry_ok(k, n)) " +
+           L.fail_int3(kErrValue, THEANO_SS_SORTER_ENTRY_TEXT1, "i", THEANO_SS_SORTER_ENTRY_TEXT2, "k",
+                       THEANO_SS_SORTER_ENTRY_TEXT3, "n"));
     w.close();
   }
   w.line("o0->shape[0] = m;");
@@ -150,9 +158,10 @@ void lower_gpu_searchsorted(NodeLowering& L) {
   const bool has_sorter = L.nin() == 3;
   CodeWriter& w = L.body;
   w.line("const int64_t n = x0->shape[0], m = x1->shape[0];");
-  if (has_sorter)
-    w.line("if (x2->shape[0] != n) " +
-           L.fail_int2(kErrValue, "sorter has ", "x2->shape[0]", " entries, a has ", "n"));
+  if (has_sorter) {
+    L.need("kernels/searchsorted.h", kernel_text("searchsorted.h"));
+    w.line(sorter_len_check(L));
+  }
   w.line("o0->shape[0] = m;");
   w.line(L.alloc(0));
   cuda::ParamBlock pb;
@@ -179,13 +188,18 @@ void lower_gpu_searchsorted(NodeLowering& L) {
   cuda::Kernel check(pb, L.fn + "_sorter_check", {n, s, ss, err});
   cuda::grid_stride_loop(check.w, "i", "n");
   check.w.line("const int64_t k = *(const int64_t*)(s + i * ss);");
-  check.w.line("if (k < 0 || k >= n) atomicMin(err, (long long)i);");
+  check.w.line("if (!theano_searchsorted_sorter_entry_ok(k, n)) atomicMin(err, (long long)i);");
   check.w.close();
   const int kc = L.cuda->add_kernel(check, L.label);
-  emit_device_checked(
-      L, 2, pb, n, err,
+  emit_device_check(
+      L, pb, n, err,
       [&](CodeWriter& lw) { lw.line("if (n > 0) { if (int e = " + pb.launch(kc, "n") + ") return e; }"); },
-      " is out of range for a of length n", kErrValue, "a sorter entry ");
+      [&](CodeWriter& rw) {
+        // perform's message: the first bad entry's position and value (downloaded).
+        download_element(rw, "x2", "first_bad * x2->strides[0]", "int64_t", "k");
+        rw.line(L.fail_int3(kErrValue, THEANO_SS_SORTER_ENTRY_TEXT1, "first_bad", THEANO_SS_SORTER_ENTRY_TEXT2, "k",
+                            THEANO_SS_SORTER_ENTRY_TEXT3, "n"));
+      });
   w.line("if (m == 0) return 0;");
   w.line("return " + pb.launch(ks, "m") + ";");
 }

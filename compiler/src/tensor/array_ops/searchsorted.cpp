@@ -79,12 +79,13 @@ void SearchSorted::perform(const Apply&, std::span<const NDArray> inputs, std::s
   std::int64_t ss = 0;
   if (inputs.size() == 3) {
     const NDArray& s = inputs[2];
-    THEANO_USER_CHECK(s.shape()[0] == n, ValueError)
-        << name() << ": sorter has " << s.shape()[0] << " entries, a has " << n;
+    THEANO_USER_CHECK(theano_searchsorted_sorter_len_ok(s.shape()[0], n), ValueError)
+        << name() << ": " << THEANO_SS_SORTER_LEN_TEXT1 << s.shape()[0] << THEANO_SS_SORTER_LEN_TEXT2 << n;
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t k = s.at<std::int64_t>({i});
-      THEANO_USER_CHECK(k >= 0 && k < n, ValueError)
-          << name() << ": sorter[" << i << "] = " << k << " is out of range for a of length " << n;
+      THEANO_USER_CHECK(theano_searchsorted_sorter_entry_ok(k, n), ValueError)
+          << name() << ": " << THEANO_SS_SORTER_ENTRY_TEXT1 << i << THEANO_SS_SORTER_ENTRY_TEXT2 << k
+          << THEANO_SS_SORTER_ENTRY_TEXT3 << n;
     }
     sorter = static_cast<const char*>(s.data());
     ss = s.strides()[0];

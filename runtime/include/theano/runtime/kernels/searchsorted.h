@@ -5,12 +5,18 @@
  * theano_searchsorted_<sfx>(a, as, n, sorter, ss, v, vs, m, o, os, right):
  * for each of the m values v + j * vs (byte strides), the position in the n
  * sorted elements a + k * as (k = sorter[i] when sorter is not NULL: int64,
- * each in [0, n), checked by the caller) where it would be inserted: the
+ * each in [0, n), checked first by the rules below) where it would be inserted: the
  * first i with a[i] >= v ("left", right = 0) or a[i] > v ("right"), in
  * NumPy's order, where NaN sorts after every number. Written to the int64 at
  * o + j * os. A binary search: log2(n) + 1 comparisons per value.
  *
  * One kernel per dtype: suffix f64, f32, i64, i32, i16, i8, u64, u32, u16, u8.
+ *
+ * The sorter's rules, with their messages (ValueError, after "<op>: "), are
+ * here too, for perform (compiler/src/tensor/array_ops/searchsorted.cpp) and
+ * both lowerings (codegen/src/emit/lower/index_ops.cpp):
+ *   length: sorter has L entries, a has N
+ *   entry:  sorter[I] = K is out of range for a of length N
  */
 #ifndef THEANO_RUNTIME_KERNELS_SEARCHSORTED_H
 #define THEANO_RUNTIME_KERNELS_SEARCHSORTED_H
@@ -18,6 +24,17 @@
 #ifndef THEANO_GENERATED_CODE
 #include <stdint.h>
 #endif
+
+/* ValueError when false: a sorter of `len` entries for an a of length n. */
+static inline int theano_searchsorted_sorter_len_ok(int64_t len, int64_t n) { return len == n; }
+/* ValueError when false: sorter entry k for an a of length n. */
+static inline int theano_searchsorted_sorter_entry_ok(int64_t k, int64_t n) { return k >= 0 && k < n; }
+
+#define THEANO_SS_SORTER_LEN_TEXT1 "sorter has "                         /* L */
+#define THEANO_SS_SORTER_LEN_TEXT2 " entries, a has "                    /* N */
+#define THEANO_SS_SORTER_ENTRY_TEXT1 "sorter["                           /* I */
+#define THEANO_SS_SORTER_ENTRY_TEXT2 "] = "                              /* K */
+#define THEANO_SS_SORTER_ENTRY_TEXT3 " is out of range for a of length " /* N */
 
 /* x before y in NumPy's sort order: NaN last. */
 #define THEANO_SS_LT_FLOAT(x, y) ((x) < (y) || ((y) != (y) && (x) == (x)))

@@ -142,6 +142,7 @@ SequenceDB build_optdb() {
   canonicalize->register_rewrite(local_useless_specify_shape(), canon_shape);
   canonicalize->register_rewrite(local_useless_subtensor(), canon_shape);
   canonicalize->register_rewrite(local_subtensor_make_vector(), canon_shape);
+  canonicalize->register_rewrite(local_subtensor_of_arange(), canon_shape);
   canonicalize->register_rewrite(local_IncSubtensor_serialize(), canon_shape);
   //   blas.cpp: transposes lifted through dot, so that blas_opt sees plain products
   canonicalize->register_rewrite(local_lift_transpose_through_dot(), {"fast_run", "canonicalize", "blas"});

@@ -81,6 +81,7 @@ NodeRewriterPtr local_sort_slice_to_topk();
 NodeRewriterPtr local_cumsum_of_fill();
 NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
+NodeRewriterPtr local_subtensor_of_arange();
 NodeRewriterPtr local_IncSubtensor_serialize();
 // blas.cpp: dot22, gemm / gemv / ger, usmm, and transposes lifted through dot.
 NodeRewriterPtr local_dot_to_dot22();

@@ -159,6 +159,85 @@ NodeRewriterPtr local_subtensor_make_vector() {
   return r;
 }
 
+// arange(a, b, s)[i] -> a + s * (i < 0 ? i + n : i), n the range's length, after an Assert that
+// -n <= i < n; arange(a, b, s)[lo:hi] -> arange(A, B, s) with A, B the elements at the slice's
+// clamped bounds. Either way the range itself is never built. Integer ranges only (a float
+// range's elements are rounded sums, which a + s * i would not reproduce bit for bit), whose
+// length is exact in int64 arithmetic without ARange's own rule: all three bounds constant, or a
+// constant start and nonzero step with a >= 0 for s > 0 and a < 0 for s < 0 (arange(n),
+// arange(1, n), arange(0, n, 2), arange(-1, b, -1)): then b - a cannot overflow where the range
+// is not empty, so nothing ARange would reject (a zero step, more than 2^63 - 1 elements) is
+// dropped.
+NodeRewriterPtr local_subtensor_of_arange() {
+  static const NodeRewriterPtr r = make_node_rewriter(
+      "local_subtensor_of_arange", {"Subtensor"}, "arange(a, b, s)[i] -> a + s*i; arange(a, b, s)[lo:hi] -> arange(..)",
+      [](FunctionGraph&, Apply& node) -> RewriteResult {
+        using S = T::detail::SymInt;
+        const auto& idx = static_cast<const T::Subtensor&>(*node.op()).idx_list();
+        const Var& range = node.input(0);
+        const Apply* ar = range.owner();
+        const auto* aop = ar ? dynamic_cast<const T::ARange*>(ar->op().get()) : nullptr;
+        if (!aop) return RewriteResult::fail("input is not an arange");
+        auto int_like = [](const Var& v) {
+          const DType d = T::tensor_type(v)->dtype();
+          return is_integer(d) || is_bool(d);
+        };
+        if (!is_integer(aop->dtype()) || !int_like(ar->input(0)) || !int_like(ar->input(1)) || !int_like(ar->input(2)))
+          return RewriteResult::fail("not an integer range");
+        if (idx.size() != 1) return RewriteResult::fail("not one index entry");
+        const S a = S::of(ar->input(0)), b = S::of(ar->input(1)), s = S::of(ar->input(2));
+        std::optional<S> len;
+        if (const T::Dim d = T::tensor_type(range)->shape()[0]) {
+          len = S(*d);
+        } else if (a.is_constant() && s.is_constant() && s.constant() != 0 &&
+                   (s.constant() > 0) == (a.constant() >= 0)) {
+          // ceil((b - a) / s) = -floor((a - b) / s), 0 where the range is empty.
+          const bool up = s.constant() > 0;
+          len = select(up ? lt(a, b) : lt(b, a), S(0) - floordiv(a - b, s), S(0));
+        }
+        if (!len) return RewriteResult::fail("the range's length is not provably exact in int64");
+        const S n = *len;
+        const T::IdxEntry& e = idx[0];
+        int k = 1;
+        auto bound = [&](const T::IdxBound& bd) -> std::optional<S> {
+          if (bd.is_symbolic()) return S::of(node.input(k++));
+          if (bd.is_constant()) return S(bd.value);
+          return std::nullopt;
+        };
+        Var out;
+        if (!e.is_slice) {
+          const S i = *bound(e.index);
+          const bool known = i.is_constant() && n.is_constant();
+          if (known && (i.constant() < -n.constant() || i.constant() >= n.constant()))
+            return RewriteResult::fail("the index is out of range (left to fail at run time)");
+          // An element of the range: a + s*i neither overflows nor differs from ARange::perform's.
+          out = (a + s * select(lt(i, 0), i + n, i)).var();
+          if (!known)
+            out = T::assert_op(out, {T::ge(i.var(), (S(0) - n).var()), T::lt(i.var(), n.var())},
+                               "Subtensor: index {} is out of bounds for axis 0 with size {} (an arange)",
+                               {i.var(), n.var()});
+          if (T::tensor_type(out)->dtype() != aop->dtype()) out = T::cast(out, aop->dtype());
+        } else {
+          if (!e.step.is_none() && !(e.step.is_constant() && e.step.value == 1))
+            return RewriteResult::fail("a slice step other than 1");
+          const std::optional<S> lo_in = bound(e.start), hi_in = bound(e.stop);
+          // Python's clamping of the bounds into [0, n] (theano_slice_rule for step 1).
+          auto clamp = [&](const S& x) { return select(lt(x, 0), max(x + n, 0), min(x, n)); };
+          const S lo = lo_in ? clamp(*lo_in) : S(0);
+          const S hi = max(lo, hi_in ? clamp(*hi_in) : n);
+          // A bound below n is an element (its value fits); the bound at n is the range's own
+          // stop, from which ARange counts n - lo elements.
+          const S start = select(eq(lo, n), b, a + s * lo);
+          const S stop = select(eq(hi, n), b, a + s * hi);
+          out = T::arange(start.var(), stop.var(), s.var(), aop->dtype());
+        }
+        Var f = fit_type(out, node.output(0), {});
+        if (!f) return RewriteResult::fail("the result cannot keep the output type");
+        return f;
+      });
+  return r;
+}
+
 // add(a, inc_subtensor(zeros, b, i), inc_subtensor(zeros, c, j)) -> inc_subtensor(inc_subtensor(a, b, i), c, j)
 // (in general add(x, inc(p, b, i), ...) -> inc(add(x, p, ...), b, i), zero terms dropped)
 NodeRewriterPtr local_IncSubtensor_serialize() {

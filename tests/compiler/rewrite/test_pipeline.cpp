@@ -82,6 +82,7 @@ const char* const kPipeline = R"(
          local_useless_specify_shape [canonicalize, fast_run, shape]
          local_useless_subtensor [canonicalize, fast_run, shape]
          local_subtensor_make_vector [canonicalize, fast_run, shape]
+         local_subtensor_of_arange [canonicalize, fast_run, shape]
          local_IncSubtensor_serialize [canonicalize, fast_run, shape]
          local_lift_transpose_through_dot [blas, canonicalize, fast_run]
          local_diag_of_dot [canonicalize, fast_run, linalg]

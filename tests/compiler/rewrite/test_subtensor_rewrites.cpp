@@ -97,6 +97,109 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({a, b}, {T::subtensor(T::make_vector({a, b}, DType::Float64), {T::Index(-2)}) * b}, {a * b});
   }
 
+  TEST_CASE("local_subtensor_of_arange: arange(a, b, s)[i] -> a + s*i, [lo:hi] -> a shorter arange, never built") {
+    const Var i = T::lscalar("i"), lo = T::lscalar("lo"), hi = T::lscalar("hi"), b = T::lscalar("b");
+    auto L = [](std::int64_t v) { return NDArray::scalar<std::int64_t>(v); };
+    auto K = [](std::int64_t v) { return T::constant(NDArray::scalar<std::int64_t>(v)); };
+    // The ranges whose length is exact in int64: a constant start and step, a >= 0 going up, a < 0 going down.
+    const std::int64_t forms[][2] = {{0, 1}, {3, 4}, {-1, -3}, {-7, -1}};
+    int compared = 0;
+    for (const auto& form : forms) {
+      CAPTURE(form[0]);
+      CAPTURE(form[1]);
+      const Var range = T::arange(K(form[0]), b, K(form[1]));
+      const Var one = range[i], win = range[T::slice(lo, hi)];
+      {
+        FunctionGraph before({b, i}, {one});
+        CHECK(count_op(before, "ARange") == 1);
+      }
+      // After: no range for the element (an Assert keeps the bounds check), a shorter range for the window.
+      CHECK(left_after({b, i}, {one}, "ARange") == 0);
+      CHECK(left_after({b, i}, {one}, "Assert") == 1);
+      CHECK(left_after({b, lo, hi}, {win}, "Subtensor") == 0);
+      CHECK(left_after({b, lo, hi}, {win}, "ARange") == 1);
+      // Values against the unrewritten graph: every index in and out of range, every window with
+      // negative and clamped bounds, empty ranges included.
+      Function f1 = function({b, i}, {one});
+      Function f1_ref = function({b, i}, {one}, {.mode = "unoptimized"});
+      Function fw = function({b, lo, hi}, {win});
+      Function fw_ref = function({b, lo, hi}, {win}, {.mode = "unoptimized"});
+      for (const std::int64_t stop : {form[0] + 17 * form[1], form[0] - 5 * form[1], form[0]}) {
+        const std::int64_t n = NDArray::arange(double(form[0]), double(stop), double(form[1]), DType::Int64).size();
+        for (std::int64_t k = -n - 1; k <= n; ++k) {
+          if (k < -n || k >= n) {
+            CHECK_THROWS(f1({L(stop), L(k)}));
+            CHECK_THROWS(f1_ref({L(stop), L(k)}));
+            continue;
+          }
+          CHECK(f1({L(stop), L(k)})[0].item<std::int64_t>() == f1_ref({L(stop), L(k)})[0].item<std::int64_t>());
+          ++compared;
+        }
+        for (std::int64_t l = -n - 2; l <= n + 2; ++l)
+          for (std::int64_t h = -n - 2; h <= n + 2; ++h) {
+            const std::vector<NDArray> args{L(stop), L(l), L(h)};
+            const NDArray got = fw(args)[0], want = fw_ref(args)[0];
+            REQUIRE(got.shape() == want.shape());
+            for (std::int64_t e = 0; e < got.size(); ++e)
+              CHECK(got.data_as<std::int64_t>()[e] == want.data_as<std::int64_t>()[e]);
+            ++compared;
+          }
+      }
+    }
+    CHECK(compared > 1000);
+    // Left alone: a symbolic start or step, a constant start on the side that could overflow, a
+    // float range, a stepped slice.
+    const Var a = T::lscalar("a"), st = T::lscalar("st");
+    CHECK(left_after({a, b, i}, {T::arange(a, b, K(1))[i]}, "ARange") == 1);
+    CHECK(left_after({b, st, i}, {T::arange(K(0), b, st)[i]}, "ARange") == 1);
+    CHECK(left_after({b, i}, {T::arange(K(5), b, K(-1))[i]}, "ARange") == 1);
+    auto D = [](double v) { return T::constant(NDArray::scalar<double>(v)); };
+    const Var fstop = T::dscalar("fstop");
+    CHECK(left_after({fstop, i}, {T::arange(D(0.5), fstop, D(0.25))[i]}, "ARange") == 1);
+    CHECK(left_after({b}, {T::arange(b)[T::slice(T::none, T::none, 2)]}, "Subtensor") == 1);
+    // All three bounds constant: the static length.
+    const Var c10 = T::arange(K(2), K(40), K(4));
+    CHECK(left_after({i}, {c10[i]}, "ARange") == 0);
+    CHECK(function({i}, {c10[i]})({L(-1)})[0].item<std::int64_t>() == 38);
+
+    // The graph text after: arange(b)[i] is an Assert over switch(i < 0, i + n, i), n = switch(0 < b, b, 0).
+    {
+      FunctionGraph fg({b, i}, {T::arange(b)[i]});
+      rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion", "inplace"}));
+      const std::string text = debugprint(fg);
+      CAPTURE(text);
+      CHECK(text.rfind("Assert{msg='Subtensor: index {} is out of bounds for axis 0 with size {} (an arange)'}", 0) == 0);
+      CHECK(text.find(" |Elemwise{switch") != std::string::npos);
+      CHECK(text.find("ARange") == std::string::npos);
+    }
+    // The bounds error names the index and the length.
+    Function f = function({b, i}, {T::arange(b)[i]});
+    const std::string e = test::error_of([&] { f({L(10), L(10)}); });
+    CHECK(e.find("index 10 is out of bounds for axis 0 with size 10") != std::string::npos);
+    // Extremes: ranges too long to build, indexed; an empty range whose b - a would overflow; a
+    // window whose next step past the end would overflow.
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max(), small = std::numeric_limits<std::int64_t>::min();
+    CHECK(f({L(std::int64_t{1} << 62), L(-5)})[0].item<std::int64_t>() == (std::int64_t{1} << 62) - 5);
+    CHECK(f({L(big), L(big - 1)})[0].item<std::int64_t>() == big - 1);
+    Function up5 = function({b, i}, {T::arange(K(5), b)[i]});
+    CHECK_THROWS(up5({L(small), L(0)}));
+    Function down = function({b, i}, {T::arange(K(-1), b, K(-1))[i]});
+    CHECK(down({L(small), L(-1)})[0].item<std::int64_t>() == small + 1);
+    Function w = function({b, lo, hi}, {T::arange(K(0), b, K(std::int64_t{1} << 62))[T::slice(lo, hi)]});
+    const NDArray got = w({L(big), L(0), L(3)})[0];
+    REQUIRE(got.shape() == std::vector<std::int64_t>{2});
+    CHECK(got.data_as<std::int64_t>()[0] == 0);
+    CHECK(got.data_as<std::int64_t>()[1] == std::int64_t{1} << 62);
+    // A narrower output dtype keeps its wrap-around (int32 elements of a wide range).
+    const Var n32 = T::arange(K(0), b, K(std::int64_t{1} << 33), DType::Int32)[i];
+    Function g = function({b, i}, {n32});
+    Function g_ref = function({b, i}, {n32}, {.mode = "unoptimized"});
+    CHECK(left_after({b, i}, {n32}, "ARange") == 0);
+    CHECK(g({L(std::int64_t{1} << 40), L(5)})[0].dtype() == DType::Int32);
+    CHECK(g({L(std::int64_t{1} << 40), L(5)})[0].item<std::int32_t>() ==
+          g_ref({L(std::int64_t{1} << 40), L(5)})[0].item<std::int32_t>());
+  }
+
   TEST_CASE("local_IncSubtensor_serialize: a + inc(zeros, b, i) + inc(zeros, c, j) -> inc(inc(a, b, i), c, j)") {
     Var a = T::tensor(DType::Float64, {5}, "a");
     Var b = T::tensor(DType::Float64, {2}, "b"), c = T::tensor(DType::Float64, {3}, "c");

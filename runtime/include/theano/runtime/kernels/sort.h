@@ -25,10 +25,12 @@
  * the stable order.
  *
  * On the CPU a line of at most THEANO_SORT_RADIX_MAX elements is sorted by
- * an LSD radix sort instead (Seward 1954; one byte a pass, a pass skipped
- * where every key has the same byte; the keys and all histograms made in
- * one loop, the last pass writing the output line; 2000 random doubles in
- * about 22 us, std::sort's 110 us, in a scratch program on one core): the
+ * an LSD radix sort instead (Seward 1954; 11 bits a pass for keys of 32 and
+ * 64 bits, a byte for shorter ones, a pass skipped where every key has the
+ * same digit; the keys and all histograms made in one loop, the last pass
+ * writing the output line; 2000 random doubles in about 33 us against
+ * std::sort's 105 us and 48 us a byte a pass, in a scratch program on one
+ * core): the
  * values become unsigned keys in NumPy's order (a float's bits, the sign's
  * meaning turned around; NaN the largest key), sorted in arrays on the
  * stack. The radix sort is stable, so argsort gets the same
@@ -163,7 +165,8 @@
 
 #ifndef __CUDACC__
 /* Lines of at most this many elements are radix sorted (keys, and for
- * argsort the indices, two arrays each on the stack: 128 KiB for int64). */
+ * argsort the indices, two arrays each on the stack: 128 KiB for int64).
+ * Below 65536: the histograms count in uint16_t. */
 #define THEANO_SORT_RADIX_MAX 4096
 
 /* Keys in NumPy's order. A float: its bits with the sign bit set when
@@ -208,43 +211,54 @@ THEANO_SORT_INT_KEYS(uint32_t, uint32_t, u32, 0)
 THEANO_SORT_INT_KEYS(uint16_t, uint16_t, u16, 0)
 THEANO_SORT_INT_KEYS(uint8_t, uint8_t, u8, 0)
 
+/* The radix digit of keys of type U: 11 bits for keys of 32 and 64 bits (3
+ * and 6 passes instead of 4 and 8 bytes: a line of 2000 doubles sorts in
+ * about 0.7 of the time, the histograms and the scatter passes both fewer),
+ * a byte for shorter keys (one or two passes either way, and smaller
+ * histograms). The counters are uint16_t: a line has at most
+ * THEANO_SORT_RADIX_MAX (< 65536) elements, and half-size histograms stay in
+ * the L1 cache (6 x 2048 x 2 bytes for doubles). */
+#define THEANO_RADIX_BITS(U) (sizeof(U) >= 4 ? 11 : 8)
+#define THEANO_RADIX_PASSES(U) ((8 * (int)sizeof(U) + THEANO_RADIX_BITS(U) - 1) / THEANO_RADIX_BITS(U))
+
 /* The radix paths of theano_sort_<sfx> / theano_argsort_<sfx> (ARG 0 / 1):
  * statements that finish the line and return when it is short enough. An
  * LSD radix sort of the keys (argsort's indices carried along), in stack
- * arrays: one loop makes the keys and every byte's histogram, a byte whose
+ * arrays: one loop makes the keys and every digit's histogram, a digit whose
  * keys all share one value is skipped, and the last pass writes the output
  * line itself (the values unkeyed, or the indices), so nothing is copied
  * back. x is read only by the first loop, so o may be x's line. */
 #define THEANO_RADIX_LINE(T, U, SUFFIX, ARG)                                                                         \
   if (n <= THEANO_SORT_RADIX_MAX && n > 0) {                                                                         \
+    enum { bits_ = THEANO_RADIX_BITS(U), passes_ = THEANO_RADIX_PASSES(U), mask_ = (1 << bits_) - 1 };               \
     U a_[THEANO_SORT_RADIX_MAX], b_[THEANO_SORT_RADIX_MAX];                                                          \
     int64_t ia_[(ARG) ? THEANO_SORT_RADIX_MAX : 1], ib_[(ARG) ? THEANO_SORT_RADIX_MAX : 1];                          \
     U *src_ = a_, *dst_ = b_;                                                                                        \
     int64_t *isrc_ = ia_, *idst_ = ib_;                                                                              \
-    uint32_t cnt_[sizeof(U)][256];                                                                                   \
+    uint16_t cnt_[passes_][mask_ + 1];                                                                               \
     int d_, j_, last_ = -1;                                                                                          \
-    for (d_ = 0; d_ < (int)sizeof(U); ++d_)                                                                          \
-      for (j_ = 0; j_ < 256; ++j_) cnt_[d_][j_] = 0;                                                                 \
+    for (d_ = 0; d_ < passes_; ++d_)                                                                                 \
+      for (j_ = 0; j_ <= mask_; ++j_) cnt_[d_][j_] = 0;                                                              \
     for (i = 0; i < n; ++i) {                                                                                        \
       const U k_ = theano_sort_key_##SUFFIX(THEANO_SORT_AT(const T, x, xs, i), (ARG));                               \
       a_[i] = k_;                                                                                                    \
       if (ARG) ia_[i] = i;                                                                                           \
-      for (d_ = 0; d_ < (int)sizeof(U); ++d_) ++cnt_[d_][(k_ >> (8 * d_)) & 255];                                    \
+      for (d_ = 0; d_ < passes_; ++d_) ++cnt_[d_][(k_ >> (bits_ * d_)) & mask_];                                     \
     }                                                                                                                \
-    for (d_ = 0; d_ < (int)sizeof(U); ++d_)                                                                          \
-      if (cnt_[d_][(a_[0] >> (8 * d_)) & 255] != (uint32_t)n) last_ = d_; /* the last byte that varies */           \
+    for (d_ = 0; d_ < passes_; ++d_)                                                                                 \
+      if (cnt_[d_][(a_[0] >> (bits_ * d_)) & mask_] != (uint16_t)n) last_ = d_; /* the last digit that varies */     \
     for (d_ = 0; d_ <= last_; ++d_) {                                                                                \
-      uint32_t* c_ = cnt_[d_];                                                                                       \
-      uint32_t sum_ = 0;                                                                                             \
-      if (c_[(src_[0] >> (8 * d_)) & 255] == (uint32_t)n) continue; /* one byte value: nothing moves */              \
-      for (j_ = 0; j_ < 256; ++j_) {                                                                                 \
-        const uint32_t t_ = c_[j_];                                                                                  \
+      uint16_t* c_ = cnt_[d_];                                                                                       \
+      uint16_t sum_ = 0;                                                                                             \
+      if (c_[(src_[0] >> (bits_ * d_)) & mask_] == (uint16_t)n) continue; /* one digit value: nothing moves */       \
+      for (j_ = 0; j_ <= mask_; ++j_) {                                                                              \
+        const uint16_t t_ = c_[j_];                                                                                  \
         c_[j_] = sum_;                                                                                               \
-        sum_ += t_;                                                                                                  \
+        sum_ = (uint16_t)(sum_ + t_);                                                                                \
       }                                                                                                              \
       if (d_ == last_) {                                                                                             \
         for (i = 0; i < n; ++i) {                                                                                    \
-          const int64_t at_ = c_[(src_[i] >> (8 * d_)) & 255]++;                                                     \
+          const int64_t at_ = c_[(src_[i] >> (bits_ * d_)) & mask_]++;                                               \
           if (ARG)                                                                                                   \
             THEANO_SORT_AT(int64_t, o, os, at_) = isrc_[i];                                                          \
           else                                                                                                       \
@@ -253,7 +267,7 @@ THEANO_SORT_INT_KEYS(uint8_t, uint8_t, u8, 0)
         return;                                                                                                      \
       }                                                                                                              \
       for (i = 0; i < n; ++i) {                                                                                      \
-        const uint32_t at_ = c_[(src_[i] >> (8 * d_)) & 255]++;                                                      \
+        const uint16_t at_ = c_[(src_[i] >> (bits_ * d_)) & mask_]++;                                                \
         dst_[at_] = src_[i];                                                                                         \
         if (ARG) idst_[at_] = isrc_[i];                                                                              \
       }                                                                                                              \
@@ -263,7 +277,7 @@ THEANO_SORT_INT_KEYS(uint8_t, uint8_t, u8, 0)
         src_ = dst_, dst_ = t_, isrc_ = idst_, idst_ = it_;                                                          \
       }                                                                                                              \
     }                                                                                                                \
-    /* no byte varies: every key is the same */                                                                      \
+    /* no digit varies: every key is the same */                                                                     \
     for (i = 0; i < n; ++i) {                                                                                        \
       if (ARG)                                                                                                       \
         THEANO_SORT_AT(int64_t, o, os, i) = isrc_[i];                                                                \

@@ -22,7 +22,7 @@ using namespace theano::tensor;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 Var state_var() { return tensor::tensor(DType::UInt64, {std::nullopt}, "state"); }
 
@@ -31,7 +31,7 @@ NDArray state(std::uint64_t seed, std::uint64_t counter) {
 }
 
 /// Values uniform on [lo, hi) of `shape`, in `dtype` (integers truncated).
-NDArray uniform_array(std::mt19937_64& rng, Shape shape, DType dtype, double lo, double hi) {
+NDArray uniform_array(std::mt19937_64& rng, Dims shape, DType dtype, double lo, double hi) {
   NDArray a = NDArray::empty(std::move(shape), DType::Float64);
   std::uniform_real_distribution<double> u(lo, hi);
   for (std::int64_t k = 0; k < a.size(); ++k) a.data_as<double>()[k] = std::trunc(u(rng) * 1e6) / 1e6;
@@ -95,17 +95,17 @@ TEST_SUITE("cuda random rows (emulated device)") {
     using D = Distribution;
     // Batched and broadcast rows (p's rows: 3 or 1 against the size), a
     // 0-size batch, float32 / int64 samples.
-    add(random_function(D::Categorical, st, RandomSize(Shape{5, 3}), {p64}, DType::Int64));
+    add(random_function(D::Categorical, st, RandomSize(Dims{5, 3}), {p64}, DType::Int64));
     add(random_function(D::Categorical, st, RandomSize(), {p64}, DType::Float32));
-    add(random_function(D::Categorical, st, RandomSize(Shape{2, 4, 3}), {p32}, DType::Int64));
-    add(random_function(D::Categorical, st, RandomSize(Shape{0, 3}), {p64}, DType::Int64));
-    add(random_function(D::Multinomial, st, RandomSize(Shape{5, 3}), {n, p64}, DType::Int64));
+    add(random_function(D::Categorical, st, RandomSize(Dims{2, 4, 3}), {p32}, DType::Int64));
+    add(random_function(D::Categorical, st, RandomSize(Dims{0, 3}), {p64}, DType::Int64));
+    add(random_function(D::Multinomial, st, RandomSize(Dims{5, 3}), {n, p64}, DType::Int64));
     add(random_function(D::Multinomial, st, RandomSize(), {n, p64}, DType::Float32));
-    add(random_function(D::Multinomial, st, RandomSize(Shape{4, 3}), {700, p32}, DType::Float64));
+    add(random_function(D::Multinomial, st, RandomSize(Dims{4, 3}), {700, p32}, DType::Float64));
     add(random_function(D::Multinomial, st, RandomSize(), {n, x}, DType::Int64));  // k = 0 rows too
-    add(random_function(D::Permutation, st, RandomSize(Shape{6, 3}), {x}, DType::Int64));
+    add(random_function(D::Permutation, st, RandomSize(Dims{6, 3}), {x}, DType::Int64));
     add(random_function(D::Permutation, st, RandomSize(), {x}, DType::Int64));
-    add(random_function(D::Permutation, st, RandomSize(Shape{0, 3}), {x}, DType::Int64));
+    add(random_function(D::Permutation, st, RandomSize(Dims{0, 3}), {x}, DType::Int64));
     const std::vector<Var> ins{st, p64, p32, n, x};
     auto [ref, gpu] = perform_and_gpu(ins, outs);
     CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") == 11);
@@ -133,8 +133,8 @@ TEST_SUITE("cuda random rows (emulated device)") {
     Var p = tensor::tensor(DType::Float64, {std::nullopt, std::nullopt}, "p");
     Var q = tensor::tensor(DType::Float32, {std::nullopt, std::nullopt}, "q");
     Var n = tensor::tensor(DType::Int64, {std::nullopt}, "n");
-    auto [ns0, c] = random_function(Distribution::Categorical, st, RandomSize(Shape{3, 2}), {p}, DType::Int64);
-    auto [ns1, m] = random_function(Distribution::Multinomial, st, RandomSize(Shape{3}), {n, q}, DType::Int64);
+    auto [ns0, c] = random_function(Distribution::Categorical, st, RandomSize(Dims{3, 2}), {p}, DType::Int64);
+    auto [ns1, m] = random_function(Distribution::Multinomial, st, RandomSize(Dims{3}), {n, q}, DType::Int64);
     auto [ref_c, gpu_c] = perform_and_gpu({st, p}, {c});
     auto [ref_m, gpu_m] = perform_and_gpu({st, n, q}, {m});
     auto matrix = [](std::vector<double> v, std::int64_t rows, DType dt) {
@@ -208,9 +208,9 @@ TEST_SUITE("cuda on a real GPU") {
     Var n = tensor::tensor(DType::Int32, {std::nullopt}, "n");
     Var x = tensor::tensor(DType::Float32, {std::nullopt, std::nullopt}, "x");
     using D = Distribution;
-    const Var cat = random_function(D::Categorical, st, RandomSize(Shape{400, 50}), {p}, DType::Int64).second;
-    const Var mult = random_function(D::Multinomial, st, RandomSize(Shape{400, 50}), {n, p}, DType::Int64).second;
-    const Var perm = random_function(D::Permutation, st, RandomSize(Shape{400, 50}), {x}, DType::Int64).second;
+    const Var cat = random_function(D::Categorical, st, RandomSize(Dims{400, 50}), {p}, DType::Int64).second;
+    const Var mult = random_function(D::Multinomial, st, RandomSize(Dims{400, 50}), {n, p}, DType::Int64).second;
+    const Var perm = random_function(D::Permutation, st, RandomSize(Dims{400, 50}), {x}, DType::Int64).second;
     auto [ref, gpu] = perform_and_gpu({st, p, n, x}, {cat, mult, perm}, "cuda");
     CHECK(gpu_test::count_ops(gpu, "GpuRandomFunction") == 3);
     const std::vector<NDArray> args{state(2024, 0), uniform_array(rng, {50, 6}, DType::Float64, 0, 2),

@@ -29,7 +29,7 @@ using namespace theano::test;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 /// Integer labels in [0, k) of `dtype`.
 NDArray labels(std::mt19937_64& rng, std::int64_t n, std::int64_t k, DType dtype) {
@@ -54,12 +54,12 @@ void check_same_words(const std::shared_ptr<FunctionGraph>& fg, const Thunk& cpp
 TEST_SUITE("lower nnet") {
   TEST_CASE("Softmax / LogSoftmax: every axis of ranks 1-4, float64 and float32") {
     std::mt19937_64 rng(41);
-    const std::vector<std::vector<Shape>> shapes = {
+    const std::vector<std::vector<Dims>> shapes = {
         {},
-        {Shape{5}, Shape{1}, Shape{0}, Shape{100}, Shape{37}},
-        {Shape{3, 4}, Shape{0, 3}, Shape{3, 0}, Shape{1, 7}, Shape{7, 1}, Shape{20, 50}, Shape{4, 300}, Shape{3, 1100}},
-        {Shape{2, 3, 4}, Shape{2, 0, 3}, Shape{3, 20, 17}, Shape{1, 1, 1}},
-        {Shape{2, 3, 2, 5}, Shape{1, 2, 1, 40}},
+        {Dims{5}, Dims{1}, Dims{0}, Dims{100}, Dims{37}},
+        {Dims{3, 4}, Dims{0, 3}, Dims{3, 0}, Dims{1, 7}, Dims{7, 1}, Dims{20, 50}, Dims{4, 300}, Dims{3, 1100}},
+        {Dims{2, 3, 4}, Dims{2, 0, 3}, Dims{3, 20, 17}, Dims{1, 1, 1}},
+        {Dims{2, 3, 2, 5}, Dims{1, 2, 1, 40}},
     };
     for (DType dt : {DType::Float64, DType::Float32}) {
       CAPTURE(dtype_name(dt));
@@ -141,7 +141,7 @@ TEST_SUITE("lower nnet") {
       auto cpp = codegen::CLinker().allow_perform_fallback(false).make_thunk(fg);
       auto ref = make_perform_linker()->make_thunk(fg);
       std::vector<NDArray> values;
-      for (const Shape& s : {Shape{1, 1}, Shape{7, 1}, Shape{1, 37}, Shape{16, 16}, Shape{33, 250}, Shape{300, 17}}) {
+      for (const Dims& s : {Dims{1, 1}, Dims{7, 1}, Dims{1, 37}, Dims{16, 16}, Dims{33, 250}, Dims{300, 17}}) {
         for (double scale : {1e-3, 1.0, 30.0, 1e4}) {
           NDArray v = random_array(rng, s, DType::Float64, -scale, scale);
           // -inf entries: every 5th element of the first row and column.
@@ -207,7 +207,7 @@ TEST_SUITE("lower nnet") {
           Var y = nnet::crossentropy_categorical_1hot(c, l);
           Var gc = OpPtr(new nnet::CrossentropyCategorical1HotGrad())->apply1({g, c, l});
           std::vector<std::vector<NDArray>> sets;
-          for (const Shape& s : {Shape{5, 3}, Shape{0, 3}, Shape{4, 1}, Shape{1, 10}, Shape{40, 70}, Shape{0, 0}}) {
+          for (const Dims& s : {Dims{5, 3}, Dims{0, 3}, Dims{4, 1}, Dims{1, 10}, Dims{40, 70}, Dims{0, 0}}) {
             sets.push_back({random_array(rng, s, dt, 0.05, 1.0), labels(rng, s[0], s[1], lt),
                             random_array(rng, {s[0]}, gt, -2, 2)});
           }

@@ -28,7 +28,7 @@ using namespace theano::test;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 /// The stream state {seed, counter} (length unknown statically, so a bad
 /// length reaches the op's run-time check).
@@ -45,7 +45,7 @@ test::Agreement draws(double rtol) {
   return {.bitwise = true};
 }
 
-const std::vector<Shape> kSizes = {{}, {1}, {5}, {0}, {1001}, {3, 4}, {4, 0}, {2, 3, 5}, {2, 1, 7, 3}};
+const std::vector<Dims> kSizes = {{}, {1}, {5}, {0}, {1001}, {3, 4}, {4, 0}, {2, 3, 5}, {2, 1, 7, 3}};
 
 /// The stream states the tests draw from (a 64-bit seed, counters crossing 2^32).
 std::vector<NDArray> states() {
@@ -60,7 +60,7 @@ void check_scalar_params(Distribution dist, const std::vector<DType>& dtypes, DT
     CAPTURE(dtype_name(dt));
     Var st = state_var(), a = any_tensor(pd0, 0, "a"), b = any_tensor(pd1, 0, "b");
     std::vector<Var> outs;
-    for (const Shape& s : kSizes) {
+    for (const Dims& s : kSizes) {
       auto [ns, x] = random_function(dist, st, RandomSize(s), a, b, dt);
       outs.push_back(x);
       outs.push_back(ns);
@@ -118,11 +118,11 @@ TEST_SUITE("lower random") {
       outs.push_back(r.second);
       outs.push_back(r.first);
     };
-    add(random_function(Distribution::Uniform, st, RandomSize(Shape{2, 3, 4}), lo, hi, DType::Float64));
+    add(random_function(Distribution::Uniform, st, RandomSize(Dims{2, 3, 4}), lo, hi, DType::Float64));
     add(random_function(Distribution::Uniform, st, RandomSize(), lo, hi, DType::Float32));
-    add(random_function(Distribution::Normal, st, RandomSize(Shape{2, 3, 4}), lo, hi, DType::Float64));
+    add(random_function(Distribution::Normal, st, RandomSize(Dims{2, 3, 4}), lo, hi, DType::Float64));
     add(random_function(Distribution::Normal, st, RandomSize(), lo, hi, DType::Float64));
-    add(random_function(Distribution::Binomial, st, RandomSize(Shape{2, 3, 4}), nt, pp, DType::Int64));
+    add(random_function(Distribution::Binomial, st, RandomSize(Dims{2, 3, 4}), nt, pp, DType::Int64));
     add(random_function(Distribution::Binomial, st, RandomSize(), nt, pp, DType::Int16));
     add(random_function(Distribution::Integers, st, RandomSize(size), il, ih, DType::Int64));
     add(random_function(Distribution::Integers, st, RandomSize(), il, ih, DType::Int32));
@@ -197,7 +197,7 @@ TEST_SUITE("lower random") {
       std::vector<NDArray> out(2);
       const std::vector<NDArray> ok{s0, vec({-128}, DType::Int64), vec({128}, DType::Int64), sz};
       ints->run(ok, out);
-      CHECK(out[0].shape() == Shape{2, 3});
+      CHECK(out[0].shape() == Dims{2, 3});
       CHECK(array_equal(out[1], NDArray::from_vector(std::vector<std::uint64_t>{1, 3}, {2})));
     }
   }

@@ -30,7 +30,7 @@ using namespace theano::test;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 Var state_var() { return tensor::tensor(DType::UInt64, {std::nullopt}, "state"); }
 
@@ -83,7 +83,7 @@ std::vector<Case> cases() {
 
 TEST_SUITE("lower random distributions") {
   TEST_CASE("every distribution: generated draws are perform's bit for bit, every size and regime") {
-    const std::vector<Shape> sizes = {{}, {1}, {7}, {0}, {3, 5}, {2, 1, 4}};
+    const std::vector<Dims> sizes = {{}, {1}, {7}, {0}, {3, 5}, {2, 1, 4}};
     for (const Case& c : cases()) {
       CAPTURE(distribution_name(c.dist));
       const std::vector<DType> pd = param_dtypes(c.dist);
@@ -96,7 +96,7 @@ TEST_SUITE("lower random distributions") {
         params.push_back(p);
       }
       std::vector<Var> outs;
-      for (const Shape& s : sizes) {
+      for (const Dims& s : sizes) {
         auto [ns, x] = random_function(c.dist, st, RandomSize(s), params, c.dtype);
         outs.push_back(x);
         outs.push_back(ns);
@@ -126,7 +126,7 @@ TEST_SUITE("lower random distributions") {
       outs.push_back(r.second);
       outs.push_back(r.first);
     };
-    add(random_function(Distribution::TruncatedNormal, st, RandomSize(Shape{2, 3, 4}), {loc, scale, lower, upper},
+    add(random_function(Distribution::TruncatedNormal, st, RandomSize(Dims{2, 3, 4}), {loc, scale, lower, upper},
                         DType::Float64));
     add(random_function(Distribution::TruncatedNormal, st, RandomSize(), {loc, scale, lower, upper}, DType::Float32));
     add(random_function(Distribution::Gamma, st, RandomSize(size), {shape, lam}, DType::Float64));
@@ -155,9 +155,9 @@ TEST_SUITE("lower random distributions") {
       outs.push_back(r.second);
       outs.push_back(r.first);
     };
-    add(random_function(Distribution::Categorical, st, RandomSize(Shape{5, 3}), {p64}, DType::Int64));
+    add(random_function(Distribution::Categorical, st, RandomSize(Dims{5, 3}), {p64}, DType::Int64));
     add(random_function(Distribution::Categorical, st, RandomSize(), {p64}, DType::Float32));
-    add(random_function(Distribution::Categorical, st, RandomSize(Shape{2, 4, 3}), {p32}, DType::Int64));
+    add(random_function(Distribution::Categorical, st, RandomSize(Dims{2, 4, 3}), {p32}, DType::Int64));
     add(random_function(Distribution::Categorical, st, RandomSize(), {p32}, DType::Int64));
     std::vector<std::vector<NDArray>> sets;
     for (const NDArray& sv : states())
@@ -166,7 +166,7 @@ TEST_SUITE("lower random distributions") {
                         random_array(rng, {4, rows, 7}, DType::Float32, 0, 1)});
     check_sets({st, p64, p32}, outs, sets, {.bitwise = true});
     // A bad weight: perform's message.
-    auto [ns, x] = random_function(Distribution::Categorical, st, RandomSize(Shape{3, 2}), {p64}, DType::Int64);
+    auto [ns, x] = random_function(Distribution::Categorical, st, RandomSize(Dims{3, 2}), {p64}, DType::Int64);
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, p64}, std::vector<Var>{x, ns});
     auto cpp = lowered_thunk(fg);
     check_error<ValueError>(fg, *cpp, {state(1, 0), NDArray::from_vector<double>({1, 2, 3, 4, -2, 5}, {2, 3})},
@@ -185,10 +185,10 @@ TEST_SUITE("lower random distributions") {
       outs.push_back(r.second);
       outs.push_back(r.first);
     };
-    add(random_function(Distribution::Multinomial, st, RandomSize(Shape{5, 3}), {n, p64}, DType::Int64));
+    add(random_function(Distribution::Multinomial, st, RandomSize(Dims{5, 3}), {n, p64}, DType::Int64));
     add(random_function(Distribution::Multinomial, st, RandomSize(), {n, p64}, DType::Float32));
-    add(random_function(Distribution::Multinomial, st, RandomSize(Shape{2, 4}), {700, p32}, DType::Float64));
-    add(random_function(Distribution::Permutation, st, RandomSize(Shape{6, 3}), {x}, DType::Int64));
+    add(random_function(Distribution::Multinomial, st, RandomSize(Dims{2, 4}), {700, p32}, DType::Float64));
+    add(random_function(Distribution::Permutation, st, RandomSize(Dims{6, 3}), {x}, DType::Int64));
     add(random_function(Distribution::Permutation, st, RandomSize(), {x}, DType::Int64));
     std::vector<std::vector<NDArray>> sets;
     for (const NDArray& sv : states())
@@ -198,7 +198,7 @@ TEST_SUITE("lower random distributions") {
                           random_array(rng, {5}, DType::Float32, 0, 1), random_array(rng, {rows, k}, DType::Float32, 0, 1)});
     check_sets({st, n, p64, p32, x}, outs, sets, {.bitwise = true});
     // Errors: n's rule, then the row rule.
-    auto [ns, m] = random_function(Distribution::Multinomial, st, RandomSize(Shape{3}), {n, p64}, DType::Int64);
+    auto [ns, m] = random_function(Distribution::Multinomial, st, RandomSize(Dims{3}), {n, p64}, DType::Int64);
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{st, n, p64}, std::vector<Var>{m, ns});
     auto cpp = lowered_thunk(fg);
     check_error<ValueError>(fg, *cpp,
@@ -255,7 +255,7 @@ TEST_SUITE("lower random distributions") {
     auto both = [&](Distribution d, const std::vector<Var>& ps, DType dt, const std::vector<NDArray>& values,
                     const std::string& what) {
       std::vector<TensorLike> params(ps.begin(), ps.end());
-      auto [ns, x] = random_function(d, st, RandomSize(Shape{2, 3}), params, dt);
+      auto [ns, x] = random_function(d, st, RandomSize(Dims{2, 3}), params, dt);
       std::vector<Var> ins{st};
       ins.insert(ins.end(), ps.begin(), ps.end());
       auto fg = std::make_shared<FunctionGraph>(ins, std::vector<Var>{x, ns});

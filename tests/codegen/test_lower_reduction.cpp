@@ -27,7 +27,7 @@ using namespace theano::test;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 Var careduce(const std::string& op, std::vector<int> axes, const Var& x, std::optional<DType> dtype = {},
              std::optional<DType> acc = {}) {
@@ -52,25 +52,25 @@ std::vector<std::vector<int>> all_axis_sets(int nd) {
 
 /// Test shapes of rank 0..4 (with empty dimensions when `with_empty`); the
 /// larger ones exercise the fast paths' 16-accumulator and column-chunk loops.
-std::vector<std::vector<Shape>> shapes_by_rank(bool with_empty) {
-  std::vector<std::vector<Shape>> r = {
-      {Shape{}},
-      {Shape{5}, Shape{1}, Shape{100}, Shape{33}},
-      {Shape{3, 4}, Shape{1, 7}, Shape{7, 1}, Shape{37, 41}, Shape{5, 600}, Shape{600, 5}, Shape{3, 1100}, Shape{3, 5000}},
-      {Shape{2, 3, 4}, Shape{4, 1, 300}, Shape{3, 40, 20}},
-      {Shape{2, 3, 2, 5}, Shape{3, 1, 4, 20}},
+std::vector<std::vector<Dims>> shapes_by_rank(bool with_empty) {
+  std::vector<std::vector<Dims>> r = {
+      {Dims{}},
+      {Dims{5}, Dims{1}, Dims{100}, Dims{33}},
+      {Dims{3, 4}, Dims{1, 7}, Dims{7, 1}, Dims{37, 41}, Dims{5, 600}, Dims{600, 5}, Dims{3, 1100}, Dims{3, 5000}},
+      {Dims{2, 3, 4}, Dims{4, 1, 300}, Dims{3, 40, 20}},
+      {Dims{2, 3, 2, 5}, Dims{3, 1, 4, 20}},
   };
   if (with_empty) {
-    r[1].insert(r[1].begin() + 1, Shape{0});
-    r[2].insert(r[2].begin() + 1, Shape{0, 3});
-    r[2].insert(r[2].begin() + 3, Shape{3, 0});
-    r[3].insert(r[3].begin() + 1, Shape{2, 0, 3});
-    r[4].insert(r[4].begin() + 1, Shape{2, 3, 0, 1});
+    r[1].insert(r[1].begin() + 1, Dims{0});
+    r[2].insert(r[2].begin() + 1, Dims{0, 3});
+    r[2].insert(r[2].begin() + 3, Dims{3, 0});
+    r[3].insert(r[3].begin() + 1, Dims{2, 0, 3});
+    r[4].insert(r[4].begin() + 1, Dims{2, 3, 0, 1});
   }
   return r;
 }
 
-std::size_t max_count(const std::vector<std::vector<Shape>>& shapes) {
+std::size_t max_count(const std::vector<std::vector<Dims>>& shapes) {
   std::size_t n = 0;
   for (const auto& s : shapes) n = std::max(n, s.size());
   return n;
@@ -155,7 +155,7 @@ TEST_SUITE("lower reduction") {
         std::vector<NDArray> set;
         for (int nd = 1; nd <= 3; ++nd) {
           const auto& opts = shapes[static_cast<std::size_t>(nd)];
-          const Shape shape = opts[k % opts.size()];
+          const Dims shape = opts[k % opts.size()];
           set.push_back(random_array(rng, shape, DType::Float64, -1, 1));
           set.push_back(random_array(rng, shape, DType::Float32, -0.2, 0.2));
         }
@@ -181,7 +181,7 @@ TEST_SUITE("lower reduction") {
       std::vector<Var> outs;
       for (const char* op : {"add", "mul", "and", "or", "mul_without_zeros"})
         for (const auto& axes : all_axis_sets(3)) outs.push_back(careduce(op, axes, x));
-      for (const Shape& s : {Shape{0, 3, 4}, Shape{2, 0, 4}, Shape{2, 3, 0}, Shape{0, 0, 0}})
+      for (const Dims& s : {Dims{0, 3, 4}, Dims{2, 0, 4}, Dims{2, 3, 0}, Dims{0, 0, 0}})
         check_lowering({x}, outs, {random_array(rng, s, dt, 0, 3)});
     }
   }
@@ -204,7 +204,7 @@ TEST_SUITE("lower reduction") {
       // And the thunk still works.
       const std::vector<NDArray> ok{NDArray::ones({2, 3})};
       cpp->run(ok, out);
-      CHECK(out[0].shape() == Shape{3});
+      CHECK(out[0].shape() == Dims{3});
     }
   }
 
@@ -268,7 +268,7 @@ TEST_SUITE("lower reduction") {
       Var x = any_tensor(c.in, 2, "x");
       std::vector<Var> outs;
       for (const auto& axes : all_axis_sets(2)) outs.push_back(careduce(c.op, axes, x, c.dtype, c.acc));
-      for (const Shape& s : {Shape{4, 5}, Shape{50, 40}, Shape{3, 300}, Shape{0, 2}, Shape{1, 1}})
+      for (const Dims& s : {Dims{4, 5}, Dims{50, 40}, Dims{3, 300}, Dims{0, 2}, Dims{1, 1}})
         check_lowering({x}, outs, {random_array(rng, s, c.in, c.lo, c.hi)}, is_float(c.in) ? 1e-5 : 0);
     }
   }
@@ -280,7 +280,7 @@ TEST_SUITE("lower reduction") {
       const std::vector<Var> outs{sum(x, {0, 2}, true), prod(x, 1, true), tensor::max(x, {}, true),
                                   tensor::min(x, 2, true), all_(x, 0, true), any_(x, {1, 2}, true),
                                   sum(x, {}, true),      mean(x, {0, 1}, true)};
-      for (const Shape& s : {Shape{2, 3, 4}, Shape{1, 5, 1}, Shape{4, 1, 30}})
+      for (const Dims& s : {Dims{2, 3, 4}, Dims{1, 5, 1}, Dims{4, 1, 30}})
         check_lowering({x}, outs, {random_array(rng, s, dt, is_float(dt) ? 0.9 : -3, is_float(dt) ? 1.1 : 4)});
     }
     // A broadcast input (stride 0 in dimension 0).

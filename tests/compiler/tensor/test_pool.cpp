@@ -25,7 +25,7 @@ using signal::PoolParams;
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using Dims = std::vector<std::int64_t>;
 
 /// Theano's Pool.out_shape on one axis (pool.py, with Python's //).
 std::int64_t ref_out_len(std::int64_t v, std::int64_t ws, std::int64_t st, std::int64_t pad, bool ib) {
@@ -41,14 +41,14 @@ std::int64_t ref_out_len(std::int64_t v, std::int64_t ws, std::int64_t st, std::
 
 /// One test configuration.
 struct PoolCase {
-  Shape shape;  // the input's
+  Dims shape;  // the input's
   PoolParams p;
 };
 
 /// The image geometry: leading count, pooled input / output lengths.
 struct Geo {
   std::int64_t nb = 1, isz = 1, osz = 1;
-  Shape v, z;
+  Dims v, z;
 };
 Geo geo(const PoolCase& c) {
   Geo g;
@@ -62,8 +62,8 @@ Geo geo(const PoolCase& c) {
   }
   return g;
 }
-Shape out_shape(const PoolCase& c) {
-  Shape s(c.shape.begin(), c.shape.end() - c.p.ndim);
+Dims out_shape(const PoolCase& c) {
+  Dims s(c.shape.begin(), c.shape.end() - c.p.ndim);
   const Geo g = geo(c);
   s.insert(s.end(), g.z.begin(), g.z.end());
   return s;
@@ -204,7 +204,7 @@ NDArray ref_avg_grad(const PoolCase& c, const NDArray& x, const NDArray& gz) {
 }
 
 /// Small integers (many ties), as `dtype`.
-NDArray ints(const Shape& shape, DType dtype, double phase) {
+NDArray ints(const Dims& shape, DType dtype, double phase) {
   NDArray a = NDArray::empty(shape);
   for (std::int64_t i = 0; i < a.size(); ++i)
     a.data_as<double>()[i] = std::round(4 * std::sin(1.3 * static_cast<double>(i) + phase));
@@ -214,14 +214,14 @@ NDArray ints(const Shape& shape, DType dtype, double phase) {
 }
 
 /// Distinct values (no ties: the max's derivative exists), float64.
-NDArray distinct(const Shape& shape, double phase) {
+NDArray distinct(const Dims& shape, double phase) {
   NDArray a = NDArray::empty(shape);
   for (std::int64_t i = 0; i < a.size(); ++i)
     a.data_as<double>()[i] = std::sin(2.1 * static_cast<double>(i) + phase) + 0.01 * static_cast<double>(i);
   return a;
 }
 
-Var tensor_of(const Shape& shape, DType dt, const char* name) { return tensor::tensor(dt, StaticShape(shape.size()), name); }
+Var tensor_of(const Dims& shape, DType dt, const char* name) { return tensor::tensor(dt, StaticShape(shape.size()), name); }
 
 const PoolMode kModes[] = {PoolMode::Max, PoolMode::Sum, PoolMode::AverageIncPad, PoolMode::AverageExcPad};
 
@@ -229,7 +229,7 @@ const PoolMode kModes[] = {PoolMode::Max, PoolMode::Sum, PoolMode::AverageIncPad
 /// ways, strides below / equal / above ws, pads (ignore_border only).
 std::vector<PoolCase> configs(PoolMode m) {
   std::vector<PoolCase> cs;
-  auto add = [&](Shape s, int nd, Shape ws, Shape st, Shape pad, bool ib) {
+  auto add = [&](Dims s, int nd, Dims ws, Dims st, Dims pad, bool ib) {
     cs.push_back({std::move(s), PoolParams{nd, std::move(ws), std::move(st), std::move(pad), ib, m}});
   };
   for (const bool ib : {false, true}) {

@@ -65,6 +65,30 @@ TEST_SUITE("rewrite_tests") {
     CHECK(error_of([&] { f({NDArray::scalar<double>(1)}); }).find("never") != std::string::npos);
   }
 
+  TEST_CASE("constant_folding: a large constant grown from small inputs is computed at run time instead") {
+    // eye(500) (2 MB of doubles from three integers) stays an Eye node, and so does 0.1 * eye(500) above it;
+    // eye(90) (63 KiB, under the 64 KiB limit) folds, and so does a fold that shrinks a big constant.
+    const Var x = T::dmatrix("x");
+    auto count = [](const std::vector<Var>& ins, const std::vector<Var>& outs, std::string_view kind) {
+      FunctionGraph fg(ins, outs);
+      rewrite::optimize(fg, rewrite::mode_query("fast_run").excluding({"fusion"}));
+      int n = 0;
+      for (Apply* node : fg.apply_nodes()) n += node->op()->type_name() == kind ? 1 : 0;
+      return n;
+    };
+    CHECK(count({x}, {x + T::eye(500) * 0.1}, "Eye") == 1);
+    CHECK(count({x}, {x + T::eye(90) * 0.1}, "Eye") == 0);
+    CHECK(count({x}, {x + T::arange(100000)}, "ARange") == 1);
+    CHECK(count({x}, {x + T::arange(1000)}, "ARange") == 0);
+    const NDArray big = NDArray::full({300, 300}, 0.5);
+    CHECK(count({x}, {x * T::sum(T::constant(big))}, "CAReduce") == 0);  // the sum of a big constant folds
+    // Values are the same either way.
+    Function f = function({x}, {x + T::eye(500) * 0.1});
+    const NDArray r = f({NDArray::zeros({500, 500})})[0];
+    CHECK(r.at<double>({7, 7}) == 0.1);
+    CHECK(r.at<double>({7, 8}) == 0.0);
+  }
+
   TEST_CASE("constant_folding: each op says whether it folds, a GPU form as its host op") {
     CHECK_FALSE(OpPtr(new T::Alloc())->foldable());
     CHECK_FALSE(OpPtr(new T::RandomFunction(T::Distribution::Uniform, DType::Float64))->foldable());

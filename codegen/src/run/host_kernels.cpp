@@ -1,12 +1,13 @@
 /// \file
-/// Fills TheanoHostKernels with conv.h's and linalg.h's functions, the text
-/// perform runs, compiled here once; assigning each to its entry checks its
-/// signature.
+/// Fills TheanoHostKernels with conv.h's, linalg.h's and sort.h's functions,
+/// the text perform runs, compiled here once; assigning each to its entry
+/// checks its signature.
 #include "host_kernels.h"
 
 #include <theano/runtime/kernels/conv.h>
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/linalg.h>
+#include <theano/runtime/kernels/sort.h>
 
 namespace theano::codegen::detail {
 
@@ -25,6 +26,26 @@ const TheanoHostKernels* host_kernels() {
       .la_run_f32 = &theano_la_run_f32,
       .la_work_f64 = &theano_la_work_f64,
       .la_run_f64 = &theano_la_run_f64,
+      .sort_f64 = &theano_sort_f64,
+      .argsort_f64 = &theano_argsort_f64,
+      .sort_f32 = &theano_sort_f32,
+      .argsort_f32 = &theano_argsort_f32,
+      .sort_i64 = &theano_sort_i64,
+      .argsort_i64 = &theano_argsort_i64,
+      .sort_i32 = &theano_sort_i32,
+      .argsort_i32 = &theano_argsort_i32,
+      .sort_i16 = &theano_sort_i16,
+      .argsort_i16 = &theano_argsort_i16,
+      .sort_i8 = &theano_sort_i8,
+      .argsort_i8 = &theano_argsort_i8,
+      .sort_u64 = &theano_sort_u64,
+      .argsort_u64 = &theano_argsort_u64,
+      .sort_u32 = &theano_sort_u32,
+      .argsort_u32 = &theano_argsort_u32,
+      .sort_u16 = &theano_sort_u16,
+      .argsort_u16 = &theano_argsort_u16,
+      .sort_u8 = &theano_sort_u8,
+      .argsort_u8 = &theano_argsort_u8,
   };
   return &table;
 }

@@ -11,7 +11,9 @@
 // (theano_parallel); the GPU form runs one thread a line, a grid-stride loop
 // over the lines, the lines addressed as lane kernels address theirs
 // (gpu_lanes.h: the kept axes merged, the axis walked). LinesResized fails
-// with a ValueError when an input line is shorter than m.
+// with a ValueError when an input line is shorter than m. The line kernels
+// the host compiles (host_entry: sort, argsort) are called on the CPU through
+// ctx->kernels, the unit compiling none of their text.
 #include <theano/graph/op_registry.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/type.h>
@@ -26,6 +28,20 @@
 
 namespace theano::codegen::lower {
 namespace {
+
+/// The TheanoHostKernels entry (runtime/kernels/host_kernels.h) holding
+/// `form`'s function compiled into the host, or empty: a kernel file whose
+/// line kernels the host compiles once, so that no unit compiles their text
+/// (docs/jit-and-cache.md, "Host kernels"). sort.h's sort and argsort (radix,
+/// intro- and heapsort of one dtype) were about a third of the Clang time of
+/// W12's unit. Which kernels live in the host is the JIT's choice, not the
+/// op's: the op's form names the function as its perform calls it.
+std::string host_entry(const KernelForm& form) {
+  constexpr std::string_view prefix = "theano_";
+  if (form.file == "sort.h" && form.kind == KernelForm::Kind::Lines && form.function.starts_with(prefix))
+    return form.function.substr(prefix.size());  // sort_f64, argsort_i32, ...
+  return {};
+}
 
 /// The op's kernel form of L's node, its kernel text requested in the unit
 /// the node's code goes to; refuses (the perform fallback runs on the CPU)
@@ -46,6 +62,8 @@ KernelForm kernel_form_of(NodeLowering& L, bool on_cuda) {
   const std::string key = "kernels/" + form->file;
   if (on_cuda)
     L.cuda->need(key, std::string(kernel_text(form->file)));
+  else if (!host_entry(*form).empty())
+    L.need("host kernels", kernel_text("host_kernels.h"));  // the function is the host's, not the unit's
   else
     L.need(key, kernel_text(form->file));
   return *form;
@@ -77,9 +95,14 @@ void lower_lines(NodeLowering& L) {
   // index is taken apart into the other axes' indices, the last fastest.
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";
+  // A host kernel (host_entry) is called through the pointer the node
+  // function reads from ctx->kernels; otherwise by its name.
+  const std::string entry = host_entry(form);
+  const bool host = !entry.empty();
   f.open("struct " + args_t);
   f.line("const TheanoArray* x0;");
   f.line("TheanoArray* o0;");
+  if (host) f.line("void (*kernel)(const char*, int64_t, char*, int64_t, int64_t);");
   f.close(";");
   const ParallelPart part{L.fn + "_lines", args_t};
   part.open(f);
@@ -94,12 +117,13 @@ void lower_lines(NodeLowering& L) {
     f.line("{ const int64_t i = rest % x0->shape[" + ds + "]; rest /= x0->shape[" + ds + "]; xoff += i * x0->strides[" +
            ds + "]; ooff += i * o0->strides[" + ds + "]; }");
   }
-  f.line(form.function + "(x0->data + xoff, xs, o0->data + ooff, os, n" + (resized ? ", " + str(form.out_len) : "") +
-         ");");
+  THEANO_INTERNAL_CHECK(!host || !resized) << L.label << ": a host kernel of a LinesResized form";
+  f.line((host ? std::string("args->kernel") : form.function) + "(x0->data + xoff, xs, o0->data + ooff, os, n" +
+         (resized ? ", " + str(form.out_len) : "") + ");");
   f.close();
   f.close();
   w.line("const int64_t n = x0->shape[" + as + "], lines = theano_size(x0) / n;");
-  w.line(args_t + " args = {x0, o0};");
+  w.line(args_t + " args = {x0, o0" + (host ? ", ctx->kernels->" + entry : std::string()) + "};");
   w.line(part.run("lines", "(16384 + n - 1) / n", "args") + ";");
   w.line("return 0;");
 }

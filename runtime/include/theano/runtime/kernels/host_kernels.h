@@ -12,7 +12,8 @@
  * layer's rule, workspace query and run (linalg.h, with linalg_eig.h,
  * linalg_expm.h and linalg_gpu.h behind it) were about two thirds of the -O
  * time of each of W11's (the units now embed linalg_call.h only: the call
- * record and its small helpers).
+ * record and its small helpers); sort.h's sort and argsort of one dtype
+ * (radix, intro- and heapsort) about a third of W12's unit's Clang time.
  *
  * The entries are the functions perform calls: the host fills the table
  * with their addresses (codegen/src/run/host_kernels.cpp), so the compiler
@@ -48,6 +49,12 @@ struct TheanoLaCall;
   int (*la_work_##S)(struct TheanoLaCall*, int64_t*);      \
   int (*la_run_##S)(struct TheanoLaCall*);
 
+/* sort.h's line kernels (SortOp's and ArgSortOp's kernel form): (x, x's
+ * byte stride, o, o's byte stride, n). */
+#define THEANO_HOST_SORT_ENTRIES(S)                                  \
+  void (*sort_##S)(const char*, int64_t, char*, int64_t, int64_t); \
+  void (*argsort_##S)(const char*, int64_t, char*, int64_t, int64_t);
+
 struct TheanoHostKernels {
   THEANO_HOST_CONV_ENTRIES(float, f32)
   THEANO_HOST_CONV_ENTRIES(double, f64)
@@ -55,6 +62,16 @@ struct TheanoHostKernels {
   int (*la_rule)(struct TheanoLaCall*);
   THEANO_HOST_LA_ENTRIES(f32)
   THEANO_HOST_LA_ENTRIES(f64)
+  THEANO_HOST_SORT_ENTRIES(f64)
+  THEANO_HOST_SORT_ENTRIES(f32)
+  THEANO_HOST_SORT_ENTRIES(i64)
+  THEANO_HOST_SORT_ENTRIES(i32)
+  THEANO_HOST_SORT_ENTRIES(i16)
+  THEANO_HOST_SORT_ENTRIES(i8)
+  THEANO_HOST_SORT_ENTRIES(u64)
+  THEANO_HOST_SORT_ENTRIES(u32)
+  THEANO_HOST_SORT_ENTRIES(u16)
+  THEANO_HOST_SORT_ENTRIES(u8)
 };
 
 #endif /* THEANO_RUNTIME_HOST_KERNELS_H */

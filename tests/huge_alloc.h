@@ -5,16 +5,12 @@
 /// size") instead of failing the allocation, so there is nothing to observe.
 #pragma once
 
+#include "sanitized.h"
+
 namespace theano::test {
 
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef THEANO_TESTS_SANITIZED
 inline constexpr bool kSkipHugeAllocations = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kSkipHugeAllocations = true;
-#else
-inline constexpr bool kSkipHugeAllocations = false;
-#endif
 #else
 inline constexpr bool kSkipHugeAllocations = false;
 #endif

@@ -9,14 +9,8 @@
 #include <malloc.h>
 #include <string>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define THEANO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define THEANO_TEST_ASAN 1
-#endif
-#endif
-#ifdef THEANO_TEST_ASAN
+#include "sanitized.h"
+#ifdef THEANO_TESTS_SANITIZED
 // From the sanitizer runtime (<sanitizer/allocator_interface.h>, which GCC's
 // Debian packages do not ship).
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes(void);
@@ -102,7 +96,7 @@ inline long long rss_bytes() {
 /// Memory mapped outside malloc (JIT code pages, dlopen) is not in it:
 /// rss_bytes() covers that.
 inline long long heap_in_use() {
-#ifdef THEANO_TEST_ASAN
+#ifdef THEANO_TESTS_SANITIZED
   return static_cast<long long>(__sanitizer_get_current_allocated_bytes());
 #else
   const struct mallinfo2 m = ::mallinfo2();
@@ -113,7 +107,7 @@ inline long long heap_in_use() {
 /// The bound a leak test puts on RssAnon growth: `bytes` in a plain build,
 /// four times that under AddressSanitizer (see rss_bytes()).
 inline long long rss_bound(long long bytes) {
-#ifdef THEANO_TEST_ASAN
+#ifdef THEANO_TESTS_SANITIZED
   return 4 * bytes;
 #else
   return bytes;

@@ -7,8 +7,8 @@
 /// an 8 MB quarantine the RSS reflects real growth while use-after-free detection
 /// still works. Setting it here (rather than in ctest's environment) makes running
 /// the binary directly behave the same; ASAN_OPTIONS still overrides it.
-#include "codegen/jit_test_util.h"  // THEANO_TEST_ASAN
+#include "codegen/jit_test_util.h"  // THEANO_TESTS_SANITIZED
 
-#ifdef THEANO_TEST_ASAN
+#ifdef THEANO_TESTS_SANITIZED
 extern "C" const char* __asan_default_options() { return "quarantine_size_mb=8"; }
 #endif

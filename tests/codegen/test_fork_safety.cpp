@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sanitized.h"
+
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -65,7 +67,7 @@ int wait_exit(pid_t pid) {
 
 TEST_SUITE("fork safety") {
   TEST_CASE("a child forked while other threads load compiled code compiles and runs its own") {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(THEANO_TESTS_SANITIZED)
     MESSAGE("skipped under AddressSanitizer: its allocator's locks are not fork-safe (see kForks)");
     return;
 #endif

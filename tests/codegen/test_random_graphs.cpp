@@ -34,13 +34,7 @@
 #include "codegen/lowering_test_util.h"
 #include "codegen/random_graph_gen.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define THEANO_RANDOM_GRAPHS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define THEANO_RANDOM_GRAPHS_SANITIZED 1
-#endif
-#endif
+#include "sanitized.h"
 
 namespace {
 
@@ -49,7 +43,7 @@ long env_or(const char* name, long fallback) {
   return v && *v ? std::strtol(v, nullptr, 10) : fallback;
 }
 
-#ifdef THEANO_RANDOM_GRAPHS_SANITIZED
+#ifdef THEANO_TESTS_SANITIZED
 constexpr long kDefaultGraphs = 400;
 #else
 constexpr long kDefaultGraphs = 1200;

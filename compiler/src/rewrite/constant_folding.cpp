@@ -58,17 +58,18 @@ NodeRewriterPtr constant_folding() {
         }
         // Known before perform where the types give every size (eye, arange and
         // alloc of constant sizes); else checked on perform's results below.
-        const auto too_big = [&](std::int64_t out_bytes) {
-          return out_bytes > kFoldGrowthLimit && out_bytes > in_bytes;
+        // Why a fold of `out_bytes` of outputs is refused, or empty.
+        const auto too_big = [&](std::int64_t out_bytes) -> std::string {
+          if (out_bytes <= kFoldGrowthLimit || out_bytes <= in_bytes) return {};
+          return "its output (" + std::to_string(out_bytes) + " bytes) would be a constant far larger than its inputs";
         };
         std::int64_t known_out = 0;
         for (int i = 0; i < node.nout() && known_out >= 0; ++i) {
           const std::int64_t b = static_bytes(node.output(i));
           known_out = b < 0 ? -1 : known_out + b;
         }
-        if (known_out >= 0 && too_big(known_out))
-          return RewriteResult::fail("its output (" + std::to_string(known_out) +
-                                     " bytes) would be a constant far larger than its inputs");
+        if (const std::string why = known_out >= 0 ? too_big(known_out) : std::string(); !why.empty())
+          return RewriteResult::fail(why);
         const Op& op = *node.op();
         std::string_view kind = op.type_name();
         if (!op.has_perform()) return RewriteResult::fail("op has no perform");
@@ -80,9 +81,7 @@ NodeRewriterPtr constant_folding() {
           op.perform(node, args, outs);
           std::int64_t out_bytes = 0;
           for (const NDArray& v : outs) out_bytes += v.nbytes();
-          if (too_big(out_bytes))
-            return RewriteResult::fail("its output (" + std::to_string(out_bytes) +
-                                       " bytes) would be a constant far larger than its inputs");
+          if (const std::string why = too_big(out_bytes); !why.empty()) return RewriteResult::fail(why);
           for (int i = 0; i < node.nout(); ++i) {
             NDArray v = outs[static_cast<std::size_t>(i)];
             for (const NDArray& a : args)

@@ -126,6 +126,12 @@ std::string sorter_len_check(const NodeLowering& L) {
          L.fail_int2(kErrValue, THEANO_SS_SORTER_LEN_TEXT1, "x2->shape[0]", THEANO_SS_SORTER_LEN_TEXT2, "n");
 }
 
+/// The statement failing the call for sorter entry `pos` (a C expression) holding `k`, outside [0, n).
+std::string sorter_entry_fail(const NodeLowering& L, const std::string& pos) {
+  return L.fail_int3(kErrValue, THEANO_SS_SORTER_ENTRY_TEXT1, pos, THEANO_SS_SORTER_ENTRY_TEXT2, "k",
+                     THEANO_SS_SORTER_ENTRY_TEXT3, "n");
+}
+
 void lower_searchsorted(NodeLowering& L) {
   L.need("kernels/searchsorted.h", kernel_text("searchsorted.h"));
   const auto& op = static_cast<const tensor::SearchSorted&>(L.op);
@@ -136,9 +142,7 @@ void lower_searchsorted(NodeLowering& L) {
     w.line(sorter_len_check(L));
     w.open("for (int64_t i = 0; i < n; ++i)");
     w.line("const int64_t k = *(const int64_t*)(x2->data + i * x2->strides[0]);");
-    w.line("if (!theano_searchsorted_sorter_entry_ok(k, n)) " +
-           L.fail_int3(kErrValue, THEANO_SS_SORTER_ENTRY_TEXT1, "i", THEANO_SS_SORTER_ENTRY_TEXT2, "k",
-                       THEANO_SS_SORTER_ENTRY_TEXT3, "n"));
+    w.line("if (!theano_searchsorted_sorter_entry_ok(k, n)) " + sorter_entry_fail(L, "i"));
     w.close();
   }
   w.line("o0->shape[0] = m;");
@@ -197,8 +201,7 @@ void lower_gpu_searchsorted(NodeLowering& L) {
       [&](CodeWriter& rw) {
         // perform's message: the first bad entry's position and value (downloaded).
         download_element(rw, "x2", "first_bad * x2->strides[0]", "int64_t", "k");
-        rw.line(L.fail_int3(kErrValue, THEANO_SS_SORTER_ENTRY_TEXT1, "first_bad", THEANO_SS_SORTER_ENTRY_TEXT2, "k",
-                            THEANO_SS_SORTER_ENTRY_TEXT3, "n"));
+        rw.line(sorter_entry_fail(L, "first_bad"));
       });
   w.line("if (m == 0) return 0;");
   w.line("return " + pb.launch(ks, "m") + ";");

@@ -135,6 +135,61 @@ TEST_SUITE("compile_cache") {
     CHECK(g({x})[0].item<double>() == doctest::Approx(0.5 + 1.5 + 4));
   }
 
+  TEST_CASE("a scan's request spells out its step graph: an equal scan finds its record, another step does not") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    // h <- tanh(h * c) + x_t over the rows of x (forwards or backwards), the
+    // last state and the gradient of its sum with respect to h0 and x.
+    auto build = [](double c, bool backwards) {
+      Var x = dmatrix("x"), h0 = dvector("h0");
+      ScanResult r = scan([c](const std::vector<Var>& a) { return StepResult{{tanh(a[1] * c) + a[0]}}; },
+                          ScanArgs().sequences(x).outputs_info(h0).go_backwards(backwards).name("rnn"));
+      Var cost = sum(last_value(r.outputs[0], h0));
+      std::vector<Var> g = grad(cost, {h0, x});
+      return function({x, h0}, {cost, g[0], g[1]});
+    };
+    const std::vector<NDArray> args{test::range({4, 3}), test::vec({0.5, -1, 2})};
+    Function f = build(0.5, false);
+    CHECK_FALSE(from_record(f));
+    Function g = build(0.5, false);
+    CHECK(from_record(g));
+    const std::vector<NDArray> a = f(args), b = g(args);
+    for (std::size_t k = 0; k < a.size(); ++k) CHECK(allclose(a[k], b[k]));
+    CHECK(debugprint(g.fgraph()) == debugprint(f.fgraph()));
+    // Another constant inside the step, another direction: their own records.
+    Function c = build(0.25, false);
+    CHECK_FALSE(from_record(c));
+    CHECK_FALSE(allclose(c(args)[0], a[0]));
+    Function back = build(0.5, true);
+    CHECK_FALSE(from_record(back));
+    CHECK_FALSE(allclose(back(args)[0], a[0]));
+    CHECK(from_record(build(0.25, false)));
+    CHECK(from_record(build(0.5, true)));
+
+    // A scan inside a scan's step: keyed by both steps.
+    auto nested = [](double c) {
+      Var x = dmatrix("x");
+      Var n = lscalar("n");
+      ScanResult r = scan(
+          [&](const std::vector<Var>& a) {
+            ScanResult inner = scan([&](const std::vector<Var>& b) { return StepResult{{tanh(b[0] * c + a[0])}}; },
+                                    ScanArgs().outputs_info(a[1]).n_steps(n).name("inner"));
+            return StepResult{{last_value(inner.outputs[0], a[1])}};
+          },
+          ScanArgs().sequences(x).outputs_info(zeros_like(subtensor(x, {Index(std::int64_t{0})}))).name("outer"));
+      return function({x, n}, {r.outputs[0]});
+    };
+    const std::vector<NDArray> nargs{test::range({3, 2}), NDArray::scalar<std::int64_t>(4)};
+    Function n1 = nested(0.5);
+    CHECK_FALSE(from_record(n1));
+    Function n2 = nested(0.5);
+    CHECK(from_record(n2));
+    CHECK(allclose(n1(nargs)[0], n2(nargs)[0]));
+    Function n3 = nested(0.75);
+    CHECK_FALSE(from_record(n3));
+    CHECK_FALSE(allclose(n3(nargs)[0], n1(nargs)[0]));
+  }
+
   TEST_CASE("a function record survives a new process, and a damaged one is ignored") {
     TempDir d;
     const fs::path dir = d.path / "cd";

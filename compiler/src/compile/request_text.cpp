@@ -3,7 +3,8 @@
 // Layout: a version line, the context (mode, linker, tags, flags, input and
 // output options), then the graph: each input (type, name), each constant
 // (type, name, dtype, shape, bytes), each node in toposort order (Op class,
-// props, input references, output types and names), the outputs. Strings are
+// props, an inner graph's own text (Scan's step, written the same way),
+// input references, output types and names), the outputs. Strings are
 // length-prefixed and floats written as their bits, so no two different
 // requests can print the same text.
 #include "request_text.h"
@@ -17,6 +18,7 @@
 #include "theano/config.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
+#include "theano/graph/toposort.h"
 
 namespace theano::detail {
 namespace {
@@ -77,39 +79,17 @@ void write_bools(Writer& w, std::string_view what, const std::vector<bool>& bits
   w.line();
 }
 
-}  // namespace
-
-std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
-  Writer w;
-  w.word("theano-cpp function request 1");
-  w.line();
-  w.word("mode");
-  w.str(context.mode);
-  w.word("linker");
-  w.str(context.linker);
-  w.word("device");
-  w.str(context.device);
-  w.line();
-  w.word("including");
-  for (const std::string& t : context.including) w.str(t);
-  w.line();
-  w.word("excluding");
-  for (const std::string& t : context.excluding) w.str(t);
-  w.line();
-  // Every flag: some change the rewrites or the code (threads, cxxflags,
-  // floatX, optimizer flags); a flag that does not only costs a cache entry.
-  w.word("flags");
-  for (const auto& [k, v] : config().flags) {
-    w.str(k);
-    w.str(v);
-  }
-  w.line();
-  write_bools(w, "input_mutable", context.input_mutable);
-  write_bools(w, "out_borrow", context.out_borrow);
-
+/// Writes the graph from `inputs` to `outputs` (nodes in `order`): each
+/// input, each constant where a node first reads it, each node, the outputs.
+/// An Op's inner graph (Op::inner_graph) is written the same way into its
+/// own text, length-prefixed after the Op's props. False when the graph
+/// cannot be keyed (an Op not keyed by its props, a variable not computed
+/// from the inputs).
+bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                 const std::vector<Apply*>& order) {
   std::unordered_map<const Variable*, std::string> ref;  // variable -> "i3", "c0", "n5.1"
-  for (std::size_t k = 0; k < fg.inputs().size(); ++k) {
-    const Var& v = fg.inputs()[k];
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const Var& v = inputs[k];
     ref.emplace(v.get(), "i" + std::to_string(k));
     w.word("input");
     w.str(v.type()->str());
@@ -135,20 +115,19 @@ std::optional<std::string> request_text(const FunctionGraph& fg, const RequestCo
     return it->second;
   };
 
-  const std::vector<Apply*> order = fg.toposort();
   for (std::size_t n = 0; n < order.size(); ++n) {
     const Apply& node = *order[n];
     const Op& op = *node.op();
-    if (!op.keyed_by_props()) return std::nullopt;
-    std::vector<std::string> inputs;
+    if (!op.keyed_by_props()) return false;
+    std::vector<std::string> node_inputs;
     for (const Var& in : node.inputs()) {
       if (in.is_constant()) {
-        inputs.push_back(constant_ref(in));
+        node_inputs.push_back(constant_ref(in));
         continue;
       }
       auto it = ref.find(in.get());
-      if (it == ref.end()) return std::nullopt;  // not reachable from the inputs: not a request we can key
-      inputs.push_back(it->second);
+      if (it == ref.end()) return false;  // not reachable from the inputs: not a request we can key
+      node_inputs.push_back(it->second);
     }
     w.word("node");
     w.num(static_cast<std::int64_t>(n));
@@ -159,8 +138,14 @@ std::optional<std::string> request_text(const FunctionGraph& fg, const RequestCo
       w.str(p.name);
       write_prop(w, p.value);
     }
+    if (const Op::InnerGraph inner = op.inner_graph(); inner.inputs != nullptr) {
+      Writer iw;
+      if (!write_graph(iw, *inner.inputs, *inner.outputs, io_toposort(*inner.inputs, *inner.outputs))) return false;
+      w.word("inner");
+      w.str(iw.take());
+    }
     w.word("in");
-    for (const std::string& r : inputs) w.word(r);
+    for (const std::string& r : node_inputs) w.word(r);
     w.word("out");
     for (int k = 0; k < node.nout(); ++k) {
       const Var& out = node.output(k);
@@ -171,16 +156,50 @@ std::optional<std::string> request_text(const FunctionGraph& fg, const RequestCo
     w.line();
   }
   w.word("outputs");
-  for (const Var& out : fg.outputs()) {
+  for (const Var& out : outputs) {
     if (out.is_constant()) {
       w.word(constant_ref(out));
       continue;
     }
     auto it = ref.find(out.get());
-    if (it == ref.end()) return std::nullopt;
+    if (it == ref.end()) return false;
     w.word(it->second);
   }
   w.line();
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
+  Writer w;
+  w.word("theano-cpp function request 2");
+  w.line();
+  w.word("mode");
+  w.str(context.mode);
+  w.word("linker");
+  w.str(context.linker);
+  w.word("device");
+  w.str(context.device);
+  w.line();
+  w.word("including");
+  for (const std::string& t : context.including) w.str(t);
+  w.line();
+  w.word("excluding");
+  for (const std::string& t : context.excluding) w.str(t);
+  w.line();
+  // Every flag: some change the rewrites or the code (threads, cxxflags,
+  // floatX, optimizer flags); a flag that does not only costs a cache entry.
+  w.word("flags");
+  for (const auto& [k, v] : config().flags) {
+    w.str(k);
+    w.str(v);
+  }
+  w.line();
+  write_bools(w, "input_mutable", context.input_mutable);
+  write_bools(w, "out_borrow", context.out_borrow);
+
+  if (!write_graph(w, fg.inputs(), fg.outputs(), fg.toposort())) return std::nullopt;
   return w.take();
 }
 

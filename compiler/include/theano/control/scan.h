@@ -366,7 +366,8 @@ class Scan final : public Op {
   Props props() const override;
   bool equals(const Op& other) const override;
   std::size_t hash() const override;
-  bool keyed_by_props() const override { return false; }
+  /// Its props and its step graph identify it (a request spells the graph out).
+  InnerGraph inner_graph() const override { return {&inner_inputs_, &inner_outputs_}; }
   std::vector<Var> grad(const Apply& node, const std::vector<Var>& output_grads) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 

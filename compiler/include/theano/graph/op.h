@@ -113,12 +113,20 @@ class Op : public RefCounted {
   /// Same class, same kind (`type_name()`) and same props.
   virtual bool equals(const Op& other) const;
   virtual std::size_t hash() const;
-  /// Whether `type_name()` and `props()` identify this Op exactly, so that a
-  /// function request can be keyed by them (compile/request_text.h). An Op
-  /// that overrides `equals` because its props do not tell it apart (an inner
-  /// graph, a wrapped Op) returns false, and functions using it always
-  /// compile through the optimizer.
+  /// Whether `type_name()`, `props()` and `inner_graph()` identify this Op
+  /// exactly, so that a function request can be keyed by them
+  /// (compile/request_text.h). An Op that overrides `equals` because they do
+  /// not tell it apart (a wrapped Op) returns false, and functions using it
+  /// always compile through the optimizer.
   virtual bool keyed_by_props() const { return true; }
+  /// An inner graph that is part of this Op's identity beside `props()`
+  /// (Scan's step): its inputs and outputs, which a function request spells
+  /// out node by node (compile/request_text.h). Both null when there is none.
+  struct InnerGraph {
+    const std::vector<Var>* inputs = nullptr;
+    const std::vector<Var>* outputs = nullptr;
+  };
+  virtual InnerGraph inner_graph() const { return {}; }
 
   /// Builds an Apply for these inputs, checking their types. User errors raise
   /// TypeError naming the Op and the offending input.

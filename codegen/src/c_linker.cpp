@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <mutex>
@@ -41,6 +42,7 @@
 #include "emit/memory_plan.h"
 #include "emit/source_generator.h"
 #include "load/shared_object.h"
+#include "run/background_compiles.h"
 #include "run/c_thunk.h"
 #include "run/cuda/gpu_device.h"
 #include "thunk_abi.h"
@@ -158,9 +160,109 @@ LoadedModule load_cached(cache::CompileCache& cc, cache::CompileCache* libraries
   return loader.load(*object, name, object_key);
 }
 
+/// Compiles `units` with `copts`: one translation unit, or several on as
+/// many threads, each generating its machine code alone, the objects bundled.
+/// The slowest unit's phases go to `stats`.
+CompiledObject compile_units(const std::vector<std::string>& units, const std::string& source,
+                             const CompileOptions& copts, ThunkStats& stats) {
+  CompiledObject obj;
+  auto record_phases = [&](const CompiledObject& o) {
+    if (o.compile_ms < stats.frontend_ms + stats.optimize_ms + stats.machine_code_ms) return;
+    stats.frontend_ms = o.frontend_ms;
+    stats.optimize_ms = o.optimize_ms;
+    stats.machine_code_ms = o.machine_code_ms;
+  };
+  if (units.size() == 1) {
+    obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
+    record_phases(obj);
+    return obj;
+  }
+  CompileOptions unit_opts = copts;
+  unit_opts.codegen_threads = 1;
+  const ClangCompiler cc(unit_opts);
+  std::vector<CompiledObject> objects(units.size());
+  std::vector<std::exception_ptr> errors(units.size());
+  auto run_unit = [&](std::size_t u) {
+    try {
+      objects[u] = cc.compile(units[u], "theano_graph_" + std::to_string(u) + ".cpp");
+    } catch (...) {
+      errors[u] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t u = 1; u < units.size(); ++u) workers.emplace_back(run_unit, u);
+  run_unit(0);
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<std::string> bytes;
+  for (CompiledObject& o : objects) {
+    record_phases(o);
+    bytes.push_back(std::move(o.bytes));
+  }
+  obj.bytes = bundle_objects(bytes);
+  return obj;
+}
+
 /// Whether function records cover a thunk built with `options` by `linker`.
 bool records_cover(bool opwise, const LinkOptions& options) {
   return !options.request.empty() && !opwise && !options.profile && options.observer == nullptr;
+}
+
+/// Publishes a function record (its key, its contents) in `records`.
+void publish_record(cache::CompileCache& records, const std::pair<std::string, detail::FunctionRecord>& r) {
+  records.get_or_produce(r.first, [&] {
+    cache::Entry e{detail::serialize(r.second), "", 0,
+                   "function record: " + std::to_string(r.second.labels.size()) + " nodes, object " +
+                       r.second.object_key};
+    e.kind = "function record";
+    return e;
+  });
+}
+
+/// Tiered compilation's background job: the optimized object of `units`
+/// compiled (or found: another process may have published it meanwhile),
+/// published under `key` with its function record, loaded, and handed to
+/// `slot`, whose thunk then calls it. Without a compiledir (`cc` null) it is
+/// only compiled and loaded. A failure leaves the thunk on its -O0 code and
+/// says why, once per process on stderr and in the thunk's stats.
+void optimize_in_background(const std::vector<std::string>& units, const std::string& source,
+                            const CompileOptions& copts, const std::string& key, cache::CompileCache* cc,
+                            const std::string& origin,
+                            const std::optional<std::pair<std::string, detail::FunctionRecord>>& record,
+                            cache::CompileCache* records, cache::CompileCache* libraries, const std::string& name,
+                            TierSlot& slot) {
+  try {
+    auto produce = [&] {
+      ThunkStats stats;
+      const auto t0 = std::chrono::steady_clock::now();
+      CompiledObject obj = compile_units(units, source, copts, stats);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return cache::Entry{std::move(obj.bytes), source, ms, origin};
+    };
+    LoadedModule module;
+    if (cc) {
+      std::optional<std::string> object = cc->get_or_produce(key, produce);
+      if (record && records) publish_record(*records, *record);
+      bool shared_library = false;
+      module = load_cached(*cc, libraries, key, object, name, shared_library);
+      if (!module) module = JitLoader::instance().load(*object, name, key);
+    } else {
+      module = JitLoader::instance().load(produce().object, name);
+    }
+    const TierSlot::Entry entry = module.function<TierSlot::Entry>("theano_entry");
+    std::lock_guard lock(slot.mu);
+    slot.optimized = std::move(module);
+    slot.state = "-O2";
+    slot.entry.store(entry, std::memory_order_release);
+  } catch (const std::exception& e) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      std::cerr << "theano-cpp warning: a function keeps its unoptimized code (tiered_compile): " << e.what() << "\n";
+    });
+    std::lock_guard lock(slot.mu);
+    slot.state = std::string("-O0 (optimizing failed: ") + e.what() + ")";
+  }
 }
 }  // namespace
 
@@ -254,55 +356,71 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
 
   auto compile = [&] {
     const auto t1 = Clock::now();
-    CompiledObject obj;
-    auto record_phases = [&](const CompiledObject& o) {
-      if (o.compile_ms < parts.stats.frontend_ms + parts.stats.optimize_ms + parts.stats.machine_code_ms) return;
-      parts.stats.frontend_ms = o.frontend_ms;
-      parts.stats.optimize_ms = o.optimize_ms;
-      parts.stats.machine_code_ms = o.machine_code_ms;
-    };
-    if (units.size() == 1) {
-      obj = ClangCompiler(copts).compile(source, "theano_graph.cpp");
-      record_phases(obj);
-    } else {
-      // One unit per thread (each generating its machine code alone), the
-      // objects loaded together as a bundle.
-      CompileOptions unit_opts = copts;
-      unit_opts.codegen_threads = 1;
-      const ClangCompiler cc(unit_opts);
-      std::vector<CompiledObject> objects(units.size());
-      std::vector<std::exception_ptr> errors(units.size());
-      auto run_unit = [&](std::size_t u) {
-        try {
-          objects[u] = cc.compile(units[u], "theano_graph_" + std::to_string(u) + ".cpp");
-        } catch (...) {
-          errors[u] = std::current_exception();
-        }
-      };
-      std::vector<std::thread> workers;
-      for (std::size_t u = 1; u < units.size(); ++u) workers.emplace_back(run_unit, u);
-      run_unit(0);
-      for (std::thread& t : workers) t.join();
-      for (const std::exception_ptr& e : errors)
-        if (e) std::rethrow_exception(e);
-      std::vector<std::string> bytes;
-      for (CompiledObject& o : objects) {
-        record_phases(o);
-        bytes.push_back(std::move(o.bytes));
-      }
-      obj.bytes = bundle_objects(bytes);
-    }
+    CompiledObject obj = compile_units(units, source, copts, parts.stats);
     parts.stats.compile_ms = ms_since(t1);
     return obj;
   };
   std::string object;
   cache::CompileCache* const cc = current_cache();
+  std::string origin = std::to_string(parts.labels.size()) + " nodes, linker " + name_ + ", outputs:";
+  for (const Var& v : fgraph->outputs()) origin += " " + v.str();
+  origin = origin.substr(0, 300);
   auto produce_entry = [&] {
     CompiledObject obj = compile();
-    std::string origin = std::to_string(parts.labels.size()) + " nodes, linker " + name_ + ", outputs:";
-    for (const Var& v : fgraph->outputs()) origin += " " + v.str();
-    return cache::Entry{std::move(obj.bytes), source, parts.stats.compile_ms, origin.substr(0, 300)};
+    return cache::Entry{std::move(obj.bytes), source, parts.stats.compile_ms, origin};
   };
+  // The function record of this request (thunk_for_request), for thunks it
+  // can rebuild alone: no GPU side, no perform fallback.
+  auto make_record = [&]() -> std::optional<std::pair<std::string, detail::FunctionRecord>> {
+    if (!records_cover(opwise_, options) || !g.gpu_context.empty() || !parts.fallback.empty()) return std::nullopt;
+    std::string rkey = detail::function_record_key(options.request, copts);
+    if (rkey.empty()) return std::nullopt;
+    detail::FunctionRecord record;
+    record.object_key = parts.stats.cache_key;
+    record.nslots = parts.nslots;
+    record.nvars = parts.nvars;
+    record.destroyed_inputs = g.plan.destroyed_inputs;
+    record.labels = parts.labels;
+    record.constants = parts.constants;
+    return std::make_pair(std::move(rkey), std::move(record));
+  };
+
+  // Tiered compilation (THEANO_FLAGS tiered_compile; docs/jit-and-cache.md,
+  // "Tiered compilation"): on a miss, the calls run the code compiled at -O0
+  // at once; the background thread compiles the -O2 object, publishes it and
+  // the record, loads it and switches the thunk to it.
+  if (config_flag("tiered_compile") && copts.opt != OptLevel::O0 && !opwise && g.gpu_context.empty()) {
+    const auto tc = Clock::now();
+    parts.stats.cache_key = cc ? cache_key(copts, source) : std::string();
+    if (cc == nullptr || !cc->lookup(parts.stats.cache_key)) {
+      // The -O0 code loads through the JIT: its session gets ready meanwhile
+      // (started here, not in prepare(), so that a process whose functions
+      // all hit never starts it).
+      JitLoader::instance().prepare_async();
+      parts.stats.cache = cc ? "miss" : "off";
+      parts.stats.cache_ms = ms_since(tc);
+      const auto t1 = Clock::now();
+      CompileOptions quick_opts = copts;
+      quick_opts.opt = OptLevel::O0;
+      CompiledObject quick = compile_units(units, source, quick_opts, parts.stats);
+      parts.stats.compile_ms = ms_since(t1);
+      auto slot = std::make_shared<TierSlot>();
+      parts.tier = slot;
+      std::function<void()> job = [units, source, copts, key = parts.stats.cache_key, cc, origin, slot,
+                                   name = name_, record = cc ? make_record() : std::nullopt,
+                                   records = cc ? current_record_cache() : nullptr,
+                                   libraries = cc ? current_library_cache() : nullptr] {
+        optimize_in_background(units, source, copts, key, cc, origin, record, records, libraries, name, *slot);
+      };
+      const auto t2 = Clock::now();
+      LoadedModule module = JitLoader::instance().load(quick.bytes, name_);
+      std::unique_ptr<Thunk> thunk = make_c_thunk(std::move(fgraph), std::move(module), std::move(parts), t2);
+      // Queued last: after the statics this compile and load constructed
+      // (background_compiles.h, the wait at exit).
+      detail::run_in_background(std::move(job));
+      return thunk;
+    }
+  }
   if (cc) {
     // The compiledir: look up by key (no lock); on a miss compile under the
     // key's stripe lock and publish (compiledir.h, cache/compile_cache.h).
@@ -311,28 +429,8 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     bool hit = false;
     object = cc->get_or_produce(parts.stats.cache_key, produce_entry, &hit);
     parts.stats.cache = hit ? "hit" : "miss";
-    // The function record of this request (thunk_for_request), for thunks
-    // it can rebuild alone: no GPU side, no perform fallback.
-    if (records_cover(opwise_, options) && g.gpu_context.empty() && parts.fallback.empty()) {
-      const std::string rkey = detail::function_record_key(options.request, copts);
-      cache::CompileCache* records = current_record_cache();
-      if (!rkey.empty() && records != nullptr) {
-        detail::FunctionRecord record;
-        record.object_key = parts.stats.cache_key;
-        record.nslots = parts.nslots;
-        record.nvars = parts.nvars;
-        record.destroyed_inputs = g.plan.destroyed_inputs;
-        record.labels = parts.labels;
-        record.constants = parts.constants;
-        records->get_or_produce(rkey, [&] {
-          cache::Entry e{detail::serialize(record), "", 0,
-                         "function record: " + std::to_string(parts.labels.size()) + " nodes, object " +
-                             parts.stats.cache_key};
-          e.kind = "function record";
-          return e;
-        });
-      }
-    }
+    cache::CompileCache* records = current_record_cache();
+    if (auto record = make_record(); record && records != nullptr) publish_record(*records, *record);
     parts.stats.cache_ms = ms_since(tc) - parts.stats.compile_ms;
   } else {
     object = compile().bytes;
@@ -394,6 +492,8 @@ DeviceMemory* gpu_device_memory(const Device& device, bool open) {
   return open ? &cuda::GpuDevice::get(device.str()) : cuda::GpuDevice::find(device.str());
 }
 }  // namespace
+
+void wait_for_optimized_code() { detail::wait_background(); }
 
 void register_linkers() {
   gpu::register_context_probe(&cuda::GpuDevice::unusable_reason);

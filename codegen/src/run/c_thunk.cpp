@@ -74,7 +74,8 @@ class CThunk final : public Thunk {
         step_in_(std::move(parts.step_in)),
         step_out_(std::move(parts.step_out)),
         step_nodes_(std::move(parts.step_nodes)),
-        gpu_(std::move(parts.gpu)) {
+        gpu_(std::move(parts.gpu)),
+        tier_(std::move(parts.tier)) {
     if (opwise_) {
       step_ = module_.function<int (*)(TheanoContext*, std::int64_t)>("theano_step");
       finish_ = module_.function<int (*)(TheanoContext*)>("theano_finish");
@@ -97,8 +98,16 @@ class CThunk final : public Thunk {
   CThunk& operator=(const CThunk&) = delete;
 
   ThunkStats stats() const override {
-    std::lock_guard<std::mutex> lock(stats_mutex_);
-    return stats_;
+    ThunkStats s;
+    {
+      std::lock_guard<std::mutex> lock(stats_mutex_);
+      s = stats_;
+    }
+    if (tier_) {
+      std::lock_guard<std::mutex> lock(tier_->mu);
+      s.tier = tier_->state;
+    }
+    return s;
   }
   std::vector<NDArray> constant_values() const override { return constants_; }
   void set_load_ms(double ms) {
@@ -172,7 +181,7 @@ class CThunk final : public Thunk {
                       &host_gpu_lapack,
                       detail::host_kernels(),
                       &host_gpu_gemm_batched};
-    const int rc = opwise_ ? run_opwise(ctx, *ws) : entry_(&ctx);
+    const int rc = opwise_ ? run_opwise(ctx, *ws) : this->entry()(&ctx);
     if (rc != 0) {
       std::string msg(error);
       ws->clear();
@@ -298,6 +307,12 @@ class CThunk final : public Thunk {
     ws->gpu_slot_bytes.assign(nslots_, 0);
     return ws;
   }
+  /// The code calls run: the optimized entry once tiered compilation loaded it.
+  int (*entry() const)(TheanoContext*) {
+    if (tier_)
+      if (TierSlot::Entry optimized = tier_->entry.load(std::memory_order_acquire)) return optimized;
+    return entry_;
+  }
   void release(std::unique_ptr<Workspace> ws) const noexcept {
     Workspace* expected = nullptr;
     if (spare_.compare_exchange_strong(expected, ws.get(), std::memory_order_release)) {
@@ -331,6 +346,7 @@ class CThunk final : public Thunk {
   std::vector<std::vector<ArrayRef>> step_in_, step_out_;
   std::vector<const Apply*> step_nodes_;
   std::shared_ptr<const cuda::GpuProgram> gpu_;
+  std::shared_ptr<TierSlot> tier_;
   int (*entry_)(TheanoContext*) = nullptr;
   int (*step_)(TheanoContext*, std::int64_t) = nullptr;
   int (*finish_)(TheanoContext*) = nullptr;

@@ -12,19 +12,35 @@
 #include <theano/fgraph/function_graph.h>
 #include <theano/runtime/ndarray.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "../emit/array_ref.h"
+#include "../thunk_abi.h"
 
 namespace theano::codegen {
 
 namespace cuda {
 class GpuProgram;
 }
+
+/// The optimized code of a thunk whose first code was compiled without
+/// optimization (tiered compilation, c_linker.cpp): the background compile
+/// loads it here, and the thunk's calls switch to its entry. The module the
+/// thunk started with stays loaded until the thunk dies (a call may still be
+/// running it).
+struct TierSlot {
+  using Entry = int (*)(TheanoContext*);
+  std::atomic<Entry> entry{nullptr};  ///< the optimized entry, once loaded
+  std::mutex mu;
+  LoadedModule optimized;  ///< under mu
+  std::string state = "-O0, optimizing";  ///< ThunkStats::tier, under mu
+};
 
 /// What make_thunk hands the thunk besides the loaded module.
 struct ThunkParts {
@@ -43,6 +59,9 @@ struct ThunkParts {
   std::vector<const Apply*> step_nodes;
   /// The function's kernels on its GPU (null for a CPU-only function).
   std::shared_ptr<const cuda::GpuProgram> gpu;
+  /// Tiered compilation: where the optimized code arrives (null: the module
+  /// is the code).
+  std::shared_ptr<TierSlot> tier;
 };
 
 /// The most arrays one call of `thunk` (a thunk of make_c_thunk; 0 for

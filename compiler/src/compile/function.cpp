@@ -470,6 +470,7 @@ void link_thunk(Build& b, const Linker& linker) {
            << ")";
     line << ", load " << st.load_ms << " ms" << (st.shared_library ? " (shared library)" : "");
     if (!st.cache.empty()) line << "; cache " << st.cache;
+    if (!st.tier.empty()) line << "; code " << st.tier;
     if (!st.gpu.empty()) line << "; GPU code " << st.gpu;
     if (!st.source_path.empty()) line << "; source " << st.source_path;
     std::cerr << line.str() << "\n";

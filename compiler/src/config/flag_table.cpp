@@ -64,6 +64,9 @@ constexpr FlagSpec kFlags[] = {
      .expected = "a whole number of threads (0: automatic)"},
     {.name = "cxxflags", .kind = Kind::Text, .default_value = "",
      .doc = "extra compiler driver flags, space-separated, appended last", .type = "flags"},
+    {.name = "tiered_compile", .kind = Kind::Bool, .default_value = "false",
+     .doc = "on a compile-cache miss, run the function's code compiled without optimization at once while the "
+            "optimized code compiles on a background thread and takes over (docs/jit-and-cache.md)"},
     {.name = "keep_sources", .kind = Kind::Bool, .default_value = "false",
      .doc = "keep each generated source under $TMPDIR/theano-cpp-<uid>/theano-cpp-sources/"},
 

@@ -112,6 +112,12 @@ class CLinker final : public Linker {
   bool perform_fallback_ = true;
 };
 
+/// Returns once the optimized code of every function compiled so far in
+/// this process under THEANO_FLAGS tiered_compile has been compiled and has
+/// taken over (or failed to). A process also waits for it at exit, so the
+/// optimized objects reach the compiledir.
+void wait_for_optimized_code();
+
 /// Registers "cpp", "c" (the same) and "opwise" in the compiler's linker registry. Idempotent and
 /// thread-safe; also run by a static registrar (see the file comment).
 void register_linkers();

@@ -59,6 +59,11 @@ struct ThunkStats {
   bool function_record = false;
   double cache_ms = 0;           ///< key, look-up, lock wait and publish time (compile excluded)
   std::string cache_key;         ///< the compiledir key of the generated code
+  /// Tiered compilation (THEANO_FLAGS tiered_compile): "" when the code was
+  /// compiled once; else the code the calls run now: "-O0, optimizing"
+  /// while the optimized code compiles in the background, "-O2" once it took
+  /// over, "-O0 (optimizing failed: <why>)".
+  std::string tier;
   /// The GPU side (functions with GPU nodes), e.g. "cubin sm_90, cache hit,
   /// 41.2 ms" or "emulated (host object), cache miss, 70.1 ms"; "" without.
   std::string gpu;

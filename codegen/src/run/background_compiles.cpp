@@ -62,7 +62,7 @@ void worker(Queue* q) {
       }
       job = nullptr;  // its captures (a loaded module among them) released under the guard
     }
-    register_exit_wait();  // after the statics the job constructed (below)
+    register_exit_wait();  // after the statics the job constructed
     {
       std::lock_guard lock(q->mu);
       q->busy = false;

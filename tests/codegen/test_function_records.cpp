@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../codegen/src/cache/function_record.h"
+#include "stderr_capture.h"
 #include "temp_dir.h"
 #include "test_util.h"
 
@@ -106,6 +107,22 @@ TEST_SUITE("compile_cache") {
       Config c = config();
       c.flags["threads"] = "1";
       ConfigGuard one_thread(c);
+      CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0})));
+    }
+    // log_compile only reports on a compile: the same request.
+    {
+      Config c = config();
+      c.flags["log_compile"] = "True";
+      ConfigGuard logging(c);
+      test::StderrCapture quiet(d.path / "stderr.txt");
+      CHECK(from_record(function({x}, {x * 2.0 + 1.0})));
+      CHECK(quiet.text().find("found its function record") != std::string::npos);
+    }
+    // keep_sources does not: a record hit would generate no source to keep.
+    {
+      Config c = config();
+      c.flags["keep_sources"] = "True";
+      ConfigGuard keeping(c);
       CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0})));
     }
     // And each of those is found again the second time.

@@ -190,8 +190,13 @@ std::optional<std::string> request_text(const FunctionGraph& fg, const RequestCo
   w.line();
   // Every flag: some change the rewrites or the code (threads, cxxflags,
   // floatX, optimizer flags); a flag that does not only costs a cache entry.
+  // Except log_compile, which only reports on a compile: turning it on to
+  // see where the time goes must not make every function compile again.
+  // (keep_sources stays: a request found by its record generates no source
+  // to keep.)
   w.word("flags");
   for (const auto& [k, v] : config().flags) {
+    if (k == "log_compile") continue;
     w.str(k);
     w.str(v);
   }

@@ -11,9 +11,10 @@
 /// get the same text, so it spells out everything exactly: every node's Op
 /// (class and props, floats bit for bit), every type, every name (error
 /// messages inside the compiled code quote them), every constant's bytes, all
-/// THEANO_FLAGS, every inner graph (a Scan's step) node by node. An Op whose
-/// props do not identify it (Op::keyed_by_props) makes the request
-/// unkeyable: nullopt, and function() takes the full path.
+/// THEANO_FLAGS but log_compile (it only reports), every inner graph (a
+/// Scan's step) node by node. An Op whose props do not identify it
+/// (Op::keyed_by_props) makes the request unkeyable: nullopt, and function()
+/// takes the full path.
 #pragma once
 
 #include <optional>

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "../../codegen/src/load/shared_object.h"
+#include "compiledir_test_util.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
 #include "test_util.h"
@@ -41,6 +42,7 @@ using namespace theano;
 using namespace theano::tensor;
 namespace fs = std::filesystem;
 using theano::test::TempDir;
+using theano::test::with_compiledir;
 using theano::test::count_of;
 using theano::test::slurp;
 using theano::test::StderrCapture;
@@ -52,12 +54,6 @@ constexpr uid_t kOtherUid = 65534;
 void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << bytes;
-}
-
-Config with_compiledir(const fs::path& dir) {
-  Config c = config();
-  c.flags["compiledir"] = dir.string();
-  return c;
 }
 
 fs::path entry_file(const fs::path& dir, const std::string& key, const char* ext) {

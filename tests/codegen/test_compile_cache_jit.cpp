@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiledir_test_util.h"
 #include "stderr_capture.h"
 #include "test_util.h"
 #include "temp_dir.h"
@@ -34,14 +35,9 @@ using namespace theano;
 using namespace theano::tensor;
 namespace fs = std::filesystem;
 using theano::test::TempDir;
+using theano::test::with_compiledir;
 
 namespace {
-
-Config with_compiledir(const fs::path& dir) {
-  Config c = config();
-  c.flags["compiledir"] = dir.string();
-  return c;
-}
 
 /// Starts the child with THEANO_FLAGS=compiledir=<dir>; its stdout goes to `out`.
 pid_t spawn_child(const fs::path& dir, const fs::path& out, const std::string& constant, const std::string& count) {

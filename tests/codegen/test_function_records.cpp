@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../codegen/src/cache/function_record.h"
+#include "compiledir_test_util.h"
 #include "stderr_capture.h"
 #include "temp_dir.h"
 #include "test_util.h"
@@ -26,19 +27,9 @@
 using namespace theano;
 using namespace theano::tensor;
 using theano::test::TempDir;
+using theano::test::from_record;
+using theano::test::with_compiledir;
 namespace fs = std::filesystem;
-
-namespace {
-
-Config with_compiledir(const fs::path& dir) {
-  Config c = config();
-  c.flags["compiledir"] = dir.string();
-  return c;
-}
-
-bool from_record(const Function& f) { return f.profile().build.function_record; }
-
-}  // namespace
 
 TEST_SUITE("compile_cache") {
   TEST_CASE("an equal request finds its function record: no rewrite, codegen or compile, the same results") {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "compiledir_test_util.h"
 #include "sanitized.h"
 #include "temp_dir.h"
 #include "test_util.h"
@@ -30,13 +31,14 @@
 using namespace theano;
 using namespace theano::tensor;
 using theano::test::TempDir;
+using theano::test::from_record;
+using theano::test::with_compiledir;
 namespace fs = std::filesystem;
 
 namespace {
 
-Config tiered(const std::string& compiledir) {
-  Config c = config();
-  c.flags["compiledir"] = compiledir;
+Config tiered(const fs::path& compiledir) {
+  Config c = with_compiledir(compiledir);
   c.flags["tiered_compile"] = "True";
   return c;
 }
@@ -65,14 +67,12 @@ double expect_sum(const NDArray& x, double scale) {
   return s;
 }
 
-bool from_record(const Function& f) { return f.profile().build.function_record; }
-
 }  // namespace
 
 TEST_SUITE("tiered compile") {
   TEST_CASE("a miss runs -O0 code at once, the -O2 code takes over and stays in the compiledir") {
     TempDir d;
-    ConfigGuard guard(tiered((d.path / "cd").string()));
+    ConfigGuard guard(tiered(d.path / "cd"));
     const NDArray x = input(10000);
     Function f = build(1.5);
     const ThunkStats first = f.profile().build;
@@ -96,7 +96,7 @@ TEST_SUITE("tiered compile") {
 
   TEST_CASE("calls from other threads run through the switch") {
     TempDir d;
-    ConfigGuard guard(tiered((d.path / "cd").string()));
+    ConfigGuard guard(tiered(d.path / "cd"));
     const NDArray x = input(4000);
     const double want = expect_sum(x, 0.75);
     Function f = build(0.75);
@@ -123,7 +123,7 @@ TEST_SUITE("tiered compile") {
   TEST_CASE("a function dropped before its optimized code arrives, and no compiledir") {
     TempDir d;
     {
-      ConfigGuard guard(tiered((d.path / "cd").string()));
+      ConfigGuard guard(tiered(d.path / "cd"));
       { Function f = build(2.5); }  // gone at once: the job still publishes the object
       codegen::wait_for_optimized_code();
       Function g = build(2.5);
@@ -142,13 +142,13 @@ TEST_SUITE("tiered compile") {
 
   TEST_CASE("fast_compile and a hit compile once: no tiers") {
     TempDir d;
-    ConfigGuard guard(tiered((d.path / "cd").string()));
+    ConfigGuard guard(tiered(d.path / "cd"));
     Var x = dvector("x");
     Function f = function({x}, {x * 2.0}, {.mode = "fast_compile"});
     CHECK(f.profile().build.tier.empty());
     Function g = build(4.5);
     codegen::wait_for_optimized_code();
-    Config no_records = tiered((d.path / "cd").string());
+    Config no_records = tiered(d.path / "cd");
     no_records.flags["threads"] = "1";  // another request text: no record, the object hits
     ConfigGuard other(no_records);
     Function h = build(4.5);
@@ -160,7 +160,7 @@ TEST_SUITE("tiered compile") {
 #if !THEANO_TESTS_SANITIZED  // GCC 12's libasan allocator is not fork-safe (test_fork_safety.cpp)
   TEST_CASE("a child forked while an optimizing compile is queued compiles and exits on its own") {
     TempDir d;
-    ConfigGuard guard(tiered((d.path / "cd").string()));
+    ConfigGuard guard(tiered(d.path / "cd"));
     Function f = build(5.5);  // its -O2 compile queued or running: fork() waits for a running one
     const pid_t pid = fork();
     REQUIRE(pid >= 0);

@@ -389,10 +389,13 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
   // "Tiered compilation"): on a miss, the calls run the code compiled at -O0
   // at once; the background thread compiles the -O2 object, publishes it and
   // the record, loads it and switches the thunk to it.
+  // A hit keeps the bytes it read for the path below.
+  std::optional<std::string> found;
   if (config_flag("tiered_compile") && copts.opt != OptLevel::O0 && !opwise && g.gpu_context.empty()) {
     const auto tc = Clock::now();
     parts.stats.cache_key = cc ? cache_key(copts, source) : std::string();
-    if (cc == nullptr || !cc->lookup(parts.stats.cache_key)) {
+    if (cc) found = cc->lookup(parts.stats.cache_key);
+    if (!found) {
       // The -O0 code loads through the JIT: its session gets ready meanwhile
       // (started here, not in prepare(), so that a process whose functions
       // all hit never starts it).
@@ -426,8 +429,8 @@ std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> 
     // key's stripe lock and publish (compiledir.h, cache/compile_cache.h).
     const auto tc = Clock::now();
     parts.stats.cache_key = cache_key(copts, source);
-    bool hit = false;
-    object = cc->get_or_produce(parts.stats.cache_key, produce_entry, &hit);
+    bool hit = found.has_value();
+    object = hit ? std::move(*found) : cc->get_or_produce(parts.stats.cache_key, produce_entry, &hit);
     parts.stats.cache = hit ? "hit" : "miss";
     cache::CompileCache* records = current_record_cache();
     if (auto record = make_record(); record && records != nullptr) publish_record(*records, *record);

@@ -35,6 +35,21 @@ char host_isa() {
   return 'b';
 }
 
+// The vector ABI letter of the variants a loop of the JIT's own choosing
+// calls: host_isa(), except that an AVX-512 CPU whose LLVM tuning prefers
+// 256-bit vectors (Intel's, Skylake-SP to Sapphire Rapids) vectorizes an
+// unforced loop 256 bits wide ('d'), as a plain product loop shows.
+char preferred_isa() {
+  const char isa = host_isa();
+  if (isa != 'e') return isa;
+  const std::string plain = codegen::ClangCompiler()
+                                .emit_assembly("extern \"C\" void scale(double* __restrict o, const double* __restrict a, "
+                                               "long n) { for (long i = 0; i < n; ++i) o[i] = a[i] * 3.0; }",
+                                               "scale.cpp")
+                                .bytes;
+  return plain.find("%zmm") != std::string::npos ? 'e' : 'd';
+}
+
 // Distance in representable values between a and b (0 when equal or both NaN).
 template <class F, class I>
 std::int64_t ulps(F a, F b) {
@@ -102,7 +117,7 @@ extern "C" void m_exp(float* __restrict o, const float* __restrict a, double m, 
 }
 )";
     const std::string native = codegen::ClangCompiler().emit_assembly(src, "vm.cpp").bytes;
-    const std::string isa(1, host_isa());
+    const std::string isa(1, preferred_isa());
     const std::string d_lanes = isa == "e" ? "8" : isa == "d" ? "4" : "2";
     const std::string f_lanes = isa == "e" ? "16" : isa == "d" ? "8" : "4";
     for (const char* f : {"erf", "erfc", "log1p", "expm1", "asinh", "cbrt", "atan", "cosh", "exp"}) {
@@ -133,6 +148,34 @@ extern "C" void m_exp(float* __restrict o, const float* __restrict a, double m, 
     codegen::CompileOptions none;
     none.veclib.clear();
     CHECK(codegen::ClangCompiler(none).emit_assembly(src, "vm.cpp").bytes.find("_ZGV") == std::string::npos);
+  }
+
+  TEST_CASE("a forced 16-lane float loop passes libmvec's AVX-512 variant its whole vector in zmm") {
+    // THEANO_LANES forces 16 float lanes (512 bits) whatever the preferred
+    // width. On a CPU preferring 256-bit vectors the call of _ZGVeN16v_expf
+    // took its argument in ymm0 and ymm1 and left the upper 8 lanes of the
+    // result garbage (0 here), until every generated function was given
+    // "min-legal-vector-width"="512" (clang_compiler.cpp's optimize).
+    if (host_isa() != 'e') {
+      MESSAGE("skipped: this host has no AVX-512");
+      return;
+    }
+    const std::string src = R"SRC(extern "C" float expf(float);
+extern "C" void f(float* __restrict o, const float* __restrict a, long n) {
+  _Pragma("clang loop vectorize_width(16) interleave_count(1)")
+  for (long i = 0; i < n; ++i) o[i] = expf(a[i]);
+}
+)SRC";
+    const std::string as = codegen::ClangCompiler().emit_assembly(src, "lanes.cpp").bytes;
+    const std::size_t call = as.find("_ZGVeN16v_expf");
+    REQUIRE_MESSAGE(call != std::string::npos, as);
+    // The instructions that set up the call's argument, from the loop's label.
+    const std::size_t from = as.rfind(".LBB", call);
+    REQUIRE(from != std::string::npos);
+    const std::string setup = as.substr(from, call - from);
+    CAPTURE(setup);
+    CHECK(setup.find("%zmm0") != std::string::npos);
+    CHECK(setup.find("%ymm1") == std::string::npos);
   }
 
   TEST_CASE("vectorized transcendentals stay within 4 ulp of scalar libm, float64 and float32") {

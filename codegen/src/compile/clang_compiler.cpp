@@ -124,6 +124,22 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   std::unique_ptr<llvm::TargetLibraryInfoImpl> tlii(
       llvm::driver::createTLII(triple, own_libmvec ? llvm::driver::VectorLibrary::NoLibrary : cg.getVecLib()));
   if (own_libmvec) detail::add_libmvec_functions(*tlii, *tm->getMCSubtargetInfo());
+  // libmvec's AVX-512 variants (_ZGVeN16v_expf) take and return zmm
+  // registers, but where LLVM's tuning prefers 256-bit vectors (Intel's
+  // AVX-512 CPUs, Skylake-SP to Sapphire Rapids) a 512-bit vector type is
+  // legal in a function only if its "min-legal-vector-width" says 512. A
+  // 16-lane float loop (THEANO_LANES) then passed its 16 floats in two ymm
+  // registers and read garbage back: tanh, softmax and W3's float32 step
+  // were wrong on those CPUs. With 512 on every function those calls pass
+  // zmm; the vectorizer still picks its widths from the preferred width.
+  if (own_libmvec && detail::libmvec_avx512(*tm->getMCSubtargetInfo()))
+    for (llvm::Function& f : m)
+      if (!f.isDeclaration()) {
+        const llvm::Attribute w = f.getFnAttribute("min-legal-vector-width");
+        unsigned width = 0;
+        if (!w.isValid() || w.getValueAsString().getAsInteger(10, width) || width < 512)
+          f.addFnAttr("min-legal-vector-width", "512");
+      }
 
   llvm::PipelineTuningOptions pto;
   pto.LoopUnrolling = cg.UnrollLoops;

@@ -63,8 +63,10 @@ const std::vector<Variant>& all_variants() {
 
 }  // namespace
 
+bool libmvec_avx512(const llvm::MCSubtargetInfo& cpu) { return cpu.checkFeatures("+avx512f,+evex512"); }
+
 void add_libmvec_functions(llvm::TargetLibraryInfoImpl& tlii, const llvm::MCSubtargetInfo& cpu) {
-  const bool avx2 = cpu.checkFeatures("+avx2,+fma"), avx512 = cpu.checkFeatures("+avx512f");
+  const bool avx2 = cpu.checkFeatures("+avx2,+fma"), avx512 = libmvec_avx512(cpu);
   std::vector<llvm::VecDesc> table;
   for (const Variant& v : all_variants()) {
     if ((v.isa == 'd' && !avx2) || (v.isa == 'e' && !avx512)) continue;

@@ -24,4 +24,11 @@ namespace theano::codegen::detail {
 /// emits for some of them (llvm.exp.f64, llvm.tanh.f32) are mapped.
 void add_libmvec_functions(llvm::TargetLibraryInfoImpl& tlii, const llvm::MCSubtargetInfo& cpu);
 
+/// Whether add_libmvec_functions offers `cpu` the AVX-512 (zmm) variants:
+/// AVX512F with 512-bit registers. The functions that may call them must
+/// then be compiled with 512-bit vectors legal (clang_compiler.cpp's
+/// optimize sets their "min-legal-vector-width"), or the calls pass their
+/// arguments in halves.
+bool libmvec_avx512(const llvm::MCSubtargetInfo& cpu);
+
 }  // namespace theano::codegen::detail

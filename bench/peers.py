@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The peers of bench/run: W1..W13 of docs/workloads.md with NumPy,
 numexpr, PyTensor (C back end: linker cvm; Numba back end) and JAX (jit),
-SciPy for the sparse rows (W8, W8g) and PyTorch (eager and torch.compile)
-for the convolutional network (W10), beside our own figures from
+SciPy for the sparse rows (W8, W8g) and PyTorch (eager, every row, and
+torch.compile, every row but the sparse ones), beside our own figures from
 `bench/run --json`. See bench/README.md ("bench/peers"). Run through
 `bench/peers`, which makes the venv.
 
@@ -61,15 +61,21 @@ DTYPES = ["float64", "float32"]
 # Peers that implement only some rows ("where it fits"); a row outside the
 # set is "-" in the table, not n/a.
 # numpy has no sparse matrices; SciPy is the peer of the sparse rows only.
-# W9 (an RNN with BPTT) needs symbolic gradients: PyTensor's scan and JAX's lax.scan.
+# W9 (an RNN with BPTT) needs gradients: PyTensor's scan, JAX's lax.scan,
+# PyTorch's autograd through a Python loop over the time steps.
 # W10 (LeNet-5) needs a convolution with its gradient: JAX and PyTorch
 # (PyTensor 3 has no conv2d). W11 (a Gaussian process) needs cholesky and
-# solve_triangular with their gradients: PyTensor, JAX and PyTorch. PyTorch
-# does only W10..W13 so far. W13 needs a gradient (NumPy's is written by
-# hand with np.add.at, as a NumPy user would).
+# solve_triangular with their gradients: PyTensor, JAX and PyTorch. W13
+# needs a gradient (NumPy's is written by hand with np.add.at, as a NumPy
+# user would). PyTorch eager does every row (W8, W8g: a torch.sparse_csr_tensor
+# @ D, W8g's gradient by backward()); torch.compile every row but W8 and W8g:
+# it does not support sparse tensors (Dynamo: "Attempted to wrap sparse
+# Tensor"; torch.sparse_csr_tensor inside the compiled function: "Sparse
+# tensor creation not supported"), so it would run the function eagerly and
+# its cell would be the eager one under another name.
 APPLIES = {"numexpr": {"W1", "W1s", "W5"}, "numpy": set(ROWS) - {"W8", "W8g", "W9", "W10", "W11"},
            "scipy": {"W8", "W8g"}, "pytensor-c": set(ROWS) - {"W10"}, "pytensor-numba": set(ROWS) - {"W10"},
-           "torch": {"W10", "W11", "W12", "W13"}, "torch-compile": {"W10", "W11", "W12", "W13"}}
+           "torch": set(ROWS), "torch-compile": set(ROWS) - {"W8", "W8g"}}
 
 SIZES = {
     "W1": "n=10^7", "W1s": "n=10^3", "W2": "4000x784", "W3": "batch 256, 784-512-10",
@@ -735,15 +741,16 @@ def build_torch(row, dt, a, compiled):
     """PyTorch as its users write a training step: autograd's backward(),
     then an in-place SGD update under no_grad. `compiled`: the same step
     through torch.compile (default mode; Dynamo breaks the graph at
-    backward() and compiles the pieces around it)."""
+    backward() and compiles the pieces around it). This is W10; the other
+    rows are in build_torch_w11, build_torch_train and build_torch_array."""
     import torch
     import torch.nn.functional as F
     if row == "W11":
         return build_torch_w11(dt, a, compiled)
-    if row in ("W12", "W13"):
-        return build_torch_array(row, dt, a, compiled)
+    if row in ("W2", "W3", "W9"):
+        return build_torch_train(row, dt, a, compiled)
     if row != "W10":
-        raise NotApplicable()
+        return build_torch_array(row, dt, a, compiled)
     torch.set_num_threads(torch_threads())
     params = [torch.from_numpy(a[k].copy()).requires_grad_() for k in W10_PARAMS]
     W1, b1, W2, b2, W3, b3, W4, b4 = params
@@ -798,30 +805,143 @@ def build_torch_w11(dt, a, compiled):
                     outputs=lambda r: [r[0].numpy(), r[1].numpy()], note=note)
 
 
+def build_torch_train(row, dt, a, compiled):
+    """The training steps W2 (logistic regression), W3 (the MLP) and W9 (the
+    Elman RNN, a Python loop over the 100 time steps) as the W10 builder
+    writes its step: the loss, grads set to None, backward(), an in-place SGD
+    update under no_grad; returns the loss before the update. torch.compile
+    unrolls W9's loop into one graph (the break at backward() aside)."""
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(torch_threads())
+    names = {"W2": ("w", "b"), "W3": ("W1", "b1", "W2", "b2"), "W9": ("Wx", "Wh", "bh", "Wy")}[row]
+    params = [torch.from_numpy(a[k].copy()).requires_grad_() for k in names]
+    if row == "W2":
+        w, b = params
+        lr, args = 0.1, (a["X"], a["y"])
+
+        def loss_fn(X, y):
+            return F.binary_cross_entropy_with_logits(X @ w + b, y) + 0.01 * (w * w).sum()
+        note = "binary_cross_entropy_with_logits(X @ w + b, y) + 0.01 sum(w*w)"
+    elif row == "W3":
+        W1, b1, W2, b2 = params
+        lr, args = 0.1, (a["X"], a["t"])
+
+        def loss_fn(X, t):
+            return F.cross_entropy(torch.tanh(X @ W1 + b1) @ W2 + b2, t)
+        note = "tanh, cross_entropy"
+    else:
+        Wx, Wh, bh, Wy = params
+        lr, args = 0.01, (a["x"], a["t"])
+
+        def loss_fn(x, t):
+            h = torch.zeros(x.shape[1], Wh.shape[0], dtype=x.dtype)
+            hs = []
+            for x_t in x:  # the time steps
+                h = torch.tanh(x_t @ Wx + h @ Wh + bh)
+                hs.append(h)
+            return F.mse_loss(torch.stack(hs) @ Wy, t)
+        note = "a Python loop over the 100 time steps, mse_loss"
+
+    def step(*args):
+        loss = loss_fn(*args)
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.sub_(p.grad, alpha=lr)
+        return loss.detach()
+    note += ", backward(), in-place SGD; %d threads" % torch.get_num_threads()
+    if compiled:
+        step = torch.compile(step)
+        note = "torch.compile of the whole step (default mode); " + note
+    return Callable(step, [torch.from_numpy(v) for v in args], outputs=lambda r: [r.numpy()],
+                    state=lambda: [p.detach().numpy() for p in params], note=note)
+
+
 def build_torch_array(row, dt, a, compiled):
-    """W12 (torch.sort then torch.cumsum) and W13 (an embedding lookup by
-    indexing, backward() for its scatter-add gradient) as PyTorch users write them."""
+    """The rows without a training step as PyTorch users write them: W1, W5
+    elementwise (W5 computes x+y twice, as written), W4 reductions, W6 x + 1
+    on a 0-d tensor, W7 the gemm as written and W7s Z.addmm_ (the in-place
+    gemm), W8 a torch.sparse_csr_tensor @ D and W8g backward() of
+    0.5*sum((S @ D)**2) for the gradient with respect to D, W12 (torch.sort
+    then torch.cumsum) and W13 (an embedding lookup by indexing, backward()
+    for its scatter-add gradient). Python float constants: PyTorch keeps the
+    tensors' dtype."""
     import torch
     torch.set_num_threads(torch_threads())
-    if row == "W12":
+    t = torch.from_numpy
+
+    def out1(r):
+        return [r.numpy()]
+
+    def out2(r):
+        return [r[0].numpy(), r[1].numpy()]
+    outputs, state = out1, None
+    if row in ("W1", "W1s"):
+        def step(x, y, z):
+            return torch.exp(x) * y + torch.tanh(z) - x * x / (1 + y)
+        args, note = (t(a["x"]), t(a["y"]), t(a["z"])), "the formula as written"
+    elif row in ("W4a", "W4b", "W4c"):
+        step = {"W4a": lambda X: X.sum(0), "W4b": lambda X: X.sum(1), "W4c": lambda X: X.max()}[row]
+        args, note = (t(a["X"]),), {"W4a": "X.sum(0)", "W4b": "X.sum(1)", "W4c": "X.max()"}[row]
+    elif row == "W5":
+        def step(x, y):
+            return (x + y) * 2, (x + y) * 3
+        args, outputs, note = (t(a["x"]), t(a["y"])), out2, "as written: x+y computed twice"
+    elif row in ("W6", "W6t"):
+        def step(x):
+            return x + 1
+        args = (t(a["x"]),)
+        note = "x + 1 on a 0-d tensor" + ("; no input check to skip" if row == "W6t" else "")
+    elif row == "W7":
+        def step(A, B, Z):
+            return 0.5 * (A @ B) + 0.25 * Z
+        args, note = (t(a["A"]), t(a["B"]), t(a["Z"])), "0.5 * (A @ B) + 0.25 * Z, as written"
+    elif row == "W7s":
+        Z = t(a["Z"].copy())
+
+        def step(A, B):
+            Z.addmm_(A, B, beta=0.25, alpha=0.5)
+        args, outputs, state = (t(a["A"]), t(a["B"])), (lambda r: []), (lambda: [Z.numpy()])
+        note = "Z.addmm_(A, B, beta=0.25, alpha=0.5): Z updated in place"
+    elif row in ("W8", "W8g"):
+        if compiled:
+            raise NotApplicable()  # torch.compile does not support sparse tensors (see APPLIES)
+        S = torch.sparse_csr_tensor(t(a["S_indptr"]), t(a["S_indices"]), t(a["S_data"]), size=a["S_shape"])
+        if row == "W8":
+            def step(S, D):
+                return S @ D
+            note = "torch.sparse_csr_tensor (int64 indices) @ D"
+        else:
+            def step(S, D):
+                D = D.detach().requires_grad_()
+                cost = 0.5 * (S @ D).square().sum()
+                cost.backward()
+                return D.grad
+            note = "torch.sparse_csr_tensor (int64 indices) @ D, backward() for the gradient w.r.t. D"
+        args = (S, t(a["D"]))
+    elif row == "W12":
         def step(X):
             return torch.cumsum(torch.sort(X, dim=1).values, dim=1)
-        args, outputs = (torch.from_numpy(a["X"]),), (lambda r: [r.numpy()])
+        args = (t(a["X"]),)
         note = "torch.sort(dim=1).values, torch.cumsum"
-    else:
+    elif row == "W13":
         def step(E, idx):
             E = E.detach().requires_grad_()
             cost = 0.5 * torch.tanh(E[idx]).square().sum()
             cost.backward()
             return cost.detach(), E.grad
-        args, outputs = (torch.from_numpy(a["E"]), torch.from_numpy(a["idx"])), (
-            lambda r: [r[0].numpy(), r[1].numpy()])
+        args, outputs = (t(a["E"]), t(a["idx"])), out2
         note = "E[idx] with an integer matrix, backward()"
+    else:
+        raise NotApplicable()
     note += "; %d threads" % torch.get_num_threads()
     if compiled:
         step = torch.compile(step)
         note = "torch.compile of the whole step (default mode); " + note
-    return Callable(step, args, outputs=outputs, note=note)
+    return Callable(step, args, outputs=outputs, state=state, note=note)
 
 
 def torch_compile_report():

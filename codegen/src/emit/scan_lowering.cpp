@@ -52,51 +52,22 @@ static inline int theano_scan_same_shape(const TheanoArray* a, const TheanoArray
     if (a->shape[d] != b->shape[d]) return 0;
   return 1;
 }
-// "<msg><t>: output <k> has shape <got><middle><want><tail>"
+// Its error reports, compiled once into the host (unit_errors.cpp) like the
+// prelude's theano_fail*: "<msg><t>: output <k> has shape <got><middle><want><tail>",
+// "<msg><rows> rows, but <steps> steps with taps [<lo>..<hi>] read <need>"
+// (both ValueError), and an error inside step t: the step's message, then
+// " (<what> step <t>)".
 THEANO_COLD static int theano_scan_fail_shape(TheanoContext* c, const char* msg, int64_t t, int64_t k,
                                               const TheanoArray* got, const char* middle, const TheanoArray* want,
                                               const char* tail) {
-  if (c->error_size <= 0) return THEANO_ERR_VALUE;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_int(c, &p, t);
-  theano_put(c, &p, ": output ");
-  theano_put_int(c, &p, k);
-  theano_put(c, &p, " has shape ");
-  theano_put_shape(c, &p, got);
-  theano_put(c, &p, middle);
-  theano_put_shape(c, &p, want);
-  theano_put(c, &p, tail);
-  return THEANO_ERR_VALUE;
+  return c->kernels->scan_fail_shape(c, msg, t, k, got, middle, want, tail);
 }
-// "<msg><rows> rows, but <steps> steps with taps [<lo>..<hi>] read <need>"
 THEANO_COLD static int theano_scan_fail_rows(TheanoContext* c, const char* msg, int64_t rows, int64_t steps,
                                              int64_t lo, int64_t hi, int64_t need) {
-  if (c->error_size <= 0) return THEANO_ERR_VALUE;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_int(c, &p, rows);
-  theano_put(c, &p, " rows, but ");
-  theano_put_int(c, &p, steps);
-  theano_put(c, &p, " steps with taps [");
-  theano_put_int(c, &p, lo);
-  theano_put(c, &p, "..");
-  theano_put_int(c, &p, hi);
-  theano_put(c, &p, "] read ");
-  theano_put_int(c, &p, need);
-  return THEANO_ERR_VALUE;
+  return c->kernels->scan_fail_rows(c, msg, rows, steps, lo, hi, need);
 }
-// An error inside step t: the step's message, then " (<what> step <t>)".
 THEANO_COLD static int theano_scan_step_error(TheanoContext* c, int e, const char* what, int64_t t) {
-  if (e == THEANO_ERR_HOST || c->error_size <= 0) return e;
-  int64_t p = 0;
-  while (p + 1 < c->error_size && c->error[p]) ++p;
-  theano_put(c, &p, " (");
-  theano_put(c, &p, what);
-  theano_put(c, &p, " step ");
-  theano_put_int(c, &p, t);
-  theano_put(c, &p, ")");
-  return e;
+  return c->kernels->scan_step_error(c, e, what, t);
 }
 )SCAN";
 

@@ -1,8 +1,11 @@
 /// \file
-/// Fills TheanoHostKernels with conv.h's, linalg.h's and sort.h's functions,
-/// the text perform runs, compiled here once; assigning each to its entry
-/// checks its signature.
+/// Fills TheanoHostKernels with every unit's error reports and checked
+/// allocation (unit_errors.h) and conv.h's, linalg.h's and sort.h's
+/// functions, the text perform runs, compiled here once; assigning each to
+/// its entry checks its signature.
 #include "host_kernels.h"
+
+#include "unit_errors.h"
 
 #include <theano/runtime/kernels/conv.h>
 #include <theano/runtime/kernels/host_kernels.h>
@@ -13,6 +16,15 @@ namespace theano::codegen::detail {
 
 const TheanoHostKernels* host_kernels() {
   static const TheanoHostKernels table = {
+      .fail = &theano_fail,
+      .fail_broadcast = &theano_fail_broadcast,
+      .fail_ints = &theano_fail_ints,
+      .fail_rule = &theano_fail_rule,
+      .alloc_checked = &theano_alloc_checked,
+      .gpu_alloc_checked = &theano_gpu_alloc_checked,
+      .scan_fail_shape = &theano_scan_fail_shape,
+      .scan_fail_rows = &theano_scan_fail_rows,
+      .scan_step_error = &theano_scan_step_error,
       .corr_fwd_f32 = &theano_corr_fwd_f32,
       .corr_grad_weights_f32 = &theano_corr_grad_weights_f32,
       .corr_grad_inputs_f32 = &theano_corr_grad_inputs_f32,

@@ -39,8 +39,7 @@ void emit_conv_geometry(NodeLowering& L) {
   const DType dt = L.out(0).dtype();
   const std::string item = item_of(dt);
   const std::string ns = str(n), nds = str(nd), G = str(op.num_groups()) + "LL";
-  L.need("conv kernels", kernel_text("conv.h"));
-  L.need("host kernels", kernel_text("host_kernels.h"));
+  L.need("conv kernels", kernel_text("conv.h"));  // the host's table is in the prelude
   CodeWriter& w = L.body;
   const std::vector<std::int64_t> pads = op.border_mode().pad_spec(n, op.type_name());
   w.line("const int64_t pads[" + ns + "] = " + c_array(pads) + ", st[" + ns + "] = " + c_array(op.subsample()) +

@@ -62,9 +62,7 @@ KernelForm kernel_form_of(NodeLowering& L, bool on_cuda) {
   const std::string key = "kernels/" + form->file;
   if (on_cuda)
     L.cuda->need(key, std::string(kernel_text(form->file)));
-  else if (!host_entry(*form).empty())
-    L.need("host kernels", kernel_text("host_kernels.h"));  // the function is the host's, not the unit's
-  else
+  else if (host_entry(*form).empty())  // else the function is the host's (its table is in the prelude)
     L.need(key, kernel_text(form->file));
   return *form;
 }

@@ -22,8 +22,7 @@ namespace theano::codegen::lower {
 // record with its small helpers, and the host's table, through which they
 // call the rule, the workspace query and the run (linalg.h).
 void need_linalg_kernels(NodeLowering& L) {
-  L.need("linalg call", kernel_text("linalg_call.h"));
-  L.need("host kernels", kernel_text("host_kernels.h"));
+  L.need("linalg call", kernel_text("linalg_call.h"));  // the host's table is in the prelude
 }
 namespace {
 

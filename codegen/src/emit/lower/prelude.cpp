@@ -1,6 +1,7 @@
 // The embedded prelude of every generated translation unit: the thunk ABI, the
-// shape rules and the float -> integer conversions (the very headers the host
-// includes, embedded by CMake), error helpers, libm and CBLAS
+// host kernels' table, the shape rules and the float -> integer conversions
+// (the very headers the host includes, embedded by CMake), the error helpers
+// (forwarders to the host's copies), libm and CBLAS
 // prototypes and the scalar helpers the scalar table's C expressions name
 // (runtime/include/theano/runtime/kernels/scalar_math.h, embedded too). No
 // standard header is included: the TU must compile fast and the same everywhere.
@@ -9,7 +10,7 @@
 namespace theano::codegen::lower {
 
 // The prelude takes runtime/include/theano/runtime/kernels/shape_rules.h,
-// scalar_convert.h and scalar_math.h (the scalar helpers the scalar table's C
+// host_kernels.h, scalar_convert.h and scalar_math.h (the scalar helpers the scalar table's C
 // expressions name, in the double, float and int64 domains; perform calls the
 // same functions) verbatim through kernel_text (special_math.h and
 // special_math2.h, the special functions' rows, go only into the units that
@@ -136,157 +137,50 @@ static __attribute__((noinline)) int64_t theano_parallel(TheanoContext* ctx, int
 )PRELUDE";
 
 // After the libm prototypes.
-constexpr std::string_view kPreludeTail2 = R"PRELUDE(THEANO_COLD static void theano_put(TheanoContext* c, int64_t* p, const char* s) {
-  while (*s && *p + 1 < c->error_size) c->error[(*p)++] = *s++;
-  c->error[*p] = 0;
-}
-THEANO_COLD static void theano_put_int(TheanoContext* c, int64_t* p, int64_t v) {
-  char rev[24];
-  char s[24];
-  int n = 0;
-  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do { rev[n++] = (char)('0' + (int)(u % 10)); u /= 10; } while (u != 0);
-  int k = 0;
-  if (v < 0) s[k++] = '-';
-  while (n > 0) s[k++] = rev[--n];
-  s[k] = 0;
-  theano_put(c, p, s);
-}
-THEANO_COLD static void theano_put_shape(TheanoContext* c, int64_t* p, const TheanoArray* a) {
-  theano_put(c, p, "(");
-  for (int64_t d = 0; d < a->ndim; ++d) {
-    if (d) theano_put(c, p, ", ");
-    theano_put_int(c, p, a->shape[d]);
-  }
-  if (a->ndim == 1) theano_put(c, p, ",");
-  theano_put(c, p, ")");
-}
-// "; input shapes: (2,), (3,)": the tail of every theano_fail* message.
-THEANO_COLD static void theano_put_input_shapes(TheanoContext* c, int64_t* p, const TheanoArray* const* in, int n) {
-  theano_put(c, p, "; input shapes: ");
-  for (int i = 0; i < n; ++i) {
-    if (i) theano_put(c, p, ", ");
-    theano_put_shape(c, p, in[i]);
-  }
-}
-// Writes `msg` and the input shapes into the error buffer; returns `code`.
+constexpr std::string_view kPreludeTail2 = R"PRELUDE(// The error reports and the checked allocation, compiled once into the host
+// (host_kernels.h, codegen/src/run/unit_errors.cpp): each writes its message
+// into ctx->error and returns the code the node returns. The forwarders stay
+// cold and out of line, so a check's failure branch is a cold call as before.
+// theano_fail: "<msg>; input shapes: (2,), (3,)".
 THEANO_COLD static int theano_fail(TheanoContext* c, int code, const char* msg, const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
+  return c->kernels->fail(c, code, msg, in, n);
 }
-// A failed theano_broadcast_rule, as Elemwise::perform words it:
-// "<msg>at dimension D, input I has size N: <rule text>" ("input O has size A
-// but input I has size B" for a mismatch).
+// A failed theano_broadcast_rule, as Elemwise::perform words it.
 THEANO_COLD static int theano_fail_broadcast(TheanoContext* c, int rule, const char* msg, int64_t input, int64_t dim,
                                              int64_t other, const TheanoArray* const* in, int n) {
-  const int code = theano_rule_error_kind(rule);
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put(c, &p, "at dimension ");
-  theano_put_int(c, &p, dim);
-  if (rule == THEANO_RULE_BCAST_MISMATCH) {
-    theano_put(c, &p, ", input ");
-    theano_put_int(c, &p, other);
-    theano_put(c, &p, " has size ");
-    theano_put_int(c, &p, in[other]->shape[dim]);
-    theano_put(c, &p, " but input ");
-  } else {
-    theano_put(c, &p, ", input ");
-  }
-  theano_put_int(c, &p, input);
-  theano_put(c, &p, " has size ");
-  theano_put_int(c, &p, in[input]->shape[dim]);
-  theano_put(c, &p, ": ");
-  theano_put(c, &p, theano_rule_text(rule));
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
+  return c->kernels->fail_broadcast(c, rule, msg, input, dim, other, in, n);
 }
-// theano_fail with `k` (1 to 3) run-time values in the message:
-// "<msg><a><mid><b><mid2><v><tail>", the texts after the last value left out.
-THEANO_COLD static int theano_fail_ints(TheanoContext* c, int code, int k, const char* msg, int64_t a,
-                                        const char* mid, int64_t b, const char* mid2, int64_t v, const char* tail,
-                                        const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put_int(c, &p, a);
-  if (k > 1) {
-    theano_put(c, &p, mid);
-    theano_put_int(c, &p, b);
-  }
-  if (k > 2) {
-    theano_put(c, &p, mid2);
-    theano_put_int(c, &p, v);
-  }
-  theano_put(c, &p, tail);
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
-}
+// theano_fail with 1 to 3 run-time values: "<msg><a><mid><b><mid2><v><tail>".
 THEANO_COLD static int theano_fail_int(TheanoContext* c, int code, const char* msg, int64_t value, const char* tail,
                                        const TheanoArray* const* in, int n) {
-  return theano_fail_ints(c, code, 1, msg, value, "", 0, "", 0, tail, in, n);
+  return c->kernels->fail_ints(c, code, 1, msg, value, "", 0, "", 0, tail, in, n);
 }
 THEANO_COLD static int theano_fail_int2(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
                                         int64_t b, const char* tail, const TheanoArray* const* in, int n) {
-  return theano_fail_ints(c, code, 2, msg, a, mid, b, "", 0, tail, in, n);
+  return c->kernels->fail_ints(c, code, 2, msg, a, mid, b, "", 0, tail, in, n);
 }
 THEANO_COLD static int theano_fail_int3(TheanoContext* c, int code, const char* msg, int64_t a, const char* mid,
                                         int64_t b, const char* mid2, int64_t v, const char* tail,
                                         const TheanoArray* const* in, int n) {
-  return theano_fail_ints(c, code, 3, msg, a, mid, b, mid2, v, tail, in, n);
+  return c->kernels->fail_ints(c, code, 3, msg, a, mid, b, mid2, v, tail, in, n);
 }
-// A failed shape rule (shape_rules.h): "<msg><rule text>[<value>]" with the
-// rule's error kind, as throw_shape_rule words it on the host.
+// A failed shape rule (shape_rules.h): "<msg><rule text>[<value>]".
 THEANO_COLD static int theano_fail_rule(TheanoContext* c, int rule, const char* msg, int64_t value,
                                         const TheanoArray* const* in, int n) {
-  const int code = theano_rule_error_kind(rule);
-  if (c->error_size <= 0) return code;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put(c, &p, theano_rule_text(rule));
-  if (theano_rule_has_value(rule)) theano_put_int(c, &p, value);
-  theano_put_input_shapes(c, &p, in, n);
-  return code;
+  return c->kernels->fail_rule(c, rule, msg, value, in, n);
 }
-// A failed allocation of a valid size (MemoryError on the host), worded as
-// out_of_memory_message (ndarray.h): "<msg>out of memory: cannot allocate
-// <bytes> bytes for an array of shape (..); input shapes: ...".
-THEANO_COLD static int theano_fail_alloc(TheanoContext* c, const char* msg, int64_t bytes, const TheanoArray* a,
-                                         const TheanoArray* const* in, int n) {
-  if (c->error_size <= 0) return THEANO_ERR_MEMORY;
-  int64_t p = 0;
-  theano_put(c, &p, msg);
-  theano_put(c, &p, "out of memory: cannot allocate ");
-  theano_put_int(c, &p, bytes);
-  theano_put(c, &p, " bytes for an array of shape ");
-  theano_put_shape(c, &p, a);
-  theano_put_input_shapes(c, &p, in, n);
-  return THEANO_ERR_MEMORY;
+// Allocates output `a` (ndim, dtype and shape set) once its size passed the
+// shared rule (shape_rules.h, as NDArray::empty checks it): a bad size or a
+// failed allocation fails with `msg`. theano_gpu_alloc_checked: in GPU memory.
+static __attribute__((noinline)) int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot,
+                                                          int64_t itemsize, const char* msg,
+                                                          const TheanoArray* const* in, int n) {
+  return c->kernels->alloc_checked(c, a, slot, itemsize, msg, in, n);
 }
-// Allocates output `a` (ndim, dtype and shape set) through the host once its
-// size passed the shared rule (shape_rules.h, as NDArray::empty checks it): a
-// bad size fails with `msg`, the rule's text and the offending value.
-static __attribute__((noinline)) int theano_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
-                                       const char* msg, const TheanoArray* const* in, int n) {
-  int64_t size = 0, bad = 0;
-  const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);
-  if (rule != THEANO_RULE_OK) return theano_fail_rule(c, rule, msg, bad, in, n);
-  const int e = c->alloc(c->host, a, slot);
-  if (e == THEANO_ERR_HOST) return e;  // the host kept the error (a slot the plan does not have)
-  if (e != 0) return theano_fail_alloc(c, msg, size * itemsize, a, in, n);
-  return 0;
-}
-// theano_alloc_checked for a GPU output: the same size rule, GPU memory.
-static __attribute__((noinline)) int theano_gpu_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot, int64_t itemsize,
-                                           const char* msg, const TheanoArray* const* in, int n) {
-  int64_t size = 0, bad = 0;
-  const int rule = theano_shape_size(a->shape, a->ndim, itemsize, &size, &bad);
-  if (rule != THEANO_RULE_OK) return theano_fail_rule(c, rule, msg, bad, in, n);
-  return c->gpu_alloc(c->host, a, slot);
+static __attribute__((noinline)) int theano_gpu_alloc_checked(TheanoContext* c, TheanoArray* a, int64_t slot,
+                                                              int64_t itemsize, const char* msg,
+                                                              const TheanoArray* const* in, int n) {
+  return c->kernels->gpu_alloc_checked(c, a, slot, itemsize, msg, in, n);
 }
 // Number of elements of an existing array: its size passed theano_shape_size
 // when it was made (NDArray, theano_alloc_checked, a view of such), so this
@@ -408,7 +302,8 @@ static inline float pow(float x, float y) { return powf(x, y); }
 std::string_view prelude() {
   static const std::string text =
       std::string(kPreludeHead) + std::string(kHostSpecials) + std::string(kernel_text("shape_rules.h")) +
-      std::string(kernel_text("scalar_convert.h")) + kThunkAbiText + std::string(kPreludeTail) +
+      std::string(kernel_text("scalar_convert.h")) + kThunkAbiText + std::string(kernel_text("host_kernels.h")) +
+      std::string(kPreludeTail) +
       std::string(kLibmPrototypes) + std::string(kPreludeTail2) + std::string(kernel_text("scalar_math.h")) +
       std::string(kFloatLibm);
   return text;

@@ -14,8 +14,12 @@
  * time of each of W11's (the units now embed linalg_call.h only: the call
  * record and its small helpers); sort.h's sort and argsort of one dtype
  * (radix, intro- and heapsort) about a third of W12's unit's Clang time.
+ * The error reports and the checked allocation that every unit calls (the
+ * first nine entries) were most of a small unit's -O2 time: one addition,
+ * 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every
+ * unit reaches the table.
  *
- * The entries are the functions perform calls: the host fills the table
+ * The kernel entries are the functions perform calls: the host fills the table
  * with their addresses (codegen/src/run/host_kernels.cpp), so the compiler
  * checks every signature below against the kernels'. The layout is part
  * of the prelude's text and so of every cache key; a cached object calls the
@@ -30,6 +34,8 @@
 
 struct TheanoConvGeom;
 struct TheanoLaCall;
+struct TheanoContext;
+struct TheanoArray;
 
 /* conv.h's algorithms over images [n0, n1): (g, n0, n1, a, a's element
  * strides, b, b's element strides, out, scratch); and its pack (a strided
@@ -56,6 +62,25 @@ struct TheanoLaCall;
   void (*argsort_##S)(const char*, int64_t, char*, int64_t, int64_t);
 
 struct TheanoHostKernels {
+  /* Every unit's error reports and checked allocations (the prelude's
+   * theano_fail* and theano_alloc_checked forward to these): each writes
+   * its message into the context's error buffer and returns the error
+   * code, as codegen/src/run/unit_errors.cpp says. */
+  int (*fail)(struct TheanoContext*, int, const char*, const struct TheanoArray* const*, int);
+  int (*fail_broadcast)(struct TheanoContext*, int, const char*, int64_t, int64_t, int64_t,
+                        const struct TheanoArray* const*, int);
+  int (*fail_ints)(struct TheanoContext*, int, int, const char*, int64_t, const char*, int64_t, const char*, int64_t,
+                   const char*, const struct TheanoArray* const*, int);
+  int (*fail_rule)(struct TheanoContext*, int, const char*, int64_t, const struct TheanoArray* const*, int);
+  int (*alloc_checked)(struct TheanoContext*, struct TheanoArray*, int64_t, int64_t, const char*,
+                       const struct TheanoArray* const*, int);
+  int (*gpu_alloc_checked)(struct TheanoContext*, struct TheanoArray*, int64_t, int64_t, const char*,
+                           const struct TheanoArray* const*, int);
+  /* A scan's error reports (codegen/src/emit/scan_lowering.cpp's forwarders). */
+  int (*scan_fail_shape)(struct TheanoContext*, const char*, int64_t, int64_t, const struct TheanoArray*,
+                         const char*, const struct TheanoArray*, const char*);
+  int (*scan_fail_rows)(struct TheanoContext*, const char*, int64_t, int64_t, int64_t, int64_t, int64_t);
+  int (*scan_step_error)(struct TheanoContext*, int, const char*, int64_t);
   THEANO_HOST_CONV_ENTRIES(float, f32)
   THEANO_HOST_CONV_ENTRIES(double, f64)
   /* linalg_call.h's shape rule: the outputs' shapes into the call record. */

@@ -100,7 +100,8 @@ class JitLoader {
   LoadedModule load(std::string_view object, std::string_view name_hint, const std::string& key);
   /// A shared library (detail::link_shared_object's bytes, already verified
   /// by the caller) loaded with dlopen from a sealed memfd, RTLD_NOW |
-  /// RTLD_LOCAL, after the runtime libraries were opened RTLD_GLOBAL; shared
+  /// RTLD_LOCAL, after the runtime libraries it may need were opened
+  /// RTLD_GLOBAL (libmvec only when the library names a _ZGV symbol); shared
   /// by `key` as load() is. Creates no ORC session. Throws LoadError naming
   /// the module and dlopen's reason (an undefined symbol, a kernel refusing
   /// executable memfds): the caller may then load the object instead.

@@ -11,6 +11,7 @@
 #include <theano/theano.hpp>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../codegen/src/compile/clang_driver.h"
 #include "compiledir_test_util.h"
 #include "stderr_capture.h"
 #include "test_util.h"
@@ -218,6 +220,36 @@ TEST_SUITE("compile cache with the JIT") {
     CHECK(second == "cache=hit compiles=0 hits=0 ok=1");
     const std::string other = run_child(cd, "2.5");  // another constant: another entry
     CHECK(other == "cache=miss compiles=1 hits=0 ok=1");
+  }
+
+  TEST_CASE("a process started on another core finds the function record of one started on the first") {
+    // The host's identity in every key comes from the CPUID leaves glibc
+    // read at start-up (clang_driver.h, x86_cpuid_fingerprint), which
+    // include the starting core's APIC id: masked, or a process started
+    // elsewhere would miss every record and object.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    if (cpus.size() < 2) {
+      MESSAGE("skipped: this process may run on one core only");
+      return;
+    }
+    TempDir d;
+    const fs::path cd = d.path / "cd";
+    auto on_core = [&](int cpu) {
+      const Ran r = run_argv(cd, {"taskset", "-c", std::to_string(cpu), THEANO_CACHE_CHILD, "3.5"}, d.path);
+      REQUIRE_MESSAGE(r.status == 0, r.err);
+      return r.out;
+    };
+    CHECK(on_core(cpus[0]).find("cache=miss compiles=1") != std::string::npos);
+    const std::string second = on_core(cpus[1]);
+    CHECK(second.find("cache=hit compiles=0") != std::string::npos);
+    CHECK(second.find("record=1") != std::string::npos);
+    if (!codegen::detail::x86_cpuid_fingerprint().empty())
+      CHECK(codegen::compiler_identity().find("features=x86-cpuid:") != std::string::npos);
   }
 
   TEST_CASE("the first process links a shared library, the next loads it with no JIT session at all") {

@@ -23,9 +23,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+
+#include <llvm/Config/llvm-config.h>
+
+#if defined(__x86_64__) && defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+#include <cpuid.h>
+#include <sys/platform/x86.h>
+#define THEANO_HAVE_GLIBC_CPUID 1
+#endif
 
 #ifndef THEANO_CLANG_DRIVER_DEFAULT
 #define THEANO_CLANG_DRIVER_DEFAULT "/usr/lib/llvm-19/bin/clang++"
@@ -140,11 +150,61 @@ std::vector<std::string> ClangCompiler::cc1_args() const {
   return detail::driver_result(options_, nullptr)->cc1;
 }
 
+std::string detail::x86_cpuid_fingerprint() {
+#if defined(THEANO_HAVE_GLIBC_CPUID) && LLVM_VERSION_MAJOR == 19
+  // Per glibc index: the registers (eax, ebx, ecx, edx) kept; 0 masks one
+  // that describes the core or the OS's sizes, not the CPU's features.
+  struct Leaf {
+    unsigned index;
+    std::uint32_t keep[4];
+  };
+  static constexpr Leaf kLeaves[] = {
+      {CPUID_INDEX_1, {0x0FFF3FF0u, 0, ~0u, ~0u}},  // family/model (no stepping), features; ebx: APIC id, counts
+      {CPUID_INDEX_7, {~0u, ~0u, ~0u, ~0u}},
+      {CPUID_INDEX_80000001, {~0u, 0, ~0u, ~0u}},  // ebx: brand / package
+      {CPUID_INDEX_D_ECX_1, {~0u, 0, ~0u, ~0u}},   // ebx: the XSAVE area's size (XCR0 below)
+      {CPUID_INDEX_80000007, {0, 0, 0, ~0u}},
+      {CPUID_INDEX_80000008, {0, ~0u, 0, 0}},      // eax: address sizes; ecx: core count
+      {CPUID_INDEX_7_ECX_1, {~0u, ~0u, ~0u, ~0u}},
+      {CPUID_INDEX_19, {~0u, ~0u, ~0u, ~0u}},
+      {CPUID_INDEX_14_ECX_0, {~0u, ~0u, ~0u, ~0u}},
+  };
+  unsigned max_leaf = 0, vendor[3] = {0, 0, 0};
+  if (!__get_cpuid(0, &max_leaf, &vendor[0], &vendor[2], &vendor[1])) return {};
+  const cpuid_feature* leaf7_1 = __x86_get_cpuid_feature_leaf(CPUID_INDEX_7_ECX_1);
+  if (leaf7_1->cpuid_array[3] & (1u << 19)) return {};  // AVX10: LLVM reads leaf 0x24 too
+  std::string fp = "x86-cpuid:";
+  char word[10];
+  auto put = [&](std::uint32_t v) {
+    std::snprintf(word, sizeof word, "%08x", v);
+    fp += word;
+  };
+  put(max_leaf);
+  for (unsigned v : vendor) put(v);
+  for (const Leaf& l : kLeaves) {
+    const cpuid_feature* f = __x86_get_cpuid_feature_leaf(l.index);
+    fp += '.';
+    for (int r = 0; r < 4; ++r) put(f->cpuid_array[r] & l.keep[r]);
+    for (int r = 0; r < 4; ++r) put(f->active_array[r]);
+  }
+  std::uint32_t xcr0_lo = 0, xcr0_hi = 0;
+  if (__x86_get_cpuid_feature_leaf(CPUID_INDEX_1)->cpuid_array[2] & (1u << 27))  // OSXSAVE
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  fp += '.';
+  put(xcr0_hi);
+  put(xcr0_lo);
+  return fp;
+#else
+  return {};
+#endif
+}
+
 namespace {
 
 /// What identity() says about this host and this build of Clang, the same
-/// for every flag set: asked of LLVM once per process (the host's CPU
-/// features alone cost about 0.1 ms, and a warm process keys two flag sets).
+/// for every flag set: asked once per process (a warm process keys two flag
+/// sets). The features are detail::x86_cpuid_fingerprint() where it can say them,
+/// else LLVM's list (0.1-0.2 ms of CPUID instructions in a VM).
 struct HostIdentity {
   std::string prefix;  ///< clang version, pipeline, driver path, triple
   std::string native_cpu, native_features;
@@ -156,6 +216,8 @@ const HostIdentity& host_identity() {
     h.prefix = "clang=" + clang_version() + "\npipeline=" + std::to_string(detail::kPipelineVersion) +
                "\ndriver=" + clang_driver_path() + "\ntriple=" + llvm::sys::getDefaultTargetTriple();
     h.native_cpu = llvm::sys::getHostCPUName().str();
+    h.native_features = detail::x86_cpuid_fingerprint();
+    if (!h.native_features.empty()) return h;
     std::vector<std::string> features;
     for (const auto& [name, on] : llvm::sys::getHostCPUFeatures()) features.push_back((on ? "+" : "-") + name.str());
     std::sort(features.begin(), features.end());

@@ -20,12 +20,31 @@ namespace theano::codegen::detail {
 /// libmvec table. Part of the compiler identity (so of every cache key): bump
 /// it whenever either changes the machine code, or cached objects built the
 /// old way keep being loaded.
-inline constexpr int kPipelineVersion = 3;  // 3: no LLVM libmvec table (AVX2 calls on SSE targets)
+/// 4: 512-bit vectors legal where the AVX-512 libmvec variants are offered
+/// (their calls passed ymm halves on CPUs preferring 256-bit vectors);
+/// 3: no LLVM libmvec table (AVX2 calls on SSE targets).
+inline constexpr int kPipelineVersion = 4;
 
 /// The virtual directory the in-memory source lives in.
 inline constexpr const char* kVirtualDir = "/__theano_jit__/";
 /// The input path the driver is run with; replaced by the real virtual name per compile.
 inline constexpr const char* kDriverInput = "/__theano_jit__/__input__.cpp";
+
+/// The host CPU's features for the compiler identity, without executing the
+/// ~20 CPUID instructions LLVM's getHostCPUFeatures does (each traps to the
+/// hypervisor in a VM: about 10 us here, 0.1-0.2 ms of every warm start).
+/// "x86-cpuid:" and the hex of: the vendor and highest leaf (one CPUID), the
+/// leaves glibc read at process start (__x86_get_cpuid_feature_leaf: 1, 7.0,
+/// 7.1, 0xd.1, 0x14, 0x19, 0x80000001, 0x80000007, 0x80000008), raw and as
+/// glibc found them usable, with the fields that describe the core rather
+/// than the CPU masked out (stepping, APIC id, counts, sizes), and XCR0
+/// (XGETBV: the register states the OS enables). Those are every input of
+/// LLVM 19's x86 host features, so equal fingerprints mean equal
+/// -march=native features (the converse need not hold: more keys, never a
+/// shared one). Empty where that cannot be said: not x86-64 with glibc 2.33+,
+/// another LLVM major, or a CPU with AVX10 (LLVM also reads leaf 0x24); the
+/// identity then lists LLVM's features.
+std::string x86_cpuid_fingerprint();
 
 struct DriverResult {
   std::vector<std::string> cc1;  ///< cc1 args, first is "-cc1"

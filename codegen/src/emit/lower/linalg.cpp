@@ -19,11 +19,9 @@
 namespace theano::codegen::lower {
 
 // What the C++ lowering and the GPU lowering's host side embed: the call
-// record with its small helpers, and the host's table, through which they
-// call the rule, the workspace query and the run (linalg.h).
-void need_linalg_kernels(NodeLowering& L) {
-  L.need("linalg call", kernel_text("linalg_call.h"));  // the host's table is in the prelude
-}
+// record with its small helpers. They call the rule, the workspace query and
+// the run (linalg.h) through the host's table, which every prelude embeds.
+void need_linalg_kernels(NodeLowering& L) { L.need("linalg call", kernel_text("linalg_call.h")); }
 namespace {
 
 namespace LA = tensor::linalg;

@@ -4,6 +4,7 @@
 /// and compiles from several threads at once.
 #include <theano/codegen/clang_compiler.h>
 
+#include "../../codegen/src/compile/pass_gate.h"
 #include "codegen/jit_test_util.h"
 #include "test_util.h"
 
@@ -105,6 +106,42 @@ TEST_CASE("ClangCompiler: exp loops vectorize through libmvec") {
   generic.march.clear();
   auto generic_asm = ClangCompiler(generic).emit_assembly(theano_test::exp_source()).bytes;
   CHECK(generic_asm.find("_ZGVbN2v_exp") != std::string::npos);
+}
+
+TEST_CASE("ClangCompiler: Loop Strength Reduction is skipped, on every code generation path") {
+  // pass_gate.h: the gate on each module's context refuses LSR by its pass
+  // name. The count rises only if LLVM still asks the gate under that name,
+  // so a renamed pass (LSR silently back on) fails here.
+  const std::string src = R"(
+extern "C" void strided_sum(const char* x, long s0, long s1, long n0, long n1, double* out) {
+  double a = 0;
+  for (long i = 0; i < n0; ++i)
+    for (long j = 0; j < n1; ++j) a += *(const double*)(x + i * s0 + j * s1);
+  *out = a;
+}
+extern "C" void twice(double* y, const double* x, long n) {
+  for (long k = 0; k < n; ++k) y[k] = 2 * x[k];
+}
+)";
+  auto refused = [] { return theano::codegen::detail::skipped_loop_strength_reductions(); };
+  SUBCASE("one object") {
+    const auto before = refused();
+    CHECK(is_elf_relocatable(ClangCompiler().compile(src).bytes));
+    CHECK(refused() > before);
+  }
+  SUBCASE("code generation split over two threads, each part in its own context") {
+    CompileOptions o;
+    o.codegen_threads = 2;
+    const auto before = refused();
+    CHECK(!ClangCompiler(o).compile(src).bytes.empty());
+    // two loops in strided_sum, at least two (vector body, remainder) in twice
+    CHECK(refused() >= before + 4);
+  }
+  SUBCASE("assembly") {
+    const auto before = refused();
+    CHECK(ClangCompiler().emit_assembly(src).bytes.find("strided_sum") != std::string::npos);
+    CHECK(refused() > before);
+  }
 }
 
 TEST_CASE("ClangCompiler: a compile error throws CompileError with diagnostics and the kept source") {

@@ -19,6 +19,7 @@
 /// with a TargetMachine for the exact CPU, and a library table that knows
 /// every vector variant glibc's libmvec exports (vector_math.h).
 #include "clang_driver.h"
+#include "pass_gate.h"
 #include "vector_math.h"
 
 #include <theano/runtime/thread_pool.h>
@@ -169,6 +170,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
 /// Assembly text of the optimized module `m`.
 std::string generate_assembly(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt) {
   std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
+  detail::install_pass_gate(m.getContext());
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
@@ -187,6 +189,7 @@ std::vector<std::string> generate_objects(llvm::Module& m, const clang::Compiler
   const std::string triple = m.getTargetTriple();
   auto emit = [&](llvm::Module& part, std::string& out) {
     std::unique_ptr<llvm::TargetMachine> tm = target_machine(triple, inv, opt);
+    detail::install_pass_gate(part.getContext());
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager pm;

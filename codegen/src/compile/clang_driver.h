@@ -16,14 +16,15 @@
 namespace theano::codegen::detail {
 
 /// The version of the code clang_compiler.cpp makes from a given source and
-/// flag set beyond what Clang decides: its -O pipeline and vector_math.cpp's
-/// libmvec table. Part of the compiler identity (so of every cache key): bump
-/// it whenever either changes the machine code, or cached objects built the
-/// old way keep being loaded.
+/// flag set beyond what Clang decides: its -O pipeline, vector_math.cpp's
+/// libmvec table and pass_gate.h's skipped passes. Part of the compiler
+/// identity (so of every cache key): bump it whenever one of them changes the
+/// machine code, or cached objects built the old way keep being loaded.
+/// 5: no Loop Strength Reduction (pass_gate.h);
 /// 4: 512-bit vectors legal where the AVX-512 libmvec variants are offered
 /// (their calls passed ymm halves on CPUs preferring 256-bit vectors);
 /// 3: no LLVM libmvec table (AVX2 calls on SSE targets).
-inline constexpr int kPipelineVersion = 4;
+inline constexpr int kPipelineVersion = 5;
 
 /// The virtual directory the in-memory source lives in.
 inline constexpr const char* kVirtualDir = "/__theano_jit__/";

@@ -1,12 +1,13 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
-/// allocation (unit_errors.h) and conv.h's, linalg.h's and sort.h's
+/// allocation (unit_errors.h) and blas_calls.h's, conv.h's, linalg.h's and sort.h's
 /// functions, the text perform runs, compiled here once; assigning each to
 /// its entry checks its signature.
 #include "host_kernels.h"
 
 #include "unit_errors.h"
 
+#include <theano/runtime/kernels/blas_calls.h>
 #include <theano/runtime/kernels/conv.h>
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/linalg.h>
@@ -58,6 +59,14 @@ const TheanoHostKernels* host_kernels() {
       .argsort_u16 = &theano_argsort_u16,
       .sort_u8 = &theano_sort_u8,
       .argsort_u8 = &theano_argsort_u8,
+      .blas_gemm_f32 = &theano_blas_gemm_f32,
+      .blas_gemv_f32 = &theano_blas_gemv_f32,
+      .blas_ger_f32 = &theano_blas_ger_f32,
+      .blas_dot_f32 = &theano_blas_dot_f32,
+      .blas_gemm_f64 = &theano_blas_gemm_f64,
+      .blas_gemv_f64 = &theano_blas_gemv_f64,
+      .blas_ger_f64 = &theano_blas_ger_f64,
+      .blas_dot_f64 = &theano_blas_dot_f64,
   };
   return &table;
 }

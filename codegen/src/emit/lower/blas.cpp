@@ -2,13 +2,12 @@
 // combination, any dtypes), Dot22, Gemm, Gemv and Ger, following the performs
 // in compiler/src/tensor/blas/ (blas_kernels.cpp holds the numeric rules).
 //
-// float32/float64 operands of the output's dtype go to OpenBLAS through the
-// prelude's cblas_* prototypes when their layouts allow it (perform's rule,
-// theano/runtime/kernels/blas_layout.h; a column-major output is handled by
-// computing its transpose). Other layouts (negative, zero or non-unit inner strides) use
-// plain loops with a double accumulator, as generated code has no scratch
-// allocator for a contiguous copy; they agree with perform within rounding.
-// Integer and bool Dot use exact loops (wrapping like perform's add_wrap /
+// float32/float64 operands of the output's dtype: the host's BLAS calls
+// (theano/runtime/kernels/blas_calls.h, compiled once into the host and
+// reached through ctx->kernels): OpenBLAS when perform's layout rule allows
+// (blas_layout.h; a column-major output is handled by computing its
+// transpose), else plain loops with a double accumulator; they agree with
+// perform within rounding. Integer and bool Dot use exact loops (wrapping like perform's add_wrap /
 // mul_wrap, computed in uint64_t and truncated). Special cases as in perform:
 // alpha == 0 or an empty inner dimension only scales by beta, and beta == 0
 // never reads the old values. An inplace op whose other operand overlaps the
@@ -27,30 +26,13 @@
 
 namespace theano::codegen::lower {
 
-// The layout rule itself is theano/runtime/kernels/blas_layout.h (perform's
-// rule, embedded before kLayout by need_blas_layout): generated code takes its
-// loops for THEANO_BLAS_COPY and THEANO_BLAS_TOO_BIG alike.
+// The layout rule and its short forms (theano_blas_matrix, ...) are
+// theano/runtime/kernels/blas_layout.h (perform's rule, embedded before
+// kLayout by need_blas_layout, for the inplace checks here and the CUDA
+// lowering's cuBLAS calls).
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
-
-constexpr std::string_view kLayout = R"(// 1 with *trans and *ld set when BLAS reads the m x k operand with byte
-// strides (s0, s1) in place (blas_layout.h's rule), else 0 (plain loops).
-static inline int theano_blas_matrix(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
-                                     int* ld) {
-  int64_t bad;
-  return theano_blas_matrix_rule(m, k, s0, s1, item, trans, ld, &bad) == THEANO_BLAS_DIRECT;
-}
-// A vector of n elements with byte stride s: 1 with *inc set when BLAS can read it.
-static inline int theano_blas_vector(int64_t n, int64_t s, int64_t item, int* inc) {
-  int64_t bad;
-  return theano_blas_vector_rule(n, s, item, inc, &bad) == THEANO_BLAS_DIRECT;
-}
-static inline int theano_blas_flip(int t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; }
-// Whether the memory spans of a and b (elements of `item` bytes) overlap.
+constexpr std::string_view kLayout = R"(// Whether the memory spans of a and b (elements of `item` bytes) overlap.
 static inline bool theano_overlap(const TheanoArray* a, const TheanoArray* b, int64_t item) {
   if (theano_size(a) == 0 || theano_size(b) == 0) return false;
   const char* alo = a->data;
@@ -79,118 +61,12 @@ static int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const Thean
 }
 )";
 
-// $T: the C type, $p: the CBLAS prefix (d / s).
-constexpr std::string_view kKernels = R"(// c (n elements, byte stride s) <- beta * c; beta == 0 clears without reading.
-static void theano_scale_$T(int64_t n, char* c, int64_t s, double beta) {
-  if (beta == 1) return;
-  const $T b = ($T)beta;
-  for (int64_t i = 0; i < n; ++i, c += s) *($T*)c = beta == 0 ? ($T)0 : *($T*)c * b;
-}
-// C (m x n) <- alpha * A (m x k) . B (k x n) + beta * C (beta == 0: C not read).
-static void theano_gemm_$T(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
-                           const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0,
-                           int64_t cs1) {
-  if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0) {
-    for (int64_t i = 0; i < m; ++i) theano_scale_$T(n, c + i * cs0, cs1, beta);
-    return;
-  }
-  const int64_t item = (int64_t)sizeof($T);
-  int ta, tb, tc, lda, ldb, ldc;
-  if (theano_blas_matrix(m, k, as0, as1, item, &ta, &lda) && theano_blas_matrix(k, n, bs0, bs1, item, &tb, &ldb) &&
-      theano_blas_matrix(m, n, cs0, cs1, item, &tc, &ldc)) {
-    if (tc == CblasNoTrans)
-      cblas_$pgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, ($T)alpha, (const $T*)a, lda, (const $T*)b, ldb,
-                   ($T)beta, ($T*)c, ldc);
-    else  // a column-major C: compute C^T = B^T . A^T
-      cblas_$pgemm(CblasRowMajor, theano_blas_flip(tb), theano_blas_flip(ta), (int)n, (int)m, (int)k, ($T)alpha,
-                   (const $T*)b, ldb, (const $T*)a, lda, ($T)beta, ($T*)c, ldc);
-    return;
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      const char* pa = a + i * as0;
-      const char* pb = b + j * bs1;
-      for (int64_t p = 0; p < k; ++p, pa += as1, pb += bs0) acc += (double)*(const $T*)pa * (double)*(const $T*)pb;
-      $T* pc = ($T*)(c + i * cs0 + j * cs1);
-      double r = alpha * acc;
-      if (beta != 0) r += beta * (double)*pc;
-      *pc = ($T)r;
-    }
-  }
-}
-// y (m) <- alpha * A (m x n) . x (n) + beta * y (beta == 0: y not read).
-static void theano_gemv_$T(int64_t m, int64_t n, double alpha, const char* a, int64_t as0, int64_t as1,
-                           const char* x, int64_t xs, double beta, char* y, int64_t ys) {
-  if (m == 0) return;
-  if (n == 0 || alpha == 0) {
-    theano_scale_$T(m, y, ys, beta);
-    return;
-  }
-  const int64_t item = (int64_t)sizeof($T);
-  int ta, lda, incx, incy;
-  if (theano_blas_matrix(m, n, as0, as1, item, &ta, &lda) && theano_blas_vector(n, xs, item, &incx) &&
-      theano_blas_vector(m, ys, item, &incy)) {
-    // The stored (row-major) dimensions of A: a transposed layout swaps them.
-    const int sm = (int)(ta == CblasNoTrans ? m : n), sn = (int)(ta == CblasNoTrans ? n : m);
-    cblas_$pgemv(CblasRowMajor, ta, sm, sn, ($T)alpha, (const $T*)a, lda, (const $T*)x, incx, ($T)beta, ($T*)y,
-                 incy);
-    return;
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    double acc = 0;
-    const char* pa = a + i * as0;
-    const char* px = x;
-    for (int64_t p = 0; p < n; ++p, pa += as1, px += xs) acc += (double)*(const $T*)pa * (double)*(const $T*)px;
-    $T* py = ($T*)(y + i * ys);
-    double r = alpha * acc;
-    if (beta != 0) r += beta * (double)*py;
-    *py = ($T)r;
-  }
-}
-// A (m x n) <- A + alpha * outer(x (m), y (n)).
-static void theano_ger_$T(int64_t m, int64_t n, double alpha, const char* x, int64_t xs, const char* y, int64_t ys,
-                          char* a, int64_t as0, int64_t as1) {
-  if (m == 0 || n == 0 || alpha == 0) return;
-  const int64_t item = (int64_t)sizeof($T);
-  int ta, lda, incx, incy;
-  if (theano_blas_vector(m, xs, item, &incx) && theano_blas_vector(n, ys, item, &incy) &&
-      theano_blas_matrix(m, n, as0, as1, item, &ta, &lda)) {
-    if (ta == CblasNoTrans)
-      cblas_$pger(CblasRowMajor, (int)m, (int)n, ($T)alpha, (const $T*)x, incx, (const $T*)y, incy, ($T*)a, lda);
-    else  // a column-major A: A^T += alpha * outer(y, x)
-      cblas_$pger(CblasRowMajor, (int)n, (int)m, ($T)alpha, (const $T*)y, incy, (const $T*)x, incx, ($T*)a, lda);
-    return;
-  }
-  const $T al = ($T)alpha;
-  for (int64_t i = 0; i < m; ++i) {
-    const $T xi = *(const $T*)(x + i * xs);
-    for (int64_t j = 0; j < n; ++j) {
-      $T* pa = ($T*)(a + i * as0 + j * as1);
-      *pa = *pa + al * (xi * *(const $T*)(y + j * ys));
-    }
-  }
-}
-// The inner product of x and y (n elements each).
-static double theano_dot_$T(int64_t n, const char* x, int64_t xs, const char* y, int64_t ys) {
-  const int64_t item = (int64_t)sizeof($T);
-  int incx, incy;
-  if (n > 0 && theano_blas_vector(n, xs, item, &incx) && theano_blas_vector(n, ys, item, &incy))
-    return (double)cblas_$pdot((int)n, (const $T*)x, incx, (const $T*)y, incy);
-  double acc = 0;
-  for (int64_t i = 0; i < n; ++i, x += xs, y += ys) acc += (double)*(const $T*)x * (double)*(const $T*)y;
-  return acc;
-}
-)";
-
-/// Emits the support code for float dtype `d` and returns its C type.
+/// The suffix of float dtype `d`'s entries in the host's BLAS calls
+/// (blas_calls.h through TheanoHostKernels: ctx->kernels->blas_gemm_f64, ...),
+/// after embedding the layout helpers the inplace checks use.
 std::string need_kernels(NodeLowering& L, DType d) {
   need_blas_layout(L);
-  const std::string t = c_type(d);
-  const std::string p = d == DType::Float64 ? "d" : "s";
-  L.need("blas kernels " + t, replace_all(replace_all(std::string(kKernels), "$T", t), "$p", p));
-  return t;
+  return d == DType::Float64 ? "f64" : "f32";
 }
 
 bool blas_dtype(DType d) { return d == DType::Float32 || d == DType::Float64; }
@@ -247,19 +123,19 @@ void lower_dot(NodeLowering& L) {
   if (blas_dtype(od) && dx == od && dy == od) {
     const std::string t = need_kernels(L, od);
     if (ndx == 1 && ndy == 1) {
-      w.line("*(" + ot + "*)o0->data = (" + ot + ")theano_dot_" + t +
+      w.line("*(" + ot + "*)o0->data = (" + ot + ")ctx->kernels->blas_dot_" + t +
              "(k, x0->data, x0->strides[0], x1->data, x1->strides[0]);");
     } else if (ndx == 2 && ndy == 1) {
-      w.line("theano_gemv_" + t +
+      w.line("ctx->kernels->blas_gemv_" + t +
              "(m, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], 0.0, o0->data, "
              "o0->strides[0]);");
     } else if (ndx == 1) {
       // x . Y = Y^T . x
-      w.line("theano_gemv_" + t +
+      w.line("ctx->kernels->blas_gemv_" + t +
              "(n, k, 1.0, x1->data, x1->strides[1], x1->strides[0], x0->data, x0->strides[0], 0.0, o0->data, "
              "o0->strides[0]);");
     } else {
-      w.line("theano_gemm_" + t +
+      w.line("ctx->kernels->blas_gemm_" + t +
              "(m, n, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], x1->strides[1], "
              "0.0, o0->data, o0->strides[0], o0->strides[1]);");
     }
@@ -306,7 +182,7 @@ void lower_dot22(NodeLowering& L) {
   w.line("o0->shape[0] = m;");
   w.line("o0->shape[1] = n;");
   w.line(L.alloc(0));
-  w.line("theano_gemm_" + t +
+  w.line("ctx->kernels->blas_gemm_" + t +
          "(m, n, k, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], x1->strides[1], 0.0, "
          "o0->data, o0->strides[0], o0->strides[1]);");
   w.line("return 0;");
@@ -322,7 +198,7 @@ void lower_gemm(NodeLowering& L) {
   emit_output_from(L, 0, op.inplace(), "beta != 0");
   emit_unaliased(L, 2, op.inplace(), "X");
   emit_unaliased(L, 3, op.inplace(), "Y");
-  w.line("theano_gemm_" + t +
+  w.line("ctx->kernels->blas_gemm_" + t +
          "(m, n, k, alpha, X->data, X->strides[0], X->strides[1], Y->data, Y->strides[0], Y->strides[1], beta, "
          "o0->data, o0->strides[0], o0->strides[1]);");
   w.line("return 0;");
@@ -338,7 +214,7 @@ void lower_gemv(NodeLowering& L) {
   emit_output_from(L, 0, op.inplace(), "beta != 0");
   emit_unaliased(L, 2, op.inplace(), "A");
   emit_unaliased(L, 3, op.inplace(), "X");
-  w.line("theano_gemv_" + t +
+  w.line("ctx->kernels->blas_gemv_" + t +
          "(m, n, alpha, A->data, A->strides[0], A->strides[1], X->data, X->strides[0], beta, o0->data, "
          "o0->strides[0]);");
   w.line("return 0;");
@@ -354,13 +230,13 @@ void lower_ger(NodeLowering& L) {
   emit_output_from(L, 0, op.destructive(), "1");
   emit_unaliased(L, 2, op.destructive(), "X");
   emit_unaliased(L, 3, op.destructive(), "Y");
-  w.line("theano_ger_" + t +
+  w.line("ctx->kernels->blas_ger_" + t +
          "(m, n, alpha, X->data, X->strides[0], Y->data, Y->strides[0], o0->data, o0->strides[0], o0->strides[1]);");
   w.line("return 0;");
 }
 
 // BatchedDot (batched_dot.cpp's perform): the shape rule of
-// batched_dot_rules.h with its messages, then one theano_gemm_<T> per batch
+// batched_dot_rules.h with its messages, then one blas_gemm_<T> per batch
 // item (BLAS in place by the layout rule, else the plain loops), the item's
 // views being the operands' pointers advanced by their batch strides.
 void lower_batched_dot(NodeLowering& L) {
@@ -374,7 +250,7 @@ void lower_batched_dot(NodeLowering& L) {
   w.line("const int64_t oa = theano_batch_offset(" + nd + ", o0->shape, x0->shape, x0->strides, i);");
   w.line("const int64_t ob = theano_batch_offset(" + nd + ", o0->shape, x1->shape, x1->strides, i);");
   w.line("const int64_t oo = theano_batch_offset(" + nd + ", o0->shape, o0->shape, o0->strides, i);");
-  w.line("theano_gemm_" + t +
+  w.line("ctx->kernels->blas_gemm_" + t +
          "(m, n, k, 1.0, x0->data + oa, as0, as1, x1->data + ob, bs0, bs1, 0.0, o0->data + oo, os0, os1);");
   w.close();
   w.line("return 0;");

@@ -380,10 +380,11 @@ void add_kernel_form_lowerings(LoweringTable& t);
 /// The LAPACK-backed linear algebra ops' one C++ lowering (emit/lower/linalg.cpp).
 void add_linalg_lowerings(LoweringTable& t);
 
-/// The host support function theano_blas_matrix (emit/lower/blas.cpp): whether
-/// BLAS reads an m x k operand with byte strides (s0, s1) in place, with
-/// which row-major transpose flag and leading dimension. The CPU BLAS
-/// lowerings and the GPU ones (cuBLAS, emit/lower/gpu_blas.cpp) share it.
+/// Embeds blas_layout.h (theano_blas_matrix: whether BLAS reads an m x k
+/// operand with byte strides (s0, s1) in place, with which row-major
+/// transpose flag and leading dimension) and emit/lower/blas.cpp's overlap
+/// and scratch-copy helpers. The CPU BLAS lowerings and the GPU ones
+/// (cuBLAS, emit/lower/gpu_blas.cpp) share it.
 void need_blas_layout(NodeLowering& L);
 
 /// The convolution ops' shared host part (emit/lower/conv.cpp), for the C++

@@ -108,4 +108,19 @@ static inline int theano_blas_vector_rule(int64_t n, int64_t s, int64_t item, in
   return THEANO_BLAS_DIRECT;
 }
 
+/* The callers' short forms (blas_calls.h, the CUDA lowering's cuBLAS calls):
+ * 1 with *trans and *ld (or *inc) set when BLAS reads the operand in place,
+ * 0 where they loop instead (THEANO_BLAS_COPY and THEANO_BLAS_TOO_BIG alike);
+ * and the other transpose flag. */
+static inline int theano_blas_matrix(int64_t m, int64_t k, int64_t s0, int64_t s1, int64_t item, int* trans,
+                                     int* ld) {
+  int64_t bad;
+  return theano_blas_matrix_rule(m, k, s0, s1, item, trans, ld, &bad) == THEANO_BLAS_DIRECT;
+}
+static inline int theano_blas_vector(int64_t n, int64_t s, int64_t item, int* inc) {
+  int64_t bad;
+  return theano_blas_vector_rule(n, s, item, inc, &bad) == THEANO_BLAS_DIRECT;
+}
+static inline int theano_blas_flip(int t) { return t == THEANO_BLAS_NO_TRANS ? THEANO_BLAS_TRANS : THEANO_BLAS_NO_TRANS; }
+
 #endif /* THEANO_RUNTIME_BLAS_LAYOUT_H */

@@ -13,13 +13,16 @@
  * linalg_expm.h and linalg_gpu.h behind it) were about two thirds of the -O
  * time of each of W11's (the units now embed linalg_call.h only: the call
  * record and its small helpers); sort.h's sort and argsort of one dtype
- * (radix, intro- and heapsort) about a third of W12's unit's Clang time.
- * The error reports and the checked allocation that every unit calls (the
+ * (radix, intro- and heapsort) about a third of W12's unit's Clang time;
+ * the BLAS ops' calls (blas_calls.h: the layout rule, the OpenBLAS call and
+ * the loops for other layouts) 3-7% of the Clang work of every unit with a
+ * dot. The error reports and the checked allocation that every unit calls (the
  * first nine entries) were most of a small unit's -O2 time: one addition,
  * 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every
  * unit reaches the table.
  *
- * The kernel entries are the functions perform calls: the host fills the table
+ * The kernel entries are the functions perform calls (the BLAS entries: the
+ * lowerings' own, blas_calls.h): the host fills the table
  * with their addresses (codegen/src/run/host_kernels.cpp), so the compiler
  * checks every signature below against the kernels'. The layout is part
  * of the prelude's text and so of every cache key; a cached object calls the
@@ -61,6 +64,17 @@ struct TheanoArray;
   void (*sort_##S)(const char*, int64_t, char*, int64_t, int64_t); \
   void (*argsort_##S)(const char*, int64_t, char*, int64_t, int64_t);
 
+/* blas_calls.h's: the BLAS ops' gemm, gemv, ger and dot on byte strides
+ * (OpenBLAS where the layout rule allows, else loops). */
+#define THEANO_HOST_BLAS_ENTRIES(S)                                                                             \
+  void (*blas_gemm_##S)(int64_t, int64_t, int64_t, double, const char*, int64_t, int64_t, const char*, int64_t, \
+                        int64_t, double, char*, int64_t, int64_t);                                              \
+  void (*blas_gemv_##S)(int64_t, int64_t, double, const char*, int64_t, int64_t, const char*, int64_t, double,  \
+                        char*, int64_t);                                                                        \
+  void (*blas_ger_##S)(int64_t, int64_t, double, const char*, int64_t, const char*, int64_t, char*, int64_t,    \
+                       int64_t);                                                                                \
+  double (*blas_dot_##S)(int64_t, const char*, int64_t, const char*, int64_t);
+
 struct TheanoHostKernels {
   /* Every unit's error reports and checked allocations (the prelude's
    * theano_fail* and theano_alloc_checked forward to these): each writes
@@ -97,6 +111,8 @@ struct TheanoHostKernels {
   THEANO_HOST_SORT_ENTRIES(u32)
   THEANO_HOST_SORT_ENTRIES(u16)
   THEANO_HOST_SORT_ENTRIES(u8)
+  THEANO_HOST_BLAS_ENTRIES(f32)
+  THEANO_HOST_BLAS_ENTRIES(f64)
 };
 
 #endif /* THEANO_RUNTIME_HOST_KERNELS_H */

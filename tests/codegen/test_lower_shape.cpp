@@ -12,6 +12,7 @@
 #include <theano/tensor/as_tensor.h>
 #include <theano/tensor/basic_ops.h>
 #include <theano/tensor/elemwise.h>
+#include <theano/tensor/join.h>
 #include <theano/tensor/math.h>
 #include <theano/tensor/shape.h>
 #include <theano/tensor/type.h>
@@ -172,6 +173,29 @@ TEST_SUITE("lower shape") {
     check_error<ValueError>(fg, *cpp, {xv, ivec({2, -2, -12})}, "Reshape{3}");
     check_error<ValueError>(fg, *cpp, {xv, ivec({24, 1})}, "Reshape{3}");
     check_error<ValueError>(fg, *cpp, {xv, ivec({1, 1, 2, 12})}, "Reshape{3}");
+  }
+
+  TEST_CASE("Reshape's copy runs the host's same-type copy for every element size, bit for bit") {
+    // strided_copy.h: one host instantiation per element size (1, 2, 4, 8
+    // bytes here) copies the bits of every dtype of that size; a unit
+    // embeds the converting templates only for a conversion (a Join of mixed
+    // dtypes, test_lower_join.cpp).
+    std::mt19937_64 rng(9);
+    for (DType dt : {DType::Bool, DType::UInt8, DType::Int16, DType::Float32, DType::Int32, DType::Float64,
+                     DType::Int64}) {
+      CAPTURE(dtype_name(dt));
+      Var x = any_tensor(dt, 3, "x");
+      std::vector<Var> outs{reshape(x, {6, 4}), reshape(x, {-1}), flatten(x, 2)};
+      const NDArray v = test::random_array(rng, {2, 3, 4}, dt, -50, 50);
+      check_lowering({x}, outs, {v.transpose()});                // a copy of a transposed array
+      check_lowering({x}, outs, {v.slice(2, 3, std::nullopt, -1)});  // negative strides
+      const std::string src = codegen::CLinker::generate_source(FunctionGraph({x}, outs), {}, false);
+      CHECK(src.find("ctx->kernels->copy_strided(") != std::string::npos);
+      CHECK(src.find("theano_convert_copy") == std::string::npos);
+    }
+    Var a = any_tensor(DType::Int8, 2, "a"), b = any_tensor(DType::Float32, 2, "b");
+    const std::string mixed = codegen::CLinker::generate_source(FunctionGraph({a, b}, {join(0, {a, b})}), {}, false);
+    CHECK(mixed.find("theano_convert_copy<float, int8_t>(") != std::string::npos);
   }
 
   TEST_CASE("Reshape is a view exactly when perform's is (numpy's no-copy rule)") {

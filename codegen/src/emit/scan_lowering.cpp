@@ -114,7 +114,6 @@ void Generator::lower_scan(NodeLowering& L) {
   plan.nslots = inner.plan.nslots;
 
   L.need("theano_scan", kScanSupport);
-  lower::need_convert_copy(L);
   const std::string msg = L.label + ": " + info.name + ": ";
   CodeWriter& b = L.body;
   b.line("const int64_t n_steps = *(const int64_t*)x0->data;");
@@ -149,7 +148,7 @@ void Generator::lower_scan(NodeLowering& L) {
     const std::int64_t K = info.lag(r);
     const tensor::TensorType& state_t = lower::ttype(op.inner_inputs()[first_tap[static_cast<std::size_t>(r)]]);
     const int state_nd = state_t.ndim();
-    const std::string ct = lower::c_type(state_t.dtype());
+    const std::size_t item = dtype_size(state_t.dtype());
     if (!info.plain_state(r))
       b.line("if (" + x + "->shape[0] < " + str(K) + ") " +
              L.fail_int(lower::kErrValue,
@@ -170,14 +169,16 @@ void Generator::lower_scan(NodeLowering& L) {
       b.line(buf + ".shape[" + str(d + 1) + "] = " + x + "->shape[" + str(d + off) + "];");
     b.line(L.alloc_into(r, "&" + buf));
     if (info.plain_state(r)) {
-      b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + buf + ".data, " + buf + ".strides + 1, " + x +
-             "->data, " + x + "->strides, " + x + "->shape, " + str(state_nd) + ");");
+      b.line(lower::host_copy(buf + ".data", buf + ".strides + 1", x + "->data", x + "->strides", x + "->shape",
+                              lower::str(state_nd), item) +
+             ";");
     } else {
       b.open("");
       b.line("int64_t rows[" + str(state_nd + 1) + "] = {" + str(K) + "};");
       b.line("for (int d = 0; d < " + str(state_nd) + "; ++d) rows[d + 1] = " + buf + ".shape[d + 1];");
-      b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + buf + ".data, " + buf + ".strides, " + x + "->data, " +
-             x + "->strides, rows, " + str(state_nd + 1) + ");");
+      b.line(lower::host_copy(buf + ".data", buf + ".strides", x + "->data", x + "->strides", "rows",
+                              lower::str(state_nd + 1), item) +
+             ";");
       b.close();
     }
   }
@@ -212,7 +213,6 @@ void Generator::lower_scan(NodeLowering& L) {
   b.line("if (int e = " + step_fn + "(ctx, in_p, out_p)) return theano_scan_step_error(ctx, e, " +
          c_string(info.name) + ", t);");
   for (int r = 0; r < nr; ++r) {
-    const std::string ct = L.out_ctype(r);
     const std::string row = "row" + str(r);
     b.line("TheanoArray " + row + ";");
     b.line("theano_scan_row(&" + row + ", &buf" + str(r) + ", " + row_of(r, "t + " + str(info.lag(r))) + ");");
@@ -220,12 +220,14 @@ void Generator::lower_scan(NodeLowering& L) {
            c_string(msg + "step ") + ", t, " + str(r) + ", &out_v[" + str(r) + "], " +
            c_string(" but its state has shape ") + ", &" + row + ", " +
            c_string(" (a recurrent output keeps its shape)") + ");");
-    b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, out_v[" + str(r) +
-           "].data, out_v[" + str(r) + "].strides, " + row + ".shape, " + row + ".ndim);");
+    b.line(lower::host_copy(row + ".data", row + ".strides", "out_v[" + str(r) + "].data",
+                            "out_v[" + str(r) + "].strides", row + ".shape", row + ".ndim",
+                            dtype_size(L.out(r).dtype())) +
+           ";");
   }
   for (int m = 0; m < nm; ++m) {
     const int k = nr + m;
-    const std::string o = L.o(k), ct = L.out_ctype(k), ov = "out_v[" + str(k) + "]";
+    const std::string o = L.o(k), ov = "out_v[" + str(k) + "]";
     b.open("if (t == 0)");
     b.line(o + "->shape[0] = n_steps;");
     b.line("for (int64_t d = 0; d < " + ov + ".ndim; ++d) " + o + "->shape[d + 1] = " + ov + ".shape[d];");
@@ -237,8 +239,9 @@ void Generator::lower_scan(NodeLowering& L) {
     b.line("if (!theano_scan_same_shape(&" + ov + ", &" + row + ")) return theano_scan_fail_shape(ctx, " +
            c_string(msg + "step ") + ", t, " + str(k) + ", &" + ov + ", " + c_string(" but step 0 gave ") + ", &" +
            row + ", " + c_string(" (the steps of an output must have one shape)") + ");");
-    b.line("theano_convert_copy<" + ct + ", " + ct + ">(" + row + ".data, " + row + ".strides, " + ov + ".data, " + ov +
-           ".strides, " + row + ".shape, " + row + ".ndim);");
+    b.line(lower::host_copy(row + ".data", row + ".strides", ov + ".data", ov + ".strides", row + ".shape",
+                            row + ".ndim", dtype_size(L.out(k).dtype())) +
+           ";");
   }
   // The step's outputs are copied out: what later steps allocate is dropped
   // after each, so the host's arrays do not grow with the steps.

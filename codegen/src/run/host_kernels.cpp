@@ -1,8 +1,9 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
-/// allocation (unit_errors.h) and blas_calls.h's, conv.h's, linalg.h's and sort.h's
-/// functions, the text perform runs, compiled here once; assigning each to
-/// its entry checks its signature.
+/// allocation (unit_errors.h) and blas_calls.h's, conv.h's, linalg.h's,
+/// sort.h's and strided_copy.h's functions, the text perform (or, for the
+/// BLAS calls and the copy, the lowerings) runs, compiled here once;
+/// assigning each to its entry checks its signature.
 #include "host_kernels.h"
 
 #include "unit_errors.h"
@@ -12,6 +13,7 @@
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/linalg.h>
 #include <theano/runtime/kernels/sort.h>
+#include <theano/runtime/kernels/strided_copy.h>
 
 namespace theano::codegen::detail {
 
@@ -67,6 +69,7 @@ const TheanoHostKernels* host_kernels() {
       .blas_gemv_f64 = &theano_blas_gemv_f64,
       .blas_ger_f64 = &theano_blas_ger_f64,
       .blas_dot_f64 = &theano_blas_dot_f64,
+      .copy_strided = &theano_copy_strided,
   };
   return &table;
 }

@@ -51,15 +51,20 @@ void lower_join(NodeLowering& L) {
   w.line(L.alloc(0));
   w.line("int64_t off = 0;");
   const bool gpu = on_gpu(L.node.output(0));  // GpuJoin: inputs of the output's dtype (gpu_op_inputs)
-  if (!gpu) need_convert_copy(L);
   const std::string ot = L.out_ctype(0);
   for (int i = 0; i < nin; ++i) {
     const std::string xi = L.x(i), dst = "o0->data + off * o0->strides[" + as + "]";
-    if (gpu)
+    if (gpu) {
       emit_gpu_copy(L, L.out(0).dtype(), nd, dst, "o0->strides", xi + "->data", xi + "->strides", xi + "->shape");
-    else
+    } else if (L.in(i).dtype() == L.out(0).dtype()) {
+      w.line(host_copy(dst, "o0->strides", xi + "->data", xi + "->strides", xi + "->shape", str(nd),
+                       dtype_size(L.out(0).dtype())) +
+             ";");
+    } else {
+      need_convert_copy(L);
       w.line("theano_convert_copy<" + ot + ", " + L.in_ctype(i) + ">(" + dst + ", o0->strides, " + xi + "->data, " +
              xi + "->strides, " + xi + "->shape, " + str(nd) + ");");
+    }
     if (i + 1 < nin) w.line("off += " + xi + "->shape[" + as + "];");
   }
   w.line("return 0;");

@@ -105,10 +105,7 @@ void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const st
   CodeWriter& w = L.body;
   const DType dt = L.out(0).dtype();
   if (!on_gpu(L.node.output(0))) {
-    need_convert_copy(L);
-    const std::string t = c_type(dt);
-    w.line("theano_convert_copy<" + t + ", " + t + ">(" + dst + ", " + dst_strides + ", " + src + ", " + src_strides +
-           ", " + shape + ", " + str(nd) + ");");
+    w.line(host_copy(dst, dst_strides, src, src_strides, shape, str(nd), dtype_size(dt)) + ";");
     return;
   }
   emit_gpu_copy(L, dt, nd, dst, dst_strides, src, src_strides, shape);
@@ -291,65 +288,6 @@ void NodeLowering::need(std::string_view key, std::string_view code) {
   support_.line("");
 }
 
-namespace {
-/// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
-/// converts and copies the strided `src` block into the strided `dst` block of
-/// the same shape (byte strides; src strides may be 0 to broadcast). Dimensions
-/// of size 1 are dropped and dimensions that are contiguous in both are merged
-/// first, so contiguous copies become one flat loop the vectorizer sees.
-constexpr std::string_view kConvertCopySupport = R"(template <class D, class S>
-static void theano_convert_copy_rec(char* pd, const int64_t* ds, const char* ps, const int64_t* ss,
-                                  const int64_t* shape, int64_t nd) {
-  if (nd == 0) {
-    *(D*)pd = (D) * (const S*)ps;
-    return;
-  }
-  const int64_t n = shape[0];
-  if (nd == 1) {
-    const int64_t a = ds[0], b = ss[0];
-    if (b == 0) {
-      const D v = (D) * (const S*)ps;
-      if (a == (int64_t)sizeof(D)) {
-        D* __restrict d = (D*)pd;
-        for (int64_t k = 0; k < n; ++k) d[k] = v;
-      } else {
-        for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = v;
-      }
-    } else if (a == (int64_t)sizeof(D) && b == (int64_t)sizeof(S)) {
-      D* __restrict d = (D*)pd;
-      const S* __restrict s = (const S*)ps;
-      for (int64_t k = 0; k < n; ++k) d[k] = (D)s[k];
-    } else {
-      for (int64_t k = 0; k < n; ++k) *(D*)(pd + k * a) = (D) * (const S*)(ps + k * b);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    theano_convert_copy_rec<D, S>(pd + i * ds[0], ds + 1, ps + i * ss[0], ss + 1, shape + 1, nd - 1);
-}
-template <class D, class S>
-static void theano_convert_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
-                              int64_t nd) {
-  int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
-  int64_t m = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (shape[d] == 0) return;
-    if (shape[d] == 1) continue;
-    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
-      sh[m - 1] *= shape[d];
-      a[m - 1] = ds[d];
-      b[m - 1] = ss[d];
-    } else {
-      sh[m] = shape[d];
-      a[m] = ds[d];
-      b[m] = ss[d];
-      ++m;
-    }
-  }
-  theano_convert_copy_rec<D, S>(pd, a, ps, b, sh, m);
-})";
-
-}  // namespace
 
 // The table of runtime/kernels/*.h texts (tools/cmake/embed_text.cmake).
 struct EmbeddedKernel {
@@ -366,7 +304,14 @@ std::string_view kernel_text(std::string_view file) {
   return {};
 }
 
-void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kConvertCopySupport); }
+std::string host_copy(const std::string& dst, const std::string& dst_strides, const std::string& src,
+                      const std::string& src_strides, const std::string& shape, const std::string& nd,
+                      std::size_t item) {
+  return "ctx->kernels->copy_strided(" + dst + ", " + dst_strides + ", " + src + ", " + src_strides + ", " + shape +
+         ", " + nd + ", " + str(static_cast<std::int64_t>(item)) + ")";
+}
+
+void need_convert_copy(NodeLowering& L) { L.need("theano_convert_copy", kernel_text("strided_copy.h")); }
 
 void LoweringTable::add(std::type_index op, Target target, LowerFn fn) {
   const bool fresh = rows_.emplace(Key{op, target}, fn).second;

@@ -286,8 +286,9 @@ std::string min_part_expr(int cost, const std::string& per_index);
 /// Emits a copy of `nd`-d elements of output 0's dtype from `src` (a char*
 /// C expression) with byte strides `src_strides` (a C array; 0 to broadcast)
 /// into `dst` with strides `dst_strides`, over the extents `shape` (a C
-/// array): theano_convert_copy on the host, a copy kernel (CudaUnit::add_copy)
-/// launched through ctx->gpu_launch when output 0 is a GPU array.
+/// array): the host's copy (host_copy) on the CPU, a copy kernel
+/// (CudaUnit::add_copy) launched through ctx->gpu_launch when output 0 is a
+/// GPU array.
 void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const std::string& dst_strides,
                        const std::string& src, const std::string& src_strides, const std::string& shape);
 /// The GPU half of emit_strided_copy, for GPU arrays of dtype `dt` whatever
@@ -295,11 +296,19 @@ void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const st
 void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, const std::string& dst_strides,
                    const std::string& src, const std::string& src_strides, const std::string& shape);
 
-/// Requests the shared support function
+/// The call (a C expression) of the host's same-type strided copy,
+/// `ctx->kernels->copy_strided` (theano/runtime/kernels/strided_copy.h,
+/// compiled into the host), of `item`-byte elements: `src` with byte strides
+/// `src_strides` (0 to broadcast) into `dst` with `dst_strides`, over the
+/// `nd` extents `shape` (all C expressions).
+std::string host_copy(const std::string& dst, const std::string& dst_strides, const std::string& src,
+                      const std::string& src_strides, const std::string& shape, const std::string& nd,
+                      std::size_t item);
+
+/// Requests strided_copy.h's text in the unit, for
 /// `theano_convert_copy<D, S>(dst, dst_strides, src, src_strides, shape, nd)`:
-/// converts and copies a strided block into a strided block of the same shape
-/// (byte strides; src strides may be 0 to broadcast), merging contiguous
-/// dimensions first so contiguous copies are one flat vectorizable loop.
+/// the same copy converting elements of type S to D. Only for a conversion:
+/// a same-type copy is host_copy.
 void need_convert_copy(NodeLowering& L);
 
 using LowerFn = void (*)(NodeLowering&);

@@ -222,7 +222,6 @@ void lower_reshape(NodeLowering& L) {
   w.close();
   w.line(L.alloc(0));
   // The destination seen with x's shape: C-contiguous strides.
-  need_convert_copy(L);
   const int ind = L.in(0).ndim();
   w.line("int64_t ds[" + str(std::max(ind, 1)) + "];");
   w.line("int64_t expect = " + isz + ";");

@@ -12,6 +12,7 @@
 
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/overlap.h"
+#include "theano/runtime/kernels/reshape_view.h"
 #include "theano/runtime/kernels/shape_rules.h"
 
 namespace theano {
@@ -29,42 +30,22 @@ std::string perm_to_string(const std::vector<int>& p) {
   return s + (p.size() == 1 ? ",)" : ")");
 }
 
-// numpy's _attempt_nocopy_reshape: strides for `newshape` viewing the same elements in
-// C order, or nullopt when no such strides exist. Size-1 axes are ignored.
+// numpy's _attempt_nocopy_reshape (reshape_view.h, the rule generated code
+// runs too): strides for `newshape` viewing the same elements in C order, or
+// nullopt when no such strides exist.
 std::optional<std::vector<int64_t>> nocopy_strides(const std::vector<int64_t>& oshape_in,
                                                    const std::vector<int64_t>& ostrides_in,
-                                                   const std::vector<int64_t>& nshape) {
+                                                   const std::vector<int64_t>& nshape, int64_t itemsize) {
   std::vector<int64_t> oshape, ostrides;
   for (std::size_t i = 0; i < oshape_in.size(); ++i)
     if (oshape_in[i] != 1) {
       oshape.push_back(oshape_in[i]);
       ostrides.push_back(ostrides_in[i]);
     }
-  const std::size_t oldnd = oshape.size(), newnd = nshape.size();
-  std::vector<int64_t> nstrides(newnd, 0);
-  std::size_t oi = 0, oj = 1, ni = 0, nj = 1;
-  while (ni < newnd && oi < oldnd) {
-    int64_t np = nshape[ni], op = oshape[oi];
-    while (np != op) {
-      if (np < op)
-        np *= nshape[nj++];
-      else
-        op *= oshape[oj++];
-    }
-    // Checked products: a stride that does not fit in int64 means a copy.
-    int64_t p = 0;
-    for (std::size_t ok = oi; ok + 1 < oj; ++ok)
-      if (theano_checked_mul(oshape[ok + 1], ostrides[ok + 1], &p) != THEANO_RULE_OK || ostrides[ok] != p)
-        return std::nullopt;
-    nstrides[nj - 1] = ostrides[oj - 1];
-    for (std::size_t nk = nj - 1; nk > ni; --nk)
-      if (theano_checked_mul(nstrides[nk], nshape[nk], &nstrides[nk - 1]) != THEANO_RULE_OK) return std::nullopt;
-    ni = nj++;
-    oi = oj++;
-  }
-  // Trailing size-1 axes: any stride works; use the item-compatible last one.
-  const int64_t last = ni > 0 ? nstrides[ni - 1] : (ostrides.empty() ? 0 : ostrides.back());
-  for (std::size_t nk = ni; nk < newnd; ++nk) nstrides[nk] = last;
+  std::vector<int64_t> nstrides(nshape.size(), 0);
+  if (!theano_nocopy_reshape_rule(static_cast<int64_t>(oshape.size()), oshape.data(), ostrides.data(),
+                                  static_cast<int64_t>(nshape.size()), nshape.data(), nstrides.data(), itemsize))
+    return std::nullopt;
   return nstrides;
 }
 
@@ -183,7 +164,7 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
   check_defined("reshape");
   shape = resolve_shape(std::move(shape), size(), shape_);
   if (size() == 0 || is_c_contiguous()) return view(data_, shape, c_strides(shape, itemsize()));
-  auto strides = nocopy_strides(shape_, strides_, shape);
+  auto strides = nocopy_strides(shape_, strides_, shape, itemsize());
   THEANO_USER_CHECK(strides.has_value(), ShapeError)
       << "cannot reshape a non-contiguous array of shape " << shape_to_string(shape_) << " (strides "
       << shape_to_string(strides_) << ") into shape " << shape_to_string(shape)
@@ -194,7 +175,8 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
 NDArray NDArray::reshaped(std::vector<int64_t> shape) const {
   check_defined("reshaped");
   shape = resolve_shape(std::move(shape), size(), shape_);
-  if (size() == 0 || is_c_contiguous() || nocopy_strides(shape_, strides_, shape)) return reshape(std::move(shape));
+  if (size() == 0 || is_c_contiguous() || nocopy_strides(shape_, strides_, shape, itemsize()))
+    return reshape(std::move(shape));
   return copy().reshape(std::move(shape));
 }
 

@@ -5,6 +5,7 @@
 
 #include "theano/runtime/ndarray.h"
 #include "theano/runtime/overlap.h"
+#include "theano/runtime/kernels/reshape_view.h"
 
 using namespace theano;
 using Shape = std::vector<int64_t>;
@@ -137,6 +138,46 @@ TEST_CASE("reshape: view when strides allow, error or copy otherwise") {
                        ShapeError);
   NDArray e = NDArray::zeros({0, 3});
   CHECK(e.reshape({3, 0}).shape() == Shape{3, 0});
+}
+
+TEST_CASE("reshape_view.h: NumPy's no-copy rule, its stride products checked, sizes never overrun") {
+  // The rule NDArray::reshape and generated code's Reshape both run.
+  int64_t ns[4] = {0, 0, 0, 0};
+  {  // rows of 4 contiguous in a 3 x 4 block: one run of 12
+    const int64_t od[] = {3, 4}, os[] = {32, 8}, nd[] = {12};
+    REQUIRE(theano_nocopy_reshape_rule(2, od, os, 1, nd, ns, 8) == 1);
+    CHECK(ns[0] == 8);
+  }
+  {  // padded rows (stride 64) do not merge
+    const int64_t od[] = {3, 4}, os[] = {64, 8}, nd[] = {12};
+    CHECK(theano_nocopy_reshape_rule(2, od, os, 1, nd, ns, 8) == 0);
+  }
+  {  // a strided axis splits; a new trailing size-1 axis takes the last stride
+    const int64_t od[] = {12}, os[] = {16}, nd[] = {3, 4, 1};
+    REQUIRE(theano_nocopy_reshape_rule(1, od, os, 3, nd, ns, 8) == 1);
+    CHECK(ns[0] == 64);
+    CHECK(ns[1] == 16);
+    CHECK(ns[2] == 16);
+  }
+  {  // 3 * 2^62 wraps to -2^62 in int64: without the checked product the
+     // outer stride below would look contiguous with the inner axis
+    const int64_t od[] = {2, 3}, os[] = {-(int64_t{1} << 62), int64_t{1} << 62}, nd[] = {6};
+    CHECK(theano_nocopy_reshape_rule(2, od, os, 1, nd, ns, 8) == 0);
+  }
+  {  // sizes that disagree (a caller's bug) end the walk instead of reading past the dimensions
+    const int64_t od[] = {6}, os[] = {8}, nd[] = {4};
+    CHECK(theano_nocopy_reshape_rule(1, od, os, 1, nd, ns, 8) == 0);
+    const int64_t od2[] = {4}, nd2[] = {2, 3};
+    CHECK(theano_nocopy_reshape_rule(1, od2, os, 2, nd2, ns, 8) == 0);
+  }
+  {  // the host entry drops size-1 axes first, and refuses more than THEANO_MAX_NDIM
+    const int64_t shape[] = {3, 1, 4}, strides[] = {32, 999, 8}, nd[] = {12};
+    REQUIRE(theano_nocopy_reshape(3, shape, strides, 1, nd, ns, 8) == 1);
+    CHECK(ns[0] == 8);
+    int64_t big_shape[THEANO_MAX_NDIM + 1], big_strides[THEANO_MAX_NDIM + 1];
+    for (int d = 0; d <= THEANO_MAX_NDIM; ++d) big_shape[d] = 1, big_strides[d] = 8;
+    CHECK(theano_nocopy_reshape(THEANO_MAX_NDIM + 1, big_shape, big_strides, 1, nd, ns, 8) == 0);
+  }
 }
 
 TEST_CASE("broadcast_to gives zero strides") {

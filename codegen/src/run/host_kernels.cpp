@@ -1,7 +1,7 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
 /// allocation (unit_errors.h) and blas_calls.h's, conv.h's, linalg.h's,
-/// sort.h's and strided_copy.h's functions, the text perform (or, for the
+/// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
 /// assigning each to its entry checks its signature.
 #include "host_kernels.h"
@@ -12,6 +12,7 @@
 #include <theano/runtime/kernels/conv.h>
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/linalg.h>
+#include <theano/runtime/kernels/reshape_view.h>
 #include <theano/runtime/kernels/sort.h>
 #include <theano/runtime/kernels/strided_copy.h>
 
@@ -70,6 +71,7 @@ const TheanoHostKernels* host_kernels() {
       .blas_ger_f64 = &theano_blas_ger_f64,
       .blas_dot_f64 = &theano_blas_dot_f64,
       .copy_strided = &theano_copy_strided,
+      .nocopy_reshape = &theano_nocopy_reshape,
   };
   return &table;
 }

@@ -23,45 +23,6 @@
 namespace theano::codegen::lower {
 namespace {
 
-// ---- support code (emitted once per translation unit) ----------------------------
-
-/// numpy's _attempt_nocopy_reshape: strides that make `x` (size > 0) a view of
-/// shape `newdims`, if its strides allow it (C order). 1 on success.
-constexpr std::string_view kNoCopyReshapeSupport =
-    R"(static int theano_shape_nocopy_reshape(const TheanoArray* x, int64_t newnd, const int64_t* newdims,
-                                       int64_t* newstrides, int64_t itemsize) {
-  int64_t olddims[THEANO_MAX_NDIM], oldstrides[THEANO_MAX_NDIM];
-  int64_t oldnd = 0;
-  for (int64_t d = 0; d < x->ndim; ++d) {
-    if (x->shape[d] == 1) continue;
-    olddims[oldnd] = x->shape[d];
-    oldstrides[oldnd] = x->strides[d];
-    ++oldnd;
-  }
-  int64_t oi = 0, oj = 1, ni = 0, nj = 1;
-  while (ni < newnd && oi < oldnd) {
-    int64_t np = newdims[ni], op = olddims[oi];
-    while (np != op) {
-      if (np < op) {
-        if (nj >= newnd) return 0;
-        np *= newdims[nj++];
-      } else {
-        if (oj >= oldnd) return 0;
-        op *= olddims[oj++];
-      }
-    }
-    for (int64_t ok = oi; ok < oj - 1; ++ok)
-      if (oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]) return 0;
-    newstrides[nj - 1] = oldstrides[oj - 1];
-    for (int64_t nk = nj - 1; nk > ni; --nk) newstrides[nk - 1] = newstrides[nk] * newdims[nk];
-    ni = nj++;
-    oi = oj++;
-  }
-  const int64_t last = ni >= 1 ? newstrides[ni - 1] : itemsize;
-  for (int64_t nk = ni; nk < newnd; ++nk) newstrides[nk] = last;
-  return 1;
-})";
-
 // ---- host-side helpers -------------------------------------------------------------
 
 /// Element k (a C expression) of the 1-d input i, or its single element (0-d),
@@ -204,9 +165,10 @@ void lower_reshape(NodeLowering& L) {
   w.line("if (rule != THEANO_RULE_OK) " + L.fail_rule("rule", "cannot reshape the input into the requested shape: ", "bad"));
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = shp[" + str(d) + "];");
   // A view when the strides allow one (numpy's rule), else a C-contiguous copy.
-  L.need("theano_shape_nocopy_reshape", kNoCopyReshapeSupport);
+  // (reshape_view.h, compiled into the host: ctx->kernels->nocopy_reshape.)
   // Empty arrays are views too (C-contiguous strides), as in NDArray::reshaped.
-  w.open("if (size == 0 || theano_shape_nocopy_reshape(x0, " + nds + ", shp, o0->strides, " + isz + "))");
+  w.open("if (size == 0 || ctx->kernels->nocopy_reshape(x0->ndim, x0->shape, x0->strides, " + nds +
+         ", shp, o0->strides, " + isz + "))");
   if (nd > 0) {
     w.open("if (size == 0)");
     w.line("int64_t e = " + isz + ";");

@@ -118,6 +118,9 @@ struct TheanoHostKernels {
    * strides, src, src's byte strides (0 to broadcast), shape, ndim, the
    * element size); 1 for an element size no dtype has. */
   int (*copy_strided)(char*, const int64_t*, const char*, const int64_t*, const int64_t*, int64_t, int64_t);
+  /* reshape_view.h's no-copy reshape rule: (ndim, shape, strides, new ndim,
+   * new shape, new strides (out), item size); 1 when a view has the shape. */
+  int (*nocopy_reshape)(int64_t, const int64_t*, const int64_t*, int64_t, const int64_t*, int64_t*, int64_t);
 };
 
 #endif /* THEANO_RUNTIME_HOST_KERNELS_H */

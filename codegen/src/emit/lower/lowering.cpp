@@ -307,6 +307,9 @@ std::string_view kernel_text(std::string_view file) {
 std::string host_copy(const std::string& dst, const std::string& dst_strides, const std::string& src,
                       const std::string& src_strides, const std::string& shape, const std::string& nd,
                       std::size_t item) {
+  // The host's instantiations (strided_copy.h, theano_copy_strided).
+  THEANO_INTERNAL_CHECK(item == 1 || item == 2 || item == 4 || item == 8 || item == 16)
+      << "no host copy for " << item << "-byte elements";
   return "ctx->kernels->copy_strided(" + dst + ", " + dst_strides + ", " + src + ", " + src_strides + ", " + shape +
          ", " + nd + ", " + str(static_cast<std::int64_t>(item)) + ")";
 }

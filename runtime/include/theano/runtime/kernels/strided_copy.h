@@ -25,7 +25,7 @@
 #ifndef THEANO_GENERATED_CODE
 #include <stdint.h>
 
-#include "shape_rules.h" /* THEANO_MAX_NDIM */
+#include "shape_rules.h" /* THEANO_MAX_NDIM, theano_checked_mul */
 #endif
 
 template <class D, class S>
@@ -62,11 +62,14 @@ template <class D, class S>
 static void theano_convert_copy(char* pd, const int64_t* ds, const char* ps, const int64_t* ss, const int64_t* shape,
                               int64_t nd) {
   int64_t sh[THEANO_MAX_NDIM], a[THEANO_MAX_NDIM], b[THEANO_MAX_NDIM];
-  int64_t m = 0;
+  int64_t m = 0, pa = 0, pb = 0;
   for (int64_t d = 0; d < nd; ++d) {
     if (shape[d] == 0) return;
     if (shape[d] == 1) continue;
-    if (m > 0 && a[m - 1] == ds[d] * shape[d] && b[m - 1] == ss[d] * shape[d]) {
+    /* Merge with the dimension before when both strides run on from it (a
+     * product past int64 does not: no merge). */
+    if (m > 0 && theano_checked_mul(ds[d], shape[d], &pa) == THEANO_RULE_OK &&
+        theano_checked_mul(ss[d], shape[d], &pb) == THEANO_RULE_OK && a[m - 1] == pa && b[m - 1] == pb) {
       sh[m - 1] *= shape[d];
       a[m - 1] = ds[d];
       b[m - 1] = ss[d];

@@ -29,7 +29,8 @@ std::int64_t mtime_seconds(const std::filesystem::path& p, std::error_code& ec);
 std::optional<std::string> read_listing_file(const std::filesystem::path& p);
 
 /// Writes `bytes` to a private temporary beside `path` (O_EXCL, O_NOFOLLOW,
-/// the policy's file mode and group), fsyncs it and renames it into place.
+/// the policy's file mode and group) and renames it into place (no fsync:
+/// a torn entry fails its CRC and is produced again; compile_cache.h).
 /// Returns 0, or the errno of the failure (nothing is visible then).
 int write_atomic(const std::filesystem::path& path, const std::string& bytes, const TrustPolicy& policy);
 

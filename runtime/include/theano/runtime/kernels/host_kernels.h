@@ -16,14 +16,14 @@
  * (radix, intro- and heapsort) about a third of W12's unit's Clang time;
  * the BLAS ops' calls (blas_calls.h: the layout rule, the OpenBLAS call and
  * the loops for other layouts) 3-7% of the Clang work of every unit with a
- * dot; strided_copy.h's copy templates (Reshape's copy, Join, a scan's rows)
- * 5-8% of W9's units. The error reports and the checked allocation that every unit calls (the
- * first nine entries) were most of a small unit's -O2 time: one addition,
- * 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every
+ * dot; strided_copy.h's copy templates (Reshape's copy, Join, a scan's
+ * rows) 5-8% of W9's units. The error reports and the checked allocation
+ * that every unit calls (the first nine entries) were most of a small
+ * unit's -O2 time: one addition, 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every
  * unit reaches the table.
  *
- * The kernel entries are the functions perform calls (the BLAS entries: the
- * lowerings' own, blas_calls.h): the host fills the table
+ * The kernel entries are the functions perform calls (the BLAS calls and
+ * the same-type copy: the lowerings' own): the host fills the table
  * with their addresses (codegen/src/run/host_kernels.cpp), so the compiler
  * checks every signature below against the kernels'. The layout is part
  * of the prelude's text and so of every cache key; a cached object calls the

@@ -99,6 +99,9 @@ CompileOptions CLinker::compile_options(const LinkOptions& options) const {
   }
   // THEANO_FLAGS codegen_threads: threads compiling one function (0: automatic).
   if (const std::optional<long long> n = flag_int("codegen_threads")) copts.codegen_threads = static_cast<int>(*n);
+  // The precompiled prelude, kept in the compiledir for the next processes.
+  copts.precompile_prelude = config_flag("precompile_prelude");
+  if (copts.precompile_prelude) copts.prelude_store = current_prelude_store();
   return copts;
 }
 
@@ -167,6 +170,7 @@ CompiledObject compile_units(const std::vector<std::string>& units, const std::s
                              const CompileOptions& copts, ThunkStats& stats) {
   CompiledObject obj;
   auto record_phases = [&](const CompiledObject& o) {
+    if (o.precompiled_prelude) ++stats.precompiled_preludes;
     if (o.compile_ms < stats.frontend_ms + stats.optimize_ms + stats.machine_code_ms) return;
     stats.frontend_ms = o.frontend_ms;
     stats.optimize_ms = o.optimize_ms;

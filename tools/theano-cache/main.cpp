@@ -9,11 +9,13 @@
 //   theano-cache basecompiledir list|purge
 //   theano-cache remote stats|list|purge [--url redis://host:port/db]   the Redis tier (remote.cpp)
 //   theano-cache flags                 every THEANO_FLAGS key: type, default, value, doc (flags.cpp)
+//   theano-cache precompile            precompile the generated code's prelude into the compiledir
 // Every command takes --compiledir PATH (remote: --url; flags: neither) and --json; --help for each.
 // Exit codes: 0 ok, 1 error, 2 usage. A command on a missing compiledir exits
 // 1 and creates nothing; one on a compiledir the cache would refuse (foreign
 // owner, writable by others: see cache/dir_security.h) exits 1 too.
 #include <theano/cache/compile_cache.h>
+#include <theano/codegen/c_linker.h>
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/nvrtc_compiler.h>
@@ -68,6 +70,10 @@ const std::map<std::string, std::string> kHelp = {
                        "purge: remove all of them\n"},
     {"remote", theano::cli::kRemoteHelp},
     {"flags", theano::cli::kFlagsHelp},
+    {"precompile", "usage: theano-cache precompile [--compiledir PATH] [--json]\n"
+                   "precompiles the generated code's prelude for the JIT's flags (THEANO_FLAGS cxxflags\n"
+                   "included), at -O2 and at -O0, into the compiledir (created if needed), so that the\n"
+                   "first compile of the next processes reads it precompiled (docs/jit-and-cache.md)\n"},
 };
 
 fs::path base_dir() {
@@ -163,6 +169,42 @@ int run(const std::vector<std::string>& args) {
   if (dir.empty()) {
     std::cerr << "theano-cache: caching is off (THEANO_FLAGS compiledir=off); give --compiledir PATH\n";
     return 1;
+  }
+  if (command == "precompile") {
+    theano::cache::CacheOptions options = theano::codegen::compile_cache_options();
+    options.fallback = fs::path();  // refused: report it, write nothing elsewhere
+    CompileCache top(dir, options);
+    if (top.stats().fallback || top.stats().disabled) {
+      std::cerr << "theano-cache: cannot use " << dir.string() << " as a compiledir; nothing was written\n";
+      return 1;
+    }
+    CompileCache preludes(dir / theano::codegen::kPreludeDir, options);
+    if (preludes.stats().fallback || preludes.stats().disabled) {
+      std::cerr << "theano-cache: cannot use " << (dir / theano::codegen::kPreludeDir).string()
+                << "; nothing was written\n";
+      return 1;
+    }
+    const theano::codegen::CLinker linker(theano::codegen::CompileOptions{}, "cpp");
+    std::vector<std::pair<std::string, std::size_t>> built;
+    for (const bool fast : {false, true}) {
+      theano::LinkOptions link;
+      link.fast_compile = fast;
+      const theano::codegen::CompileOptions copts = linker.compile_options(link);
+      built.emplace_back(fast ? "-O0" : "-O2",
+                         theano::codegen::build_prelude_pch(copts, theano::codegen::CLinker::prelude(),
+                                                            *theano::codegen::prelude_store(&preludes)));
+    }
+    if (json) {
+      std::cout << "{\"compiledir\": " << json_string(dir.string()) << ", \"precompiled\": {";
+      for (std::size_t i = 0; i < built.size(); ++i)
+        std::cout << (i ? ", " : "") << json_string(built[i].first) << ": " << built[i].second;
+      std::cout << "}}\n";
+    } else {
+      for (const auto& [level, bytes] : built)
+        std::cout << "precompiled the prelude for " << level << ": " << bytes / 1024 << " KiB in "
+                  << (dir / theano::codegen::kPreludeDir).string() << "\n";
+    }
+    return 0;
   }
   // Every command here needs the compiledir to exist: a typo must not create
   // a directory tree (nor a lock directory) anywhere.

@@ -218,6 +218,72 @@ cache::CompileCache* current_record_cache() { return inner_cache(kRecordsDir); }
 
 cache::CompileCache* current_library_cache() { return inner_cache(kLibrariesDir); }
 
+namespace {
+std::string prelude_key(const std::string& text) { return hash_fields({"theano-cpp prelude pch 1", text}); }
+
+/// The build tree's precompiled preludes (THEANO_PRELUDE_SEED_DIR: what the
+/// build's `theano-cache precompile` wrote), opened without creating or
+/// cleaning anything; nullptr when absent or refused.
+cache::CompileCache* seed_cache() {
+#ifdef THEANO_PRELUDE_SEED_DIR
+  static cache::CompileCache* seed = []() -> cache::CompileCache* {
+    const fs::path dir = fs::path(THEANO_PRELUDE_SEED_DIR) / kPreludeDir;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return nullptr;
+    cache::CacheOptions options;
+    options.create = false;
+    options.fallback = fs::path();
+    auto* c = new cache::CompileCache(dir, options);  // for the life of the process
+    return c->stats().disabled ? nullptr : c;
+  }();
+  return seed;
+#else
+  return nullptr;
+#endif
+}
+}  // namespace
+
+std::shared_ptr<const PreludeStore> prelude_store(cache::CompileCache* prelude_cache) {
+  if (prelude_cache == nullptr) return nullptr;
+  auto s = std::make_shared<PreludeStore>();
+  s->load = [prelude_cache](const std::string& text) { return prelude_cache->lookup(prelude_key(text)); };
+  s->save = [prelude_cache](const std::string& text, const std::string& bytes) {
+    prelude_cache->get_or_produce(prelude_key(text), [&] {
+      cache::Entry e;
+      e.object = bytes;
+      e.origin = "the precompiled prelude";
+      e.kind = "pch";
+      return e;
+    });
+  };
+  s->evict = [prelude_cache](const std::string& text, const std::string& why) {
+    prelude_cache->evict(prelude_key(text), why);
+  };
+  return s;
+}
+
+std::shared_ptr<const PreludeStore> current_prelude_store() {
+  // Looked up on each call: a compiledir that stops being trusted stops
+  // serving (inner_cache checks it).
+  static const std::shared_ptr<const PreludeStore> store = [] {
+    auto s = std::make_shared<PreludeStore>();
+    s->load = [](const std::string& text) -> std::optional<std::string> {
+      if (cache::CompileCache* seed = seed_cache())
+        if (std::optional<std::string> bytes = seed->lookup(prelude_key(text))) return bytes;
+      if (cache::CompileCache* c = inner_cache(kPreludeDir)) return c->lookup(prelude_key(text));
+      return std::nullopt;
+    };
+    s->save = [](const std::string& text, const std::string& bytes) {
+      if (cache::CompileCache* c = inner_cache(kPreludeDir)) prelude_store(c)->save(text, bytes);
+    };
+    s->evict = [](const std::string& text, const std::string& why) {
+      if (cache::CompileCache* c = inner_cache(kPreludeDir)) c->evict(prelude_key(text), why);
+    };
+    return s;
+  }();
+  return current_compiledir().empty() ? nullptr : store;
+}
+
 cache::CleanupPolicy auto_cleanup_policy() {
   cache::CleanupPolicy p;
   p.max_bytes = std::uintmax_t{2} << 30;

@@ -20,6 +20,7 @@
 /// every vector variant glibc's libmvec exports (vector_math.h).
 #include "clang_driver.h"
 #include "pass_gate.h"
+#include "prelude_pch.h"
 #include "vector_math.h"
 
 #include <theano/runtime/thread_pool.h>
@@ -30,6 +31,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -247,8 +249,23 @@ std::size_t count_errors(const std::string& diags) {
   return n;
 }
 
-CompiledObject run(const CompileOptions& options, std::string_view source, std::string_view name,
-                   Action action) {
+/// Whether `options` allow the precompiled prelude (CompileOptions::precompile_prelude).
+bool use_prelude_pch(const CompileOptions& options) {
+  if (!options.precompile_prelude || options.warnings) return false;
+  for (const std::string& f : options.cxxflags)
+    if (f.rfind("-include", 0) == 0 || f.rfind("-imacros", 0) == 0 || f.rfind("--include", 0) == 0) return false;
+  return true;
+}
+
+/// A compile with the precompiled prelude failed (what Clang printed).
+struct PchCompileFailed {
+  std::string diagnostics;
+};
+
+/// One compile; `allow_pch`: with the precompiled prelude if there is one
+/// (`*used` receives it).
+CompiledObject run_once(const CompileOptions& options, std::string_view source, std::string_view name, Action action,
+                        bool allow_pch, std::shared_ptr<const detail::PreludePch>* used) {
   using clock = std::chrono::steady_clock;
   THEANO_USER_CHECK(!name.empty() && name.find('/') == std::string_view::npos, ValueError)
       << "ClangCompiler: the source name must be a plain file name, got '" << name << "'";
@@ -257,35 +274,28 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   auto driver = detail::driver_result(options, &result.driver_ms);
   const auto t0 = clock::now();
 
-  // The cc1 args name the driver's placeholder input; point them at our file.
   const std::string path = std::string(detail::kVirtualDir) + std::string(name);
-  std::vector<std::string> args(driver->cc1.begin() + 1, driver->cc1.end());
-  for (auto& a : args) {
-    if (a == detail::kDriverInput) a = path;
-    else if (a == "__input__.cpp") a = std::string(name);  // -main-file-name
-  }
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-
   std::string diag_text;
   llvm::raw_string_ostream diag_os(diag_text);
-  auto inv = std::make_shared<clang::CompilerInvocation>();
-  {
-    auto arg_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-    clang::TextDiagnosticPrinter arg_printer(diag_os, arg_opts.get());
-    clang::DiagnosticsEngine arg_diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), arg_opts,
-                                       &arg_printer, /*ShouldOwnClient=*/false);
-    bool ok = clang::CompilerInvocation::CreateFromArgs(*inv, argv, arg_diags);
-    diag_os.flush();
-    THEANO_USER_CHECK(ok, ValueError) << "clang rejected the cc1 arguments:\n" << diag_text;
-  }
-  // The driver passes -disable-free, which sets both flags; leaving either set
-  // leaks the AST / the LLVM module on every compile.
-  inv->getFrontendOpts().DisableFree = false;
-  inv->getCodeGenOpts().DisableFree = false;
-  // The front end emits unoptimized IR (with the -O level's attributes);
-  // optimize() runs the pipeline.
-  inv->getCodeGenOpts().DisableLLVMPasses = true;
+  std::shared_ptr<clang::CompilerInvocation> inv = detail::make_invocation(*driver, path, name, diag_os);
+
+  // The prelude precompiled (prelude_pch.h): the front end reads the rest of
+  // the source, numbered as in the whole.
+  std::string body;
+  std::string_view text = source;
+  std::shared_ptr<const detail::PreludePch> pch;
+  if (allow_pch && use_prelude_pch(options))
+    if (const std::size_t end = detail::prelude_end(source)) {
+      pch = detail::prelude_pch(*driver, source.substr(0, end), options.prelude_store.get());
+      if (pch) {
+        *used = pch;
+        body = "#line " + std::to_string(pch->lines + 1) + " \"" + path + "\"\n";
+        body.append(source.substr(end));
+        text = body;
+        inv->getPreprocessorOpts().ImplicitPCHInclude = detail::kPreludePch;
+        result.precompiled_prelude = true;
+      }
+    }
 
   // Declared before the CompilerInstance so they outlive it.
   llvm::LLVMContext context;
@@ -296,7 +306,11 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   ci.setVerboseOutputStream(diag_os);  // "N errors generated." goes with the diagnostics, not stderr
 
   auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()), path));
+  mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), path));
+  if (pch) {
+    mem->addFile(detail::kPreludeHeader, 0, llvm::MemoryBuffer::getMemBuffer(pch->prelude, detail::kPreludeHeader, false));
+    mem->addFile(detail::kPreludePch, 0, llvm::MemoryBuffer::getMemBuffer(pch->bytes, detail::kPreludePch, false));
+  }
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
   overlay->pushOverlay(mem);
   ci.createFileManager(overlay);
@@ -312,6 +326,7 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   diag_os.flush();
 
   if (!ok) {
+    if (pch) throw PchCompileFailed{std::move(diag_text)};  // run() compiles the whole source
     std::string kept = keep_failed_source(source, ".cpp");
     if (!kept.empty()) replace_all(diag_text, path, kept);
     // The printer's count (what clang's "N errors generated." says) includes fatal errors.
@@ -340,6 +355,21 @@ CompiledObject run(const CompileOptions& options, std::string_view source, std::
   result.diagnostics = std::move(diag_text);
   result.compile_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   return result;
+}
+
+CompiledObject run(const CompileOptions& options, std::string_view source, std::string_view name, Action action) {
+  std::shared_ptr<const detail::PreludePch> pch;
+  try {
+    return run_once(options, source, name, action, true, &pch);
+  } catch (const PchCompileFailed& e) {
+    // Whether the PCH or the source is wrong, the whole source decides; its
+    // diagnostics are the ones reported.
+    std::shared_ptr<const detail::PreludePch> none;
+    CompiledObject r = run_once(options, source, name, action, false, &none);
+    detail::forget_prelude_pch(*pch, options.prelude_store.get(),
+                               "Clang refused the precompiled prelude:\n" + e.diagnostics);
+    return r;
+  }
 }
 
 }  // namespace

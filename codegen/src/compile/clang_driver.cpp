@@ -144,6 +144,33 @@ std::shared_ptr<const DriverResult> driver_result(const CompileOptions& options,
   return r;
 }
 
+std::shared_ptr<clang::CompilerInvocation> make_invocation(const DriverResult& driver, const std::string& path,
+                                                           std::string_view name, llvm::raw_ostream& diags) {
+  // The cc1 args name the driver's placeholder input; point them at `path`.
+  std::vector<std::string> args(driver.cc1.begin() + 1, driver.cc1.end());
+  for (auto& a : args) {
+    if (a == kDriverInput) a = path;
+    else if (a == "__input__.cpp") a = std::string(name);  // -main-file-name
+  }
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  auto inv = std::make_shared<clang::CompilerInvocation>();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  clang::TextDiagnosticPrinter printer(os, opts.get());
+  clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), opts, &printer,
+                                  /*ShouldOwnClient=*/false);
+  const bool ok = clang::CompilerInvocation::CreateFromArgs(*inv, argv, engine);
+  os.flush();
+  diags << text;
+  THEANO_USER_CHECK(ok, ValueError) << "clang rejected the cc1 arguments:\n" << text;
+  inv->getFrontendOpts().DisableFree = false;
+  inv->getCodeGenOpts().DisableFree = false;
+  inv->getCodeGenOpts().DisableLLVMPasses = true;
+  return inv;
+}
+
 }  // namespace detail
 
 std::vector<std::string> ClangCompiler::cc1_args() const {

@@ -11,7 +11,15 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
+
+namespace clang {
+class CompilerInvocation;
+}
+namespace llvm {
+class raw_ostream;
+}
 
 namespace theano::codegen::detail {
 
@@ -57,6 +65,14 @@ struct DriverResult {
 /// Cached driver result for `options`; `driver_ms` receives the cost (0 on a hit).
 /// Throws ValueError when the driver rejects the flags.
 std::shared_ptr<const DriverResult> driver_result(const CompileOptions& options, double* driver_ms);
+
+/// A fresh CompilerInvocation from `driver`'s cc1 args, reading `path` (its
+/// -main-file-name `name`), with both DisableFree flags cleared (either one
+/// left set leaks the AST or the LLVM module of every compile) and the LLVM
+/// passes off (clang_compiler.cpp runs the -O pipeline). ValueError, with
+/// what Clang printed to `diags`, when Clang rejects the args.
+std::shared_ptr<clang::CompilerInvocation> make_invocation(const DriverResult& driver, const std::string& path,
+                                                           std::string_view name, llvm::raw_ostream& diags);
 
 /// Initializes the native target, asm printer and parser once per process.
 void init_native_target();

@@ -467,7 +467,7 @@ void link_thunk(Build& b, const Linker& linker) {
          << " ms";
     if (st.compile_ms > 0)
       line << " (front end " << st.frontend_ms << ", -O " << st.optimize_ms << ", machine code " << st.machine_code_ms
-           << ")";
+           << "; prelude precompiled in " << st.precompiled_preludes << " of " << st.translation_units << " units)";
     line << ", load " << st.load_ms << " ms" << (st.shared_library ? " (shared library)" : "");
     if (!st.cache.empty()) line << "; cache " << st.cache;
     if (!st.tier.empty()) line << "; code " << st.tier;

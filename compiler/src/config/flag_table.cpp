@@ -64,6 +64,9 @@ constexpr FlagSpec kFlags[] = {
      .expected = "a whole number of threads (0: automatic)"},
     {.name = "cxxflags", .kind = Kind::Text, .default_value = "",
      .doc = "extra compiler driver flags, space-separated, appended last", .type = "flags"},
+    {.name = "precompile_prelude", .kind = Kind::Bool, .default_value = "true",
+     .doc = "parse the generated code's prelude once into a precompiled header, kept in memory and in the "
+            "compiledir, and reuse it in every compile (docs/jit-and-cache.md)"},
     {.name = "tiered_compile", .kind = Kind::Bool, .default_value = "false",
      .doc = "on a compile-cache miss, run the function's code compiled without optimization at once while the "
             "optimized code compiles on a background thread and takes over (docs/jit-and-cache.md)"},

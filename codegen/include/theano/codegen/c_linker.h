@@ -98,14 +98,15 @@ class CLinker final : public Linker {
   /// The CUDA translation unit of `fgraph`'s GPU nodes (the kernels NVRTC
   /// compiles; "" when the graph has none); the same graph gives the same bytes.
   static std::string generate_cuda_source(const FunctionGraph& fgraph, const LinkOptions& options = {});
-  /// The embedded prelude (ABI structs, prototypes, helpers).
+  /// The embedded prelude (ABI structs, prototypes, helpers), ending with
+  /// its kPreludeEnd line.
   static std::string_view prelude();
 
- private:
   /// options_ with what `options` and THEANO_FLAGS add (fast_compile's -O0,
-  /// cxxflags, codegen_threads).
+  /// cxxflags, codegen_threads, the precompiled prelude's store).
   CompileOptions compile_options(const LinkOptions& options) const;
 
+ private:
   CompileOptions options_;
   std::string name_;
   bool opwise_ = false;

@@ -18,11 +18,33 @@
 
 #include <theano/codegen/errors.h>
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace theano::codegen {
+
+/// The line that ends a generated unit's prelude (codegen/src/emit/lower/prelude.cpp).
+/// A source with this line has the text up to and including it precompiled
+/// once per process and flag set (a PCH in memory; docs/jit-and-cache.md,
+/// "The precompiled prelude") and reused by every compile whose source starts
+/// with the same text.
+inline constexpr std::string_view kPreludeEnd = "// ---- end of prelude\n";
+
+/// Where precompiled preludes outlive the process (docs/jit-and-cache.md,
+/// "The precompiled prelude"; the JIT's is the compiledir's `prelude`
+/// entries). `load` returns the bytes kept under `key` (nullopt: none),
+/// `save` keeps them, `evict` drops bytes that Clang refused. `key` is text
+/// naming the compiler, the flags and the prelude; the store hashes it.
+/// Called from any thread, with none of the compiler's locks held.
+struct PreludeStore {
+  std::function<std::optional<std::string>(const std::string& key)> load;
+  std::function<void(const std::string& key, const std::string& bytes)> save;
+  std::function<void(const std::string& key, const std::string& why)> evict;
+};
 
 /// Optimization level passed to clang as -O0 .. -O3.
 enum class OptLevel { O0 = 0, O1 = 1, O2 = 2, O3 = 3 };
@@ -55,6 +77,15 @@ struct CompileOptions {
   /// ones. With more than one the object is a bundle (`bundle_objects`) of
   /// one ELF object per part of the module, loaded together.
   int codegen_threads = 0;
+  /// Precompile a source's prelude (the text through the line kPreludeEnd)
+  /// once per process and reuse it. Not a compile flag: the code is the
+  /// same either way. Off where the diagnostics must cover the prelude
+  /// (`warnings`) or where `cxxflags` include other text first (-include,
+  /// -imacros).
+  bool precompile_prelude = true;
+  /// Where the precompiled prelude is looked for before it is built, and
+  /// kept once built; null: this process's memory only.
+  std::shared_ptr<const PreludeStore> prelude_store;
 
   /// The driver-level flags these options stand for, in order (without the input
   /// file): `-c -x c++ -std=c++17 -fno-exceptions -fno-rtti ... -O2 -march=native`.
@@ -85,6 +116,10 @@ struct CompiledObject {
   /// The parts of compile_ms: the front end (parsing and IR generation), the
   /// -O pipeline, and machine code (or text) generation, ms.
   double frontend_ms = 0, optimize_ms = 0, machine_code_ms = 0;
+  /// Whether the front end read the prelude precompiled (a compile that
+  /// finds no PCH parses the whole source and has one built in the
+  /// background for the compiles after it).
+  bool precompiled_prelude = false;
 };
 
 /// Compiles C++ source text in the process. Cheap to construct and copy; all the
@@ -119,6 +154,18 @@ class ClangCompiler {
  private:
   CompileOptions options_;
 };
+
+/// Waits for the precompiled preludes being built in the background (a
+/// compile that finds none starts one and parses its whole source); for
+/// tests, and at exit.
+void wait_for_prelude_builds();
+
+/// Precompiles `prelude` (a generated unit's text through its kPreludeEnd
+/// line; CLinker::prelude()) for `options` now and saves it to `store`,
+/// whatever the process holds; returns its size in bytes. `theano-cache
+/// precompile` (and the build, for its own tree) runs it. ValueError when
+/// the prelude does not end with that line or Clang rejects it.
+std::size_t build_prelude_pch(const CompileOptions& options, std::string_view prelude, const PreludeStore& store);
 
 /// `ClangCompiler().identity()`: the identity of the default (-O2 -march=native)
 /// flag set; the clang version, triple, CPU and features are what a compiledir is

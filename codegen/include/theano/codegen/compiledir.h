@@ -88,6 +88,25 @@ inline constexpr const char* kLibrariesDir = "libraries";
 /// is read-only.
 cache::CompileCache* current_library_cache();
 
+/// The subdirectory of a compiledir that holds precompiled preludes
+/// (docs/jit-and-cache.md, "The precompiled prelude"): one per compiler and
+/// flag set, keyed by hash_fields of the PreludeStore key; its own
+/// CompileCache, so its entries get the same ownership, permission, size
+/// and CRC checks as objects.
+inline constexpr const char* kPreludeDir = "prelude";
+
+/// A PreludeStore over `prelude_cache` (a compiledir's kPreludeDir), or
+/// nullptr for none.
+std::shared_ptr<const PreludeStore> prelude_store(cache::CompileCache* prelude_cache);
+
+/// The JIT's PreludeStore, nullptr when caching is off: it loads from the
+/// build tree's precompiled preludes (what the build's `theano-cache
+/// precompile` wrote, when the flag set and the compiler are the build's),
+/// else from the current compiledir's kPreludeDir (looked up on each call,
+/// so a compiledir that stops being trusted stops serving it); it saves to
+/// the compiledir only.
+std::shared_ptr<const PreludeStore> current_prelude_store();
+
 /// THEANO_FLAGS `remote_cache` ("" when unset or `off`).
 std::string remote_cache_url();
 

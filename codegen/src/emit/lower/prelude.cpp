@@ -6,6 +6,7 @@
 // (runtime/include/theano/runtime/kernels/scalar_math.h, embedded too). No
 // standard header is included: the TU must compile fast and the same everywhere.
 #include "lowering.h"
+#include <theano/codegen/clang_compiler.h>
 
 namespace theano::codegen::lower {
 
@@ -294,7 +295,6 @@ static inline float sqrt(float x) { return sqrtf(x); }
 static inline float fabs(float x) { return fabsf(x); }
 static inline float pow(float x, float y) { return powf(x, y); }
 }  // namespace theano_s
-// ---- end of prelude
 )PRELUDE";
 
 }  // namespace
@@ -305,7 +305,7 @@ std::string_view prelude() {
       std::string(kernel_text("scalar_convert.h")) + kThunkAbiText + std::string(kernel_text("host_kernels.h")) +
       std::string(kPreludeTail) +
       std::string(kLibmPrototypes) + std::string(kPreludeTail2) + std::string(kernel_text("scalar_math.h")) +
-      std::string(kFloatLibm);
+      std::string(kFloatLibm) + std::string(kPreludeEnd);
   return text;
 }
 

@@ -52,6 +52,9 @@ struct ThunkStats {
   bool shared_library = false;
   std::size_t source_bytes = 0;  ///< size of the generated source (all its translation units)
   std::size_t translation_units = 0;  ///< the source's translation units, compiled on as many threads
+  /// Of those, the units whose front end read the prelude precompiled
+  /// (docs/jit-and-cache.md, "The precompiled prelude").
+  std::size_t precompiled_preludes = 0;
   std::string source_path;       ///< where the generated source was kept (THEANO_FLAGS keep_sources), else ""
   std::string cache;             ///< compile cache: "hit", "miss", "off", or "" for linkers without one
   /// The thunk came from a function record (Linker::thunk_for_request, a

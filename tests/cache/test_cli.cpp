@@ -196,6 +196,27 @@ TEST_SUITE("theano-cache CLI") {
     CHECK(r.out.find("entries: 5") != std::string::npos);
   }
 
+  TEST_CASE("precompile writes the prelude's PCH at -O2 and -O0 into the compiledir's prelude entries") {
+    const fs::path dir = fs::temp_directory_path() / ("theano-cli-precompile-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    Result r = cli({"precompile", "--compiledir", dir.string(), "--json"});
+    CHECK_MESSAGE(r.code == 0, r.err);
+    CHECK(Json::valid(r.out));
+    CHECK(json_int(r.out, "-O2") > 100000);
+    CHECK(json_int(r.out, "-O0") > 100000);
+    r = cli({"list", "--compiledir", (dir / "prelude").string()});
+    CHECK(r.code == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+    CHECK(r.out.find("pch") != std::string::npos);
+    // Again: the same keys, nothing added.
+    r = cli({"precompile", "--compiledir", dir.string()});
+    CHECK(r.code == 0);
+    CHECK(r.out.find("precompiled the prelude for -O2") != std::string::npos);
+    r = cli({"list", "--compiledir", (dir / "prelude").string()});
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+    fs::remove_all(dir);
+  }
+
   TEST_CASE("list shows each entry's kind (cpu, or CUDA with its arch), stats and info count per kind") {
     Populated p;
     const std::string cd = p.dir.string();

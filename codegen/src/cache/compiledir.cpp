@@ -1,6 +1,7 @@
 // The compiledir in use, the cache keys of generated translation units and
 // the remote tier behind the object cache (see compiledir.h).
 #include <theano/codegen/compiledir.h>
+#include <theano/cache/dir_security.h>
 
 #include <theano/config_flags.h>
 #include <theano/runtime/error.h>
@@ -223,13 +224,14 @@ std::string prelude_key(const std::string& text) { return hash_fields({"theano-c
 
 /// The build tree's precompiled preludes (THEANO_PRELUDE_SEED_DIR: what the
 /// build's `theano-cache precompile` wrote), opened without creating or
-/// cleaning anything; nullptr when absent or refused.
+/// cleaning anything; nullptr when absent or not trusted as the user's own
+/// compiledir would be (silently: another user's build tree is no error).
 cache::CompileCache* seed_cache() {
 #ifdef THEANO_PRELUDE_SEED_DIR
   static cache::CompileCache* seed = []() -> cache::CompileCache* {
     const fs::path dir = fs::path(THEANO_PRELUDE_SEED_DIR) / kPreludeDir;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return nullptr;
+    if (!fs::is_directory(dir, ec) || !cache::check_compiledir(dir, cache::TrustPolicy{}).empty()) return nullptr;
     cache::CacheOptions options;
     options.create = false;
     options.fallback = fs::path();

@@ -24,10 +24,9 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
-#include <thread>
-#include <vector>
 
 namespace theano::codegen::detail {
 
@@ -89,33 +88,28 @@ bool build(const DriverResult& driver, PreludePch& pch) {
   return true;
 }
 
-/// At most this many PCHs a process (a few hundred KB each): one per flag
-/// set and prelude in use; beyond it compiles parse their prelude.
+/// At most this many flag sets and preludes a process (a PCH is a few
+/// hundred KB): beyond it the oldest goes (its compiles in flight hold it).
 constexpr std::size_t kMaxPchs = 8;
 
-/// The process's PCHs by flag set and prelude: null while one is being built
-/// or when it could not be.
+/// What the process knows of one flag set and prelude.
+struct Known {
+  std::shared_ptr<const PreludePch> pch;  ///< null until loaded or built
+  int asked = 0;         ///< compiles that found no PCH here
+  bool busy = false;     ///< a compile is loading or building it
+  bool refused = false;  ///< it cannot be built, or Clang refused it: parse
+};
+
+/// The process's PCHs by flag set and prelude.
 struct Store {
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const PreludePch>> pchs;
-  std::vector<std::thread> builders;
-
-  /// Builders are joined before the process's statics (LLVM's among them)
-  /// go: a function-local static, so constructed after them.
-  ~Store() { join(); }
-  void join() {
-    std::vector<std::thread> running;
-    {
-      std::lock_guard lock(mu);
-      running.swap(builders);
-    }
-    for (std::thread& t : running) t.join();
-  }
+  std::map<std::string, Known> known;
+  std::deque<std::string> order;  ///< known's keys, oldest first
 };
 
 Store& store() {
-  static Store s;
-  return s;
+  static Store* s = new Store();  // never destroyed: compiles may run until exit
+  return *s;
 }
 
 /// The cc1 args and the text. Without the working directory the driver
@@ -156,59 +150,77 @@ std::shared_ptr<const PreludePch> prelude_pch(const DriverResult& driver, std::s
                                               const PreludeStore* persist) {
   Store& s = store();
   std::string key = memory_key(driver, prelude);
+  bool look_in_store = false;
   {
     std::lock_guard lock(s.mu);
-    if (auto it = s.pchs.find(key); it != s.pchs.end()) return it->second;
-    if (s.pchs.size() >= kMaxPchs) return nullptr;
-    s.pchs.emplace(key, nullptr);  // taken: this call loads or builds it
+    auto it = s.known.find(key);
+    if (it == s.known.end()) {
+      if (s.known.size() >= kMaxPchs) {
+        s.known.erase(s.order.front());
+        s.order.pop_front();
+      }
+      it = s.known.emplace(key, Known{}).first;
+      s.order.push_back(key);
+    }
+    Known& k = it->second;
+    // Busy: another compile is loading or building it; this one parses.
+    if (k.pch || k.refused || k.busy) return k.pch;
+    look_in_store = k.asked++ == 0;
+    k.busy = true;
   }
   std::shared_ptr<PreludePch> pch = empty_pch(prelude, key);
-  if (persist && persist->load) {
-    std::optional<std::string> bytes;
-    try {
-      bytes = persist->load(pch->store_key);
-    } catch (...) {
-      bytes.reset();  // an unreadable store only costs the build below
+  bool ok = false, failed = false;
+  if (look_in_store) {
+    // The first compile that asks: the store's copy, else it parses its
+    // whole source (a process that compiles one unit builds nothing).
+    if (persist && persist->load) {
+      std::optional<std::string> bytes;
+      try {
+        bytes = persist->load(pch->store_key);
+      } catch (...) {
+        bytes.reset();  // an unreadable store only costs the build later
+      }
+      if (bytes && !bytes->empty()) {
+        pch->bytes = std::move(*bytes);
+        ok = true;
+      }
     }
-    if (bytes && !bytes->empty()) {
-      pch->bytes = std::move(*bytes);
-      std::lock_guard lock(s.mu);
-      s.pchs[key] = pch;
-      return pch;
-    }
-  }
-  // Built beside the compile that asked, which parses its whole source: the
-  // first compile of a process costs what it did, the ones after it less.
-  std::shared_ptr<const PreludeStore> keep;
-  if (persist) keep = std::make_shared<PreludeStore>(*persist);
-  std::lock_guard lock(s.mu);
-  s.builders.emplace_back([&s, driver_copy = driver, pch, key = std::move(key), keep] {
-    bool ok = false;
+  } else {
+    // The second: this process compiles more than one unit with these
+    // flags, so it builds the PCH now (about 5 ms more than parsing the
+    // prelude, 8-12 ms less for each compile after it) and keeps it.
     try {
-      ok = build(driver_copy, *pch);
+      ok = build(driver, *pch);
     } catch (...) {
       ok = false;
     }
-    if (!ok) return;  // stays null: every compile parses its prelude
-    if (keep && keep->save) {
+    failed = !ok;
+    if (ok && persist && persist->save) {
       try {
-        keep->save(pch->store_key, pch->bytes);
+        persist->save(pch->store_key, pch->bytes);
       } catch (...) {
         // not kept for other processes; this one still has it
       }
     }
-    std::lock_guard lock(s.mu);
-    s.pchs[key] = pch;
-  });
-  return nullptr;
+  }
+  std::lock_guard lock(s.mu);
+  auto it = s.known.find(key);  // gone if 8 others came meanwhile
+  if (it == s.known.end()) return ok ? pch : nullptr;
+  it->second.busy = false;
+  if (ok) it->second.pch = pch;
+  if (failed) it->second.refused = true;
+  return it->second.pch;
 }
 
 void forget_prelude_pch(const PreludePch& pch, const PreludeStore* persist, const std::string& why) {
   {
     Store& s = store();
     std::lock_guard lock(s.mu);
-    for (auto& [key, held] : s.pchs)
-      if (held.get() == &pch) held = nullptr;  // not rebuilt in this process
+    for (auto& [key, k] : s.known)
+      if (k.pch.get() == &pch) {
+        k.pch = nullptr;
+        k.refused = true;  // not rebuilt in this process
+      }
   }
   if (persist && persist->evict) {
     try {
@@ -221,8 +233,6 @@ void forget_prelude_pch(const PreludePch& pch, const PreludeStore* persist, cons
 }  // namespace theano::codegen::detail
 
 namespace theano::codegen {
-
-void wait_for_prelude_builds() { detail::store().join(); }
 
 std::size_t build_prelude_pch(const CompileOptions& options, std::string_view prelude, const PreludeStore& store) {
   THEANO_USER_CHECK(detail::prelude_end(prelude) == prelude.size(), ValueError)

@@ -35,10 +35,11 @@ struct PreludePch {
 std::size_t prelude_end(std::string_view source);
 
 /// The PCH of `prelude` for `driver`'s flag set: from this process's memory,
-/// else from `store` (when given). Null when there is none yet: then one is
-/// built on a background thread (kept in memory and saved to `store`) and the
-/// caller compiles its whole source, as it does when the prelude cannot be
-/// precompiled (the whole source then reports the prelude's errors).
+/// else (the first time it is asked for) from `store` when given, else (the
+/// second time) built now, kept and saved to `store`. Null when there is none:
+/// the first time with nothing stored, while another compile loads or builds
+/// it, and when it cannot be built. The caller then compiles its whole
+/// source (which reports the prelude's errors, if it has any).
 std::shared_ptr<const PreludePch> prelude_pch(const DriverResult& driver, std::string_view prelude,
                                               const PreludeStore* store);
 

@@ -116,9 +116,9 @@ struct CompiledObject {
   /// The parts of compile_ms: the front end (parsing and IR generation), the
   /// -O pipeline, and machine code (or text) generation, ms.
   double frontend_ms = 0, optimize_ms = 0, machine_code_ms = 0;
-  /// Whether the front end read the prelude precompiled (a compile that
-  /// finds no PCH parses the whole source and has one built in the
-  /// background for the compiles after it).
+  /// Whether the front end read the prelude precompiled (the first compile
+  /// of a process that finds no PCH stored parses its whole source; the
+  /// second builds the PCH).
   bool precompiled_prelude = false;
 };
 
@@ -154,11 +154,6 @@ class ClangCompiler {
  private:
   CompileOptions options_;
 };
-
-/// Waits for the precompiled preludes being built in the background (a
-/// compile that finds none starts one and parses its whole source); for
-/// tests, and at exit.
-void wait_for_prelude_builds();
 
 /// Precompiles `prelude` (a generated unit's text through its kPreludeEnd
 /// line; CLinker::prelude()) for `options` now and saves it to `store`,

@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 #include <map>
 #include <mutex>
 
@@ -163,6 +165,20 @@ TEST_CASE("precompiled prelude: a store's PCH is read at once, one Clang refuses
   CHECK(read.precompiled_prelude);
   CHECK(counting.saves == saves);  // read, not built
   CHECK(run_entry(read, "pch_read", 1.0) == 6.5);
+
+  // The units of one function start together: both wait for the store's
+  // copy rather than parse.
+  const std::string prelude5 = prelude_text("store-5");
+  build_prelude_pch(o, prelude5, *counting.store());
+  std::vector<CompiledObject> units(2);
+  {
+    std::vector<std::thread> threads;
+    for (int u = 0; u < 2; ++u)
+      threads.emplace_back([&, u] { units[u] = ClangCompiler(o).compile(prelude5 + body_text(u), "unit.cpp"); });
+    for (std::thread& t : threads) t.join();
+  }
+  CHECK(units[0].precompiled_prelude);
+  CHECK(units[1].precompiled_prelude);
 
   // Garbage under a key: Clang refuses it, the whole source compiles, the
   // store loses it and this process stops asking.

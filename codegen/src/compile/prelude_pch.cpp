@@ -24,6 +24,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -97,12 +98,14 @@ struct Known {
   std::shared_ptr<const PreludePch> pch;  ///< null until loaded or built
   int asked = 0;         ///< compiles that found no PCH here
   bool busy = false;     ///< a compile is loading or building it
+  bool loading = false;  ///< ... loading it from the store (a millisecond: others wait)
   bool refused = false;  ///< it cannot be built, or Clang refused it: parse
 };
 
 /// The process's PCHs by flag set and prelude.
 struct Store {
   std::mutex mu;
+  std::condition_variable loaded;  ///< a store look-up ended
   std::map<std::string, Known> known;
   std::deque<std::string> order;  ///< known's keys, oldest first
 };
@@ -150,25 +153,34 @@ std::shared_ptr<const PreludePch> prelude_pch(const DriverResult& driver, std::s
                                               const PreludeStore* persist) {
   Store& s = store();
   std::string key = memory_key(driver, prelude);
+  std::shared_ptr<PreludePch> pch = empty_pch(prelude, key);  // before `busy`: nothing below throws
   bool look_in_store = false;
   {
-    std::lock_guard lock(s.mu);
-    auto it = s.known.find(key);
-    if (it == s.known.end()) {
-      if (s.known.size() >= kMaxPchs) {
-        s.known.erase(s.order.front());
-        s.order.pop_front();
+    std::unique_lock lock(s.mu);
+    for (;;) {
+      auto it = s.known.find(key);
+      if (it == s.known.end()) {
+        if (s.known.size() >= kMaxPchs) {
+          s.known.erase(s.order.front());
+          s.order.pop_front();
+        }
+        it = s.known.emplace(key, Known{}).first;
+        s.order.push_back(key);
       }
-      it = s.known.emplace(key, Known{}).first;
-      s.order.push_back(key);
+      Known& k = it->second;
+      // The units of one function start together: they wait for the store's
+      // copy, but parse rather than wait for a build (about as long).
+      if (k.loading) {
+        s.loaded.wait(lock);
+        continue;
+      }
+      if (k.pch || k.refused || k.busy) return k.pch;
+      look_in_store = k.asked++ == 0;
+      k.busy = true;
+      k.loading = look_in_store;
+      break;
     }
-    Known& k = it->second;
-    // Busy: another compile is loading or building it; this one parses.
-    if (k.pch || k.refused || k.busy) return k.pch;
-    look_in_store = k.asked++ == 0;
-    k.busy = true;
   }
-  std::shared_ptr<PreludePch> pch = empty_pch(prelude, key);
   bool ok = false, failed = false;
   if (look_in_store) {
     // The first compile that asks: the store's copy, else it parses its
@@ -204,9 +216,10 @@ std::shared_ptr<const PreludePch> prelude_pch(const DriverResult& driver, std::s
     }
   }
   std::lock_guard lock(s.mu);
+  if (look_in_store) s.loaded.notify_all();
   auto it = s.known.find(key);  // gone if 8 others came meanwhile
   if (it == s.known.end()) return ok ? pch : nullptr;
-  it->second.busy = false;
+  it->second.busy = it->second.loading = false;
   if (ok) it->second.pch = pch;
   if (failed) it->second.refused = true;
   return it->second.pch;

@@ -14,6 +14,11 @@
 /// of an -O2 compile is instruction selection and the rest of code
 /// generation. The objects are bundled and loaded together.
 ///
+/// A source that starts with the generated prelude (through kPreludeEnd)
+/// has the prelude read from a PCH when one is at hand (prelude_pch.h); a
+/// compile with it that fails is run again on the whole source, whose
+/// diagnostics are the ones reported.
+///
 /// The -O pipeline is ours, not Clang's (the front end runs with LLVM passes
 /// disabled): the PassBuilder pipeline Clang would build for the cc1 options,
 /// with a TargetMachine for the exact CPU, and a library table that knows

@@ -9,8 +9,12 @@
 #include <theano/codegen/clang_compiler.h>
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/jit_loader.h>
+#include <theano/config.h>
+#include <theano/theano.hpp>
 
+#include "codegen/compiledir_test_util.h"
 #include "codegen/jit_test_util.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 #include <algorithm>
@@ -228,4 +232,30 @@ TEST_CASE("precompiled prelude: a compiledir's prelude entries keep it, one per 
   with.prelude_store = prelude_store(&preludes);
   const std::string unit = std::string(CLinker::prelude()) + "extern \"C\" int theano_probe() { return THEANO_MAX_NDIM; }\n";
   CHECK(ClangCompiler(with).compile(unit, "probe.cpp").precompiled_prelude);
+}
+
+TEST_CASE("precompiled prelude: function() reads the build tree's on its first compile, caching off too") {
+  using namespace theano::tensor;
+  theano::Var x = dvector("x");
+  {
+    theano::Config c = theano::config();
+    c.flags["compiledir"] = "off";
+    theano::ConfigGuard guard(c);
+    const theano::ThunkStats st = theano::function({x}, {x * 3.0 + 1.0}).profile().build;
+    REQUIRE(st.translation_units >= 1);
+    CHECK(st.precompiled_preludes == st.translation_units);  // the build's theano-cache precompile wrote it
+  }
+  theano::test::TempDir d;
+  {
+    theano::Config c = theano::test::with_compiledir(d.path);
+    c.flags["precompile_prelude"] = "False";
+    theano::ConfigGuard guard(c);
+    const theano::ThunkStats st = theano::function({x}, {x * 4.0 + 1.0}).profile().build;
+    CHECK(st.cache == "miss");
+    CHECK(st.precompiled_preludes == 0);
+  }
+  theano::ConfigGuard guard(theano::test::with_compiledir(d.path));
+  const theano::ThunkStats st = theano::function({x}, {x * 5.0 + 1.0}).profile().build;
+  CHECK(st.cache == "miss");
+  CHECK(st.precompiled_preludes == st.translation_units);
 }

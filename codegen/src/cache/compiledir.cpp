@@ -283,7 +283,7 @@ std::shared_ptr<const PreludeStore> current_prelude_store() {
     };
     return s;
   }();
-  return current_compiledir().empty() ? nullptr : store;
+  return store;
 }
 
 cache::CleanupPolicy auto_cleanup_policy() {

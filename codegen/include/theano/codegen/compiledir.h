@@ -99,12 +99,12 @@ inline constexpr const char* kPreludeDir = "prelude";
 /// nullptr for none.
 std::shared_ptr<const PreludeStore> prelude_store(cache::CompileCache* prelude_cache);
 
-/// The JIT's PreludeStore, nullptr when caching is off: it loads from the
-/// build tree's precompiled preludes (what the build's `theano-cache
-/// precompile` wrote, when the flag set and the compiler are the build's),
-/// else from the current compiledir's kPreludeDir (looked up on each call,
-/// so a compiledir that stops being trusted stops serving it); it saves to
-/// the compiledir only.
+/// The JIT's PreludeStore: it loads from the build tree's precompiled
+/// preludes (what the build's `theano-cache precompile` wrote, when the flag
+/// set and the compiler are the build's; also with caching off), else from
+/// the current compiledir's kPreludeDir (looked up on each call, so a
+/// compiledir that stops being trusted stops serving it); it saves to the
+/// compiledir only (nowhere with caching off).
 std::shared_ptr<const PreludeStore> current_prelude_store();
 
 /// THEANO_FLAGS `remote_cache` ("" when unset or `off`).

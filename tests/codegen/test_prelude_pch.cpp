@@ -226,6 +226,27 @@ TEST_CASE("precompiled prelude: a compiledir's prelude entries keep it, one per 
   // Built again from the same flags and text: the same key, no second entry.
   build_prelude_pch(copts, CLinker::prelude(), *prelude_store(&preludes));
   CHECK(preludes.entries().size() == 1);
+  // The same code either way: the optimized IR of a unit using the prelude's
+  // helpers, with and without the PCH, byte for byte.
+  const std::string user = std::string(CLinker::prelude()) +
+                           "extern \"C\" int theano_probe(double* x, float* y, long long n) {\n"
+                           "  for (long long i = 0; i < n; ++i) {\n"
+                           "    x[i] = theano_f::theano_sigmoid(x[i]) + theano_f::theano_tanh(x[i]);\n"
+                           "    y[i] = theano_s::theano_sigmoid(y[i]);\n"
+                           "  }\n"
+                           "  return THEANO_MAX_NDIM;\n"
+                           "}\n";
+  CompileOptions parse = copts;
+  parse.precompile_prelude = false;
+  CompileOptions pch_opts = copts;
+  pch_opts.prelude_store = prelude_store(&preludes);
+  const CompiledObject ir_with = ClangCompiler(pch_opts).emit_llvm_ir(user, "ir.cpp");
+  REQUIRE(ir_with.precompiled_prelude);
+  const CompiledObject ir_without = ClangCompiler(parse).emit_llvm_ir(user, "ir.cpp");
+  CHECK_FALSE(ir_without.precompiled_prelude);
+  CHECK(ir_with.bytes.find("theano_probe") != std::string::npos);
+  CHECK(ir_with.bytes == ir_without.bytes);
+
   // What the store gives back is what Clang reads: a unit with the prelude
   // compiles with it on the first try.
   CompileOptions with = copts;

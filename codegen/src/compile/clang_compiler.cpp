@@ -52,7 +52,6 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -310,15 +309,12 @@ CompiledObject run_once(const CompileOptions& options, std::string_view source, 
   ci.createDiagnostics(&printer, /*ShouldOwnClient=*/false);
   ci.setVerboseOutputStream(diag_os);  // "N errors generated." goes with the diagnostics, not stderr
 
-  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  mem->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), path));
+  std::vector<detail::MemoryFile> files{{path, text, /*copy=*/true}};
   if (pch) {
-    mem->addFile(detail::kPreludeHeader, 0, llvm::MemoryBuffer::getMemBuffer(pch->prelude, detail::kPreludeHeader, false));
-    mem->addFile(detail::kPreludePch, 0, llvm::MemoryBuffer::getMemBuffer(pch->bytes, detail::kPreludePch, false));
+    files.push_back({detail::kPreludeHeader, pch->prelude});
+    files.push_back({detail::kPreludePch, pch->bytes});
   }
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
-  overlay->pushOverlay(mem);
-  ci.createFileManager(overlay);
+  detail::use_memory_files(ci, files);
 
   // The module, optimized and turned into an object (or text) below.
   auto act = std::make_unique<clang::EmitLLVMOnlyAction>(&context);

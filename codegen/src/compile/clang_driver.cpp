@@ -146,7 +146,8 @@ std::shared_ptr<const DriverResult> driver_result(const CompileOptions& options,
 
 std::shared_ptr<clang::CompilerInvocation> make_invocation(const DriverResult& driver, const std::string& path,
                                                            std::string_view name, llvm::raw_ostream& diags) {
-  // The cc1 args name the driver's placeholder input; point them at `path`.
+  // The cc1 args name the input the driver was run with (kDriverInput); the
+  // compile reads `path` instead.
   std::vector<std::string> args(driver.cc1.begin() + 1, driver.cc1.end());
   for (auto& a : args) {
     if (a == kDriverInput) a = path;
@@ -169,6 +170,19 @@ std::shared_ptr<clang::CompilerInvocation> make_invocation(const DriverResult& d
   inv->getCodeGenOpts().DisableFree = false;
   inv->getCodeGenOpts().DisableLLVMPasses = true;
   return inv;
+}
+
+void use_memory_files(clang::CompilerInstance& ci, const std::vector<MemoryFile>& files) {
+  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  for (const MemoryFile& f : files) {
+    const llvm::StringRef bytes(f.bytes.data(), f.bytes.size());
+    mem->addFile(f.path, 0,
+                 f.copy ? llvm::MemoryBuffer::getMemBufferCopy(bytes, f.path)
+                        : llvm::MemoryBuffer::getMemBuffer(bytes, f.path, /*RequiresNullTerminator=*/false));
+  }
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
+  overlay->pushOverlay(mem);
+  ci.createFileManager(overlay);
 }
 
 }  // namespace detail

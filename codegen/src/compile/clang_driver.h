@@ -15,6 +15,7 @@
 #include <vector>
 
 namespace clang {
+class CompilerInstance;
 class CompilerInvocation;
 }
 namespace llvm {
@@ -73,6 +74,19 @@ std::shared_ptr<const DriverResult> driver_result(const CompileOptions& options,
 /// what Clang printed to `diags`, when Clang rejects the args.
 std::shared_ptr<clang::CompilerInvocation> make_invocation(const DriverResult& driver, const std::string& path,
                                                            std::string_view name, llvm::raw_ostream& diags);
+
+/// A file a compile reads from memory: `bytes` must outlive the compile unless
+/// `copy` (a source Clang lexes must also be followed by a NUL: std::string's
+/// data, or a copy).
+struct MemoryFile {
+  std::string path;
+  std::string_view bytes;
+  bool copy = false;
+};
+
+/// Gives `ci` a file manager that sees `files` over the real file system
+/// (where Clang finds its resource headers).
+void use_memory_files(clang::CompilerInstance& ci, const std::vector<MemoryFile>& files);
 
 /// Initializes the native target, asm printer and parser once per process.
 void init_native_target();

@@ -19,8 +19,6 @@
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Serialization/ASTWriter.h>
 #include <clang/Serialization/PCHContainerOperations.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -75,11 +73,7 @@ bool build(const DriverResult& driver, PreludePch& pch) {
   ci.setInvocation(inv);
   ci.createDiagnostics(&printer, /*ShouldOwnClient=*/false);
   ci.setVerboseOutputStream(diag_os);
-  auto mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  mem->addFile(kPreludeHeader, 0, llvm::MemoryBuffer::getMemBuffer(pch.prelude, kPreludeHeader, false));
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::createPhysicalFileSystem());
-  overlay->pushOverlay(mem);
-  ci.createFileManager(overlay);
+  use_memory_files(ci, {{kPreludeHeader, pch.prelude}});
 
   auto buffer = std::make_shared<clang::PCHBuffer>();
   buffer->IsComplete = false;

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -115,6 +116,22 @@ TEST_SUITE("compile_cache") {
       c.flags["keep_sources"] = "True";
       ConfigGuard keeping(c);
       CHECK_FALSE(from_record(function({x}, {x * 2.0 + 1.0})));
+    }
+    // A constant of one repeated value is written once ("fill"): its value,
+    // its shape, its sign bit and any one element that differs all count.
+    {
+      auto with = [&](const NDArray& c) { return function({x}, {x + constant(c)}); };
+      NDArray one_off = NDArray::zeros({64});
+      one_off.data_as<double>()[63] = 1e-300;
+      CHECK_FALSE(from_record(with(NDArray::zeros({64}))));
+      CHECK(from_record(with(NDArray::zeros({64}))));
+      CHECK_FALSE(from_record(with(one_off)));
+      CHECK_FALSE(from_record(with(NDArray::full({64}, -0.0))));
+      CHECK_FALSE(from_record(with(NDArray::full({64}, 2.0))));
+      CHECK_FALSE(from_record(with(NDArray::zeros({65}))));
+      Function two = with(NDArray::full({64}, 2.0));
+      REQUIRE(from_record(two));
+      CHECK(allclose(two({NDArray::full({64}, 1.0)})[0], NDArray::full({64}, 3.0)));
     }
     // And each of those is found again the second time.
     CHECK(from_record(function({x}, {x * 3.0 + 1.0})));
@@ -231,8 +248,12 @@ TEST_SUITE("compile_cache") {
     r.nvars = 12;
     r.destroyed_inputs = {0, 2};
     r.labels = {"node 0 (Elemwise{add})", std::string("with\nnewline and \0 byte", 24)};
-    r.constants = {test::vec({1.5, -2}), NDArray::scalar(3.0), NDArray::zeros({0, 3})};
+    r.constants = {test::vec({1.5, -2}), NDArray::scalar(3.0), NDArray::zeros({0, 3}),
+                   NDArray::full({3, 1000}, -0.25, DType::Float32), NDArray::zeros({4096}, DType::Int64)};
     const std::string bytes = codegen::detail::serialize(r);
+    // The two filled ones are written as one element each.
+    CHECK(bytes.size() < 1000);
+    CHECK(bytes.find("3 1000 fill\n") != std::string::npos);
     const auto back = codegen::detail::parse_function_record(bytes);
     REQUIRE(back.has_value());
     CHECK(back->object_key == r.object_key);
@@ -240,10 +261,16 @@ TEST_SUITE("compile_cache") {
     CHECK(back->nvars == 12);
     CHECK(back->destroyed_inputs == r.destroyed_inputs);
     CHECK(back->labels == r.labels);
-    REQUIRE(back->constants.size() == 3);
+    REQUIRE(back->constants.size() == 5);
     CHECK(allclose(back->constants[0], r.constants[0]));
     CHECK(back->constants[1].item<double>() == 3.0);
     CHECK(back->constants[2].shape() == std::vector<std::int64_t>{0, 3});
+    for (std::size_t k : {3, 4}) {
+      CHECK(back->constants[k].dtype() == r.constants[k].dtype());
+      CHECK(back->constants[k].shape() == r.constants[k].shape());
+      CHECK(std::memcmp(back->constants[k].data(), r.constants[k].data(),
+                        static_cast<std::size_t>(r.constants[k].nbytes())) == 0);
+    }
     // Every truncation, and a flipped byte in each header line, is refused.
     for (std::size_t n = 0; n < bytes.size(); ++n)
       CHECK_FALSE(codegen::detail::parse_function_record(std::string_view(bytes).substr(0, n)).has_value());
@@ -262,5 +289,15 @@ TEST_SUITE("compile_cache") {
     std::string bad_dtype = bytes;
     bad_dtype.replace(bad_dtype.find("constants 3\n") + 12, 2, "99");
     CHECK_FALSE(codegen::detail::parse_function_record(bad_dtype).has_value());
+    // A fill is bounded like the rest: not more than 4 GiB (what serialize
+    // writes out instead), not one element, not a missing element.
+    for (const char* dims : {"3 1000000000 fill\n", "1 1 fill\n"}) {
+      std::string bad_fill = bytes;
+      bad_fill.replace(bad_fill.find("3 1000 fill\n"), 12, dims);
+      CHECK_FALSE(codegen::detail::parse_function_record(bad_fill).has_value());
+    }
+    std::string short_fill = bytes;
+    short_fill.erase(short_fill.find("3 1000 fill\n") + 12, 1);
+    CHECK_FALSE(codegen::detail::parse_function_record(short_fill).has_value());
   }
 }

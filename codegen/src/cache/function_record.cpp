@@ -1,13 +1,19 @@
 // Function records (see function_record.h).
 //
-// Format (text lines, then raw constant bytes), version 1:
-//   theano-cpp function record 1
+// Format (text lines, then raw constant bytes), version 2:
+//   theano-cpp function record 2
 //   object <40 hex digits>
 //   nslots <n> nvars <n>
 //   destroyed <count> <i>...
 //   labels <count>            then per label: <bytes> \n <the bytes> \n
-//   constants <count>         then per constant: <dtype> <ndim> <dims>... <bytes> \n <the bytes> \n
+//   constants <count>         then per constant: <dtype> <ndim> <dims>... and either
+//                               <bytes> \n <the bytes> \n
+//                             or, when every element is the same (zeros, a full array),
+//                               fill \n <one element's bytes> \n
 //   end
+//
+// Why "fill": a warm start reads, checks (CRC-32) and copies every byte of
+// the record; W9's two 64 KB zero states were 97% of its record.
 #include "function_record.h"
 
 #include <theano/codegen/compiledir.h>
@@ -16,16 +22,28 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
 namespace theano::codegen::detail {
 namespace {
 
-constexpr std::string_view kMagic = "theano-cpp function record 1\n";
+constexpr std::string_view kMagic = "theano-cpp function record 2\n";
 constexpr std::int64_t kMaxCount = 1 << 20;  // nodes, labels, constants, slots
 constexpr std::int64_t kMaxLabel = 1 << 16;
 constexpr int kMaxDims = 64;
+/// The largest constant a record writes as "fill" (and so the most one
+/// element's bytes can make a parse allocate); larger ones are written out.
+constexpr std::int64_t kMaxFillBytes = std::int64_t{1} << 32;
+
+/// Whether every element of the C-contiguous `a` has the same bytes as the
+/// first (an array of one element or none is written out).
+bool is_fill(const NDArray& a) {
+  const auto* p = static_cast<const char*>(a.data());
+  const auto n = static_cast<std::size_t>(a.nbytes()), item = a.itemsize();
+  return n > item && a.nbytes() <= kMaxFillBytes && std::memcmp(p, p + item, n - item) == 0;
+}
 
 class Reader {
  public:
@@ -141,8 +159,10 @@ std::string serialize(const FunctionRecord& r) {
     const NDArray dense = c.is_c_contiguous() ? c : c.copy();
     s += std::to_string(static_cast<int>(dense.dtype())) + " " + std::to_string(dense.shape().size());
     for (std::int64_t d : dense.shape()) s += " " + std::to_string(d);
-    s += " " + std::to_string(dense.nbytes()) + "\n";
-    s.append(static_cast<const char*>(dense.data()), static_cast<std::size_t>(dense.nbytes()));
+    const bool fill = is_fill(dense);
+    const auto n = fill ? dense.itemsize() : static_cast<std::size_t>(dense.nbytes());
+    s += fill ? std::string(" fill\n") : " " + std::to_string(n) + "\n";
+    s.append(static_cast<const char*>(dense.data()), n);
     s += "\n";
   }
   s += "end\n";
@@ -178,9 +198,21 @@ std::optional<FunctionRecord> parse_function_record(std::string_view bytes) {
     std::int64_t elements = 1;
     for (std::int64_t& d : shape)
       if (!in.integer(0, INT64_MAX, d) || __builtin_mul_overflow(elements, d, &elements)) return std::nullopt;
+    const auto item = static_cast<std::int64_t>(dtype_size(dtype));
     std::int64_t expect = 0;
-    if (__builtin_mul_overflow(elements, static_cast<std::int64_t>(dtype_size(dtype)), &expect)) return std::nullopt;
+    if (__builtin_mul_overflow(elements, item, &expect)) return std::nullopt;
     std::string_view data;
+    if (in.literal("fill\n")) {
+      // What serialize() writes as fill: more than one element, at most kMaxFillBytes.
+      if (expect <= item || expect > kMaxFillBytes || !in.bytes(item, data)) return std::nullopt;
+      NDArray c = NDArray::empty(shape, dtype);
+      auto* out = static_cast<char*>(c.data());
+      std::memcpy(out, data.data(), data.size());
+      for (std::int64_t done = item; done < expect; done *= 2)  // doubling: the filled part copies itself
+        std::memcpy(out + done, out, static_cast<std::size_t>(std::min(done, expect - done)));
+      r.constants.push_back(std::move(c));
+      continue;
+    }
     if (!in.integer(expect, expect, nbytes) || !in.bytes(nbytes, data)) return std::nullopt;
     NDArray c = NDArray::empty(shape, dtype);
     if (nbytes) std::memcpy(c.data(), data.data(), data.size());

@@ -2,11 +2,12 @@
 //
 // Layout: a version line, the context (mode, linker, tags, flags, input and
 // output options), then the graph: each input (type, name), each constant
-// (type, name, dtype, shape, bytes), each node in toposort order (Op class,
-// props, an inner graph's own text (Scan's step, written the same way),
-// input references, output types and names), the outputs. Strings are
-// length-prefixed and floats written as their bits, so no two different
-// requests can print the same text.
+// (type, name, dtype, shape, then "data" and its bytes, or "fill" and one
+// element's bytes when every element is that one), each node in toposort
+// order (Op class, props, an inner graph's own text (Scan's step, written
+// the same way), input references, output types and names), the outputs.
+// Strings are length-prefixed and floats written as their bits, so no two
+// different requests can print the same text.
 #include "request_text.h"
 
 #include <bit>
@@ -110,7 +111,18 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     w.str(dtype_name(dense.dtype()));
     w.num(static_cast<std::int64_t>(dense.shape().size()));
     for (std::int64_t d : dense.shape()) w.num(d);
-    w.bytes(dense.data(), static_cast<std::size_t>(dense.nbytes()));
+    // One value repeated (a zeros or full array, a recurrent state's start)
+    // is written once: a 64 KB h0 would otherwise be copied into the text
+    // and hashed by every warm start.
+    const auto* bytes = static_cast<const char*>(dense.data());
+    const auto n = static_cast<std::size_t>(dense.nbytes()), item = dtype_size(dense.dtype());
+    if (n > item && std::memcmp(bytes, bytes + item, n - item) == 0) {
+      w.word("fill");
+      w.bytes(bytes, item);
+    } else {
+      w.word("data");
+      w.bytes(bytes, n);
+    }
     w.line();
     return it->second;
   };
@@ -173,7 +185,7 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
 
 std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
   Writer w;
-  w.word("theano-cpp function request 2");
+  w.word("theano-cpp function request 3");
   w.line();
   w.word("mode");
   w.str(context.mode);

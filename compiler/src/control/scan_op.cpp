@@ -6,7 +6,6 @@
 #include <mutex>
 #include <algorithm>
 #include <set>
-#include <sstream>
 
 #include "theano/compile/linker.h"
 #include "theano/control/ifelse.h"
@@ -125,25 +124,22 @@ Scan::~Scan() = default;
 std::string Scan::name() const { return "Scan{" + info_.name + "}"; }
 
 Props Scan::props() const {
-  std::ostringstream os;
-  auto taps = [&](const std::vector<std::vector<std::int64_t>>& all) {
-    os << "[";
+  // Plain string appends, no ostringstream: a warm start keys every Scan's
+  // props, and a stream's locale set-up was most of this function's time.
+  auto taps = [](const std::vector<std::vector<std::int64_t>>& all) {
+    std::string s = "[";
     for (std::size_t i = 0; i < all.size(); ++i) {
-      os << (i ? "," : "") << "(";
-      for (std::size_t j = 0; j < all[i].size(); ++j) os << (j ? "," : "") << all[i][j];
-      os << ")";
+      s += i ? ",(" : "(";
+      for (std::size_t j = 0; j < all[i].size(); ++j) s += (j ? "," : "") + std::to_string(all[i][j]);
+      s += ")";
     }
-    os << "]";
+    return s + "]";
   };
-  taps(info_.seq_taps);
-  const std::string seq = os.str();
-  os.str("");
-  taps(info_.rec_taps);
   std::vector<std::int64_t> last;
   for (int r = 0; r < info_.n_rec(); ++r) last.push_back(info_.last_only(r) ? 1 : 0);
   return {{"name", info_.name},
-          {"seq_taps", seq},
-          {"rec_taps", os.str()},
+          {"seq_taps", taps(info_.seq_taps)},
+          {"rec_taps", taps(info_.rec_taps)},
           {"n_map", static_cast<std::int64_t>(info_.n_map)},
           {"n_nonseq", static_cast<std::int64_t>(info_.n_nonseq)},
           {"go_backwards", info_.go_backwards},

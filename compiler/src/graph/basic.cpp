@@ -84,7 +84,10 @@ bool Constant::equals(const Constant& other) const {
   return signature_ == other.signature_ && *type() == *other.type() && type()->values_eq(data_, other.data_);
 }
 
-Var Constant::clone() const { return Var(new Constant(type(), data_, name())); }
+Constant::Constant(const Constant& of, CloneTag)
+    : Variable(of.type(), of.name()), data_(of.data_), signature_(of.signature_) {}
+
+Var Constant::clone() const { return Var(new Constant(*this, CloneTag{})); }
 
 std::string Constant::str() const {
   if (!name().empty()) return name();

@@ -89,6 +89,15 @@ TEST_CASE("constants: data filtered into the type, signature, equality, text") {
   Var cc = c1->clone();
   CHECK(cc != c1);
   CHECK(cc.as_constant()->equals(*c1.as_constant()));
+  // ...of the same type, name, signature and values (taken over, not recomputed).
+  Var named = dvec->make_constant(NDArray::from_list<double>({4.0, -0.0}), "w");
+  Var nc = named->clone();
+  CHECK(nc.type() == named.type());
+  CHECK(nc.name() == "w");
+  CHECK(nc.as_constant()->signature() == named.as_constant()->signature());
+  CHECK(nc.as_constant()->data().dtype() == DType::Float64);
+  CHECK(array_equal(nc.as_constant()->data(), named.as_constant()->data()));
+  CHECK_FALSE(nc.as_constant()->equals(*c1.as_constant()));
   CHECK_THROWS_AS(dvec->make_constant(NDArray::from_list<double>({1, 2, 3, 4}, {2, 2})), TypeError);
 }
 

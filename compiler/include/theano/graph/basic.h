@@ -96,6 +96,10 @@ class Constant : public Variable {
   std::string str() const override;
 
  private:
+  struct CloneTag {};
+  /// A clone: the same type, data and signature, neither filtered nor hashed
+  /// again (a FunctionGraph clones every constant of its graph).
+  Constant(const Constant& of, CloneTag);
   NDArray data_;
   std::size_t signature_;
 };

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <unordered_map>
 
@@ -40,10 +41,25 @@ class Writer {
   }
   void line() { text_ += '\n'; }
   void bytes(const void* p, std::size_t n) { str(std::string_view(static_cast<const char*>(p), n)); }
+  /// A type's text, printed once per Type object of the request (variables
+  /// and their clones share one; printing was a quarter of a scan's text).
+  void type(const TypePtr& t) {
+    auto [it, fresh] = type_text_->try_emplace(t.get());
+    if (fresh) it->second = t->str();
+    str(it->second);
+  }
+  /// A writer for an inner graph's text, sharing this one's type texts.
+  Writer inner() const {
+    Writer w;
+    w.type_text_ = type_text_;
+    return w;
+  }
   std::string take() { return std::move(text_); }
 
  private:
   std::string text_;
+  std::shared_ptr<std::unordered_map<const Type*, std::string>> type_text_ =
+      std::make_shared<std::unordered_map<const Type*, std::string>>();
 };
 
 void write_prop(Writer& w, const PropValue& v) {
@@ -93,7 +109,7 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     const Var& v = inputs[k];
     ref.emplace(v.get(), "i" + std::to_string(k));
     w.word("input");
-    w.str(v.type()->str());
+    w.type(v.type());
     w.str(v.name());
     w.line();
   }
@@ -106,7 +122,7 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     const NDArray dense = data.is_c_contiguous() ? data : data.copy();
     w.word("constant");
     w.word(it->second);
-    w.str(v.type()->str());
+    w.type(v.type());
     w.str(v.name());
     w.str(dtype_name(dense.dtype()));
     w.num(static_cast<std::int64_t>(dense.shape().size()));
@@ -151,7 +167,7 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
       write_prop(w, p.value);
     }
     if (const Op::InnerGraph inner = op.inner_graph(); inner.inputs != nullptr) {
-      Writer iw;
+      Writer iw = w.inner();
       if (!write_graph(iw, *inner.inputs, *inner.outputs, io_toposort(*inner.inputs, *inner.outputs))) return false;
       w.word("inner");
       w.str(iw.take());
@@ -162,7 +178,7 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     for (int k = 0; k < node.nout(); ++k) {
       const Var& out = node.output(k);
       ref.emplace(out.get(), "n" + std::to_string(n) + "." + std::to_string(k));
-      w.str(out.type()->str());
+      w.type(out.type());
       w.str(out.name());
     }
     w.line();

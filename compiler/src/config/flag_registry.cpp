@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "theano/config.h"
@@ -90,9 +92,28 @@ std::size_t distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 const FlagSpec* find(std::string_view name) {
-  for (std::size_t i = 0; i < spec_count(); ++i)
-    if (name == specs()[i].name) return &specs()[i];
-  return nullptr;
+  // Indexed once: function() reads a few dozen flags, and a linear scan of
+  // the table with a strlen per entry was a tenth of a warm start's flag work.
+  static const std::unordered_map<std::string_view, const FlagSpec*> index = [] {
+    std::unordered_map<std::string_view, const FlagSpec*> m;
+    for (std::size_t i = 0; i < spec_count(); ++i) m.emplace(specs()[i].name, &specs()[i]);
+    return m;
+  }();
+  const auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
+}
+
+const std::vector<const FlagSpec*>& aliases_of(const FlagSpec& spec) {
+  static const std::unordered_map<const FlagSpec*, std::vector<const FlagSpec*>> aliases = [] {
+    std::unordered_map<const FlagSpec*, std::vector<const FlagSpec*>> m;
+    for (std::size_t i = 0; i < spec_count(); ++i)
+      if (*specs()[i].alias_of)
+        if (const FlagSpec* of = find(specs()[i].alias_of)) m[of].push_back(&specs()[i]);
+    return m;
+  }();
+  static const std::vector<const FlagSpec*> none;
+  const auto it = aliases.find(&spec);
+  return it == aliases.end() ? none : it->second;
 }
 
 bool bool_word(const std::string& value) {
@@ -177,8 +198,10 @@ const flags::FlagSpec& registered(std::string_view name, flags::Kind kind) {
 std::optional<std::string> value_of(const flags::FlagSpec& spec) {
   const auto& given = config().flags;
   auto it = given.find(spec.name);
-  for (std::size_t i = 0; it == given.end() && i < flags::spec_count(); ++i)
-    if (std::string_view(flags::specs()[i].alias_of) == spec.name) it = given.find(flags::specs()[i].name);
+  for (const flags::FlagSpec* alias : flags::aliases_of(spec)) {
+    if (it != given.end()) break;
+    it = given.find(alias->name);
+  }
   if (it == given.end()) return std::nullopt;
   flags::check(*flags::find(it->first), it->first, it->second);
   return it->second;

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace theano::flags {
 
@@ -50,6 +51,8 @@ std::size_t spec_count();
 
 /// The spec of `name` (exact spelling), or null.
 const FlagSpec* find(std::string_view name);
+/// The specs whose alias_of names `spec`, in table order.
+const std::vector<const FlagSpec*>& aliases_of(const FlagSpec& spec);
 
 /// Checks `value` of `spec` given as `key` (the spelling used): ValueError
 /// "THEANO_FLAGS <key>: expected <what>, got '<value>'" (a choice: "<key> must

@@ -123,28 +123,43 @@ std::string check_compiledir(const fs::path& dir, const TrustPolicy& policy, fs:
   struct stat st {};
   if (::lstat(real.c_str(), &st) != 0) return std::string("it cannot be read: ") + std::strerror(errno);
   if (std::string why = untrusted_dir(st, policy); !why.empty()) return why;
-  for (fs::path a = real.parent_path();; a = a.parent_path()) {
+  // Every directory above it, up to "/": `buf` (realpath's absolute,
+  // normalized result) cut at each '/' in turn.
+  for (std::size_t end = std::strlen(buf); end > 0;) {
+    while (end > 1 && buf[end - 1] != '/') --end;
+    end = end > 1 ? end - 1 : 1;  // "/a/b" -> "/a", "/a" -> "/"
+    const std::string a(buf, end);
     struct stat as {};
-    if (::lstat(a.c_str(), &as) != 0) return "cannot read " + a.string() + ": " + std::strerror(errno);
+    if (::lstat(a.c_str(), &as) != 0) return "cannot read " + a + ": " + std::strerror(errno);
     if (std::string why = untrusted_ancestor(a, as, policy); !why.empty()) return why;
-    if (a == a.parent_path()) break;
+    if (end == 1) break;
   }
   return "";
 }
 
 int make_dirs(const fs::path& dir, const TrustPolicy& policy) {
-  fs::path prefix;
-  int last = 0;
-  for (const fs::path& part : dir) {
-    prefix /= part;
-    if (part.empty() || part == "/" || part == "." || part == "..") continue;
-    if (::mkdir(prefix.c_str(), 0700) == 0) {
-      // mkdir ignores the setgid bit and applies the umask: set both here.
-      if (policy.group && ::chown(prefix.c_str(), static_cast<uid_t>(-1), *policy.group) != 0) last = errno;
-      if (::chmod(prefix.c_str(), policy.dir_mode()) != 0) last = errno;
-      if (last) return last;
-    } else if (errno != EEXIST) {
-      return errno;
+  // mkdir ignores the setgid bit and applies the umask: both are set on
+  // every directory made here.
+  auto made = [&](const fs::path& p) {
+    int e = 0;
+    if (policy.group && ::chown(p.c_str(), static_cast<uid_t>(-1), *policy.group) != 0) e = errno;
+    if (::chmod(p.c_str(), policy.dir_mode()) != 0) e = errno;
+    return e;
+  };
+  // Usually it is there already (a warm start opens three compiledirs), or
+  // only it is missing: one mkdir, without walking the path.
+  if (::mkdir(dir.c_str(), 0700) == 0) return made(dir);
+  if (errno != EEXIST) {
+    // A part above it is missing (or cannot be made): each part from the top.
+    fs::path prefix;
+    for (const fs::path& part : dir) {
+      prefix /= part;
+      if (part.empty() || part == "/" || part == "." || part == "..") continue;
+      if (::mkdir(prefix.c_str(), 0700) == 0) {
+        if (const int e = made(prefix)) return e;
+      } else if (errno != EEXIST) {
+        return errno;
+      }
     }
   }
   struct stat st {};

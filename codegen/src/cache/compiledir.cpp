@@ -115,10 +115,12 @@ cache::CompileCache* process_cache(const fs::path& dir, const cache::CacheOption
   static std::mutex mu;
   using Caches = std::map<std::pair<fs::path, long long>, std::unique_ptr<cache::CompileCache>>;
   static Caches* caches = new Caches();
-  const cache::CleanupPolicy policy = auto_cleanup_policy();  // may throw: nothing created yet
   std::lock_guard<std::mutex> lock(mu);
   auto& c = (*caches)[{dir, options.group ? static_cast<long long>(*options.group) : -1}];
   if (!c) {
+    // The cleanup flags are read where they are used: on a cache's first
+    // use (a malformed one throws before anything is created).
+    const cache::CleanupPolicy policy = auto_cleanup_policy();
     c = std::make_unique<cache::CompileCache>(dir, options);
     c->maybe_cleanup(policy);
   }

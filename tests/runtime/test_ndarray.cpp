@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "theano/runtime/ndarray.h"
+#include "theano/runtime/repeated_element.h"
 
 using namespace theano;
 
@@ -201,4 +202,20 @@ TEST_CASE("content_hash depends on values, dtype and shape, not layout") {
   f.assign(a);
   CHECK_FALSE(f.is_c_contiguous());
   CHECK(content_hash(f) == content_hash(a));
+}
+
+TEST_CASE("repeats_one_element: byte for byte, more than one element, C-contiguous only") {
+  CHECK(repeats_one_element(NDArray::zeros({2, 3})));
+  CHECK(repeats_one_element(NDArray::full({5}, 2.5, DType::Float32)));
+  CHECK_FALSE(repeats_one_element(NDArray::zeros({1})));  // one element: nothing repeated
+  CHECK_FALSE(repeats_one_element(NDArray::zeros({0, 4})));
+  CHECK_FALSE(repeats_one_element(NDArray::scalar(0.0)));
+  NDArray signs = NDArray::zeros({4});
+  signs.data_as<double>()[3] = -0.0;  // equal values, other bytes
+  CHECK_FALSE(repeats_one_element(signs));
+  NDArray last = NDArray::full({3, 3}, 7.0);
+  last.data_as<double>()[8] = 7.000000000000001;
+  CHECK_FALSE(repeats_one_element(last));
+  CHECK_FALSE(repeats_one_element(NDArray::zeros({3, 2}).transpose()));  // not C-contiguous: written out
+  CHECK_FALSE(repeats_one_element(NDArray()));
 }

@@ -17,6 +17,7 @@
 #include "function_record.h"
 
 #include <theano/codegen/compiledir.h>
+#include <theano/runtime/repeated_element.h>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -37,13 +38,8 @@ constexpr int kMaxDims = 64;
 /// element's bytes can make a parse allocate); larger ones are written out.
 constexpr std::int64_t kMaxFillBytes = std::int64_t{1} << 32;
 
-/// Whether every element of the C-contiguous `a` has the same bytes as the
-/// first (an array of one element or none is written out).
-bool is_fill(const NDArray& a) {
-  const auto* p = static_cast<const char*>(a.data());
-  const auto n = static_cast<std::size_t>(a.nbytes()), item = a.itemsize();
-  return n > item && a.nbytes() <= kMaxFillBytes && std::memcmp(p, p + item, n - item) == 0;
-}
+/// Whether `a` (C-contiguous) is written as a fill.
+bool is_fill(const NDArray& a) { return a.nbytes() <= kMaxFillBytes && repeats_one_element(a); }
 
 class Reader {
  public:

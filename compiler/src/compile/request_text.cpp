@@ -21,6 +21,7 @@
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
 #include "theano/graph/toposort.h"
+#include "theano/runtime/repeated_element.h"
 
 namespace theano::detail {
 namespace {
@@ -130,15 +131,9 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     // One value repeated (a zeros or full array, a recurrent state's start)
     // is written once: a 64 KB h0 would otherwise be copied into the text
     // and hashed by every warm start.
-    const auto* bytes = static_cast<const char*>(dense.data());
-    const auto n = static_cast<std::size_t>(dense.nbytes()), item = dtype_size(dense.dtype());
-    if (n > item && std::memcmp(bytes, bytes + item, n - item) == 0) {
-      w.word("fill");
-      w.bytes(bytes, item);
-    } else {
-      w.word("data");
-      w.bytes(bytes, n);
-    }
+    const bool fill = repeats_one_element(dense);
+    w.word(fill ? "fill" : "data");
+    w.bytes(dense.data(), fill ? dense.itemsize() : static_cast<std::size_t>(dense.nbytes()));
     w.line();
     return it->second;
   };

@@ -116,9 +116,11 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const std::string& triple, c
 /// its code generation options: -fno-unroll-loops also turns off the
 /// vectorizer's interleaving, as in Clang), with the target's cost model and
 /// the library table of -fveclib, extended for libmvec by vector_math.h.
-void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt) {
+/// `target` is the unit's TargetMachine, which code generation then uses
+/// too, as Clang does: each one parses the -march=native feature list again
+/// (about 1 M instructions per MCSubtargetInfo).
+void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt, llvm::TargetMachine& target) {
   const clang::CodeGenOptions& cg = inv.getCodeGenOpts();
-  std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
   llvm::Triple triple(m.getTargetTriple());
   // libmvec on x86_64: our table only. LLVM 19's own libmvec table offers
   // the AVX2 variants (_ZGVdN4v_exp) whatever the target, and a loop with a
@@ -130,7 +132,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
       cg.getVecLib() == llvm::driver::VectorLibrary::LIBMVEC && triple.getArch() == llvm::Triple::x86_64;
   std::unique_ptr<llvm::TargetLibraryInfoImpl> tlii(
       llvm::driver::createTLII(triple, own_libmvec ? llvm::driver::VectorLibrary::NoLibrary : cg.getVecLib()));
-  if (own_libmvec) detail::add_libmvec_functions(*tlii, *tm->getMCSubtargetInfo());
+  if (own_libmvec) detail::add_libmvec_functions(*tlii, *target.getMCSubtargetInfo());
   // libmvec's AVX-512 variants (_ZGVeN16v_expf) take and return zmm
   // registers, but where LLVM's tuning prefers 256-bit vectors (Intel's
   // AVX-512 CPUs, Skylake-SP to Sapphire Rapids) a 512-bit vector type is
@@ -139,7 +141,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   // registers and read garbage back: tanh, softmax and W3's float32 step
   // were wrong on those CPUs. With 512 on every function those calls pass
   // zmm; the vectorizer still picks its widths from the preferred width.
-  if (own_libmvec && detail::libmvec_avx512(*tm->getMCSubtargetInfo()))
+  if (own_libmvec && detail::libmvec_avx512(*target.getMCSubtargetInfo()))
     for (llvm::Function& f : m)
       if (!f.isDeclaration()) {
         const llvm::Attribute w = f.getFnAttribute("min-legal-vector-width");
@@ -158,7 +160,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm.get(), pto);
+  llvm::PassBuilder pb(&target, pto);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });  // before the defaults
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -174,13 +176,12 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
 }
 
 /// Assembly text of the optimized module `m`.
-std::string generate_assembly(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt) {
-  std::unique_ptr<llvm::TargetMachine> tm = target_machine(m.getTargetTriple(), inv, opt);
+std::string generate_assembly(llvm::Module& m, llvm::TargetMachine& target) {
   detail::install_pass_gate(m.getContext());
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+  if (target.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
     throw CompileError("the LLVM target for " + m.getTargetTriple() + " cannot emit assembly", {}, {});
   pm.run(m);
   return std::string(buffer.data(), buffer.size());
@@ -188,13 +189,15 @@ std::string generate_assembly(llvm::Module& m, const clang::CompilerInvocation& 
 
 /// Machine code for the optimized module `m` (Clang's target and relocation
 /// model, the function attributes carrying CPU and features), on `threads`
-/// threads: one object per part.
+/// threads: one object per part. `target` (optimize's) generates the first
+/// part; each other part's thread makes its own.
 std::vector<std::string> generate_objects(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel opt,
-                                          int threads) {
+                                          int threads, llvm::TargetMachine& target) {
   // One part: code generation here, in the module's own context.
   const std::string triple = m.getTargetTriple();
-  auto emit = [&](llvm::Module& part, std::string& out) {
-    std::unique_ptr<llvm::TargetMachine> tm = target_machine(triple, inv, opt);
+  auto emit = [&](llvm::Module& part, std::string& out, bool first) {
+    std::unique_ptr<llvm::TargetMachine> own = first ? nullptr : target_machine(triple, inv, opt);
+    llvm::TargetMachine* const tm = first ? &target : own.get();
     detail::install_pass_gate(part.getContext());
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
@@ -207,7 +210,7 @@ std::vector<std::string> generate_objects(llvm::Module& m, const clang::Compiler
   std::vector<std::string> objects;
   if (threads <= 1) {
     objects.emplace_back();
-    emit(m, objects.back());
+    emit(m, objects.back(), /*first=*/true);
     return objects;
   }
   std::vector<llvm::SmallString<0>> parts;
@@ -224,7 +227,7 @@ std::vector<std::string> generate_objects(llvm::Module& m, const clang::Compiler
       auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(parts[k].data(), parts[k].size()), "part"),
                                          context);
       if (!part) throw CompileError("cannot read back part of the module: " + llvm::toString(part.takeError()), {}, {});
-      emit(**part, objects[k]);
+      emit(**part, objects[k], /*first=*/k == 0);
     } catch (const std::exception& e) {
       errors[k] = e.what();
     }
@@ -338,14 +341,16 @@ CompiledObject run_once(const CompileOptions& options, std::string_view source, 
   }
   const auto t1 = clock::now();
   result.frontend_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  optimize(*module, *inv, options.opt);
+  const std::unique_ptr<llvm::TargetMachine> tm = target_machine(module->getTargetTriple(), *inv, options.opt);
+  optimize(*module, *inv, options.opt, *tm);
   const auto t2 = clock::now();
   result.optimize_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
   switch (action) {
     case Action::Object:
-      result.bytes = bundle_objects(generate_objects(*module, *inv, options.opt, codegen_threads(options, *module)));
+      result.bytes =
+          bundle_objects(generate_objects(*module, *inv, options.opt, codegen_threads(options, *module), *tm));
       break;
-    case Action::Assembly: result.bytes = generate_assembly(*module, *inv, options.opt); break;
+    case Action::Assembly: result.bytes = generate_assembly(*module, *tm); break;
     case Action::LLVMIR: {
       llvm::raw_string_ostream os(result.bytes);
       module->print(os, nullptr);

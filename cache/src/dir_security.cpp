@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <string_view>
 #include <mutex>
 #include <vector>
 
@@ -56,14 +57,14 @@ std::string untrusted_owner_or_mode(const struct stat& st, const TrustPolicy& po
 
 /// A directory above a compiledir: owned by root, this user or the team's
 /// group, and not writable by everyone unless sticky (/tmp).
-std::string untrusted_ancestor(const fs::path& p, const struct stat& st, const TrustPolicy& policy) {
+std::string untrusted_ancestor(std::string_view p, const struct stat& st, const TrustPolicy& policy) {
   const uid_t me = ::geteuid();
   const bool team = policy.group && st.st_gid == *policy.group;
   if (st.st_uid != 0 && st.st_uid != me && !team)
-    return "the directory above it, " + p.string() + ", is owned by uid " + std::to_string(st.st_uid) +
+    return "the directory above it, " + std::string(p) + ", is owned by uid " + std::to_string(st.st_uid) +
            " (not root, not this user): its owner can replace the compiledir";
   if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    return "the directory above it, " + p.string() + ", is writable by every user and not sticky (mode " +
+    return "the directory above it, " + std::string(p) + ", is writable by every user and not sticky (mode " +
            octal_mode(st.st_mode) + ")";
   return "";
 }
@@ -90,7 +91,7 @@ std::string private_reason(const fs::path& p) {
   for (fs::path a = parent;; a = a.parent_path()) {
     struct stat as {};
     if (::lstat(a.c_str(), &as) != 0) return "cannot read " + a.string() + ": " + std::strerror(errno);
-    if (std::string why = untrusted_ancestor(a, as, TrustPolicy{}); !why.empty()) return why;
+    if (std::string why = untrusted_ancestor(a.native(), as, TrustPolicy{}); !why.empty()) return why;
     if (a == a.parent_path()) break;
   }
   return "";

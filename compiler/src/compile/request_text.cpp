@@ -13,7 +13,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <type_traits>
 #include <unordered_map>
 
@@ -26,8 +25,13 @@
 namespace theano::detail {
 namespace {
 
+/// The text of each Type met in one request (TypeTexts is shared by the
+/// request's writer and its inner graphs' writers).
+using TypeTexts = std::unordered_map<const Type*, std::string>;
+
 class Writer {
  public:
+  explicit Writer(TypeTexts& types) : type_text_(&types) {}
   void word(std::string_view w) {
     text_ += w;
     text_ += ' ';
@@ -50,17 +54,12 @@ class Writer {
     str(it->second);
   }
   /// A writer for an inner graph's text, sharing this one's type texts.
-  Writer inner() const {
-    Writer w;
-    w.type_text_ = type_text_;
-    return w;
-  }
+  Writer inner() const { return Writer(*type_text_); }
   std::string take() { return std::move(text_); }
 
  private:
   std::string text_;
-  std::shared_ptr<std::unordered_map<const Type*, std::string>> type_text_ =
-      std::make_shared<std::unordered_map<const Type*, std::string>>();
+  TypeTexts* type_text_;
 };
 
 void write_prop(Writer& w, const PropValue& v) {
@@ -195,7 +194,8 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
 }  // namespace
 
 std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
-  Writer w;
+  TypeTexts types;
+  Writer w(types);
   w.word("theano-cpp function request 3");
   w.line();
   w.word("mode");

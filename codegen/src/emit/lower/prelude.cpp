@@ -88,6 +88,7 @@ double asinh(double); double acosh(double); double atanh(double);
 double erf(double); double erfc(double); double lgamma(double);
 double floor(double); double ceil(double); double nearbyint(double); double trunc(double);
 double sqrt(double); double fabs(double); double pow(double, double); double fmod(double, double);
+double fma(double, double, double); float fmaf(float, float, float);
 float expf(float); float exp2f(float); float expm1f(float);
 float logf(float); float log2f(float); float log10f(float); float log1pf(float);
 float sinf(float); float cosf(float); float tanf(float);

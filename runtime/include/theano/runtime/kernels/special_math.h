@@ -11,7 +11,7 @@
  * Float and double forms come from one text, THEANO_SPECIAL_MATH(T, F), as
  * scalar_math.h's helpers: T the compute type, F the suffix of its libm
  * functions and literals; a constant that depends on the precision (an
- * overflow threshold, Dekker's splitting factor) is selected with
+ * overflow threshold, a series' cut) is selected with
  * sizeof(T). Functions whose double form calls a double-only helper
  * (polygamma through theano_digamma, betaln through lgamma) are written in
  * the double domain only, after the macro.
@@ -25,10 +25,10 @@
  *
  * Plain C-like C++ (namespaces, overloads), no standard header in generated
  * code: the libm functions called are the prelude's prototypes (built in
- * under NVRTC). Dekker's split below relies on x * c and the subtractions
- * being rounded separately (separate statements: Clang's default
- * -ffp-contract=on fuses only within an expression; NVRTC's --fmad may fuse
- * them on a real GPU, which costs the last bit or two there).
+ * under NVRTC). x^2 is split exactly with fma (its rounding error is
+ * fma(x, x, -x*x)), not with Dekker's multiply-and-subtract split: NVRTC's
+ * --fmad fuses that split's x * c - x into one fma on a real GPU, which
+ * breaks the split and cost float32 erfcx 40 ulps at x = -8.4 there.
  */
 #ifndef THEANO_RUNTIME_KERNELS_SPECIAL_MATH_H
 #define THEANO_RUNTIME_KERNELS_SPECIAL_MATH_H
@@ -38,17 +38,14 @@
 #endif
 
 #define THEANO_SPECIAL_MATH(T, F) \
-  /* exp(s * x * x) for s = +-1 or +-1/2, with x * x split exactly (Dekker 1971: x = h + l, h holding \
-   * half the significand, so h * h is exact and only the small part 2 h l + l l is rounded). For \
-   * |x| up to the overflow of exp(x^2) (the callers cap |x|). */ \
+  /* exp(s * x * x) for s = +-1 or +-1/2, with x * x split exactly: x * x = p + e, p its rounded \
+   * value and e = fma(x, x, -p) its rounding error, exact (the error-free product of Ogita, Rump \
+   * and Oishi 2005), so exp(s x^2) = exp(s p) exp(s e) loses nothing to rounding x^2. For |x| up \
+   * to the overflow of exp(x^2) (the callers cap |x|). */ \
   static inline T theano_sp_expsq(T x, T s) { \
-    const T c = (T)(sizeof(T) == 8 ? 134217729.0 : 4097.0) * x; \
-    const T d = c - x; \
-    const T h = c - d; \
-    const T l = x - h; \
-    const T hh = s * (h * h); \
-    const T lo = s * ((2.0##F * h + l) * l); \
-    return exp##F(hh) * exp##F(lo); \
+    const T p = x * x; \
+    const T e = fma##F(x, x, -p); \
+    return exp##F(s * p) * exp##F(s * e); \
   } \
   /* erfcx(x) = exp(x^2) erfc(x). x >= 0: exp(x^2) erfc(x) below the point where erfc leaves the \
    * normal range (26 in double, 9 in float), above it the asymptotic series of Abramowitz & Stegun \

@@ -74,7 +74,7 @@ TEST_SUITE("cuda blas (emulated device)") {
 
   TEST_CASE("cuda emulated: misaligned shapes are a ShapeError naming the node") {
     Var a = matrix("a"), b = matrix("b");
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function f = function({In(a), In(b)}, {Out(dot(a, b))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(f, "GpuDot22") == 1);
     CHECK_THROWS_WITH_AS(

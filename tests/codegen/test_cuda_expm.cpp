@@ -174,7 +174,7 @@ TEST_SUITE("cuda expm (emulated device)") {
 
   TEST_CASE("cuda emulated: expm's unit compiles with NVRTC and calls kernels/linalg_expm_rules.h") {
     const Var a = any(DType::Float64, 2, "a"), f = any(DType::Float32, 3, "f");
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function fn = function({In(a), In(f)}, {Out(LA::expm(a)), Out(LA::expm(f))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(fn, "GpuExpm") == 2);
     const std::string source = codegen::CLinker::generate_cuda_source(fn.fgraph());

@@ -33,7 +33,7 @@ TEST_SUITE("cuda index_ops (emulated device)") {
                                 {av, vv, sorter}, {"SearchSorted"}, 0);
     check_nvrtc(gpu);
     // A sorter entry out of range is perform's ValueError, found on the device.
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function f = function({a, v, s}, searchsorted(a, v, "left", s));
     const std::string msg = test::error_of([&] { f({av, vv, gpu_test::int64_vector({1, 5, 2, 9, 0, 4})}); });
     // perform's words (kernels/searchsorted.h): the position, the value and a's length.

@@ -61,7 +61,7 @@ TEST_SUITE("cuda nnet (emulated device)") {
 
   TEST_CASE("cuda emulated: crossentropy with a label out of range is an IndexError naming the label") {
     Var c = matrix("c"), y = vector("y", DType::Int64);
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function f = function({In(c), In(y)}, {Out(nnet::crossentropy_categorical_1hot(c, y))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(f, "GpuCrossentropyCategorical1Hot") == 1);
     const NDArray C = random_array({4, 3}, DType::Float64, 4);

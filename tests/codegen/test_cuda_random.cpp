@@ -67,7 +67,7 @@ TEST_SUITE("cuda random (emulated device)") {
 
   TEST_CASE("cuda emulated: a bad parameter is perform's ValueError naming the element") {
     Var st = state_var(), a = vector("a"), b = vector("b");
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     auto [ns, x] = random_function(Distribution::Normal, st, RandomSize(std::vector<std::int64_t>{2, 3}), a, b,
                                    DType::Float64);
     Function f = function({In(st), In(a), In(b)}, {Out(x)}, {.mode = "fast_run"});

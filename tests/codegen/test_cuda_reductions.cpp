@@ -87,7 +87,7 @@ TEST_SUITE("cuda reductions (emulated device)") {
     Var m = matrix("m");
     const NDArray empty_rows = NDArray::empty({0, 5}, DType::Float64);
     check_on_gpu({m}, {sum(m, 0), prod(m, 0), sum(m, 1)}, {empty_rows}, {"CAReduce"});
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function f = function({In(m)}, {Out(max(m, 0))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(f, "GpuCAReduce") == 1);
     CHECK_THROWS_WITH_AS(f({empty_rows}), doctest::Contains("zero-size array to reduction operation maximum"),
@@ -99,7 +99,7 @@ TEST_SUITE("cuda reductions (emulated device)") {
   TEST_CASE("cuda emulated: the same inputs give the same bits on every call (a fixed association order)") {
     Var v = vector("v", DType::Float32);
     const NDArray a = random_array({200000}, DType::Float32, 13);
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function f = function({In(v)}, {Out(sum(v * 1.0001f))}, {.mode = "fast_run"});
     const float first = f({a})[0].to_host().data_as<float>()[0];
     for (int k = 0; k < 3; ++k) CHECK(f({a})[0].to_host().data_as<float>()[0] == first);

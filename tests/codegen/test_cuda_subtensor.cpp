@@ -88,7 +88,7 @@ TEST_SUITE("cuda subtensor (emulated device)") {
 
   TEST_CASE("cuda emulated: an index out of range is the CPU's IndexError naming the index") {
     Var m = matrix("m"), y = matrix("y"), i = vector("i", DType::Int64);
-    ConfigGuard guard(gpu_test::with_device("emulated"));
+    ConfigGuard guard(gpu_test::with_device(gpu_test::op_test_device()));
     Function g = function({In(m), In(i)}, {Out(advanced_subtensor1(m, i))}, {.mode = "fast_run"});
     CHECK(gpu_test::count_ops(g, "GpuAdvancedSubtensor1") == 1);
     const NDArray M = random_array({4, 3}, DType::Float64, 14);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check (issue 16), for a machine with an NVIDIA GPU and driver:
 # builds the Release tree, runs every CUDA test (`ctest -R cuda`: NVRTC, the
-# host-emulated device, and the real-GPU tests, which skip elsewhere), then
+# host-emulated device, and the real-GPU tests, which skip elsewhere), the GPU
+# op tests again on the real device (THEANO_TEST_GPU_DEVICE=cuda0), then
 # a training loop whose weights live on the GPU (examples/gpu_training), the
 # demos with device=cuda (logistic regression, the MLP, LeNet's conv and pool), and W1..W7 on the GPU (bench/run --device cuda,
 # checksums verified) beside the CPU, so their figures can go into
@@ -29,6 +30,9 @@ if grep -q "skipped: no usable GPU" <<<"$probe"; then
   exit 2
 fi
 echo "== the real-GPU tests ran (not skipped)"
+
+echo "== every GPU op test on cuda0 (THEANO_TEST_GPU_DEVICE=cuda0: the emulated cases on the real device)"
+THEANO_TEST_GPU_DEVICE=cuda0 "$build/tests/codegen_tests" -tc="cuda emulated*"
 
 echo "== training with the weights in GPU shared variables (examples/gpu_training) beside the CPU"
 "$build/examples/gpu_training" --device cuda --steps 200 --feats 784 --samples 4096 | grep -v "^ |"

@@ -81,6 +81,38 @@ inline bool close(double a, double b, double rtol) {
   return std::fabs(a - b) <= rtol * std::max(1.0, std::fabs(a));
 }
 
+/// `got` (a GPU function's outputs) agrees with `want` (the CPU's): the same
+/// dtypes and shapes, and each output's elements within `rtol` (close; float32
+/// outputs within `rtol32`) but for at most `max_fraction` of them (a failure
+/// names the first element that differs and both values). A real
+/// GPU's libm differs from the host's in the last ulp, and a rejection sampler
+/// whose test lands within that ulp of its bound takes the other branch
+/// (docs/random.md, "CPU and GPU agreement").
+inline void check_outputs_agree(const std::vector<theano::NDArray>& want, const std::vector<theano::NDArray>& got,
+                             double rtol, double rtol32, double max_fraction) {
+  using namespace theano;
+  REQUIRE(got.size() == want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(got[k].dtype() == want[k].dtype());
+    REQUIRE(got[k].shape() == want[k].shape());
+    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
+    const double tol = want[k].dtype() == DType::Float32 ? rtol32 : rtol;
+    std::int64_t bad = 0, first = -1;
+    for (std::int64_t e = 0; e < w.size(); ++e)
+      if (!close(w.data_as<double>()[e], g.data_as<double>()[e], tol)) {
+        ++bad;
+        if (first < 0) first = e;
+      }
+    if (static_cast<double>(bad) <= max_fraction * static_cast<double>(w.size())) continue;
+    CAPTURE(bad);
+    CAPTURE(first);
+    CAPTURE(w.data_as<double>()[first]);
+    CAPTURE(g.data_as<double>()[first]);
+    CHECK(static_cast<double>(bad) <= max_fraction * static_cast<double>(w.size()));
+  }
+}
+
 /// `outs` over `ins` compiled for `device` agree with the CPU back end on
 /// `args` within `rtol`; no host node of a type in `gone` remains (they
 /// moved to the GPU); the GPU function is returned for more checks.
@@ -100,51 +132,8 @@ inline theano::Function check_on_gpu(const std::vector<theano::Var>& ins, const 
     CHECK(count_ops(gpu, type) == 0);
     CHECK(count_ops(gpu, "Gpu" + type) > 0);
   }
-  std::vector<NDArray> got = gpu(args);
-  REQUIRE(got.size() == want.size());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    CAPTURE(k);
-    REQUIRE(got[k].dtype() == want[k].dtype());
-    REQUIRE(got[k].shape() == want[k].shape());
-    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
-    for (std::int64_t e = 0; e < w.size(); ++e) {
-      const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
-      if (!close(a, b, rtol)) {
-        CAPTURE(e);
-        CHECK(a == b);
-        return gpu;
-      }
-    }
-  }
+  check_outputs_agree(want, gpu(args), rtol, rtol, 0);
   return gpu;
-}
-
-/// `got` (a GPU function's outputs) agrees with `want` (the CPU's): the same
-/// dtypes and shapes, and each output's elements within `rtol` (close; float32
-/// outputs within `rtol32`) but for at most `max_fraction` of them. A real
-/// GPU's libm differs from the host's in the last ulp, and a rejection sampler
-/// whose test lands within that ulp of its bound takes the other branch
-/// (docs/random.md, "CPU and GPU agreement").
-inline void agree_but_rarely(const std::vector<theano::NDArray>& want, const std::vector<theano::NDArray>& got,
-                             double rtol, double rtol32, double max_fraction) {
-  using namespace theano;
-  REQUIRE(got.size() == want.size());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    CAPTURE(k);
-    REQUIRE(got[k].dtype() == want[k].dtype());
-    REQUIRE(got[k].shape() == want[k].shape());
-    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].to_host().astype(DType::Float64).copy();
-    const double tol = want[k].dtype() == DType::Float32 ? rtol32 : rtol;
-    std::int64_t bad = 0, first = -1;
-    for (std::int64_t e = 0; e < w.size(); ++e)
-      if (!close(w.data_as<double>()[e], g.data_as<double>()[e], tol)) {
-        ++bad;
-        if (first < 0) first = e;
-      }
-    CAPTURE(bad);
-    CAPTURE(first);
-    CHECK(static_cast<double>(bad) <= max_fraction * static_cast<double>(w.size()));
-  }
 }
 
 /// The CUDA unit of `f` (compiled for a GPU device) compiles with NVRTC for

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <iostream>
 #include <map>
-#include <string_view>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 namespace theano::cache {

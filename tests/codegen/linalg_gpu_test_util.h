@@ -108,7 +108,8 @@ inline void check_agree_nonfinite_alike(theano::Function& cpu, theano::Function&
   }
 }
 
-/// `got` equals `want` (both (..., n, m), float64 on the host) within `rtol` once each column of `got`
+/// `got` equals `want` (both (..., n, m), float64 on the host; copied C-contiguous here) within `rtol` once each
+/// column of `got`
 /// has the sign that agrees with `want`'s column: eigenvectors and singular vectors are defined up to
 /// sign, and cuSOLVER may choose the other one than LAPACK (docs/linalg.md, "Limits").
 inline void check_agree_up_to_column_signs(const theano::NDArray& want, const theano::NDArray& got, double rtol) {

@@ -131,7 +131,7 @@ TEST_SUITE("cuda linalg (emulated device)") {
           const std::vector<NDArray> want = cpu({x});
           for (std::size_t k : {2, 4}) {
             CAPTURE(k);
-            gpu_test::check_agree_up_to_column_signs(want[k].astype(DType::Float64).copy(), got[k], rtol);
+            gpu_test::check_agree_up_to_column_signs(want[k].astype(DType::Float64), got[k], rtol);
           }
         }
       }

@@ -8,6 +8,7 @@
 #include <theano/codegen/compiledir.h>
 #include <theano/codegen/jit_loader.h>
 #include <theano/config.h>
+#include <theano/runtime/blas_library.h>
 #include <theano/theano.hpp>
 
 #include "../../codegen/src/load/shared_object.h"
@@ -144,6 +145,62 @@ TEST_SUITE("shared libraries") {
     const auto fn = b.function<void (*)(double*, const double*, long)>("vexp");
     fn(out.data(), in.data(), static_cast<long>(in.size()));
     for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == doctest::Approx(std::exp(in[i])).epsilon(1e-14));
+  }
+
+  TEST_CASE("load_shared_object: OpenBLAS is opened only for a library that names one of its functions") {
+    // Each ctest case is its own process; this binary does not link OpenBLAS.
+    if (theano::runtime::blas_loaded() || mapped("libopenblas")) {
+      MESSAGE("skipped: OpenBLAS is already open in this process");
+      return;
+    }
+    const std::string plain =
+        codegen::detail::link_shared_object(ClangCompiler().compile(theano_test::elemwise_source(7.0)).bytes);
+    LoadedModule a = JitLoader::instance().load_shared_object(plain, "plain", "");
+    CHECK(runs_right(a, 7.0));
+    CHECK_FALSE(mapped("libopenblas"));
+    // cblas_dgemm undefined: the first dlopen fails, OpenBLAS is opened
+    // RTLD_GLOBAL, and the second binds the library's own function.
+    const std::string gemm =
+        codegen::detail::link_shared_object(ClangCompiler().compile(theano_test::gemm_source()).bytes);
+    LoadedModule b = JitLoader::instance().load_shared_object(gemm, "gemm", "");
+    CHECK(mapped("libopenblas"));
+    const double x[] = {1, 2, 3, 4}, y[] = {5, 6, 7, 8};
+    double z[4] = {};
+    REQUIRE(b.function<int (*)(const double*, const double*, double*, int, int, int)>("jit_gemm")(x, y, z, 2, 2, 2) ==
+            0);
+    CHECK(z[0] == 19);
+    CHECK(z[1] == 22);
+    CHECK(z[2] == 43);
+    CHECK(z[3] == 50);
+    Dl_info info{};
+    REQUIRE(::dladdr(b.function<void* (*)()>("jit_dgemm_address")(), &info) != 0);
+    REQUIRE(info.dli_fname != nullptr);
+    CHECK_MESSAGE(std::string(info.dli_fname).find("openblas") != std::string::npos, info.dli_fname);
+  }
+
+  TEST_CASE("function(): a function without BLAS never opens OpenBLAS, a product opens it on its first call") {
+    if (theano::runtime::blas_loaded() || mapped("libopenblas")) {
+      MESSAGE("skipped: OpenBLAS is already open in this process");
+      return;
+    }
+    // Through a compiledir: the functions load as shared libraries.
+    test::TempDir d;
+    Config c = config();
+    c.flags["compiledir"] = (d.path / "cd").string();
+    ConfigGuard guard(c);
+    Var x = tensor::dmatrix("x");
+    Function f = function({x}, {tensor::tanh(x) * 2.0});
+    const NDArray a = NDArray::from_vector<double>({0.5, -1, 2, 0}, {2, 2});
+    CHECK(f({a})[0].data_as<double>()[0] == doctest::Approx(2 * std::tanh(0.5)));
+    CHECK(f.profile().build.shared_library);
+    CHECK_FALSE(mapped("libopenblas"));
+    Function g = function({x}, {tensor::dot(x, x)});
+    CHECK(g.profile().build.shared_library);
+    CHECK_FALSE(mapped("libopenblas"));  // compiled and loaded, not yet called
+    const NDArray p = g({a})[0];
+    CHECK(p.data_as<double>()[0] == doctest::Approx(0.5 * 0.5 + -1 * 2));
+    CHECK(p.data_as<double>()[3] == doctest::Approx(-1 * 2 + 0 * 0));
+    CHECK(mapped("libopenblas"));
   }
 
   TEST_CASE("link_shared_object: bytes that are no object are a LoadError with lld's message") {

@@ -7,6 +7,12 @@
 /// Why a dedicated "runtime libs" JITDylib: the executable's as-needed linking
 /// drops libopenblas/libmvec when host code never calls them, so searching only
 /// the process would miss `cblas_dgemm` and `_ZGVdN4v_exp`.
+///
+/// OpenBLAS is the exception: it opens on its first call
+/// (runtime/blas_library.h), and loading code must not open it. An ORC
+/// object's calls of the functions theano-cpp forwards bind to the forwarders;
+/// a shared library that names any other OpenBLAS symbol gets OpenBLAS opened
+/// for it when its dlopen reports the symbol undefined.
 #include <theano/codegen/jit_loader.h>
 #include <theano/codegen/clang_compiler.h>
 
@@ -19,6 +25,7 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <theano/runtime/blas_library.h>
 #include <theano/runtime/fork_guard.h>
 
 #include <atomic>
@@ -153,6 +160,17 @@ struct JitLoader::Impl {
     if (!libs) throw LoadError("cannot create the runtime-library JITDylib: " + llvm::toString(libs.takeError()));
     const char prefix = (*j)->getDataLayout().getGlobalPrefix();
     for (const auto& name : libraries) {
+      if (name == runtime::kBlasLibrary) {
+        // The forwarders, not the library: it opens on the first call.
+        llvm::orc::SymbolMap forwarders;
+        for (const auto& f : runtime::blas_functions())
+          forwarders[es.intern(prefix ? std::string(1, prefix) + f.name : std::string(f.name))] = {
+              llvm::orc::ExecutorAddr::fromPtr(f.address),
+              llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+        if (auto err = libs->define(llvm::orc::absoluteSymbols(std::move(forwarders))))
+          library_errors.push_back(name + ": " + llvm::toString(std::move(err)));
+        continue;
+      }
       auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(name.c_str(), prefix);
       if (!gen) {
         library_errors.push_back(name + ": " + llvm::toString(gen.takeError()));
@@ -182,21 +200,36 @@ struct JitLoader::Impl {
   // undefined symbol's name, so a module needing libmvec always has that
   // text): loading it cost a warm start 0.2-0.3 ms, and most functions
   // without exp, log, tanh, ... in a loop never call it.
-  void make_libraries_global(std::optional<std::string_view> module = std::nullopt) {
+  // OpenBLAS waits for `everything` (below), which load_shared_object asks
+  // for when a library's dlopen finds a symbol undefined: theano-cpp's units
+  // call no BLAS function, and opening OpenBLAS starts its threads.
+  void make_libraries_global(std::optional<std::string_view> module = std::nullopt, bool everything = false) {
     std::lock_guard lock(mu);
     libraries_global = true;
-    // RTLD_LAZY: a library the process has loaded lazily already (OpenBLAS,
-    // usually) is only made global; RTLD_NOW would bind all its thousands of
-    // lazy symbols first (0.2 ms). The module itself is opened RTLD_NOW.
+    // RTLD_LAZY: a library the process has loaded lazily already is only
+    // made global; RTLD_NOW would bind all its thousands of lazy symbols
+    // first (0.2 ms for OpenBLAS). The module itself is opened RTLD_NOW.
     for (const auto& name : libraries) {
       if (opened_global.count(name)) continue;
-      if (module && name.rfind("libmvec.so", 0) == 0 && module->find("_ZGV") == std::string_view::npos) continue;
+      if (!everything && name == runtime::kBlasLibrary) continue;
+      if (!everything && module && name.rfind("libmvec.so", 0) == 0 && module->find("_ZGV") == std::string_view::npos)
+        continue;
       opened_global.insert(name);
       if (!::dlopen(name.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
         const char* why = ::dlerror();
         library_errors.push_back(name + ": " + (why ? why : "dlopen failed"));
       }
     }
+  }
+
+  // Opens every runtime library not opened yet; false when there was none.
+  bool open_the_rest() {
+    {
+      std::lock_guard lock(mu);
+      if (opened_global.size() == libraries.size()) return false;
+    }
+    make_libraries_global(std::nullopt, /*everything=*/true);
+    return true;
   }
 
   std::string library_note() const {
@@ -366,13 +399,26 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
   std::snprintf(path, sizeof path, "/proc/self/fd/%d", name_fd);
   ::dlerror();
   void* handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  std::string why;
+  if (!handle) {
+    const char* e = ::dlerror();
+    why = e ? e : "unknown error";
+    // A symbol no library opened so far defines: open the rest (OpenBLAS)
+    // and try once more; a failed dlopen leaves nothing loaded.
+    if (why.find("undefined symbol") != std::string::npos && impl_->open_the_rest()) {
+      handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        e = ::dlerror();
+        why = e ? e : "unknown error";
+      }
+    }
+  }
   if (!handle) {
     {
       std::lock_guard lock(impl_->dl_mu);
       impl_->dl_names.erase(name_fd);
     }
-    const char* why = ::dlerror();
-    throw LoadError("JIT module '" + name + "': dlopen of its shared library failed: " + (why ? why : "unknown error") +
+    throw LoadError("JIT module '" + name + "': dlopen of its shared library failed: " + why +
                     impl_->library_note());
   }
   auto state = std::make_shared<detail::ModuleState>();

@@ -72,6 +72,8 @@ const TheanoHostKernels* host_kernels() {
       .blas_dot_f64 = &theano_blas_dot_f64,
       .copy_strided = &theano_copy_strided,
       .nocopy_reshape = &theano_nocopy_reshape,
+      .blas_threads = &openblas_get_num_threads,
+      .set_blas_threads = &openblas_set_num_threads,
   };
   return &table;
 }

@@ -18,7 +18,9 @@
 ///
 /// Symbols the code does not define resolve against the process and against the
 /// runtime libraries (libopenblas, libmvec) that the loader dlopens explicitly:
-/// the host executable's as-needed linking would otherwise drop them.
+/// the host executable's as-needed linking would otherwise drop them. OpenBLAS
+/// opens on its first call (theano/runtime/blas_library.h): loading code binds
+/// to the forwarders and does not open it.
 #pragma once
 
 #include <theano/codegen/errors.h>
@@ -80,7 +82,9 @@ class JitLoader {
 
   /// Sets the shared libraries dlopened for symbol resolution. Only effective
   /// before the first load; returns false (and changes nothing) after it.
-  /// Default: {"libopenblas.so.0", "libmvec.so.1"}.
+  /// Default: {"libopenblas.so.0", "libmvec.so.1"}; the first is runtime::kBlasLibrary,
+  /// which stands for OpenBLAS opened on first use (its forwarders, for an object
+  /// loaded by ORC; opened when a shared library's dlopen finds a symbol undefined).
   bool set_runtime_libraries(std::vector<std::string> libraries);
   /// The configured runtime libraries.
   std::vector<std::string> runtime_libraries() const;

@@ -176,10 +176,10 @@ void lower_conv(NodeLowering& L) {
   // threaded 32.5 / 22.4; both split, one BLAS thread 20.4 / 13.2.
   // A batch too small for two parts of at least 4 images runs as one part, its gemms on BLAS's threads.
   w.line("const int split = nparts > 1 && g.batch >= 8;");
-  w.line("const int blas_nt = split ? openblas_get_num_threads() : 1;");
-  w.line("if (blas_nt > 1) openblas_set_num_threads(1);");
+  w.line("const int blas_nt = split ? ctx->kernels->blas_threads() : 1;");
+  w.line("if (blas_nt > 1) ctx->kernels->set_blas_threads(1);");
   w.line("const int64_t used = " + part.run("nidx", "split ? 4 * 64 : nidx", "args") + ";");
-  w.line("if (blas_nt > 1) openblas_set_num_threads(blas_nt);");
+  w.line("if (blas_nt > 1) ctx->kernels->set_blas_threads(blas_nt);");
   if (gw) {
     // dw = the parts' sums in part order, then (filter_flip) reversed along the spatial axes.
     w.line("const int64_t dn = theano_size(o0);");

@@ -238,28 +238,10 @@ static void theano_copy(TheanoArray* dst, const TheanoArray* src, int64_t itemsi
     }
   }
 }
-// CBLAS (OpenBLAS, LP64: int indices), loaded into the JIT by the host.
+// CBLAS's enums (the GPU BLAS lowerings read a transpose flag; emit/lower/gpu_blas.cpp).
+// Units call no BLAS function: the BLAS, LAPACK and conv kernels run in the
+// host (host_kernels.h), which opens OpenBLAS on their first call.
 enum { CblasRowMajor = 101, CblasColMajor = 102, CblasNoTrans = 111, CblasTrans = 112 };
-extern "C" {
-// OpenBLAS's own thread count: a node that splits its gemms across the loop
-// threads runs them on one BLAS thread each (emit/lower/conv.cpp).
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int n);
-void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double* a, int lda,
-                 const double* b, int ldb, double beta, double* c, int ldc);
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
-                 const float* b, int ldb, float beta, float* c, int ldc);
-void cblas_dgemv(int order, int trans, int m, int n, double alpha, const double* a, int lda, const double* x,
-                 int incx, double beta, double* y, int incy);
-void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float* a, int lda, const float* x,
-                 int incx, float beta, float* y, int incy);
-void cblas_dger(int order, int m, int n, double alpha, const double* x, int incx, const double* y, int incy,
-                double* a, int lda);
-void cblas_sger(int order, int m, int n, float alpha, const float* x, int incx, const float* y, int incy,
-                float* a, int lda);
-double cblas_ddot(int n, const double* x, int incx, const double* y, int incy);
-float cblas_sdot(int n, const float* x, int incx, const float* y, int incy);
-}
 )PRELUDE";
 
 // After the scalar helpers (scalar_math.h): the float domain's names for the

@@ -19,6 +19,7 @@
 #include <theano/codegen/nvrtc_compiler.h>
 #include <theano/config_flags.h>
 #include <theano/gpu/type.h>
+#include <theano/runtime/blas_library.h>
 #include <theano/runtime/error.h>
 
 #include <chrono>
@@ -210,6 +211,7 @@ void GpuDevice::gemm(DType dtype, bool trans_a, bool trans_b, std::int64_t m, st
   for (std::int64_t v : {m, n, k, lda, ldb, ldc})
     THEANO_USER_CHECK(v >= 0 && v <= INT_MAX, ValueError)
         << "gemm: a size or leading dimension of " << v << " does not fit BLAS's 32-bit int";
+  runtime::load_blas();
   const CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
   if (single)
     cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),

@@ -7,6 +7,7 @@
 // buffers, so the GPU lowering's code (gathers, layouts, checks, the
 // diagonal reduction) runs unchanged with LAPACK standing in for cuSOLVER.
 #include <theano/codegen/cuda_driver.h>
+#include <theano/runtime/blas_library.h>
 #include <theano/runtime/error.h>
 #include <theano/runtime/kernels/linalg.h>
 
@@ -33,6 +34,7 @@ template <class T>
 void emulate(int routine, std::int64_t flags, std::int64_t n, std::int64_t nrhs, T* a, std::int64_t lda, T* b,
              std::int64_t ldb, int* ipiv, int* info) {
   constexpr bool kSingle = sizeof(T) == 4;
+  runtime::load_blas();
   const int N = lapack_int(n), R = lapack_int(nrhs), LDA = lapack_int(lda), LDB = lapack_int(ldb);
   const char* uplo = flags & THEANO_GPU_LA_F_LOWER ? "L" : "U";
   int i = 0;

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "../reduction/kernel_util.h"
+#include "theano/runtime/blas_library.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/kernels/blas_layout.h"
 #include "theano/runtime/scalar_cast.h"
@@ -211,6 +212,7 @@ void gemm(const NDArray& a, const NDArray& b, NDArray& c, double alpha, double b
     dispatch_loop(c.dtype(), "gemm", [&](auto tag) { gemm_loop<typename decltype(tag)::type>(a, b, c, alpha, beta); });
     return;
   }
+  runtime::load_blas();
   const MatArg A = matrix_arg(a), B = matrix_arg(b);
   const int M = to_blas_int(m, "gemm"), N = to_blas_int(n, "gemm"), K = to_blas_int(k, "gemm");
   with_row_major(c, beta != 0, "gemm", [&](NDArray& out, int ldc) {
@@ -234,6 +236,7 @@ void gemv(const NDArray& a, const NDArray& x, NDArray& y, double alpha, double b
     dispatch_loop(y.dtype(), "gemv", [&](auto tag) { gemv_loop<typename decltype(tag)::type>(a, x, y, alpha, beta); });
     return;
   }
+  runtime::load_blas();
   const MatArg A = matrix_arg(a);
   const VecArg X = vector_arg(x);
   // Stored (row-major) dimensions of A: a transposed view swaps them.
@@ -265,6 +268,7 @@ void ger(const NDArray& x, const NDArray& y, NDArray& a, double alpha) {
     dispatch_loop(a.dtype(), "ger", [&](auto tag) { ger_loop<typename decltype(tag)::type>(x, y, a, alpha); });
     return;
   }
+  runtime::load_blas();
   const VecArg X = vector_arg(x), Y = vector_arg(y);
   const int M = to_blas_int(m, "ger"), N = to_blas_int(n, "ger");
   with_row_major(a, true, "ger", [&](NDArray& out, int lda) {
@@ -283,6 +287,7 @@ NDArray dot_vv(const NDArray& x, const NDArray& y) {
   const int64_t n = x.shape()[0];
   NDArray r = NDArray::empty({}, x.dtype());
   if (blas_dtype(x.dtype()) && n > 0) {
+    runtime::load_blas();
     const VecArg X = vector_arg(x), Y = vector_arg(y);
     const int N = to_blas_int(n, "dot");
     if (x.dtype() == DType::Float64)
@@ -307,11 +312,16 @@ NDArray dot_vv(const NDArray& x, const NDArray& y) {
 
 namespace theano::tensor {
 
-int blas_threads() { return openblas_get_num_threads(); }
+int blas_threads() {
+  runtime::load_blas();
+  return openblas_get_num_threads();
+}
 
 void set_blas_threads(int n) {
   THEANO_USER_CHECK(n >= 1, ValueError) << "set_blas_threads: the thread count must be at least 1, got " << n;
-  if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
+  // Before OpenBLAS is open, the count is kept for it (runtime/blas_library.h):
+  // asking the library for its count would open it.
+  if (!runtime::blas_loaded() || openblas_get_num_threads() != n) openblas_set_num_threads(n);
 }
 
 }  // namespace theano::tensor

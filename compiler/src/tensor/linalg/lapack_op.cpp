@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "linalg_util.h"
+#include "theano/runtime/blas_library.h"
 #include "theano/runtime/error.h"
 #include "theano/tensor/basic_ops.h"
 #include "theano/tensor/batched_blas.h"
@@ -141,6 +142,7 @@ void run_lapack(const LapackOp& op, const Apply& node, std::span<const NDArray> 
     outputs[k] = NDArray::empty(std::move(shape), tensor_type(node.output(static_cast<int>(k)))->dtype());
     c.out[k] = static_cast<char*>(outputs[k].data());
   }
+  runtime::load_blas();  // throws where OpenBLAS cannot be opened; the kernels could only abort
   int64_t bytes = 0;
   check(dt == DType::Float64 ? theano_la_work_f64(&c, &bytes) : theano_la_work_f32(&c, &bytes));
   std::unique_ptr<double[]> work(new double[static_cast<std::size_t>(bytes / 8 + 2)]);

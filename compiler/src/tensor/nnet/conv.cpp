@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "theano/graph/op_registry.h"
+#include "theano/runtime/blas_library.h"
 #include "theano/runtime/error.h"
 #include "theano/runtime/kernels/conv.h"
 #include "theano/tensor/conv.h"
@@ -362,6 +363,7 @@ ApplyPtr ConvBase::make_node(std::vector<Var> inputs) const {
 }
 
 void ConvBase::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
+  runtime::load_blas();  // throws where OpenBLAS cannot be opened; the kernels could only abort
   const std::string op(type_name());
   const int nsp = convdim();
   const auto nd = static_cast<std::size_t>(nsp + 2);

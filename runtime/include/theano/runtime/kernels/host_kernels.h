@@ -121,6 +121,11 @@ struct TheanoHostKernels {
   /* reshape_view.h's no-copy reshape rule: (ndim, shape, strides, new ndim,
    * new shape, new strides (out), item size); 1 when a view has the shape. */
   int (*nocopy_reshape)(int64_t, const int64_t*, const int64_t*, int64_t, const int64_t*, int64_t*, int64_t);
+  /* OpenBLAS's own thread count (runtime/blas_library.h: the library opens
+   * on its first use): a node that splits its gemms across the loop threads
+   * runs them on one BLAS thread each (codegen/src/emit/lower/conv.cpp). */
+  int (*blas_threads)(void);
+  void (*set_blas_threads)(int);
 };
 
 #endif /* THEANO_RUNTIME_HOST_KERNELS_H */

@@ -20,6 +20,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
 
 #include <algorithm>
 #include <chrono>
@@ -248,8 +249,8 @@ namespace {
 /// else LLVM's list (0.1-0.2 ms of CPUID instructions in a VM).
 struct HostIdentity {
   std::string prefix;  ///< clang version, pipeline, driver path, triple
-  /// LLVM's name for the host CPU, or a placeholder where the fingerprint,
-  /// which determines that name, is the features.
+  /// LLVM's name for the host CPU, or "native-<hash of the fingerprint>"
+  /// where the fingerprint, which determines that name, is the features.
   std::string native_cpu, native_features;
 };
 
@@ -263,9 +264,14 @@ const HostIdentity& host_identity() {
     // (vendor, family and model without the stepping, the feature leaves,
     // XCR0), so with a fingerprint the name adds nothing to the key. Asking
     // for it executes CPUID again, five to six times: 60-80 us in a VM,
-    // where each one traps (5.7 % of a warm W10 start, perf).
+    // where each one traps (5.7 % of a warm W10 start, perf). The CPU is
+    // named by the fingerprint's hash instead (also in the default
+    // compiledir's name, docs/jit-and-cache.md).
     if (!h.native_features.empty()) {
-      h.native_cpu = "(the features')";
+      static constexpr char kHex[] = "0123456789abcdef";
+      const std::uint64_t hash = llvm::xxh3_64bits(h.native_features);
+      h.native_cpu = "native-";
+      for (int shift = 60; shift >= 0; shift -= 4) h.native_cpu += kHex[(hash >> shift) & 15u];
       return h;
     }
     h.native_cpu = llvm::sys::getHostCPUName().str();

@@ -5,7 +5,6 @@
 
 #include "cache_internal.h"
 
-#include <zlib.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -38,20 +37,6 @@ std::vector<fs::path> shards(const fs::path& dir) {
 }
 
 }  // namespace
-
-std::uint32_t crc32(const std::string& bytes) {
-  // zlib's CRC-32 (the same polynomial and value as before, through its
-  // vectorized implementation); fed in chunks that fit its uInt length.
-  uLong crc = ::crc32(0L, Z_NULL, 0);
-  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
-  for (std::size_t left = bytes.size(); left > 0;) {
-    const uInt n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
-    crc = ::crc32(crc, p, n);
-    p += n;
-    left -= n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
 
 CacheStats CompileCache::local_stats() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -208,7 +208,8 @@ CompileCache::CompileCache(fs::path dir, CacheOptions options)
   for (int i = 0; i < std::max(1, options.stripes); ++i) stripes_.push_back(std::make_unique<Stripe>());
   const int made = options.create ? make_dirs(dir_, policy_) : 0;
   std::error_code ec;
-  if (!fs::is_directory(dir_, ec)) {
+  // make_dirs returns 0 only for a directory (its stat); else ask.
+  if (!(options.create && made == 0) && !fs::is_directory(dir_, ec)) {
     stats_.disabled = true;
     warn_once("the compiledir " + dir_.string() + " cannot be created or read (" +
               std::strerror(made ? made : ENOTDIR) +
@@ -216,7 +217,9 @@ CompileCache::CompileCache(fs::path dir, CacheOptions options)
     return;
   }
   fs::path resolved;
-  if (const std::string why = check_compiledir(dir_, policy_, &resolved); !why.empty()) {
+  const std::string why = options.parent_checked ? check_compiledir_child(dir_, policy_, &resolved)
+                                                 : check_compiledir(dir_, policy_, &resolved);
+  if (!why.empty()) {
     fall_back(why, options.fallback);
     return;
   }

@@ -138,6 +138,14 @@ std::string check_compiledir(const fs::path& dir, const TrustPolicy& policy, fs:
   return "";
 }
 
+std::string check_compiledir_child(const fs::path& dir, const TrustPolicy& policy, fs::path* resolved) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return std::string("it cannot be read: ") + std::strerror(errno);
+  if (std::string why = untrusted_dir(st, policy); !why.empty()) return why;
+  if (resolved) *resolved = dir;
+  return "";
+}
+
 int make_dirs(const fs::path& dir, const TrustPolicy& policy) {
   // mkdir ignores the setgid bit and applies the umask: both are set on
   // every directory made here.

@@ -213,6 +213,59 @@ TEST_SUITE("compile cache security") {
     CHECK(err.text().find("the directory above it, " + above.string()) != std::string::npos);
   }
 
+  TEST_CASE("an inner cache opened on its checked parent: its own directory is still checked") {
+    // CacheOptions::parent_checked (the records' and libraries' caches):
+    // no second walk of the directories above, but the directory itself
+    // must be ours, not writable by others and not a symbolic link.
+    TempDir d;
+    const fs::path parent = d.path / "cd";
+    CompileCache objects(parent, CacheOptions{});
+    REQUIRE_FALSE(objects.stats().fallback);
+    REQUIRE(objects.trusted_now());
+    CacheOptions inner_options;
+    inner_options.fallback = fs::path();  // refused: no cache, never elsewhere
+    inner_options.parent_checked = true;
+    const std::string key = key_of(21);
+    {
+      CompileCache records(objects.dir() / "records", inner_options);
+      CHECK_FALSE(records.stats().fallback);
+      CHECK(records.dir() == objects.dir() / "records");
+      CHECK(mode_of(records.dir()) == 0700);
+      CHECK(records.get_or_produce(key, [&] { return entry_of(key); }) == entry_of(key).object);
+      CHECK(records.lookup(key) == entry_of(key).object);
+    }
+    // A symbolic link in its place (to a directory of ours) is refused.
+    const fs::path elsewhere = d.path / "elsewhere";
+    fs::create_directories(elsewhere);
+    fs::permissions(elsewhere, fs::perms::owner_all, fs::perm_options::replace);
+    fs::create_directory_symlink(elsewhere, objects.dir() / "linked");
+    {
+      StderrCapture err(d.path / "stderr.txt");
+      CompileCache linked(objects.dir() / "linked", inner_options);
+      CHECK(linked.stats().fallback);
+      CHECK_FALSE(linked.lookup(key).has_value());
+      CHECK(err.text().find("symbolic link") != std::string::npos);
+    }
+    // One writable by every user is refused.
+    fs::create_directories(objects.dir() / "open");
+    fs::permissions(objects.dir() / "open", fs::perms::all, fs::perm_options::replace);
+    {
+      StderrCapture err(d.path / "stderr2.txt");
+      CompileCache open(objects.dir() / "open", inner_options);
+      CHECK(open.stats().fallback);
+      CHECK(err.text().find("writable by every user") != std::string::npos);
+    }
+    // One owned by another uid is refused (root only: chown).
+    if (::geteuid() == 0) {
+      fs::create_directories(objects.dir() / "theirs");
+      REQUIRE(::chown((objects.dir() / "theirs").c_str(), kOtherUid, kOtherUid) == 0);
+      StderrCapture err(d.path / "stderr3.txt");
+      CompileCache theirs(objects.dir() / "theirs", inner_options);
+      CHECK(theirs.stats().fallback);
+      CHECK(err.text().find("owned by uid 65534") != std::string::npos);
+    }
+  }
+
   TEST_CASE("a symlinked entry or shard is not followed: refused with one warning, compiled again, replaced") {
     TempDir d;
     const fs::path cd = d.path / "cd";

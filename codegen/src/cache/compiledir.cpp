@@ -7,6 +7,7 @@
 #include <theano/runtime/error.h>
 
 #include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/xxhash.h>
 
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,25 @@ std::string hash_fields(const std::vector<std::string_view>& fields) {
     key += hex[b >> 4];
     key += hex[b & 15];
   }
+  return key;
+}
+
+std::string local_hash_fields(const std::vector<std::string_view>& fields) {
+  std::string framed;
+  std::size_t total = 0;
+  for (std::string_view f : fields) total += 8 + f.size();
+  framed.reserve(total);
+  for (std::string_view f : fields) {
+    const std::uint64_t n = f.size();
+    for (int i = 0; i < 8; ++i) framed += static_cast<char>(n >> (8 * i));
+    framed += f;
+  }
+  const llvm::XXH128_hash_t h =
+      llvm::xxh3_128bits(llvm::ArrayRef<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(framed.data()), framed.size()));
+  static const char* hex = "0123456789abcdef";
+  std::string key;
+  for (std::uint64_t half : {h.high64, h.low64})
+    for (int shift = 60; shift >= 0; shift -= 4) key += hex[(half >> shift) & 15u];
   return key;
 }
 
@@ -212,6 +232,7 @@ cache::CompileCache* inner_cache(const char* name) {
   if (objects->stats().read_only || !objects->trusted_now()) return nullptr;
   cache::CacheOptions options = compile_cache_options();
   options.fallback = fs::path();  // refused: run without it, never elsewhere
+  options.parent_checked = true;  // objects->dir(): resolved, its ancestors checked, trusted just now
   cache::CompileCache* inner = process_cache(objects->dir() / name, options);
   return inner->stats().disabled ? nullptr : inner;
 }

@@ -138,7 +138,7 @@ const std::string& build_identity() {
 
 std::string function_record_key(const std::string& request, const CompileOptions& options) {
   if (build_identity().empty()) return {};
-  return hash_fields({"theano-cpp function record key 1", build_identity(), std::to_string(kRuntimeAbiVersion),
+  return local_hash_fields({"theano-cpp function record key 2", build_identity(), std::to_string(kRuntimeAbiVersion),
                       ClangCompiler(options).identity(), request});
 }
 

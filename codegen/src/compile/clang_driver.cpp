@@ -212,7 +212,10 @@ std::string detail::x86_cpuid_fingerprint() {
       {CPUID_INDEX_14_ECX_0, {~0u, ~0u, ~0u, ~0u}},
   };
   unsigned max_leaf = 0, vendor[3] = {0, 0, 0};
-  if (!__get_cpuid(0, &max_leaf, &vendor[0], &vendor[2], &vendor[1])) return {};
+  // One CPUID (leaf 0: the highest leaf and the vendor); glibc keeps the
+  // rest. __get_cpuid would execute it twice, and each traps in a VM (13 us).
+  __cpuid(0, max_leaf, vendor[0], vendor[2], vendor[1]);
+  if (max_leaf == 0) return {};
   const cpuid_feature* leaf7_1 = __x86_get_cpuid_feature_leaf(CPUID_INDEX_7_ECX_1);
   if (leaf7_1->cpuid_array[3] & (1u << 19)) return {};  // AVX10: LLVM reads leaf 0x24 too
   std::string fp = "x86-cpuid:";

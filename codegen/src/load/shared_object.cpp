@@ -91,9 +91,9 @@ std::string read_back(const fs::path& path) {
 }  // namespace
 
 std::string shared_object_key(const std::string& object_key) {
-  std::vector<std::string_view> fields = {"theano-cpp shared object key 1", "lld " LLVM_VERSION_STRING, object_key};
+  std::vector<std::string_view> fields = {"theano-cpp shared object key 2", "lld " LLVM_VERSION_STRING, object_key};
   for (const char* f : kLinkFlags) fields.emplace_back(f);
-  return hash_fields(fields);
+  return local_hash_fields(fields);
 }
 
 std::string link_shared_object(std::string_view object) {

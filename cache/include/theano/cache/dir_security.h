@@ -54,6 +54,12 @@ std::string untrusted_file(const struct stat& st, const TrustPolicy& policy);
 /// "" when it is trusted. `resolved` (optional) receives the resolved path.
 std::string check_compiledir(const std::filesystem::path& dir, const TrustPolicy& policy,
                              std::filesystem::path* resolved = nullptr);
+/// check_compiledir for `dir` = <a resolved, checked compiledir>/<name>: only
+/// `dir` itself, which must not be a symbolic link (lstat), so the directories
+/// above it are the ones already checked and its path is resolved as given.
+/// The caller vouches for the parent (CacheOptions::parent_checked).
+std::string check_compiledir_child(const std::filesystem::path& dir, const TrustPolicy& policy,
+                                   std::filesystem::path* resolved = nullptr);
 
 /// Creates `dir` and any missing parent with policy.dir_mode() (and the group,
 /// in team mode). 0, or the errno of the failure. Existing directories are

@@ -44,12 +44,23 @@ namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
-inline constexpr int kRuntimeAbiVersion = 13;  // 13: TheanoHostKernels' reshape rule; 12: its copy entry; 11: its BLAS entries; 10: its error and allocation entries
+inline constexpr int kRuntimeAbiVersion = 14;  // 14: TheanoHostKernels' BLAS thread count; 13: TheanoHostKernels' reshape rule; 12: its copy entry; 11: its BLAS entries; 10: its error and allocation entries
 
 /// A compiledir key: BLAKE3 over the length-prefixed `fields` (so no two
 /// field lists hash alike by concatenation), truncated to 160 bits, as 40 hex
 /// digits. Every kind of entry (host objects, CUDA images) is keyed by it.
 std::string hash_fields(const std::vector<std::string_view>& fields);
+
+/// The key of an entry only the local compiledir holds, derived from the
+/// request or from an object's key: the function records
+/// (function_record.cpp) and the shared libraries (shared_object.cpp).
+/// XXH3-128 over the same length-prefixed `fields`, as 32 hex digits. Not
+/// cryptographic: the remote tier never carries these entries, they are read
+/// under the same trust checks as the objects, and they name their object by
+/// its BLAKE3 key. Its first use executes no CPUID; BLAKE3's first use
+/// detects the CPU's SIMD support, 50 us of every warm start in a VM
+/// (docs/jit-and-cache.md).
+std::string local_hash_fields(const std::vector<std::string_view>& fields);
 
 /// The cache key of `source` compiled with `options`.
 std::string cache_key(const CompileOptions& options, const std::string& source);

@@ -2,6 +2,8 @@
 #include "theano/graph/stack_search.h"
 #include "theano/graph/traversal.h"
 
+#include "pointer_map.h"
+
 #include <deque>
 #include <unordered_set>
 #include <algorithm>
@@ -13,20 +15,44 @@ std::unordered_set<Var> as_set(const std::vector<Var>& vs) { return {vs.begin(),
 
 }  // namespace
 
+/// stack_search's DFS from `outputs` (the last one first; a node's inputs
+/// pushed in reverse, so its first input is visited next), not expanding
+/// `blockers`: each variable reached, once, in visiting order, passed to
+/// `visit`. Written over raw pointers (the outputs keep the graph alive): a
+/// function() walks its graph this way twice, and stack_search's Var copies,
+/// per-node vectors and hashed Vars were 8 % of a warm start's instructions
+/// (pointer_map.h: flat tables, nothing allocated per variable).
+template <class Visit>
+void walk_ancestors(const std::vector<Var>& outputs, const std::vector<Var>& blockers, Visit&& visit) {
+  detail::PointerMap<char> blocked(blockers.size());
+  for (const Var& b : blockers) blocked.try_emplace(b.get(), 0);
+  std::vector<Variable*> stack;
+  stack.reserve(outputs.size() + 64);
+  for (const Var& o : outputs) stack.push_back(o.get());
+  detail::PointerMap<char> seen(256);
+  while (!stack.empty()) {
+    Variable* v = stack.back();
+    stack.pop_back();
+    if (!seen.try_emplace(v, 0).second) continue;
+    visit(v);
+    if (Apply* o = v->owner(); o && !blocked.contains(v)) {
+      const std::vector<Var>& ins = o->inputs();
+      for (auto it = ins.rbegin(); it != ins.rend(); ++it) stack.push_back(it->get());
+    }
+  }
+}
+
 std::vector<Var> ancestors(const std::vector<Var>& outputs, const std::vector<Var>& blockers) {
-  const auto blocked = as_set(blockers);
-  auto expand = [&](const Var& r) {
-    std::vector<Var> next;
-    if (Apply* o = r.owner(); o && !blocked.count(r)) next.assign(o->inputs().rbegin(), o->inputs().rend());
-    return next;
-  };
-  return stack_search<Var>(std::deque<Var>(outputs.begin(), outputs.end()), expand, SearchMode::DFS);
+  std::vector<Var> r;
+  walk_ancestors(outputs, blockers, [&](Variable* v) { r.emplace_back(v); });
+  return r;
 }
 
 std::vector<Var> inputs(const std::vector<Var>& outputs, const std::vector<Var>& blockers) {
   std::vector<Var> r;
-  for (Var& v : ancestors(outputs, blockers))
-    if (!v.owner()) r.push_back(std::move(v));
+  walk_ancestors(outputs, blockers, [&](Variable* v) {
+    if (!v->owner()) r.emplace_back(v);
+  });
   return r;
 }
 

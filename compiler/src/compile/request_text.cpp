@@ -11,6 +11,7 @@
 #include "request_text.h"
 
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -31,15 +32,18 @@ using TypeTexts = std::unordered_map<const Type*, std::string>;
 
 class Writer {
  public:
-  explicit Writer(TypeTexts& types) : type_text_(&types) {}
+  explicit Writer(TypeTexts& types) : type_text_(&types) { text_.reserve(4096); }
   void word(std::string_view w) {
     text_ += w;
     text_ += ' ';
   }
-  void num(std::int64_t v) { word(std::to_string(v)); }
+  void num(std::int64_t v) {
+    decimal(v);
+    text_ += ' ';
+  }
   /// Length-prefixed: any bytes, no ambiguity with what follows.
   void str(std::string_view s) {
-    text_ += std::to_string(s.size());
+    decimal(static_cast<std::int64_t>(s.size()));
     text_ += ':';
     text_ += s;
     text_ += ' ';
@@ -58,6 +62,13 @@ class Writer {
   std::string take() { return std::move(text_); }
 
  private:
+  // The digits written in place (std::to_string made a string per number).
+  void decimal(std::int64_t v) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    text_.append(digits, end);
+  }
+
   std::string text_;
   TypeTexts* type_text_;
 };

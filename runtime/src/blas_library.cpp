@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -54,9 +55,41 @@ Library& library() {
   return *lib;
 }
 
+// The OpenBLAS kernel set for this CPU, by what it can run (the OS saving
+// the vector registers included: __builtin_cpu_supports checks that), or
+// null: for the CPU whose model OpenBLAS does not know (blas_library.h).
+const char* kernels_for_this_cpu() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512cd");
+  if (avx512) return __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+  return nullptr;
+}
+
 // Opens the library under mu; returns the empty string or what failed.
 std::string open_locked(Library& lib) {
   void* h = ::dlopen(kBlasLibrary, RTLD_NOW | RTLD_LOCAL);
+  if (h && !std::getenv("OPENBLAS_CORETYPE")) {
+    // OpenBLAS picks its kernels by the CPU's model, in its constructor; a
+    // model it does not know gets the Prescott (SSE3) kernels, whatever the
+    // CPU can run: Debian 12's 0.3.21 on Intel's Emerald Rapids, where its
+    // dgemm then runs 5x slower (bench/README.md). Only then, and only where
+    // the user has not chosen (OPENBLAS_CORETYPE), it is opened again with
+    // the kernels the CPU's features allow, through OpenBLAS's own
+    // OPENBLAS_CORETYPE, set for that dlopen alone.
+    auto corename = reinterpret_cast<char* (*)()>(::dlsym(h, "openblas_get_corename"));
+    const char* better = kernels_for_this_cpu();
+    if (corename && better && std::strcmp(corename(), "Prescott") == 0) {
+      ::dlclose(h);  // its destructor stops its threads; nothing of it was called
+      ::setenv("OPENBLAS_CORETYPE", better, 1);
+      h = ::dlopen(kBlasLibrary, RTLD_NOW | RTLD_LOCAL);
+      ::unsetenv("OPENBLAS_CORETYPE");
+    }
+  }
   if (!h) {
     const char* why = ::dlerror();
     return std::string("cannot open the BLAS library ") + kBlasLibrary + " (" + (why ? why : "dlopen failed") +

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "temp_dir.h"
@@ -39,9 +42,46 @@ bool mapped() {
   return h != nullptr;
 }
 
-// The child of the last case: set in its environment by the parent.
+// The child cases: the parent sets kChildVar to what the child does.
 constexpr const char* kChildVar = "THEANO_TEST_BLAS_LIBRARY_CHILD";
 constexpr const char* kRefusedCase = "blas_library: a library without the BLAS functions is refused by name";
+constexpr const char* kKeptCase = "blas_library: a process that sets OPENBLAS_CORETYPE keeps its choice";
+
+/// Runs this binary's case `name` in a child with kChildVar=`what` and `env`
+/// (replacing those names in this environment); its standard output.
+std::string run_child(const std::string& what, const char* name, const std::vector<std::string>& env) {
+  theano::test::TempDir dir("blas_library_child");
+  std::vector<std::string> env_store{std::string(kChildVar) + "=" + what};
+  for (const auto& e : env) env_store.push_back(e);
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    bool replaced = entry.rfind(std::string(kChildVar) + "=", 0) == 0;
+    for (const auto& mine : env) replaced = replaced || entry.rfind(mine.substr(0, mine.find('=') + 1), 0) == 0;
+    if (!replaced) env_store.emplace_back(*e);
+  }
+  std::vector<char*> envp;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string prog = "/proc/self/exe", filter = std::string("-tc=") + name;
+  char* argv[] = {prog.data(), filter.data(), nullptr};
+  const fs::path out = dir.path / "out.txt";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  CAPTURE(text.str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  return text.str();
+}
 
 }  // namespace
 
@@ -101,8 +141,48 @@ TEST_CASE("blas_library: every forwarder names a function of the library, once")
   CHECK(names.count("dgesdd_") == 1);
 }
 
+TEST_CASE("blas_library: on a CPU with AVX2 and FMA, OpenBLAS does not run its Prescott kernels") {
+  if (std::getenv("OPENBLAS_CORETYPE")) {
+    MESSAGE("skipped: OPENBLAS_CORETYPE is set, and chooses the kernels");
+    return;
+  }
+  theano::runtime::load_blas();
+  const std::string core = openblas_get_corename();
+  MESSAGE("OpenBLAS's kernels here: " << core);
+  CHECK(std::getenv("OPENBLAS_CORETYPE") == nullptr);  // set for the reopening alone
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(core != "Prescott");
+  // The kernels compute: a 64x64 product against a plain loop.
+  std::vector<double> a(64 * 64), b(64 * 64), c(64 * 64, 0.0);
+  for (int i = 0; i < 64 * 64; ++i) {
+    a[i] = std::sin(0.37 * i);
+    b[i] = std::cos(0.11 * i);
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 64, 64, 64, 1.0, a.data(), 64, b.data(), 64, 0.0, c.data(),
+              64);
+  double worst = 0;
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) {
+      double ref = 0;
+      for (int k = 0; k < 64; ++k) ref += a[i * 64 + k] * b[k * 64 + j];
+      worst = std::max(worst, std::abs(ref - c[i * 64 + j]));
+    }
+  CHECK(worst < 1e-12);
+}
+
+TEST_CASE(kKeptCase) {
+  if (const char* child = std::getenv(kChildVar); child && std::string(child) == "core") {
+    theano::runtime::load_blas();
+    std::printf("core %s\n", openblas_get_corename());
+    return;
+  }
+  // The user's choice stands: a process with OPENBLAS_CORETYPE=Prescott keeps it.
+  const std::string out = run_child("core", kKeptCase, {"OPENBLAS_CORETYPE=Prescott"});
+  CHECK(out.find("core Prescott") != std::string::npos);
+}
+
 TEST_CASE(kRefusedCase) {
-  if (const char* child = std::getenv(kChildVar); child && *child) {
+  if (const char* child = std::getenv(kChildVar); child && std::string(child) == "refused") {
     // The child: LD_LIBRARY_PATH makes libopenblas.so.0 a copy of zlib.
     try {
       theano::runtime::load_blas();
@@ -120,31 +200,6 @@ TEST_CASE(kRefusedCase) {
   ::dlclose(z);
   theano::test::TempDir dir("blas_library");
   fs::copy_file(info.dli_fname, dir.path / kBlasLibrary);
-
-  std::vector<std::string> env_store{std::string(kChildVar) + "=1", "LD_LIBRARY_PATH=" + dir.path.string()};
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "LD_LIBRARY_PATH=", 16) != 0) env_store.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string prog = "/proc/self/exe", filter = std::string("-tc=") + kRefusedCase;
-  char* argv[] = {prog.data(), filter.data(), nullptr};
-  const fs::path out = dir.path / "out.txt";
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  REQUIRE(rc == 0);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
-  CAPTURE(text.str());
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  CHECK(text.str().find("IOError: the BLAS library libopenblas.so.0 has no function cblas_sgemm") !=
-        std::string::npos);
+  const std::string out = run_child("refused", kRefusedCase, {"LD_LIBRARY_PATH=" + dir.path.string()});
+  CHECK(out.find("IOError: the BLAS library libopenblas.so.0 has no function cblas_sgemm") != std::string::npos);
 }

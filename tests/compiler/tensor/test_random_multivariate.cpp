@@ -404,7 +404,12 @@ TEST_CASE("multivariate_normal methods eigh and svd: the law, a semi-definite co
     const std::vector<double> s0 = column(sv, 2, 0), s1 = column(sv, 2, 1);
     double worst = 0;
     for (std::size_t i = 0; i < s0.size(); ++i) worst = std::max(worst, std::fabs(s0[i] - s1[i] - 3.0));
-    CHECK(worst < 1e-12 * 8);
+    // The zero eigenvalue (singular value) comes out of LAPACK as a rounding
+    // error of the largest, |w| <= a few eps * 2, and sqrt(max(w, 0)) turns it
+    // into up to ~3e-8 along the null direction (times |z| <= ~4.5 here):
+    // exact 0 or not depends on the BLAS kernels (OpenBLAS's Prescott kernels
+    // gave 0, its SkylakeX ones 3.8e-8). NumPy's method keeps the same term.
+    CHECK(worst < 1e-6);
     CHECK(ks(s0, cdf_of(bm::normal_distribution<>(1, 1))) < ks_bound(s0.size()));
     for (std::int64_t k = 0; k < 3; ++k) {
       std::vector<double> col;

@@ -11,6 +11,16 @@
 /// library, which the first call opens (docs/architecture.md, "External
 /// libraries"). A program that links OpenBLAS itself works as before: a
 /// forwarder calls the same library's function.
+///
+/// OpenBLAS chooses its kernels by the CPU's model. For a model it does not
+/// know it falls back to its Prescott (SSE3) kernels whatever the CPU can run
+/// (Debian 12's 0.3.21 on Intel's Emerald Rapids: dgemm 5x slower). Opening
+/// it here, theano-cpp checks: when the user has not set OPENBLAS_CORETYPE
+/// and OpenBLAS chose Prescott on a CPU with AVX2 and FMA (or AVX-512), it
+/// closes the library and opens it again with OPENBLAS_CORETYPE set, for that
+/// dlopen only, to Haswell, SkylakeX or Cooperlake by the CPU's features.
+/// setenv is not safe against a getenv on another thread at that moment;
+/// a program that cannot have that sets OPENBLAS_CORETYPE itself.
 #pragma once
 
 #include <span>

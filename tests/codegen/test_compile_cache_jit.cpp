@@ -29,6 +29,7 @@
 #include "compiledir_test_util.h"
 #include "stderr_capture.h"
 #include "test_util.h"
+#include "spawn_child.h"
 #include "temp_dir.h"
 
 extern char** environ;
@@ -43,23 +44,8 @@ namespace {
 
 /// Starts the child with THEANO_FLAGS=compiledir=<dir>; its stdout goes to `out`.
 pid_t spawn_child(const fs::path& dir, const fs::path& out, const std::string& constant, const std::string& count) {
-  const std::string flags = "THEANO_FLAGS=compiledir=" + dir.string();
-  std::vector<std::string> env_store{flags};
-  for (char** e = environ; *e; ++e)
-    if (std::string(*e).rfind("THEANO_FLAGS=", 0) != 0) env_store.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string prog = THEANO_CACHE_CHILD, arg = constant, n = count;
-  char* argv[] = {prog.data(), arg.data(), n.data(), nullptr};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  REQUIRE(rc == 0);
-  return pid;
+  return theano::test::spawn_child({THEANO_CACHE_CHILD, constant, count}, {"THEANO_FLAGS=compiledir=" + dir.string()},
+                                   out);
 }
 
 /// Waits for the child; returns its stdout line.

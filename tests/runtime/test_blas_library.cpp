@@ -10,8 +10,6 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,9 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "spawn_child.h"
 #include "temp_dir.h"
-
-extern char** environ;
 
 namespace {
 
@@ -49,29 +46,11 @@ constexpr const char* kKeptCase = "blas_library: a process that sets OPENBLAS_CO
 
 /// Runs this binary's case `name` in a child with kChildVar=`what` and `env`
 /// (replacing those names in this environment); its standard output.
-std::string run_child(const std::string& what, const char* name, const std::vector<std::string>& env) {
+std::string run_child(const std::string& what, const char* name, std::vector<std::string> env) {
   theano::test::TempDir dir("blas_library_child");
-  std::vector<std::string> env_store{std::string(kChildVar) + "=" + what};
-  for (const auto& e : env) env_store.push_back(e);
-  for (char** e = environ; *e; ++e) {
-    const std::string_view entry(*e);
-    bool replaced = entry.rfind(std::string(kChildVar) + "=", 0) == 0;
-    for (const auto& mine : env) replaced = replaced || entry.rfind(mine.substr(0, mine.find('=') + 1), 0) == 0;
-    if (!replaced) env_store.emplace_back(*e);
-  }
-  std::vector<char*> envp;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string prog = "/proc/self/exe", filter = std::string("-tc=") + name;
-  char* argv[] = {prog.data(), filter.data(), nullptr};
+  env.push_back(std::string(kChildVar) + "=" + what);
   const fs::path out = dir.path / "out.txt";
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  REQUIRE(rc == 0);
+  const pid_t pid = theano::test::spawn_child({"/proc/self/exe", std::string("-tc=") + name}, env, out);
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   std::ifstream in(out);

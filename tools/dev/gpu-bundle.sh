@@ -21,7 +21,11 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/p1/lib" "$stage/p2/lib" "$stage/p2/bin" "$stage/p2/res" "$out"
 for b in "${bins[@]}"; do strip -o "$stage/p2/bin/$(basename "$b")" "$build/$b"; done
 # glibc's libraries and the CUDA toolkit's are the GPU machine's own.
-ldd "${bins[@]/#/$build/}" | awk '$3 ~ /^\// {print $3}' | sort -u |
+# OpenBLAS is opened on the first BLAS call (runtime/blas_library.h), so ldd
+# of the binaries does not list it: it and what it needs are added by name.
+openblas="$(ldconfig -p | awk '/libopenblas\.so\.0 .*x86-64/ {print $NF; exit}')"
+[ -n "$openblas" ] || { echo "gpu-bundle.sh: libopenblas.so.0 not found (ldconfig -p)" >&2; exit 1; }
+{ ldd "${bins[@]/#/$build/}" "$openblas" | awk '$3 ~ /^\// {print $3}'; echo "$openblas"; } | sort -u |
   grep -v -E '/(libc|libm|libpthread|librt|libdl|libmvec)\.so|ld-linux|libnvrtc|libcublas|libcusolver' |
   while read -r lib; do
     case "$lib" in

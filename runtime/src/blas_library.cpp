@@ -46,7 +46,6 @@ struct Library {
   std::mutex mu;
   std::atomic<bool> ready{false};  // slots filled (release), read without mu (acquire)
   void* slots[kSlots] = {};
-  std::string error;      // the last failed load's message
   int pending_threads = 0;  // openblas_set_num_threads before the load (0: none)
 };
 
@@ -117,8 +116,7 @@ std::string try_load() {
   if (lib.ready.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(lib.mu);
   if (lib.ready.load(std::memory_order_relaxed)) return {};
-  lib.error = open_locked(lib);
-  return lib.error;
+  return open_locked(lib);
 }
 
 // A forwarder's function. Plain C kernels call the forwarders and cannot take

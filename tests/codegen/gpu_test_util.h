@@ -113,27 +113,39 @@ inline void check_outputs_agree(const std::vector<theano::NDArray>& want, const 
   }
 }
 
+/// `outs` over `ins` compiled for the CPU back end and for `device`: the
+/// CPU's outputs on `args`, and the GPU function (not yet called).
+struct CpuAndGpu {
+  std::vector<theano::NDArray> want;
+  theano::Function gpu;
+};
+inline CpuAndGpu compile_cpu_and_gpu(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
+                                     const std::vector<theano::NDArray>& args, const std::string& device) {
+  using namespace theano;
+  std::vector<In> in(ins.begin(), ins.end());
+  std::vector<Out> out(outs.begin(), outs.end());
+  Function cpu = function(in, out, {.mode = "fast_run"});
+  CpuAndGpu r{cpu(args), {}};
+  ConfigGuard guard(with_device(device));
+  r.gpu = function(in, out, {.mode = "fast_run"});
+  return r;
+}
+
 /// `outs` over `ins` compiled for `device` agree with the CPU back end on
 /// `args` within `rtol`; no host node of a type in `gone` remains (they
 /// moved to the GPU); the GPU function is returned for more checks.
 inline theano::Function check_on_gpu(const std::vector<theano::Var>& ins, const std::vector<theano::Var>& outs,
                                      const std::vector<theano::NDArray>& args, const std::vector<std::string>& gone,
                                      double rtol = 1e-12, const std::string& device = op_test_device()) {
-  using namespace theano;
-  std::vector<In> in(ins.begin(), ins.end());
-  std::vector<Out> out(outs.begin(), outs.end());
-  Function cpu = function(in, out, {.mode = "fast_run"});
-  std::vector<NDArray> want = cpu(args);
-  ConfigGuard guard(with_device(device));
-  Function gpu = function(in, out, {.mode = "fast_run"});
-  CAPTURE(debugprint(gpu));
+  CpuAndGpu c = compile_cpu_and_gpu(ins, outs, args, device);
+  CAPTURE(theano::debugprint(c.gpu));
   for (const std::string& type : gone) {
     CAPTURE(type);
-    CHECK(count_ops(gpu, type) == 0);
-    CHECK(count_ops(gpu, "Gpu" + type) > 0);
+    CHECK(count_ops(c.gpu, type) == 0);
+    CHECK(count_ops(c.gpu, "Gpu" + type) > 0);
   }
-  check_outputs_agree(want, gpu(args), rtol, rtol, 0);
-  return gpu;
+  check_outputs_agree(c.want, c.gpu(args), rtol, rtol, 0);
+  return c.gpu;
 }
 
 /// The CUDA unit of `f` (compiled for a GPU device) compiles with NVRTC for

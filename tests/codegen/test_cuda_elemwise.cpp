@@ -52,39 +52,18 @@ using gpu_test::with_device;
 
 namespace {
 
-/// `outs` over `ins` compiled on the emulated GPU agree with the CPU back end.
+/// `outs` over `ins` compiled on the emulated GPU agree with the CPU back end,
+/// with at least `expect_kernels_at_least` GpuElemwise nodes and no host Elemwise.
 void check_on_gpu(const std::vector<Var>& ins, const std::vector<Var>& outs, const std::vector<NDArray>& args,
                   std::int64_t expect_kernels_at_least = 1, const std::string& device = "emulated") {
-  std::vector<In> in(ins.begin(), ins.end());
-  std::vector<Out> out(outs.begin(), outs.end());
-  Function cpu = function(in, out, {.mode = "fast_run"});
-  std::vector<NDArray> want = cpu(args);
-  ConfigGuard guard(with_device(device));
-  Function gpu = function(in, out, {.mode = "fast_run"});
-  CAPTURE(debugprint(gpu));
-  CHECK(count_ops(gpu, "GpuElemwise") >= expect_kernels_at_least);
-  CHECK(count_ops(gpu, "Elemwise") == 0);
-  std::vector<NDArray> got = gpu(args);
-  REQUIRE(got.size() == want.size());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    CAPTURE(k);
-    REQUIRE(got[k].dtype() == want[k].dtype());
-    REQUIRE(got[k].shape() == want[k].shape());
-    const NDArray w = want[k].astype(DType::Float64).copy(), g = got[k].astype(DType::Float64).copy();
-    // A real GPU's NVRTC contracts a * b + c into one fma (--fmad, its default) where the host rounds
-    // twice: a float32 result may differ in its last bits there (4 ulps at most, checked).
-    const bool real_gpu = device != "emulated";
-    const double rtol = real_gpu && want[k].dtype() == DType::Float32 ? 4 * 1.1920928955078125e-07 : 1e-12;
-    for (std::int64_t e = 0; e < w.size(); ++e) {
-      const double a = w.data_as<double>()[e], b = g.data_as<double>()[e];
-      if (std::isnan(a) && std::isnan(b)) continue;
-      if (!(std::fabs(a - b) <= rtol * std::max(1.0, std::fabs(a)))) {
-        CAPTURE(e);
-        CHECK(a == b);
-        return;
-      }
-    }
-  }
+  gpu_test::CpuAndGpu c = gpu_test::compile_cpu_and_gpu(ins, outs, args, device);
+  CAPTURE(debugprint(c.gpu));
+  CHECK(count_ops(c.gpu, "GpuElemwise") >= expect_kernels_at_least);
+  CHECK(count_ops(c.gpu, "Elemwise") == 0);
+  // A real GPU's NVRTC contracts a * b + c into one fma (--fmad, its default) where the host rounds
+  // twice: a float32 result may differ in its last bits there (4 ulps at most, checked).
+  const double rtol32 = device != "emulated" ? 4 * 1.1920928955078125e-07 : 1e-12;
+  gpu_test::check_outputs_agree(c.want, c.gpu(args), 1e-12, rtol32, 0);
 }
 
 }  // namespace

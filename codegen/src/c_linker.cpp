@@ -274,10 +274,10 @@ bool CLinker::keeps_function_records() const {
   return !opwise_ && current_cache() != nullptr && current_record_cache() != nullptr;
 }
 
-std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+std::unique_ptr<Thunk> CLinker::thunk_for_request(const std::vector<Var>& inputs, std::size_t noutputs,
                                                   const LinkOptions& options) const {
   using Clock = std::chrono::steady_clock;
-  if (!records_cover(opwise_, options) || unoptimized == nullptr) return nullptr;
+  if (!records_cover(opwise_, options)) return nullptr;
   cache::CompileCache* cc = current_cache();
   cache::CompileCache* records = current_record_cache();
   if (cc == nullptr || records == nullptr) return nullptr;
@@ -289,7 +289,7 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
   if (!bytes) return nullptr;
   std::optional<detail::FunctionRecord> record = detail::parse_function_record(*bytes);
   if (!record) return nullptr;  // damaged or another version: the full path rewrites it
-  const std::size_t ninputs = unoptimized->inputs().size();
+  const std::size_t ninputs = inputs.size();
   ThunkParts parts;
   parts.constants = std::move(record->constants);
   for (std::size_t i : record->destroyed_inputs) {
@@ -316,7 +316,7 @@ std::unique_ptr<Thunk> CLinker::thunk_for_request(std::shared_ptr<const Function
     return nullptr;  // the full path compiles it again, under the same key
   }
   if (!module) return nullptr;  // evicted: the full path compiles it again, under the same key
-  return make_c_thunk(std::move(unoptimized), std::move(module), std::move(parts), t2);
+  return make_c_thunk(ThunkSignature{inputs, noutputs, nullptr}, std::move(module), std::move(parts), t2);
 }
 
 std::unique_ptr<Thunk> CLinker::make_thunk(std::shared_ptr<const FunctionGraph> fgraph,

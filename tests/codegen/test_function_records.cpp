@@ -57,6 +57,42 @@ TEST_SUITE("compile_cache") {
     CHECK(debugprint(g.fgraph()) == debugprint(f.fgraph()));
   }
 
+  // A hit builds no FunctionGraph: the thunk checks its arguments against the
+  // request's own inputs, and says what the compiled one says.
+  TEST_CASE("a function from its record checks its arguments by the request's inputs, as a compiled one does") {
+    TempDir d;
+    ConfigGuard guard(with_compiledir(d.path / "cd"));
+    auto build = [] {
+      Var x = dmatrix("weights"), b = dvector("bias");
+      FunctionOptions opts;
+      opts.trust_input = true;  // the thunk's own checks, not the call's filtering
+      return function({x, b}, {x + b, sum(x)}, opts);
+    };
+    Function f = build();
+    Function g = build();
+    CHECK_FALSE(from_record(f));
+    REQUIRE(from_record(g));
+    const NDArray x = test::range({2, 3});
+    const NDArray b = test::vec({1, 2, 3});
+    const std::vector<NDArray> good{x, b};
+    CHECK(allclose(g(good)[0], f(good)[0]));
+    CHECK(allclose(g(good)[1], f(good)[1]));
+    const std::vector<NDArray> bad{x, b.astype(DType::Float32)};
+    std::string from_f, from_g;
+    try {
+      f(bad);
+    } catch (const TypeError& e) {
+      from_f = e.what();
+    }
+    try {
+      g(bad);
+    } catch (const TypeError& e) {
+      from_g = e.what();
+    }
+    CHECK(from_g.find("input 1 (bias)") != std::string::npos);
+    CHECK(from_g == from_f);
+  }
+
   TEST_CASE("requests that differ in a constant, a dtype, a broadcast pattern, a name or an option do not share") {
     TempDir d;
     ConfigGuard guard(with_compiledir(d.path / "cd"));

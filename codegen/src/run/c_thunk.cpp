@@ -58,8 +58,8 @@ NDArray host_value(const Workspace& ws, const TheanoArray& a, bool gpu) {
 
 class CThunk final : public Thunk {
  public:
-  CThunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts)
-      : fg_(std::move(fg)),
+  CThunk(ThunkSignature signature, LoadedModule module, ThunkParts parts)
+      : sig_(std::move(signature)),
         module_(std::move(module)),
         constants_(std::move(parts.constants)),
         nslots_(static_cast<std::size_t>(parts.nslots)),
@@ -83,12 +83,12 @@ class CThunk final : public Thunk {
     } else {
       entry_ = module_.function<int (*)(TheanoContext*)>("theano_entry");
     }
-    for (const Var& v : fg_->inputs()) {
+    for (const Var& v : sig_.inputs) {
       in_types_.push_back(host_type(v));
       in_gpu_.push_back(on_gpu(v));
     }
     if (gpu_) gpu_device_ = gpu_->device().device();
-    const std::int64_t base = static_cast<std::int64_t>(fg_->inputs().size());
+    const std::int64_t base = static_cast<std::int64_t>(sig_.inputs.size());
     for (std::size_t j = 0; j < constants_.size(); ++j)
       const_desc_.push_back(describe(constants_[j], base + static_cast<std::int64_t>(j)));
   }
@@ -118,8 +118,8 @@ class CThunk final : public Thunk {
   void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const override {
     THEANO_USER_CHECK(inputs.size() == in_types_.size(), ValueError)
         << "the compiled function takes " << in_types_.size() << " inputs, got " << inputs.size();
-    THEANO_USER_CHECK(outputs.size() == fg_->outputs().size(), ValueError)
-        << "the compiled function has " << fg_->outputs().size() << " outputs, got room for " << outputs.size();
+    THEANO_USER_CHECK(outputs.size() == sig_.noutputs, ValueError)
+        << "the compiled function has " << sig_.noutputs << " outputs, got room for " << outputs.size();
     std::unique_ptr<Workspace> ws = acquire();
     struct Release {
       const CThunk* self;
@@ -135,11 +135,11 @@ class CThunk final : public Thunk {
       const TensorType& t = *in_types_[i];
       THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
                         TypeError)
-          << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a " << t.str() << " value";
+          << "input " << i << " (" << sig_.inputs[i].str() << ") must be a " << t.str() << " value";
       ws->refs.push_back(&inputs[i]);
       if (!in_gpu_[i]) {
         THEANO_USER_CHECK(inputs[i].on_host(), TypeError)
-            << "input " << i << " (" << fg_->inputs()[i].str() << ") must be a host array, got an array on the GPU "
+            << "input " << i << " (" << sig_.inputs[i].str() << ") must be a host array, got an array on the GPU "
             << inputs[i].device().str() << " (call to_host() on it)";
         continue;
       }
@@ -326,7 +326,7 @@ class CThunk final : public Thunk {
     }
   }
 
-  std::shared_ptr<const FunctionGraph> fg_;
+  ThunkSignature sig_;
   LoadedModule module_;
   std::vector<NDArray> constants_;
   std::vector<TheanoArray> const_desc_;
@@ -363,11 +363,17 @@ std::size_t peak_arrays(const Thunk& thunk) {
   return c ? c->peak_arrays() : 0;
 }
 
-std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
+std::unique_ptr<Thunk> make_c_thunk(ThunkSignature signature, LoadedModule module, ThunkParts parts,
                                     std::chrono::steady_clock::time_point load_start) {
-  auto thunk = std::make_unique<CThunk>(std::move(fg), std::move(module), std::move(parts));
+  auto thunk = std::make_unique<CThunk>(std::move(signature), std::move(module), std::move(parts));
   thunk->set_load_ms(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count());
   return thunk;
+}
+
+std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
+                                    std::chrono::steady_clock::time_point load_start) {
+  ThunkSignature signature{fg->inputs(), fg->outputs().size(), fg};
+  return make_c_thunk(std::move(signature), std::move(module), std::move(parts), load_start);
 }
 
 }  // namespace theano::codegen

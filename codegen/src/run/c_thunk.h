@@ -69,8 +69,23 @@ struct ThunkParts {
 /// its planned slots; a scan's loop releases each step's (for tests).
 std::size_t peak_arrays(const Thunk& thunk);
 
-/// The thunk over `module` (the loaded code of `fg`); `load_start` is when
-/// loading began (the entry symbols are looked up here: part of load_ms).
+/// What a thunk's calls check their arguments against: the function's
+/// inputs (their types; their names in the messages) and its number of
+/// outputs. `graph` keeps the graph that the parts' Apply pointers
+/// (fallback, step_nodes) point into alive; null for a thunk made from a
+/// function record, which has none.
+struct ThunkSignature {
+  std::vector<Var> inputs;
+  std::size_t noutputs = 0;
+  std::shared_ptr<const FunctionGraph> graph;
+};
+
+/// The thunk over `module` (the loaded code of `signature`'s function);
+/// `load_start` is when loading began (the entry symbols are looked up here:
+/// part of load_ms).
+std::unique_ptr<Thunk> make_c_thunk(ThunkSignature signature, LoadedModule module, ThunkParts parts,
+                                    std::chrono::steady_clock::time_point load_start);
+/// The same for a thunk of `fg` (its inputs and outputs; the thunk keeps it).
 std::unique_ptr<Thunk> make_c_thunk(std::shared_ptr<const FunctionGraph> fg, LoadedModule module, ThunkParts parts,
                                     std::chrono::steady_clock::time_point load_start);
 

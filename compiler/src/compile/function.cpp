@@ -324,12 +324,14 @@ std::shared_ptr<FunctionGraph> request_fgraph(const std::vector<Var>& fg_inputs,
   return fg;
 }
 
-/// Stage 5: the FunctionGraph. Its inputs are the explicit inputs, then the
+/// Stage 5: the compiled function's inputs: the explicit inputs, then the
 /// shared variables used, then update targets used by nothing else; the
 /// inputs the compiled code may overwrite are In(mutable=True) and the storage
 /// of every shared variable this function updates (its old value is read
 /// before it is replaced; the inplace rewrites order those readers first).
-void make_fgraph(Build& b) {
+/// The FunctionGraph over them is built only when the request is not found
+/// (make_fgraph).
+void take_function_inputs(Build& b) {
   FunctionImpl& f = b.f;
   std::unordered_map<const Variable*, int> shared_index;
   for (const Var& s : b.shared_leaves) {
@@ -346,8 +348,11 @@ void make_fgraph(Build& b) {
   for (const In& in : f.ins) b.input_mutable.push_back(in.mutable_);
   b.input_mutable.resize(b.fg_inputs.size(), false);
   for (int t : f.update_target) b.input_mutable[b.roots.size() + static_cast<std::size_t>(t)] = true;
-  b.fg = request_fgraph(b.fg_inputs, b.exprs, b.input_mutable);
+  f.nresults = b.exprs.size();
 }
+
+/// Stage 6: the FunctionGraph the optimizer rewrites (a copy of the request).
+void make_fgraph(Build& b) { b.fg = request_fgraph(b.fg_inputs, b.exprs, b.input_mutable); }
 
 /// The mode's rewrite query for `f` (its device adds the GPU transfer stage).
 rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& options) {
@@ -357,7 +362,7 @@ rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& optio
   return query.excluding(options.optimizer_excluding);
 }
 
-/// Stage 6a: a graph with sparse matrices is first rewritten into component
+/// Stage 6b: a graph with sparse matrices is first rewritten into component
 /// ops (the stage sparse_expand, rewrite/sparse.cpp), whatever the mode: no
 /// linker runs sparse ops as such. An op it cannot expand is an error here.
 /// Returns whether the graph had sparse matrices.
@@ -374,7 +379,7 @@ bool expand_sparse(Build& b) {
   return true;
 }
 
-/// Stage 6: the mode's optimizer rewrites the graph; then its constants are
+/// Stage 6c: the mode's optimizer rewrites the graph; then its constants are
 /// collected. The checking modes (debug_mode.h, nan_guard.h) record which
 /// rewrite made each node; DebugMode also keeps the graph as it was before.
 void rewrite_fgraph(Build& b) {
@@ -413,12 +418,12 @@ LinkOptions link_options(Build& b) {
   return link;
 }
 
-/// Stage 5b: the request's canonical text (request_text.h), for modes that
-/// only rewrite and compile (not the checking modes, not when profiling);
-/// then the linker may already hold the thunk of an equal request. On such a
-/// hit the optimizer does not run: the Function keeps the request's graph
-/// (its inputs and outputs are the thunk's) and builds the optimized one the
-/// first time `Function::fgraph()` asks. Returns whether it was a hit.
+/// Stage 5b: the request's canonical text (request_text.h), written from the
+/// user's graph, for modes that only rewrite and compile (not the checking
+/// modes, not when profiling); then the linker may already hold the thunk of
+/// an equal request. On such a hit neither the FunctionGraph nor the
+/// optimizer runs: the Function builds the optimized graph the first time
+/// `Function::fgraph()` asks. Returns whether it was a hit.
 bool find_request(Build& b, const Linker& linker) {
   FunctionImpl& f = b.f;
   const bool checking = f.mode.name == "debugmode" || f.mode.name == "nanguardmode";
@@ -426,14 +431,13 @@ bool find_request(Build& b, const Linker& linker) {
     return false;
   RequestContext context{f.mode.name, f.mode.linker, b.options.optimizer_including, b.options.optimizer_excluding,
                          b.input_mutable, f.out_borrow, f.gpu_context.value_or("")};
-  std::optional<std::string> text = request_text(*b.fg, context);
+  std::optional<std::string> text = request_text(b.fg_inputs, b.exprs, context);
   if (!text) return false;
   b.request = std::move(*text);
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<Thunk> thunk = linker.thunk_for_request(b.fg, link_options(b));
+  std::unique_ptr<Thunk> thunk = linker.thunk_for_request(b.fg_inputs, b.exprs.size(), link_options(b));
   if (!thunk) return false;
   f.thunk = std::move(thunk);
-  f.fgraph = b.fg;
   f.constants = f.thunk->constant_values();
   f.optimize_later = [fg_inputs = b.fg_inputs, exprs = b.exprs, input_mutable = b.input_mutable,
                       query = rewrite_query(f, b.options)]() -> std::shared_ptr<const FunctionGraph> {
@@ -496,8 +500,9 @@ Function function(const std::vector<In>& inputs, const std::vector<Out>& outputs
   check_states(f);
   const std::unique_ptr<Linker> linker = make_linker(f.mode.linker);
   linker->prepare();  // the JIT gets ready while the graph is rewritten
-  make_fgraph(b);
+  take_function_inputs(b);
   if (!find_request(b, *linker)) {
+    make_fgraph(b);
     rewrite_fgraph(b);
     link_thunk(b, *linker);
   }

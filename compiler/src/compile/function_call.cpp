@@ -83,7 +83,7 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   copy_aliases_of_overwritable(f, in_values);
 
   const std::size_t n_out = f.outputs.size();
-  std::vector<NDArray> results(f.fgraph->outputs().size());
+  std::vector<NDArray> results(f.nresults);
   f.thunk->run(in_values, results);
 
   // Update values must not keep a caller's array (unless In::borrow) or a

@@ -37,10 +37,12 @@ struct FunctionImpl {
   std::vector<bool> downcast_unset;          // per explicit input: neither In nor the options set allow_downcast
   FunctionOptions options;                   // as given (Function::copy(delete_updates) compiles again)
   std::vector<NDArray> constants;            // constant values inside the graph (aliasing checks)
+  std::size_t nresults = 0;                  // the thunk's outputs: the outputs, then the update values
   std::shared_ptr<const FunctionGraph> fgraph;
   // Set when the thunk came from a function record (function.cpp,
-  // find_request): the optimizer did not run, `fgraph` is the request's graph,
-  // and Function::fgraph() builds the optimized one on first use.
+  // find_request): no FunctionGraph was built and the optimizer did not run
+  // (`fgraph` is null), and Function::fgraph() builds the optimized graph on
+  // first use.
   std::function<std::shared_ptr<const FunctionGraph>()> optimize_later;
   mutable std::once_flag optimized_once;
   mutable std::shared_ptr<const FunctionGraph> optimized;

@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "../graph/pointer_map.h"
+
 #include "theano/config.h"
 #include "theano/graph/basic.h"
 #include "theano/graph/op.h"
@@ -49,6 +51,17 @@ class Writer {
     text_ += ' ';
   }
   void line() { text_ += '\n'; }
+  /// A variable's reference: `kind` and `index`, then "." and `output` when
+  /// it is not negative ("i3", "c0", "n5.1").
+  void ref(char kind, std::int64_t index, std::int64_t output) {
+    text_ += kind;
+    decimal(index);
+    if (output >= 0) {
+      text_ += '.';
+      decimal(output);
+    }
+    text_ += ' ';
+  }
   void bytes(const void* p, std::size_t n) { str(std::string_view(static_cast<const char*>(p), n)); }
   /// A type's text, printed once per Type object of the request (variables
   /// and their clones share one; printing was a quarter of a scan's text).
@@ -107,6 +120,18 @@ void write_bools(Writer& w, std::string_view what, const std::vector<bool>& bits
   w.line();
 }
 
+/// How a node's input names a variable met before: "i3" (input 3), "c0"
+/// (constant 0), "n5.1" (node 5's output 1).
+struct Ref {
+  char kind = 0;
+  std::int64_t index = 0;
+  std::int64_t output = 0;
+};
+
+void write_ref(Writer& w, const Ref& r) {
+  w.ref(r.kind, r.index, r.kind == 'n' ? r.output : -1);
+}
+
 /// Writes the graph from `inputs` to `outputs` (nodes in `order`): each
 /// input, each constant where a node first reads it, each node, the outputs.
 /// An Op's inner graph (Op::inner_graph) is written the same way into its
@@ -115,24 +140,26 @@ void write_bools(Writer& w, std::string_view what, const std::vector<bool>& bits
 /// from the inputs).
 bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Var>& outputs,
                  const std::vector<Apply*>& order) {
-  std::unordered_map<const Variable*, std::string> ref;  // variable -> "i3", "c0", "n5.1"
+  PointerMap<Ref> ref(inputs.size() + 2 * order.size());  // variable -> its Ref
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Var& v = inputs[k];
-    ref.emplace(v.get(), "i" + std::to_string(k));
+    ref.try_emplace(v.get(), Ref{'i', static_cast<std::int64_t>(k), 0});
     w.word("input");
     w.type(v.type());
     w.str(v.name());
     w.line();
   }
-  std::size_t constants = 0;
-  auto constant_ref = [&](const Var& v) -> const std::string& {
-    auto [it, fresh] = ref.emplace(v.get(), std::string());
-    if (!fresh) return it->second;
-    it->second = "c" + std::to_string(constants++);
+  std::int64_t constants = 0;
+  // A constant's Ref, writing its line where it is first read.
+  auto constant_ref = [&](const Var& v) -> Ref {
+    auto [r, fresh] = ref.try_emplace(v.get(), Ref{'c', constants, 0});
+    if (!fresh) return *r;
+    const Ref made = *r;
+    ++constants;
     const NDArray& data = v.as_constant()->data();
     const NDArray dense = data.is_c_contiguous() ? data : data.copy();
     w.word("constant");
-    w.word(it->second);
+    write_ref(w, made);
     w.type(v.type());
     w.str(v.name());
     w.str(dtype_name(dense.dtype()));
@@ -145,22 +172,23 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
     w.word(fill ? "fill" : "data");
     w.bytes(dense.data(), fill ? dense.itemsize() : static_cast<std::size_t>(dense.nbytes()));
     w.line();
-    return it->second;
+    return made;
   };
 
+  std::vector<Ref> node_inputs;
   for (std::size_t n = 0; n < order.size(); ++n) {
     const Apply& node = *order[n];
     const Op& op = *node.op();
     if (!op.keyed_by_props()) return false;
-    std::vector<std::string> node_inputs;
+    node_inputs.clear();
     for (const Var& in : node.inputs()) {
       if (in.is_constant()) {
         node_inputs.push_back(constant_ref(in));
         continue;
       }
-      auto it = ref.find(in.get());
-      if (it == ref.end()) return false;  // not reachable from the inputs: not a request we can key
-      node_inputs.push_back(it->second);
+      const Ref* r = ref.find(in.get());
+      if (r == nullptr) return false;  // not reachable from the inputs: not a request we can key
+      node_inputs.push_back(*r);
     }
     w.word("node");
     w.num(static_cast<std::int64_t>(n));
@@ -178,11 +206,11 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
       w.str(iw.take());
     }
     w.word("in");
-    for (const std::string& r : node_inputs) w.word(r);
+    for (const Ref& r : node_inputs) write_ref(w, r);
     w.word("out");
     for (int k = 0; k < node.nout(); ++k) {
       const Var& out = node.output(k);
-      ref.emplace(out.get(), "n" + std::to_string(n) + "." + std::to_string(k));
+      ref.try_emplace(out.get(), Ref{'n', static_cast<std::int64_t>(n), k});
       w.type(out.type());
       w.str(out.name());
     }
@@ -191,12 +219,12 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
   w.word("outputs");
   for (const Var& out : outputs) {
     if (out.is_constant()) {
-      w.word(constant_ref(out));
+      write_ref(w, constant_ref(out));
       continue;
     }
-    auto it = ref.find(out.get());
-    if (it == ref.end()) return false;
-    w.word(it->second);
+    const Ref* r = ref.find(out.get());
+    if (r == nullptr) return false;
+    write_ref(w, *r);
   }
   w.line();
   return true;
@@ -204,10 +232,11 @@ bool write_graph(Writer& w, const std::vector<Var>& inputs, const std::vector<Va
 
 }  // namespace
 
-std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context) {
+std::optional<std::string> request_text(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                                        const RequestContext& context) {
   TypeTexts types;
   Writer w(types);
-  w.word("theano-cpp function request 3");
+  w.word("theano-cpp function request 4");
   w.line();
   w.word("mode");
   w.str(context.mode);
@@ -238,7 +267,7 @@ std::optional<std::string> request_text(const FunctionGraph& fg, const RequestCo
   write_bools(w, "input_mutable", context.input_mutable);
   write_bools(w, "out_borrow", context.out_borrow);
 
-  if (!write_graph(w, fg.inputs(), fg.outputs(), fg.toposort())) return std::nullopt;
+  if (!write_graph(w, inputs, outputs, io_toposort(inputs, outputs))) return std::nullopt;
   return w.take();
 }
 

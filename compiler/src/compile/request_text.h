@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "theano/fgraph/function_graph.h"
+#include "theano/graph/basic.h"
 
 namespace theano::detail {
 
@@ -32,9 +32,12 @@ struct RequestContext {
   std::string device;  ///< the function's GPU context, or "" for the CPU
 };
 
-/// The canonical text of compiling `fg` (the unoptimized FunctionGraph
-/// function() built) in `context` under the current config(); nullopt when
-/// some Op cannot be keyed.
-std::optional<std::string> request_text(const FunctionGraph& fg, const RequestContext& context);
+/// The canonical text of compiling the user's graph from `inputs` to
+/// `outputs` (the FunctionGraph's inputs and outputs before it is built:
+/// givens applied, nothing cloned) in `context` under the current config();
+/// nullopt when some Op cannot be keyed. Written from the user's graph, so a
+/// hit (Linker::thunk_for_request) builds no FunctionGraph at all.
+std::optional<std::string> request_text(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                                        const RequestContext& context);
 
 }  // namespace theano::detail

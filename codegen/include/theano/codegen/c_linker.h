@@ -82,7 +82,7 @@ class CLinker final : public Linker {
   /// looks one up and loads its object: no rewrite, source or compile. Null
   /// on a miss, or for what records do not cover (opwise, profiling,
   /// observers, GPU nodes, perform-fallback nodes).
-  std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+  std::unique_ptr<Thunk> thunk_for_request(const std::vector<Var>& inputs, std::size_t noutputs,
                                            const LinkOptions& options) const override;
   /// Not opwise, and a compiledir with a usable records cache.
   bool keeps_function_records() const override;

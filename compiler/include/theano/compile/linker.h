@@ -34,6 +34,7 @@ namespace theano {
 
 class Apply;
 class FunctionGraph;
+class Var;
 
 /// What a linker measured while building a thunk, and per-node run times when
 /// it keeps them (the "opwise" linker with LinkOptions::profile).
@@ -149,17 +150,19 @@ class Linker {
   /// The thunk a make_thunk with an equal `options.request` built before (in
   /// this process or another, through the linker's cache), made without
   /// rewriting, generating or compiling anything; null when there is none
-  /// or the linker keeps no such records. `unoptimized` is the request's
-  /// graph before rewriting: its inputs and outputs are the thunk's.
-  /// Whether make_thunk records requests and thunk_for_request can find
-  /// them now (function() only writes a request's text when it can be used).
-  virtual bool keeps_function_records() const { return false; }
-  virtual std::unique_ptr<Thunk> thunk_for_request(std::shared_ptr<const FunctionGraph> unoptimized,
+  /// or the linker keeps no such records. `inputs` are the request's
+  /// inputs (the user's variables: no FunctionGraph is built for a hit), and
+  /// the thunk has `noutputs` outputs.
+  virtual std::unique_ptr<Thunk> thunk_for_request(const std::vector<Var>& inputs, std::size_t noutputs,
                                                    const LinkOptions& options) const {
-    (void)unoptimized;
+    (void)inputs;
+    (void)noutputs;
     (void)options;
     return nullptr;
   }
+  /// Whether make_thunk records requests and thunk_for_request can find
+  /// them now (function() only writes a request's text when it can be used).
+  virtual bool keeps_function_records() const { return false; }
   /// Prepares `fgraph` for execution. The Thunk keeps `fgraph` alive.
   virtual std::unique_ptr<Thunk> make_thunk(std::shared_ptr<const FunctionGraph> fgraph,
                                             const LinkOptions& options = {}) const = 0;

@@ -6,6 +6,7 @@
 #include <theano/config_flags.h>
 #include <theano/runtime/error.h>
 
+#include <clang/Basic/Version.h>
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/Support/xxhash.h>
 
@@ -49,15 +50,11 @@ std::string sanitize(const std::string& s) {
   return r;
 }
 
-/// "19.1.7" from "Debian clang version 19.1.7 (++...)".
-std::string clang_short_version() {
-  const std::string v = clang_version();
-  const auto p = v.find("version ");
-  if (p == std::string::npos) return sanitize(v);
-  const auto b = p + 8;
-  const auto e = v.find_first_of(" (", b);
-  return v.substr(b, e == std::string::npos ? std::string::npos : e - b);
-}
+/// "19.1.7": the version of Clang these headers name (the compiledir's name
+/// only; keys hold the build ids of the libraries loaded, clang_driver.cpp).
+/// Asking the library for its version string would cost a warm start page
+/// faults in libclang-cpp.
+std::string clang_short_version() { return CLANG_VERSION_STRING; }
 
 }  // namespace
 

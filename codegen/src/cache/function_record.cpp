@@ -16,12 +16,10 @@
 // the record; W9's two 64 KB zero states were 97% of its record.
 #include "function_record.h"
 
+#include "../compile/build_id.h"
+
 #include <theano/codegen/compiledir.h>
 #include <theano/runtime/repeated_element.h>
-
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 
 #include <algorithm>
 #include <charconv>
@@ -81,58 +79,10 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-// The GNU build-id note of the loaded object starting at `base`.
-struct BuildIdSearch {
-  const void* base;
-  std::string id;
-};
-
-int find_build_id(dl_phdr_info* info, std::size_t, void* data) {
-  auto* search = static_cast<BuildIdSearch*>(data);
-  bool ours = false;
-  for (int i = 0; i < info->dlpi_phnum && !ours; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type == PT_LOAD && ph.p_offset == 0)
-      ours = reinterpret_cast<const void*>(info->dlpi_addr + ph.p_vaddr) == search->base;
-  }
-  if (!ours) return 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE) continue;
-    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
-    const char* end = p + ph.p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      ElfW(Nhdr) nh;
-      std::memcpy(&nh, p, sizeof nh);
-      const char* name = p + sizeof nh;
-      const char* desc = name + ((nh.n_namesz + 3) & ~3u);
-      const char* next = desc + ((nh.n_descsz + 3) & ~3u);
-      if (next > end) break;
-      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-        static const char* digits = "0123456789abcdef";
-        for (std::uint32_t k = 0; k < nh.n_descsz; ++k) {
-          const auto b = static_cast<unsigned char>(desc[k]);
-          search->id += digits[b >> 4];
-          search->id += digits[b & 15];
-        }
-        return 1;
-      }
-      p = next;
-    }
-  }
-  return 1;
-}
-
 }  // namespace
 
 const std::string& build_identity() {
-  static const std::string id = [] {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<const void*>(&find_build_id), &info) || !info.dli_fbase) return std::string();
-    BuildIdSearch search{info.dli_fbase, {}};
-    dl_iterate_phdr(&find_build_id, &search);
-    return search.id;
-  }();
+  static const std::string id = elf_build_id(reinterpret_cast<const void*>(&build_identity));
   return id;
 }
 

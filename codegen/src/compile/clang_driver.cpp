@@ -8,6 +8,8 @@
 /// flag set, so it is cached per flag vector behind a mutex.
 #include "clang_driver.h"
 
+#include "build_id.h"
+
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
@@ -257,11 +259,26 @@ struct HostIdentity {
   std::string native_cpu, native_features;
 };
 
+/// Which Clang and LLVM compile: the version these headers name, then the
+/// build ids of the loaded libclang-cpp and libLLVM (detail::elf_build_id),
+/// which change with any rebuild of either. Clang's own full version string
+/// says less (no build) and costs a warm start 30 us of page faults in
+/// libclang-cpp, which it otherwise never touches; it stands in only where
+/// the libraries carry no build id. (The triple beside it is the LLVM
+/// build's default, LLVM_DEFAULT_TARGET_TRIPLE, what
+/// llvm::sys::getDefaultTargetTriple returns on Linux.)
+std::string clang_build() {
+  const std::string clang = detail::elf_build_id(reinterpret_cast<const void*>(&clang::getClangFullVersion));
+  const std::string llvm = detail::elf_build_id(reinterpret_cast<const void*>(&llvm::sys::getDefaultTargetTriple));
+  if (clang.empty() || llvm.empty()) return clang_version();
+  return "clang version " CLANG_VERSION_STRING ", libclang-cpp build " + clang + ", libLLVM build " + llvm;
+}
+
 const HostIdentity& host_identity() {
   static const HostIdentity host = [] {
     HostIdentity h;
-    h.prefix = "clang=" + clang_version() + "\npipeline=" + std::to_string(detail::kPipelineVersion) +
-               "\ndriver=" + clang_driver_path() + "\ntriple=" + llvm::sys::getDefaultTargetTriple();
+    h.prefix = "clang=" + clang_build() + "\npipeline=" + std::to_string(detail::kPipelineVersion) +
+               "\ndriver=" + clang_driver_path() + "\ntriple=" + LLVM_DEFAULT_TARGET_TRIPLE;
     h.native_features = detail::x86_cpuid_fingerprint();
     // LLVM 19 names the host CPU from the CPUID values the fingerprint keeps
     // (vendor, family and model without the stepping, the feature leaves,

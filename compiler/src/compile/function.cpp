@@ -1,9 +1,9 @@
 /// \file
 /// `function()`: validates the user's request and builds the FunctionGraph and
 /// Thunk of a Function in named stages, as PyTensor's FunctionMaker does
-/// (request, givens, updates, leaves, FunctionGraph, rewrite, link), so a
-/// device stage fits between them (see function.h for the pipeline). Calls
-/// live in function_call.cpp.
+/// (request, givens, updates, leaves, inputs, warm start, FunctionGraph,
+/// rewrite, link), so a device stage fits between them (see function.h for
+/// the pipeline). Calls live in function_call.cpp.
 #include "theano/compile/function.h"
 
 #include <chrono>

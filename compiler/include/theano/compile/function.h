@@ -6,9 +6,11 @@
 /// variables, each once) -> apply `givens` (clone_replace, the user graph is
 /// untouched) -> collect updates (explicit ones, then shared variables'
 /// default updates) and check their types -> check for missing and unused
-/// inputs -> FunctionGraph(explicit inputs + shared variables used, outputs +
-/// update expressions, clone=true) -> the mode's optimizer (rewrite::mode_query, optdb_layout.cpp) -> the mode's
-/// Linker makes a Thunk (both skipped when the linker holds an equal request's function record).
+/// inputs -> the linker's function record of an equal request, if it holds
+/// one (the warm start: nothing below runs) -> FunctionGraph(explicit inputs
+/// + shared variables used, outputs + update expressions, clone=true) -> the
+/// mode's optimizer (rewrite::mode_query, optdb_layout.cpp) -> the mode's
+/// Linker makes a Thunk.
 ///
 /// THEANO_FLAGS switches read here: `profile` (see FunctionOptions::profile),
 /// `log_compile` (one line per compiled function on stderr with the compile

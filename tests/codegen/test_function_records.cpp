@@ -301,6 +301,9 @@ TEST_SUITE("compile_cache") {
     CHECK(allclose(back->constants[0], r.constants[0]));
     CHECK(back->constants[1].item<double>() == 3.0);
     CHECK(back->constants[2].shape() == std::vector<std::int64_t>{0, 3});
+    // The 32 KB zero fill comes back in fresh anonymous pages (zero_pages):
+    // page-aligned, where an allocated array is 64-byte aligned.
+    CHECK(reinterpret_cast<std::uintptr_t>(back->constants[4].data()) % 4096 == 0);
     for (std::size_t k : {3, 4}) {
       CHECK(back->constants[k].dtype() == r.constants[k].dtype());
       CHECK(back->constants[k].shape() == r.constants[k].shape());

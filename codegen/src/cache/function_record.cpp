@@ -41,7 +41,7 @@ constexpr std::int64_t kMaxFillBytes = std::int64_t{1} << 32;
 /// A constant of `bytes` zero bytes (its fill element `element` all zero,
 /// `bytes` at least kZeroPagesBytes) in fresh anonymous pages, which the
 /// kernel hands out zeroed when first read: a recurrent state's zero start
-/// (W9: two of 64 KB) was copied element by element into fresh memory by
+/// (W9: two of 64 KB) was written into fresh memory by
 /// every warm start, 6 % of W9's. Undefined otherwise (or when mmap fails):
 /// the caller fills a new array.
 constexpr std::int64_t kZeroPagesBytes = std::int64_t{32} << 10;

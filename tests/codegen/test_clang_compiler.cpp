@@ -53,7 +53,7 @@ TEST_CASE("ClangCompiler: cc1 args and identity are normalized") {
   CHECK(id.find("clang=") == 0);
   CHECK(id.find("triple=x86_64") != std::string::npos);
   // Clang and LLVM by the build ids of the libraries loaded, as readelf reads
-  // them from the files (docs/jit-and-cache.md, "The compiler identity").
+  // them from the files (docs/jit-and-cache.md, "Keys").
   std::vector<std::string> loaded;
   dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void* out) {

@@ -1,5 +1,6 @@
 // Helpers shared by the CompileCache sources (compile_cache.cpp: look-up and
-// publishing; cache_maintenance.cpp: listing, cleanup, defaults). Not installed.
+// publishing; cache_maintenance.cpp: listing, cleanup, defaults), all defined
+// in entry_files.cpp. Not installed.
 #pragma once
 
 #include "theano/cache/dir_security.h"

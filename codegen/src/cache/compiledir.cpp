@@ -23,12 +23,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void add_field(llvm::BLAKE3& h, std::string_view field) {
-  const std::uint64_t n = field.size();
-  std::uint8_t len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(n >> (8 * i));
-  h.update(llvm::ArrayRef<std::uint8_t>(len, 8));
-  h.update(llvm::StringRef(field.data(), field.size()));
+/// The bytes a key hashes, handed to `sink` piece by piece: each field's
+/// length (8 bytes, little-endian), then the field, so no two field lists
+/// frame alike by concatenation. One framing for both kinds of key.
+template <class Sink>
+void frame_fields(const std::vector<std::string_view>& fields, Sink&& sink) {
+  for (std::string_view f : fields) {
+    const std::uint64_t n = f.size();
+    char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<char>(n >> (8 * i));
+    sink(std::string_view(len, 8));
+    sink(f);
+  }
 }
 
 std::string field_of(const std::string& identity, const std::string& name) {
@@ -60,7 +66,7 @@ std::string clang_short_version() { return CLANG_VERSION_STRING; }
 
 std::string hash_fields(const std::vector<std::string_view>& fields) {
   llvm::BLAKE3 h;
-  for (std::string_view f : fields) add_field(h, f);
+  frame_fields(fields, [&](std::string_view bytes) { h.update(llvm::StringRef(bytes.data(), bytes.size())); });
   const auto digest = h.final<20>();
   static const char* hex = "0123456789abcdef";
   std::string key;
@@ -76,11 +82,7 @@ std::string local_hash_fields(const std::vector<std::string_view>& fields) {
   std::size_t total = 0;
   for (std::string_view f : fields) total += 8 + f.size();
   framed.reserve(total);
-  for (std::string_view f : fields) {
-    const std::uint64_t n = f.size();
-    for (int i = 0; i < 8; ++i) framed += static_cast<char>(n >> (8 * i));
-    framed += f;
-  }
+  frame_fields(fields, [&](std::string_view bytes) { framed += bytes; });
   const llvm::XXH128_hash_t h =
       llvm::xxh3_128bits(llvm::ArrayRef<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(framed.data()), framed.size()));
   static const char* hex = "0123456789abcdef";

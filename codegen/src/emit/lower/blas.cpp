@@ -49,16 +49,6 @@ static inline bool theano_overlap(const TheanoArray* a, const TheanoArray* b, in
   }
   return alo < bhi && blo < ahi;
 }
-// `tmp` <- a copy of `src` in a buffer from the host allocator (lives for the call).
-static int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
-  tmp->ndim = src->ndim;
-  tmp->dtype = src->dtype;
-  tmp->owner = -1;
-  for (int64_t d = 0; d < src->ndim; ++d) tmp->shape[d] = src->shape[d];
-  if (ctx->alloc(ctx->host, tmp, -1) != 0) return 1;
-  theano_copy(tmp, src, item);
-  return 0;
-}
 )";
 
 /// The suffix of float dtype `d`'s entries in the host's BLAS calls
@@ -93,7 +83,7 @@ void emit_output_from(NodeLowering& L, int i, bool inplace, const std::string& c
   }
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = " + xi + "->shape[" + str(d) + "];");
   w.line(L.alloc(0));
-  w.line("if (" + copy_if + ") theano_copy(o0, " + xi + ", " + item_of(L.in(i).dtype()) + ");");
+  w.line("if (" + copy_if + ") theano_copy(ctx, o0, " + xi + ", " + item_of(L.in(i).dtype()) + ");");
 }
 
 /// For an inplace op: `const TheanoArray* <X>` is input i, or a scratch copy of

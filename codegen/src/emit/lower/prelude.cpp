@@ -212,31 +212,23 @@ static inline int64_t theano_offset(const TheanoArray* a, int64_t k) {
   }
   return off;
 }
-// Copies `src` into `dst` (same shape and dtype, any strides), element by element.
-static void theano_copy(TheanoArray* dst, const TheanoArray* src, int64_t itemsize) {
-  const int64_t n = theano_size(src);
-  if (n == 0) return;
-  if (theano_c_contiguous(dst, itemsize) && theano_c_contiguous(src, itemsize)) {
-    __builtin_memmove(dst->data, src->data, (unsigned long)(n * itemsize));
-    return;
-  }
-  int64_t idx[THEANO_MAX_NDIM] = {0};
-  const int64_t nd = src->ndim;
-  char* pd = dst->data;
-  const char* ps = src->data;
-  for (int64_t k = 0; k < n; ++k) {
-    __builtin_memcpy(pd, ps, (unsigned long)itemsize);
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++idx[d] < src->shape[d]) {
-        pd += dst->strides[d];
-        ps += src->strides[d];
-        break;
-      }
-      pd -= (src->shape[d] - 1) * dst->strides[d];
-      ps -= (src->shape[d] - 1) * src->strides[d];
-      idx[d] = 0;
-    }
-  }
+// Copies `src` into `dst` (same shape and dtype, any strides; not
+// overlapping) by the host's strided copy (strided_copy.h, compiled once into
+// the host: a unit compiles no copy loop of its own).
+static inline void theano_copy(TheanoContext* ctx, TheanoArray* dst, const TheanoArray* src, int64_t itemsize) {
+  (void)ctx->kernels->copy_strided(dst->data, dst->strides, src->data, src->strides, src->shape, src->ndim, itemsize);
+}
+// `tmp` <- a C-contiguous copy of `src` in a buffer from the host allocator
+// (lives for the call): for an operand outside a loop's layout, or one that
+// overlaps an output. 0, or 1 when the allocation failed.
+static int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
+  tmp->ndim = src->ndim;
+  tmp->dtype = src->dtype;
+  tmp->owner = -1;
+  for (int64_t d = 0; d < src->ndim; ++d) tmp->shape[d] = src->shape[d];
+  if (ctx->alloc(ctx->host, tmp, -1) != 0) return 1;
+  theano_copy(ctx, tmp, src, item);
+  return 0;
 }
 // CBLAS's enums (the GPU BLAS lowerings read a transpose flag; emit/lower/gpu_blas.cpp).
 // Units call no BLAS function: the BLAS, LAPACK and conv kernels run in the

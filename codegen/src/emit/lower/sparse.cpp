@@ -250,7 +250,7 @@ void lower_usmm(NodeLowering& L) {
   } else {
     w.line("o0->shape[0] = x6->shape[0]; o0->shape[1] = x6->shape[1];");
     w.line(L.alloc(0));
-    w.line("theano_copy(o0, x6, " + item + ");");
+    w.line("theano_copy(ctx, o0, x6, " + item + ");");
   }
   w.line("if (o0->shape[0] == 0 || o0->shape[1] == 0) return 0;");
   w.line("TheanoArray* tgt = o0;");
@@ -269,7 +269,7 @@ void lower_usmm(NodeLowering& L) {
     w.close();
   }
   emit_product(L, "alpha", false, "tgt");
-  if (inplace) w.line("if (tgt != o0) theano_copy(o0, tgt, " + item + ");");
+  if (inplace) w.line("if (tgt != o0) theano_copy(ctx, o0, tgt, " + item + ");");
   w.line("return 0;");
 }
 

@@ -229,7 +229,7 @@ void emit_x_copy(NodeLowering& L, bool inplace) {
   }
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
   w.line(L.alloc(0));
-  w.line("theano_copy(o0, x0, " + str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype()))) + ");");
+  w.line("theano_copy(ctx, o0, x0, " + str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype()))) + ");");
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
-// The row loop of Elemwise (elemwise.cpp, emit_rows): inputs broadcast by
-// their type (a bias row, a column scale, size-1 middle dimensions) run one
-// vectorizable loop per row when every operand's last dimension is contiguous
-// or broadcast, and the scalar strided loop otherwise. Generated code against
-// perform on contiguous inputs, on strided copies (which take the strided
-// loop), on inner-sliced views, in place and with several outputs.
+// The loops of Elemwise (elemwise.cpp): inputs broadcast by their type (a
+// bias row, a column scale, size-1 middle dimensions) run one vectorizable
+// loop per row (emit_rows), the others one flat loop; an operand outside the
+// loop's layout (its last dimension, or for the flat loop any dimension, not
+// contiguous) is copied into a contiguous scratch array first, and an output
+// computed in place into such a copy is copied back. Generated code against
+// perform on contiguous inputs, on strided copies, on inner-sliced views, in
+// place (also into a transposed view) and with several outputs.
 #include <doctest/doctest.h>
 
 #include <theano/codegen/c_linker.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/tensor/as_tensor.h>
+#include <theano/tensor/blas.h>
 #include <theano/tensor/math.h>
 #include <theano/tensor/scalar.h>
 #include <theano/tensor/elemwise.h>
@@ -85,5 +88,32 @@ TEST_SUITE("c_linker") {
     auto cpp = lowered_thunk(fg);
     const NDArray xv = random_array(rng, {33, 70}, DType::Float64, -2, 2), rv = random_array(rng, {1, 70}, DType::Float64, -2, 2);
     compare_thunks(fg, *cpp, {xv.copy(), rv});
+  }
+
+  TEST_CASE("Elemwise in place into a transposed view: computed in a contiguous copy, copied back") {
+    std::mt19937_64 rng(47);
+    auto st = ScalarType::make(DType::Float64);
+    Var a = st->make_variable("a"), b = st->make_variable("b");
+    ScalarOpPtr tanh_add(new Composite({a, b}, std::vector<Var>{scalar_op("tanh")->apply1({scalar_op("add")->apply1({a, b})})}));
+    Var x = typed(DType::Float64, {false, false}, "x"), y = typed(DType::Float64, {false, false}, "y");
+    Var r = typed(DType::Float64, {true, false}, "r"), z = typed(DType::Float64, {false, false}, "z");
+    // dot(x, y).T, a view of a buffer the function owns, overwritten in place:
+    // plus z (the flat loop) and plus a bias row (the row loop).
+    for (bool bias : {false, true}) {
+      CAPTURE(bias);
+      Var t = OpPtr(new DimShuffle(2, {1, 0}))->make_node({dot22(x, y)})->output(0);
+      Var other = bias ? r : z;
+      ApplyPtr node = OpPtr(new Elemwise(tanh_add, {{0, 0}}))->make_node({t, other});
+      auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, y, other}, std::vector<Var>{node->output(0)});
+      auto cpp = lowered_thunk(fg);
+      const std::string src = codegen::CLinker::generate_source(*fg, {}, false);
+      CHECK(src.find("theano_scratch_copy(ctx, &c0") != std::string::npos);
+      CHECK(src.find(bias ? "_rows(void*" : "_flat(void*") != std::string::npos);
+      CHECK(src.find("_strided(void*") == std::string::npos);  // no strided loop
+      const NDArray xv = random_array(rng, {70, 9}, DType::Float64, -1, 1),
+                    yv = random_array(rng, {9, 130}, DType::Float64, -1, 1);
+      const NDArray ov = random_array(rng, {bias ? 1 : 130, 70}, DType::Float64, -1, 1);
+      compare_thunks(fg, *cpp, {xv, yv, ov});
+    }
   }
 }

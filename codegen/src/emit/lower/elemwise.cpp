@@ -22,8 +22,11 @@
 // and bit for bit as the unfused node's code. Shape rule: a dimension broadcasts
 // only where the input's type says size 1 (Theano's rule), checked at run time
 // by theano_broadcast_rule (shape_rules.h), the function perform calls.
-// A contiguous fast path (one flat loop the vectorizer sees) and a strided /
-// broadcast path (nested loops, stride 0 where broadcast).
+// A node compiles one loop the vectorizer sees: the flat loop, or, when an
+// input is broadcast by its type, the row loop; operands outside its layout
+// are copied into contiguous scratch arrays first (docs/jit-and-cache.md,
+// "Loop variants"). Small nodes keep an inline flat loop and a strided /
+// broadcast one (nested loops, stride 0 where broadcast).
 #include <theano/runtime/error.h>
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/scalar.h>
@@ -431,21 +434,7 @@ void lower_elemwise(NodeLowering& L) {
     const Dim& sd = L.in(i).shape()[static_cast<std::size_t>(d)];
     return sd && *sd == 1;
   };
-  bool any_broadcast = false;
-  for (int i = 0; i < nin; ++i)
-    for (int d = 0; d < nd; ++d) any_broadcast = any_broadcast || broadcast_in(i, d);
   const int last = nd - 1;
-  auto rows_condition = [&] {
-    std::string c = "1";
-    for (int i = 0; i < nin; ++i)
-      if (!broadcast_in(i, last))
-        c += " && " + L.x(i) + "->strides[" + str(last) + "] == " +
-             str(static_cast<std::int64_t>(dtype_size(L.in(i).dtype())));
-    for (int k = 0; k < nout; ++k)
-      c += " && " + L.o(k) + "->strides[" + str(last) + "] == " +
-           str(static_cast<std::int64_t>(dtype_size(L.out(k).dtype())));
-    return c;
-  };
   // The part over [lo, hi): of rows (of the outermost index) when nd >= 2,
   // of the single row's elements when nd == 1.
   auto emit_rows = [&](CodeWriter& c) {
@@ -506,32 +495,84 @@ void lower_elemwise(NodeLowering& L) {
     for (int i = 0; i < nin; ++i) f.line("const TheanoArray* x" + str(i) + " = args->x" + str(i) + ";");
     for (int k = 0; k < nout; ++k) f.line("TheanoArray* o" + str(k) + " = args->o" + str(k) + ";");
   };
-  const ParallelPart flat = part("flat"), strided = part("strided"), rows = part("rows");
-  open_part(flat);
-  emit_flat(f, "lo", "hi");
-  f.close();
-  open_part(strided);
-  emit_strided(f, "lo", "hi", [](int d) { return "o0->shape[" + str(d) + "]"; });
-  f.close();
-  if (any_broadcast) {
-    open_part(rows);
+  // One loop a node (docs/jit-and-cache.md, "Loop variants"): the flat loop
+  // when every operand has the output's shape (no input broadcast by its
+  // type along a dimension the output's type does not fix at 1), else the
+  // row loop. An operand outside that loop's layout (a transposed or sliced
+  // view, an output computed in place into one) is first copied into a
+  // C-contiguous scratch array by the host's strided copy, the loop runs on
+  // the copies, and an output computed in a copy is copied back. Before, a
+  // node compiled the flat, the strided and (broadcast) the row loop: the
+  // flat loop of a bias add ran only when its rows had one element, and the
+  // strided loops, scalar, were a tenth of a unit's -O2 time.
+  bool live_broadcast = false;
+  for (int i = 0; i < nin; ++i)
+    for (int d = 0; d < nd; ++d) {
+      const Dim& od = L.out(0).shape()[static_cast<std::size_t>(d)];
+      live_broadcast = live_broadcast || (broadcast_in(i, d) && !(od && *od == 1));
+    }
+  const bool by_rows = live_broadcast;
+  const ParallelPart loop = part(by_rows ? "rows" : "flat");
+  open_part(loop);
+  if (by_rows)
     emit_rows(f);
-    f.close();
+  else
+    emit_flat(f, "lo", "hi");
+  f.close();
+  // Whether input `a` (of `item` bytes) is in the loop's layout: C-contiguous
+  // (flat), its last dimension contiguous (rows; an input broadcast along it
+  // always is).
+  auto in_layout = [&](const std::string& a, std::int64_t item, bool bcast_last) -> std::string {
+    if (!by_rows) return "theano_c_contiguous(" + a + ", " + str(item) + ")";
+    if (bcast_last) return "1";
+    return a + "->strides[" + str(last) + "] == " + str(item);
+  };
+  std::string fits = "1";
+  for (int i = 0; i < nin; ++i) {
+    const std::int64_t item = static_cast<std::int64_t>(dtype_size(L.in(i).dtype()));
+    const std::string c = in_layout(L.x(i), item, broadcast_in(i, last));
+    if (c != "1") fits += " && " + c;
   }
+  std::vector<int> destroyed_of(static_cast<std::size_t>(nout), -1);
+  for (const auto& [k, i] : op.inplace_pattern()) destroyed_of[static_cast<std::size_t>(k)] = i;
   w.line(args_t + " args = {" + init + "};");
-  w.open("if (" + contiguous + ")");
-  w.line(flat.run("n", str(min_part_elements(cost)), "args") + ";");
+  auto run = [&](const std::string& a) {
+    return by_rows ? (nd >= 2 ? loop.run("shape[0]", min_part_expr(cost, "n / shape[0]"), a)
+                              : loop.run("n", str(min_part_elements(cost)), a))
+                   : loop.run("n", str(min_part_elements(cost)), a);
+  };
+  w.open("if (" + fits + ")");
+  w.line(run("args") + ";");
   w.line("return 0;");
   w.close();
-  if (any_broadcast) {
-    w.open("if (" + rows_condition() + ")");
-    w.line((nd >= 2 ? rows.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args")
-                    : rows.run("n", str(min_part_elements(cost)), "args")) +
-           ";");
-    w.line("return 0;");
+  // The copies: inputs outside the layout; an output in place is computed in
+  // its input's copy. (A fresh output is C-contiguous: host_alloc.)
+  w.line(args_t + " copies = args;");
+  for (int i = 0; i < nin; ++i) {
+    const std::int64_t item = static_cast<std::int64_t>(dtype_size(L.in(i).dtype()));
+    const std::string c = in_layout(L.x(i), item, broadcast_in(i, last));
+    if (c == "1") continue;
+    const std::string is = str(i);
+    w.line("TheanoArray c" + is + ";");
+    w.open("if (!(" + c + "))");
+    w.line("if (theano_scratch_copy(ctx, &c" + is + ", " + L.x(i) + ", " + str(item) + ") != 0) " +
+           L.fail(kErrValue, "could not allocate a contiguous copy of input " + is));
+    w.line("copies.x" + is + " = &c" + is + ";");
     w.close();
   }
-  w.line(strided.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args") + ";");
+  for (int k = 0; k < nout; ++k) {
+    const int di = destroyed_of[static_cast<std::size_t>(k)];
+    if (di >= 0)
+      w.line("if (copies.x" + str(di) + " != " + L.x(di) + ") copies.o" + str(k) + " = (TheanoArray*)copies.x" +
+             str(di) + ";");
+  }
+  w.line(run("copies") + ";");
+  for (int k = 0; k < nout; ++k) {
+    if (destroyed_of[static_cast<std::size_t>(k)] < 0) continue;
+    const std::string ks = str(k);
+    w.line("if (copies.o" + ks + " != " + L.o(k) + ") theano_copy(ctx, " + L.o(k) + ", copies.o" + ks + ", " +
+           str(static_cast<std::int64_t>(dtype_size(L.out(k).dtype()))) + ");");
+  }
   w.line("return 0;");
 }
 

@@ -343,28 +343,43 @@ void lower_careduce(NodeLowering& L) {
       all_args += "px" + str(i) + " + lo, ";
       row_args += "px" + str(i) + " + o * group, ";
     }
+    // A form runs only where its sizes can occur: rows where the dimensions
+    // before the reduced ones are not all 1 by type (outer), columns where
+    // those after them are not (inner); a reduction over the trailing axes
+    // compiles no column form, one over all axes only the first.
+    auto static_one = [&](int from, int to) {
+      for (int d = from; d < to; ++d) {
+        const tensor::Dim& sd = L.in(0).shape()[static_cast<std::size_t>(d)];
+        if (!(sd && *sd == 1)) return false;
+      }
+      return true;
+    };
+    const bool with_rows = !static_one(0, l.first), with_columns = !static_one(l.last + 1, l.nd);
     open_part(all);
     f.line("args->partial[p] = " + fn + "_flat(" + all_args + "hi - lo);");
     f.close();
-    open_part(rows);
-    f.line("for (int64_t o = lo; o < hi; ++o) po[o] = " + store(fn + "_flat(" + row_args + "group)") + ";");
-    f.close();
+    if (with_rows) {
+      open_part(rows);
+      f.line("for (int64_t o = lo; o < hi; ++o) po[o] = " + store(fn + "_flat(" + row_args + "group)") + ";");
+      f.close();
+    }
     // Columns: chunks of them accumulate row by row, in the output itself when
     // the accumulator has the output's type, else in a stack buffer.
     const bool in_place = acc_t == out_t;
-    open_part(columns);
-    f.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
-    if (!in_place) f.line(acc_t + " stack_acc[CH];");
-    f.open("for (int64_t o = 0; o < outer; ++o)");
-    f.open("for (int64_t j0 = lo; j0 < hi; j0 += CH)");
-    f.line("const int64_t m = hi - j0 < CH ? hi - j0 : CH;");
-    f.line(out_t + "* __restrict q = po + o * inner + j0;");
-    f.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
-    f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
-    std::string advance;
-    for (int i = 0; i < nin; ++i) {
-      f.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
-      advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
+    if (with_columns) {
+      open_part(columns);
+      f.line(std::string("enum { CH = ") + (in_place ? "8192" : "2048") + " };");
+      if (!in_place) f.line(acc_t + " stack_acc[CH];");
+      f.open("for (int64_t o = 0; o < outer; ++o)");
+      f.open("for (int64_t j0 = lo; j0 < hi; j0 += CH)");
+      f.line("const int64_t m = hi - j0 < CH ? hi - j0 : CH;");
+      f.line(out_t + "* __restrict q = po + o * inner + j0;");
+      f.line(acc_t + "* __restrict acc = " + (in_place ? "q" : "stack_acc") + ";");
+      f.line("for (int64_t j = 0; j < m; ++j) acc[j] = " + init + ";");
+      std::string advance;
+      for (int i = 0; i < nin; ++i) {
+        f.line("const " + L.in_ctype(i) + "* __restrict row" + str(i) + " = px" + str(i) + " + o * group * inner + j0;");
+        advance += std::string(i ? ", " : "") + "row" + str(i) + " += inner";
     }
     // Eight rows per pass over the chunk: the accumulator is loaded and
     // stored once per eight elements instead of once per element (the fold
@@ -389,6 +404,7 @@ void lower_careduce(NodeLowering& L) {
     f.close();
     f.close();
     f.close();
+    }
 
     std::string contiguous, init_args;
     for (int i = 0; i < nin; ++i) {
@@ -405,8 +421,11 @@ void lower_careduce(NodeLowering& L) {
     w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
     w.line("po[0] = " + store("a") + ";");
     w.close();
-    w.line("else if (inner == 1) " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
-    w.line("else " + columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
+    if (with_rows && with_columns)
+      w.line("else if (inner == 1) " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
+    else if (with_rows)
+      w.line("else " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
+    if (with_columns) w.line("else " + columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
     w.line("return 0;");
     w.close();
   }

@@ -5,7 +5,8 @@
 // Softmax / LogSoftmax run perform's kernels, theano/runtime/kernels/softmax.h
 // (the stable passes in double, 16 accumulators; the column path for another
 // axis than the last of a C-contiguous input), instantiated per node for its
-// element type: the two compute in the same order.
+// element type: the two compute in the same order. A non-contiguous input is
+// copied first, so a node compiles the unit-stride lane only.
 //
 // The cross-entropies read the labels through their dtype as int64, check
 // them with perform's rules and messages (theano/runtime/kernels/
@@ -29,24 +30,32 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
   const std::string fn = L.fn;
   const std::string isz = str(static_cast<std::int64_t>(dtype_size(L.in(0).dtype())));
   L.need("softmax kernels", kernel_text("softmax.h"));
-  L.file.line("THEANO_SOFTMAX_KERNELS(" + in_t + ", " + fn + ", " + (log ? "1" : "0") + ")");
+  L.file.line("THEANO_SOFTMAX_CONTIGUOUS_KERNELS(" + in_t + ", " + fn + ", " + (log ? "1" : "0") + ")");
 
   CodeWriter& w = L.body;
   for (int d = 0; d < nd; ++d) w.line("o0->shape[" + str(d) + "] = x0->shape[" + str(d) + "];");
   w.line(L.alloc(0));
   w.line("if (theano_size(x0) == 0) return 0;");
+  // A non-contiguous input is copied into a C-contiguous scratch array (the
+  // host's strided copy): every lane then has unit strides, as the output's
+  // (fresh, C-contiguous) do, and one lane kernel serves.
+  w.line("const TheanoArray* x = x0;");
+  w.line("TheanoArray x_copy;");
+  w.open("if (!theano_c_contiguous(x0, " + isz + "))");
+  w.line("if (theano_scratch_copy(ctx, &x_copy, x0, " + isz + ") != 0) " +
+         L.fail(kErrValue, "could not allocate a contiguous copy of the input"));
+  w.line("x = &x_copy;");
+  w.close();
   const std::string as = str(axis);
-  w.line("const int64_t n = x0->shape[" + as + "];");
-  w.line("const int64_t ps = x0->strides[" + as + "] / " + isz + ";");
-  w.line("const int64_t os = o0->strides[" + as + "] / " + isz + ";");
+  w.line("const int64_t n = x->shape[" + as + "];");
   if (axis < nd - 1) {
     // A C-contiguous input seen as (outer, n, inner), inner > 1: chunks of
     // columns go through the passes row by row (softmax.h's column path).
-    w.open("if (theano_softmax_cols_layout(x0->shape, x0->strides, (int64_t)x0->ndim, " + as + ", " + isz + "))");
+    w.open("if (theano_softmax_cols_layout(x->shape, x->strides, (int64_t)x->ndim, " + as + ", " + isz + "))");
     w.line("int64_t outer = 1, inner = 1;");
-    for (int d = 0; d < axis; ++d) w.line("outer *= x0->shape[" + str(d) + "];");
-    for (int d = axis + 1; d < nd; ++d) w.line("inner *= x0->shape[" + str(d) + "];");
-    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x0->data;");
+    for (int d = 0; d < axis; ++d) w.line("outer *= x->shape[" + str(d) + "];");
+    for (int d = axis + 1; d < nd; ++d) w.line("inner *= x->shape[" + str(d) + "];");
+    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x->data;");
     w.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
     w.line("double m[THEANO_SOFTMAX_CHUNK], t[THEANO_SOFTMAX_CHUNK];");
     w.open("for (int64_t o = 0; o < outer; ++o)");
@@ -58,16 +67,17 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
     w.line("return 0;");
     w.close();
   }
+  // The lane's elements are adjacent in both arrays: the axis is the last, or
+  // every dimension after it has size 1 (else the column path ran).
   std::string xoff, ooff;
   for (int d = 0; d < nd; ++d) {
     if (d == axis) continue;
     const std::string ds = str(d);
-    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x0->shape[" + ds + "]; ++i" + ds + ")");
-    xoff += " + i" + ds + " * x0->strides[" + ds + "]";
+    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x->shape[" + ds + "]; ++i" + ds + ")");
+    xoff += " + i" + ds + " * x->strides[" + ds + "]";
     ooff += " + i" + ds + " * o0->strides[" + ds + "]";
   }
-  w.line(fn + "_lane((const " + in_t + "*)(x0->data" + xoff + "), ps, (" + out_t + "*)(o0->data" + ooff +
-         "), os, n);");
+  w.line(fn + "_lane_c((const " + in_t + "*)(x->data" + xoff + "), (" + out_t + "*)(o0->data" + ooff + "), n);");
   for (int d = 0; d < nd - 1; ++d) w.close();
   w.line("return 0;");
 }

@@ -19,7 +19,9 @@
  * Readers: THEANO_SOFTMAX_KERNELS(T, NAME, LOG) defines NAME_lane (one lane,
  * any strides) and NAME_cols (a chunk of columns) for element type T (float
  * or double), softmax (LOG 0) or log-softmax (LOG 1); perform instantiates
- * the four, the lowering the one a node needs. Input and output must not
+ * the four. THEANO_SOFTMAX_CONTIGUOUS_KERNELS defines the unit-stride lane
+ * and NAME_cols only: the lowering instantiates the one a node needs and
+ * copies a non-contiguous input first. Input and output must not
  * overlap (the exp pass writes the output before the last pass reads the
  * input again).
  *
@@ -113,9 +115,7 @@ static inline int theano_softmax_cols_layout(const int64_t* shape, const int64_t
   }
 
 #define THEANO_SOFTMAX_KERNELS(T, NAME, LOG)                                                              \
-  static void NAME##_lane_c(const T* __restrict p, T* __restrict o, int64_t n) {                          \
-    THEANO_SOFTMAX_LANE_BODY(T, 1, 1, LOG)                                                                \
-  }                                                                                                       \
+  THEANO_SOFTMAX_CONTIGUOUS_KERNELS(T, NAME, LOG)                                                         \
   static void NAME##_lane_s(const T* p, int64_t ps, T* o, int64_t os, int64_t n) {                        \
     THEANO_SOFTMAX_LANE_BODY(T, ps, os, LOG)                                                              \
   }                                                                                                       \
@@ -124,6 +124,15 @@ static inline int theano_softmax_cols_layout(const int64_t* shape, const int64_t
     if (n == 0) return;                                                                                   \
     if (ps == 1 && os == 1) NAME##_lane_c(p, o, n);                                                       \
     else NAME##_lane_s(p, ps, o, os, n);                                                                  \
+  }
+
+/* The unit-stride lane (NAME_lane_c, n >= 1 elements) and the column chunk
+ * (NAME_cols): all the lowering instantiates, as it copies a strided input
+ * into a C-contiguous scratch array first (the same operations in the same
+ * order as the strided lane on the original). */
+#define THEANO_SOFTMAX_CONTIGUOUS_KERNELS(T, NAME, LOG)                                                   \
+  static void NAME##_lane_c(const T* __restrict p, T* __restrict o, int64_t n) {                          \
+    THEANO_SOFTMAX_LANE_BODY(T, 1, 1, LOG)                                                                \
   }                                                                                                       \
   /* mm <= THEANO_SOFTMAX_CHUNK columns of n rows, `inner` elements apart: xb -> ob; m and t:             \
      THEANO_SOFTMAX_CHUNK doubles each (scratch). */                                                      \

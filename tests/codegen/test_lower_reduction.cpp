@@ -291,6 +291,36 @@ TEST_SUITE("lower reduction") {
     check_lowering({x}, outs, {b});
   }
 
+  TEST_CASE("CAReduce: a node compiles the contiguous forms its input type allows") {
+    // Over the trailing axes: no column form; over the leading ones: no row
+    // form; both where the sizes can occur (and run, with sizes of 1 at run
+    // time too); dimensions of size 1 by type count as absent.
+    auto forms = [](const Var& x, const Var& out) {
+      const std::string src =
+          codegen::CLinker::generate_source(FunctionGraph({x}, {out}), {}, false);
+      return std::string(src.find("_rows(void*") != std::string::npos ? "r" : "") +
+             (src.find("_columns(void*") != std::string::npos ? "c" : "");
+    };
+    Var x = any_tensor(DType::Float64, 2, "x");
+    CHECK(forms(x, careduce("add", {1}, x)) == "r");
+    CHECK(forms(x, careduce("add", {0}, x)) == "c");
+    CHECK(forms(x, careduce("add", {0, 1}, x)) == "");
+    Var t = any_tensor(DType::Float64, 3, "t");
+    CHECK(forms(t, careduce("add", {1}, t)) == "rc");
+    Var col = TensorType::from_broadcastable(DType::Float64, {false, true})->make_variable("col");
+    CHECK(forms(col, careduce("add", {0}, col)) == "");
+    Var row = TensorType::from_broadcastable(DType::Float64, {true, false})->make_variable("row");
+    CHECK(forms(row, careduce("add", {1}, row)) == "");
+    std::mt19937_64 rng(31);
+    for (const Dims& s : {Dims{1, 1}, Dims{300, 1}, Dims{1, 300}, Dims{70, 90}})
+      check_lowering({x}, {careduce("add", {1}, x), careduce("add", {0}, x), careduce("maximum", {0, 1}, x)},
+                     {random_array(rng, s, DType::Float64, -2, 2)});
+    for (const Dims& s : {Dims{1, 1, 1}, Dims{40, 1, 1}, Dims{1, 1, 40}, Dims{6, 70, 9}})
+      check_lowering({t}, {careduce("add", {1}, t)}, {random_array(rng, s, DType::Float64, -2, 2)});
+    check_lowering({col}, {careduce("add", {0}, col)}, {random_array(rng, {5000, 1}, DType::Float64, -2, 2)});
+    check_lowering({row}, {careduce("add", {1}, row)}, {random_array(rng, {1, 5000}, DType::Float64, -2, 2)});
+  }
+
   TEST_CASE("CAReduce and ArgReduce: rows wider than the column chunks") {
     std::mt19937_64 rng(37);
     for (DType dt : {DType::Float64, DType::Float32, DType::Int64}) {

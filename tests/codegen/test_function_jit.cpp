@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -166,10 +167,19 @@ TEST_SUITE("function with the JIT") {
     std::vector<NDArray> want;
     for (const char* n : {"1", "2", "3"}) {
       CAPTURE(n);
-      ConfigGuard guard(with_flags({{"codegen_threads", n}, {"compiledir", "off"}}));
+      ConfigGuard guard(with_flags({{"codegen_threads", n}, {"compiledir", "off"}, {"keep_sources", "True"}}));
       Function f = function({x, y, v}, outs);
       const std::size_t units = f.profile().build.translation_units;
       CHECK(units == static_cast<std::size_t>(std::atoi(n)));
+      // Cut into units, the entry is not optimized (it only calls the node
+      // functions); one unit keeps it optimized.
+      const std::string path = f.profile().build.source_path;
+      REQUIRE(!path.empty());
+      std::ifstream in(path);
+      const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      CHECK((src.find("extern \"C\" THEANO_UNOPTIMIZED int theano_entry(") != std::string::npos) == (units > 1));
+      CHECK(src.find("int theano_entry(") != std::string::npos);
+      std::filesystem::remove(path);
       const auto got = f({xv, yv, vv});
       if (want.empty()) want = got;
       for (std::size_t k = 0; k < got.size(); ++k) CHECK(array_equal(got[k], want[k]));

@@ -39,7 +39,7 @@ LazySchedule host_schedule(const FunctionGraph& fg) {
 /// The least node-function source (optimized functions count fully,
 /// unoptimized ones a tenth) worth a translation unit of its own: below it, a
 /// second front end and thread cost more than they save.
-constexpr std::size_t kSplitWeight = 12000;
+constexpr std::size_t kSplitWeight = 10000;
 
 }  // namespace
 
@@ -246,11 +246,10 @@ std::vector<std::string> Generator::run(int max_units) {
   for (std::size_t t = 0; t < order.size(); ++t) lower_node(t, *order[t]);
 
   // The entry, written first: unit 0 compiles it beside its node functions,
-  // so it counts toward unit 0's share, at half its size (mostly calls and
-  // branches, cheaper to optimize than loops). W10's entry is 17 KB; left
-  // out, unit 0 took 7% longer than unit 1 (best of five `clang++-19 -O2` of
-  // the kept sources); at full size unit 1 took 10% longer than unit 0; at
-  // half size the two took the same time.
+  // so it counts toward unit 0's share. Optimized, at half its size (mostly
+  // calls and branches, cheaper to optimize than loops); a function cut into
+  // several units runs it unoptimized (below), at a tenth of its size as the
+  // other THEANO_UNOPTIMIZED functions.
   CodeWriter entry;
   entry.line("// ---- entry");
   if (opwise) {
@@ -275,15 +274,29 @@ std::vector<std::string> Generator::run(int max_units) {
   }
   entry.line("return 0;");
   entry.close();
-  const std::size_t entry_weight = entry.str().size() / 2;
+  std::string entry_text = entry.str();
+
+  // The number of units: the node functions' weight and the optimized
+  // entry's, in kSplitWeight shares.
+  std::size_t nodes_weight = 0;
+  for (const NodeFunction& f : functions) nodes_weight += f.weight;
+  const std::size_t units = std::clamp<std::size_t>(
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)),
+                            (nodes_weight + entry_text.size() / 2) / kSplitWeight),
+      1, std::max<std::size_t>(functions.size(), 1));
+  // Cut into units, the entry is not optimized: it calls the node functions
+  // in order, and -O2 inlined unit 0's (static, called once) into it and
+  // optimized the whole again, 4-6% of that unit's Clang instructions (W3,
+  // W9), a nanosecond a node at run time.
+  const std::string entry_signature = "extern \"C\" int theano_entry(";
+  const std::size_t at = entry_text.find(entry_signature);
+  if (units > 1 && at != std::string::npos)
+    entry_text.replace(at, entry_signature.size(), "extern \"C\" THEANO_UNOPTIMIZED int theano_entry(");
+  const std::size_t entry_weight = entry_text.size() / (units > 1 ? 10 : 2);
 
   // Consecutive runs of nodes of about equal weight, one per unit, unit 0's
   // run shorter by the entry's weight.
-  std::size_t total = entry_weight;
-  for (const NodeFunction& f : functions) total += f.weight;
-  const std::size_t units = std::clamp<std::size_t>(
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(max_units, 1)), total / kSplitWeight), 1,
-      std::max<std::size_t>(functions.size(), 1));
+  const std::size_t total = entry_weight + nodes_weight;
   std::vector<std::size_t> unit_of(functions.size(), 0);
   std::size_t acc = entry_weight;
   for (std::size_t t = 0; t < functions.size(); ++t) {
@@ -307,7 +320,7 @@ std::vector<std::string> Generator::run(int max_units) {
     for (std::size_t t = 0; t < functions.size(); ++t)
       if (unit_of[t] != 0) src[0].line(functions[t].declaration);
   }
-  src[0].append(entry);
+  src[0].raw(entry_text);
   std::vector<std::string> r;
   for (const CodeWriter& w : src) r.push_back(w.str());
   return r;

@@ -32,8 +32,9 @@ namespace theano::codegen::lower {
 // lowering's cuBLAS calls).
 namespace {
 
-constexpr std::string_view kLayout = R"(// Whether the memory spans of a and b (elements of `item` bytes) overlap.
-static inline bool theano_overlap(const TheanoArray* a, const TheanoArray* b, int64_t item) {
+constexpr std::string_view kLayout = R"(// Whether the memory spans of a and b (elements of `item` bytes) overlap
+// (not inlined: see theano_c_contiguous in the prelude).
+static __attribute__((noinline)) bool theano_overlap(const TheanoArray* a, const TheanoArray* b, int64_t item) {
   if (theano_size(a) == 0 || theano_size(b) == 0) return false;
   const char* alo = a->data;
   const char* ahi = a->data + item;

@@ -193,7 +193,11 @@ static inline int64_t theano_size(const TheanoArray* a) {
   return n;
 }
 // Whether `a` is C-contiguous for elements of `itemsize` bytes (size-1 dims ignored).
-static inline bool theano_c_contiguous(const TheanoArray* a, int64_t itemsize) {
+// Not inlined, as theano_scratch_copy and theano_overlap: node functions call
+// them once per operand before their loops, and each inlined copy of the
+// loop cost -O2 time (W3's second unit: 1389 -> 1118 M instructions of Clang
+// with the three outlined; docs/jit-and-cache.md, "Loop variants").
+static __attribute__((noinline)) bool theano_c_contiguous(const TheanoArray* a, int64_t itemsize) {
   int64_t expect = itemsize;
   for (int64_t d = a->ndim - 1; d >= 0; --d) {
     if (a->shape[d] == 1) continue;
@@ -221,7 +225,7 @@ static inline void theano_copy(TheanoContext* ctx, TheanoArray* dst, const Thean
 // `tmp` <- a C-contiguous copy of `src` in a buffer from the host allocator
 // (lives for the call): for an operand outside a loop's layout, or one that
 // overlaps an output. 0, or 1 when the allocation failed.
-static int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
+static __attribute__((noinline)) int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
   tmp->ndim = src->ndim;
   tmp->dtype = src->dtype;
   tmp->owner = -1;

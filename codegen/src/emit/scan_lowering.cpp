@@ -35,8 +35,11 @@ std::string str(std::int64_t v) {
 }
 
 constexpr std::string_view kScanSupport = R"SCAN(
-// A view of row `row` of `src` (its first dimension dropped).
-static inline void theano_scan_row(TheanoArray* dst, const TheanoArray* src, int64_t row) {
+// A view of row `row` of `src` (its first dimension dropped). This and
+// theano_scan_same_shape are not inlined into the loop over steps: a call or
+// two a step, where each inlined copy of their loops cost -O2 time (W9's
+// first unit: 10% of its Clang instructions).
+__attribute__((noinline)) static void theano_scan_row(TheanoArray* dst, const TheanoArray* src, int64_t row) {
   dst->data = src->data + row * src->strides[0];
   dst->ndim = src->ndim - 1;
   dst->dtype = src->dtype;
@@ -46,7 +49,7 @@ static inline void theano_scan_row(TheanoArray* dst, const TheanoArray* src, int
     dst->strides[d - 1] = src->strides[d];
   }
 }
-static inline int theano_scan_same_shape(const TheanoArray* a, const TheanoArray* b) {
+__attribute__((noinline)) static int theano_scan_same_shape(const TheanoArray* a, const TheanoArray* b) {
   if (a->ndim != b->ndim) return 0;
   for (int64_t d = 0; d < a->ndim; ++d)
     if (a->shape[d] != b->shape[d]) return 0;

@@ -107,7 +107,7 @@ TEST_SUITE("c_linker") {
       auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, y, other}, std::vector<Var>{node->output(0)});
       auto cpp = lowered_thunk(fg);
       const std::string src = codegen::CLinker::generate_source(*fg, {}, false);
-      CHECK(src.find("theano_scratch_copy(ctx, &c0") != std::string::npos);
+      CHECK(src.find("ctx->kernels->scratch_inputs(ctx, in, tmp, 2") != std::string::npos);
       CHECK(src.find(bias ? "_rows(void*" : "_flat(void*") != std::string::npos);
       CHECK(src.find("_strided(void*") == std::string::npos);  // no strided loop
       const NDArray xv = random_array(rng, {70, 9}, DType::Float64, -1, 1),

@@ -1,11 +1,12 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
-/// allocation (unit_errors.h) and blas_calls.h's, conv.h's, linalg.h's,
+/// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's, conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
 /// assigning each to its entry checks its signature.
 #include "host_kernels.h"
 
+#include "scratch_copies.h"
 #include "unit_errors.h"
 
 #include <theano/runtime/kernels/blas_calls.h>
@@ -71,6 +72,8 @@ const TheanoHostKernels* host_kernels() {
       .blas_ger_f64 = &theano_blas_ger_f64,
       .blas_dot_f64 = &theano_blas_dot_f64,
       .copy_strided = &theano_copy_strided,
+      .scratch_copy = &theano_scratch_copy,
+      .scratch_inputs = &theano_scratch_inputs,
       .nocopy_reshape = &theano_nocopy_reshape,
       .blas_threads = &openblas_get_num_threads,
       .set_blas_threads = &openblas_set_num_threads,

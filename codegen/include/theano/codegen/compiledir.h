@@ -44,7 +44,7 @@ namespace theano::codegen {
 
 /// Version of the thunk ABI (TheanoArray / TheanoContext layout, entry
 /// protocol); part of every key and of the compiledir name.
-inline constexpr int kRuntimeAbiVersion = 14;  // 14: TheanoHostKernels' BLAS thread count; 13: TheanoHostKernels' reshape rule; 12: its copy entry; 11: its BLAS entries; 10: its error and allocation entries
+inline constexpr int kRuntimeAbiVersion = 15;  // 15: TheanoHostKernels' scratch copies; 14: TheanoHostKernels' BLAS thread count; 13: TheanoHostKernels' reshape rule; 12: its copy entry; 11: its BLAS entries; 10: its error and allocation entries
 
 /// A compiledir key: BLAKE3 over the length-prefixed `fields` (so no two
 /// field lists hash alike by concatenation), truncated to 160 bits, as 40 hex

@@ -545,27 +545,32 @@ void lower_elemwise(NodeLowering& L) {
   w.line(run("args") + ";");
   w.line("return 0;");
   w.close();
-  // The copies: inputs outside the layout; an output in place is computed in
-  // its input's copy. (A fresh output is C-contiguous: host_alloc.)
-  w.line(args_t + " copies = args;");
+  // The copies (the host's theano_scratch_inputs: inputs outside the layout,
+  // one call); an output in place is computed in its input's copy. (A fresh
+  // output is C-contiguous: host_alloc.)
+  std::string ins, modes, items;
   for (int i = 0; i < nin; ++i) {
     const std::int64_t item = static_cast<std::int64_t>(dtype_size(L.in(i).dtype()));
-    const std::string c = in_layout(L.x(i), item, broadcast_in(i, last));
-    if (c == "1") continue;
-    const std::string is = str(i);
-    w.line("TheanoArray c" + is + ";");
-    w.open("if (!(" + c + "))");
-    w.line("if (theano_scratch_copy(ctx, &c" + is + ", " + L.x(i) + ", " + str(item) + ") != 0) " +
-           L.fail(kErrValue, "could not allocate a contiguous copy of input " + is));
-    w.line("copies.x" + is + " = &c" + is + ";");
-    w.close();
+    const std::string sep = i ? ", " : "";
+    ins += sep + L.x(i);
+    modes += sep + std::string(!by_rows ? "1" : broadcast_in(i, last) ? "0" : "2");
+    items += sep + str(item);
   }
+  const std::string ns = str(nin);
+  w.line("const TheanoArray* in[" + ns + "] = {" + ins + "};");
+  w.line("TheanoArray tmp[" + ns + "];");
+  w.line("static const unsigned char modes[" + ns + "] = {" + modes + "};");
+  w.line("static const int64_t items[" + ns + "] = {" + items + "};");
+  w.line("if (ctx->kernels->scratch_inputs(ctx, in, tmp, " + ns + ", modes, items) != 0) " +
+         L.fail(kErrValue, "could not allocate a contiguous copy of an input"));
+  std::string copies_init;
+  for (int i = 0; i < nin; ++i) copies_init += (i ? ", in[" : "in[") + str(i) + "]";
   for (int k = 0; k < nout; ++k) {
     const int di = destroyed_of[static_cast<std::size_t>(k)];
-    if (di >= 0)
-      w.line("if (copies.x" + str(di) + " != " + L.x(di) + ") copies.o" + str(k) + " = (TheanoArray*)copies.x" +
-             str(di) + ";");
+    copies_init += di >= 0 ? ", in[" + str(di) + "] != " + L.x(di) + " ? (TheanoArray*)in[" + str(di) + "] : " + L.o(k)
+                           : ", " + L.o(k);
   }
+  w.line(args_t + " copies = {" + copies_init + "};");
   w.line(run("copies") + ";");
   for (int k = 0; k < nout; ++k) {
     if (destroyed_of[static_cast<std::size_t>(k)] < 0) continue;

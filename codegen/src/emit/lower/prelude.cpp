@@ -193,10 +193,10 @@ static inline int64_t theano_size(const TheanoArray* a) {
   return n;
 }
 // Whether `a` is C-contiguous for elements of `itemsize` bytes (size-1 dims ignored).
-// Not inlined, as theano_scratch_copy and theano_overlap: node functions call
-// them once per operand before their loops, and each inlined copy of the
-// loop cost -O2 time (W3's second unit: 1389 -> 1118 M instructions of Clang
-// with the three outlined; docs/jit-and-cache.md, "Loop variants").
+// Not inlined, as theano_overlap: node functions call them once per operand
+// before their loops, and each inlined copy of the loop cost -O2 time (W3's
+// second unit: 1389 -> 1118 M instructions of Clang with these two and the
+// scratch copy outlined; docs/jit-and-cache.md, "Loop variants").
 static __attribute__((noinline)) bool theano_c_contiguous(const TheanoArray* a, int64_t itemsize) {
   int64_t expect = itemsize;
   for (int64_t d = a->ndim - 1; d >= 0; --d) {
@@ -224,15 +224,10 @@ static inline void theano_copy(TheanoContext* ctx, TheanoArray* dst, const Thean
 }
 // `tmp` <- a C-contiguous copy of `src` in a buffer from the host allocator
 // (lives for the call): for an operand outside a loop's layout, or one that
-// overlaps an output. 0, or 1 when the allocation failed.
-static __attribute__((noinline)) int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
-  tmp->ndim = src->ndim;
-  tmp->dtype = src->dtype;
-  tmp->owner = -1;
-  for (int64_t d = 0; d < src->ndim; ++d) tmp->shape[d] = src->shape[d];
-  if (ctx->alloc(ctx->host, tmp, -1) != 0) return 1;
-  theano_copy(ctx, tmp, src, item);
-  return 0;
+// overlaps an output. 0, or 1 when the allocation failed. The host's
+// (codegen/src/run/scratch_copies.h), compiled once.
+static inline int theano_scratch_copy(TheanoContext* ctx, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
+  return ctx->kernels->scratch_copy(ctx, tmp, src, item);
 }
 // CBLAS's enums (the GPU BLAS lowerings read a transpose flag; emit/lower/gpu_blas.cpp).
 // Units call no BLAS function: the BLAS, LAPACK and conv kernels run in the

@@ -118,6 +118,14 @@ struct TheanoHostKernels {
    * strides, src, src's byte strides (0 to broadcast), shape, ndim, the
    * element size); 1 for an element size no dtype has. */
   int (*copy_strided)(char*, const int64_t*, const char*, const int64_t*, const int64_t*, int64_t, int64_t);
+  /* Contiguous scratch copies (codegen/src/run/scratch_copies.h): one array
+   * (ctx, tmp, src, item size; 0, or 1 when the allocation failed), and the
+   * operands of a loop outside the layout each one's mode asks (ctx, in,
+   * tmp, n, modes: 0 any, 1 C-contiguous, 2 last dimension contiguous, item
+   * sizes; 0, or 1 + the first array whose copy failed). */
+  int (*scratch_copy)(struct TheanoContext*, struct TheanoArray*, const struct TheanoArray*, int64_t);
+  int (*scratch_inputs)(struct TheanoContext*, const struct TheanoArray**, struct TheanoArray*, int,
+                        const unsigned char*, const int64_t*);
   /* reshape_view.h's no-copy reshape rule: (ndim, shape, strides, new ndim,
    * new shape, new strides (out), item size); 1 when a view has the shape. */
   int (*nocopy_reshape)(int64_t, const int64_t*, const int64_t*, int64_t, const int64_t*, int64_t*, int64_t);

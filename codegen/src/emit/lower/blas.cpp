@@ -94,12 +94,8 @@ void emit_unaliased(NodeLowering& L, int i, bool inplace, const std::string& nam
   w.line("const TheanoArray* " + name + " = " + L.x(i) + ";");
   if (!inplace) return;
   const std::string item = item_of(L.in(i).dtype());
-  w.line("TheanoArray " + name + "_copy;");
-  w.open("if (theano_overlap(" + L.x(i) + ", o0, " + item + "))");
-  w.line("if (theano_scratch_copy(ctx, &" + name + "_copy, " + L.x(i) + ", " + item + ") != 0) " +
-         L.fail(kErrValue, "could not allocate a copy of input " + str(i) + ", which overlaps the output"));
-  w.line(name + " = &" + name + "_copy;");
-  w.close();
+  emit_scratch_copy_if(L, "theano_overlap(" + L.x(i) + ", o0, " + item + ")", name, name + "_copy", L.x(i), item,
+                       "a copy of input " + str(i) + ", which overlaps the output");
 }
 
 void lower_dot(NodeLowering& L) {

@@ -304,6 +304,17 @@ std::string_view kernel_text(std::string_view file) {
   return {};
 }
 
+void emit_scratch_copy_if(NodeLowering& L, const std::string& cond, const std::string& ptr, const std::string& copy,
+                          const std::string& src, const std::string& item, const std::string& what) {
+  CodeWriter& w = L.body;
+  w.line("TheanoArray " + copy + ";");
+  w.open("if (" + cond + ")");
+  w.line("if (theano_scratch_copy(ctx, &" + copy + ", " + src + ", " + item + ") != 0) " +
+         L.fail(kErrValue, "could not allocate " + what));
+  w.line(ptr + " = &" + copy + ";");
+  w.close();
+}
+
 std::string host_copy(const std::string& dst, const std::string& dst_strides, const std::string& src,
                       const std::string& src_strides, const std::string& shape, const std::string& nd,
                       std::size_t item) {

@@ -296,6 +296,13 @@ void emit_strided_copy(NodeLowering& L, int nd, const std::string& dst, const st
 void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, const std::string& dst_strides,
                    const std::string& src, const std::string& src_strides, const std::string& shape);
 
+/// `TheanoArray <copy>;` and, where `cond` (a C condition) holds at run time,
+/// a C-contiguous copy of `src` (elements of `item` bytes) in it by the
+/// host's theano_scratch_copy, with `ptr` (declared by the caller) pointed at
+/// it; a ValueError "could not allocate <what>" when the allocation fails.
+void emit_scratch_copy_if(NodeLowering& L, const std::string& cond, const std::string& ptr, const std::string& copy,
+                          const std::string& src, const std::string& item, const std::string& what);
+
 /// The call (a C expression) of the host's same-type strided copy,
 /// `ctx->kernels->copy_strided` (theano/runtime/kernels/strided_copy.h,
 /// compiled into the host), of `item`-byte elements: `src` with byte strides

@@ -40,12 +40,8 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
   // host's strided copy): every lane then has unit strides, as the output's
   // (fresh, C-contiguous) do, and one lane kernel serves.
   w.line("const TheanoArray* x = x0;");
-  w.line("TheanoArray x_copy;");
-  w.open("if (!theano_c_contiguous(x0, " + isz + "))");
-  w.line("if (theano_scratch_copy(ctx, &x_copy, x0, " + isz + ") != 0) " +
-         L.fail(kErrValue, "could not allocate a contiguous copy of the input"));
-  w.line("x = &x_copy;");
-  w.close();
+  emit_scratch_copy_if(L, "!theano_c_contiguous(x0, " + isz + ")", "x", "x_copy", "x0", isz,
+                       "a contiguous copy of the input");
   const std::string as = str(axis);
   w.line("const int64_t n = x->shape[" + as + "];");
   if (axis < nd - 1) {

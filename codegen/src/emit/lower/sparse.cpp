@@ -48,15 +48,10 @@ void operand(NodeLowering& L, int i, const std::string& name, bool vector) {
   const std::string item = item_of(L.in(i).dtype());
   need_blas_layout(L);  // theano_scratch_copy
   w.line("const TheanoArray* " + name + " = " + L.x(i) + ";");
-  w.line("TheanoArray " + name + "_copy;");
   const std::string bad = vector ? "!theano_c_contiguous(" + L.x(i) + ", " + item + ")"
                                  : "(" + L.x(i) + "->strides[0] % " + item + " != 0 || " + L.x(i) + "->strides[1] % " +
                                        item + " != 0)";
-  w.open("if (" + bad + ")");
-  w.line("if (theano_scratch_copy(ctx, &" + name + "_copy, " + L.x(i) + ", " + item + ") != 0) " +
-         L.fail(kErrValue, "could not allocate a contiguous copy of input " + str(i)));
-  w.line(name + " = &" + name + "_copy;");
-  w.close();
+  emit_scratch_copy_if(L, bad, name, name + "_copy", L.x(i), item, "a contiguous copy of input " + str(i));
 }
 
 /// Reads the shape input (index `s`), checks indices (`ci`), indptr (`cp`)
@@ -254,19 +249,11 @@ void lower_usmm(NodeLowering& L) {
   }
   w.line("if (o0->shape[0] == 0 || o0->shape[1] == 0) return 0;");
   w.line("TheanoArray* tgt = o0;");
-  w.line("TheanoArray tgt_copy;");
   if (inplace) {
-    w.open("if (!theano_c_contiguous(o0, " + item + "))");
-    w.line("if (theano_scratch_copy(ctx, &tgt_copy, o0, " + item + ") != 0) " +
-           L.fail(kErrValue, "could not allocate a contiguous copy of Z"));
-    w.line("tgt = &tgt_copy;");
-    w.close();
-    w.line("TheanoArray dd_unaliased;");
-    w.open("if (theano_overlap(dd, o0, " + item + "))");
-    w.line("if (theano_scratch_copy(ctx, &dd_unaliased, dd, " + item + ") != 0) " +
-           L.fail(kErrValue, "could not allocate a copy of D, which overlaps Z"));
-    w.line("dd = &dd_unaliased;");
-    w.close();
+    emit_scratch_copy_if(L, "!theano_c_contiguous(o0, " + item + ")", "tgt", "tgt_copy", "o0", item,
+                         "a contiguous copy of Z");
+    emit_scratch_copy_if(L, "theano_overlap(dd, o0, " + item + ")", "dd", "dd_unaliased", "dd", item,
+                         "a copy of D, which overlaps Z");
   }
   emit_product(L, "alpha", false, "tgt");
   if (inplace) w.line("if (tgt != o0) theano_copy(ctx, o0, tgt, " + item + ");");

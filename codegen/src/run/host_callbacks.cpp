@@ -3,6 +3,8 @@
 // allocation, copies, launches and library calls, and the collectives.
 #include "host_callbacks.h"
 
+#include "scratch_copies.h"
+
 #include <theano/graph/basic.h>
 #include <theano/graph/op.h>
 #include <theano/runtime/collectives.h>
@@ -40,14 +42,9 @@ std::size_t set_c_strides(TheanoArray* a) {
   return static_cast<std::size_t>(st);
 }
 
+/// C-contiguous for its dtype's elements.
 bool c_contiguous(const TheanoArray& a) {
-  std::int64_t expect = static_cast<std::int64_t>(dtype_size(static_cast<DType>(a.dtype)));
-  for (std::int64_t d = a.ndim; d-- > 0;) {
-    if (a.shape[d] == 1) continue;
-    if (a.strides[d] != expect) return false;
-    expect *= a.shape[d];
-  }
-  return true;
+  return host_c_contiguous(&a, static_cast<std::int64_t>(dtype_size(static_cast<DType>(a.dtype))));
 }
 
 }  // namespace

@@ -10,9 +10,17 @@ namespace theano::codegen::detail {
 
 namespace {
 
-/// Whether `a` is C-contiguous for `item`-byte elements (size-1 dimensions
-/// ignored), as the prelude's theano_c_contiguous.
-bool c_contiguous(const TheanoArray* a, int64_t item) {
+bool in_layout(const TheanoArray* a, unsigned char mode, int64_t item) {
+  switch (mode) {
+    case 1: return host_c_contiguous(a, item);
+    case 2: return a->ndim == 0 || a->shape[a->ndim - 1] == 1 || a->strides[a->ndim - 1] == item;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+bool host_c_contiguous(const TheanoArray* a, int64_t item) {
   int64_t expect = item;
   for (int64_t d = a->ndim - 1; d >= 0; --d) {
     if (a->shape[d] == 1) continue;
@@ -21,16 +29,6 @@ bool c_contiguous(const TheanoArray* a, int64_t item) {
   }
   return true;
 }
-
-bool in_layout(const TheanoArray* a, unsigned char mode, int64_t item) {
-  switch (mode) {
-    case 1: return c_contiguous(a, item);
-    case 2: return a->ndim == 0 || a->shape[a->ndim - 1] == 1 || a->strides[a->ndim - 1] == item;
-    default: return true;
-  }
-}
-
-}  // namespace
 
 int theano_scratch_copy(TheanoContext* c, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
   tmp->ndim = src->ndim;

@@ -500,8 +500,9 @@ void lower_elemwise(NodeLowering& L) {
   // type along a dimension the output's type does not fix at 1), else the
   // row loop. An operand outside that loop's layout (a transposed or sliced
   // view, an output computed in place into one) is first copied into a
-  // C-contiguous scratch array by the host's strided copy, the loop runs on
-  // the copies, and an output computed in a copy is copied back. Before, a
+  // C-contiguous scratch array by one call into the host (scratch_inputs),
+  // the loop runs on the copies, and an output computed in a copy is copied
+  // back. Before, a
   // node compiled the flat, the strided and (broadcast) the row loop: the
   // flat loop of a bias add ran only when its rows had one element, and the
   // strided loops, scalar, were a tenth of a unit's -O2 time.

@@ -37,7 +37,7 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
   w.line(L.alloc(0));
   w.line("if (theano_size(x0) == 0) return 0;");
   // A non-contiguous input is copied into a C-contiguous scratch array (the
-  // host's strided copy): every lane then has unit strides, as the output's
+  // host's theano_scratch_copy): every lane then has unit strides, as the output's
   // (fresh, C-contiguous) do, and one lane kernel serves.
   w.line("const TheanoArray* x = x0;");
   emit_scratch_copy_if(L, "!theano_c_contiguous(x0, " + isz + ")", "x", "x_copy", "x0", isz,

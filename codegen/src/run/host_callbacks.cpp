@@ -3,12 +3,11 @@
 // allocation, copies, launches and library calls, and the collectives.
 #include "host_callbacks.h"
 
-#include "scratch_copies.h"
-
 #include <theano/graph/basic.h>
 #include <theano/graph/op.h>
 #include <theano/runtime/collectives.h>
 #include <theano/runtime/error.h>
+#include <theano/runtime/kernels/shape_rules.h>
 #include <theano/tensor/type.h>
 
 #include <algorithm>
@@ -44,7 +43,8 @@ std::size_t set_c_strides(TheanoArray* a) {
 
 /// C-contiguous for its dtype's elements.
 bool c_contiguous(const TheanoArray& a) {
-  return host_c_contiguous(&a, static_cast<std::int64_t>(dtype_size(static_cast<DType>(a.dtype))));
+  return theano_c_contiguous_rule(a.shape, a.strides, a.ndim,
+                                  static_cast<std::int64_t>(dtype_size(static_cast<DType>(a.dtype)))) != 0;
 }
 
 }  // namespace

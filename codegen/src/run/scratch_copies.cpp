@@ -4,6 +4,7 @@
 /// call's other temporaries) and the copy by strided_copy.h's same-type copy.
 #include "scratch_copies.h"
 
+#include <theano/runtime/kernels/shape_rules.h>
 #include <theano/runtime/kernels/strided_copy.h>
 
 namespace theano::codegen::detail {
@@ -12,23 +13,13 @@ namespace {
 
 bool in_layout(const TheanoArray* a, unsigned char mode, int64_t item) {
   switch (mode) {
-    case 1: return host_c_contiguous(a, item);
+    case 1: return theano_c_contiguous_rule(a->shape, a->strides, a->ndim, item) != 0;
     case 2: return a->ndim == 0 || a->shape[a->ndim - 1] == 1 || a->strides[a->ndim - 1] == item;
     default: return true;
   }
 }
 
 }  // namespace
-
-bool host_c_contiguous(const TheanoArray* a, int64_t item) {
-  int64_t expect = item;
-  for (int64_t d = a->ndim - 1; d >= 0; --d) {
-    if (a->shape[d] == 1) continue;
-    if (a->strides[d] != expect) return false;
-    expect *= a->shape[d];
-  }
-  return true;
-}
 
 int theano_scratch_copy(TheanoContext* c, TheanoArray* tmp, const TheanoArray* src, int64_t item) {
   tmp->ndim = src->ndim;

@@ -10,10 +10,6 @@
 
 namespace theano::codegen::detail {
 
-/// Whether `a` is C-contiguous for `item`-byte elements (size-1 dimensions
-/// ignored): the host's form of the prelude's theano_c_contiguous.
-bool host_c_contiguous(const TheanoArray* a, int64_t item);
-
 /// `tmp` <- a C-contiguous copy of `src` (elements of `item` bytes) in memory
 /// from the context's allocator, alive for the call: 0, or 1 when the
 /// allocation failed.

@@ -265,6 +265,20 @@ static inline int theano_index_rule(int64_t n, int64_t i, int64_t* at) {
   return THEANO_RULE_OK;
 }
 
+/* Whether an array of nd dimensions (shape, byte strides) is C-contiguous for
+ * `item`-byte elements, size-1 dimensions ignored: generated code's
+ * theano_c_contiguous (the prelude) and the host's scratch copies and GPU
+ * transfers (codegen/src/run/scratch_copies.cpp, host_callbacks.cpp). */
+static inline int theano_c_contiguous_rule(const int64_t* shape, const int64_t* strides, int64_t nd, int64_t item) {
+  int64_t expect = item, d;
+  for (d = nd - 1; d >= 0; --d) {
+    if (shape[d] == 1) continue;
+    if (strides[d] != expect) return 0;
+    expect *= shape[d];
+  }
+  return 1;
+}
+
 /* Elementwise broadcasting, Theano's rule: a dimension broadcasts only where
  * the input's type says size 1. `shapes[i]` is input i's shape (nd entries),
  * `declared_one[i * nd + d]` whether its type says size 1 in dimension d.

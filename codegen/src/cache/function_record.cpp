@@ -51,13 +51,8 @@ NDArray zero_pages(const std::vector<std::int64_t>& shape, DType dtype, std::int
   void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return {};
   std::shared_ptr<void> owner(p, [n](void* q) { ::munmap(q, n); });
-  std::vector<std::int64_t> strides(shape.size());
-  std::int64_t stride = static_cast<std::int64_t>(dtype_size(dtype));
-  for (std::size_t d = shape.size(); d-- > 0;) {  // C order; no overflow: the product was checked
-    strides[d] = stride;
-    stride *= shape[d];
-  }
-  return NDArray::from_strided(std::move(owner), p, dtype, shape, std::move(strides), Device::cpu());
+  return NDArray::from_strided(std::move(owner), p, dtype, shape, NDArray::c_strides(shape, dtype_size(dtype)),
+                               Device::cpu());
 }
 
 /// Whether `a` (C-contiguous) is written as a fill.

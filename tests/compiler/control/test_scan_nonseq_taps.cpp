@@ -116,6 +116,40 @@ TEST_SUITE("scan non-sequences") {
     CHECK(got.at<double>({2, 1}) == doctest::Approx(4.0 * std::exp(1.0)));
   }
 
+  TEST_CASE("non-sequences outside C order (a transposed matrix, a column) step as their values, 0 to 7 steps") {
+    // The cpp linker copies such a non-sequence once, before the loop, into a
+    // contiguous array every step reads (scan_lowering.cpp); the py linker
+    // hands the views themselves: both must agree, for every step count.
+    Var w = T::dmatrix("w"), h0 = T::dvector("h0"), n = T::lscalar("n");
+    Var wt = T::transpose(w);                 // strides swapped
+    Var colw = w[{T::all, T::Index(1)}];      // a column of w: a row's byte stride
+    Var col = wt[{T::all, T::Index(1)}];      // a column of wt, w's row 1: contiguous again
+    ScanResult r = scan(
+        [](const std::vector<Var>& a) {
+          return StepResult{{T::tanh(T::dot(a[0], a[1]) * 0.5 + a[2]) + a[3]}};
+        },
+        ScanArgs().outputs_info(h0).non_sequences({wt, colw, col}).n_steps(n).name("strided"));
+    const NDArray wv = matrix(4, 4, 1.0, 41), hv = vector_of(4, 1.0, 42);
+    for (std::int64_t steps : {0, 1, 2, 7}) {
+      CAPTURE(steps);
+      std::vector<NDArray> got;
+      for (const char* linker : {"py", "cpp"}) {
+        UseLinker l(linker);
+        got.push_back(function({In(w), In(h0), In(n)}, {r.outputs[0]})({wv, hv, NDArray::scalar<std::int64_t>(steps)})[0]);
+      }
+      REQUIRE(got[1].shape() == std::vector<std::int64_t>{steps, 4});
+      CHECK(allclose(got[0], got[1], 1e-14, 1e-14));
+      if (steps > 0) {  // the first step by hand: h1 = tanh(h0 . w^T * 0.5 + w[:, 1]) + w[1, :]
+        for (std::int64_t j = 0; j < 4; ++j) {
+          double dot = 0;
+          for (std::int64_t k = 0; k < 4; ++k) dot += hv.at<double>({k}) * wv.at<double>({j, k});
+          const double want = std::tanh(dot * 0.5 + wv.at<double>({j, 1})) + wv.at<double>({1, j});
+          CHECK(got[1].at<double>({0, j}) == doctest::Approx(want).epsilon(1e-14));
+        }
+      }
+    }
+  }
+
   TEST_CASE("a gradient the step cannot take names the scan and says to pass non_sequences") {
     Var x = T::dvector("x");
     Var cost = T::sum(x * x);

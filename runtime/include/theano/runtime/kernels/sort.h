@@ -171,16 +171,20 @@
 
 /* Keys in NumPy's order. A float: its bits with the sign bit set when
  * positive, every bit flipped when negative; NaN the largest key;
- * `canon`: -0.0 keyed as +0.0 (argsort's ties). */
+ * `canon`: -0.0 keyed as +0.0 (argsort's ties). The flip is one XOR with a
+ * mask made from the sign, not a choice: signs at random made the host's
+ * g++ -O3 branch on them, mispredicted half the time (a line of 2000
+ * float32 took 22 us instead of 14, float64 39 instead of 34; Clang's code
+ * had no branch). */
 static inline uint64_t theano_sort_key_f64(double v, int canon) {
   uint64_t b;
   if (v != v) return ~(uint64_t)0;
   if (canon && v == 0) v = 0.0;
   __builtin_memcpy(&b, &v, 8);
-  return (b >> 63) ? ~b : b | ((uint64_t)1 << 63);
+  return b ^ (((uint64_t)0 - (b >> 63)) | ((uint64_t)1 << 63));
 }
 static inline double theano_sort_unkey_f64(uint64_t k) {
-  uint64_t b = (k >> 63) ? k & ~((uint64_t)1 << 63) : ~k;
+  uint64_t b = k ^ (((k >> 63) - 1) | ((uint64_t)1 << 63));
   double v;
   __builtin_memcpy(&v, &b, 8);
   return v;
@@ -190,10 +194,10 @@ static inline uint32_t theano_sort_key_f32(float v, int canon) {
   if (v != v) return ~(uint32_t)0;
   if (canon && v == 0) v = 0.0f;
   __builtin_memcpy(&b, &v, 4);
-  return (b >> 31) ? ~b : b | ((uint32_t)1 << 31);
+  return b ^ (((uint32_t)0 - (b >> 31)) | ((uint32_t)1 << 31));
 }
 static inline float theano_sort_unkey_f32(uint32_t k) {
-  uint32_t b = (k >> 31) ? k & ~((uint32_t)1 << 31) : ~k;
+  uint32_t b = k ^ (((k >> 31) - 1) | ((uint32_t)1 << 31));
   float v;
   __builtin_memcpy(&v, &b, 4);
   return v;

@@ -3,9 +3,11 @@
 /// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's, conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
-/// assigning each to its entry checks its signature.
+/// assigning each to its entry checks its signature. The sort kernels are
+/// host_sort_v4.h's where the CPU runs x86-64-v4.
 #include "host_kernels.h"
 
+#include "host_sort_v4.h"
 #include "scratch_copies.h"
 #include "unit_errors.h"
 
@@ -17,10 +19,41 @@
 #include <theano/runtime/kernels/sort.h>
 #include <theano/runtime/kernels/strided_copy.h>
 
+#if defined(__x86_64__) && defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define THEANO_HOST_X86_FEATURES 1
+#endif
+
 namespace theano::codegen::detail {
 
-const TheanoHostKernels* host_kernels() {
-  static const TheanoHostKernels table = {
+// glibc's record of the CPU, read without a CPUID of our own (each traps to
+// the hypervisor on a VM; docs/jit-and-cache.md, "Keys").
+bool host_runs_x86_64_v4() {
+#if defined(THEANO_HOST_X86_FEATURES)
+  return CPU_FEATURE_ACTIVE(AVX) && CPU_FEATURE_ACTIVE(AVX2) && CPU_FEATURE_ACTIVE(BMI1) &&
+         CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(FMA) && CPU_FEATURE_ACTIVE(F16C) &&
+         CPU_FEATURE_ACTIVE(LZCNT) && CPU_FEATURE_ACTIVE(MOVBE) && CPU_FEATURE_ACTIVE(POPCNT) &&
+         CPU_FEATURE_ACTIVE(SSE4_2) && CPU_FEATURE_ACTIVE(SSSE3) && CPU_FEATURE_ACTIVE(CMPXCHG16B) &&
+         CPU_FEATURE_ACTIVE(LAHF64_SAHF64) && CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512BW) &&
+         CPU_FEATURE_ACTIVE(AVX512CD) && CPU_FEATURE_ACTIVE(AVX512DQ) && CPU_FEATURE_ACTIVE(AVX512VL);
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+/// The sort entries from `k`.
+void use_sort_kernels(TheanoHostKernels& t, const SortKernels& k) {
+  t.sort_f64 = k.sort_f64, t.argsort_f64 = k.argsort_f64, t.sort_f32 = k.sort_f32, t.argsort_f32 = k.argsort_f32;
+  t.sort_i64 = k.sort_i64, t.argsort_i64 = k.argsort_i64, t.sort_i32 = k.sort_i32, t.argsort_i32 = k.argsort_i32;
+  t.sort_i16 = k.sort_i16, t.argsort_i16 = k.argsort_i16, t.sort_i8 = k.sort_i8, t.argsort_i8 = k.argsort_i8;
+  t.sort_u64 = k.sort_u64, t.argsort_u64 = k.argsort_u64, t.sort_u32 = k.sort_u32, t.argsort_u32 = k.argsort_u32;
+  t.sort_u16 = k.sort_u16, t.argsort_u16 = k.argsort_u16, t.sort_u8 = k.sort_u8, t.argsort_u8 = k.argsort_u8;
+}
+
+TheanoHostKernels make_table() {
+  TheanoHostKernels table = {
       .fail = &theano_fail,
       .fail_broadcast = &theano_fail_broadcast,
       .fail_ints = &theano_fail_ints,
@@ -78,6 +111,14 @@ const TheanoHostKernels* host_kernels() {
       .blas_threads = &openblas_get_num_threads,
       .set_blas_threads = &openblas_set_num_threads,
   };
+  if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) use_sort_kernels(table, *kSortKernelsV4);
+  return table;
+}
+
+}  // namespace
+
+const TheanoHostKernels* host_kernels() {
+  static const TheanoHostKernels table = make_table();
   return &table;
 }
 

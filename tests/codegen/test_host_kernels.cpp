@@ -1,0 +1,103 @@
+// The host's kernel table (codegen/src/run/host_kernels.cpp): where the CPU
+// runs x86-64-v4, its sort entries are the AVX-512 build of sort.h
+// (host_sort_v4.h), and those order every line as the generic build does
+// (this file's own compile of sort.h, the text perform runs), bit for bit:
+// NaNs with payloads, signed zeros, subnormals, infinities, ties, every
+// dtype, lines on both sides of the radix path's limit, strided lines.
+#include <doctest/doctest.h>
+
+#include <theano/runtime/kernels/host_kernels.h>
+#include <theano/runtime/kernels/sort.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "../../codegen/src/run/host_kernels.h"
+#include "../../codegen/src/run/host_sort_v4.h"
+
+using theano::codegen::detail::host_kernels;
+using theano::codegen::detail::host_runs_x86_64_v4;
+using theano::codegen::detail::kSortKernelsV4;
+
+namespace {
+
+using Line = void (*)(const char*, std::int64_t, char*, std::int64_t, std::int64_t);
+
+/// n values of T with the hard cases mixed in (floats: NaN payloads, -0.0,
+/// subnormals, infinities; every type: repeats), from `seed`.
+template <class T>
+std::vector<T> values(std::int64_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(static_cast<std::size_t>(n));
+  for (auto& x : v) {
+    const std::uint64_t r = rng();
+    if constexpr (std::is_floating_point_v<T>) {
+      switch (r % 16) {
+        case 0: x = std::numeric_limits<T>::quiet_NaN(); break;
+        case 1: {  // a NaN with a payload and a sign
+          std::uint64_t bits = ~std::uint64_t{0} >> (64 - 8 * sizeof(T));
+          bits ^= (r >> 8) & 0xff;
+          std::memcpy(&x, &bits, sizeof(T));
+          break;
+        }
+        case 2: x = static_cast<T>(-0.0); break;
+        case 3: x = 0; break;
+        case 4: x = std::numeric_limits<T>::denorm_min() * static_cast<T>((r >> 8) % 7); break;
+        case 5: x = (r & 256) ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity(); break;
+        case 6: x = static_cast<T>(1.5); break;  // ties
+        default: x = static_cast<T>(std::ldexp(static_cast<double>(r % 2000003) - 1e6, static_cast<int>(r >> 58) - 24));
+      }
+    } else {
+      x = (r % 5 == 0) ? T(7) : static_cast<T>(r >> 3);
+    }
+  }
+  return v;
+}
+
+/// Runs both kernels (x strided by 2 elements, out by 3) and compares the bits.
+template <class T, class O>
+void same_bits(Line got, Line want, std::int64_t n, unsigned seed) {
+  const std::vector<T> v = values<T>(n, seed);
+  std::vector<T> x(static_cast<std::size_t>(2 * n + 1));
+  for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(2 * i)] = v[static_cast<std::size_t>(i)];
+  std::vector<O> a(static_cast<std::size_t>(3 * n + 1)), b(a.size());
+  got(reinterpret_cast<const char*>(x.data()), 2 * sizeof(T), reinterpret_cast<char*>(a.data()), 3 * sizeof(O), n);
+  want(reinterpret_cast<const char*>(x.data()), 2 * sizeof(T), reinterpret_cast<char*>(b.data()), 3 * sizeof(O), n);
+  CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(O)) == 0);
+}
+
+}  // namespace
+
+TEST_SUITE("host kernels") {
+  TEST_CASE("the sort entries are the x86-64-v4 build where the CPU runs it, and it orders lines as the generic one") {
+    const TheanoHostKernels& t = *host_kernels();
+    if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) {
+      CHECK((t.sort_f64 == kSortKernelsV4->sort_f64));
+      CHECK((t.argsort_f32 == kSortKernelsV4->argsort_f32));
+      CHECK((t.sort_u8 == kSortKernelsV4->sort_u8));
+    } else {
+      MESSAGE("this CPU (or build) has no x86-64-v4 sort: the generic kernels are compared with themselves");
+    }
+    for (std::int64_t n : {0, 1, 2, 17, 2000, THEANO_SORT_RADIX_MAX, THEANO_SORT_RADIX_MAX + 1}) {
+      CAPTURE(n);
+      const auto seed = static_cast<unsigned>(n);
+      same_bits<double, double>(t.sort_f64, &theano_sort_f64, n, seed);
+      same_bits<double, std::int64_t>(t.argsort_f64, &theano_argsort_f64, n, seed);
+      same_bits<float, float>(t.sort_f32, &theano_sort_f32, n, seed);
+      same_bits<float, std::int64_t>(t.argsort_f32, &theano_argsort_f32, n, seed);
+      same_bits<std::int64_t, std::int64_t>(t.sort_i64, &theano_sort_i64, n, seed);
+      same_bits<std::int32_t, std::int64_t>(t.argsort_i32, &theano_argsort_i32, n, seed);
+      same_bits<std::int16_t, std::int16_t>(t.sort_i16, &theano_sort_i16, n, seed);
+      same_bits<std::int8_t, std::int64_t>(t.argsort_i8, &theano_argsort_i8, n, seed);
+      same_bits<std::uint64_t, std::int64_t>(t.argsort_u64, &theano_argsort_u64, n, seed);
+      same_bits<std::uint32_t, std::uint32_t>(t.sort_u32, &theano_sort_u32, n, seed);
+      same_bits<std::uint16_t, std::int64_t>(t.argsort_u16, &theano_argsort_u16, n, seed);
+      same_bits<std::uint8_t, std::uint8_t>(t.sort_u8, &theano_sort_u8, n, seed);
+    }
+  }
+}

@@ -1,7 +1,10 @@
 /// \file
 /// sort.h compiled for x86-64-v4 (host_sort_v4.h): CMake gives this file
 /// -march=x86-64-v4 and THEANO_HOST_SORT_V4 where the compiler takes the
-/// flag on an x86-64 build; elsewhere it defines a null table.
+/// flag on an x86-64 build; elsewhere it defines a null table. Only static
+/// functions are compiled here (sort.h's are `static inline`): an inline
+/// function of external linkage built for x86-64-v4 could be the copy the
+/// linker keeps for the whole library, and run on a CPU without AVX-512.
 #include "host_sort_v4.h"
 
 #if defined(THEANO_HOST_SORT_V4)

@@ -198,7 +198,7 @@ void Generator::lower_scan(NodeLowering& L) {
   // reads: each step would otherwise pay for the layout again (an
   // elementwise node's scratch copy; OpenBLAS's packing of a transposed
   // operand, W9's dz Wh^T: 32x256 by 256x256 took 39-67 us against 29-34 us
-  // contiguous in a stand-alone loop of calls, and W9's step 2% less). The
+  // contiguous in a stand-alone loop of calls; W9's step 1-2% less). The
   // copy lives with the call's temporaries, before the loop's `kept` mark.
   for (int k = 0; k < nn; ++k) {
     const Var& v = L.node.input(static_cast<std::size_t>(1 + ns + nr + k));

@@ -3,12 +3,16 @@
 // (host_sort_v4.h), and those order every line as the generic build does
 // (this file's own compile of sort.h, the text perform runs), bit for bit:
 // NaNs with payloads, signed zeros, subnormals, infinities, ties, every
-// dtype, lines on both sides of the radix path's limit, strided lines.
+// dtype, lines on both sides of the radix path's limit, strided lines. Its
+// gemm entries run small products in row blocks (blas_split.h): the blocks
+// obey OpenBLAS's small-matrix limit and the results are the product's.
 #include <doctest/doctest.h>
 
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/sort.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -17,9 +21,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "../../codegen/src/run/blas_split.h"
 #include "../../codegen/src/run/host_kernels.h"
 #include "../../codegen/src/run/host_sort_v4.h"
 
+using theano::codegen::detail::blas_split_rows;
 using theano::codegen::detail::host_kernels;
 using theano::codegen::detail::host_runs_x86_64_v4;
 using theano::codegen::detail::kSortKernelsV4;
@@ -99,5 +105,46 @@ TEST_SUITE("host kernels") {
       same_bits<std::uint16_t, std::int64_t>(t.argsort_u16, &theano_argsort_u16, n, seed);
       same_bits<std::uint8_t, std::uint8_t>(t.sort_u8, &theano_sort_u8, n, seed);
     }
+  }
+
+  TEST_CASE("the gemm entries: row blocks within OpenBLAS's small-matrix limit, the product's values, any layout") {
+    for (auto [m, n, k] : {std::array<std::int64_t, 3>{32, 256, 256}, {33, 256, 256}, {256, 10, 512}, {257, 512, 10},
+                          {8, 8, 8}, {2000, 2000, 1}}) {
+      for (std::int64_t item : {4, 8}) {
+        const std::int64_t rows = blas_split_rows(m, n, k, item);
+        CAPTURE(m);
+        CAPTURE(n);
+        CAPTURE(k);
+        if (rows == 0) continue;
+        CHECK(rows < m);
+        CHECK(static_cast<double>(rows) * static_cast<double>(n) * static_cast<double>(k) <= 1e6);
+      }
+    }
+    if (blas_split_rows(33, 256, 256, 4) == 0) MESSAGE("this BLAS core has no small-matrix kernels: products run whole");
+    // 33x256 by 256x256 (blocks of 9, 8, 8, 8 rows where the core has them), A read transposed, C
+    // column-major, beta 0.5: against a double loop over the same values.
+    const std::int64_t m = 33, n = 256, k = 256;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<float> at(static_cast<std::size_t>(k * m)), b(static_cast<std::size_t>(k * n)),
+        c(static_cast<std::size_t>(n * m));
+    for (auto* v : {&at, &b, &c})
+      for (float& x : *v) x = static_cast<float>(u(rng));
+    std::vector<double> want(static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          acc += static_cast<double>(at[static_cast<std::size_t>(p * m + i)]) * b[static_cast<std::size_t>(p * n + j)];
+        want[static_cast<std::size_t>(i * n + j)] = 2.0 * acc + 0.5 * c[static_cast<std::size_t>(j * m + i)];
+      }
+    host_kernels()->blas_gemm_f32(m, n, k, 2.0, reinterpret_cast<const char*>(at.data()), 4, 4 * m,
+                                  reinterpret_cast<const char*>(b.data()), 4 * n, 4, 0.5,
+                                  reinterpret_cast<char*>(c.data()), 4, 4 * m);
+    double worst = 0;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j)
+        worst = std::max(worst, std::abs(c[static_cast<std::size_t>(j * m + i)] - want[static_cast<std::size_t>(i * n + j)]));
+    CHECK(worst < 1e-3);
   }
 }

@@ -1,12 +1,14 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
-/// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's, conv.h's, linalg.h's,
+/// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's (the gemm in
+/// blas_split.h's row blocks), conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
 /// assigning each to its entry checks its signature. The sort kernels are
 /// host_sort_v4.h's where the CPU runs x86-64-v4.
 #include "host_kernels.h"
 
+#include "blas_split.h"
 #include "host_sort_v4.h"
 #include "scratch_copies.h"
 #include "unit_errors.h"
@@ -42,6 +44,16 @@ bool host_runs_x86_64_v4() {
 }
 
 namespace {
+
+/// blas_calls.h's gemm, in blas_split.h's row blocks.
+void gemm_blocks_f32(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
+                     const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
+  blas_gemm_blocks(&theano_blas_gemm_f32, 4, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
+}
+void gemm_blocks_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
+                     const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
+  blas_gemm_blocks(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
+}
 
 /// The sort entries from `k`.
 void use_sort_kernels(TheanoHostKernels& t, const SortKernels& k) {
@@ -96,11 +108,11 @@ TheanoHostKernels make_table() {
       .argsort_u16 = &theano_argsort_u16,
       .sort_u8 = &theano_sort_u8,
       .argsort_u8 = &theano_argsort_u8,
-      .blas_gemm_f32 = &theano_blas_gemm_f32,
+      .blas_gemm_f32 = &gemm_blocks_f32,
       .blas_gemv_f32 = &theano_blas_gemv_f32,
       .blas_ger_f32 = &theano_blas_ger_f32,
       .blas_dot_f32 = &theano_blas_dot_f32,
-      .blas_gemm_f64 = &theano_blas_gemm_f64,
+      .blas_gemm_f64 = &gemm_blocks_f64,
       .blas_gemv_f64 = &theano_blas_gemv_f64,
       .blas_ger_f64 = &theano_blas_ger_f64,
       .blas_dot_f64 = &theano_blas_dot_f64,

@@ -120,7 +120,8 @@ TEST_SUITE("host kernels") {
         CHECK(static_cast<double>(rows) * static_cast<double>(n) * static_cast<double>(k) <= 1e6);
       }
     }
-    if (blas_split_rows(33, 256, 256, 4) == 0) MESSAGE("this BLAS core has no small-matrix kernels: products run whole");
+    if (blas_split_rows(33, 256, 256, 4) == 0)
+      MESSAGE("this BLAS core has no small-matrix kernels: products run whole");
     // 33x256 by 256x256 (blocks of 9, 8, 8, 8 rows where the core has them), A read transposed, C
     // column-major, beta 0.5: against a double loop over the same values.
     const std::int64_t m = 33, n = 256, k = 256;
@@ -144,7 +145,8 @@ TEST_SUITE("host kernels") {
     double worst = 0;
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j)
-        worst = std::max(worst, std::abs(c[static_cast<std::size_t>(j * m + i)] - want[static_cast<std::size_t>(i * n + j)]));
+        worst = std::max(worst, std::abs(c[static_cast<std::size_t>(j * m + i)] -
+                                         want[static_cast<std::size_t>(i * n + j)]));
     CHECK(worst < 1e-3);
   }
 }

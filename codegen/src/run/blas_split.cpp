@@ -49,9 +49,9 @@ std::int64_t blas_split_rows(std::int64_t m, std::int64_t n, std::int64_t k, std
   return rows < m ? rows : 0;
 }
 
-void blas_gemm_blocks(GemmFn gemm, std::int64_t item, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const char* a,
-                      std::int64_t as0, std::int64_t as1, const char* b, std::int64_t bs0, std::int64_t bs1,
-                      double beta, char* c, std::int64_t cs0, std::int64_t cs1) {
+void blas_gemm_blocks(GemmFn gemm, std::int64_t item, std::int64_t m, std::int64_t n, std::int64_t k,
+                      double alpha, const char* a, std::int64_t as0, std::int64_t as1, const char* b,
+                      std::int64_t bs0, std::int64_t bs1, double beta, char* c, std::int64_t cs0, std::int64_t cs1) {
   const std::int64_t rows = blas_split_rows(m, n, k, item);
   if (rows == 0) {
     gemm(m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);

@@ -29,9 +29,9 @@ using GemmFn = void (*)(std::int64_t m, std::int64_t n, std::int64_t k, double a
 
 /// `gemm`'s product (elements of `item` bytes), in row blocks where
 /// blas_split_rows says so.
-void blas_gemm_blocks(GemmFn gemm, std::int64_t item, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const char* a,
-                      std::int64_t as0, std::int64_t as1, const char* b, std::int64_t bs0, std::int64_t bs1,
-                      double beta, char* c, std::int64_t cs0, std::int64_t cs1);
+void blas_gemm_blocks(GemmFn gemm, std::int64_t item, std::int64_t m, std::int64_t n, std::int64_t k,
+                      double alpha, const char* a, std::int64_t as0, std::int64_t as1, const char* b,
+                      std::int64_t bs0, std::int64_t bs1, double beta, char* c, std::int64_t cs0, std::int64_t cs1);
 
 /// The rows of a block, or 0 to run the product whole: it has more than 10^6
 /// and at most kBlocksMax (of its element size) multiply-adds, the BLAS core

@@ -135,7 +135,8 @@ TEST_SUITE("scan non-sequences") {
       std::vector<NDArray> got;
       for (const char* linker : {"py", "cpp"}) {
         UseLinker l(linker);
-        got.push_back(function({In(w), In(h0), In(n)}, {r.outputs[0]})({wv, hv, NDArray::scalar<std::int64_t>(steps)})[0]);
+        const NDArray n_steps = NDArray::scalar<std::int64_t>(steps);
+        got.push_back(function({In(w), In(h0), In(n)}, {r.outputs[0]})({wv, hv, n_steps})[0]);
       }
       REQUIRE(got[1].shape() == std::vector<std::int64_t>{steps, 4});
       CHECK(allclose(got[0], got[1], 1e-14, 1e-14));

@@ -35,8 +35,8 @@
  * line included when the row does not start a line: a float32 row of 64
  * values is 256 bytes, and prefetching 512 fetched the next row too: twice
  * the lines each random read needs (W8 float32's loop: 12.3-12.9 ->
- * 9.2-10.2 ms on the 2-core Intel VM, the same stand-alone copy; float64
- * alike). */
+ * 9.2-10.2 ms on the 2-core Intel VM, the same stand-alone copy; float64's
+ * rows of 512 bytes: unchanged). */
 #define THEANO_SPARSE_PREFETCH 6
 #define THEANO_SPARSE_PREFETCH_BYTES 512
 #define THEANO_SPARSE_PREFETCH_ROW(T, d, d_rs, d_cs, ncols, indices, k, end)                                     \

@@ -44,8 +44,8 @@ std::int64_t blas_split_rows(std::int64_t m, std::int64_t n, std::int64_t k, std
   // The fewest blocks of at most kSmallMax, the rows shared evenly (W9's 32
   // rows of 256x256: four blocks of 8, each 524288 multiply-adds).
   const auto blocks = static_cast<std::int64_t>(mnk / kSmallMax) + 1;
-  std::int64_t rows = (m + blocks - 1) / blocks;
-  while (rows > 1 && static_cast<double>(rows) * nk > kSmallMax) --rows;
+  const auto most = static_cast<std::int64_t>(kSmallMax / nk);  // >= 1: nk <= kSmallMax
+  const std::int64_t even = (m + blocks - 1) / blocks, rows = even < most ? even : most;
   return rows < m ? rows : 0;
 }
 

@@ -57,11 +57,9 @@ void gemm_blocks_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* 
 
 /// The sort entries from `k`.
 void use_sort_kernels(TheanoHostKernels& t, const SortKernels& k) {
-  t.sort_f64 = k.sort_f64, t.argsort_f64 = k.argsort_f64, t.sort_f32 = k.sort_f32, t.argsort_f32 = k.argsort_f32;
-  t.sort_i64 = k.sort_i64, t.argsort_i64 = k.argsort_i64, t.sort_i32 = k.sort_i32, t.argsort_i32 = k.argsort_i32;
-  t.sort_i16 = k.sort_i16, t.argsort_i16 = k.argsort_i16, t.sort_i8 = k.sort_i8, t.argsort_i8 = k.argsort_i8;
-  t.sort_u64 = k.sort_u64, t.argsort_u64 = k.argsort_u64, t.sort_u32 = k.sort_u32, t.argsort_u32 = k.argsort_u32;
-  t.sort_u16 = k.sort_u16, t.argsort_u16 = k.argsort_u16, t.sort_u8 = k.sort_u8, t.argsort_u8 = k.argsort_u8;
+#define THEANO_COPY_SORT_ENTRY(S) t.sort_##S = k.sort_##S, t.argsort_##S = k.argsort_##S;
+  THEANO_HOST_SORT_DTYPES(THEANO_COPY_SORT_ENTRY)
+#undef THEANO_COPY_SORT_ENTRY
 }
 
 TheanoHostKernels make_table() {

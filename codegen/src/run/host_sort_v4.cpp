@@ -15,12 +15,9 @@ namespace theano::codegen::detail {
 
 #if defined(THEANO_HOST_SORT_V4)
 namespace {
-constexpr SortKernels kV4 = {
-    &theano_sort_f64, &theano_argsort_f64, &theano_sort_f32, &theano_argsort_f32, &theano_sort_i64,
-    &theano_argsort_i64, &theano_sort_i32, &theano_argsort_i32, &theano_sort_i16, &theano_argsort_i16,
-    &theano_sort_i8, &theano_argsort_i8, &theano_sort_u64, &theano_argsort_u64, &theano_sort_u32,
-    &theano_argsort_u32, &theano_sort_u16, &theano_argsort_u16, &theano_sort_u8, &theano_argsort_u8,
-};
+#define THEANO_V4_SORT_ENTRY(S) .sort_##S = &theano_sort_##S, .argsort_##S = &theano_argsort_##S,
+constexpr SortKernels kV4 = {THEANO_HOST_SORT_DTYPES(THEANO_V4_SORT_ENTRY)};
+#undef THEANO_V4_SORT_ENTRY
 }  // namespace
 const SortKernels* const kSortKernelsV4 = &kV4;
 #else

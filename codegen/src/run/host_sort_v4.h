@@ -10,18 +10,17 @@
 /// line the same, bit for bit (as perform does).
 #pragma once
 
-#include <cstdint>
+#include <theano/runtime/kernels/host_kernels.h>
+
+/// X(suffix) for every dtype sort.h has kernels for (TheanoHostKernels'
+/// sort entries, in its order).
+#define THEANO_HOST_SORT_DTYPES(X) X(f64) X(f32) X(i64) X(i32) X(i16) X(i8) X(u64) X(u32) X(u16) X(u8)
 
 namespace theano::codegen::detail {
 
-/// One line kernel: (x, x's byte stride, out, out's byte stride, n).
-using SortLineKernel = void (*)(const char*, std::int64_t, char*, std::int64_t, std::int64_t);
-
-/// The sort and argsort kernels of every dtype sort.h has.
+/// The sort and argsort entries, as TheanoHostKernels declares them.
 struct SortKernels {
-  SortLineKernel sort_f64, argsort_f64, sort_f32, argsort_f32, sort_i64, argsort_i64, sort_i32, argsort_i32,
-      sort_i16, argsort_i16, sort_i8, argsort_i8, sort_u64, argsort_u64, sort_u32, argsort_u32, sort_u16,
-      argsort_u16, sort_u8, argsort_u8;
+  THEANO_HOST_SORT_DTYPES(THEANO_HOST_SORT_ENTRIES)
 };
 
 /// The x86-64-v4 build's kernels, or null where this library has none (not

@@ -117,6 +117,9 @@ void Generator::lower_scan(NodeLowering& L) {
   plan.nslots = inner.plan.nslots;
 
   L.need("theano_scan", kScanSupport);
+  // The loop over the steps only calls (the step function, the host's
+  // copies, theano_scan_row): a step's element loops are its node functions'.
+  L.loops_outlined = true;
   const std::string msg = L.label + ": " + info.name + ": ";
   CodeWriter& b = L.body;
   b.line("const int64_t n_steps = *(const int64_t*)x0->data;");

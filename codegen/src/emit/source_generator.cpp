@@ -36,10 +36,15 @@ LazySchedule host_schedule(const FunctionGraph& fg) {
   });
 }
 
-/// The least node-function source (optimized functions count fully,
-/// unoptimized ones a tenth) worth a translation unit of its own: below it, a
-/// second front end and thread cost more than they save.
-constexpr std::size_t kSplitWeight = 10000;
+/// The least node-function source (optimized functions and an outlined
+/// node's loops count fully, unoptimized code a tenth) worth a translation
+/// unit of its own: below it, a second front end and thread cost more than
+/// they save. The second unit's front end (on a precompiled prelude) runs on
+/// the other core, so two units pay from about two small loops on. Cold
+/// compiles (one process each, float64) in two units against one: W12 59 ->
+/// 42 ms, W8g 128 -> 97, W13 157 -> 118, W2 144 -> 108; an exp, a sum and a
+/// max of one vector (weight 4900) 73 -> 52; an exp and a sum (2850) 53 -> 54.
+constexpr std::size_t kSplitWeight = 1300;
 
 }  // namespace
 
@@ -107,8 +112,10 @@ std::string Generator::run_body(const std::string& name) {
   for (const NodeFunction& f : functions) w.raw(f.text);
   // Not inlined into the scan's loop over steps: with its node functions
   // inlined, the loop's body was the largest function of W9's first unit
-  // (loop strength reduction over it alone about 35 ms of Clang).
-  w.open("__attribute__((noinline)) static int " + name +
+  // (loop strength reduction over it alone about 35 ms of Clang). Not
+  // optimized either: like a cut function's entry, it only calls the node
+  // functions in order.
+  w.open("THEANO_UNOPTIMIZED static int " + name +
              "(TheanoContext* ctx, const TheanoArray* const* in, TheanoArray* const* out)",
          name);
   assemble(w, blocks);
@@ -162,7 +169,10 @@ void Generator::lower_node(std::size_t t, const Apply& node) {
   CodeWriter w;
   if (!L.ns.empty()) w.line("namespace " + L.ns + " {");
   w.append(file);
-  const bool optimized = lower::worth_optimizing(L);
+  const std::size_t file_size = w.str().size();
+  // An outlined node's loops (in `file`) are optimized, its checks are not.
+  const bool loops = lower::worth_optimizing(L);
+  const bool optimized = loops && !L.loops_outlined;
   std::string params = "(TheanoContext* ctx";
   for (int i = 0; i < nin; ++i) params += ", const TheanoArray* x" + str(i);
   for (int k = 0; k < nout; ++k) params += ", TheanoArray* o" + str(k);
@@ -185,7 +195,9 @@ void Generator::lower_node(std::size_t t, const Apply& node) {
   nf.text = w.str();
   nf.declaration =
       (L.ns.empty() ? "" : "namespace " + L.ns + " { ") + "int " + L.fn + params + ";" + (L.ns.empty() ? "" : " }");
-  nf.weight = optimized ? nf.text.size() : nf.text.size() / 10;
+  nf.weight = optimized ? nf.text.size()
+              : loops    ? file_size + (nf.text.size() - file_size) / 10
+                         : nf.text.size() / 10;
   functions.push_back(std::move(nf));
 
   NodeCode nc;

@@ -108,6 +108,7 @@ void lower_dot(NodeLowering& L) {
   emit_dot_output(L);
   const std::string ot = c_type(od);
   if (blas_dtype(od) && dx == od && dy == od) {
+    L.cold = true;  // the host's BLAS calls
     const std::string t = need_kernels(L, od);
     if (ndx == 1 && ndy == 1) {
       w.line("*(" + ot + "*)o0->data = (" + ot + ")ctx->kernels->blas_dot_" + t +
@@ -162,6 +163,7 @@ void lower_dot22(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
+  L.cold = true;  // the host's BLAS call
   const std::string t = need_kernels(L, od);
   w.line("const int64_t m = x0->shape[0], k = x0->shape[1], n = x1->shape[1];");
   w.line("if (x1->shape[0] != k) " +
@@ -180,6 +182,7 @@ void lower_gemm(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
+  L.cold = true;  // the host's BLAS call
   const std::string t = need_kernels(L, od);
   emit_gemm_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
@@ -196,6 +199,7 @@ void lower_gemv(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
+  L.cold = true;  // the host's BLAS call
   const std::string t = need_kernels(L, od);
   emit_gemv_checks(L);
   emit_output_from(L, 0, op.inplace(), "beta != 0");
@@ -212,6 +216,7 @@ void lower_ger(NodeLowering& L) {
   CodeWriter& w = L.body;
   const DType od = L.out(0).dtype();
   if (!blas_dtype(od)) refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(od)) + ")");
+  L.cold = true;  // the host's BLAS call
   const std::string t = need_kernels(L, od);
   emit_ger_checks(L);
   emit_output_from(L, 0, op.destructive(), "1");

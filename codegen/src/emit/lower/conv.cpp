@@ -130,6 +130,7 @@ void lower_conv(NodeLowering& L) {
   // The images are split across the loop threads (theano_parallel), each part with its own scratch
   // (and, for the weights' gradient, its own partial sum, added up in part order afterwards).
   const std::string fn = L.fn, args_t = fn + "_args";
+  L.loops_outlined = true;  // the parts and the sum of their weights' gradients are file-scope functions
   L.file.open("struct " + args_t);
   L.file.line("const TheanoHostKernels* k;");
   L.file.line("const TheanoConvGeom* g;");
@@ -182,10 +183,14 @@ void lower_conv(NodeLowering& L) {
   w.line("if (blas_nt > 1) ctx->kernels->set_blas_threads(blas_nt);");
   if (gw) {
     // dw = the parts' sums in part order, then (filter_flip) reversed along the spatial axes.
+    L.file.open("__attribute__((noinline)) static void " + fn + "_sum_parts(" + T + "* dw, const " + T +
+                "* sums, int64_t dn, int64_t used)");
+    L.file.line("if (dw != sums) for (int64_t i = 0; i < dn; ++i) dw[i] = sums[i];");
+    L.file.line("for (int64_t k = 1; k < used; ++k) for (int64_t i = 0; i < dn; ++i) dw[i] += sums[k * dn + i];");
+    L.file.close();
     w.line("const int64_t dn = theano_size(o0);");
     w.line(T + "* dw = " + std::string(flip ? "sums" : "po") + ";");
-    w.line("if (dw != sums) for (int64_t i = 0; i < dn; ++i) dw[i] = sums[i];");
-    w.line("for (int64_t k = 1; k < used; ++k) for (int64_t i = 0; i < dn; ++i) dw[i] += sums[k * dn + i];");
+    w.line(fn + "_sum_parts(dw, sums, dn, used);");
     if (flip) {
       w.line("int64_t ts[" + nds + "];");
       w.line("ts[" + str(nd - 1) + "] = 1;");

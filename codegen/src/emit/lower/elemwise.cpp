@@ -481,6 +481,7 @@ void lower_elemwise(NodeLowering& L) {
     w.line("return 0;");
     return;
   }
+  L.loops_outlined = true;  // the loop is a part function; the copies are the host's
   const int cost = ex.cost();
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";

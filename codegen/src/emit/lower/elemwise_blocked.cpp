@@ -218,6 +218,7 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
 
   CodeWriter& w = L.body;
   const bool split = worth_optimizing(L) && nd > 0;
+  L.loops_outlined = true;  // both loops are file-scope functions
   const int cost = ex.cost();
   w.line(args_t + " args = {" + init + "};");
   w.open("if (" + elemwise_contiguous_condition(L, nd) + ")");

@@ -27,6 +27,11 @@ void lower_join(NodeLowering& L) {
   const int axis = op.axis();
   const std::string as = str(axis);
   const int nin = L.nin();
+  // Inputs of the output's dtype are copied by the host (copy_strided): the
+  // node function then holds no loop; a conversion copy is a loop of its own.
+  bool converts = false;
+  for (int i = 0; i < nin; ++i) converts = converts || L.in(i).dtype() != L.out(0).dtype();
+  L.cold = !converts || on_gpu(L.node.output(0));
   w.line("int64_t lengths[" + str(nin) + "];");
   for (int i = 0; i < nin; ++i) w.line("lengths[" + str(i) + "] = " + L.x(i) + "->shape[" + as + "];");
   for (int i = 1; i < nin; ++i) {

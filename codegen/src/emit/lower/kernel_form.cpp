@@ -79,6 +79,7 @@ void lower_lines(NodeLowering& L) {
   const KernelForm form = kernel_form_of(L, false);
   const bool resized = form.kind == KernelForm::Kind::LinesResized;
   const int nd = L.in(0).ndim();
+  L.loops_outlined = true;  // the lines are a part function
   CodeWriter& w = L.body;
   emit_resized_check(L, form);
   for (int d = 0; d < nd; ++d)

@@ -35,6 +35,7 @@ void lower_lapack(NodeLowering& L) {
     refuse(L.node, LoweringReason::Dtype, " (dtype " + std::string(dtype_name(dt)) + ")");
   const std::string S = dt == DType::Float64 ? "f64" : "f32";
   need_linalg_kernels(L);
+  L.cold = true;  // calls into the host: the rule, the workspace query, the run
   CodeWriter& w = L.body;
   const std::string fail =
       "{ char m[512]; theano_la_cat(m, 512, " + c_string(L.label + ": ") +

@@ -131,6 +131,13 @@ class NodeLowering {
   /// -O2 compile time of its body. Nodes whose inputs and outputs are all
   /// statically tiny are compiled so too (see `worth_optimizing`).
   bool cold = false;
+  /// Set by lowerings whose per-element loops are all file-scope functions
+  /// (`file`, compiled with -O2) that the node function only calls after
+  /// its shape checks and allocation (Elemwise's and CAReduce's part
+  /// functions): the node function itself is then compiled without
+  /// optimization, its helpers with. Its straight-line checks were about half
+  /// of a unit's optimized IR (docs/jit-and-cache.md, "Loop variants").
+  bool loops_outlined = false;
   /// The function's CUDA translation unit, where GPU lowerings add kernels.
   cuda::CudaUnit* cuda = nullptr;
 

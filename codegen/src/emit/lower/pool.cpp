@@ -219,9 +219,12 @@ void lower_pool(NodeLowering& L) {
   CodeWriter& w = L.body;
   if (scatter) {
     // The windows add into zeros (o0 is fresh and C-contiguous).
-    w.line("{ " + L.out_ctype(0) + "* z = (" + L.out_ctype(0) + "*)o0->data; const int64_t m = theano_size(o0); " +
-           "for (int64_t k = 0; k < m; ++k) z[k] = 0; }");
+    const std::string ot = L.out_ctype(0);
+    L.file.line("__attribute__((noinline)) static void " + L.fn + "_zero(" + ot +
+                "* __restrict z, int64_t m) { for (int64_t k = 0; k < m; ++k) z[k] = 0; }");
+    w.line(L.fn + "_zero((" + ot + "*)o0->data, theano_size(o0));");
   }
+  L.loops_outlined = true;  // the zeros and the windows are file-scope functions
   // The images (the leading axes, flattened) in parts across the loop
   // threads: an image's elements, or windows, are its own (the windows of
   // one image add only into that image), so the parts never write alike.

@@ -84,13 +84,12 @@ void emit_sizes(NodeLowering& L, const Layout& l) {
   w.line("(void)outer; (void)inner;");
 }
 
-/// Opens the nested loops of the generic strided path: kept axes outside (in
-/// C order, matching the output's C order), `base<i>` the byte address in
-/// input i of the first reduced element, `at<i>` that of the current one. The
-/// caller folds `fold_stmt` over the reduced axes.
-void emit_generic(NodeLowering& L, const Layout& l, const std::string& init_stmt, const std::string& fold_stmt,
-                  const std::string& store_stmt) {
-  CodeWriter& w = L.body;
+/// Writes to `w` the nested loops of the generic strided path: kept axes
+/// outside (in C order, matching the output's C order), `base<i>` the byte
+/// address in input i of the first reduced element, `at<i>` that of the
+/// current one; `fold_stmt` folds over the reduced axes.
+void emit_generic(CodeWriter& w, const NodeLowering& L, const Layout& l, const std::string& init_stmt,
+                  const std::string& fold_stmt, const std::string& store_stmt) {
   w.line("int64_t ko = 0;");
   for (int d : l.kept) {
     const std::string ds = str(d);
@@ -299,13 +298,32 @@ void lower_careduce(NodeLowering& L) {
                                    " differs from input 0 in dimension " + str(d) + ")"));
   emit_sizes(L, l);
   w.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
+  // The generic strided path and the identity of an empty reduction,
+  // file-scope functions like the contiguous forms (so the node function
+  // holds no loop: loops_outlined). The empty reduction does not walk the
+  // input: its other reduced axes may be long (2^37 x 0 summed over both).
+  f.line("__attribute__((noinline)) static void " + fn + "_identity(" + out_t +
+         "* __restrict po, int64_t n) { for (int64_t k = 0; k < n; ++k) po[k] = " + store(init) + "; }");
+  std::string generic_params, generic_call = fn + "_generic(";
+  for (int i = 0; i < nin; ++i) {
+    generic_params += "const TheanoArray* " + L.x(i) + ", ";
+    generic_call += L.x(i) + ", ";
+  }
+  generic_call += "po);";
+  f.open("__attribute__((noinline)) static void " + fn + "_generic(" + generic_params + out_t + "* __restrict po)");
+  std::vector<std::string> at_loads;
+  for (int i = 0; i < nin; ++i) at_loads.push_back("*(const " + L.in_ctype(i) + "*)at" + str(i));
+  emit_generic(f, L, l, acc_t + " a = " + init + ";", "a = " + fn + "_fold(a, " + element(at_loads) + ");",
+               "po[ko] = " + store("a") + ";");
+  f.close();
+  L.loops_outlined = true;
   // Empty reduction: the identity, or an error for max/min.
   w.open("if (group == 0)");
   if (kind == Kind::Max || kind == Kind::Min) {
     w.line("if (n_out > 0) " +
            L.fail(kErrValue, "zero-size array to reduction operation " + op.scalar_op() + " which has no identity"));
   }
-  w.line("for (int64_t k = 0; k < n_out; ++k) po[k] = " + store(init) + ";");
+  w.line(fn + "_identity(po, n_out);");
   w.line("return 0;");
   w.close();
   w.line("if (n_out == 0) return 0;");
@@ -429,10 +447,7 @@ void lower_careduce(NodeLowering& L) {
     w.line("return 0;");
     w.close();
   }
-  std::vector<std::string> at_loads;
-  for (int i = 0; i < nin; ++i) at_loads.push_back("*(const " + L.in_ctype(i) + "*)at" + str(i));
-  emit_generic(L, l, acc_t + " a = " + init + ";", "a = " + fn + "_fold(a, " + element(at_loads) + ");",
-               "po[ko] = " + store("a") + ";");
+  w.line(generic_call);
   w.line("return 0;");
 }
 
@@ -510,7 +525,7 @@ void lower_argreduce(NodeLowering& L) {
     w.line("return 0;");
     w.close();
   }
-  emit_generic(L, l, in_t + " best = 0; int64_t bi = -1, j = 0;",
+  emit_generic(w, L, l, in_t + " best = 0; int64_t bi = -1, j = 0;",
                "{ const " + in_t + " v = *(const " + in_t + "*)at0; if (bi < 0 || " + fn +
                    "_better(best, v)) { best = v; bi = j; } ++j; }",
                "po[ko] = bi;");

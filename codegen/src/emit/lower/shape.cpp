@@ -148,6 +148,7 @@ void lower_specify_shape(NodeLowering& L) {
 // ---- Reshape -----------------------------------------------------------------------
 
 void lower_reshape(NodeLowering& L) {
+  L.cold = true;  // a view, or the host's copy_strided
   const auto& op = static_cast<const tensor::Reshape&>(L.op);
   CodeWriter& w = L.body;
   const int nd = op.ndim();
@@ -198,6 +199,7 @@ void lower_reshape(NodeLowering& L) {
 // ---- Alloc -------------------------------------------------------------------------
 
 void lower_alloc(NodeLowering& L) {
+  L.cold = true;  // the host's copy_strided (or a GPU copy kernel) broadcasts the value
   emit_alloc_target(L);
   emit_strided_copy(L, L.nin() - 1, "o0->data", "o0->strides", "x0->data", "vs", "shp");
   L.body.line("return 0;");

@@ -85,6 +85,9 @@ void check_components(NodeLowering& L, int s, const std::string& ci, const std::
 void emit_components(NodeLowering& L, int first, bool with_data, const std::string& pre = "",
                      const std::string& who = "") {
   L.need("sparse_kernels", kernel_text("sparse_kernels.h"));
+  // The loops are the kernels' (support code, optimized) and their part
+  // functions': the node function only checks and calls.
+  L.loops_outlined = true;
   if (with_data) operand(L, first, pre + "cd", true);
   const int at = with_data ? first + 1 : first;
   operand(L, at, pre + "ci", true);

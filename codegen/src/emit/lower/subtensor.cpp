@@ -189,6 +189,7 @@ std::string update_stmt(DType xd, bool set, const std::string& dst, const std::s
 
 void lower_subtensor(NodeLowering& L) {
   const auto& op = static_cast<const tensor::Subtensor&>(L.op);
+  L.cold = true;  // a view: index checks only
   CodeWriter& w = L.body;
   const int vnd = emit_index(L, op.idx_list(), L.in(0).ndim(), "x0", 1, "v");
   // A view of x (view_map {0: [0]}).

@@ -127,6 +127,32 @@ TEST_CASE("ClangCompiler: assembly and LLVM IR for debugging") {
   CHECK(ir.find("@jit_entry") != std::string::npos);
 }
 
+TEST_CASE("ClangCompiler: the -O pipeline leaves optnone functions unoptimized, as Clang does") {
+  // THEANO_UNOPTIMIZED node functions are optnone: the passes must skip them
+  // (they did not until the pipeline got Clang's optnone instrumentation:
+  // every node function was optimized and only its instruction selection
+  // was the fast one). An optimized function keeps no stack slot for a local
+  // and folds the loop; an optnone one keeps both.
+  const std::string src = R"(
+static int sum_to(int n) { int a = 0; for (int i = 0; i < n; ++i) a += i; return a; }
+extern "C" __attribute__((noinline, optnone)) int cold_fn(int n) { int a = 0; for (int i = 0; i < n; ++i) a += i; return a; }
+extern "C" int hot_fn(int n) { return sum_to(n); }
+)";
+  const std::string ir = ClangCompiler().emit_llvm_ir(src).bytes;
+  auto body = [&](const std::string& name) {
+    const auto at = ir.find("@" + name + "(");
+    REQUIRE(at != std::string::npos);
+    return ir.substr(at, ir.find("\n}", at) - at);
+  };
+  const std::string cold = body("cold_fn"), hot = body("hot_fn");
+  CAPTURE(cold);
+  CAPTURE(hot);
+  CHECK(cold.find("alloca") != std::string::npos);
+  CHECK(cold.find("br ") != std::string::npos);
+  CHECK(hot.find("alloca") == std::string::npos);
+  CHECK(hot.find("call") == std::string::npos);  // sum_to inlined
+}
+
 TEST_CASE("ClangCompiler: exp loops vectorize through libmvec") {
   auto asm_text = ClangCompiler().emit_assembly(theano_test::exp_source()).bytes;
   // _ZGVeN8v_exp with AVX-512, _ZGVdN4v_exp with AVX2, _ZGVbN2v_exp on SSE2

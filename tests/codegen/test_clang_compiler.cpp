@@ -135,7 +135,11 @@ TEST_CASE("ClangCompiler: the -O pipeline leaves optnone functions unoptimized, 
   // and folds the loop; an optnone one keeps both.
   const std::string src = R"(
 static int sum_to(int n) { int a = 0; for (int i = 0; i < n; ++i) a += i; return a; }
-extern "C" __attribute__((noinline, optnone)) int cold_fn(int n) { int a = 0; for (int i = 0; i < n; ++i) a += i; return a; }
+extern "C" __attribute__((noinline, optnone)) int cold_fn(int n) {
+  int a = 0;
+  for (int i = 0; i < n; ++i) a += i;
+  return a;
+}
 extern "C" int hot_fn(int n) { return sum_to(n); }
 )";
   const std::string ir = ClangCompiler().emit_llvm_ir(src).bytes;

@@ -135,8 +135,8 @@ class NodeLowering {
   /// (`file`, compiled with -O2) that the node function only calls after
   /// its shape checks and allocation (Elemwise's and CAReduce's part
   /// functions): the node function itself is then compiled without
-  /// optimization, its helpers with. Its straight-line checks were about half
-  /// of a unit's optimized IR (docs/jit-and-cache.md, "Loop variants").
+  /// optimization, its helpers with. The checks were about half of a unit's
+  /// optimized IR (docs/jit-and-cache.md, "One translation unit per function").
   bool loops_outlined = false;
   /// The function's CUDA translation unit, where GPU lowerings add kernels.
   cuda::CudaUnit* cuda = nullptr;

@@ -44,24 +44,31 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
                        "a contiguous copy of the input");
   const std::string as = str(axis);
   w.line("const int64_t n = x->shape[" + as + "];");
+  // The walk over the lanes is a file-scope function (the node function is
+  // then unoptimized: loops_outlined), as are the lane kernels it calls.
+  L.loops_outlined = true;
+  w.line(fn + "_lanes(x, o0, n);");
+  w.line("return 0;");
+  CodeWriter& f = L.file;
+  f.open("__attribute__((noinline)) static void " + fn + "_lanes(const TheanoArray* x, TheanoArray* o0, int64_t n)");
   if (axis < nd - 1) {
     // A C-contiguous input seen as (outer, n, inner), inner > 1: chunks of
     // columns go through the passes row by row (softmax.h's column path).
-    w.open("if (theano_softmax_cols_layout(x->shape, x->strides, (int64_t)x->ndim, " + as + ", " + isz + "))");
-    w.line("int64_t outer = 1, inner = 1;");
-    for (int d = 0; d < axis; ++d) w.line("outer *= x->shape[" + str(d) + "];");
-    for (int d = axis + 1; d < nd; ++d) w.line("inner *= x->shape[" + str(d) + "];");
-    w.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x->data;");
-    w.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
-    w.line("double m[THEANO_SOFTMAX_CHUNK], t[THEANO_SOFTMAX_CHUNK];");
-    w.open("for (int64_t o = 0; o < outer; ++o)");
-    w.open("for (int64_t j0 = 0; j0 < inner; j0 += THEANO_SOFTMAX_CHUNK)");
-    w.line("const int64_t mm = inner - j0 < THEANO_SOFTMAX_CHUNK ? inner - j0 : THEANO_SOFTMAX_CHUNK;");
-    w.line(fn + "_cols(px + o * n * inner + j0, po + o * n * inner + j0, n, inner, mm, m, t);");
-    w.close();
-    w.close();
-    w.line("return 0;");
-    w.close();
+    f.open("if (theano_softmax_cols_layout(x->shape, x->strides, (int64_t)x->ndim, " + as + ", " + isz + "))");
+    f.line("int64_t outer = 1, inner = 1;");
+    for (int d = 0; d < axis; ++d) f.line("outer *= x->shape[" + str(d) + "];");
+    for (int d = axis + 1; d < nd; ++d) f.line("inner *= x->shape[" + str(d) + "];");
+    f.line("const " + in_t + "* __restrict px = (const " + in_t + "*)x->data;");
+    f.line(out_t + "* __restrict po = (" + out_t + "*)o0->data;");
+    f.line("double m[THEANO_SOFTMAX_CHUNK], t[THEANO_SOFTMAX_CHUNK];");
+    f.open("for (int64_t o = 0; o < outer; ++o)");
+    f.open("for (int64_t j0 = 0; j0 < inner; j0 += THEANO_SOFTMAX_CHUNK)");
+    f.line("const int64_t mm = inner - j0 < THEANO_SOFTMAX_CHUNK ? inner - j0 : THEANO_SOFTMAX_CHUNK;");
+    f.line(fn + "_cols(px + o * n * inner + j0, po + o * n * inner + j0, n, inner, mm, m, t);");
+    f.close();
+    f.close();
+    f.line("return;");
+    f.close();
   }
   // The lane's elements are adjacent in both arrays: the axis is the last, or
   // every dimension after it has size 1 (else the column path ran).
@@ -69,13 +76,13 @@ void lower_softmax_common(NodeLowering& L, int axis, bool log) {
   for (int d = 0; d < nd; ++d) {
     if (d == axis) continue;
     const std::string ds = str(d);
-    w.open("for (int64_t i" + ds + " = 0; i" + ds + " < x->shape[" + ds + "]; ++i" + ds + ")");
+    f.open("for (int64_t i" + ds + " = 0; i" + ds + " < x->shape[" + ds + "]; ++i" + ds + ")");
     xoff += " + i" + ds + " * x->strides[" + ds + "]";
     ooff += " + i" + ds + " * o0->strides[" + ds + "]";
   }
-  w.line(fn + "_lane_c((const " + in_t + "*)(x->data" + xoff + "), (" + out_t + "*)(o0->data" + ooff + "), n);");
-  for (int d = 0; d < nd - 1; ++d) w.close();
-  w.line("return 0;");
+  f.line(fn + "_lane_c((const " + in_t + "*)(x->data" + xoff + "), (" + out_t + "*)(o0->data" + ooff + "), n);");
+  for (int d = 0; d < nd - 1; ++d) f.close();
+  f.close();
 }
 
 void lower_softmax(NodeLowering& L) {

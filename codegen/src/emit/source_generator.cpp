@@ -41,9 +41,11 @@ LazySchedule host_schedule(const FunctionGraph& fg) {
 /// unit of its own: below it, a second front end and thread cost more than
 /// they save. The second unit's front end (on a precompiled prelude) runs on
 /// the other core, so two units pay from about two small loops on. Cold
-/// compiles (one process each, float64) in two units against one: W12 59 ->
-/// 42 ms, W8g 128 -> 97, W13 157 -> 118, W2 144 -> 108; an exp, a sum and a
-/// max of one vector (weight 4900) 73 -> 52; an exp and a sum (2850) 53 -> 54.
+/// compiles (one process each, float64) in two units against one, measured
+/// while the -O pipeline still optimized optnone functions
+/// (clang_compiler.cpp): W12 59 -> 42 ms, W8g 128 -> 97, W13 157 -> 118, W2
+/// 144 -> 108; an exp, a sum and a max of one vector (weight 4900) 73 -> 52;
+/// an exp and a sum (2850) 53 -> 54.
 constexpr std::size_t kSplitWeight = 1300;
 
 }  // namespace

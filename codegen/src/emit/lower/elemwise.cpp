@@ -331,6 +331,16 @@ void lower_elemwise(NodeLowering& L) {
   // No __restrict when an output overwrites an input (they alias).
   const bool inplace = !op.inplace_pattern().empty();
   const std::string restrict_kw = inplace ? "" : " __restrict";
+  // The output each input is overwritten by (-1: none), where their C types
+  // match: the loops read such an input through the output's pointer (the
+  // same address: the output is the input's buffer with its strides). Read
+  // through its own pointer, the vectorizer could not prove the two equal,
+  // checked at run time that they do not overlap, and, since they do, ran
+  // the scalar loop: tanh(X W + b) in place after a gemm took 1.2 ms for
+  // 256 x 512 doubles instead of 0.12 (a scalar exp per element).
+  std::vector<int> overwritten_by(static_cast<std::size_t>(nin), -1);
+  for (const auto& [k, i] : op.inplace_pattern())
+    if (L.in_ctype(i) == L.out_ctype(k)) overwritten_by[static_cast<std::size_t>(i)] = k;
   for (int k = 0; k < nout; ++k) {
     const std::string ok = L.o(k);
     for (int d = 0; d < nd; ++d) w.line(ok + "->shape[" + str(d) + "] = shape[" + str(d) + "];");
@@ -357,14 +367,15 @@ void lower_elemwise(NodeLowering& L) {
   const std::string contiguous = elemwise_contiguous_condition(L, nd);
   // The contiguous loop over [lo, hi): one flat loop the vectorizer sees.
   auto emit_flat = [&](CodeWriter& c, const std::string& lo, const std::string& hi) {
-    for (int i = 0; i < nin; ++i) {
-      const std::string is = str(i);
-      c.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)x" + is +
-             "->data;");
-    }
     for (int k = 0; k < nout; ++k) {
       const std::string ot = L.out_ctype(k);
       c.line(ot + "*" + restrict_kw + " po" + str(k) + " = (" + ot + "*)o" + str(k) + "->data;");
+    }
+    for (int i = 0; i < nin; ++i) {
+      const std::string is = str(i);
+      const int by = overwritten_by[static_cast<std::size_t>(i)];
+      c.line("const " + L.in_ctype(i) + "*" + restrict_kw + " p" + is + " = (const " + L.in_ctype(i) + "*)" +
+             (by >= 0 ? "po" + str(by) : "x" + is + "->data") + ";");
     }
     c.open("for (int64_t k = " + lo + "; k < " + hi + "; ++k)");
     for (int i = 0; i < nin; ++i) {
@@ -442,19 +453,22 @@ void lower_elemwise(NodeLowering& L) {
     if (nd >= 2) c.line("const int64_t m = o0->shape[" + str(last) + "];");
     open_loops(c, last, "lo", "hi", /*scalar_inner=*/false);
     auto offset = [&](const std::string& prefix) { return loop_offset(last, prefix); };
+    for (int k = 0; k < nout; ++k)
+      c.line(L.out_ctype(k) + "*" + restrict_kw + " ro" + str(k) + " = (" + L.out_ctype(k) + "*)(o" + str(k) +
+             "->data" + offset("so" + str(k) + "_") + ");");
     for (int i = 0; i < nin; ++i) {
       const std::string is = str(i);
       const std::string& ct = ex.arg_types[static_cast<std::size_t>(i)];
+      const int by = overwritten_by[static_cast<std::size_t>(i)];
       if (broadcast_in(i, last))
         c.line("const " + ct + " b" + is + " = (" + ct + ")*(const " + L.in_ctype(i) + "*)(x" + is + "->data" +
                offset("s" + is + "_") + ");");
+      else if (by >= 0)  // the output's row: the same address (its strides are the input's)
+        c.line("const " + L.in_ctype(i) + "* r" + is + " = (const " + L.in_ctype(i) + "*)ro" + str(by) + ";");
       else
         c.line("const " + L.in_ctype(i) + "*" + restrict_kw + " r" + is + " = (const " + L.in_ctype(i) + "*)(x" + is +
                "->data" + offset("s" + is + "_") + ");");
     }
-    for (int k = 0; k < nout; ++k)
-      c.line(L.out_ctype(k) + "*" + restrict_kw + " ro" + str(k) + " = (" + L.out_ctype(k) + "*)(o" + str(k) +
-             "->data" + offset("so" + str(k) + "_") + ");");
     c.open(nd >= 2 ? std::string("for (int64_t j = 0; j < m; ++j)") : std::string("for (int64_t j = lo; j < hi; ++j)"));
     for (int i = 0; i < nin; ++i) {
       const std::string is = str(i);

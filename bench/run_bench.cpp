@@ -281,6 +281,10 @@ void measure_calls(bench::Row& r, const fs::path& compiledir, const Options& o) 
   r.call_max_ms = t.max * 1e3;
   r.bytes_per_call = bytes_per_call(r.workload, dtype);
   r.timed = true;
+  // THEANO_FLAGS profile=True: where the calls' time went, node by node
+  // (profiling times every node, so the medians above include its cost).
+  if (const ProfileStats p = f.profile(); p.enabled)
+    std::printf("%s %s profile:\n%s\n", r.workload.c_str(), r.dtype.c_str(), p.summary().c_str());
 
   if (w.one_thread_figure) {
     // The single-thread figure: the same graph compiled with THEANO_FLAGS

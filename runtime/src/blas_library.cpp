@@ -24,7 +24,8 @@
   X(cblas_ddot) X(openblas_get_num_threads) X(openblas_set_num_threads) X(openblas_get_config)              \
   X(openblas_get_corename) X(spotrf_) X(dpotrf_) X(spotrs_) X(dpotrs_) X(strtrs_) X(dtrtrs_) X(sgetrf_)     \
   X(dgetrf_) X(sgetrs_) X(dgetrs_) X(ssyevd_) X(dsyevd_) X(sgesdd_) X(dgesdd_) X(sgeqrf_) X(dgeqrf_)        \
-  X(sorgqr_) X(dorgqr_) X(sgeev_) X(dgeev_) X(strmm_) X(dtrmm_) X(strsm_) X(dtrsm_)
+  X(sorgqr_) X(dorgqr_) X(sgeev_) X(dgeev_) X(strmm_) X(dtrmm_) X(strsm_) X(dtrsm_)     \
+  X(strtri_) X(dtrtri_)
 
 namespace theano::runtime {
 namespace {
@@ -267,6 +268,10 @@ char* openblas_get_corename(void) { return THEANO_BLAS_FN(openblas_get_corename)
                 const T* alpha, const T* a, const int* lda, T* b, const int* ldb, unsigned long ls,                \
                 unsigned long lu, unsigned long lt, unsigned long ld) {                                            \
     THEANO_BLAS_FN(P##trsm_)(s, u, t, d, m, n, alpha, a, lda, b, ldb, ls, lu, lt, ld);                             \
+  }                                                                                                                 \
+  void P##trtri_(const char* u, const char* d, const int* n, T* a, const int* lda, int* info, unsigned long lu,     \
+                 unsigned long ld) {                                                                                \
+    THEANO_BLAS_FN(P##trtri_)(u, d, n, a, lda, info, lu, ld);                                                      \
   }
 THEANO_BLAS_LAPACK(float, s)
 THEANO_BLAS_LAPACK(double, d)

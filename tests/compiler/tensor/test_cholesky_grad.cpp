@@ -6,6 +6,7 @@
 // verify_grad; infer_shape; and the graph cholesky's gradient now builds.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -126,6 +127,34 @@ TEST_SUITE("linalg grad") {
     const NDArray r32 = o32.eval({{f32, as_array(L0, n).astype(DType::Float32)}, {g32, as_array(G, n).astype(DType::Float32)}});
     CHECK(r32.dtype() == DType::Float32);
     CHECK(max_abs_diff(rows(r32), murray(L0, G, n)) < 1e-4);
+  }
+
+  TEST_CASE("CholeskyGrad: an ill-conditioned factor agrees with the plain loops; a zero on its diagonal is not finite") {
+    // The kernel inverts U once (trtri) and multiplies; a factor with a zero
+    // on its diagonal, which has no inverse, takes the triangular solves.
+    std::mt19937_64 rng(34);
+    const std::int64_t n = 60;
+    std::uniform_real_distribution<double> place(0, 10);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (double& v : x) v = place(rng);
+    Mat K(static_cast<std::size_t>(n * n));
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double d = x[static_cast<std::size_t>(i)] - x[static_cast<std::size_t>(j)];
+        at(K, n, i, j) = std::exp(-0.5 * d * d) + (i == j ? 1e-6 : 0.0);  // an RBF kernel's matrix, jitter 1e-6
+      }
+    const Var a = matrix("a"), f = matrix("f"), g = matrix("g");
+    Mat L = rows(LA::cholesky(a).eval({{a, as_array(K, n)}}));
+    const Mat G = rows(uniform(rng, {n, n}));
+    const Var lo = OpPtr(new LA::CholeskyGrad(true))->apply1({f, g});
+    const Mat want = murray(L, G, n);
+    double scale = 0;
+    for (double v : want) scale = std::max(scale, std::abs(v));
+    CHECK(max_abs_diff(rows(lo.eval({{f, as_array(L, n)}, {g, as_array(G, n)}})), want) < 1e-9 * scale);
+    at(L, n, 7, 7) = 0;
+    bool finite = true;
+    for (double v : rows(lo.eval({{f, as_array(L, n)}, {g, as_array(G, n)}}))) finite = finite && std::isfinite(v);
+    CHECK_FALSE(finite);
   }
 
   TEST_CASE("CholeskyGrad: verify_grad of both inputs (second derivatives through cholesky), lower, upper, batched") {

@@ -36,7 +36,8 @@ extern "C" {
   void P##trmm_(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,       \
                 const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);              \
   void P##trsm_(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,       \
-                const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);
+                const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);              \
+  void P##trtri_(const char*, const char*, const int*, T*, const int*, int*, unsigned long, unsigned long);
 THEANO_LA_LAPACK_DECL(double, d)
 THEANO_LA_LAPACK_DECL(float, s)
 #undef THEANO_LA_LAPACK_DECL
@@ -435,12 +436,30 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
   static inline int64_t theano_la_load_##S(int64_t r, int64_t k, const char* src, int64_t rs, int64_t cs, T* dst,      \
                                            int64_t ld) {                                                              \
     int64_t i, j, bad = 0;                                                                                             \
-    for (j = 0; j < k; ++j)                                                                                            \
-      for (i = 0; i < r; ++i) {                                                                                        \
-        const T v = *(const T*)(src + i * rs + j * cs);                                                                \
-        dst[i + j * ld] = v;                                                                                           \
-        if (!bad && !(v - v == 0)) bad = 1 + i * k + j;                                                                \
+    for (j = 0; j < k; ++j) {                                                                                          \
+      /* A column at a time, finite while every v - v is 0: an AND of comparisons, which vectorizes                   \
+       * (a branch per element to note the first bad one did not: 5 cycles an element, 0.4 ms of a                   \
+       * 500 x 500 Cholesky's 2.3); the column holding one is searched again. */                                     \
+      const char* col = src + j * cs;                                                                                  \
+      T* d = dst + j * ld;                                                                                             \
+      int finite = 1;                                                                                                  \
+      if (rs == (int64_t)sizeof(T)) {                                                                                  \
+        const T* s = (const T*)col;                                                                                    \
+        for (i = 0; i < r; ++i) {                                                                                      \
+          d[i] = s[i];                                                                                                 \
+          finite &= s[i] - s[i] == 0;                                                                                  \
+        }                                                                                                              \
+      } else {                                                                                                         \
+        for (i = 0; i < r; ++i) {                                                                                      \
+          const T v = *(const T*)(col + i * rs);                                                                       \
+          d[i] = v;                                                                                                    \
+          finite &= v - v == 0;                                                                                        \
+        }                                                                                                              \
       }                                                                                                                \
+      if (!finite && !bad)                                                                                             \
+        for (i = 0; i < r && !bad; ++i)                                                                                \
+          if (!(d[i] - d[i] == 0)) bad = 1 + i * k + j;                                                                \
+    }                                                                                                                  \
     return bad;                                                                                                        \
   }                                                                                                                    \
   /* Loads core matrix `i` at batch entry b into dst with finiteness checked: the matrix itself                       \

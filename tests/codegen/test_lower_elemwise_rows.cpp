@@ -99,7 +99,8 @@ TEST_SUITE("c_linker") {
     std::mt19937_64 rng(53);
     auto st = ScalarType::make(DType::Float64);
     Var a = st->make_variable("a"), b = st->make_variable("b");
-    ScalarOpPtr tanh_add(new Composite({a, b}, std::vector<Var>{scalar_op("tanh")->apply1({scalar_op("add")->apply1({a, b})})}));
+    const Var a_plus_b = scalar_op("add")->apply1({a, b});
+    ScalarOpPtr tanh_add(new Composite({a, b}, std::vector<Var>{scalar_op("tanh")->apply1({a_plus_b})}));
     Var x = typed(DType::Float64, {false, false}, "x"), r = typed(DType::Float64, {true, false}, "r");
     for (bool bias : {false, true}) {
       CAPTURE(bias);
@@ -118,7 +119,8 @@ TEST_SUITE("c_linker") {
         std::string body;  // the part function's definition
         for (auto def = ir.find("\ndefine "); def != std::string::npos && body.empty();
              def = ir.find("\ndefine ", def + 1))
-          if (const auto eol = ir.find('\n', def + 1); ir.substr(def, eol - def).find("node0_flat") != std::string::npos)
+          if (const auto eol = ir.find('\n', def + 1);
+              ir.substr(def, eol - def).find("node0_flat") != std::string::npos)
             body = ir.substr(def, ir.find("\n}", def) - def);
         REQUIRE(!body.empty());
         CAPTURE(body);

@@ -129,7 +129,7 @@ TEST_SUITE("linalg grad") {
     CHECK(max_abs_diff(rows(r32), murray(L0, G, n)) < 1e-4);
   }
 
-  TEST_CASE("CholeskyGrad: an ill-conditioned factor agrees with the plain loops; a zero on its diagonal is not finite") {
+  TEST_CASE("CholeskyGrad: an ill-conditioned factor agrees with the plain loops, a zero diagonal is not finite") {
     // The kernel inverts U once (trtri) and multiplies; a factor with a zero
     // on its diagonal, which has no inverse, takes the triangular solves.
     std::mt19937_64 rng(34);

@@ -214,7 +214,16 @@ void lower_pool(NodeLowering& L) {
   need_pool_text([&](const std::string& k, const std::string& c) { L.need(k, c); },
                  std::string(kernel_dtype_suffix(L.out(0).dtype())));
   const std::string call = cpu_call_of(L, n);
-  const bool scatter = n.which == Which::MaxGrad || n.which == Which::AvgGrad;
+  // A max gradient whose windows tile the input (stride ws, no padding:
+  // LeNet's) is computed image by image, row by row
+  // (theano_pool_max_grad_tiled_<sfx>); other gradients scatter window by
+  // window into zeros.
+  bool tiled = n.which == Which::MaxGrad;
+  for (int k = 0; k < p.ndim; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    tiled = tiled && p.ws[kk] >= 1 && p.stride[kk] == p.ws[kk] && p.pad[kk] == 0;
+  }
+  const bool scatter = (n.which == Which::MaxGrad && !tiled) || n.which == Which::AvgGrad;
   emit_host(L, n);
   CodeWriter& w = L.body;
   if (scatter) {
@@ -255,30 +264,36 @@ void lower_pool(NodeLowering& L) {
     f.line(step + " bo += c * o0->strides[" + ds + "]; }");
   }
   f.line("(void)rest;");
-  // The element loops over the slots of the pooled lengths (the gradients'
-  // windows: zl) or of o0's; a dummy slot's index is 0.
-  int loops = 0;
-  for (int slot = 0; slot < 3; ++slot) {
-    const std::string is = "i" + str(slot);
-    if (slot < 3 - p.ndim) {
-      f.line("const int64_t " + is + " = 0;");
-      continue;
+  if (tiled) {
+    f.line("theano_pool_max_grad_tiled_" + std::string(kernel_dtype_suffix(L.out(0).dtype())) +
+           "(b0, s0, b1, s1, b2, s2, bo, so, v, pws, zl);");
+  } else {
+    // The element loops over the slots of the pooled lengths (the gradients'
+    // windows: zl) or of o0's; a dummy slot's index is 0.
+    int loops = 0;
+    for (int slot = 0; slot < 3; ++slot) {
+      const std::string is = "i" + str(slot);
+      if (slot < 3 - p.ndim) {
+        f.line("const int64_t " + is + " = 0;");
+        continue;
+      }
+      const std::string len = scatter ? "zl[" + str(slot) + "]" : "o0->shape[" + str(lead + slot - (3 - p.ndim)) + "]";
+      f.open("for (int64_t " + is + " = 0; " + is + " < " + len + "; ++" + is + ")");
+      ++loops;
     }
-    const std::string len = scatter ? "zl[" + str(slot) + "]" : "o0->shape[" + str(lead + slot - (3 - p.ndim)) + "]";
-    f.open("for (int64_t " + is + " = 0; " + is + " < " + len + "; ++" + is + ")");
-    ++loops;
+    f.line(call);
+    for (int k = 0; k < loops; ++k) f.close();
   }
-  f.line(call);
-  for (int k = 0; k < loops; ++k) f.close();
   f.close();  // the images
   f.close();  // the part
-  // Per image: its windows' elements, about prod(ws) operations each.
+  // Per image: its windows' elements, about prod(ws) operations each (tiled:
+  // its elements, a few operations each).
   std::string images = "1", per = "1";
   for (int d = 0; d < lead; ++d) images += " * o0->shape[" + str(d) + "]";
   for (int k = 0; k < p.ndim; ++k) per += " * " + (scatter ? "x1" : std::string("o0")) + "->shape[" + str(lead + k) + "]";
   std::int64_t window = 1;
   for (const std::int64_t e : p.ws) window *= e;
-  const int cost = static_cast<int>(std::min<std::int64_t>(window * 2, 1 << 20));
+  const int cost = tiled ? 4 : static_cast<int>(std::min<std::int64_t>(window * 2, 1 << 20));
   w.line(args_t + " args = {" + init + "};");
   w.line("const int64_t images = " + images + ", per = " + per + " > 0 ? " + per + " : 1;");
   w.line(part.run("images", min_part_expr(cost, "per"), "args") + ";");

@@ -379,13 +379,21 @@ void MaxPoolGrad::perform(const Apply&, std::span<const NDArray> inputs, std::sp
   const NDArray &x = inputs[0], &z = inputs[1], &gz = inputs[2];
   check_pooled(*this, p, x, z, "maxout");
   check_pooled(*this, p, x, gz, "gz");
-  // Window by window (kernels/pool.h's scatter form), into zeros.
+  // Window by window (kernels/pool.h's scatter form), into zeros; image by
+  // image where the windows tile the input (its tiled form: the same values).
   NDArray gx = NDArray::zeros(x.shape(), x.dtype());
   if (gx.size() != 0) {
     const Geometry g = geometry(p, x.shape(), z.shape());
     const Images xi(x, p.ndim), zi(z, p.ndim), gi(gz, p.ndim), oi(gx, p.ndim);
     const int64_t image_bytes = gx.nbytes() / g.nb;
+    const bool tiled = theano_pool_tiles(g.ws, g.st, g.pad) != 0;
 #define THEANO_POOL_MAXGRAD(T, SFX)                                                                    \
+  if (tiled) {                                                                                        \
+    for (int64_t b = 0; b < g.nb; ++b)                                                                \
+      theano_pool_max_grad_tiled_##SFX(xi.image(b), xi.s, zi.image(b), zi.s, gi.image(b), gi.s,       \
+                                       static_cast<char*>(gx.data()) + b * image_bytes, oi.s, g.v,    \
+                                       g.ws, g.zl);                                                   \
+  } else                                                                                              \
   for_each_window(g.nb, g.zl, [&](int64_t b) {                                                        \
     const char *xb = xi.image(b), *zb = zi.image(b), *gb = gi.image(b);                              \
     char* ob = static_cast<char*>(gx.data()) + b * image_bytes;                                      \

@@ -145,6 +145,26 @@ TEST_SUITE("lower pool") {
                Agreement{.rtol = 1e-12});
   }
 
+  TEST_CASE("max-pool gradients: windows that tile the input take the row form, the others the scatter") {
+    const Var x = any_tensor(DType::Float32, 4, "x"), gz = any_tensor(DType::Float32, 4, "gz");
+    for (const bool tiles : {true, false}) {
+      CAPTURE(tiles);
+      // 2x2 windows with stride 2 (LeNet's) tile the input; stride 1 overlaps.
+      const PoolParams p{2, {2, 2}, tiles ? std::vector<std::int64_t>{2, 2} : std::vector<std::int64_t>{1, 1}, {0, 0},
+                         true, PoolMode::Max};
+      const Var y = OpPtr(new signal::Pool(p))->apply1({x});
+      const Var g = OpPtr(new signal::MaxPoolGrad(p))->apply1({x, y, gz});
+      const std::string src = codegen::CLinker::generate_source(FunctionGraph({x, gz}, {g}));
+      CHECK((src.find("theano_pool_max_grad_tiled_f32(b0") != std::string::npos) == tiles);
+      CHECK((src.find("theano_pool_max_grad_add_f32(b0") != std::string::npos) == !tiles);
+      std::mt19937_64 rng(7);
+      const NDArray xv = tied(rng, {3, 2, 7, 9}, DType::Float32);
+      const std::vector<std::int64_t> pooled = tiles ? std::vector<std::int64_t>{3, 2, 3, 4}
+                                                     : std::vector<std::int64_t>{3, 2, 6, 8};
+      check_sets({x, gz}, {g}, {{xv, tied(rng, pooled, DType::Float32)}}, Agreement{.rtol = 1e-6});
+    }
+  }
+
   TEST_CASE("pool gradients: a gradient input of the wrong shape fails as perform does") {
     const PoolParams p{2, {2, 2}, {2, 2}, {0, 0}, true, PoolMode::Max};
     const Var x = any_tensor(DType::Float64, 3, "x"), z = any_tensor(DType::Float64, 3, "z"),

@@ -218,11 +218,15 @@ void lower_pool(NodeLowering& L) {
   // LeNet's) is computed image by image, row by row
   // (theano_pool_max_grad_tiled_<sfx>); other gradients scatter window by
   // window into zeros.
-  bool tiled = n.which == Which::MaxGrad;
-  for (int k = 0; k < p.ndim; ++k) {
-    const auto kk = static_cast<std::size_t>(k);
-    tiled = tiled && p.ws[kk] >= 1 && p.stride[kk] == p.ws[kk] && p.pad[kk] == 0;
+  std::int64_t ws3[3], st3[3], pad3[3];  // the 3 slots, as kernels/pool.h reads them
+  for (int slot = 0; slot < 3; ++slot) {
+    const int k = slot - (3 - p.ndim);
+    const auto kk = static_cast<std::size_t>(k < 0 ? 0 : k);
+    ws3[slot] = k < 0 ? 1 : p.ws[kk];
+    st3[slot] = k < 0 ? 1 : p.stride[kk];
+    pad3[slot] = k < 0 ? 0 : p.pad[kk];
   }
+  const bool tiled = n.which == Which::MaxGrad && theano_pool_tiles(ws3, st3, pad3) != 0;
   const bool scatter = (n.which == Which::MaxGrad && !tiled) || n.which == Which::AvgGrad;
   emit_host(L, n);
   CodeWriter& w = L.body;

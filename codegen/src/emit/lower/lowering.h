@@ -200,7 +200,7 @@ void emit_broadcast_to_check(NodeLowering& L, int i, const std::string& target, 
 /// nanoseconds a call and costs milliseconds of compile time).
 bool worth_optimizing(const NodeLowering& L);
 
-/// The scalar code of an Elemwise node (emit/lower/elemwise.cpp): the prelude
+/// The scalar code of an Elemwise node (emit/lower/elemwise_exprs.cpp): the prelude
 /// namespace of its compute domain (theano_f / theano_i), the C type of each
 /// `a<i>` (input i converted for the loop body), the statements computing a
 /// Composite's inner values (one `t<j>` per inner node, of the node's dtype's

@@ -8,7 +8,7 @@
  * compute an op with the same formula.
  *
  * Three compute domains, one namespace each, as the generated code selects
- * them (codegen/src/emit/lower/elemwise.cpp): theano_f (double), theano_s (float,
+ * them (codegen/src/emit/lower/elemwise_exprs.cpp): theano_f (double), theano_s (float,
  * the float32 forms) and theano_i (int64, NumPy's integer semantics under
  * -fwrapv; no signed-overflow UB in these helpers). A helper with a float form
  * is written once, in THEANO_SCALAR_MATH(T, F), instantiated for double (F

@@ -5,7 +5,7 @@
  * the scalar table's reference implementations (perform, constant folding)
  * include this header, and the code generator embeds its text, after the
  * prelude, in the host or CUDA units whose elementwise code calls one of its
- * functions (codegen/src/emit/lower/elemwise.cpp; kept out of the prelude,
+ * functions (codegen/src/emit/lower/elemwise_exprs.cpp; kept out of the prelude,
  * which every unit compiles).
  *
  * Float and double forms come from one text, THEANO_SPECIAL_MATH(T, F), as

@@ -165,6 +165,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   llvm::PassInstrumentationCallbacks pic;
   llvm::OptNoneInstrumentation optnone(/*DebugLogging=*/false);
   optnone.registerCallbacks(pic);
+  detail::skip_called_value_propagation(pic);  // pass_gate.h
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

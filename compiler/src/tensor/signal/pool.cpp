@@ -380,13 +380,18 @@ void MaxPoolGrad::perform(const Apply&, std::span<const NDArray> inputs, std::sp
   check_pooled(*this, p, x, z, "maxout");
   check_pooled(*this, p, x, gz, "gz");
   // Window by window (kernels/pool.h's scatter form), into zeros; image by
-  // image where the windows tile the input (its tiled form: the same values).
-  NDArray gx = NDArray::zeros(x.shape(), x.dtype());
-  if (gx.size() != 0) {
-    const Geometry g = geometry(p, x.shape(), z.shape());
+  // image where the windows tile the input (its tiled form: the same values,
+  // every element written, so no zero fill first).
+  if (x.size() == 0) {
+    outputs[0] = NDArray::zeros(x.shape(), x.dtype());
+    return;
+  }
+  const Geometry g = geometry(p, x.shape(), z.shape());
+  const bool tiled = theano_pool_tiles(g.ws, g.st, g.pad) != 0;
+  NDArray gx = tiled ? NDArray::empty(x.shape(), x.dtype()) : NDArray::zeros(x.shape(), x.dtype());
+  {
     const Images xi(x, p.ndim), zi(z, p.ndim), gi(gz, p.ndim), oi(gx, p.ndim);
     const int64_t image_bytes = gx.nbytes() / g.nb;
-    const bool tiled = theano_pool_tiles(g.ws, g.st, g.pad) != 0;
 #define THEANO_POOL_MAXGRAD(T, SFX)                                                                    \
   if (tiled) {                                                                                        \
     for (int64_t b = 0; b < g.nb; ++b)                                                                \

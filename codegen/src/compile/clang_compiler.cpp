@@ -142,14 +142,29 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   // registers and read garbage back: tanh, softmax and W3's float32 step
   // were wrong on those CPUs. With 512 on every function those calls pass
   // zmm; the vectorizer still picks its widths from the preferred width.
-  if (own_libmvec && detail::libmvec_avx512(*target.getMCSubtargetInfo()))
-    for (llvm::Function& f : m)
-      if (!f.isDeclaration()) {
+  //
+  // And the loops use 512-bit vectors wherever the CPU has them. LLVM's
+  // tuning for those Intel CPUs prefers 256 bits for code that runs vector
+  // instructions in short bursts among scalar code, which a lower clock for
+  // 512-bit work would slow. A unit is long elementwise loops and reductions
+  // over arrays, which the wider vectors run in half the instructions: W5's
+  // fused add and two products 0.72 of the time, W1's exp, tanh and division
+  // 0.85 (its 10^7 elements down to the memory's rate), W1s 0.85 (bench/ab,
+  // bench/README.md). A prefer-vector-width the source's flags set
+  // (cxxflags=-mprefer-vector-width=256) is kept.
+  const bool avx512 = target.getMCSubtargetInfo()->checkFeatures("+avx512f,+evex512");
+  const bool legal512 = own_libmvec && detail::libmvec_avx512(*target.getMCSubtargetInfo());  // implies avx512
+  if (avx512)
+    for (llvm::Function& f : m) {
+      if (f.isDeclaration()) continue;
+      if (legal512) {
         const llvm::Attribute w = f.getFnAttribute("min-legal-vector-width");
         unsigned width = 0;
         if (!w.isValid() || w.getValueAsString().getAsInteger(10, width) || width < 512)
           f.addFnAttr("min-legal-vector-width", "512");
       }
+      if (!f.hasFnAttribute("prefer-vector-width")) f.addFnAttr("prefer-vector-width", "512");
+    }
 
   llvm::PipelineTuningOptions pto;
   pto.LoopUnrolling = cg.UnrollLoops;

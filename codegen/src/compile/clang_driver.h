@@ -29,11 +29,12 @@ namespace theano::codegen::detail {
 /// libmvec table and pass_gate.h's skipped passes. Part of the compiler
 /// identity (so of every cache key): bump it whenever one of them changes the
 /// machine code, or cached objects built the old way keep being loaded.
+/// 6: 512-bit vectors preferred on AVX-512 CPUs (clang_compiler.cpp);
 /// 5: no Loop Strength Reduction (pass_gate.h);
 /// 4: 512-bit vectors legal where the AVX-512 libmvec variants are offered
 /// (their calls passed ymm halves on CPUs preferring 256-bit vectors);
 /// 3: no LLVM libmvec table (AVX2 calls on SSE targets).
-inline constexpr int kPipelineVersion = 5;
+inline constexpr int kPipelineVersion = 6;
 
 /// The virtual directory the in-memory source lives in.
 inline constexpr const char* kVirtualDir = "/__theano_jit__/";

@@ -1,9 +1,13 @@
-// The large-buffer cache behind NDArray storage: reuse of freed large
-// buffers of a similar size, the size window, the byte limit, release.
+// The buffer caches behind NDArray storage: reuse of freed large buffers of
+// a similar size, the size window, the byte limit, release; the per-thread
+// size classes of medium buffers.
 #include <doctest/doctest.h>
 
 #include <theano/runtime/buffer_cache.h>
 #include <theano/runtime/ndarray.h>
+
+#include <cstdint>
+#include <thread>
 
 using namespace theano;
 
@@ -69,5 +73,38 @@ TEST_SUITE("buffer cache") {
     NDArray f = NDArray::full({300000}, 2.5, DType::Float64);
     CHECK(f.data_as<double>()[299999] == 2.5);
     release_buffer_cache();
+  }
+
+  TEST_CASE("medium buffers come back to their thread by size class, at most 25 % larger, 64-byte aligned") {
+    const void* first;
+    {
+      NDArray a = NDArray::empty({125}, DType::Float64);  // 1000 bytes: the class of 1024
+      first = a.data();
+      CHECK(reinterpret_cast<std::uintptr_t>(a.data()) % 64 == 0);
+    }
+    {
+      NDArray same = NDArray::zeros({120}, DType::Float64);  // 960 bytes: the same class
+      NDArray other = NDArray::empty({75}, DType::Float64);   // 600 bytes: the class of 640
+#if !defined(__SANITIZE_ADDRESS__)
+      CHECK(same.data() == first);  // (no reuse under AddressSanitizer)
+#endif
+      CHECK(other.data() != same.data());
+      CHECK(reinterpret_cast<std::uintptr_t>(other.data()) % 64 == 0);
+      for (int i = 0; i < 120; ++i) CHECK(same.data_as<double>()[i] == 0.0);
+    }
+    // Freed on another thread: kept there (or freed when it exits), never
+    // handed to two arrays at once.
+    NDArray moved = NDArray::full({5000}, 1.5, DType::Float64);  // 40000 bytes
+    std::thread([a = std::move(moved)]() mutable { a = NDArray(); }).join();
+    NDArray x = NDArray::full({5000}, 2.0, DType::Float64);
+    NDArray y = NDArray::full({5000}, 3.0, DType::Float64);
+    CHECK(x.data() != y.data());
+    CHECK(x.data_as<double>()[4999] == 2.0);
+    CHECK(y.data_as<double>()[0] == 3.0);
+    // Every size up to 64 KiB and just above it: capacity covers the request.
+    for (std::int64_t n = 1; n <= 8200; n += 37) {
+      NDArray v = NDArray::full({n}, 4.0, DType::Float64);
+      CHECK(v.data_as<double>()[n - 1] == 4.0);
+    }
   }
 }

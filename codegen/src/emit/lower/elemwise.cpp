@@ -294,6 +294,7 @@ void lower_elemwise(NodeLowering& L) {
   }
   L.loops_outlined = true;  // the loop is a part function; the copies are the host's
   const int cost = ex.cost();
+  const std::size_t item = widest_item(L);
   CodeWriter& f = L.file;
   const std::string args_t = L.fn + "_args";
   const std::string init = emit_loop_args(f, args_t, nin, nout);
@@ -350,9 +351,9 @@ void lower_elemwise(NodeLowering& L) {
   for (const auto& [k, i] : op.inplace_pattern()) destroyed_of[static_cast<std::size_t>(k)] = i;
   w.line(args_t + " args = {" + init + "};");
   auto run = [&](const std::string& a) {
-    return by_rows ? (nd >= 2 ? loop.run("shape[0]", min_part_expr(cost, "n / shape[0]"), a)
-                              : loop.run("n", str(min_part_elements(cost)), a))
-                   : loop.run("n", str(min_part_elements(cost)), a);
+    return by_rows ? (nd >= 2 ? loop.run("shape[0]", min_part_expr(cost, "n / shape[0]", item), a)
+                              : loop.run("n", str(min_part_elements(cost, item)), a))
+                   : loop.run("n", str(min_part_elements(cost, item)), a);
   };
   w.open("if (" + fits + ")");
   w.line(run("args") + ";");

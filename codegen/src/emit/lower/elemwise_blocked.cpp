@@ -220,13 +220,14 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
   const bool split = worth_optimizing(L) && nd > 0;
   L.loops_outlined = true;  // both loops are file-scope functions
   const int cost = ex.cost();
+  const std::size_t item = widest_item(L);
   w.line(args_t + " args = {" + init + "};");
   w.open("if (" + elemwise_contiguous_condition(L, nd) + ")");
-  w.line(split ? flat.run("n", str(min_part_elements(cost)), "args") + ";" : flat.call("n", "args"));
+  w.line(split ? flat.run("n", str(min_part_elements(cost, item)), "args") + ";" : flat.call("n", "args"));
   w.line("return 0;");
   w.close();
   if (nd > 0) {
-    w.line(split ? strided.run("shape[0]", min_part_expr(cost, "n / shape[0]"), "args") + ";"
+    w.line(split ? strided.run("shape[0]", min_part_expr(cost, "n / shape[0]", item), "args") + ";"
                  : strided.call("shape[0]", "args"));
   }
   w.line("return 0;");

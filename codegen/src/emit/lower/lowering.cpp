@@ -203,11 +203,21 @@ int expr_cost(const std::vector<std::string>& exprs) {
   return 1 + 4 * calls;
 }
 
-std::int64_t min_part_elements(int cost) { return std::max<std::int64_t>(256, 4096 / std::max(cost, 1)); }
+std::int64_t min_part_elements(int cost, std::size_t itemsize) {
+  const auto narrower = static_cast<std::int64_t>(std::max<std::size_t>(1, 8 / std::max<std::size_t>(itemsize, 1)));
+  return std::max<std::int64_t>(256, 4096 / std::max(cost, 1)) * narrower;
+}
 
-std::string min_part_expr(int cost, const std::string& per_index) {
-  const std::string m = std::to_string(min_part_elements(cost));
+std::string min_part_expr(int cost, const std::string& per_index, std::size_t itemsize) {
+  const std::string m = std::to_string(min_part_elements(cost, itemsize));
   return "((" + m + " + (" + per_index + ") - 1) / (" + per_index + "))";
+}
+
+std::size_t widest_item(const NodeLowering& L) {
+  std::size_t w = 1;
+  for (int i = 0; i < L.nin(); ++i) w = std::max(w, dtype_size(L.in(i).dtype()));
+  for (int k = 0; k < L.nout(); ++k) w = std::max(w, dtype_size(L.out(k).dtype()));
+  return w;
 }
 
 const tensor::TensorType& NodeLowering::in(int i) const { return ttype(node.input(i)); }

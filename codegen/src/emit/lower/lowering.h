@@ -281,14 +281,19 @@ std::string elemwise_input_stride(const NodeLowering& L, int i, int d);
 /// operation: 1, plus 4 for every function call (libm, prelude helpers).
 int expr_cost(const std::vector<std::string>& exprs);
 /// The fewest elements of cost `cost` worth a loop part of their own on
-/// another thread: about 4096 cheap operations, a microsecond or two of work
-/// (an awake worker joins in well under a microsecond; the pool does not
-/// wake a sleeping one for a small job that comes alone, thread_pool.h).
-/// Loops shorter than twice this run on the calling thread only.
-std::int64_t min_part_elements(int cost);
+/// another thread: about 4096 cheap operations on 8-byte elements, a
+/// microsecond or two of work (an awake worker joins in well under a
+/// microsecond; the pool does not wake a sleeping one for a small job that
+/// comes alone, thread_pool.h), and proportionally more elements of a
+/// narrower type (`itemsize`, the widest the loop reads or writes), which a
+/// vector holds more of: a float32 element costs half a float64 one. Loops
+/// shorter than twice this run on the calling thread only.
+std::int64_t min_part_elements(int cost, std::size_t itemsize = 8);
 /// Generated code: the minimum part, in indices that each cover `per_index`
 /// elements (a C expression, at least 1), for theano_parallel.
-std::string min_part_expr(int cost, const std::string& per_index);
+std::string min_part_expr(int cost, const std::string& per_index, std::size_t itemsize = 8);
+/// The widest element, in bytes, among the node's inputs and outputs.
+std::size_t widest_item(const NodeLowering& L);
 
 /// Emits a copy of `nd`-d elements of output 0's dtype from `src` (a char*
 /// C expression) with byte strides `src_strides` (a C array; 0 to broadcast)

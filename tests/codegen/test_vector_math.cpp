@@ -35,6 +35,13 @@ char host_isa() {
   return 'b';
 }
 
+// True, with a message, on a host without AVX-512 (the AVX-512 tests skip).
+bool skipped_without_avx512() {
+  if (host_isa() == 'e') return false;
+  MESSAGE("skipped: this host has no AVX-512");
+  return true;
+}
+
 // The vector ABI letter of the variants a loop of the JIT's own choosing
 // calls, as a plain product loop shows: host_isa(), the JIT preferring
 // 512-bit vectors on every AVX-512 CPU (clang_compiler.cpp's optimize; the
@@ -156,10 +163,7 @@ extern "C" void m_exp(float* __restrict o, const float* __restrict a, double m, 
     // took its argument in ymm0 and ymm1 and left the upper 8 lanes of the
     // result garbage (0 here), until every generated function was given
     // "min-legal-vector-width"="512" (clang_compiler.cpp's optimize).
-    if (host_isa() != 'e') {
-      MESSAGE("skipped: this host has no AVX-512");
-      return;
-    }
+    if (skipped_without_avx512()) return;
     const std::string src = R"SRC(extern "C" float expf(float);
 extern "C" void f(float* __restrict o, const float* __restrict a, long n) {
   _Pragma("clang loop vectorize_width(16) interleave_count(1)")
@@ -182,10 +186,7 @@ extern "C" void f(float* __restrict o, const float* __restrict a, long n) {
     // LLVM's tuning for Intel's AVX-512 CPUs (Skylake-SP to Sapphire Rapids)
     // prefers 256-bit vectors; the JIT's units prefer 512 (W5 0.72 of the
     // time, bench/README.md). A user's -mprefer-vector-width is kept.
-    if (host_isa() != 'e') {
-      MESSAGE("skipped: this host has no AVX-512");
-      return;
-    }
+    if (skipped_without_avx512()) return;
     const std::string src = R"SRC(extern "C" double exp(double);
 extern "C" void scale(double* __restrict o, const double* __restrict a, long n) {
   for (long i = 0; i < n; ++i) o[i] = a[i] * 3.0;

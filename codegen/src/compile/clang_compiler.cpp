@@ -149,7 +149,7 @@ void optimize(llvm::Module& m, const clang::CompilerInvocation& inv, OptLevel op
   // 512-bit work would slow. A unit is long elementwise loops and reductions
   // over arrays, which the wider vectors run in half the instructions: W5's
   // fused add and two products 0.72 of the time, W1's exp, tanh and division
-  // 0.85 (its 10^7 elements down to the memory's rate), W1s 0.85 (bench/ab,
+  // 0.85 (its 10^7 elements near the memory's rate), W1s 0.85 (bench/ab,
   // bench/README.md). A prefer-vector-width the source's flags set
   // (cxxflags=-mprefer-vector-width=256) is kept.
   const bool avx512 = target.getMCSubtargetInfo()->checkFeatures("+avx512f,+evex512");

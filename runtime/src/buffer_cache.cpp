@@ -7,6 +7,7 @@
 #include <bit>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace theano {
@@ -103,90 +104,62 @@ std::shared_ptr<void> large_buffer(std::size_t bytes) {
   return std::shared_ptr<void>(p, [bytes](void* q) { give_back(q, bytes); });
 }
 
-// Small buffers (one 64-byte block: 0-d arrays and tiny vectors, the values
-// of scalar-heavy calls) are kept per thread, a few dozen at most: glibc's
-// aligned allocation bypasses its fast per-thread caches, and a call that
-// returns a scalar would otherwise pay it every time. Off under
-// AddressSanitizer, like the large cache.
-constexpr int kSmallKept = 32;
-struct SmallBlocks {
-  void* blocks[kSmallKept];
-  int count = 0;
-  bool alive = true;  // false once this thread's copy is destroyed (thread or process exit)
-  ~SmallBlocks() {
-    alive = false;
-    while (count > 0) raw_free(blocks[--count]);
-  }
-};
-thread_local SmallBlocks t_small;
+// Buffers of up to 64 KiB are kept per thread, by size class, and handed
+// out again on that thread: glibc's aligned allocation bypasses its fast
+// per-thread caches, and serves an aligned request of 1 KiB or more from its
+// large-chunk path, which first merges every small chunk freed since
+// (malloc_consolidate, a third of a call's time for a function of three
+// 256-element vectors). Class 0 is one 64-byte block (0-d arrays and tiny
+// vectors, the values of scalar-heavy calls: up to 32 kept); above it four
+// classes per power of two (a buffer at most 25 % larger than asked, 4 kept
+// a class); at most 1 MiB a thread. A kept buffer is a link of its class's
+// free list (its first bytes point to the next). Off under AddressSanitizer,
+// like the large cache.
+constexpr std::size_t kThreadMax = std::size_t{64} << 10;
+constexpr int kThreadClasses = 41;  // 64; then 2^6 < n <= 2^16, four per power of two
+constexpr std::size_t kThreadBytes = std::size_t{1} << 20;
 
-void release_small(void* p) noexcept {
-#if !defined(__SANITIZE_ADDRESS__)
-  SmallBlocks& s = t_small;
-  if (s.alive && s.count < kSmallKept) {
-    s.blocks[s.count++] = p;
-    return;
-  }
-#endif
-  raw_free(p);
-}
-
-std::shared_ptr<void> small_buffer() {
-  void* p = nullptr;
-#if !defined(__SANITIZE_ADDRESS__)
-  SmallBlocks& s = t_small;
-  if (s.count > 0) p = s.blocks[--s.count];
-#endif
-  if (!p) p = raw_allocate(kAlignment);
-  return std::shared_ptr<void>(p, &release_small);  // on failure it calls release_small(p)
-}
-
-// Medium buffers (65 B to 64 KiB: the vectors and small matrices of a call
-// on small arrays) are kept per thread too, by size class: four classes per
-// power of two (a buffer is at most 25 % larger than asked), at most
-// kMediumKept a class and kMediumBytes a thread. glibc serves a 64-byte
-// aligned request of 1 KiB or more from its large-chunk path, which first
-// merges every small chunk freed since (malloc_consolidate): a third of a
-// call's time for a function of three 256-element vectors.
-constexpr std::size_t kMediumMax = std::size_t{64} << 10;
-constexpr int kMediumClasses = 40;  // 2^6 < n <= 2^16, four per power of two
-constexpr int kMediumKept = 4;
-constexpr std::size_t kMediumBytes = std::size_t{1} << 20;
-
-struct MediumClass {
+struct SizeClass {
   int index;
   std::size_t capacity;
+  int kept;  // at most this many kept
 };
 
-/// The class of a request of n bytes, 64 < n <= kMediumMax.
-MediumClass medium_class(std::size_t n) {
+/// The class of a request of n bytes, 64 <= n <= kThreadMax.
+SizeClass size_class(std::size_t n) {
+  if (n <= kAlignment) return {0, kAlignment, 32};
   const int e = std::bit_width(n - 1) - 1;  // 2^e < n <= 2^(e+1)
   const std::size_t base = std::size_t{1} << e, step = base / 4;
   const std::size_t quarter = (n - base + step - 1) / step;  // 1..4
-  return {(e - 6) * 4 + static_cast<int>(quarter) - 1, base + quarter * step};
+  return {1 + (e - 6) * 4 + static_cast<int>(quarter) - 1, base + quarter * step, 4};
 }
 
-struct MediumBlocks {
-  void* blocks[kMediumClasses][kMediumKept];
-  int count[kMediumClasses] = {};
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+struct ThreadBlocks {
+  FreeBlock* head[kThreadClasses] = {};
+  int count[kThreadClasses] = {};
   std::size_t bytes = 0;
-  bool alive = true;
-  ~MediumBlocks() {
+  bool alive = true;  // false once this thread's copy is destroyed (thread or process exit)
+  ~ThreadBlocks() {
     alive = false;
-    for (int c = 0; c < kMediumClasses; ++c)
-      while (count[c] > 0) raw_free(blocks[c][--count[c]]);
+    for (FreeBlock*& h : head)
+      while (h) raw_free(std::exchange(h, h->next));
   }
 };
-thread_local MediumBlocks t_medium;
+thread_local ThreadBlocks t_blocks;
 
-struct ReleaseMedium {
-  MediumClass cls;
+struct ReleaseToThread {
+  SizeClass cls;
   void operator()(void* p) const noexcept {
 #if !defined(__SANITIZE_ADDRESS__)
-    MediumBlocks& m = t_medium;
-    if (m.alive && m.count[cls.index] < kMediumKept && m.bytes + cls.capacity <= kMediumBytes) {
-      m.blocks[cls.index][m.count[cls.index]++] = p;
-      m.bytes += cls.capacity;
+    ThreadBlocks& t = t_blocks;
+    if (t.alive && t.count[cls.index] < cls.kept && t.bytes + cls.capacity <= kThreadBytes) {
+      t.head[cls.index] = new (p) FreeBlock{t.head[cls.index]};
+      ++t.count[cls.index];
+      t.bytes += cls.capacity;
       return;
     }
 #endif
@@ -194,18 +167,20 @@ struct ReleaseMedium {
   }
 };
 
-std::shared_ptr<void> medium_buffer(std::size_t n) {
-  const MediumClass cls = medium_class(n);
+std::shared_ptr<void> thread_buffer(std::size_t n) {
+  const SizeClass cls = size_class(n);
   void* p = nullptr;
 #if !defined(__SANITIZE_ADDRESS__)
-  MediumBlocks& m = t_medium;
-  if (m.count[cls.index] > 0) {
-    p = m.blocks[cls.index][--m.count[cls.index]];
-    m.bytes -= cls.capacity;
+  ThreadBlocks& t = t_blocks;
+  if (FreeBlock* b = t.head[cls.index]) {
+    t.head[cls.index] = b->next;
+    --t.count[cls.index];
+    t.bytes -= cls.capacity;
+    p = b;
   }
 #endif
   if (!p) p = raw_allocate(cls.capacity);
-  return std::shared_ptr<void>(p, ReleaseMedium{cls});  // on failure it calls the deleter
+  return std::shared_ptr<void>(p, ReleaseToThread{cls});  // on failure it calls the deleter
 }
 
 }  // namespace
@@ -213,8 +188,7 @@ std::shared_ptr<void> medium_buffer(std::size_t n) {
 std::shared_ptr<void> allocate_buffer(std::size_t bytes) {
   const std::size_t n = std::max(bytes, kAlignment);
   if (n >= kLargeBytes) return large_buffer(n);
-  if (n == kAlignment) return small_buffer();
-  if (n <= kMediumMax) return medium_buffer(n);
+  if (n <= kThreadMax) return thread_buffer(n);
   void* p = raw_allocate(n);
   return std::shared_ptr<void>(p, [](void* q) { raw_free(q); });
 }

@@ -13,7 +13,7 @@
 /// Thread-safe. Off (limit 0) in AddressSanitizer builds, where reuse would
 /// hide use-after-free bugs.
 ///
-/// Buffers under 64 KiB are kept per thread instead (buffer_cache.cpp: a few
+/// Buffers of up to 64 KiB are kept per thread instead (buffer_cache.cpp: a few
 /// of each size class, at most 1 MiB a thread, also off under
 /// AddressSanitizer): glibc's aligned allocation of them is a slow path, a
 /// third of a call on three 256-element vectors.

@@ -110,7 +110,8 @@ std::shared_ptr<void> large_buffer(std::size_t bytes) {
 // large-chunk path, which first merges every small chunk freed since
 // (malloc_consolidate, a third of a call's time for a function of three
 // 256-element vectors). Class 0 is one 64-byte block (0-d arrays and tiny
-// vectors, the values of scalar-heavy calls: up to 32 kept); above it four
+// vectors, the values of scalar-heavy calls, and every kept buffer's
+// shared_ptr control block: up to 64 kept); above it four
 // classes per power of two (a buffer at most 25 % larger than asked, 4 kept
 // a class); at most 1 MiB a thread. A kept buffer is a link of its class's
 // free list (its first bytes point to the next). Off under AddressSanitizer,
@@ -127,7 +128,7 @@ struct SizeClass {
 
 /// The class of a request of n bytes, 64 <= n <= kThreadMax.
 SizeClass size_class(std::size_t n) {
-  if (n <= kAlignment) return {0, kAlignment, 32};
+  if (n <= kAlignment) return {0, kAlignment, 64};
   const int e = std::bit_width(n - 1) - 1;  // 2^e < n <= 2^(e+1)
   const std::size_t base = std::size_t{1} << e, step = base / 4;
   const std::size_t quarter = (n - base + step - 1) / step;  // 1..4
@@ -167,20 +168,45 @@ struct ReleaseToThread {
   }
 };
 
-std::shared_ptr<void> thread_buffer(std::size_t n) {
-  const SizeClass cls = size_class(n);
-  void* p = nullptr;
+/// A kept block of class `cls`, or a new one.
+void* take_block(const SizeClass& cls) {
 #if !defined(__SANITIZE_ADDRESS__)
   ThreadBlocks& t = t_blocks;
   if (FreeBlock* b = t.head[cls.index]) {
     t.head[cls.index] = b->next;
     --t.count[cls.index];
     t.bytes -= cls.capacity;
-    p = b;
+    return b;
   }
 #endif
-  if (!p) p = raw_allocate(cls.capacity);
-  return std::shared_ptr<void>(p, ReleaseToThread{cls});  // on failure it calls the deleter
+  return raw_allocate(cls.capacity);
+}
+
+/// The allocator of a thread buffer's shared_ptr control block (a pointer,
+/// two counts and the deleter: 40 bytes): the 64-byte class's free list, so
+/// that a small array costs no malloc/free pair besides its buffer's.
+template <class T>
+struct ControlBlockAllocator {
+  using value_type = T;
+  ControlBlockAllocator() = default;
+  template <class U>
+  ControlBlockAllocator(const ControlBlockAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    static_assert(sizeof(T) <= kAlignment, "a control block fits a 64-byte block");
+    if (n != 1) throw std::bad_alloc();
+    return static_cast<T*>(take_block(size_class(kAlignment)));
+  }
+  void deallocate(T* p, std::size_t) noexcept { ReleaseToThread{size_class(kAlignment)}(p); }
+  template <class U>
+  bool operator==(const ControlBlockAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+std::shared_ptr<void> thread_buffer(std::size_t n) {
+  const SizeClass cls = size_class(n);
+  // On failure (the control block's allocation) the deleter keeps the buffer.
+  return std::shared_ptr<void>(take_block(cls), ReleaseToThread{cls}, ControlBlockAllocator<void>());
 }
 
 }  // namespace

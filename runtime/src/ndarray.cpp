@@ -190,11 +190,19 @@ bool NDArray::shares_buffer(const NDArray& other) const {
   if (owner_ && other.owner_ && !owner_.owner_before(other.owner_) &&
       !other.owner_.owner_before(owner_))
     return true;
-  // Otherwise compare the byte ranges the two arrays touch.
+  // Otherwise compare the byte ranges the two arrays touch (one pass over
+  // the dimensions: every call compares its results with its arguments).
   auto extent = [](const NDArray& a, const std::byte*& lo, const std::byte*& hi) {
-    if (a.size() == 0) return false;
     int64_t l = 0, h = 0;
-    detail::byte_span(a, &l, &h);
+    bool overflow = false;
+    for (std::size_t d = 0; d < a.shape_.size(); ++d) {
+      if (a.shape_[d] == 0) return false;
+      int64_t span = 0;
+      int64_t& end = a.strides_[d] < 0 ? l : h;
+      overflow |= __builtin_mul_overflow(a.strides_[d], a.shape_[d] - 1, &span) || __builtin_add_overflow(end, span, &end);
+    }
+    overflow |= __builtin_add_overflow(h, static_cast<int64_t>(a.itemsize()), &h);
+    if (overflow) detail::byte_span(a, &l, &h);  // throws its ValueError
     lo = a.data_ + l;
     hi = a.data_ + h;
     return true;
@@ -218,9 +226,10 @@ NDArray NDArray::view(std::byte* data, std::vector<int64_t> shape, std::vector<i
 // ---- factories ------------------------------------------------------------------------
 
 NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype) {
-  const int64_t n = checked_size(shape, dtype_size(dtype));
+  const std::size_t itemsize = dtype_size(dtype);
+  const int64_t n = checked_size(shape, itemsize);
   NDArray a;
-  const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
+  const std::size_t bytes = static_cast<std::size_t>(n) * itemsize;
   try {
     a.owner_ = allocate(bytes);
   } catch (const std::bad_alloc&) {
@@ -228,7 +237,7 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DType dtype) {
   }
   a.base_ = a.data_ = static_cast<std::byte*>(a.owner_.get());
   a.dtype_ = dtype;
-  a.strides_ = c_strides(shape, dtype_size(dtype));
+  a.strides_ = c_strides(shape, itemsize);
   a.shape_ = std::move(shape);
   a.defined_ = true;
   return a;

@@ -116,6 +116,13 @@ class CThunk final : public Thunk {
   }
 
   void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const override {
+    std::vector<const NDArray*> refs;
+    refs.reserve(inputs.size());
+    for (const NDArray& v : inputs) refs.push_back(&v);
+    run_refs(refs, outputs);
+  }
+
+  void run_refs(std::span<const NDArray* const> inputs, std::span<NDArray> outputs) const override {
     THEANO_USER_CHECK(inputs.size() == in_types_.size(), ValueError)
         << "the compiled function takes " << in_types_.size() << " inputs, got " << inputs.size();
     THEANO_USER_CHECK(outputs.size() == sig_.noutputs, ValueError)
@@ -133,20 +140,20 @@ class CThunk final : public Thunk {
     ws->input_copies.reserve(copy_inputs_.size() + inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const TensorType& t = *in_types_[i];
-      THEANO_USER_CHECK(inputs[i].defined() && inputs[i].dtype() == t.dtype() && inputs[i].ndim() == t.ndim(),
+      THEANO_USER_CHECK(inputs[i]->defined() && inputs[i]->dtype() == t.dtype() && inputs[i]->ndim() == t.ndim(),
                         TypeError)
           << "input " << i << " (" << sig_.inputs[i].str() << ") must be a " << t.str() << " value";
-      ws->refs.push_back(&inputs[i]);
+      ws->refs.push_back(inputs[i]);
       if (!in_gpu_[i]) {
-        THEANO_USER_CHECK(inputs[i].on_host(), TypeError)
+        THEANO_USER_CHECK(inputs[i]->on_host(), TypeError)
             << "input " << i << " (" << sig_.inputs[i].str() << ") must be a host array, got an array on the GPU "
-            << inputs[i].device().str() << " (call to_host() on it)";
+            << inputs[i]->device().str() << " (call to_host() on it)";
         continue;
       }
       // A GPU input: the value on this function's device, C-contiguous (the
       // transfers and the observers' downloads copy whole buffers); a host
       // value is uploaded for this call.
-      const NDArray& v = inputs[i];
+      const NDArray& v = *inputs[i];
       if (v.device() != gpu_device_ || !v.is_c_contiguous()) {
         ws->input_copies.push_back(v.to(gpu_device_).contiguous());
         ws->refs[i] = &ws->input_copies.back();
@@ -211,12 +218,27 @@ class CThunk final : public Thunk {
           throw InternalError("generated code returned error code " + std::to_string(rc) + ": " + msg);
       }
     }
-    for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = as_ndarray(*ws, ws->out_desc[o]);
+    for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = take_output(*ws, o);
     ws->clear();
     std::size_t peak = peak_arrays_.load(std::memory_order_relaxed);
     while (ws->peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws->peak_allocs)) {
     }
     ws->peak_allocs = 0;
+  }
+
+  /// Output `o` of a finished call: the array the call allocated for it,
+  /// moved out of the workspace (no copy of its shape and strides) when it
+  /// is that whole array and no later output uses it; else as_ndarray.
+  static NDArray take_output(Workspace& ws, std::size_t o) {
+    const TheanoArray& a = ws.out_desc[o];
+    const auto owner = static_cast<std::size_t>(a.owner);
+    if (a.owner < 0 || owner < ws.refs.size() || owner >= ws.refs.size() + ws.allocs.size())
+      return as_ndarray(ws, a);
+    for (std::size_t k = o + 1; k < ws.out_desc.size(); ++k)
+      if (ws.out_desc[k].owner == a.owner) return as_ndarray(ws, a);
+    NDArray& base = ws.allocs[owner - ws.refs.size()];
+    if (!is_whole(base, a)) return as_ndarray(ws, a);
+    return std::move(base);
   }
 
   /// The most arrays one call of this thunk held at once (peak_arrays).

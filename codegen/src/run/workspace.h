@@ -6,6 +6,7 @@
 
 #include <theano/runtime/ndarray.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -72,15 +73,20 @@ struct Workspace {
   std::vector<std::size_t> gpu_slot_bytes;
 };
 
+/// Whether generated-code array `a` is all of NDArray `base` (same address, dtype, shape and strides).
+inline bool is_whole(const NDArray& base, const TheanoArray& a) {
+  const auto nd = static_cast<std::size_t>(a.ndim);
+  return a.data == static_cast<const char*>(base.address()) && static_cast<DType>(a.dtype) == base.dtype() &&
+         std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
+         std::equal(a.strides, a.strides + nd, base.strides().begin(), base.strides().end());
+}
+
 /// The NDArray a generated-code array stands for (a view into its owner's buffer).
 inline NDArray as_ndarray(const Workspace& ws, const TheanoArray& a) {
   THEANO_INTERNAL_CHECK(a.owner >= 0 && a.owner < ws.next_owner()) << "generated code passed an array with no owner";
   const NDArray& base = ws.owner_array(a.owner);
   const auto nd = static_cast<std::size_t>(a.ndim);
-  if (a.data == static_cast<const char*>(base.address()) && static_cast<DType>(a.dtype) == base.dtype() &&
-      std::equal(a.shape, a.shape + nd, base.shape().begin(), base.shape().end()) &&
-      std::equal(a.strides, a.strides + nd, base.strides().begin(), base.strides().end()))
-    return base;
+  if (is_whole(base, a)) return base;
   return NDArray::from_strided(base.owner(), a.data, static_cast<DType>(a.dtype),
                                std::vector<std::int64_t>(a.shape, a.shape + nd),
                                std::vector<std::int64_t>(a.strides, a.strides + nd), base.device());

@@ -5,8 +5,10 @@
 /// whole graph ran.
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <sstream>
+#include <vector>
 
 #include "function_impl.h"
 #include "theano/compile/function.h"
@@ -25,6 +27,34 @@ bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
   return false;
 }
 
+bool aliases_any(const NDArray& v, std::span<const NDArray* const> others) {
+  if (!v.defined()) return false;
+  for (const NDArray* o : others)
+    if (o->defined() && v.shares_buffer(*o)) return true;
+  return false;
+}
+
+/// The values a call makes (converted arguments, the shared variables'
+/// values, copies against aliasing), at addresses that stay valid: room for
+/// all of them is reserved at the first (none when the call makes none).
+struct Held {
+  std::vector<NDArray> values;
+  std::size_t room;
+  const NDArray* add(NDArray v) {
+    if (values.capacity() == 0) values.reserve(room);
+    THEANO_INTERNAL_CHECK(values.size() < values.capacity()) << "a call made more values than it has room for";
+    return &values.emplace_back(std::move(v));
+  }
+};
+
+/// Whether a call may copy a value against aliasing (copy_aliases_of_overwritable).
+bool has_overwritable(const FunctionImpl& f) {
+  if (!f.update_target.empty()) return true;
+  for (const In& in : f.ins)
+    if (in.mutable_) return true;
+  return false;
+}
+
 /// As Theano does: a value that shares memory with an input the compiled
 /// code may overwrite in place (In::mutable_, or the storage of a shared
 /// variable this function updates) is copied before the call, else the graph
@@ -33,25 +63,23 @@ bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
 /// own elements overlap (a broadcast view) is copied too: in-place code would
 /// write one element through several indices (and the shared storage's
 /// array, the caller's, keeps its value: the update replaces it after the call).
-void copy_aliases_of_overwritable(const FunctionImpl& f, std::vector<NDArray>& in_values) {
+void copy_aliases_of_overwritable(const FunctionImpl& f, std::span<const NDArray*> in_values, Held& held) {
   const std::size_t n_args = f.ins.size();
   std::vector<std::size_t> overwritable;
   for (std::size_t i = 0; i < n_args; ++i)
     if (f.ins[i].mutable_) overwritable.push_back(i);
   for (int t : f.update_target) overwritable.push_back(n_args + static_cast<std::size_t>(t));
   if (overwritable.empty()) return;
+  auto copy = [&](std::size_t k) { in_values[k] = held.add(in_values[k]->copy()); };
   for (std::size_t j : overwritable)
-    if (elements_may_overlap(in_values[j])) in_values[j] = in_values[j].copy();
+    if (elements_may_overlap(*in_values[j])) copy(j);
   for (std::size_t i = 0; i < in_values.size(); ++i) {
-    NDArray& v = in_values[i];
+    const NDArray& v = *in_values[i];
     if (!v.defined() || v.size() == 0) continue;
     for (std::size_t j : overwritable)
-      if (j != i && in_values[j].defined() && v.shares_buffer(in_values[j])) {
+      if (j != i && in_values[j]->defined() && v.shares_buffer(*in_values[j])) {
         // Copy the argument, never the shared storage the update replaces.
-        if (i < n_args || j >= n_args)
-          v = v.copy();
-        else
-          in_values[j] = in_values[j].copy();
+        copy(i < n_args || j >= n_args ? i : j);
         break;
       }
   }
@@ -62,16 +90,23 @@ using Storages = std::vector<std::shared_ptr<SharedStorage>>;
 // `states`: the Function's stored input values (the states In::update replaces).
 std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& shared, const Storages& states,
                                     std::span<const NDArray> args) {
-  // args: one (unfiltered) value per explicit input.
-  std::vector<NDArray> in_values;
-  in_values.reserve(args.size() + shared.size());
+  // args: one (unfiltered) value per explicit input. in_values: the value of
+  // each input of the thunk: the argument itself when its type accepts it as
+  // it is, else its converted copy; then the shared variables' values
+  // (copies: a set_value during the call replaces the stored array); each
+  // value at most twice more against aliasing.
+  const std::size_t n_in = args.size() + shared.size();
+  const NDArray* stack_values[16];
+  std::vector<const NDArray*> heap_values(n_in > std::size(stack_values) ? n_in : 0);
+  const std::span<const NDArray*> in_values(heap_values.empty() ? stack_values : heap_values.data(), n_in);
+  Held held{{}, n_in * (has_overwritable(f) ? 3 : 1)};
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (f.trust_input) {
-      in_values.push_back(args[i]);
-      continue;
-    }
+    in_values[i] = &args[i];
+    if (f.trust_input) continue;
     try {
-      in_values.push_back(f.ins[i].variable.type()->filter(args[i], f.strict[i], f.allow_downcast[i]));
+      const Type& type = *f.ins[i].variable.type();
+      if (std::optional<NDArray> c = type.filter_converted(args[i], f.strict[i], f.allow_downcast[i]))
+        in_values[i] = held.add(std::move(*c));
     } catch (const TypeError& e) {
       std::ostringstream os;
       os << "Bad input argument with name \"" << f.ins[i].name << "\" to " << f.what() << " at index " << i
@@ -79,12 +114,12 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
       throw TypeError(os.str());
     }
   }
-  for (const auto& s : shared) in_values.push_back(s->value);
-  copy_aliases_of_overwritable(f, in_values);
+  for (std::size_t k = 0; k < shared.size(); ++k) in_values[args.size() + k] = held.add(shared[k]->value);
+  copy_aliases_of_overwritable(f, in_values, held);
 
   const std::size_t n_out = f.outputs.size();
   std::vector<NDArray> results(f.nresults);
-  f.thunk->run(in_values, results);
+  f.thunk->run_refs(in_values, results);
 
   // Update values must not keep a caller's array (unless In::borrow) or a
   // constant's buffer.
@@ -92,7 +127,8 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   auto not_ours = [&](const NDArray& v) {
     if (aliases_any(v, f.constants)) return true;
     for (std::size_t i = 0; i < n_args; ++i)
-      if (!f.ins[i].borrow && v.defined() && (v.shares_buffer(in_values[i]) || v.shares_buffer(args[i])))
+      if (!f.ins[i].borrow && v.defined() &&
+          (v.shares_buffer(*in_values[i]) || (in_values[i] != &args[i] && v.shares_buffer(args[i]))))
         return true;
     return false;
   };
@@ -117,8 +153,8 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
     if (!v.defined()) continue;
     const bool borrow = f.out_borrow[i];
     bool alias = !borrow && (aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values));
-    for (std::size_t j = 0; j < n_args && !alias; ++j)
-      alias = !(borrow && f.ins[j].borrow) && v.shares_buffer(args[j]);
+    for (std::size_t j = 0; j < n_args && !alias; ++j)  // (an argument kept as it is was checked just above)
+      alias = !(borrow && f.ins[j].borrow) && !(!borrow && in_values[j] == &args[j]) && v.shares_buffer(args[j]);
     for (std::size_t j = 0; j < i && !alias; ++j)
       alias = !(borrow && f.out_borrow[j]) && results[j].defined() && v.shares_buffer(results[j]);
     if (alias) v = v.copy();

@@ -59,6 +59,13 @@ const std::map<std::string, std::string, std::less<>>& mode_aliases() {
 
 }  // namespace
 
+void Thunk::run_refs(std::span<const NDArray* const> inputs, std::span<NDArray> outputs) const {
+  std::vector<NDArray> values;
+  values.reserve(inputs.size());
+  for (const NDArray* v : inputs) values.push_back(*v);
+  run(values, outputs);
+}
+
 void register_linker(std::string name, LinkerFactory factory) {
   THEANO_USER_CHECK(!name.empty() && factory, ValueError) << "register_linker: a linker needs a name and a factory";
   Registry& r = registry();

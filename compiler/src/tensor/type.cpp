@@ -105,12 +105,17 @@ void TensorType::check_shape(const std::vector<int64_t>& shape) const {
 }
 
 NDArray TensorType::filter(const NDArray& value, bool strict, bool allow_downcast) const {
+  if (std::optional<NDArray> converted = filter_converted(value, strict, allow_downcast)) return std::move(*converted);
+  return value;
+}
+
+std::optional<NDArray> TensorType::filter_converted(const NDArray& value, bool strict, bool allow_downcast) const {
   THEANO_USER_CHECK(value.defined(), TypeError) << "expected a value of " << str() << ", got an undefined array";
   THEANO_USER_CHECK(value.on_host(), TypeError)
       << "expected a host array for " << str() << ", got a " << dtype_name(value.dtype()) << " array on the GPU "
       << value.device().str() << " (call to_host() on it)";
   check_shape(value.shape());
-  if (value.dtype() == dtype_) return value;
+  if (value.dtype() == dtype_) return std::nullopt;
   THEANO_USER_CHECK(!strict, TypeError)
       << "expected dtype " << dtype_name(dtype_) << " for " << str() << ", got " << dtype_name(value.dtype())
       << " (strict: no conversion allowed)";

@@ -4,6 +4,7 @@
 
 #include "test_util.h"
 #include "theano/compile/function.h"
+#include "theano/compile/shared.h"
 #include "theano/fgraph/function_graph.h"
 #include "theano/config.h"
 #include "theano/runtime/error.h"
@@ -48,6 +49,52 @@ TEST_SUITE("compile_tests") {
     Function h = function({x}, {x + 1.0, x + 1.0});
     const auto r = h({a});
     CHECK(array_equal(r[0], vec({2, 3})));
+  }
+
+  TEST_CASE("function: a call keeps the arguments its types accept and converts the others") {
+    // 20 inputs (more than a call keeps on its stack), every third one given
+    // as int8 (converted), beside a shared variable updated from their sum,
+    // and an argument that is the shared variable's own array.
+    std::vector<In> inputs;
+    std::vector<NDArray> args;
+    Var sum;
+    for (int i = 0; i < 20; ++i) {
+      Var x = T::dvector("x" + std::to_string(i));
+      inputs.emplace_back(x);
+      sum = i ? sum + x : x;
+      args.push_back(i % 3 ? vec({double(i), 1.0})
+                           : NDArray::from_list<std::int8_t>({static_cast<std::int8_t>(i), std::int8_t{1}}));
+    }
+    Var w = shared(vec({0, 0}), "w");
+    Var u = T::dvector("u");
+    inputs.emplace_back(u);
+    FunctionOptions o;
+    o.updates[w] = w + sum;
+    Function f = function(inputs, {Out(sum), Out(w * u)}, o);
+    for (int call = 1; call <= 2; ++call) {
+      std::vector<NDArray> all = args;
+      all.push_back(get_value(w, /*borrow=*/true));  // read as it was before the update
+      const auto r = f(all);
+      CHECK(array_equal(r[0], vec({190, 20})));
+      const double before = (call - 1) * 190.0, before1 = (call - 1) * 20.0;
+      CHECK(array_equal(r[1], vec({before * before, before1 * before1})));
+      CHECK(array_equal(get_value(w), vec({call * 190.0, call * 20.0})));
+      for (int i = 0; i < 20; ++i) CHECK_FALSE(r[0].shares_buffer(args[static_cast<std::size_t>(i)]));
+    }
+  }
+
+  TEST_CASE("function: outputs that are the same array, or views of one, each come out right") {
+    Var x = T::dmatrix("x");
+    Var y = x * 2.0;
+    Function f = function({x}, {y, y.T(), y, y[1]});
+    NDArray a = NDArray::from_list<double>({1, 2, 3, 4}, {2, 2});
+    const auto r = f({a});
+    NDArray want = NDArray::from_list<double>({2, 4, 6, 8}, {2, 2});
+    CHECK(array_equal(r[0], want));
+    CHECK(array_equal(r[1], NDArray::from_list<double>({2, 6, 4, 8}, {2, 2})));
+    CHECK(array_equal(r[2], want));
+    CHECK(array_equal(r[3], vec({6, 8})));
+    CHECK_FALSE(r[0].shares_buffer(r[2]));  // two outputs not borrowed never alias
   }
 
   TEST_CASE("function: argument count and defaults") {

@@ -91,6 +91,9 @@ class Thunk {
   /// message naming the Apply node, its toposort index and its input
   /// types/shapes.
   virtual void run(std::span<const NDArray> inputs, std::span<NDArray> outputs) const = 0;
+  /// run() on values the caller holds (function() passes its arguments so,
+  /// without a copy of each per call). The default copies them for run().
+  virtual void run_refs(std::span<const NDArray* const> inputs, std::span<NDArray> outputs) const;
   /// The constant values the compiled program reads (an output may alias
   /// one; function() copies such outputs). Empty when the thunk's graph's
   /// constants are all it uses.

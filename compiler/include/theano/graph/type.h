@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "theano/graph/intrusive.h"
@@ -30,6 +31,13 @@ class Type : public RefCounted {
   /// was expected. `strict`: the value must already match exactly (no cast, no
   /// copy). `allow_downcast`: permit casts that may lose precision.
   virtual NDArray filter(const NDArray& value, bool strict = false, bool allow_downcast = false) const = 0;
+  /// filter() for a caller that can keep `value` itself: nullopt when
+  /// filter() would return `value` unchanged (after the same checks), else
+  /// what filter() returns. A function call filters each argument so, and
+  /// copies none it accepts as it is. The default returns filter()'s value.
+  virtual std::optional<NDArray> filter_converted(const NDArray& value, bool strict, bool allow_downcast) const {
+    return filter(value, strict, allow_downcast);
+  }
   /// True iff `filter(value, strict=true)` would accept `value`.
   virtual bool is_valid_value(const NDArray& value) const;
   /// Equality of two values of this Type (used by Constant signatures).

@@ -50,6 +50,7 @@ class TensorType final : public Type {
   /// refused with `strict`, cast when NumPy's safe casting allows it, and
   /// otherwise cast only with `allow_downcast`.
   NDArray filter(const NDArray& value, bool strict = false, bool allow_downcast = false) const override;
+  std::optional<NDArray> filter_converted(const NDArray& value, bool strict, bool allow_downcast) const override;
   /// TypeError unless `shape` has this type's rank and its known dims.
   void check_shape(const std::vector<int64_t>& shape) const;
   bool values_eq(const NDArray& a, const NDArray& b) const override;

@@ -133,11 +133,19 @@ void Pool::worker_main() {
   awake.fetch_add(1, std::memory_order_relaxed);
   for (;;) {
     std::uint64_t t = ticket.load(std::memory_order_acquire);
-    const auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+    auto spin_until = std::chrono::steady_clock::time_point::max();  // set at the first clock reading
     for (int k = 0; next_of(t) >= parts_of(t); ++k) {
-      if (std::chrono::steady_clock::now() < spin_until) {
+      // The clock is read once every 64 polls (a reading costs more than a
+      // poll), when the core also goes to a runnable BLAS thread if any.
+      bool spin = true;
+      if (k % 64 == 63) {
+        const auto now = std::chrono::steady_clock::now();
+        if (spin_until == std::chrono::steady_clock::time_point::max()) spin_until = now + kWorkerSpin;
+        spin = now < spin_until;
+        if (spin) sched_yield();
+      }
+      if (spin) {
         cpu_relax();
-        if (k % 64 == 63) sched_yield();  // let a runnable BLAS thread have the core
       } else {
         awake.fetch_sub(1, std::memory_order_relaxed);
         ticket.wait(t, std::memory_order_acquire);
@@ -204,11 +212,15 @@ std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min
   p.n = n;
   p.chunk = s.chunk;
   p.done.store(0, std::memory_order_relaxed);
+  // Published with part 0 claimed: the caller runs it without a claim on the
+  // ticket's cache line, which a worker is taking at that moment.
   const std::uint64_t t = pack(gen_of(p.ticket.load(std::memory_order_relaxed)) + 1,
-                               static_cast<std::uint64_t>(s.parts), 0);
+                               static_cast<std::uint64_t>(s.parts), 1);
   p.ticket.store(t, std::memory_order_release);
   p.ticket.notify_all();
-  p.run_parts(t);
+  p.run_part(0);
+  p.done.fetch_add(1, std::memory_order_release);
+  p.run_parts(p.ticket.load(std::memory_order_acquire));
   for (int k = 0; p.done.load(std::memory_order_acquire) < s.parts; ++k) {
     cpu_relax();
     if (k % 256 == 255) std::this_thread::yield();

@@ -114,6 +114,25 @@ TEST_SUITE("thread pool") {
     for (const auto& h : big.hits) REQUIRE(h.load() == 1);
   }
 
+  TEST_CASE("the caller runs part 0 of every job itself; a worker runs the other part of a stream of jobs") {
+    struct Threads {
+      std::thread::id id[kMaxParallelParts];
+    };
+    auto body = [](void* c, std::int64_t begin, std::int64_t end, std::int64_t part) {
+      static_cast<Threads*>(c)->id[part] = std::this_thread::get_id();
+      volatile double x = 0;
+      for (std::int64_t i = begin; i < end; ++i) x = x + 1.0;  // a part long enough for a worker to claim the next
+    };
+    int on_worker = 0;
+    for (int k = 0; k < 2000; ++k) {
+      Threads t;
+      REQUIRE(parallel_for(2, 1 << 14, 64, body, &t) == 2);
+      REQUIRE(t.id[0] == std::this_thread::get_id());
+      on_worker += t.id[1] != std::this_thread::get_id();
+    }
+    CHECK(on_worker > 0);  // the jobs came back to back: the workers were awake
+  }
+
   TEST_CASE("a float reduction gives the same bits whatever the pool is doing (busy, nested, idle)") {
     // Partial sums of values of very different magnitudes: the result depends
     // on how the range is cut, so any change of cut changes the bits.

@@ -114,7 +114,7 @@ TEST_SUITE("thread pool") {
     for (const auto& h : big.hits) REQUIRE(h.load() == 1);
   }
 
-  TEST_CASE("the caller runs part 0 of every job itself; a worker runs the other part of a stream of jobs") {
+  TEST_CASE("the caller runs part 0 of every job itself, and a worker the other part of a stream of jobs") {
     struct Threads {
       std::thread::id id[kMaxParallelParts];
     };

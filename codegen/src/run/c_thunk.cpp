@@ -128,12 +128,14 @@ class CThunk final : public Thunk {
     THEANO_USER_CHECK(outputs.size() == sig_.noutputs, ValueError)
         << "the compiled function has " << sig_.noutputs << " outputs, got room for " << outputs.size();
     std::unique_ptr<Workspace> ws = acquire();
-    struct Release {
+    struct Release {  // however the call ends: the workspace emptied, back to the pool
       const CThunk* self;
       std::unique_ptr<Workspace>& ws;
-      ~Release() { self->release(std::move(ws)); }
+      ~Release() {
+        self->note_peak(*ws);
+        self->release(std::move(ws));
+      }
     } release{this, ws};
-    ws->clear();
     ws->in_desc.resize(inputs.size());
     ws->out_desc.resize(outputs.size());
     // (input_copies never reallocates: refs point into it)
@@ -219,11 +221,15 @@ class CThunk final : public Thunk {
       }
     }
     for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o] = take_output(*ws, o);
-    ws->clear();
+  }
+
+  /// Empties a call's workspace and keeps the most arrays it held (peak_arrays).
+  void note_peak(Workspace& ws) const noexcept {
+    ws.clear();
     std::size_t peak = peak_arrays_.load(std::memory_order_relaxed);
-    while (ws->peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws->peak_allocs)) {
+    while (ws.peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws.peak_allocs)) {
     }
-    ws->peak_allocs = 0;
+    ws.peak_allocs = 0;
   }
 
   /// Output `o` of a finished call: the array the call allocated for it,

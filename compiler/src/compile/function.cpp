@@ -343,6 +343,9 @@ void take_function_inputs(Build& b) {
     if (fresh) f.shared_vars.push_back(target);
     f.update_target.push_back(it->second);
   }
+  for (std::size_t i = 0; i < f.ins.size(); ++i)
+    if (f.ins[i].mutable_) f.overwritable.push_back(i);
+  for (int t : f.update_target) f.overwritable.push_back(f.ins.size() + static_cast<std::size_t>(t));
   b.fg_inputs = b.roots;
   b.fg_inputs.insert(b.fg_inputs.end(), f.shared_vars.begin(), f.shared_vars.end());
   for (const In& in : f.ins) b.input_mutable.push_back(in.mutable_);

@@ -47,14 +47,6 @@ struct Held {
   }
 };
 
-/// Whether a call may copy a value against aliasing (copy_aliases_of_overwritable).
-bool has_overwritable(const FunctionImpl& f) {
-  if (!f.update_target.empty()) return true;
-  for (const In& in : f.ins)
-    if (in.mutable_) return true;
-  return false;
-}
-
 /// As Theano does: a value that shares memory with an input the compiled
 /// code may overwrite in place (In::mutable_, or the storage of a shared
 /// variable this function updates) is copied before the call, else the graph
@@ -65,10 +57,7 @@ bool has_overwritable(const FunctionImpl& f) {
 /// array, the caller's, keeps its value: the update replaces it after the call).
 void copy_aliases_of_overwritable(const FunctionImpl& f, std::span<const NDArray*> in_values, Held& held) {
   const std::size_t n_args = f.ins.size();
-  std::vector<std::size_t> overwritable;
-  for (std::size_t i = 0; i < n_args; ++i)
-    if (f.ins[i].mutable_) overwritable.push_back(i);
-  for (int t : f.update_target) overwritable.push_back(n_args + static_cast<std::size_t>(t));
+  const std::vector<std::size_t>& overwritable = f.overwritable;
   if (overwritable.empty()) return;
   auto copy = [&](std::size_t k) { in_values[k] = held.add(in_values[k]->copy()); };
   for (std::size_t j : overwritable)
@@ -99,7 +88,7 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   const NDArray* stack_values[16];
   std::vector<const NDArray*> heap_values(n_in > std::size(stack_values) ? n_in : 0);
   const std::span<const NDArray*> in_values(heap_values.empty() ? stack_values : heap_values.data(), n_in);
-  Held held{{}, n_in * (has_overwritable(f) ? 3 : 1)};
+  Held held{{}, n_in * (f.overwritable.empty() ? 1 : 3)};
   for (std::size_t i = 0; i < args.size(); ++i) {
     in_values[i] = &args[i];
     if (f.trust_input) continue;

@@ -33,6 +33,7 @@ struct FunctionImpl {
   std::vector<std::pair<Var, Var>> updates;  // (user shared variable, expression), defaults included
   std::vector<Var> shared_vars;              // user shared variables, in graph-input order
   std::vector<int> update_target;            // per update: index into shared_vars
+  std::vector<std::size_t> overwritable;     // thunk inputs code may overwrite: In::mutable_, then updated shared
   std::vector<bool> strict, allow_downcast;  // per explicit input
   std::vector<bool> downcast_unset;          // per explicit input: neither In nor the options set allow_downcast
   FunctionOptions options;                   // as given (Function::copy(delete_updates) compiles again)

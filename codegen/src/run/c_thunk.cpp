@@ -166,7 +166,7 @@ class CThunk final : public Thunk {
       ws->refs[i] = &ws->input_copies.back();
     }
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      ws->in_desc[i] = describe(*ws->refs[i], static_cast<std::int64_t>(i));
+      describe_into(ws->in_desc[i], *ws->refs[i], static_cast<std::int64_t>(i));
     for (const NDArray& c : constants_) ws->refs.push_back(&c);
     char error[2048];
     error[0] = 0;

@@ -20,6 +20,12 @@ namespace {
 
 using detail::FunctionImpl;
 
+/// Whether `v` is the only array holding its buffer: one the call allocated
+/// (generated code keeps every array of a call under the owner of its buffer;
+/// an output that is an argument, a constant or a view of one shares that
+/// owner), so it aliases no other array and the checks below can skip it.
+bool sole_holder(const NDArray& v) { return v.owner() && v.owner().use_count() == 1; }
+
 bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
   if (!v.defined()) return false;
   for (const NDArray& o : others)
@@ -114,6 +120,7 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   // constant's buffer.
   const std::size_t n_args = args.size();
   auto not_ours = [&](const NDArray& v) {
+    if (sole_holder(v)) return false;
     if (aliases_any(v, f.constants)) return true;
     for (std::size_t i = 0; i < n_args; ++i)
       if (!f.ins[i].borrow && v.defined() &&
@@ -139,7 +146,7 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
   results.resize(n_out);
   for (std::size_t i = 0; i < n_out; ++i) {
     NDArray& v = results[i];
-    if (!v.defined()) continue;
+    if (!v.defined() || sole_holder(v)) continue;
     const bool borrow = f.out_borrow[i];
     bool alias = !borrow && (aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values));
     for (std::size_t j = 0; j < n_args && !alias; ++j)  // (an argument kept as it is was checked just above)

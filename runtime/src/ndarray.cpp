@@ -199,7 +199,8 @@ bool NDArray::shares_buffer(const NDArray& other) const {
       if (a.shape_[d] == 0) return false;
       int64_t span = 0;
       int64_t& end = a.strides_[d] < 0 ? l : h;
-      overflow |= __builtin_mul_overflow(a.strides_[d], a.shape_[d] - 1, &span) || __builtin_add_overflow(end, span, &end);
+      overflow |=
+          __builtin_mul_overflow(a.strides_[d], a.shape_[d] - 1, &span) || __builtin_add_overflow(end, span, &end);
     }
     overflow |= __builtin_add_overflow(h, static_cast<int64_t>(a.itemsize()), &h);
     if (overflow) detail::byte_span(a, &l, &h);  // throws its ValueError

@@ -132,7 +132,7 @@ class CThunk final : public Thunk {
       const CThunk* self;
       std::unique_ptr<Workspace>& ws;
       ~Release() {
-        self->note_peak(*ws);
+        self->finish_call(*ws);
         self->release(std::move(ws));
       }
     } release{this, ws};
@@ -224,7 +224,7 @@ class CThunk final : public Thunk {
   }
 
   /// Empties a call's workspace and keeps the most arrays it held (peak_arrays).
-  void note_peak(Workspace& ws) const noexcept {
+  void finish_call(Workspace& ws) const noexcept {
     ws.clear();
     std::size_t peak = peak_arrays_.load(std::memory_order_relaxed);
     while (ws.peak_allocs > peak && !peak_arrays_.compare_exchange_weak(peak, ws.peak_allocs)) {

@@ -26,17 +26,15 @@ using detail::FunctionImpl;
 /// owner), so it aliases no other array and the checks below can skip it.
 bool sole_holder(const NDArray& v) { return v.owner() && v.owner().use_count() == 1; }
 
-bool aliases_any(const NDArray& v, const std::vector<NDArray>& others) {
-  if (!v.defined()) return false;
-  for (const NDArray& o : others)
-    if (o.defined() && v.shares_buffer(o)) return true;
-  return false;
-}
+const NDArray& deref(const NDArray& a) { return a; }
+const NDArray& deref(const NDArray* a) { return *a; }
 
-bool aliases_any(const NDArray& v, std::span<const NDArray* const> others) {
+/// Whether `v` shares a buffer with one of `others` (arrays, or pointers to them).
+template <class Arrays>
+bool aliases_any(const NDArray& v, const Arrays& others) {
   if (!v.defined()) return false;
-  for (const NDArray* o : others)
-    if (o->defined() && v.shares_buffer(*o)) return true;
+  for (const auto& o : others)
+    if (deref(o).defined() && v.shares_buffer(deref(o))) return true;
   return false;
 }
 
@@ -149,8 +147,10 @@ std::vector<NDArray> run_unprofiled(const FunctionImpl& f, const Storages& share
     if (!v.defined() || sole_holder(v)) continue;
     const bool borrow = f.out_borrow[i];
     bool alias = !borrow && (aliases_any(v, in_values) || aliases_any(v, f.constants) || aliases_any(v, new_values));
-    for (std::size_t j = 0; j < n_args && !alias; ++j)  // (an argument kept as it is was checked just above)
-      alias = !(borrow && f.ins[j].borrow) && !(!borrow && in_values[j] == &args[j]) && v.shares_buffer(args[j]);
+    for (std::size_t j = 0; j < n_args && !alias; ++j) {
+      const bool checked = !borrow && in_values[j] == &args[j];  // by aliases_any(v, in_values) above
+      alias = !checked && !(borrow && f.ins[j].borrow) && v.shares_buffer(args[j]);
+    }
     for (std::size_t j = 0; j < i && !alias; ++j)
       alias = !(borrow && f.out_borrow[j]) && results[j].defined() && v.shares_buffer(results[j]);
     if (alias) v = v.copy();

@@ -4,7 +4,7 @@
 // (this file's own compile of sort.h, the text perform runs), bit for bit:
 // NaNs with payloads, signed zeros, subnormals, infinities, ties, every
 // dtype, lines on both sides of the radix path's limit, strided lines. Its
-// gemm entries run small products in row blocks (blas_split.h): the blocks
+// gemm entries run small products in row blocks (kernels/blas_split.h): the blocks
 // obey OpenBLAS's small-matrix limit and the results are the product's.
 #include <doctest/doctest.h>
 
@@ -21,11 +21,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "../../codegen/src/run/blas_split.h"
+#include <theano/runtime/kernels/blas_split.h>
+
 #include "../../codegen/src/run/host_kernels.h"
 #include "../../codegen/src/run/host_sort_v4.h"
 
-using theano::codegen::detail::blas_split_rows;
 using theano::codegen::detail::host_kernels;
 using theano::codegen::detail::host_runs_x86_64_v4;
 using theano::codegen::detail::kSortKernelsV4;
@@ -111,7 +111,7 @@ TEST_SUITE("host kernels") {
     for (auto [m, n, k] : {std::array<std::int64_t, 3>{32, 256, 256}, {33, 256, 256}, {256, 10, 512}, {257, 512, 10},
                           {8, 8, 8}, {2000, 2000, 1}}) {
       for (std::int64_t item : {4, 8}) {
-        const std::int64_t rows = blas_split_rows(m, n, k, item);
+        const std::int64_t rows = theano_blas_split_rows(m, n, k, item);
         CAPTURE(m);
         CAPTURE(n);
         CAPTURE(k);
@@ -120,7 +120,7 @@ TEST_SUITE("host kernels") {
         CHECK(static_cast<double>(rows) * static_cast<double>(n) * static_cast<double>(k) <= 1e6);
       }
     }
-    if (blas_split_rows(33, 256, 256, 4) == 0)
+    if (theano_blas_split_rows(33, 256, 256, 4) == 0)
       MESSAGE("this BLAS core has no small-matrix kernels: products run whole");
     // 33x256 by 256x256 (blocks of 9, 8, 8, 8 rows where the core has them), A read transposed, C
     // column-major, beta 0.5: against a double loop over the same values.

@@ -135,6 +135,47 @@ TEST_SUITE("conv and pool kernels") {
     CHECK(bad_rule > 0);
   }
 
+  TEST_CASE("conv.h: products in OpenBLAS's row blocks (W10's second layer, float32, uneven) equal a direct loop") {
+    // (2, 20, 12, 12) * (51, 20, 5, 5) valid: the forward's 51x64 by 64x500 and the input gradient's 500x51 by
+    // 51x64 per image have 1.63 million multiply-adds, which blas_split.h cuts into blocks of 26 + 25 and 250 +
+    // 250 rows where the core has the small-matrix kernels. Integer-valued data: every sum is exact.
+    const int64_t ish[4] = {2, 20, 12, 12}, wsh[4] = {51, 20, 5, 5}, pads[2] = {0, 0}, st[2] = {1, 1}, dl[2] = {1, 1};
+    TheanoConvGeom g;
+    int64_t bad = 0;
+    REQUIRE(theano_conv_rule(2, ish, wsh, pads, st, dl, 1, &g, &bad) == THEANO_CONV_OK);
+    if (theano_blas_split_rows(g.filters, g.osize, g.crows, 4) == 0)
+      MESSAGE("this BLAS core has no small-matrix kernels: the products run whole");
+    const int64_t xn = 2 * 20 * 144, wn = 51 * 20 * 25, on = 2 * 51 * 64;
+    const int64_t xs[4] = {20 * 144, 144, 12, 1}, ws[4] = {500, 25, 5, 1}, ts[4] = {51 * 64, 64, 8, 1};
+    std::mt19937_64 rng(11);
+    std::vector<float> x(xn), w(wn), top(on), out(on), dx(xn);
+    for (float& v : x) v = (float)(rng() % 7) - 3;
+    for (float& v : w) v = (float)(rng() % 5) - 2;
+    for (float& v : top) v = (float)(rng() % 5) - 2;
+    int64_t sn = 0;
+    REQUIRE(theano_conv_scratch_size(&g, 2, &sn) == THEANO_CONV_OK);
+    std::vector<float> scratch(sn);
+    theano_corr_fwd_f32(&g, 0, 2, x.data(), xs, w.data(), ws, out.data(), scratch.data());
+    theano_corr_grad_inputs_f32(&g, 0, 2, w.data(), ws, top.data(), ts, dx.data(), scratch.data());
+    std::vector<double> ref(on, 0.0), rdx(xn, 0.0);
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t f = 0; f < 51; ++f)
+        for (int64_t c = 0; c < 20; ++c)
+          for (int64_t a = 0; a < 8; ++a)
+            for (int64_t b = 0; b < 8; ++b)
+              for (int64_t ka = 0; ka < 5; ++ka)
+                for (int64_t kb = 0; kb < 5; ++kb) {
+                  const int64_t xi = n * xs[0] + c * xs[1] + (a + ka) * 12 + b + kb;
+                  const int64_t wi = f * 500 + c * 25 + ka * 5 + kb, oi = n * ts[0] + f * 64 + a * 8 + b;
+                  ref[oi] += (double)x[xi] * w[wi];
+                  rdx[xi] += (double)w[wi] * top[oi];
+                }
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < on; ++i) wrong += ref[i] != out[i];
+    for (int64_t i = 0; i < xn; ++i) wrong += rdx[i] != dx[i];
+    CHECK(wrong == 0);
+  }
+
   TEST_CASE(
       "pool.h: forward, gradients (gather and scatter forms agree) and gradgrad over random geometries, exact-size "
       "buffers") {

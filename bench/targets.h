@@ -161,9 +161,9 @@ inline constexpr Why kWhy[] = {
      "S D (W8's kernel), then S^T's CSR components by one serial counting sort (SwapFormat, sparse_dot puts it "
      "before every CSC product) and S^T (S D) by the CSR kernel again: two W8s plus the sort"},
     {"W10", "",
-     "the three CorrMM passes (im2col + OpenBLAS gemm per image, the batch split across both cores, each "
-     "part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then MaxPoolGrad and the hidden "
-     "layer's Dot22 / Gemm"},
+     "the three CorrMM passes (im2col + OpenBLAS gemm per image in its small-matrix row blocks, the batch split "
+     "across both cores, each part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then "
+     "MaxPoolGrad and the hidden layer's Dot22 / Gemm (each in two parts across both cores)"},
     {"W11", "",
      "the CholeskyGrad node (Murray 2016: one trmm L^T dL and two trsm with 500 right-hand sides, about 60 %), "
      "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix, the kernel matrix's dot and exp, the triangular "
@@ -176,7 +176,8 @@ inline constexpr Why kWhy[] = {
      "gradient's elementwise product, the zeros of g and the scatter-add: XLA fuses the gather into the "
      "elementwise loop and the scatter's update, we run them as separate nodes (about 5 passes over 3-6 MB)"},
     {"W9", "",
-     "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward) plus tanh; x Wx, the "
+     "two loops of 100 small gemms (32x256 by 256x256: h Wh forward, dz Wh^T backward; each in two parts "
+     "across both cores, in OpenBLAS's small-matrix row blocks) plus tanh; x Wx, the "
      "weight gradients (H^T DZ, X^T DZ) and the bias sum are single big gemms outside the loops (scan_pushout, "
      "scan_pushout_add)"},
 };

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <theano/runtime/kernels/blas_split.h>
+#include <theano/tensor/blas.h>
 
 #include "../../codegen/src/run/host_kernels.h"
 #include "../../codegen/src/run/host_sort_v4.h"
@@ -75,6 +76,41 @@ void same_bits(Line got, Line want, std::int64_t n, unsigned seed) {
   got(reinterpret_cast<const char*>(x.data()), 2 * sizeof(T), reinterpret_cast<char*>(a.data()), 3 * sizeof(O), n);
   want(reinterpret_cast<const char*>(x.data()), 2 * sizeof(T), reinterpret_cast<char*>(b.data()), 3 * sizeof(O), n);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(O)) == 0);
+}
+
+// C (m x n, column-major when c_cols) <- 2 A . B + 0.5 C through the host's
+// gemm entry of T, A read transposed when a_t; the largest error against a
+// double loop over the same values, relative to the largest |C|.
+template <typename T>
+double gemm_entry_error(std::int64_t m, std::int64_t n, std::int64_t k, bool a_t, bool c_cols) {
+  const std::int64_t it = sizeof(T);
+  const auto z = [](std::int64_t x) { return static_cast<std::size_t>(x); };
+  std::mt19937_64 rng(static_cast<std::uint64_t>(m * 131 + n * 7 + k));
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> a(z(m * k)), b(z(k * n)), c(z(m * n));
+  for (auto* v : {&a, &b, &c})
+    for (T& x : *v) x = static_cast<T>(u(rng));
+  const std::int64_t as0 = a_t ? 1 : k, as1 = a_t ? m : 1, cs0 = c_cols ? 1 : n, cs1 = c_cols ? m : 1;
+  std::vector<double> want(z(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (std::int64_t p = 0; p < k; ++p)
+        acc += static_cast<double>(a[z(i * as0 + p * as1)]) * b[z(p * n + j)];
+      want[z(i * n + j)] = 2.0 * acc + 0.5 * c[z(i * cs0 + j * cs1)];
+    }
+  const auto entry = it == 4 ? host_kernels()->blas_gemm_f32 : host_kernels()->blas_gemm_f64;
+  entry(m, n, k, 2.0, reinterpret_cast<const char*>(a.data()), it * as0, it * as1,
+        reinterpret_cast<const char*>(b.data()), it * n, it, 0.5, reinterpret_cast<char*>(c.data()), it * cs0,
+        it * cs1);
+  double worst = 0, scale = 1;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double w = want[z(i * n + j)];
+      worst = std::max(worst, std::abs(static_cast<double>(c[z(i * cs0 + j * cs1)]) - w));
+      scale = std::max(scale, std::abs(w));
+    }
+  return worst / scale;
 }
 
 }  // namespace
@@ -148,5 +184,20 @@ TEST_SUITE("host kernels") {
         worst = std::max(worst, std::abs(c[static_cast<std::size_t>(j * m + i)] -
                                          want[static_cast<std::size_t>(i * n + j)]));
     CHECK(worst < 1e-3);
+  }
+
+  TEST_CASE("the gemm entries: 262144 to 3*10^7 multiply-adds in parts across the loop threads, BLAS's count kept") {
+    const int before = theano::tensor::blas_threads();
+    theano::tensor::set_blas_threads(2);
+    // By rows (301 >= 77, 400 >= 120) or by columns (33 < 256, 64 < 500); odd sizes, A transposed, C
+    // column-major; a part in row blocks (float32's 33x128x256) or whole (64x250x10).
+    CHECK(gemm_entry_error<double>(33, 256, 256, false, false) < 1e-13);
+    CHECK(gemm_entry_error<float>(33, 256, 256, false, false) < 1e-5);
+    CHECK(gemm_entry_error<float>(64, 500, 10, false, false) < 1e-5);
+    CHECK(gemm_entry_error<double>(301, 77, 97, true, true) < 1e-13);
+    CHECK(gemm_entry_error<float>(400, 120, 64, true, false) < 1e-5);
+    CHECK(gemm_entry_error<float>(64, 500, 800, false, true) < 1e-5);
+    CHECK(theano::tensor::blas_threads() == 2);
+    theano::tensor::set_blas_threads(before);
   }
 }

@@ -1,7 +1,7 @@
 /// \file
 /// Fills TheanoHostKernels with every unit's error reports and checked
 /// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's (the gemm in
-/// blas_split.h's row blocks), conv.h's, linalg.h's,
+/// blas_split.h's row blocks or parts), conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
 /// assigning each to its entry checks its signature. The sort kernels are
@@ -45,14 +45,14 @@ bool host_runs_x86_64_v4() {
 
 namespace {
 
-/// blas_calls.h's gemm, in blas_split.h's row blocks.
-void gemm_blocks_f32(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
+/// blas_calls.h's gemm, whole, in row blocks or in parts (blas_split.h).
+void gemm_host_f32(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
                      const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
-  blas_gemm_blocks(&theano_blas_gemm_f32, 4, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
+  blas_gemm_host(&theano_blas_gemm_f32, 4, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
-void gemm_blocks_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
+void gemm_host_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
                      const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
-  blas_gemm_blocks(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
+  blas_gemm_host(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
 
 /// The sort entries from `k`.
@@ -106,11 +106,11 @@ TheanoHostKernels make_table() {
       .argsort_u16 = &theano_argsort_u16,
       .sort_u8 = &theano_sort_u8,
       .argsort_u8 = &theano_argsort_u8,
-      .blas_gemm_f32 = &gemm_blocks_f32,
+      .blas_gemm_f32 = &gemm_host_f32,
       .blas_gemv_f32 = &theano_blas_gemv_f32,
       .blas_ger_f32 = &theano_blas_ger_f32,
       .blas_dot_f32 = &theano_blas_dot_f32,
-      .blas_gemm_f64 = &gemm_blocks_f64,
+      .blas_gemm_f64 = &gemm_host_f64,
       .blas_gemv_f64 = &theano_blas_gemv_f64,
       .blas_ger_f64 = &theano_blas_ger_f64,
       .blas_dot_f64 = &theano_blas_dot_f64,

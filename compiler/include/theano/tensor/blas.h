@@ -156,11 +156,11 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
 /// broadcast product summed for other dtypes.
 Var batched_dot(const TensorLike& a, const TensorLike& b);
 
-/// The number of threads BLAS calls use (OpenBLAS's own pool). The generated
-/// loops and BLAS never run at the same time (a graph runs its nodes in
-/// order), so both may use every core; THEANO_FLAGS threads=N caps both.
-/// OpenBLAS opens on the first BLAS call (theano/runtime/blas_library.h):
-/// blas_threads opens it, and a count set before that is kept for it.
+/// The number of threads BLAS calls use: OpenBLAS's own for LAPACK and larger
+/// products; generated code cuts a product of 10^6 to 3*10^7 multiply-adds
+/// into that many parts on its loop threads (codegen/src/run/blas_split.h).
+/// THEANO_FLAGS threads=N caps both. OpenBLAS opens on the first BLAS call
+/// (theano/runtime/blas_library.h); a count set before that is kept for it.
 int blas_threads();
 void set_blas_threads(int n);
 

@@ -8,6 +8,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+
 namespace theano::codegen::detail {
 
 namespace {
@@ -76,7 +78,8 @@ void blas_gemm_host(GemmFn gemm, std::int64_t item, std::int64_t m, std::int64_t
   const double mnk = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const int threads = mnk > kOneThreadMax && mnk <= kPartsMax ? openblas_get_num_threads() : 1;
   const std::int64_t size = m >= n ? m : n;
-  const std::int64_t parts = threads < size / 8 ? threads : size / 8;  // at least 8 rows or columns a part
+  // At least 8 rows or columns a part, and no more parts than the pool cuts a range into.
+  const std::int64_t parts = std::min<std::int64_t>({threads, size / 8, kMaxParallelParts});
   if (parts < 2) {
     blas_gemm_blocks(gemm, item, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
     return;

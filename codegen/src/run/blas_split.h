@@ -20,7 +20,7 @@
 /// two cores from the loop threads. In W10 (LeNet-5), whose fully connected
 /// layers' products woke them every step, OpenBLAS's idle thread ran 2-6 ms
 /// of each 10-14 ms float32 step (the threads' schedstat), beside the loop
-/// thread it starved; in W9 float64 it ran 12.5 ms of each 13 ms step. In
+/// thread it starved; in W9 float32 it ran 12.5 ms of each 13 ms step. In
 /// parts, those products never wake OpenBLAS's threads, and alone they take
 /// about as long or less (best of 7-9 loops, alternating processes, float32
 /// / float64 us, OpenBLAS's 2 threads -> 2 parts):

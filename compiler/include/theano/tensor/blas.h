@@ -157,7 +157,7 @@ Var tensordot(const TensorLike& a, const TensorLike& b, const TensordotAxes& axe
 Var batched_dot(const TensorLike& a, const TensorLike& b);
 
 /// The number of threads BLAS calls use: OpenBLAS's own for LAPACK and larger
-/// products; generated code cuts a product of 10^6 to 3*10^7 multiply-adds
+/// products; generated code cuts a product of 262144 to 3*10^7 multiply-adds
 /// into that many parts on its loop threads (codegen/src/run/blas_split.h).
 /// THEANO_FLAGS threads=N caps both. OpenBLAS opens on the first BLAS call
 /// (theano/runtime/blas_library.h); a count set before that is kept for it.

@@ -125,22 +125,28 @@ TriadResult triad_all_cores(std::int64_t n, int reps) {
   return r;
 }
 
+std::function<void()> direct_gemm_call(DType dtype) {
+  constexpr int N = 2000;
+  auto m = std::make_shared<std::vector<NDArray>>();
+  m->push_back(uniform(701, -1, 1, {N, N}, dtype));
+  m->push_back(uniform(702, -1, 1, {N, N}, dtype));
+  m->push_back(uniform(703, -1, 1, {N, N}, dtype));
+  if (dtype == DType::Float32)
+    return [m] {
+      std::vector<NDArray>& x = *m;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5f, x[0].data_as<float>(), N,
+                  x[1].data_as<float>(), N, 0.25f, x[2].data_as<float>(), N);
+    };
+  return [m] {
+    std::vector<NDArray>& x = *m;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5, x[0].data_as<double>(), N,
+                x[1].data_as<double>(), N, 0.25, x[2].data_as<double>(), N);
+  };
+}
+
 GemmResult direct_gemm(DType dtype, int reps) {
   constexpr int N = 2000;
-  const NDArray A = uniform(701, -1, 1, {N, N}, dtype), B = uniform(702, -1, 1, {N, N}, dtype);
-  NDArray C = uniform(703, -1, 1, {N, N}, dtype);
-  std::function<void()> call;
-  if (dtype == DType::Float32) {
-    const float* a = A.data_as<float>();
-    const float* b = B.data_as<float>();
-    float* c = C.data_as<float>();
-    call = [=] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5f, a, N, b, N, 0.25f, c, N); };
-  } else {
-    const double* a = A.data_as<double>();
-    const double* b = B.data_as<double>();
-    double* c = C.data_as<double>();
-    call = [=] { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5, a, N, b, N, 0.25, c, N); };
-  }
+  const std::function<void()> call = direct_gemm_call(dtype);
   const Timing t = time_calls(call, std::max(1, reps));
   GemmResult r;
   r.median_ms = t.median * 1e3;

@@ -12,12 +12,15 @@
 /// - Matrix product: OpenBLAS called directly, `cblas_dgemm` (or
 ///   `cblas_sgemm`) on W7's 2000 x 2000 inputs, C = 0.5*A*B + 0.25*C in
 ///   place, with OpenBLAS's default thread count. Median, min and max per call
-///   of repeated calls after 2 warm-ups.
+///   of repeated calls after 2 warm-ups. W7's rows are also timed against
+///   this call made beside each of theirs (direct_gemm_call, bench/run's
+///   measure_calls), so that a neighbour's load falls on both.
 #pragma once
 
 #include <theano/runtime/dtype.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,9 @@ struct GemmResult {
 /// cblas_dgemm (Float64) or cblas_sgemm (Float32) on 2000 x 2000 matrices
 /// with W7's inputs (U(701), U(702), U(703)), alpha 0.5, beta 0.25.
 GemmResult direct_gemm(DType dtype, int reps);
+
+/// That direct call as a callable, owning its three matrices.
+std::function<void()> direct_gemm_call(DType dtype);
 
 /// Facts about the machine and the software for the report.
 struct MachineInfo {

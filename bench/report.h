@@ -5,9 +5,10 @@
 ///
 /// ratio_to_limit: for W1, W4a-c, W5, W8 and W8g, achieved GB/s (bytes the workload
 /// must move per call / call median) over the triad's GB/s (higher is
-/// better, 1.0 = at the triad); for W7 and W7s, call median over the direct
-/// gemm median of the same dtype (lower is better, 1.0 = equal); otherwise
-/// null.
+/// better, 1.0 = at the triad); for W7 and W7s, the median over samples of
+/// call / the direct gemm of the same dtype timed beside it (lower is better,
+/// 1.0 = equal; Row::paired_ratio), else, when that was not measured, call
+/// median over the limits' gemm median; otherwise null.
 #pragma once
 
 #include <cstdio>
@@ -48,6 +49,10 @@ struct Row {
   std::vector<double> checksum_1t;  ///< that function's checksums (checksum_ok covers both)
   bool checksum_1t_ok = false;
   std::string error;          ///< compiling or calling failed in this process
+  /// W7, W7s: the direct gemm (machine_limits.h) timed beside each sample,
+  /// its median and the median of the samples' call / gemm ratios (the row's
+  /// ratio_to_limit); unset for the other rows.
+  std::optional<double> paired_gemm_median_ms, paired_gemm_min_ms, paired_ratio;
 
   // Judged by evaluate().
   std::optional<double> ratio_to_limit, achieved_gbs;

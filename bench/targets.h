@@ -5,8 +5,8 @@
 /// a result (`why` in the report).
 ///
 /// Targets are judged per row: a call target compares the call median, a
-/// ratio target compares `ratio_to_limit` (W7: call median / direct OpenBLAS
-/// gemm median of the same run). Call targets are per dtype (float32 moves
+/// ratio target compares `ratio_to_limit` (W7: the median of call / direct
+/// OpenBLAS gemm, the two timed side by side in each sample). Call targets are per dtype (float32 moves
 /// half the bytes, so its bandwidth-bound targets are about half); W6 (call
 /// overhead), W7 (relative to the same run's gemm of that dtype) and W8
 /// (issue 19 states one bound) apply to both. The compile targets (cold W1, W3, W7; warm per function) apply to
@@ -148,7 +148,8 @@ inline constexpr Why kWhy[] = {
     {"W6t", "",
      "call overhead without the argument filter"},
     {"W7", "",
-     "one OpenBLAS dgemm into a copy of Z (the copy costs ~2 %)"},
+     "one OpenBLAS dgemm into a copy of Z (the copy: 3-5 % beside the in-place direct gemm, as in a direct "
+     "OpenBLAS program that copies)"},
     {"W7s", "",
      "one in-place OpenBLAS dgemm on Z"},
     {"W8", "float64",

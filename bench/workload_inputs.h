@@ -61,6 +61,50 @@ inline Timing time_calls(const std::function<void()>& f, int reps, int inner = 1
   return {t[t.size() / 2], t.front(), t.back()};
 }
 
+/// `reps` samples of `a` and `b` side by side (after `warmup` calls of
+/// each): each sample times one call of each, in turn a first and b first,
+/// so a neighbour's load in that moment falls on both. `ratio`: the median
+/// over samples of a's time / b's (more robust on a shared machine than the
+/// ratio of two medians taken minutes apart).
+struct PairedTiming {
+  Timing a, b;
+  double ratio = 0;
+};
+inline PairedTiming time_paired(const std::function<void()>& a, const std::function<void()>& b, int reps,
+                                int warmup = 2) {
+  for (int i = 0; i < warmup; ++i) {
+    a();
+    b();
+  }
+  auto seconds = [](const std::function<void()>& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ta, tb, ratios;
+  for (int r = 0; r < reps; ++r) {
+    double sa = 0, sb = 0;
+    if (r % 2 == 0) {
+      sa = seconds(a);
+      sb = seconds(b);
+    } else {
+      sb = seconds(b);
+      sa = seconds(a);
+    }
+    ta.push_back(sa);
+    tb.push_back(sb);
+    ratios.push_back(sa / sb);
+  }
+  auto summary = [](std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return Timing{t[t.size() / 2], t.front(), t.back()};
+  };
+  PairedTiming p{summary(ta), summary(tb), 0};
+  std::sort(ratios.begin(), ratios.end());
+  p.ratio = ratios[ratios.size() / 2];
+  return p;
+}
+
 /// Single-thread STREAM triad a = b + s*c over n doubles: GB/s counting 24
 /// bytes per element (STREAM's convention), best of `reps`.
 inline double triad_gbs(std::int64_t n = 20'000'000, int reps = 7) {

@@ -15,6 +15,10 @@ Subcommands:
   report    (standard library only, any Python >= 3.8) merges our JSON and
             the peers' JSON into one table on stdout and, with --json, one
             JSON file
+  merge     (standard library only) one JSON from several rounds' JSONs of
+            the same kind (ours: bench/run's; the peers': measure's): each
+            row's call median becomes the median of the rounds' medians
+            (bench/peers --rounds N)
 
 Timing rules (docs/workloads.md): the call time is the median of `reps` samples
 after 2 warm-up calls (the first call from the initial state, whose outputs
@@ -1401,7 +1405,7 @@ def run_report(args):
                 entry["ours"] = {k: o.get(k) for k in ("call_median_ms", "call_min_ms", "call_max_ms",
                                                        "compile_cold_ms", "compile_warm_ms", "checksum",
                                                        "checksum_ok", "ratio_to_limit", "target", "target_met",
-                                                       "call_1thread_median_ms")}
+                                                       "call_1thread_median_ms", "round_medians_ms")}
                 c = fmt_compile(o.get("compile_cold_ms"))
                 txt = fmt_time(o["call_median_ms"]) + (" (%s)" % c if c else "")
                 if o.get("call_1thread_median_ms") is not None:
@@ -1434,7 +1438,8 @@ def run_report(args):
                 keep = {k: r.get(k) for k in ("call_median_ms", "call_min_ms", "call_max_ms", "samples",
                                               "calls_per_sample", "compile_cold_ms", "build_ms", "first_call_ms",
                                               "checksum", "expected_checksum", "checksum_ok", "note",
-                                              "wall_s", "others_cpu_cores", "blas", "jax_backend", "torch_compile") if k in r}
+                                              "wall_s", "others_cpu_cores", "blas", "jax_backend", "torch_compile",
+                                              "round_medians_ms") if k in r}
                 keep["ratio_to_limit"] = pr
                 entry["peers"][p] = keep
                 c = fmt_compile(r.get("compile_cold_ms"))
@@ -1532,6 +1537,11 @@ def run_report(args):
         print("peers: not measured: %s" % peers_error, file=out)
     print("each cell: call median (cold compile); '-': not in our JSON, or the peer does not do that row; "
           "ours/best < 1: ours faster;", file=out)
+    rounds = max(((ours or {}).get("run") or {}).get("rounds") or 1, prun.get("rounds") or 1)
+    if rounds > 1:
+        print("%d rounds: each call median is the median of the rounds' medians (ours first in odd rounds, the "
+              "peers first in even ones; cold compiles from round 1; ours/limit: the median of each round's "
+              "ratio to its own limits)" % rounds, file=out)
     print("ours '1t': the same function compiled with THEANO_FLAGS threads=1 (W8, W8g; SciPy runs on one "
           "thread);", file=out)
     print("limit ratios as bench/run: triad = achieved GB/s / triad GB/s (higher is better), "
@@ -1588,6 +1598,69 @@ def run_report(args):
     return 0
 
 
+def merge_rounds(docs, kind):
+    """One document from the rounds' documents of one kind ('ours' or
+    'peers'), the first round's as the base (its compile figures, machine
+    and environment stay): per row, call_median_ms becomes the median of the
+    rounds' medians (the rounds alternate ours and the peers, so a
+    neighbour's burst in one round moves one sample, not the verdict),
+    call_min_ms the least, call_max_ms the most; round_medians_ms lists them.
+    Ours also take the median of the rounds' ratio_to_limit (each against
+    its own round's limits) and achieved_gbs; the targets were judged per
+    round by bench/run, so target_met and miss are cleared. A row that failed
+    or missed its checksum in any round keeps that error or mark."""
+    import statistics
+    base = json.loads(json.dumps(docs[0]))
+
+    def key(r):
+        return (r.get("workload"), r.get("dtype")) + ((r.get("peer"),) if kind == "peers" else ())
+
+    others = [{key(r): r for r in d.get("results", [])} for d in docs[1:]]
+    for r in base.get("results", []):
+        rounds = [r] + [o.get(key(r)) for o in others]
+        bad = [x for x in rounds if x is None or x.get("error") or x.get("call_median_ms") is None]
+        if bad:
+            if not r.get("error"):
+                first = next((x for x in bad if x is not None and x.get("error")), None)
+                r["error"] = (first["error"] if first else "not measured in every round")
+            continue
+        medians = [x["call_median_ms"] for x in rounds]
+        r["round_medians_ms"] = medians
+        r["call_median_ms"] = statistics.median(medians)
+        r["call_min_ms"] = min(x.get("call_min_ms", x["call_median_ms"]) for x in rounds)
+        r["call_max_ms"] = max(x.get("call_max_ms", x["call_median_ms"]) for x in rounds)
+        r["checksum_ok"] = all(x.get("checksum_ok") for x in rounds)
+        if kind == "ours":
+            for k in ("ratio_to_limit", "achieved_gbs"):
+                vals = [x.get(k) for x in rounds]
+                r[k] = statistics.median(vals) if all(v is not None for v in vals) else None
+            r["target_met"] = None
+            r["miss"] = None
+        else:
+            cores = [x.get("others_cpu_cores") for x in rounds if x.get("others_cpu_cores") is not None]
+            if cores:
+                r["others_cpu_cores"] = statistics.median(cores)
+    base.setdefault("run", {})["rounds"] = len(docs)
+    return base
+
+
+def run_merge(args):
+    docs = []
+    for path in args.inputs:
+        d, err = load_json(path, "round %d's JSON" % (len(docs) + 1))
+        if err:
+            print("bench/peers: %s" % err, file=sys.stderr)
+            return 1
+        docs.append(d)
+    try:
+        with open(args.out, "w") as fh:
+            json.dump(merge_rounds(docs, args.kind), fh)
+    except OSError as e:
+        print("bench/peers: could not write %s: %s" % (args.out, e), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1619,7 +1692,13 @@ def main():
     r.add_argument("--dtype", default="float64", choices=["float64", "float32", "all"])
     r.add_argument("--quick", action="store_true")
     r.add_argument("--json", default="")
+    g = sub.add_parser("merge")
+    g.add_argument("--kind", required=True, choices=["ours", "peers"])
+    g.add_argument("--out", required=True)
+    g.add_argument("inputs", nargs="+")
     a = ap.parse_args()
+    if a.cmd == "merge":
+        return run_merge(a)
     if a.cmd == "measure":
         return run_measure(a)
     if a.cmd == "worker":

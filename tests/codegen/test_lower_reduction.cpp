@@ -301,24 +301,27 @@ TEST_SUITE("lower reduction") {
 
   TEST_CASE("CAReduce: a node compiles the contiguous forms its input type allows") {
     // Over the trailing axes: no column form; over the leading ones: no row
-    // form; both where the sizes can occur (and run, with sizes of 1 at run
-    // time too); dimensions of size 1 by type count as absent.
+    // form and no flat fold (the columns form takes a one-value case); both
+    // where the sizes can occur (and run, with sizes of 1 at run time too);
+    // dimensions of size 1 by type count as absent. "f": the flat fold.
     auto forms = [](const Var& x, const Var& out) {
       const std::string src =
           codegen::CLinker::generate_source(FunctionGraph({x}, {out}), {}, false);
-      return std::string(src.find("_rows(void*") != std::string::npos ? "r" : "") +
+      return std::string(src.find("_flat(const") != std::string::npos ? "f" : "") +
+             (src.find("_rows(void*") != std::string::npos ? "r" : "") +
              (src.find("_columns(void*") != std::string::npos ? "c" : "");
     };
     Var x = any_tensor(DType::Float64, 2, "x");
-    CHECK(forms(x, careduce("add", {1}, x)) == "r");
+    CHECK(forms(x, careduce("add", {1}, x)) == "fr");
     CHECK(forms(x, careduce("add", {0}, x)) == "c");
-    CHECK(forms(x, careduce("add", {0, 1}, x)) == "");
+    CHECK(forms(x, careduce("add", {0, 1}, x)) == "f");
     Var t = any_tensor(DType::Float64, 3, "t");
-    CHECK(forms(t, careduce("add", {1}, t)) == "rc");
+    CHECK(forms(t, careduce("add", {1}, t)) == "frc");
+    CHECK(forms(t, careduce("add", {0, 1}, t)) == "c");
     Var col = TensorType::from_broadcastable(DType::Float64, {false, true})->make_variable("col");
-    CHECK(forms(col, careduce("add", {0}, col)) == "");
+    CHECK(forms(col, careduce("add", {0}, col)) == "f");
     Var row = TensorType::from_broadcastable(DType::Float64, {true, false})->make_variable("row");
-    CHECK(forms(row, careduce("add", {1}, row)) == "");
+    CHECK(forms(row, careduce("add", {1}, row)) == "f");
     std::mt19937_64 rng(31);
     for (const Dims& s : {Dims{1, 1}, Dims{300, 1}, Dims{1, 300}, Dims{70, 90}})
       check_lowering({x}, {careduce("add", {1}, x), careduce("add", {0}, x), careduce("maximum", {0, 1}, x)},
@@ -326,6 +329,13 @@ TEST_SUITE("lower reduction") {
     for (const Dims& s : {Dims{1, 1, 1}, Dims{40, 1, 1}, Dims{1, 1, 40}, Dims{6, 70, 9}})
       check_lowering({t}, {careduce("add", {1}, t)}, {random_array(rng, s, DType::Float64, -2, 2)});
     check_lowering({col}, {careduce("add", {0}, col)}, {random_array(rng, {5000, 1}, DType::Float64, -2, 2)});
+    // Leading axes with every kept size 1 at run time: one column (8-row steps and the rest).
+    Var xf = any_tensor(DType::Float32, 2, "xf");
+    for (const Dims& s : {Dims{20003, 1}, Dims{7, 1}, Dims{1, 1}})
+      check_lowering({xf}, {careduce("add", {0}, xf), careduce("maximum", {0}, xf)},
+                     {random_array(rng, s, DType::Float32, -2, 2)});
+    for (const Dims& s : {Dims{13, 17, 1}, Dims{1, 1, 1}})
+      check_lowering({t}, {careduce("add", {0, 1}, t)}, {random_array(rng, s, DType::Float64, -2, 2)});
     check_lowering({row}, {careduce("add", {1}, row)}, {random_array(rng, {1, 5000}, DType::Float64, -2, 2)});
   }
 

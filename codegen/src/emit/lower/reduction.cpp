@@ -23,7 +23,9 @@
 //    without reassociating a single float sum;
 //  * inner > 1 (e.g. axis 0 of a matrix): chunks of columns are accumulated
 //    row by row into a small stack buffer (a contiguous, vectorizable inner
-//    loop; each column is still folded in perform's order).
+//    loop; each column is still folded in perform's order). A reduction over
+//    leading axes alone compiles only this form: inner == 1 there (an N x 1
+//    matrix over axis 0) runs as one column.
 // Otherwise (strided, negatively strided or broadcast input, or several
 // non-adjacent axes) nested loops with byte strides walk the kept axes and,
 // inside, the reduced axes in C order.
@@ -272,24 +274,49 @@ void lower_careduce(NodeLowering& L) {
     for (int i = 0; i < nin; ++i) r.push_back(prefix + str(i) + index);
     return r;
   };
-  f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
-  std::string flat_params;
-  for (int i = 0; i < nin; ++i) flat_params += "const " + L.in_ctype(i) + "* __restrict p" + str(i) + ", ";
-  f.open("__attribute__((noinline)) static " + acc_t + " " + fn + "_flat(" + flat_params + "int64_t n)");
-  f.line(acc_t + " r[16];");
-  f.line("THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
-  f.line("int64_t k = 0;");
-  f.open("for (; k + 16 <= n; k += 16)");
-  f.line("THEANO_LANES for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " + element(loads_of("p", "[k + j]")) + ");");
-  f.close();
-  f.line("THEANO_UNROLL for (int w = 8; w >= 1; w /= 2)");
-  f.line("  THEANO_UNROLL for (int j = 0; j < w; ++j) r[j] = " + fn + "_combine(r[j], r[j + w]);");
-  f.line(acc_t + " a = r[0];");
-  f.line("for (; k < n; ++k) a = " + fn + "_fold(a, " + element(loads_of("p", "[k]")) + ");");
-  f.line("return a;");
-  f.close();
-
   const Layout l = layout_of(L, op.axes());
+  // The contiguous forms (below) a node compiles: each runs only where its
+  // sizes can occur. Rows where the dimensions before the reduced ones are
+  // not all 1 by type (outer), columns where those after them are not
+  // (inner); a reduction over the trailing axes compiles no column form.
+  // The one-value form (every kept dimension 1 at run time) folds flat too,
+  // except in a reduction over leading axes alone (no rows form: a bias
+  // gradient's sum over the batch, W4a's column sums): there the columns
+  // form takes that case as one column, folded in perform's order, and no
+  // flat fold is compiled. Its 16-lane loop was most of such a node's -O2
+  // and machine-code time (a 4000x4000 float32 column sum's unit: 132 ->
+  // 83 ms of clang++ CPU time, perf stat -r 8); an N x 1 matrix summed over
+  // axis 0 then runs on one thread, unvectorized.
+  auto static_one = [&](int from, int to) {
+    for (int d = from; d < to; ++d) {
+      const tensor::Dim& sd = L.in(0).shape()[static_cast<std::size_t>(d)];
+      if (!(sd && *sd == 1)) return false;
+    }
+    return true;
+  };
+  const bool with_rows = l.block && !static_one(0, l.first);
+  const bool with_columns = l.block && !static_one(l.last + 1, l.nd);
+  const bool with_all = l.block && (with_rows || !with_columns);
+  if (with_all) {
+    f.line("// Folds n consecutive elements with 16 independent accumulators (vectorizable).");
+    std::string flat_params;
+    for (int i = 0; i < nin; ++i) flat_params += "const " + L.in_ctype(i) + "* __restrict p" + str(i) + ", ";
+    f.open("__attribute__((noinline)) static " + acc_t + " " + fn + "_flat(" + flat_params + "int64_t n)");
+    f.line(acc_t + " r[16];");
+    f.line("THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
+    f.line("int64_t k = 0;");
+    f.open("for (; k + 16 <= n; k += 16)");
+    f.line("THEANO_LANES for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " +
+           element(loads_of("p", "[k + j]")) + ");");
+    f.close();
+    f.line("THEANO_UNROLL for (int w = 8; w >= 1; w /= 2)");
+    f.line("  THEANO_UNROLL for (int j = 0; j < w; ++j) r[j] = " + fn + "_combine(r[j], r[j + w]);");
+    f.line(acc_t + " a = r[0];");
+    f.line("for (; k < n; ++k) a = " + fn + "_fold(a, " + element(loads_of("p", "[k]")) + ");");
+    f.line("return a;");
+    f.close();
+  }
+
   CodeWriter& w = L.body;
   for (int i = 1; i < nin; ++i)  // fused inputs: one broadcast pattern, so one shape
     for (int d = 0; d < l.nd; ++d)
@@ -361,21 +388,12 @@ void lower_careduce(NodeLowering& L) {
       all_args += "px" + str(i) + " + lo, ";
       row_args += "px" + str(i) + " + o * group, ";
     }
-    // A form runs only where its sizes can occur: rows where the dimensions
-    // before the reduced ones are not all 1 by type (outer), columns where
-    // those after them are not (inner); a reduction over the trailing axes
-    // compiles no column form, one over all axes only the first.
-    auto static_one = [&](int from, int to) {
-      for (int d = from; d < to; ++d) {
-        const tensor::Dim& sd = L.in(0).shape()[static_cast<std::size_t>(d)];
-        if (!(sd && *sd == 1)) return false;
-      }
-      return true;
-    };
-    const bool with_rows = !static_one(0, l.first), with_columns = !static_one(l.last + 1, l.nd);
-    open_part(all);
-    f.line("args->partial[p] = " + fn + "_flat(" + all_args + "hi - lo);");
-    f.close();
+    // The forms: with_rows, with_columns and with_all above.
+    if (with_all) {
+      open_part(all);
+      f.line("args->partial[p] = " + fn + "_flat(" + all_args + "hi - lo);");
+      f.close();
+    }
     if (with_rows) {
       open_part(rows);
       f.line("for (int64_t o = lo; o < hi; ++o) po[o] = " + store(fn + "_flat(" + row_args + "group)") + ";");
@@ -433,17 +451,21 @@ void lower_careduce(NodeLowering& L) {
     w.open("if (" + contiguous + ")");
     w.line(acc_t + " partial[THEANO_MAX_PARTS];");
     w.line(args_t + " args = {" + init_args + "po, partial, outer, group, inner};");
-    w.open("if (inner == 1 && outer == 1)");
-    w.line("const int64_t parts = " + all.run("group", str(min_part_elements(cost)), "args") + ";");
-    w.line(acc_t + " a = partial[0];");
-    w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
-    w.line("po[0] = " + store("a") + ";");
-    w.close();
-    if (with_rows && with_columns)
-      w.line("else if (inner == 1) " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
-    else if (with_rows)
-      w.line("else " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
-    if (with_columns) w.line("else " + columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
+    if (with_all) {
+      w.open("if (inner == 1 && outer == 1)");
+      w.line("const int64_t parts = " + all.run("group", str(min_part_elements(cost)), "args") + ";");
+      w.line(acc_t + " a = partial[0];");
+      w.line("for (int64_t p = 1; p < parts; ++p) a = " + fn + "_combine(a, partial[p]);");
+      w.line("po[0] = " + store("a") + ";");
+      w.close();
+      if (with_rows && with_columns)
+        w.line("else if (inner == 1) " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
+      else if (with_rows)
+        w.line("else " + rows.run("outer", min_part_expr(cost, "group"), "args") + ";");
+      if (with_columns) w.line("else " + columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
+    } else {
+      w.line(columns.run("inner", min_part_expr(cost, "outer * group"), "args") + ";");
+    }
     w.line("return 0;");
     w.close();
   }

@@ -41,6 +41,17 @@ Kind kind_of(DType d) {
   }
 }
 
+/// kind_of(d), and the kernels for it in the unit: sparse_kernels.h's text,
+/// then its macros instantiated for that type alone.
+Kind kernels_for(NodeLowering& L, DType d) {
+  const Kind k = kind_of(d);
+  L.need("sparse_kernels", kernel_text("sparse_kernels.h"));
+  L.need("sparse_kernels " + k.suffix, "THEANO_SPARSE_SWAP(" + k.t + ", " + k.suffix + ")\nTHEANO_SPARSE_KERNELS(" +
+                                           k.t + ", " + k.suffix + ")\nTHEANO_SPARSE_ELEMWISE(" + k.t + ", " +
+                                           k.suffix + ")");
+  return k;
+}
+
 /// `const TheanoArray* <name>` = input i, or a C-contiguous scratch copy when
 /// it is not (vectors) / its strides are not whole elements (matrices).
 void operand(NodeLowering& L, int i, const std::string& name, bool vector) {
@@ -128,7 +139,7 @@ std::string elem(const std::string& arr, const std::string& d, const std::string
 /// the dense operand `dd`; `target` has S's rows, unit column stride.
 void emit_product(NodeLowering& L, const std::string& alpha, bool zero, const std::string& target) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   const std::string T = k.t;
   const std::string fields = T + " alpha; const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
                              T + "* d; int64_t d_rs, d_cs, ncols, rows; " + T + "* out;";
@@ -165,7 +176,7 @@ void lower_spmm(NodeLowering& L) {
 
 void lower_sampled_dot(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   emit_components(L, 0, false);
   check_dense(L, 3, "X", csr ? "major" : "minor", "");
   check_dense(L, 4, "Y", csr ? "minor" : "major", L.x(3) + "->shape[1]");
@@ -190,7 +201,7 @@ void lower_sampled_dot(NodeLowering& L) {
 
 void lower_gather(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   emit_components(L, 0, false);
   check_dense(L, 3, "M", csr ? "major" : "minor", csr ? "minor" : "major");
   operand(L, 3, "dm", false);
@@ -211,7 +222,7 @@ void lower_gather(NodeLowering& L) {
 
 void lower_to_dense(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("o0->shape[0] = sh0; o0->shape[1] = sh1;");
@@ -233,7 +244,7 @@ void lower_to_dense(NodeLowering& L) {
 void lower_usmm(NodeLowering& L) {
   const auto& op = static_cast<const sparse::Usmm&>(L.op);
   const bool csr = op.csr(), inplace = op.inplace();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   const std::string T = k.t, item = item_of(L.out(0).dtype());
   emit_components(L, 1, true);
   check_dense(L, 5, "D", csr ? "minor" : "major", "");
@@ -264,7 +275,7 @@ void lower_usmm(NodeLowering& L) {
 }
 
 void lower_swap(NodeLowering& L) {
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("int64_t n_ptr = 0;");
@@ -299,7 +310,7 @@ constexpr char kSparseScratchText[] = R"(static int theano_sparse_scratch(Theano
 /// allocation and the fill pass, both passes split between the threads.
 void lower_merge(NodeLowering& L) {
   const auto& op = static_cast<const sparse::SparseMerge&>(L.op);
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   const std::string T = k.t;
   emit_components(L, 0, true, "", "x: ");
   emit_components(L, 4, true, "y_", "y: ");
@@ -362,7 +373,7 @@ void lower_merge(NodeLowering& L) {
 void lower_row_vector(NodeLowering& L) {
   const auto& op = static_cast<const sparse::SparseRowVector&>(L.op);
   const bool csr = op.csr();
-  const Kind k = kind_of(L.out(0).dtype());
+  const Kind k = kernels_for(L, L.out(0).dtype());
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line(std::string("const int64_t cols = ") + (csr ? "minor" : "major") + ";");

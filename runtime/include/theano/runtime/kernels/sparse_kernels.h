@@ -17,7 +17,10 @@
  *
  * Each kernel exists for the four value types a sparse matrix may hold:
  * float64 (suffix f64), float32 (f32), int64 (i64) and int32 (i32); integer
- * sums run in the values' type, as SciPy's do.
+ * sums run in the values' type, as SciPy's do. perform gets all four (the
+ * end of this file); a translation unit instantiates the macros for the
+ * types its nodes use (codegen/src/emit/lower/sparse.cpp): all four were a
+ * fifth of W8's cold compile.
  */
 #ifndef THEANO_SPARSE_KERNELS_H
 #define THEANO_SPARSE_KERNELS_H
@@ -252,6 +255,7 @@ static inline void theano_sparse_offsets(int64_t* indptr, int64_t major) {
   for (a = 0; a < major; ++a) indptr[a + 1] += indptr[a];
 }
 
+#ifndef THEANO_GENERATED_CODE
 THEANO_SPARSE_SWAP(double, f64)
 THEANO_SPARSE_SWAP(float, f32)
 THEANO_SPARSE_SWAP(int64_t, i64)
@@ -264,5 +268,6 @@ THEANO_SPARSE_ELEMWISE(double, f64)
 THEANO_SPARSE_ELEMWISE(float, f32)
 THEANO_SPARSE_ELEMWISE(int64_t, i64)
 THEANO_SPARSE_ELEMWISE(int32_t, i32)
+#endif
 
 #endif /* THEANO_SPARSE_KERNELS_H */

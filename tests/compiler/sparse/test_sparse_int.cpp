@@ -12,6 +12,7 @@
 
 #include "test_util.h"
 #include "use_linker.h"
+#include "theano/codegen/c_linker.h"
 #include "theano/theano.hpp"
 
 using namespace theano;
@@ -144,5 +145,36 @@ TEST_SUITE("sparse integer matrices") {
     e = test::error_of([&] { grad(T::sum(S::dense_from_sparse(s)), s.var); });
     CHECK(e.find("is an integer sparse matrix, which has no gradient") != std::string::npos);
     CHECK_THROWS_AS(grad(T::sum(S::dense_from_sparse(s)), s.var), TypeError);
+  }
+
+  TEST_CASE("a compiled unit instantiates the sparse kernels for its nodes' value types alone") {
+    test::UseLinker l("cpp");
+    S::SparseInput a = S::csr_matrix("a", DType::Int32), b = S::csr_matrix("b", DType::Float32);
+    Var d = T::fmatrix("d");
+    std::vector<In> ins = a.ins();
+    for (const In& in : b.ins()) ins.push_back(in);
+    ins.push_back(In(d));
+    Function f = function(ins, {S::dense_from_sparse(a), S::structured_dot(b, d)});
+    // The unit's own instantiations (the header's list for perform is compiled out there).
+    const std::string src = codegen::CLinker::generate_source(f.fgraph());
+    auto instantiated = [&](const std::string& t, const std::string& suffix) {
+      const std::string a = "(" + t + ", " + suffix + ")";
+      return src.find("THEANO_SPARSE_SWAP" + a + "\nTHEANO_SPARSE_KERNELS" + a) != std::string::npos;
+    };
+    CHECK(instantiated("int32_t", "i32"));
+    CHECK(instantiated("float", "f32"));
+    CHECK(!instantiated("double", "f64"));
+    CHECK(!instantiated("int64_t", "i64"));
+    // And it runs: [[0, 2], [3, 0]] as int32, [[1.5, 0], [0, -2]] times [[1, 2], [3, 4]] as float32.
+    const SparseMatrix sa = SparseMatrix::from_dense(NDArray::from_list<std::int32_t>({0, 2, 3, 0}, {2, 2}), SparseFormat::CSR);
+    const SparseMatrix sb = SparseMatrix::from_dense(NDArray::from_list<float>({1.5f, 0, 0, -2}, {2, 2}), SparseFormat::CSR);
+    std::vector<NDArray> args = S::arguments(sa);
+    for (const NDArray& x : S::arguments(sb)) args.push_back(x);
+    args.push_back(NDArray::from_list<float>({1, 2, 3, 4}, {2, 2}));
+    const std::vector<NDArray> out = f(args);
+    CHECK(out[0].at<std::int32_t>({0, 1}) == 2);
+    CHECK(out[0].at<std::int32_t>({1, 0}) == 3);
+    CHECK(out[1].at<float>({0, 0}) == 1.5f);
+    CHECK(out[1].at<float>({1, 1}) == -8.0f);
   }
 }

@@ -53,6 +53,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -1609,7 +1610,6 @@ def merge_rounds(docs, kind):
     its own round's limits) and achieved_gbs; the targets were judged per
     round by bench/run, so target_met and miss are cleared. A row that failed
     or missed its checksum in any round keeps that error or mark."""
-    import statistics
     base = json.loads(json.dumps(docs[0]))
 
     def key(r):

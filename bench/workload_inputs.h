@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace theano::bench {
@@ -47,6 +48,12 @@ struct Timing {
   double median = 0, min = 0, max = 0;  // seconds per call
 };
 
+/// Median, min and max of samples (at least one).
+inline Timing timing_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t.front(), t.back()};
+}
+
 /// `reps` timed runs of `f` (each run calls it `inner` times) after `warmup`
 /// calls; per-call seconds.
 inline Timing time_calls(const std::function<void()>& f, int reps, int inner = 1, int warmup = 2) {
@@ -57,8 +64,7 @@ inline Timing time_calls(const std::function<void()>& f, int reps, int inner = 1
     for (int k = 0; k < inner; ++k) f();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / inner);
   }
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t.front(), t.back()};
+  return timing_of(std::move(t));
 }
 
 /// `reps` samples of `a` and `b` side by side (after `warmup` calls of
@@ -95,14 +101,7 @@ inline PairedTiming time_paired(const std::function<void()>& a, const std::funct
     tb.push_back(sb);
     ratios.push_back(sa / sb);
   }
-  auto summary = [](std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return Timing{t[t.size() / 2], t.front(), t.back()};
-  };
-  PairedTiming p{summary(ta), summary(tb), 0};
-  std::sort(ratios.begin(), ratios.end());
-  p.ratio = ratios[ratios.size() / 2];
-  return p;
+  return {timing_of(std::move(ta)), timing_of(std::move(tb)), timing_of(std::move(ratios)).median};
 }
 
 /// Single-thread STREAM triad a = b + s*c over n doubles: GB/s counting 24

@@ -47,11 +47,11 @@ namespace {
 
 /// blas_calls.h's gemm, whole, in row blocks or in parts (blas_split.h).
 void gemm_host_f32(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
-                     const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
+                   const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
   blas_gemm_host(&theano_blas_gemm_f32, 4, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
 void gemm_host_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a, int64_t as0, int64_t as1,
-                     const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
+                   const char* b, int64_t bs0, int64_t bs1, double beta, char* c, int64_t cs0, int64_t cs1) {
   blas_gemm_host(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
 

@@ -172,6 +172,11 @@ TEST_SUITE("lower reduction") {
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, y}, std::vector<Var>{s});
     check_error<ShapeError>(fg, *lowered_thunk(fg), {NDArray::zeros({2, 3}), NDArray::zeros({2, 4}, DType::Float32)},
                             "Sum{axes=(1,), fused=", "must have the same shape");
+    // The flat fold prefetches each input 4 KiB ahead, in integer arithmetic
+    // (the address may lie past the input).
+    const std::string src = codegen::CLinker::generate_source(*fg, {}, false);
+    for (const char* ahead : {"(uint64_t)(p0 + k) + 4096)", "(uint64_t)(p1 + k) + 4096)"})
+      CHECK(src.find(ahead) != std::string::npos);
   }
 
   TEST_CASE("CAReduce: sums and products of empty axes give the identity") {

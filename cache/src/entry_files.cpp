@@ -5,6 +5,7 @@
 #include "cache_internal.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +16,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <random>
 #include <string_view>
 
 namespace theano::cache {
@@ -68,6 +68,23 @@ std::optional<std::string> read_listing_file(const fs::path& p) {
   return out;
 }
 
+namespace {
+
+/// A random number for a temporary file's name (two processes of one pid, in
+/// two pid namespaces sharing a compiledir). getrandom(2), not
+/// std::random_device: libstdc++'s constructor executes CPUID, which traps in
+/// a VM (about 40 us a write there; a cold W6 process writes six entries).
+/// Where getrandom cannot say (an old kernel, entropy not yet ready), the
+/// clock stands in: the name is also made unique by the pid, a counter and
+/// create_exclusive.
+std::uint64_t name_salt() {
+  std::uint64_t v = 0;
+  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof v)) return v;
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+}  // namespace
+
 int write_atomic(const fs::path& path, const std::string& bytes, const TrustPolicy& policy) {
   {
     std::lock_guard<std::mutex> lock(hook_mutex());
@@ -75,9 +92,8 @@ int write_atomic(const fs::path& path, const std::string& bytes, const TrustPoli
       if (const int e = fault_hook()(path)) return e;
   }
   static std::atomic<unsigned> counter{0};
-  std::random_device rd;
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()) + "." +
-                       std::to_string(counter++);
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(name_salt()) +
+                       "." + std::to_string(counter++);
   const int fd = create_exclusive(tmp, policy.file_mode());
   if (fd < 0) return errno;
   // Team cache: the group's (the setgid directory already gives it; this is

@@ -250,7 +250,13 @@ TEST_CASE("ClangCompiler: unusable options are refused") {
   CHECK_THROWS_AS(ClangCompiler(o).compile(theano_test::elemwise_source()), theano::ValueError);
   CompileOptions bad;
   bad.cxxflags = {"-fthis-flag-does-not-exist"};
-  CHECK_THROWS_AS(ClangCompiler(bad).compile(theano_test::elemwise_source()), theano::ValueError);
+  CHECK_THROWS_WITH_AS(ClangCompiler(bad).compile(theano_test::elemwise_source()),
+                       doctest::Contains("rejected the compile flags -c"), theano::ValueError);
+  // A second input: two compile jobs, where the driver step takes exactly one.
+  CompileOptions two;
+  two.cxxflags = {"second_input.cpp"};
+  CHECK_THROWS_WITH_AS(ClangCompiler(two).compile(theano_test::elemwise_source()),
+                       doctest::Contains("rejected the compile flags"), theano::ValueError);
   CHECK_THROWS_AS(ClangCompiler().compile("int x;", "dir/name.cpp"), theano::ValueError);
 }
 

@@ -348,6 +348,48 @@ TEST_SUITE("linalg") {
     }
   }
 
+  TEST_CASE("linalg: the finiteness check of a loaded matrix, every class of value, both dtypes and layouts") {
+    // 37 x 37: columns longer than any vector, with a remainder. inv reads the
+    // C-contiguous matrix's columns strided, cholesky its transpose
+    // contiguously. The extremes of the finite values pass; an infinity or a
+    // NaN of either sign, in a column's vectorized body or its last element,
+    // is named at its own row and column.
+    constexpr std::int64_t n = 37;
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      const Var a = matrix("a", dt);
+      const bool f64 = dt == DType::Float64;
+      auto spd = [&] {
+        std::vector<double> v(static_cast<std::size_t>(n * n), 0.0);
+        for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i * n + i)] = 2.0;
+        return NDArray::from_vector(v, {n, n}).astype(dt);
+      };
+      NDArray extremes = spd();
+      const double big = f64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+      const double tiny = f64 ? std::numeric_limits<double>::denorm_min() : std::numeric_limits<float>::denorm_min();
+      const double normal = f64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+      extremes.index(0, 0).index(0, 0).fill(big);  // on the diagonal: no pivot becomes zero
+      extremes.index(0, 1).index(0, 1).fill(-big);
+      extremes.index(0, 2).index(0, 2).fill(tiny);
+      extremes.index(0, 3).index(0, 3).fill(-normal);
+      CHECK_NOTHROW(LA::inv(a).eval({{a, extremes}}));
+      for (double bad : {double(INFINITY), -double(INFINITY), std::numeric_limits<double>::quiet_NaN(),
+                         -std::numeric_limits<double>::quiet_NaN()}) {
+        for (auto [r, c] : {std::pair<std::int64_t, std::int64_t>{30, 5}, {36, 36}, {0, 17}}) {
+          CAPTURE(bad);
+          CAPTURE(r);
+          CAPTURE(c);
+          NDArray m = spd();
+          m.index(0, r).index(0, c).fill(bad);
+          const std::string at = "contains a NaN or an infinity, at row " + std::to_string(r) + ", column " +
+                                 std::to_string(c);
+          CHECK_THROWS_WITH_AS(LA::inv(a).eval({{a, m}}), doctest::Contains(at.c_str()), ValueError);
+          CHECK_THROWS_WITH_AS(LA::cholesky(a).eval({{a, m}}), doctest::Contains(at.c_str()), ValueError);
+        }
+      }
+    }
+  }
+
   TEST_CASE("linalg errors: rank, dtype, non-square, mismatched shapes, batch mismatch, NaN") {
     const Var a = matrix("a"), v = vector("v");
     CHECK_THROWS_WITH_AS(LA::cholesky(v), doctest::Contains("Cholesky{True,False}: input 0 (v) must have rank >= 2"),

@@ -1,16 +1,13 @@
 // The host's kernel table (codegen/src/run/host_kernels.cpp): where the CPU
 // runs x86-64-v4, its sort entries are the AVX-512 build of sort.h
-// (host_kernels_v4.h), and those order every line as the generic build does
+// (host_sort_v4.h), and those order every line as the generic build does
 // (this file's own compile of sort.h, the text perform runs), bit for bit:
 // NaNs with payloads, signed zeros, subnormals, infinities, ties, every
 // dtype, lines on both sides of the radix path's limit, strided lines. Its
-// convolution entries are that build of conv.h, and give the generic one's
-// bits (2-d and 3-d, padding, strides, dilations, groups, strided inputs). Its
 // gemm entries run small products in row blocks (kernels/blas_split.h): the blocks
 // obey OpenBLAS's small-matrix limit and the results are the product's.
 #include <doctest/doctest.h>
 
-#include <theano/runtime/kernels/conv.h>
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/sort.h>
 
@@ -28,11 +25,11 @@
 #include <theano/tensor/blas.h>
 
 #include "../../codegen/src/run/host_kernels.h"
-#include "../../codegen/src/run/host_kernels_v4.h"
+#include "../../codegen/src/run/host_sort_v4.h"
 
 using theano::codegen::detail::host_kernels;
 using theano::codegen::detail::host_runs_x86_64_v4;
-using theano::codegen::detail::kKernelsV4;
+using theano::codegen::detail::kSortKernelsV4;
 
 namespace {
 
@@ -116,99 +113,15 @@ double gemm_entry_error(std::int64_t m, std::int64_t n, std::int64_t k, bool a_t
   return worst / scale;
 }
 
-/// One convolution run through `fwd`, `gw` and `gi` (the table's entries)
-/// and this file's generic compile of conv.h, every output compared bit for
-/// bit: input (B, C, s...) with `ishape`, read through element strides twice
-/// the contiguous ones on its last axis when `strided`, filters `wshape`.
-template <class T>
-void same_conv_bits(const TheanoHostKernels& t, std::vector<std::int64_t> ishape, std::vector<std::int64_t> wshape,
-                    std::vector<std::int64_t> pad, std::vector<std::int64_t> stride, std::vector<std::int64_t> dil,
-                    std::int64_t groups, bool strided, unsigned seed) {
-  constexpr bool f64 = std::is_same_v<T, double>;
-  const std::int64_t nsp = static_cast<std::int64_t>(ishape.size()) - 2;
-  TheanoConvGeom g{};
-  std::int64_t bad = 0;
-  REQUIRE(theano_conv_rule(nsp, ishape.data(), wshape.data(), pad.data(), stride.data(), dil.data(), groups, &g,
-                           &bad) == THEANO_CONV_OK);
-  auto count = [](const std::vector<std::int64_t>& s) {
-    std::int64_t n = 1;
-    for (std::int64_t d : s) n *= d;
-    return n;
-  };
-  auto strides_of = [](const std::vector<std::int64_t>& s, std::int64_t last) {
-    std::vector<std::int64_t> st(s.size());
-    std::int64_t e = last;
-    for (std::size_t d = s.size(); d-- > 0;) {
-      st[d] = e;
-      e *= s[d];
-    }
-    return st;
-  };
-  std::vector<std::int64_t> tshape = {g.batch, g.filters};
-  for (std::int64_t d = 0; d < nsp; ++d) tshape.push_back(g.out[d]);
-  const std::vector<std::int64_t> xs = strides_of(ishape, strided ? 2 : 1), ws = strides_of(wshape, 1),
-                                  ts = strides_of(tshape, 1);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto random = [&](std::int64_t n) {
-    std::vector<T> v(static_cast<std::size_t>(n));
-    for (T& e : v) e = static_cast<T>(u(rng));
-    return v;
-  };
-  const std::vector<T> x = random(count(ishape) * (strided ? 2 : 1)), w = random(count(wshape)),
-                       top = random(count(tshape));
-  std::int64_t scratch_n = 0;
-  for (int dir = 0; dir < 3; ++dir) {
-    std::int64_t n = 0;
-    REQUIRE(theano_conv_scratch_size(&g, dir, &n) == THEANO_CONV_OK);
-    scratch_n = std::max(scratch_n, n);
-  }
-  auto run = [&](auto fwd, auto gw, auto gi, std::vector<T>& out, std::vector<T>& dw, std::vector<T>& dx) {
-    std::vector<T> scratch(static_cast<std::size_t>(scratch_n));
-    out.assign(static_cast<std::size_t>(count(tshape)), T(0));
-    dw.assign(static_cast<std::size_t>(count(wshape)), T(0));
-    dx.assign(static_cast<std::size_t>(count(ishape)), T(0));
-    fwd(&g, 0, g.batch, x.data(), xs.data(), w.data(), ws.data(), out.data(), scratch.data());
-    gw(&g, 0, g.batch, x.data(), xs.data(), top.data(), ts.data(), dw.data(), scratch.data());
-    gi(&g, 0, g.batch, w.data(), ws.data(), top.data(), ts.data(), dx.data(), scratch.data());
-  };
-  std::vector<T> out_a, dw_a, dx_a, out_b, dw_b, dx_b;
-  if constexpr (f64) {
-    run(t.corr_fwd_f64, t.corr_grad_weights_f64, t.corr_grad_inputs_f64, out_a, dw_a, dx_a);
-    run(&theano_corr_fwd_f64, &theano_corr_grad_weights_f64, &theano_corr_grad_inputs_f64, out_b, dw_b, dx_b);
-  } else {
-    run(t.corr_fwd_f32, t.corr_grad_weights_f32, t.corr_grad_inputs_f32, out_a, dw_a, dx_a);
-    run(&theano_corr_fwd_f32, &theano_corr_grad_weights_f32, &theano_corr_grad_inputs_f32, out_b, dw_b, dx_b);
-  }
-  auto same = [](const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-  };
-  CHECK(same(out_a, out_b));
-  CHECK(same(dw_a, dw_b));
-  CHECK(same(dx_a, dx_b));
-  // The filters packed from a transposed layout (conv_pack).
-  std::vector<T> pa(static_cast<std::size_t>(count(wshape))), pb(pa.size());
-  std::vector<std::int64_t> rev = strides_of(std::vector<std::int64_t>(wshape.rbegin(), wshape.rend()), 1);
-  std::reverse(rev.begin(), rev.end());  // column-major strides of wshape
-  if constexpr (f64) {
-    t.conv_pack_f64(static_cast<std::int64_t>(wshape.size()), wshape.data(), w.data(), rev.data(), pa.data());
-    theano_conv_pack_f64(static_cast<std::int64_t>(wshape.size()), wshape.data(), w.data(), rev.data(), pb.data());
-  } else {
-    t.conv_pack_f32(static_cast<std::int64_t>(wshape.size()), wshape.data(), w.data(), rev.data(), pa.data());
-    theano_conv_pack_f32(static_cast<std::int64_t>(wshape.size()), wshape.data(), w.data(), rev.data(), pb.data());
-  }
-  CHECK(same(pa, pb));
-}
-
 }  // namespace
 
 TEST_SUITE("host kernels") {
   TEST_CASE("the sort entries are the x86-64-v4 build where the CPU runs it, and it orders lines as the generic one") {
     const TheanoHostKernels& t = *host_kernels();
-    if (kKernelsV4 != nullptr && host_runs_x86_64_v4()) {
-      CHECK((t.sort_f64 == kKernelsV4->sort_f64));
-      CHECK((t.argsort_f32 == kKernelsV4->argsort_f32));
-      CHECK((t.sort_u8 == kKernelsV4->sort_u8));
+    if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) {
+      CHECK((t.sort_f64 == kSortKernelsV4->sort_f64));
+      CHECK((t.argsort_f32 == kSortKernelsV4->argsort_f32));
+      CHECK((t.sort_u8 == kSortKernelsV4->sort_u8));
     } else {
       MESSAGE("this CPU (or build) has no x86-64-v4 sort: the generic kernels are compared with themselves");
     }
@@ -227,28 +140,6 @@ TEST_SUITE("host kernels") {
       same_bits<std::uint32_t, std::uint32_t>(t.sort_u32, &theano_sort_u32, n, seed);
       same_bits<std::uint16_t, std::int64_t>(t.argsort_u16, &theano_argsort_u16, n, seed);
       same_bits<std::uint8_t, std::uint8_t>(t.sort_u8, &theano_sort_u8, n, seed);
-    }
-  }
-
-  TEST_CASE("the convolution entries are the x86-64-v4 build where the CPU runs it, and give the generic one's bits") {
-    const TheanoHostKernels& t = *host_kernels();
-    if (kKernelsV4 != nullptr && host_runs_x86_64_v4()) {
-      CHECK((t.corr_fwd_f32 == kKernelsV4->corr_fwd_f32));
-      CHECK((t.corr_grad_inputs_f64 == kKernelsV4->corr_grad_inputs_f64));
-      CHECK((t.conv_pack_f32 == kKernelsV4->conv_pack_f32));
-    } else {
-      MESSAGE("this CPU (or build) has no x86-64-v4 convolutions: the generic kernels are compared with themselves");
-    }
-    for (const bool strided : {false, true}) {
-      CAPTURE(strided);
-      // LeNet-5's first layer (W10), valid; then padded, strided, dilated, grouped; then 3-d.
-      same_conv_bits<float>(t, {4, 1, 28, 28}, {20, 1, 5, 5}, {0, 0}, {1, 1}, {1, 1}, 1, strided, 1);
-      same_conv_bits<double>(t, {4, 1, 28, 28}, {20, 1, 5, 5}, {0, 0}, {1, 1}, {1, 1}, 1, strided, 2);
-      same_conv_bits<float>(t, {2, 6, 13, 11}, {8, 3, 3, 4}, {2, 1}, {2, 3}, {2, 1}, 2, strided, 3);
-      same_conv_bits<double>(t, {2, 6, 13, 11}, {8, 3, 3, 4}, {THEANO_CONV_HALF, THEANO_CONV_FULL}, {1, 2}, {1, 2}, 2,
-                             strided, 4);
-      same_conv_bits<float>(t, {2, 2, 5, 6, 7}, {3, 2, 2, 3, 2}, {1, 0, 1}, {1, 2, 1}, {1, 1, 2}, 1, strided, 5);
-      same_conv_bits<double>(t, {1, 3, 4, 5, 9}, {2, 3, 3, 2, 3}, {0, 1, 2}, {2, 1, 1}, {1, 2, 1}, 1, strided, 6);
     }
   }
 

@@ -4,12 +4,12 @@
 /// blas_split.h's row blocks or parts), conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
 /// BLAS calls and the copy, the lowerings) runs, compiled here once;
-/// assigning each to its entry checks its signature. The sort and
-/// convolution kernels are host_kernels_v4.h's where the CPU runs x86-64-v4.
+/// assigning each to its entry checks its signature. The sort kernels are
+/// host_sort_v4.h's where the CPU runs x86-64-v4.
 #include "host_kernels.h"
 
 #include "blas_split.h"
-#include "host_kernels_v4.h"
+#include "host_sort_v4.h"
 #include "scratch_copies.h"
 #include "unit_errors.h"
 
@@ -55,15 +55,10 @@ void gemm_host_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a,
   blas_gemm_host(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
 
-/// The sort and convolution entries from `k`.
-void use_kernels_v4(TheanoHostKernels& t, const KernelsV4& k) {
+/// The sort entries from `k`.
+void use_sort_kernels(TheanoHostKernels& t, const SortKernels& k) {
 #define THEANO_COPY_SORT_ENTRY(S) t.sort_##S = k.sort_##S, t.argsort_##S = k.argsort_##S;
-#define THEANO_COPY_CONV_ENTRY(T, S)                                                                   \
-  t.corr_fwd_##S = k.corr_fwd_##S, t.corr_grad_weights_##S = k.corr_grad_weights_##S,                 \
-  t.corr_grad_inputs_##S = k.corr_grad_inputs_##S, t.conv_pack_##S = k.conv_pack_##S;
   THEANO_HOST_SORT_DTYPES(THEANO_COPY_SORT_ENTRY)
-  THEANO_HOST_CONV_DTYPES(THEANO_COPY_CONV_ENTRY)
-#undef THEANO_COPY_CONV_ENTRY
 #undef THEANO_COPY_SORT_ENTRY
 }
 
@@ -126,7 +121,7 @@ TheanoHostKernels make_table() {
       .blas_threads = &openblas_get_num_threads,
       .set_blas_threads = &openblas_set_num_threads,
   };
-  if (kKernelsV4 != nullptr && host_runs_x86_64_v4()) use_kernels_v4(table, *kKernelsV4);
+  if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) use_sort_kernels(table, *kSortKernelsV4);
   return table;
 }
 

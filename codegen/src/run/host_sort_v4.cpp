@@ -1,0 +1,27 @@
+/// \file
+/// sort.h compiled for x86-64-v4 (host_sort_v4.h): CMake gives this file
+/// -march=x86-64-v4 and THEANO_HOST_SORT_V4 where the compiler takes the
+/// flag on an x86-64 build; elsewhere it defines a null table. Only static
+/// functions are compiled here (sort.h's are `static inline`): an inline
+/// function of external linkage built for x86-64-v4 could be the copy the
+/// linker keeps for the whole library, and run on a CPU without AVX-512.
+#include "host_sort_v4.h"
+
+#if defined(THEANO_HOST_SORT_V4)
+#include <theano/runtime/kernels/sort.h>
+#endif
+
+namespace theano::codegen::detail {
+
+#if defined(THEANO_HOST_SORT_V4)
+namespace {
+#define THEANO_V4_SORT_ENTRY(S) .sort_##S = &theano_sort_##S, .argsort_##S = &theano_argsort_##S,
+constexpr SortKernels kV4 = {THEANO_HOST_SORT_DTYPES(THEANO_V4_SORT_ENTRY)};
+#undef THEANO_V4_SORT_ENTRY
+}  // namespace
+const SortKernels* const kSortKernelsV4 = &kV4;
+#else
+const SortKernels* const kSortKernelsV4 = nullptr;
+#endif
+
+}  // namespace theano::codegen::detail

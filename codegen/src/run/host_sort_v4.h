@@ -1,0 +1,31 @@
+/// \file
+/// sort.h's line kernels compiled a second time, for x86-64-v4 (AVX-512 F,
+/// BW, CD, DQ, VL over x86-64-v3), which the host's table (host_kernels.cpp)
+/// takes where the CPU runs that level. The host is otherwise built for the
+/// baseline x86-64, and g++ -O3's radix sort of a line of 2000 doubles took
+/// 30-36 us there against 26-29 us for x86-64-v4 (float32: 14-16 against
+/// 13-15; x86-64-v3 alone gained nothing), a stand-alone copy of the kernel
+/// alternating the builds on the 2-core Intel VM. The sort moves keys and
+/// counts digits, no floating-point arithmetic, so both builds order every
+/// line the same, bit for bit (as perform does).
+#pragma once
+
+#include <theano/runtime/kernels/host_kernels.h>
+
+/// X(suffix) for every dtype sort.h has kernels for (TheanoHostKernels'
+/// sort entries, in its order).
+#define THEANO_HOST_SORT_DTYPES(X) X(f64) X(f32) X(i64) X(i32) X(i16) X(i8) X(u64) X(u32) X(u16) X(u8)
+
+namespace theano::codegen::detail {
+
+/// The sort and argsort entries, as TheanoHostKernels declares them.
+struct SortKernels {
+  THEANO_HOST_SORT_DTYPES(THEANO_HOST_SORT_ENTRIES)
+};
+
+/// The x86-64-v4 build's kernels, or null where this library has none (not
+/// x86-64, or a compiler without -march=x86-64-v4). Data only: reading it
+/// runs no instruction of that build, so the caller checks the CPU first.
+extern const SortKernels* const kSortKernelsV4;
+
+}  // namespace theano::codegen::detail

@@ -328,12 +328,26 @@ static inline void theano_conv_geom3(const TheanoConvGeom* g, const int64_t* xs,
  * take the innermost axis by, so their inner loops have no per-element test
  * (and, at stride 1, are plain copies and adds). st > 0. */
 static inline void theano_conv_span(int64_t out, int64_t st, int64_t start, int64_t in, int64_t* lo, int64_t* hi) {
-  int64_t l = start >= 0 ? 0 : (-start + st - 1) / st, h = start <= in - 1 ? (in - 1 - start) / st + 1 : 0;
+  int64_t l, h;
+  if (st == 1) { /* no division: a 64-bit idiv costs 40-90 cycles */
+    l = start >= 0 ? 0 : -start;
+    h = start <= in - 1 ? in - start : 0;
+  } else {
+    l = start >= 0 ? 0 : (-start + st - 1) / st;
+    h = start <= in - 1 ? (in - 1 - start) / st + 1 : 0;
+  }
   if (h > out) h = out;
   if (l > h) l = h;
   *lo = l;
   *hi = h;
 }
+
+/* Row r + 1's channel and kernel taps from row r's, where r = ((c * k[0] + k0)
+ * * k[1] + k1) * k[2] + k2 (theano_conv_geom3's k): stepped, not divided out
+ * of r (four 64-bit divisions and remainders a row, 40-90 cycles each, were
+ * a quarter of W10's im2col time, perf). */
+#define THEANO_CONV_NEXT_TAP(c, k0, k1, k2, k) \
+  (++(k2) == (k)[2] ? ((k2) = 0, ++(k1) == (k)[1] ? ((k1) = 0, ++(k0) == (k)[0] ? ((k0) = 0, ++(c)) : 0) : 0) : 0)
 
 /* Whether a strided array of `nd` axes (element strides `as`) is
  * C-contiguous, so the kernels below read it in place instead of packing it. */
@@ -355,11 +369,10 @@ static inline int theano_conv_contiguous(int64_t nd, const int64_t* shape, const
 #define THEANO_CONV_KERNELS(T, S, GEMM)                                                                              \
   /* col (crows x osize) <- the column matrix of image x (channels of one group; x at that group's first) */       \
   static inline void theano_im2col_##S(const TheanoConvGeom* g, const T* x, const int64_t* xs, T* col) {            \
-    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], r, o0, o1, o2;                                        \
+    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], r, o0, o1, o2, c, k0, k1, k2;                          \
     theano_conv_geom3(g, xs + 2, in, k, out, pad, st, dl, s3);                                                       \
-    for (r = 0; r < g->crows; ++r) {                                                                                 \
-      const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
-      const T* base = x + (r / g->ksize) * xs[1];                                                                    \
+    for (r = 0, c = 0, k0 = 0, k1 = 0, k2 = 0; r < g->crows; ++r, THEANO_CONV_NEXT_TAP(c, k0, k1, k2, k)) {          \
+      const T* base = x + c * xs[1];                                                                                 \
       T* dst = col + r * g->osize;                                                                                   \
       const int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
       int64_t lo2, hi2;                                                                                              \
@@ -388,13 +401,13 @@ static inline int theano_conv_contiguous(int64_t nd, const int64_t* shape, const
   }                                                                                                                  \
   /* dx (contiguous channels of one group of one image) += the column matrix folded back */                       \
   static inline void theano_col2im_##S(const TheanoConvGeom* g, const T* col, T* dx) {                              \
-    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], cs[THEANO_CONV_MAX_SP], r, o0, o1, o2, d;             \
+    int64_t in[3], k[3], out[3], pad[3], st[3], dl[3], s3[3], cs[THEANO_CONV_MAX_SP], r, o0, o1, o2, d;              \
+    int64_t c, k0, k1, k2;                                                                                           \
     cs[g->nsp - 1] = 1;                                                                                              \
     for (d = g->nsp - 2; d >= 0; --d) cs[d] = cs[d + 1] * g->in[d + 1];                                              \
     theano_conv_geom3(g, cs, in, k, out, pad, st, dl, s3);                                                           \
-    for (r = 0; r < g->crows; ++r) {                                                                                 \
-      const int64_t kr = r % g->ksize, k2 = kr % k[2], k1 = (kr / k[2]) % k[1], k0 = kr / (k[2] * k[1]);          \
-      T* base = dx + (r / g->ksize) * g->isize;                                                                      \
+    for (r = 0, c = 0, k0 = 0, k1 = 0, k2 = 0; r < g->crows; ++r, THEANO_CONV_NEXT_TAP(c, k0, k1, k2, k)) {          \
+      T* base = dx + c * g->isize;                                                                                   \
       const T* src = col + r * g->osize;                                                                             \
       const int64_t i2 = k2 * dl[2] - pad[2];                                                                        \
       int64_t lo2, hi2;                                                                                              \

@@ -73,7 +73,8 @@ namespace {
 /// A random number for a temporary file's name (two processes of one pid, in
 /// two pid namespaces sharing a compiledir). getrandom(2), not
 /// std::random_device: libstdc++'s constructor executes CPUID, which traps in
-/// a VM (about 40 us a write there; a cold W6 process writes six entries).
+/// a VM (2.3 % of a cold W6 process's samples there, perf; it writes six
+/// entries).
 /// Where getrandom cannot say (an old kernel, entropy not yet ready), the
 /// clock stands in: the name is also made unique by the pid, a counter and
 /// create_exclusive.

@@ -501,38 +501,38 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
   static inline int theano_la_get_t_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                  \
     return theano_la_get_as_##S(c, i, b, dst, ld, 1);                                                                 \
   }                                                                                                                   \
-  /* Row i of a triangle: [*lo, *hi) of its k columns are kept (tri 1: j <= i, tri 2: j >= i, 0: all), the           \
-   * rest are zeros. The stores below split each row at these bounds rather than test every element, so              \
-   * the copy and the zeros are plain loops (g++ vectorized neither under a per-element test). */                    \
-  static inline void theano_la_tri_span_##S(int64_t i, int64_t k, int tri, int64_t* lo, int64_t* hi) {               \
-    *lo = tri == 2 ? (i < k ? i : k) : 0;                                                                            \
-    *hi = tri == 1 ? (i + 1 < k ? i + 1 : k) : k;                                                                    \
-  }                                                                                                                  \
-  /* out (row-major n x n) <- the transpose of src (column-major, ld), read as it lies; with                         \
-   * tri 1 / 2 only out's lower / upper triangle, zeros elsewhere. */                                                \
-  static inline void theano_la_store_t_##S(int64_t n, const T* src, int64_t ld, T* out, int tri) {                   \
-    int64_t i, j, lo, hi;                                                                                            \
-    for (i = 0; i < n; ++i) {                                                                                        \
-      T* o = out + i * n;                                                                                            \
-      const T* s = src + i * ld;                                                                                     \
-      theano_la_tri_span_##S(i, n, tri, &lo, &hi);                                                                   \
-      for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                          \
-      for (j = lo; j < hi; ++j) o[j] = s[j];                                                                         \
-      for (j = hi; j < n; ++j) o[j] = (T)0;                                                                          \
-    }                                                                                                                \
-  }                                                                                                                  \
-  /* out (row-major r x k) <- src (column-major, ld); with tri 1 / 2 only the                                        \
-   * lower / upper triangle, zeros elsewhere. */                                                                     \
-  static inline void theano_la_store_##S(int64_t r, int64_t k, const T* src, int64_t ld, T* out, int tri) {          \
-    int64_t i, j, lo, hi;                                                                                            \
-    for (i = 0; i < r; ++i) {                                                                                        \
-      T* o = out + i * k;                                                                                            \
-      theano_la_tri_span_##S(i, k, tri, &lo, &hi);                                                                   \
-      for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                          \
-      for (j = lo; j < hi; ++j) o[j] = src[i + j * ld];                                                              \
-      for (j = hi; j < k; ++j) o[j] = (T)0;                                                                          \
-    }                                                                                                                \
-  }                                                                                                                  \
+  /* Row i of a triangle: [*lo, *hi) of its k columns are kept (tri 1: j <= i, tri 2: j >= i, 0: all), the            \
+   * rest are zeros. The stores below split each row at these bounds rather than test every element, so               \
+   * the copy and the zeros are plain loops (g++ vectorized neither under a per-element test). */                     \
+  static inline void theano_la_tri_span_##S(int64_t i, int64_t k, int tri, int64_t* lo, int64_t* hi) {                \
+    *lo = tri == 2 ? (i < k ? i : k) : 0;                                                                             \
+    *hi = tri == 1 ? (i + 1 < k ? i + 1 : k) : k;                                                                     \
+  }                                                                                                                   \
+  /* out (row-major n x n) <- the transpose of src (column-major, ld), read as it lies; with                          \
+   * tri 1 / 2 only out's lower / upper triangle, zeros elsewhere. */                                                 \
+  static inline void theano_la_store_t_##S(int64_t n, const T* src, int64_t ld, T* out, int tri) {                    \
+    int64_t i, j, lo, hi;                                                                                             \
+    for (i = 0; i < n; ++i) {                                                                                         \
+      T* o = out + i * n;                                                                                             \
+      const T* s = src + i * ld;                                                                                      \
+      theano_la_tri_span_##S(i, n, tri, &lo, &hi);                                                                    \
+      for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                           \
+      for (j = lo; j < hi; ++j) o[j] = s[j];                                                                          \
+      for (j = hi; j < n; ++j) o[j] = (T)0;                                                                           \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  /* out (row-major r x k) <- src (column-major, ld); with tri 1 / 2 only the                                         \
+   * lower / upper triangle, zeros elsewhere. */                                                                      \
+  static inline void theano_la_store_##S(int64_t r, int64_t k, const T* src, int64_t ld, T* out, int tri) {           \
+    int64_t i, j, lo, hi;                                                                                             \
+    for (i = 0; i < r; ++i) {                                                                                         \
+      T* o = out + i * k;                                                                                             \
+      theano_la_tri_span_##S(i, k, tri, &lo, &hi);                                                                    \
+      for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                           \
+      for (j = lo; j < hi; ++j) o[j] = src[i + j * ld];                                                               \
+      for (j = hi; j < k; ++j) o[j] = (T)0;                                                                           \
+    }                                                                                                                 \
+  }                                                                                                                   \
   static inline void theano_la_fill_##S(T* out, int64_t n, T v) {                                                     \
     int64_t i;                                                                                                         \
     for (i = 0; i < n; ++i) out[i] = v;                                                                                \

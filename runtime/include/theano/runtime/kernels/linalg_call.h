@@ -429,6 +429,14 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
   return THEANO_LA_INTERNAL;
 }
 
+/* Row i of a triangle: [*lo, *hi) of its k columns are kept (tri 1: j <= i, tri 2: j >= i, 0: all), the
+ * rest are zeros. The stores below split each row at these bounds rather than test every element, so
+ * the copy and the zeros are plain loops (g++ vectorized neither under a per-element test). */
+static inline void theano_la_tri_span(int64_t i, int64_t k, int tri, int64_t* lo, int64_t* hi) {
+  *lo = tri == 2 ? (i < k ? i : k) : 0;
+  *hi = tri == 1 ? (i + 1 < k ? i + 1 : k) : k;
+}
+
 /* The typed loads and stores: T the element type, S the suffix (f64 / f32), U the unsigned
  * integer of T's size and E its exponent bits. */
 #define THEANO_LA_IO(T, S, U, E)                                                                                      \
@@ -446,20 +454,21 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
        * holding one is searched again. */                                                                            \
       const char* col = src + j * cs;                                                                                 \
       T* d = dst + j * ld;                                                                                            \
+      const U low = (E) & (0 - (E)); /* the exponent's lowest bit */                                                  \
       U bits, any = 0;                                                                                                \
       if (rs == (int64_t)sizeof(T)) {                                                                                 \
         const T* s = (const T*)col;                                                                                   \
         for (i = 0; i < r; ++i) {                                                                                     \
           d[i] = s[i];                                                                                                \
           __builtin_memcpy(&bits, &s[i], sizeof bits);                                                                \
-          any |= (bits & (E)) + ((E) & (0 - (E)));                                                                    \
+          any |= (bits & (E)) + low;                                                                                  \
         }                                                                                                             \
       } else {                                                                                                        \
         for (i = 0; i < r; ++i) {                                                                                     \
           const T v = *(const T*)(col + i * rs);                                                                      \
           d[i] = v;                                                                                                   \
           __builtin_memcpy(&bits, &v, sizeof bits);                                                                   \
-          any |= (bits & (E)) + ((E) & (0 - (E)));                                                                    \
+          any |= (bits & (E)) + low;                                                                                  \
         }                                                                                                             \
       }                                                                                                               \
       const int finite = !(any >> (8 * sizeof(U) - 1));                                                               \
@@ -501,13 +510,6 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
   static inline int theano_la_get_t_##S(TheanoLaCall* c, int64_t i, int64_t b, T* dst, int64_t ld) {                  \
     return theano_la_get_as_##S(c, i, b, dst, ld, 1);                                                                 \
   }                                                                                                                   \
-  /* Row i of a triangle: [*lo, *hi) of its k columns are kept (tri 1: j <= i, tri 2: j >= i, 0: all), the            \
-   * rest are zeros. The stores below split each row at these bounds rather than test every element, so               \
-   * the copy and the zeros are plain loops (g++ vectorized neither under a per-element test). */                     \
-  static inline void theano_la_tri_span_##S(int64_t i, int64_t k, int tri, int64_t* lo, int64_t* hi) {                \
-    *lo = tri == 2 ? (i < k ? i : k) : 0;                                                                             \
-    *hi = tri == 1 ? (i + 1 < k ? i + 1 : k) : k;                                                                     \
-  }                                                                                                                   \
   /* out (row-major n x n) <- the transpose of src (column-major, ld), read as it lies; with                          \
    * tri 1 / 2 only out's lower / upper triangle, zeros elsewhere. */                                                 \
   static inline void theano_la_store_t_##S(int64_t n, const T* src, int64_t ld, T* out, int tri) {                    \
@@ -515,7 +517,7 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
     for (i = 0; i < n; ++i) {                                                                                         \
       T* o = out + i * n;                                                                                             \
       const T* s = src + i * ld;                                                                                      \
-      theano_la_tri_span_##S(i, n, tri, &lo, &hi);                                                                    \
+      theano_la_tri_span(i, n, tri, &lo, &hi);                                                                        \
       for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                           \
       for (j = lo; j < hi; ++j) o[j] = s[j];                                                                          \
       for (j = hi; j < n; ++j) o[j] = (T)0;                                                                           \
@@ -527,7 +529,7 @@ static inline int theano_la_arg_error(TheanoLaCall* c, const char* routine, int 
     int64_t i, j, lo, hi;                                                                                             \
     for (i = 0; i < r; ++i) {                                                                                         \
       T* o = out + i * k;                                                                                             \
-      theano_la_tri_span_##S(i, k, tri, &lo, &hi);                                                                    \
+      theano_la_tri_span(i, k, tri, &lo, &hi);                                                                        \
       for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                           \
       for (j = lo; j < hi; ++j) o[j] = src[i + j * ld];                                                               \
       for (j = hi; j < k; ++j) o[j] = (T)0;                                                                           \

@@ -172,11 +172,13 @@ TEST_SUITE("lower reduction") {
     auto fg = std::make_shared<FunctionGraph>(std::vector<Var>{x, y}, std::vector<Var>{s});
     check_error<ShapeError>(fg, *lowered_thunk(fg), {NDArray::zeros({2, 3}), NDArray::zeros({2, 4}, DType::Float32)},
                             "Sum{axes=(1,), fused=", "must have the same shape");
-    // The flat fold prefetches each input 4 KiB ahead, in integer arithmetic
-    // (the address may lie past the input).
+    // The flat fold prefetches each input a page ahead where the CPU gains
+    // by it, in integer arithmetic (the address may lie past the input).
     const std::string src = codegen::CLinker::generate_source(*fg, {}, false);
-    for (const char* ahead : {"(uint64_t)(p0 + k) + 4096)", "(uint64_t)(p1 + k) + 4096)"})
+    for (const char* ahead : {"THEANO_PREFETCH_NEXT_PAGE(p0 + k);", "THEANO_PREFETCH_NEXT_PAGE(p1 + k);"})
       CHECK(src.find(ahead) != std::string::npos);
+    CHECK(codegen::CLinker::prelude().find("__builtin_prefetch((const void*)((uint64_t)(p) + 4096))") !=
+          std::string::npos);
   }
 
   TEST_CASE("CAReduce: sums and products of empty axes give the identity") {

@@ -306,13 +306,8 @@ void lower_careduce(NodeLowering& L) {
     f.line("THEANO_UNROLL for (int j = 0; j < 16; ++j) r[j] = " + init + ";");
     f.line("int64_t k = 0;");
     f.open("for (; k + 16 <= n; k += 16)");
-    // 4 KiB ahead: the hardware prefetcher stops at each 4 KiB page and
-    // restarts late (W4b's float32 row sums: 0.81 of the call, bench/ab; 6-10 %
-    // in float32 and float64 in a stand-alone copy of the loop). Integer
-    // arithmetic: the address may lie past the input, which a prefetch may
-    // touch but a pointer may not.
-    for (int i = 0; i < nin; ++i)
-      f.line("__builtin_prefetch((const void*)((uint64_t)(p" + str(i) + " + k) + 4096));");
+    // A page ahead where that pays (the prelude's THEANO_PREFETCH_NEXT_PAGE).
+    for (int i = 0; i < nin; ++i) f.line("THEANO_PREFETCH_NEXT_PAGE(p" + str(i) + " + k);");
     f.line("THEANO_LANES for (int j = 0; j < 16; ++j) r[j] = " + fn + "_fold(r[j], " +
            element(loads_of("p", "[k + j]")) + ");");
     f.close();

@@ -1,15 +1,18 @@
 // The host's kernel table (codegen/src/run/host_kernels.cpp): where the CPU
 // runs x86-64-v4, its sort entries are the AVX-512 build of sort.h
-// (host_sort_v4.h), and those order every line as the generic build does
+// (host_kernels_v4.h), and those order every line as the generic build does
 // (this file's own compile of sort.h, the text perform runs), bit for bit:
 // NaNs with payloads, signed zeros, subnormals, infinities, ties, every
 // dtype, lines on both sides of the radix path's limit, strided lines. Its
+// typed sparse entries are the AVX-512 build of sparse_kernels.h there, and
+// those give perform's bits too (products, sampled dots, merges). Its
 // gemm entries run small products in row blocks (kernels/blas_split.h): the blocks
 // obey OpenBLAS's small-matrix limit and the results are the product's.
 #include <doctest/doctest.h>
 
 #include <theano/runtime/kernels/host_kernels.h>
 #include <theano/runtime/kernels/sort.h>
+#include <theano/runtime/kernels/sparse_kernels.h>
 
 #include <algorithm>
 #include <array>
@@ -25,11 +28,12 @@
 #include <theano/tensor/blas.h>
 
 #include "../../codegen/src/run/host_kernels.h"
-#include "../../codegen/src/run/host_sort_v4.h"
+#include "../../codegen/src/run/host_kernels_v4.h"
 
 using theano::codegen::detail::host_kernels;
 using theano::codegen::detail::host_runs_x86_64_v4;
 using theano::codegen::detail::kSortKernelsV4;
+using theano::codegen::detail::kSparseKernelsV4;
 
 namespace {
 
@@ -113,9 +117,132 @@ double gemm_entry_error(std::int64_t m, std::int64_t n, std::int64_t k, bool a_t
   return worst / scale;
 }
 
+/// A value with a full mantissa (so products round, and a fused
+/// multiply-add would show) between 2^-12 and 2^12 in magnitude.
+template <class T>
+T mixed(std::mt19937_64& rng) {
+  const double m = static_cast<double>(rng() >> 11) * 0x1p-53 * 2 - 1;
+  return static_cast<T>(std::ldexp(m, static_cast<int>(rng() % 25) - 12));
+}
+
+/// A random `major` x `minor` compressed matrix with about `per` stored
+/// values a row (sorted indices, a repeat now and then) and mixed values,
+/// so that any change of the rounding shows.
+template <class T>
+struct Compressed {
+  std::vector<T> data;
+  std::vector<std::int64_t> indices, indptr{0};
+  Compressed(std::int64_t major, std::int64_t minor, std::int64_t per, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    for (std::int64_t r = 0; r < major; ++r) {
+      std::vector<std::int64_t> cols;
+      for (std::int64_t k = 0; k < per + static_cast<std::int64_t>(rng() % 3) - 1; ++k)
+        cols.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(minor)));
+      std::sort(cols.begin(), cols.end());
+      for (std::int64_t c : cols) {
+        indices.push_back(c);
+        data.push_back(mixed<T>(rng));
+      }
+      indptr.push_back(static_cast<std::int64_t>(indices.size()));
+    }
+  }
+};
+
+/// A dense rows x cols operand (row stride rs >= cols, unit columns) of mixed magnitudes.
+template <class T>
+std::vector<T> dense(std::int64_t rows, std::int64_t rs, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> d(static_cast<std::size_t>(rows * rs));
+  for (T& x : d) x = mixed<T>(rng);
+  return d;
+}
+
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+/// The table's typed sparse kernels of T (products from zero and
+/// accumulating, CSC, sampled dot, merge, row vector) against this file's
+/// own compile of the same text, bit for bit, on ncols-wide operands.
+template <class T>
+void sparse_same_bits(const TheanoHostKernels& t, std::int64_t ncols, unsigned seed) {
+  const std::int64_t major = 37, minor = 53, rs = ncols + 3;
+  const Compressed<T> s(major, minor, 6, seed), u(major, minor, 4, seed + 1);
+  const std::vector<T> d = dense<T>(minor, rs, seed + 2), x = dense<T>(major, rs, seed + 3);
+  auto product = [&](auto kernel, int zero, T alpha) {
+    std::vector<T> out = dense<T>(major, ncols, seed + 4);
+    kernel(alpha, zero, s.data.data(), s.indices.data(), s.indptr.data(), d.data(), rs, 1, ncols, out.data(), ncols,
+           0, major);
+    return out;
+  };
+  auto csc = [&](auto kernel) {  // s read as the CSC form of a minor x major matrix, times x
+    std::vector<T> out = dense<T>(minor, ncols, seed + 5);
+    kernel(T(0.75), 0, s.data.data(), s.indices.data(), s.indptr.data(), major, x.data(), rs, 1, minor, out.data(),
+           ncols, 0, ncols);
+    return out;
+  };
+  auto sampled = [&](auto kernel) {
+    std::vector<T> vals(s.data.size());
+    kernel(s.indices.data(), s.indptr.data(), 1, x.data(), rs, 1, d.data(), rs, 1, ncols, vals.data(), 0, major);
+    return vals;
+  };
+  auto merge = [&](auto kernel, int mul) {
+    std::vector<std::int64_t> ptr(static_cast<std::size_t>(major + 1));
+    kernel(mul, s.data.data(), s.indices.data(), s.indptr.data(), u.data.data(), u.indices.data(), u.indptr.data(),
+           nullptr, nullptr, ptr.data(), 0, major);
+    theano_sparse_offsets(ptr.data(), major);
+    std::vector<T> vals(static_cast<std::size_t>(ptr[static_cast<std::size_t>(major)]));
+    std::vector<std::int64_t> idx(vals.size());
+    kernel(mul, s.data.data(), s.indices.data(), s.indptr.data(), u.data.data(), u.indices.data(), u.indptr.data(),
+           vals.data(), idx.data(), ptr.data(), 0, major);
+    return vals;
+  };
+  auto row_vector = [&](auto kernel, int mul) {
+    std::vector<T> vals(s.data.size());
+    kernel(mul, s.data.data(), s.indices.data(), s.indptr.data(), 1, d.data(), 1, vals.data(), 0, major);
+    return vals;
+  };
+  if constexpr (sizeof(T) == 8) {
+    CHECK(same(product(t.csr_product_f64, 1, T(1)), product(&theano_csr_product_f64, 1, T(1))));
+    CHECK(same(product(t.csr_product_f64, 0, T(-1.5)), product(&theano_csr_product_f64, 0, T(-1.5))));
+    CHECK(same(csc(t.csc_product_f64), csc(&theano_csc_product_f64)));
+    CHECK(same(sampled(t.sampled_dot_f64), sampled(&theano_sampled_dot_f64)));
+    for (int mul : {0, 1}) {
+      CHECK(same(merge(t.sparse_merge_f64, mul), merge(&theano_sparse_merge_f64, mul)));
+      CHECK(same(row_vector(t.sparse_row_vector_f64, mul), row_vector(&theano_sparse_row_vector_f64, mul)));
+    }
+  } else {
+    CHECK(same(product(t.csr_product_f32, 1, T(1)), product(&theano_csr_product_f32, 1, T(1))));
+    CHECK(same(product(t.csr_product_f32, 0, T(-1.5)), product(&theano_csr_product_f32, 0, T(-1.5))));
+    CHECK(same(csc(t.csc_product_f32), csc(&theano_csc_product_f32)));
+    CHECK(same(sampled(t.sampled_dot_f32), sampled(&theano_sampled_dot_f32)));
+    for (int mul : {0, 1}) {
+      CHECK(same(merge(t.sparse_merge_f32, mul), merge(&theano_sparse_merge_f32, mul)));
+      CHECK(same(row_vector(t.sparse_row_vector_f32, mul), row_vector(&theano_sparse_row_vector_f32, mul)));
+    }
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("host kernels") {
+  TEST_CASE("the typed sparse entries are the x86-64-v4 build where the CPU runs it, with perform's bits") {
+    const TheanoHostKernels& t = *host_kernels();
+    if (kSparseKernelsV4 != nullptr && host_runs_x86_64_v4()) {
+      CHECK((t.csr_product_f64 == kSparseKernelsV4->csr_product_f64));
+      CHECK((t.sparse_merge_f32 == kSparseKernelsV4->sparse_merge_f32));
+      CHECK((t.sparse_row_vector_i32 == kSparseKernelsV4->sparse_row_vector_i32));
+    } else {
+      MESSAGE("this CPU (or build) has no x86-64-v4 sparse kernels: the generic ones are compared with themselves");
+    }
+    for (std::int64_t ncols : {1, 7, 64, 67}) {
+      CAPTURE(ncols);
+      sparse_same_bits<double>(t, ncols, static_cast<unsigned>(ncols));
+      sparse_same_bits<float>(t, ncols, static_cast<unsigned>(ncols) + 100);
+    }
+  }
+
   TEST_CASE("the sort entries are the x86-64-v4 build where the CPU runs it, and it orders lines as the generic one") {
     const TheanoHostKernels& t = *host_kernels();
     if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) {

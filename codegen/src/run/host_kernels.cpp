@@ -3,13 +3,13 @@
 /// allocation (unit_errors.h), the scratch copies (scratch_copies.h) and blas_calls.h's (the gemm in
 /// blas_split.h's row blocks or parts), conv.h's, linalg.h's,
 /// reshape_view.h's, sort.h's and strided_copy.h's functions, the text perform (or, for the
-/// BLAS calls and the copy, the lowerings) runs, compiled here once;
-/// assigning each to its entry checks its signature. The sort kernels are
-/// host_sort_v4.h's where the CPU runs x86-64-v4.
+/// BLAS calls and the copy, the lowerings) runs, and sparse_kernels.h's, compiled here once;
+/// assigning each to its entry checks its signature. The sort and typed sparse
+/// kernels are host_kernels_v4.h's where the CPU runs x86-64-v4.
 #include "host_kernels.h"
 
 #include "blas_split.h"
-#include "host_sort_v4.h"
+#include "host_kernels_v4.h"
 #include "scratch_copies.h"
 #include "unit_errors.h"
 
@@ -19,6 +19,7 @@
 #include <theano/runtime/kernels/linalg.h>
 #include <theano/runtime/kernels/reshape_view.h>
 #include <theano/runtime/kernels/sort.h>
+#include <theano/runtime/kernels/sparse_kernels.h>
 #include <theano/runtime/kernels/strided_copy.h>
 
 #if defined(__x86_64__) && defined(__GLIBC__) && __has_include(<sys/platform/x86.h>)
@@ -55,11 +56,16 @@ void gemm_host_f64(int64_t m, int64_t n, int64_t k, double alpha, const char* a,
   blas_gemm_host(&theano_blas_gemm_f64, 8, m, n, k, alpha, a, as0, as1, b, bs0, bs1, beta, c, cs0, cs1);
 }
 
-/// The sort entries from `k`.
-void use_sort_kernels(TheanoHostKernels& t, const SortKernels& k) {
-#define THEANO_COPY_SORT_ENTRY(S) t.sort_##S = k.sort_##S, t.argsort_##S = k.argsort_##S;
+/// The sort and typed sparse entries from the x86-64-v4 build.
+void use_v4_kernels(TheanoHostKernels& t, const SortKernels& sort, const SparseKernels& sparse) {
+#define THEANO_COPY_SORT_ENTRY(S) t.sort_##S = sort.sort_##S, t.argsort_##S = sort.argsort_##S;
   THEANO_HOST_SORT_DTYPES(THEANO_COPY_SORT_ENTRY)
 #undef THEANO_COPY_SORT_ENTRY
+#define THEANO_COPY_SPARSE_ENTRY(E, S) t.E##_##S = sparse.E##_##S;
+#define THEANO_COPY_SPARSE_TYPE(T, S) THEANO_HOST_SPARSE_NAMES(THEANO_COPY_SPARSE_ENTRY, S)
+  THEANO_HOST_SPARSE_TYPES(THEANO_COPY_SPARSE_TYPE)
+#undef THEANO_COPY_SPARSE_TYPE
+#undef THEANO_COPY_SPARSE_ENTRY
 }
 
 TheanoHostKernels make_table() {
@@ -120,8 +126,16 @@ TheanoHostKernels make_table() {
       .nocopy_reshape = &theano_nocopy_reshape,
       .blas_threads = &openblas_get_num_threads,
       .set_blas_threads = &openblas_set_num_threads,
+#define THEANO_SPARSE_ENTRY(E, S) .E##_##S = &theano_##E##_##S,
+#define THEANO_SPARSE_TYPE(T, S) THEANO_HOST_SPARSE_NAMES(THEANO_SPARSE_ENTRY, S)
+      THEANO_HOST_SPARSE_TYPES(THEANO_SPARSE_TYPE)
+#undef THEANO_SPARSE_TYPE
+#undef THEANO_SPARSE_ENTRY
+      .sparse_first_unsorted = &theano_sparse_first_unsorted,
+      .sparse_offsets = &theano_sparse_offsets,
   };
-  if (kSortKernelsV4 != nullptr && host_runs_x86_64_v4()) use_sort_kernels(table, *kSortKernelsV4);
+  if (kSortKernelsV4 != nullptr && kSparseKernelsV4 != nullptr && host_runs_x86_64_v4())
+    use_v4_kernels(table, *kSortKernelsV4, *kSparseKernelsV4);
   return table;
 }
 

@@ -13,7 +13,7 @@ const TheanoHostKernels* host_kernels();
 
 /// Whether this CPU (and the OS, for the vector registers) runs x86-64-v4
 /// code, as glibc recorded it at process start: where it does, the table's
-/// sort kernels are host_sort_v4.h's.
+/// sort and typed sparse kernels are host_kernels_v4.h's.
 bool host_runs_x86_64_v4();
 
 }  // namespace theano::codegen::detail

@@ -1,7 +1,8 @@
 // Lowerings of the sparse component ops (theano/sparse/components.h): the
 // checks perform makes (theano_csm_rule over the components, the dense
 // operands' shapes), then the kernels of theano/runtime/kernels/sparse_kernels.h —
-// the text perform compiles, embedded here — split over the loop threads by
+// perform's own functions, compiled into the host and called through its
+// kernel table (host_kernels.h) — split over the loop threads by
 // theano_parallel in ranges of independent rows (or, for the CSC product,
 // output columns). Non-contiguous component vectors, and dense operands
 // whose strides are not whole elements, are copied into scratch buffers
@@ -41,16 +42,8 @@ Kind kind_of(DType d) {
   }
 }
 
-/// kind_of(d), and the kernels for it in the unit: sparse_kernels.h's text,
-/// then its macros instantiated for that type alone.
-Kind kernels_for(NodeLowering& L, DType d) {
-  const Kind k = kind_of(d);
-  L.need("sparse_kernels", kernel_text("sparse_kernels.h"));
-  L.need("sparse_kernels " + k.suffix, "THEANO_SPARSE_SWAP(" + k.t + ", " + k.suffix + ")\nTHEANO_SPARSE_KERNELS(" +
-                                           k.t + ", " + k.suffix + ")\nTHEANO_SPARSE_ELEMWISE(" + k.t + ", " +
-                                           k.suffix + ")");
-  return k;
-}
+/// The node's value type (its output's), whose kernels the host's table holds.
+Kind kernels_for(NodeLowering& L) { return kind_of(L.out(0).dtype()); }
 
 /// `const TheanoArray* <name>` = input i, or a C-contiguous scratch copy when
 /// it is not (vectors) / its strides are not whole elements (matrices).
@@ -89,15 +82,14 @@ void check_components(NodeLowering& L, int s, const std::string& ci, const std::
   w.line("(void)" + pre + "minor;");
 }
 
-/// The kernels, then the component inputs from `first` on (data when
+/// The component inputs from `first` on (data when
 /// `with_data`, then indices, indptr, shape) as contiguous `cd`, `ci`, `cp`,
 /// checked by theano_csm_rule; declares sh0, sh1, major and minor (every
 /// name prefixed by `pre`, messages started by `who`: a second operand).
 void emit_components(NodeLowering& L, int first, bool with_data, const std::string& pre = "",
                      const std::string& who = "") {
-  L.need("sparse_kernels", kernel_text("sparse_kernels.h"));
-  // The loops are the kernels' (support code, optimized) and their part
-  // functions': the node function only checks and calls.
+  // The loops are the host kernels' and their part functions': the node
+  // function only checks and calls.
   L.loops_outlined = true;
   if (with_data) operand(L, first, pre + "cd", true);
   const int at = with_data ? first + 1 : first;
@@ -116,16 +108,17 @@ void check_dense(NodeLowering& L, int i, const std::string& role, const std::str
               L.fail(kErrShape, role + " does not have the shape the sparse matrix's shape asks for"));
 }
 
-/// A part function over [lo, hi) calling `call` (which reads `a->` fields of
-/// struct <fn>_args, declared from `fields`), run by theano_parallel over n.
-void parallel(NodeLowering& L, const std::string& fields, const std::string& init, const std::string& call,
-              const std::string& n, int min_part) {
-  L.file.line("struct " + L.fn + "_args { " + fields + " };");
+/// A part function over [lo, hi) calling host kernel `kernel` with `call`'s
+/// arguments (which read `a->` fields of struct <fn>_args, declared from
+/// `fields` after the host's table, `kt`), run by theano_parallel over n.
+void parallel(NodeLowering& L, const std::string& fields, const std::string& init, const std::string& kernel,
+              const std::string& call, const std::string& n, int min_part) {
+  L.file.line("struct " + L.fn + "_args { const TheanoHostKernels* kt; " + fields + " };");
   const ParallelPart part{L.fn + "_part", L.fn + "_args", "a"};
   part.open(L.file);
-  L.file.line(call + ";");
+  L.file.line("a->kt->" + kernel + "(" + call + ");");
   L.file.close();
-  L.body.line(L.fn + "_args args = {" + init + "};");
+  L.body.line(L.fn + "_args args = {ctx->kernels, " + init + "};");
   L.body.line(part.run(n, str(min_part), "args") + ";");
 }
 
@@ -139,7 +132,7 @@ std::string elem(const std::string& arr, const std::string& d, const std::string
 /// the dense operand `dd`; `target` has S's rows, unit column stride.
 void emit_product(NodeLowering& L, const std::string& alpha, bool zero, const std::string& target) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   const std::string T = k.t;
   const std::string fields = T + " alpha; const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t major; const " +
                              T + "* d; int64_t d_rs, d_cs, ncols, rows; " + T + "* out;";
@@ -149,14 +142,13 @@ void emit_product(NodeLowering& L, const std::string& alpha, bool zero, const st
                            "->data";
   const std::string z = zero ? "1" : "0";
   if (csr)
-    parallel(L, fields, init,
-             "theano_csr_product_" + k.suffix + "(a->alpha, " + z +
-                 ", a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, a->out, a->ncols, lo, hi)",
+    parallel(L, fields, init, "csr_product_" + k.suffix,
+             "a->alpha, " + z + ", a->data, a->idx, a->ptr, a->d, a->d_rs, a->d_cs, a->ncols, a->out, a->ncols, lo, hi",
              target + "->shape[0]", 64);
   else
-    parallel(L, fields, init,
-             "theano_csc_product_" + k.suffix + "(a->alpha, " + z +
-                 ", a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, a->rows, a->out, a->ncols, lo, hi)",
+    parallel(L, fields, init, "csc_product_" + k.suffix,
+             "a->alpha, " + z +
+                 ", a->data, a->idx, a->ptr, a->major, a->d, a->d_rs, a->d_cs, a->rows, a->out, a->ncols, lo, hi",
              "dd->shape[1]", 8);
 }
 
@@ -176,7 +168,7 @@ void lower_spmm(NodeLowering& L) {
 
 void lower_sampled_dot(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   emit_components(L, 0, false);
   check_dense(L, 3, "X", csr ? "major" : "minor", "");
   check_dense(L, 4, "Y", csr ? "minor" : "major", L.x(3) + "->shape[1]");
@@ -193,15 +185,16 @@ void lower_sampled_dot(NodeLowering& L) {
            "(const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T + "*)dx->data, " + elem("dx", "0", T) +
                ", " + elem("dx", "1", T) + ", (const " + T + "*)dy->data, " + elem("dy", "0", T) + ", " +
                elem("dy", "1", T) + ", dx->shape[1], (" + T + "*)o0->data",
-           "theano_sampled_dot_" + k.suffix + "(a->idx, a->ptr, " + (csr ? "1" : "0") +
-               ", a->x, a->x_rs, a->x_cs, a->y, a->y_rs, a->y_cs, a->n, a->vals, lo, hi)",
+           "sampled_dot_" + k.suffix,
+           std::string("a->idx, a->ptr, ") + (csr ? "1" : "0") +
+               ", a->x, a->x_rs, a->x_cs, a->y, a->y_rs, a->y_cs, a->n, a->vals, lo, hi",
            "major", 64);
   w.line("return 0;");
 }
 
 void lower_gather(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   emit_components(L, 0, false);
   check_dense(L, 3, "M", csr ? "major" : "minor", csr ? "minor" : "major");
   operand(L, 3, "dm", false);
@@ -214,15 +207,15 @@ void lower_gather(NodeLowering& L) {
            "const int64_t* idx; const int64_t* ptr; const " + T + "* m; int64_t m_rs, m_cs; " + T + "* vals;",
            "(const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T + "*)dm->data, " + elem("dm", "0", T) +
                ", " + elem("dm", "1", T) + ", (" + T + "*)o0->data",
-           "theano_sparse_gather_" + k.suffix + "(a->idx, a->ptr, " + (csr ? "1" : "0") +
-               ", a->m, a->m_rs, a->m_cs, a->vals, lo, hi)",
+           "sparse_gather_" + k.suffix,
+           std::string("a->idx, a->ptr, ") + (csr ? "1" : "0") + ", a->m, a->m_rs, a->m_cs, a->vals, lo, hi",
            "major", 256);
   w.line("return 0;");
 }
 
 void lower_to_dense(NodeLowering& L) {
   const bool csr = static_cast<const ComponentOp&>(L.op).csr();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("o0->shape[0] = sh0; o0->shape[1] = sh1;");
@@ -232,8 +225,8 @@ void lower_to_dense(NodeLowering& L) {
   parallel(L, "const " + T + "* data; const int64_t* idx; const int64_t* ptr; int64_t minor, out_rs; " + T + "* out;",
            "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, minor, sh1, (" + T +
                "*)o0->data",
-           "theano_sparse_to_dense_" + k.suffix + "(a->data, a->idx, a->ptr, " + (csr ? "1" : "0") +
-               ", a->minor, a->out, a->out_rs, lo, hi)",
+           "sparse_to_dense_" + k.suffix,
+           std::string("a->data, a->idx, a->ptr, ") + (csr ? "1" : "0") + ", a->minor, a->out, a->out_rs, lo, hi",
            "major", 64);
   w.line("return 0;");
 }
@@ -244,7 +237,7 @@ void lower_to_dense(NodeLowering& L) {
 void lower_usmm(NodeLowering& L) {
   const auto& op = static_cast<const sparse::Usmm&>(L.op);
   const bool csr = op.csr(), inplace = op.inplace();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   const std::string T = k.t, item = item_of(L.out(0).dtype());
   emit_components(L, 1, true);
   check_dense(L, 5, "D", csr ? "minor" : "major", "");
@@ -275,7 +268,7 @@ void lower_usmm(NodeLowering& L) {
 }
 
 void lower_swap(NodeLowering& L) {
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line("int64_t n_ptr = 0;");
@@ -287,7 +280,8 @@ void lower_swap(NodeLowering& L) {
   w.line(L.alloc(1));
   w.line("o2->shape[0] = n_ptr;");
   w.line(L.alloc(2));
-  w.line("theano_sparse_swap_" + k.suffix + "(major, minor, (const " + k.t + "*)cd->data, (const int64_t*)ci->data, " +
+  w.line("ctx->kernels->sparse_swap_" + k.suffix + "(major, minor, (const " + k.t +
+         "*)cd->data, (const int64_t*)ci->data, " +
          "(const int64_t*)cp->data, (" + k.t + "*)o0->data, (int64_t*)o1->data, (int64_t*)o2->data);");
   w.line("return 0;");
 }
@@ -310,7 +304,7 @@ constexpr char kSparseScratchText[] = R"(static int theano_sparse_scratch(Theano
 /// allocation and the fill pass, both passes split between the threads.
 void lower_merge(NodeLowering& L) {
   const auto& op = static_cast<const sparse::SparseMerge&>(L.op);
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   const std::string T = k.t;
   emit_components(L, 0, true, "", "x: ");
   emit_components(L, 4, true, "y_", "y: ");
@@ -323,7 +317,7 @@ void lower_merge(NodeLowering& L) {
   // An operand with an unsorted row: sorted into scratch buffers (as perform's sorted_rows).
   for (const std::string pre : {"", "y_"}) {
     w.line("TheanoArray " + pre + "sorted[6];");
-    w.open("if (theano_sparse_first_unsorted((const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre +
+    w.open("if (ctx->kernels->sparse_first_unsorted((const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre +
            "cp->data, 0, major) >= 0)");
     w.line("int64_t n_minor = 0;");
     w.line("if (theano_checked_add(minor, 1, &n_minor) != THEANO_RULE_OK) " +
@@ -334,7 +328,7 @@ void lower_merge(NodeLowering& L) {
     w.line("const int64_t len[6] = {n, n, n_minor, n, n, major + 1};");
     w.line("for (int s = 0; s < 6; ++s) if (theano_sparse_scratch(ctx, &" + pre + "sorted[s], like[s], len[s]) != 0) " +
            L.fail(kErrValue, "could not allocate the buffers to sort an operand's rows"));
-    w.line("theano_sparse_sort_rows_" + k.suffix + "(major, minor, (const " + T + "*)" + pre +
+    w.line("ctx->kernels->sparse_sort_rows_" + k.suffix + "(major, minor, (const " + T + "*)" + pre +
            "cd->data, (const int64_t*)" + pre + "ci->data, (const int64_t*)" + pre + "cp->data, (" + T + "*)" + pre +
            "sorted[0].data, (int64_t*)" + pre + "sorted[1].data, (int64_t*)" + pre + "sorted[2].data, (" + T + "*)" +
            pre + "sorted[3].data, (int64_t*)" + pre + "sorted[4].data, (int64_t*)" + pre + "sorted[5].data);");
@@ -347,24 +341,25 @@ void lower_merge(NodeLowering& L) {
          L.fail_int(kErrValue, "the result needs one indptr entry more than ", "major"));
   w.line("o2->shape[0] = n_ptr;");
   w.line(L.alloc(2));
-  L.file.line("struct " + L.fn + "_args { const " + T + "* xd; const int64_t* xi; const int64_t* xp; const " + T +
+  L.file.line("struct " + L.fn + "_args { const TheanoHostKernels* kt; const " + T +
+              "* xd; const int64_t* xi; const int64_t* xp; const " + T +
               "* yd; const int64_t* yi; const int64_t* yp; " + T + "* od; int64_t* oi; int64_t* op; };");
   const ParallelPart part{L.fn + "_part", L.fn + "_args", "a"};
   part.open(L.file);
-  L.file.line("theano_sparse_merge_" + k.suffix + "(" + (op.mul() ? "1" : "0") +
+  L.file.line("a->kt->sparse_merge_" + k.suffix + "(" + (op.mul() ? "1" : "0") +
               ", a->xd, a->xi, a->xp, a->yd, a->yi, a->yp, a->od, a->oi, a->op, lo, hi);");
   L.file.close();
   const std::string operands = "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, " +
                                "(const " + T + "*)y_cd->data, (const int64_t*)y_ci->data, (const int64_t*)y_cp->data";
   w.line("int64_t* ptr = (int64_t*)o2->data;");
-  w.line(L.fn + "_args count = {" + operands + ", (" + T + "*)0, (int64_t*)0, ptr};");
+  w.line(L.fn + "_args count = {ctx->kernels, " + operands + ", (" + T + "*)0, (int64_t*)0, ptr};");
   w.line(part.run("major", "256", "count") + ";");
-  w.line("theano_sparse_offsets(ptr, major);");
+  w.line("ctx->kernels->sparse_offsets(ptr, major);");
   w.line("o0->shape[0] = ptr[major];");
   w.line(L.alloc(0));
   w.line("o1->shape[0] = ptr[major];");
   w.line(L.alloc(1));
-  w.line(L.fn + "_args fill = {" + operands + ", (" + T + "*)o0->data, (int64_t*)o1->data, ptr};");
+  w.line(L.fn + "_args fill = {ctx->kernels, " + operands + ", (" + T + "*)o0->data, (int64_t*)o1->data, ptr};");
   w.line(part.run("major", "256", "fill") + ";");
   w.line("return 0;");
 }
@@ -373,7 +368,7 @@ void lower_merge(NodeLowering& L) {
 void lower_row_vector(NodeLowering& L) {
   const auto& op = static_cast<const sparse::SparseRowVector&>(L.op);
   const bool csr = op.csr();
-  const Kind k = kernels_for(L, L.out(0).dtype());
+  const Kind k = kernels_for(L);
   emit_components(L, 0, true);
   CodeWriter& w = L.body;
   w.line(std::string("const int64_t cols = ") + (csr ? "minor" : "major") + ";");
@@ -388,8 +383,9 @@ void lower_row_vector(NodeLowering& L) {
   parallel(L, "const " + T + "* data; const int64_t* idx; const int64_t* ptr; const " + T + "* v; " + T + "* vals;",
            "(const " + T + "*)cd->data, (const int64_t*)ci->data, (const int64_t*)cp->data, (const " + T +
                "*)dv->data, (" + T + "*)o0->data",
-           "theano_sparse_row_vector_" + k.suffix + "(" + (op.mul() ? "1" : "0") + ", a->data, a->idx, a->ptr, " +
-               (csr ? "1" : "0") + ", a->v, 1, a->vals, lo, hi)",
+           "sparse_row_vector_" + k.suffix,
+           std::string(op.mul() ? "1" : "0") + ", a->data, a->idx, a->ptr, " + (csr ? "1" : "0") +
+               ", a->v, 1, a->vals, lo, hi",
            "major", 256);
   w.line("return 0;");
 }

@@ -1,9 +1,9 @@
 /* \file
  * The kernels of the sparse component ops (theano/sparse/components.h),
- * written ONCE, as plain C, for two readers: their perform includes this
- * header, and the code generator embeds this very file's text in the
- * translation units of graphs that use them (codegen/CMakeLists.txt), so a
- * compiled graph computes exactly what perform computes.
+ * written ONCE, as plain C, compiled once into the library: their perform
+ * calls them, and generated code calls the same functions through the host's
+ * kernel table (host_kernels.h, filled by codegen/src/run/host_kernels.cpp),
+ * so a compiled graph computes exactly what perform computes.
  *
  * A compressed matrix is (data, indices, indptr) over `major` rows (CSR) or
  * columns (CSC); the components were checked by theano_csm_rule
@@ -17,10 +17,9 @@
  *
  * Each kernel exists for the four value types a sparse matrix may hold:
  * float64 (suffix f64), float32 (f32), int64 (i64) and int32 (i32); integer
- * sums run in the values' type, as SciPy's do. perform gets all four (the
- * end of this file); a translation unit instantiates the macros for the
- * types its nodes use (codegen/src/emit/lower/sparse.cpp): all four were a
- * fifth of W8's cold compile.
+ * sums run in the values' type, as SciPy's do (the end of this file
+ * instantiates all four). Units used to embed this text and instantiate the
+ * types their nodes used: that was about 40% of W8's unit's compile.
  */
 #ifndef THEANO_SPARSE_KERNELS_H
 #define THEANO_SPARSE_KERNELS_H
@@ -255,7 +254,6 @@ static inline void theano_sparse_offsets(int64_t* indptr, int64_t major) {
   for (a = 0; a < major; ++a) indptr[a + 1] += indptr[a];
 }
 
-#ifndef THEANO_GENERATED_CODE
 THEANO_SPARSE_SWAP(double, f64)
 THEANO_SPARSE_SWAP(float, f32)
 THEANO_SPARSE_SWAP(int64_t, i64)
@@ -268,6 +266,5 @@ THEANO_SPARSE_ELEMWISE(double, f64)
 THEANO_SPARSE_ELEMWISE(float, f32)
 THEANO_SPARSE_ELEMWISE(int64_t, i64)
 THEANO_SPARSE_ELEMWISE(int32_t, i32)
-#endif
 
 #endif /* THEANO_SPARSE_KERNELS_H */

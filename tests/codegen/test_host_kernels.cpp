@@ -162,11 +162,29 @@ bool same(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-/// The table's typed sparse kernels of T (products from zero and
+/// One value type's CSR and CSC products, sampled dot, merge and row-vector op.
+template <class P, class C, class D, class M, class R>
+struct SparseSet {
+  P csr;
+  C csc;
+  D sampled;
+  M merge;
+  R row_vector;
+};
+template <class P, class C, class D, class M, class R>
+SparseSet(P, C, D, M, R) -> SparseSet<P, C, D, M, R>;
+#define THEANO_TEST_TABLE_SET(t, S)                                                                      \
+  SparseSet{(t).csr_product_##S, (t).csc_product_##S, (t).sampled_dot_##S, (t).sparse_merge_##S,          \
+            (t).sparse_row_vector_##S}
+#define THEANO_TEST_OWN_SET(S)                                                                           \
+  SparseSet{&theano_csr_product_##S, &theano_csc_product_##S, &theano_sampled_dot_##S, &theano_sparse_merge_##S, \
+            &theano_sparse_row_vector_##S}
+
+/// The table's typed sparse kernels of T (`got`: products from zero and
 /// accumulating, CSC, sampled dot, merge, row vector) against this file's
-/// own compile of the same text, bit for bit, on ncols-wide operands.
-template <class T>
-void sparse_same_bits(const TheanoHostKernels& t, std::int64_t ncols, unsigned seed) {
+/// own compile of the same text (`want`), bit for bit, on ncols-wide operands.
+template <class T, class Set>
+void sparse_same_bits(const Set& got, const Set& want, std::int64_t ncols, unsigned seed) {
   const std::int64_t major = 37, minor = 53, rs = ncols + 3;
   const Compressed<T> s(major, minor, 6, seed), u(major, minor, 4, seed + 1);
   const std::vector<T> d = dense<T>(minor, rs, seed + 2), x = dense<T>(major, rs, seed + 3);
@@ -203,24 +221,13 @@ void sparse_same_bits(const TheanoHostKernels& t, std::int64_t ncols, unsigned s
     kernel(mul, s.data.data(), s.indices.data(), s.indptr.data(), 1, d.data(), 1, vals.data(), 0, major);
     return vals;
   };
-  if constexpr (sizeof(T) == 8) {
-    CHECK(same(product(t.csr_product_f64, 1, T(1)), product(&theano_csr_product_f64, 1, T(1))));
-    CHECK(same(product(t.csr_product_f64, 0, T(-1.5)), product(&theano_csr_product_f64, 0, T(-1.5))));
-    CHECK(same(csc(t.csc_product_f64), csc(&theano_csc_product_f64)));
-    CHECK(same(sampled(t.sampled_dot_f64), sampled(&theano_sampled_dot_f64)));
-    for (int mul : {0, 1}) {
-      CHECK(same(merge(t.sparse_merge_f64, mul), merge(&theano_sparse_merge_f64, mul)));
-      CHECK(same(row_vector(t.sparse_row_vector_f64, mul), row_vector(&theano_sparse_row_vector_f64, mul)));
-    }
-  } else {
-    CHECK(same(product(t.csr_product_f32, 1, T(1)), product(&theano_csr_product_f32, 1, T(1))));
-    CHECK(same(product(t.csr_product_f32, 0, T(-1.5)), product(&theano_csr_product_f32, 0, T(-1.5))));
-    CHECK(same(csc(t.csc_product_f32), csc(&theano_csc_product_f32)));
-    CHECK(same(sampled(t.sampled_dot_f32), sampled(&theano_sampled_dot_f32)));
-    for (int mul : {0, 1}) {
-      CHECK(same(merge(t.sparse_merge_f32, mul), merge(&theano_sparse_merge_f32, mul)));
-      CHECK(same(row_vector(t.sparse_row_vector_f32, mul), row_vector(&theano_sparse_row_vector_f32, mul)));
-    }
+  CHECK(same(product(got.csr, 1, T(1)), product(want.csr, 1, T(1))));
+  CHECK(same(product(got.csr, 0, T(-1.5)), product(want.csr, 0, T(-1.5))));
+  CHECK(same(csc(got.csc), csc(want.csc)));
+  CHECK(same(sampled(got.sampled), sampled(want.sampled)));
+  for (int mul : {0, 1}) {
+    CHECK(same(merge(got.merge, mul), merge(want.merge, mul)));
+    CHECK(same(row_vector(got.row_vector, mul), row_vector(want.row_vector, mul)));
   }
 }
 
@@ -238,8 +245,9 @@ TEST_SUITE("host kernels") {
     }
     for (std::int64_t ncols : {1, 7, 64, 67}) {
       CAPTURE(ncols);
-      sparse_same_bits<double>(t, ncols, static_cast<unsigned>(ncols));
-      sparse_same_bits<float>(t, ncols, static_cast<unsigned>(ncols) + 100);
+      const auto seed = static_cast<unsigned>(ncols);
+      sparse_same_bits<double>(THEANO_TEST_TABLE_SET(t, f64), THEANO_TEST_OWN_SET(f64), ncols, seed);
+      sparse_same_bits<float>(THEANO_TEST_TABLE_SET(t, f32), THEANO_TEST_OWN_SET(f32), ncols, seed + 100);
     }
   }
 

@@ -126,11 +126,7 @@ TheanoHostKernels make_table() {
       .nocopy_reshape = &theano_nocopy_reshape,
       .blas_threads = &openblas_get_num_threads,
       .set_blas_threads = &openblas_set_num_threads,
-#define THEANO_SPARSE_ENTRY(E, S) .E##_##S = &theano_##E##_##S,
-#define THEANO_SPARSE_TYPE(T, S) THEANO_HOST_SPARSE_NAMES(THEANO_SPARSE_ENTRY, S)
-      THEANO_HOST_SPARSE_TYPES(THEANO_SPARSE_TYPE)
-#undef THEANO_SPARSE_TYPE
-#undef THEANO_SPARSE_ENTRY
+      THEANO_HOST_SPARSE_INITS
       .sparse_first_unsorted = &theano_sparse_first_unsorted,
       .sparse_offsets = &theano_sparse_offsets,
   };

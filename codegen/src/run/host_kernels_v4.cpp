@@ -20,11 +20,7 @@ namespace {
 #define THEANO_V4_SORT_ENTRY(S) .sort_##S = &theano_sort_##S, .argsort_##S = &theano_argsort_##S,
 constexpr SortKernels kSortV4 = {THEANO_HOST_SORT_DTYPES(THEANO_V4_SORT_ENTRY)};
 #undef THEANO_V4_SORT_ENTRY
-#define THEANO_V4_SPARSE_ENTRY(E, S) .E##_##S = &theano_##E##_##S,
-#define THEANO_V4_SPARSE_TYPE(T, S) THEANO_HOST_SPARSE_NAMES(THEANO_V4_SPARSE_ENTRY, S)
-constexpr SparseKernels kSparseV4 = {THEANO_HOST_SPARSE_TYPES(THEANO_V4_SPARSE_TYPE)};
-#undef THEANO_V4_SPARSE_TYPE
-#undef THEANO_V4_SPARSE_ENTRY
+constexpr SparseKernels kSparseV4 = {THEANO_HOST_SPARSE_INITS};
 }  // namespace
 const SortKernels* const kSortKernelsV4 = &kSortV4;
 const SparseKernels* const kSparseKernelsV4 = &kSparseV4;

@@ -23,6 +23,13 @@
 /// sort entries, in its order).
 #define THEANO_HOST_SORT_DTYPES(X) X(f64) X(f32) X(i64) X(i32) X(i16) X(i8) X(u64) X(u32) X(u16) X(u8)
 
+/// The designated initializers of every typed sparse entry, each from
+/// sparse_kernels.h's function as the translation unit using it compiles it
+/// (the baseline table's and the x86-64-v4 build's).
+#define THEANO_HOST_SPARSE_INIT_ENTRY(E, S) .E##_##S = &theano_##E##_##S,
+#define THEANO_HOST_SPARSE_INIT_TYPE(T, S) THEANO_HOST_SPARSE_NAMES(THEANO_HOST_SPARSE_INIT_ENTRY, S)
+#define THEANO_HOST_SPARSE_INITS THEANO_HOST_SPARSE_TYPES(THEANO_HOST_SPARSE_INIT_TYPE)
+
 namespace theano::codegen::detail {
 
 /// The sort and argsort entries, as TheanoHostKernels declares them.

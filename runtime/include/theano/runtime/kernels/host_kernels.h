@@ -18,10 +18,11 @@
  * the loops for other layouts) 3-7% of the Clang work of every unit with a
  * dot; strided_copy.h's copy templates (Reshape's copy, Join, a scan's
  * rows) 5-8% of W9's units; sparse_kernels.h's text and one value type's
- * kernels about 40% of W8's unit (standalone clang++ -O2: 95 -> 73 ms). The error reports and the checked allocation
- * that every unit calls (the first nine entries) were most of a small
- * unit's -O2 time: one addition, 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every
- * unit reaches the table.
+ * kernels about 40% of W8's unit (standalone clang++ -O2: 95 -> 73 ms).
+ * The error reports and the checked allocation that every unit calls (the
+ * first nine entries) were most of a small unit's -O2 time: one addition,
+ * 58 ms -> 15-19 ms of Clang. The prelude embeds this header, so every unit
+ * reaches the table.
  *
  * The kernel entries are the functions perform calls (the BLAS calls and
  * the same-type copy: the lowerings' own): the host fills the table

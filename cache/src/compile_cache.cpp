@@ -234,7 +234,7 @@ bool CompileCache::trusted_now() {
   return true;
 }
 
-CompileCache::Probe CompileCache::probe(const std::string& key) {
+CompileCache::Probe CompileCache::probe(const std::string& key, bool map) {
   Probe p;
   std::string why;
   bool refused = false;
@@ -259,25 +259,38 @@ CompileCache::Probe CompileCache::probe(const std::string& key) {
     p.kind = Probe::refused;
     return p;
   };
-  TrustedRead obj = read_trusted(sfd, key + ".o", policy_);
-  if (!obj.refused.empty()) return refuse(".o", obj.refused);
-  if (!obj.bytes) {
+  auto found = [&](auto&& obj, auto&& take) {
+    if (!obj.refused.empty()) return false;
+    take();
+    p.dev = obj.dev;
+    p.ino = obj.ino;
+    p.mtime = obj.mtime;
+    return true;
+  };
+  bool present = false;
+  if (map) {
+    TrustedMap obj = map_trusted(sfd, key + ".o", policy_);
+    if (!obj.refused.empty()) return refuse(".o", obj.refused);
+    present = obj.file && found(obj, [&] { p.mapped = std::move(obj.file); });
+  } else {
+    TrustedRead obj = read_trusted(sfd, key + ".o", policy_);
+    if (!obj.refused.empty()) return refuse(".o", obj.refused);
+    present = obj.bytes && found(obj, [&] { p.object = std::move(*obj.bytes); });
+  }
+  if (!present) {
     ::close(sfd);
     return p;  // absent (or unreadable): a miss
   }
   TrustedRead meta = read_trusted(sfd, key + ".meta", policy_);
   if (!meta.refused.empty()) return refuse(".meta", meta.refused);
-  p.object = std::move(*obj.bytes);
-  p.dev = obj.dev;
-  p.ino = obj.ino;
-  p.mtime = obj.mtime;
   if (meta.bytes) p.meta = parse_meta(*meta.bytes);
   auto field = [&](const char* k) {
     auto it = p.meta.find(k);
     return it == p.meta.end() ? std::string("\n") : it->second;  // "\n" matches no value
   };
-  if (field("key") == key && field("object_bytes") == std::to_string(p.object.size()) &&
-      field("object_crc32") == std::to_string(crc32(p.object))) {
+  const std::string_view object = p.mapped ? p.mapped->bytes() : std::string_view(p.object);
+  if (field("key") == key && field("object_bytes") == std::to_string(object.size()) &&
+      field("object_crc32") == std::to_string(crc32(object))) {
     ::close(sfd);
     p.kind = Probe::hit;
     return p;
@@ -298,7 +311,7 @@ std::optional<std::string> CompileCache::accept(const std::string& key, Probe& p
     ::utimensat(AT_FDCWD, entry_path(key, ".o").c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.hits;
-  stats_.bytes_read += p.object.size();
+  stats_.bytes_read += p.mapped ? p.mapped->bytes().size() : p.object.size();
   if (auto it = p.meta.find("compile_ms"); it != p.meta.end()) stats_.compile_ms_saved += std::atof(it->second.c_str());
   return std::move(p.object);
 }
@@ -345,16 +358,29 @@ void CompileCache::evict(const std::string& key, const std::string& why) {
   remove_entry(key);
 }
 
-std::optional<std::string> CompileCache::lookup(const std::string& key) {
-  if (!valid_key(key) || local_stats().disabled) return std::nullopt;
-  Probe p = probe(key);
+CompileCache::Probe CompileCache::probe_checked(const std::string& key, bool map) {
+  Probe p = probe(key, map);
   if (p.kind == Probe::damaged) {
     StripeLock lock(*this, key);
-    p = probe(key);  // again, under the lock: a republish may have fixed it
+    p = probe(key, map);  // again, under the lock: a republish may have fixed it
     if (p.kind == Probe::damaged) handle_damage(key, p);
   }
+  return p;
+}
+
+std::optional<std::string> CompileCache::lookup(const std::string& key) {
+  if (!valid_key(key) || local_stats().disabled) return std::nullopt;
+  Probe p = probe_checked(key, false);
   if (p.kind != Probe::hit) return std::nullopt;
   return accept(key, p);
+}
+
+std::shared_ptr<const MappedFile> CompileCache::lookup_mapped(const std::string& key) {
+  if (!valid_key(key) || local_stats().disabled) return nullptr;
+  Probe p = probe_checked(key, true);
+  if (p.kind != Probe::hit) return nullptr;
+  accept(key, p);
+  return std::move(p.mapped);
 }
 
 int CompileCache::publish(const std::string& key, const Entry& e) {

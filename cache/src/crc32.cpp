@@ -145,7 +145,7 @@ std::uint32_t crc32_update(std::uint32_t crc, const unsigned char* p, std::size_
 
 namespace theano::cache {
 
-std::uint32_t crc32(const std::string& bytes) {
+std::uint32_t crc32(std::string_view bytes) {
   return detail::crc32_update(0, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 

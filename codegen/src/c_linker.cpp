@@ -131,8 +131,10 @@ LoadedModule load_cached(cache::CompileCache& cc, cache::CompileCache* libraries
     return live;
   }
   const std::string so_key = detail::shared_object_key(object_key);
-  std::optional<std::string> library = libraries ? libraries->lookup(so_key) : std::nullopt;
-  if (!library && libraries) {
+  // Mapped, not read: dlopen opens the very file whose bytes were checked.
+  const std::shared_ptr<const cache::MappedFile> mapped = libraries ? libraries->lookup_mapped(so_key) : nullptr;
+  std::optional<std::string> library;
+  if (!mapped && libraries) {
     if (!object) object = cc.lookup(object_key);
     if (!object) return {};
     try {
@@ -147,9 +149,10 @@ LoadedModule load_cached(cache::CompileCache& cc, cache::CompileCache* libraries
       warn_shared_object_once(e.what());
     }
   }
-  if (library) {
+  if (mapped || library) {
     try {
-      LoadedModule m = loader.load_shared_object(*library, name, object_key);
+      LoadedModule m = mapped ? loader.load_shared_object(mapped->bytes(), name, object_key, mapped->fd())
+                              : loader.load_shared_object(*library, name, object_key);
       shared_library = true;
       return m;
     } catch (const LoadError& e) {

@@ -300,6 +300,61 @@ TEST_SUITE("compile cache security") {
     CHECK(c.stats().refused >= 3);
   }
 
+  TEST_CASE("lookup_mapped: lookup's checks, on a mapping of the checked file whose descriptor it keeps") {
+    TempDir d;
+    const fs::path cd = d.path / "cd";
+    CompileCache c(cd);
+    const std::string key = key_of(7);
+    c.get_or_produce(key, [&] { return entry_of(key); });
+    std::shared_ptr<const MappedFile> m = c.lookup_mapped(key);
+    REQUIRE(m != nullptr);
+    CHECK(m->bytes() == entry_of(key).object);
+    struct stat by_fd {};
+    REQUIRE(::fstat(m->fd(), &by_fd) == 0);
+    CHECK(by_fd.st_ino == stat_of(entry_file(cd, key, ".o")).st_ino);
+    CHECK(c.stats().hits == 1);
+    // Both outlive the entry's removal (a cleanup in another process).
+    fs::remove(entry_file(cd, key, ".o"));
+    CHECK(m->bytes() == entry_of(key).object);
+    CHECK(::fstat(m->fd(), &by_fd) == 0);
+    CHECK(c.lookup_mapped(key) == nullptr);  // absent now
+    // An empty object maps to no bytes.
+    const std::string empty = key_of(8);
+    c.get_or_produce(empty, [&] { return Entry{"", "", 0, "test"}; });
+    REQUIRE(c.lookup_mapped(empty) != nullptr);
+    CHECK(c.lookup_mapped(empty)->bytes().empty());
+
+    StderrCapture err(d.path / "stderr.txt");
+    // Writable by others: refused.
+    const std::string open = key_of(9);
+    c.get_or_produce(open, [&] { return entry_of(open); });
+    fs::permissions(entry_file(cd, open, ".o"), fs::perms::others_write, fs::perm_options::add);
+    CHECK(c.lookup_mapped(open) == nullptr);
+    // A symbolic link to a valid planted object: not followed.
+    const std::string linked = key_of(10);
+    c.get_or_produce(linked, [&] { return entry_of(linked); });
+    plant(d.path / "elsewhere", linked);
+    fs::remove(entry_file(cd, linked, ".o"));
+    fs::create_symlink(entry_file(d.path / "elsewhere", linked, ".o"), entry_file(cd, linked, ".o"));
+    fs::copy_file(entry_file(d.path / "elsewhere", linked, ".meta"), entry_file(cd, linked, ".meta"),
+                  fs::copy_options::overwrite_existing);
+    CHECK(c.lookup_mapped(linked) == nullptr);
+    // Damaged (its bytes changed, the size kept): removed, a miss.
+    const std::string damaged = key_of(11);
+    c.get_or_produce(damaged, [&] { return entry_of(damaged); });
+    std::string bytes = entry_of(damaged).object;
+    bytes[3] ^= 1;
+    std::ofstream(entry_file(cd, damaged, ".o"), std::ios::binary | std::ios::trunc) << bytes;
+    CHECK(c.lookup_mapped(damaged) == nullptr);
+    CHECK_FALSE(fs::exists(entry_file(cd, damaged, ".o")));
+    const std::string text = err.text();
+    CHECK(text.find("writable by every user") != std::string::npos);
+    CHECK(text.find("symbolic link") != std::string::npos);
+    CHECK(text.find("is damaged") != std::string::npos);
+    CHECK(c.stats().hits == 3);
+    CHECK(c.stats().corrupt == 1);
+  }
+
   TEST_CASE("an entry file writable by others or owned by another uid is refused and compiled again") {
     TempDir d;
     const fs::path cd = d.path / "cd";

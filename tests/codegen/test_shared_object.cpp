@@ -1,6 +1,7 @@
 /// \file
 /// The compiledir's shared libraries (codegen/src/load/shared_object.h): objects
-/// linked by lld in-process, dlopen'ed from a sealed memfd, really unloaded
+/// linked by lld in-process, dlopen'ed from their checked compiledir file or a
+/// sealed memfd, really unloaded
 /// with their last handle; refusals are LoadErrors naming what failed; and a
 /// function whose cached library cannot be loaded still runs, through ORC.
 #include <theano/cache/compile_cache.h>
@@ -19,11 +20,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace theano;
 using namespace theano::codegen;
@@ -84,6 +88,54 @@ TEST_SUITE("shared libraries") {
     // dlclose really unmapped it: no STB_GNU_UNIQUE symbol pinned it.
     CHECK(JitLoader::instance().live_modules() == live);
     CHECK_FALSE(mapped("/memfd:" + name));
+  }
+
+  TEST_CASE("load_shared_object: a verified file is dlopen'ed itself, one dlopen refuses falls back to the bytes") {
+    const CompiledObject obj = ClangCompiler().compile(theano_test::elemwise_source(2.5));
+    const std::string lib = codegen::detail::link_shared_object(obj.bytes);
+    test::TempDir d;
+    auto open_file = [&](const char* file, const std::string& bytes) {
+      std::ofstream(d.path / file, std::ios::binary) << bytes;
+      const int fd = ::open((d.path / file).c_str(), O_RDONLY | O_CLOEXEC);
+      REQUIRE(fd >= 0);
+      return fd;
+    };
+    const std::size_t live = JitLoader::instance().live_modules();
+    {
+      const int fd = open_file("lib.so", lib);
+      LoadedModule m = JitLoader::instance().load_shared_object(lib, "direct", "", fd);
+      ::close(fd);  // the module keeps its own mapping
+      CHECK(m.is_shared_library());
+      CHECK(runs_right(m, 2.5));
+      CHECK(mapped((d.path / "lib.so").string()));  // the file itself, no memfd copy
+      CHECK_FALSE(mapped("/memfd:" + m.name()));
+    }
+    CHECK(JitLoader::instance().live_modules() == live);
+    CHECK_FALSE(mapped((d.path / "lib.so").string()));  // unloaded with its handle
+    {
+      // The same file again while it is loaded: glibc would hand back the
+      // first module under a second name, so the second comes from a memfd.
+      const int fd1 = open_file("lib.so", lib);
+      std::optional<LoadedModule> first = JitLoader::instance().load_shared_object(lib, "first", "", fd1);
+      LoadedModule second = JitLoader::instance().load_shared_object(lib, "second", "", fd1);
+      ::close(fd1);
+      CHECK(mapped("/memfd:" + second.name()));
+      first.reset();
+      // Other code under the first one's name, while the second lives.
+      const std::string other = codegen::detail::link_shared_object(
+          ClangCompiler().compile(theano_test::elemwise_source(6.5)).bytes);
+      const int fd2 = open_file("other.so", other);
+      LoadedModule third = JitLoader::instance().load_shared_object(other, "third", "", fd2);
+      ::close(fd2);
+      CHECK(runs_right(third, 6.5));
+      CHECK(runs_right(second, 2.5));
+    }
+    // A descriptor whose file dlopen refuses: the bytes, from a sealed memfd.
+    const int fd = open_file("not-elf.so", "not a shared library");
+    LoadedModule m = JitLoader::instance().load_shared_object(lib, "fallback", "", fd);
+    ::close(fd);
+    CHECK(runs_right(m, 2.5));
+    CHECK(mapped("/memfd:" + m.name()));
   }
 
   TEST_CASE("load_shared_object: one module per key while a handle lives, an unresolved symbol is a LoadError") {
@@ -233,6 +285,33 @@ TEST_SUITE("shared libraries") {
     CHECK(mapping_count() <= maps_before + 4);
     CHECK(heap_growth < 512LL * 1024);
     CHECK(growth < theano_test::rss_bound(8LL * 1024 * 1024));
+  }
+
+  TEST_CASE("a function found in the compiledir maps its library's file there, not a copy") {
+    test::TempDir d;
+    const fs::path dir = d.path / "cd";
+    Config c = config();
+    c.flags["compiledir"] = dir.string();
+    ConfigGuard guard(c);
+    Var x = tensor::dvector("x");
+    auto build = [&] { return function({x}, {tensor::sin(x) * 1.5 - 0.5}); };
+    std::string object_key;
+    {
+      Function f = build();  // compiled, linked, published, loaded from a memfd
+      CHECK(f.profile().build.shared_library);
+      object_key = f.profile().build.cache_key;
+    }
+    const std::string so_key = codegen::detail::shared_object_key(object_key);
+    const fs::path file = dir / kLibrariesDir / so_key.substr(0, 2) / (so_key + ".o");
+    REQUIRE(fs::exists(file));
+    CHECK_FALSE(mapped(file.string()));
+    Function g = build();
+    CHECK(g.profile().build.cache == "hit");
+    CHECK(g.profile().build.shared_library);
+    CHECK(mapped(file.string()));
+    const NDArray r = g({test::vec({0.0, 1.0})})[0];
+    CHECK(r.at<double>({0}) == doctest::Approx(-0.5));
+    CHECK(r.at<double>({1}) == doctest::Approx(1.5 * std::sin(1.0) - 0.5));
   }
 
   TEST_CASE("a cached shared library that cannot be loaded: the function still runs, through ORC") {

@@ -44,6 +44,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace theano::codegen {
@@ -121,6 +123,11 @@ struct JitLoader::Impl {
   // no two live modules may share one (a closed number is soon reused).
   std::mutex dl_mu;
   std::set<int> dl_names;
+  // The files (device, inode) live modules were dlopen'ed from directly
+  // (load_shared_object's `verified_fd`). glibc also takes a dlopen of a file
+  // it has loaded for that object, adding the new name to it, and that name
+  // would outlive its entry here: a file in use is loaded from a memfd instead.
+  std::set<std::pair<dev_t, ino_t>> dl_files;
   // prepare_async's thread, detached (a joinable std::thread would be joined
   // in a forked child, where that thread does not exist). It holds a
   // ForkGuard while it creates the JIT, so fork() waits for it, and get()
@@ -260,6 +267,11 @@ struct JitLoader::Impl {
     for (const auto& e : library_errors) s += "\n(runtime library not loaded: " + e + ")";
     return s;
   }
+
+  // dlopen (RTLD_NOW | RTLD_LOCAL) of the shared library open as `fd`, by a
+  // "/proc/self/fd/N" name no live module has (`name_fd`: its N, kept in
+  // dl_names while the module lives). nullptr with `why` when it fails.
+  void* dlopen_fd(int fd, const std::string& name, int& name_fd, std::string& why);
 };
 
 namespace detail {
@@ -269,6 +281,7 @@ struct ModuleState {
   llvm::orc::JITDylib* jd = nullptr;  // loaded by ORC, or
   void* dl = nullptr;                  // by dlopen (JitLoader::load_shared_object)
   int dl_name = -1;                    // the N of its "/proc/self/fd/N" (Impl::dl_names)
+  std::optional<std::pair<dev_t, ino_t>> dl_file;  // the file it was opened from directly (Impl::dl_files)
   std::string name;
   double load_ms = 0;
 
@@ -279,6 +292,7 @@ struct ModuleState {
       {
         std::lock_guard lock(impl->dl_mu);
         impl->dl_names.erase(dl_name);
+        if (dl_file) impl->dl_files.erase(*dl_file);
       }
       impl->live.fetch_sub(1);
       return;
@@ -372,33 +386,38 @@ LoadedModule JitLoader::load(std::string_view object, std::string_view name_hint
   return m;
 }
 
-LoadedModule JitLoader::load_shared_object(std::string_view library, std::string_view name_hint,
-                                           const std::string& key) {
-  if (LoadedModule live = find_loaded(key)) return live;
-  ForkGuard no_fork_while_loading;
-  auto t0 = std::chrono::steady_clock::now();
-  impl_->make_libraries_global(library);
-  std::string name = "theano_" + std::string(name_hint) + "_" + std::to_string(impl_->counter.fetch_add(1));
-  // The bytes go to a sealed memfd and are dlopen'ed from there: what runs is
-  // exactly what the caller verified, no file anyone else can replace is
-  // involved, and noexec temporary directories do not matter.
+namespace {
+
+/// A sealed memfd holding `library`, named `name`; throws LoadError.
+int sealed_memfd(std::string_view library, const std::string& name) {
   // MFD_EXEC (Linux 6.3+; older kernels reject it with EINVAL): the memfd
   // holds code, said explicitly rather than by the kernel's default.
   constexpr unsigned kMfdExec = 0x0010U;
   int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec);
   if (fd < 0 && errno == EINVAL) fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) throw LoadError("JIT module '" + name + "': memfd_create failed: " + std::strerror(errno));
-  struct CloseFd {
-    int fd;
-    ~CloseFd() { ::close(fd); }
-  } close_fd{fd};
-  if (!detail::write_all(fd, library))
-    throw LoadError("JIT module '" + name + "': cannot write its memfd: " + std::strerror(errno));
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
-    throw LoadError("JIT module '" + name + "': cannot seal its memfd: " + std::strerror(errno));
-  // A name no live module has: the memfd's number, or a duplicate of it
+  if (!detail::write_all(fd, library) ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw LoadError("JIT module '" + name + "': cannot write and seal its memfd: " + std::strerror(e));
+  }
+  return fd;
+}
+
+/// Whether code can be mapped from the file `fd` (its filesystem is not
+/// mounted noexec).
+bool executable_filesystem(int fd) {
+  struct statvfs vfs {};
+  return ::fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC) == 0;
+}
+
+}  // namespace
+
+void* JitLoader::Impl::dlopen_fd(int fd, const std::string& name, int& name_fd, std::string& why) {
+  // A name no live module has: the descriptor's number, or a duplicate of it
   // above the numbers in use (the duplicates stay open until dlopen returns,
-  // so each step finds a new number).
+  // so each step finds a new number). glibc knows a module by this name.
   std::vector<int> dups;
   struct CloseDups {
     std::vector<int>& fds;
@@ -406,28 +425,27 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
       for (int d : fds) ::close(d);
     }
   } close_dups{dups};
-  int name_fd = fd;
+  name_fd = fd;
   {
-    std::lock_guard lock(impl_->dl_mu);
-    while (impl_->dl_names.count(name_fd)) {
+    std::lock_guard lock(dl_mu);
+    while (dl_names.count(name_fd)) {
       const int d = ::fcntl(fd, F_DUPFD_CLOEXEC, name_fd + 1);
-      if (d < 0) throw LoadError("JIT module '" + name + "': cannot duplicate its memfd: " + std::strerror(errno));
+      if (d < 0) throw LoadError("JIT module '" + name + "': cannot duplicate its descriptor: " + std::strerror(errno));
       dups.push_back(d);
       name_fd = d;
     }
-    impl_->dl_names.insert(name_fd);
+    dl_names.insert(name_fd);
   }
   char path[48];
   std::snprintf(path, sizeof path, "/proc/self/fd/%d", name_fd);
   ::dlerror();
   void* handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  std::string why;
   if (!handle) {
     const char* e = ::dlerror();
     why = e ? e : "unknown error";
     // A symbol no library opened so far defines: open the rest (OpenBLAS)
     // and try once more; a failed dlopen leaves nothing loaded.
-    if (why.find("undefined symbol") != std::string::npos && impl_->open_the_rest()) {
+    if (why.find("undefined symbol") != std::string::npos && open_the_rest()) {
       handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
       if (!handle) {
         e = ::dlerror();
@@ -436,17 +454,57 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
     }
   }
   if (!handle) {
-    {
+    std::lock_guard lock(dl_mu);
+    dl_names.erase(name_fd);
+  }
+  return handle;
+}
+
+LoadedModule JitLoader::load_shared_object(std::string_view library, std::string_view name_hint,
+                                           const std::string& key, int verified_fd) {
+  if (LoadedModule live = find_loaded(key)) return live;
+  ForkGuard no_fork_while_loading;
+  auto t0 = std::chrono::steady_clock::now();
+  impl_->make_libraries_global(library);
+  std::string name = "theano_" + std::string(name_hint) + "_" + std::to_string(impl_->counter.fetch_add(1));
+  // What runs is exactly what the caller verified. A trusted compiledir file
+  // (`verified_fd`, the descriptor its bytes were checked through) is opened
+  // as it is; other bytes, or a file whose filesystem is mounted noexec or
+  // that dlopen refuses, go to a sealed memfd first, so no file anyone else
+  // can replace is involved and noexec temporary directories do not matter.
+  void* handle = nullptr;
+  int name_fd = -1;
+  std::string why;
+  std::optional<std::pair<dev_t, ino_t>> file;
+  struct stat st {};
+  if (verified_fd >= 0 && executable_filesystem(verified_fd) && ::fstat(verified_fd, &st) == 0) {
+    std::lock_guard lock(impl_->dl_mu);
+    if (impl_->dl_files.insert({st.st_dev, st.st_ino}).second) file = std::make_pair(st.st_dev, st.st_ino);
+  }
+  if (file) {
+    handle = impl_->dlopen_fd(verified_fd, name, name_fd, why);
+    if (!handle) {
       std::lock_guard lock(impl_->dl_mu);
-      impl_->dl_names.erase(name_fd);
+      impl_->dl_files.erase(*file);
+      file.reset();
     }
+  }
+  if (!handle) {
+    const int fd = sealed_memfd(library, name);
+    struct CloseFd {
+      int fd;
+      ~CloseFd() { ::close(fd); }
+    } close_fd{fd};
+    handle = impl_->dlopen_fd(fd, name, name_fd, why);
+  }
+  if (!handle)
     throw LoadError("JIT module '" + name + "': dlopen of its shared library failed: " + why +
                     impl_->library_note());
-  }
   auto state = std::make_shared<detail::ModuleState>();
   state->impl = impl_.get();
   state->dl = handle;
   state->dl_name = name_fd;
+  state->dl_file = file;
   state->name = std::move(name);
   impl_->live.fetch_add(1);
   state->load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -69,6 +69,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "theano/cache/dir_security.h"
@@ -184,6 +185,10 @@ class CompileCache {
   /// damaged entry is removed under the key's stripe lock, and only while it
   /// is still the damaged file.
   std::optional<std::string> lookup(const std::string& key);
+  /// lookup(), the object mapped (map_trusted) instead of read: the same
+  /// checks, no copy. For callers that hand the file itself on (a shared
+  /// library to dlopen, JitLoader::load_shared_object's `verified_fd`).
+  std::shared_ptr<const MappedFile> lookup_mapped(const std::string& key);
 
   /// The object for `key`: from the cache, else from the remote tier (then
   /// published locally), else from `produce()` (called at most once, under
@@ -248,17 +253,19 @@ class CompileCache {
   /// What one unlocked look at an entry found.
   struct Probe {
     enum Kind { absent, hit, damaged, refused } kind = absent;
-    std::string object;
+    std::string object;                        // read, or
+    std::shared_ptr<const MappedFile> mapped;  // mapped (lookup_mapped)
     std::map<std::string, std::string> meta;
     dev_t dev = 0;  // the object file that was read
     ino_t ino = 0;
     time_t mtime = 0;
   };
-  Probe probe(const std::string& key);
+  Probe probe(const std::string& key, bool map = false);
+  Probe probe_checked(const std::string& key, bool map);  // probe(); a damaged entry removed, under the lock
   /// The compiledir opened and checked as every look-up does; -1 when absent
   /// or refused (`refused`: then the cache is disabled, with one warning).
   int open_dir_checked(bool& refused);
-  std::optional<std::string> accept(const std::string& key, Probe& p);  // counts a hit, touches
+  std::optional<std::string> accept(const std::string& key, Probe& p);  // counts a hit, touches; the read bytes
   void handle_damage(const std::string& key, const Probe& p);          // under the stripe lock
   void fall_back(const std::string& why, const std::optional<std::filesystem::path>& fallback);
   void settle(int made);  // read-only / disabled from what can be written
@@ -283,7 +290,7 @@ class CompileCache {
 };
 
 /// CRC-32 (IEEE) of `bytes`, as stored in an entry's metadata.
-std::uint32_t crc32(const std::string& bytes);
+std::uint32_t crc32(std::string_view bytes);
 
 /// Default base directory: `$XDG_CACHE_HOME/theano-cpp`, else
 /// `$HOME/.cache/theano-cpp`, else `$TMPDIR/theano-cpp-<euid>` (or under

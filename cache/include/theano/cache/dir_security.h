@@ -27,9 +27,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace theano::cache {
 
@@ -77,6 +80,38 @@ struct TrustedRead {
   time_t mtime = 0;                  ///< its modification time (seconds)
 };
 TrustedRead read_trusted(int dirfd, const std::string& name, const TrustPolicy& policy);
+
+/// A trusted entry file mapped read-only (map_trusted), with the descriptor
+/// it was opened, checked and mapped through, which stays open as long as the
+/// mapping: a loader can then use that very file (dlopen of /proc/self/fd/N)
+/// instead of a copy of its bytes.
+class MappedFile {
+ public:
+  MappedFile(int fd, const void* data, std::size_t size) : fd_(fd), data_(data), size_(size) {}
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+  const void* data_;  // nullptr for an empty file
+  std::size_t size_;
+};
+
+/// read_trusted's checks, the file then mapped (MAP_PRIVATE, PROT_READ)
+/// rather than read: no copy of a 100-200 KB shared library into the heap
+/// before it is checksummed and loaded.
+struct TrustedMap {
+  std::shared_ptr<const MappedFile> file;  ///< the mapping, when mapped and trusted
+  std::string refused;                     ///< why it was refused ("" when not refused)
+  int err = 0;                             ///< errno of a failed open/map (ENOENT: absent)
+  dev_t dev = 0;                           ///< identity of the file that was opened
+  ino_t ino = 0;
+  time_t mtime = 0;  ///< its modification time (seconds)
+};
+TrustedMap map_trusted(int dirfd, const std::string& name, const TrustPolicy& policy);
 
 /// Opens the directory `path` (O_DIRECTORY, O_NOFOLLOW on its last component)
 /// and checks it with untrusted_dir(). The descriptor, or -1 with `why` set to

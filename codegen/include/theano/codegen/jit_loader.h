@@ -103,13 +103,18 @@ class JitLoader {
   /// graph can share it. An empty key is a plain load().
   LoadedModule load(std::string_view object, std::string_view name_hint, const std::string& key);
   /// A shared library (detail::link_shared_object's bytes, already verified
-  /// by the caller) loaded with dlopen from a sealed memfd, RTLD_NOW |
-  /// RTLD_LOCAL, after the runtime libraries it may need were opened
-  /// RTLD_GLOBAL (libmvec only when the library names a _ZGV symbol); shared
-  /// by `key` as load() is. Creates no ORC session. Throws LoadError naming
-  /// the module and dlopen's reason (an undefined symbol, a kernel refusing
-  /// executable memfds): the caller may then load the object instead.
-  LoadedModule load_shared_object(std::string_view library, std::string_view name_hint, const std::string& key);
+  /// by the caller) loaded with dlopen, RTLD_NOW | RTLD_LOCAL, after the
+  /// runtime libraries it may need were opened RTLD_GLOBAL (libmvec only when
+  /// the library names a _ZGV symbol); shared by `key` as load() is. Creates
+  /// no ORC session. `verified_fd` (optional) is an open descriptor of a
+  /// trusted file holding exactly `library` (a compiledir entry mapped by
+  /// cache::map_trusted): dlopen opens that file itself; otherwise, or when
+  /// its filesystem is mounted noexec or that dlopen fails, the bytes are
+  /// loaded from a sealed memfd. Throws LoadError naming the module and
+  /// dlopen's reason (an undefined symbol, a kernel refusing executable
+  /// memfds): the caller may then load the object instead.
+  LoadedModule load_shared_object(std::string_view library, std::string_view name_hint, const std::string& key,
+                                  int verified_fd = -1);
   /// The live module loaded under `key`, or an empty handle.
   LoadedModule find_loaded(const std::string& key);
 

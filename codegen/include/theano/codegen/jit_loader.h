@@ -12,9 +12,9 @@
 ///
 /// Why dlopen as well: a process whose functions all come from the compiledir
 /// would pay the LLJIT's creation for nothing; a cached `.so` loads in
-/// 0.05-0.1 ms from a sealed memfd (no temp file, so `noexec` /tmp does not
-/// matter) and is dlclose'd with its last handle (linked without
-/// STB_GNU_UNIQUE symbols, so it really unloads).
+/// 0.05-0.1 ms from its checked compiledir file, or from a sealed memfd (no
+/// temp file, so `noexec` /tmp does not matter), and is dlclose'd with its
+/// last handle (linked without STB_GNU_UNIQUE symbols, so it really unloads).
 ///
 /// Symbols the code does not define resolve against the process and against the
 /// runtime libraries (libopenblas, libmvec) that the loader dlopens explicitly:
@@ -57,7 +57,7 @@ class LoadedModule {
   }
 
   /// The module's name (unique in the process), e.g. "theano_fn_12": its
-  /// JITDylib's, or its memfd's for a shared library.
+  /// JITDylib's, or the memfd's a shared library was loaded from.
   const std::string& name() const;
   /// Time the load took (add object + link of the first lookup excluded), ms.
   double load_ms() const;

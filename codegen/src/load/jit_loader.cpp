@@ -482,12 +482,18 @@ LoadedModule JitLoader::load_shared_object(std::string_view library, std::string
     if (impl_->dl_files.insert({st.st_dev, st.st_ino}).second) file = std::make_pair(st.st_dev, st.st_ino);
   }
   if (file) {
-    handle = impl_->dlopen_fd(verified_fd, name, name_fd, why);
-    if (!handle) {
+    auto forget_file = [&] {
       std::lock_guard lock(impl_->dl_mu);
       impl_->dl_files.erase(*file);
       file.reset();
+    };
+    try {
+      handle = impl_->dlopen_fd(verified_fd, name, name_fd, why);
+    } catch (const LoadError&) {
+      forget_file();
+      throw;
     }
+    if (!handle) forget_file();
   }
   if (!handle) {
     const int fd = sealed_memfd(library, name);

@@ -181,24 +181,27 @@ int make_dirs(const fs::path& dir, const TrustPolicy& policy) {
 namespace {
 
 /// Opens `name` under `dirfd` (O_NOFOLLOW) and checks its fstat with
-/// untrusted_file: the descriptor, with `st` filled in; or -1 with `err` (a
-/// failed open or fstat) or `refused` set.
-int open_trusted_file(int dirfd, const std::string& name, const TrustPolicy& policy, struct stat& st, int& err,
-                      std::string& refused) {
+/// untrusted_file: the descriptor, with `st` and the file's identity in `r`;
+/// or -1 with r.err (a failed open or fstat) or r.refused set.
+int open_trusted_file(int dirfd, const std::string& name, const TrustPolicy& policy, struct stat& st,
+                      TrustedOpen& r) {
   // O_NONBLOCK: a planted FIFO must not block the open (it is refused below).
   const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    err = errno;
-    if (err == ELOOP) refused = "it is a symbolic link";
+    r.err = errno;
+    if (r.err == ELOOP) r.refused = "it is a symbolic link";
     return -1;
   }
   if (::fstat(fd, &st) != 0) {
-    err = errno;
+    r.err = errno;
     ::close(fd);
     return -1;
   }
-  refused = untrusted_file(st, policy);
-  if (!refused.empty()) {
+  r.dev = st.st_dev;
+  r.ino = st.st_ino;
+  r.mtime = st.st_mtime;
+  r.refused = untrusted_file(st, policy);
+  if (!r.refused.empty()) {
     ::close(fd);
     return -1;
   }
@@ -215,11 +218,8 @@ MappedFile::~MappedFile() {
 TrustedMap map_trusted(int dirfd, const std::string& name, const TrustPolicy& policy) {
   TrustedMap r;
   struct stat st {};
-  const int fd = open_trusted_file(dirfd, name, policy, st, r.err, r.refused);
+  const int fd = open_trusted_file(dirfd, name, policy, st, r);
   if (fd < 0) return r;
-  r.dev = st.st_dev;
-  r.ino = st.st_ino;
-  r.mtime = st.st_mtime;
   const auto size = static_cast<std::size_t>(std::max<off_t>(st.st_size, 0));
   void* data = nullptr;
   if (size > 0) {
@@ -242,11 +242,8 @@ TrustedMap map_trusted(int dirfd, const std::string& name, const TrustPolicy& po
 TrustedRead read_trusted(int dirfd, const std::string& name, const TrustPolicy& policy) {
   TrustedRead r;
   struct stat st {};
-  const int fd = open_trusted_file(dirfd, name, policy, st, r.err, r.refused);
+  const int fd = open_trusted_file(dirfd, name, policy, st, r);
   if (fd < 0) return r;
-  r.dev = st.st_dev;
-  r.ino = st.st_ino;
-  r.mtime = st.st_mtime;
   // Straight into the string (a warm start reads a 100-130 KB library here;
   // through a buffer it was copied twice). One byte more than fstat's size, so
   // the read that finds the end needs no room; a file that grew since gets

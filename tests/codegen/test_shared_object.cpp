@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -57,6 +58,14 @@ bool runs_right(const LoadedModule& m, double scale) {
   char msg[8];
   return m.function<theano_test::ElemwiseEntry>("jit_entry")(in, out, 1, msg, 8) == 0 &&
          std::abs(z - theano_test::elemwise_reference(x, y, scale)) < 1e-12;
+}
+
+/// The compiledir key of the shared library of `build()`'s function, which is
+/// compiled, linked, published and loaded (from a memfd), then dropped.
+std::string compile_and_drop(const std::function<Function()>& build) {
+  Function f = build();
+  CHECK(f.profile().build.shared_library);
+  return codegen::detail::shared_object_key(f.profile().build.cache_key);
 }
 
 }  // namespace
@@ -295,13 +304,7 @@ TEST_SUITE("shared libraries") {
     ConfigGuard guard(c);
     Var x = tensor::dvector("x");
     auto build = [&] { return function({x}, {tensor::sin(x) * 1.5 - 0.5}); };
-    std::string object_key;
-    {
-      Function f = build();  // compiled, linked, published, loaded from a memfd
-      CHECK(f.profile().build.shared_library);
-      object_key = f.profile().build.cache_key;
-    }
-    const std::string so_key = codegen::detail::shared_object_key(object_key);
+    const std::string so_key = compile_and_drop(build);  // loaded from a memfd
     const fs::path file = dir / kLibrariesDir / so_key.substr(0, 2) / (so_key + ".o");
     REQUIRE(fs::exists(file));
     CHECK_FALSE(mapped(file.string()));
@@ -322,15 +325,9 @@ TEST_SUITE("shared libraries") {
     ConfigGuard guard(c);
     Var x = tensor::dvector("x");
     auto build = [&] { return function({x}, {tensor::exp(x) * 3.0 + 0.25}); };
-    std::string object_key;
-    {
-      Function f = build();
-      CHECK(f.profile().build.shared_library);
-      object_key = f.profile().build.cache_key;
-    }
     // Replace the library entry with bytes that pass the cache's checks (its
     // own CRC) but that dlopen refuses.
-    const std::string so_key = codegen::detail::shared_object_key(object_key);
+    const std::string so_key = compile_and_drop(build);
     for (const char* ext : {".o", ".meta"}) {
       const fs::path p = dir / kLibrariesDir / so_key.substr(0, 2) / (so_key + ext);
       REQUIRE(fs::exists(p));

@@ -69,15 +69,19 @@ std::string check_compiledir_child(const std::filesystem::path& dir, const Trust
 /// left as they are (check them with check_compiledir).
 int make_dirs(const std::filesystem::path& dir, const TrustPolicy& policy);
 
+/// What opening an entry file found (read_trusted, map_trusted).
+struct TrustedOpen {
+  std::string refused;  ///< why it was refused ("" when not refused)
+  int err = 0;          ///< errno of a failed open/read/map (ENOENT: absent)
+  dev_t dev = 0;        ///< identity of the file that was opened
+  ino_t ino = 0;
+  time_t mtime = 0;  ///< its modification time (seconds)
+};
+
 /// Opens `name` relative to the directory descriptor `dirfd` (O_RDONLY,
 /// O_NOFOLLOW) and reads it whole when its fstat passes untrusted_file().
-struct TrustedRead {
+struct TrustedRead : TrustedOpen {
   std::optional<std::string> bytes;  ///< the content, when read and trusted
-  std::string refused;               ///< why it was refused ("" when not refused)
-  int err = 0;                       ///< errno of a failed open/read (ENOENT: absent)
-  dev_t dev = 0;                     ///< identity of the file that was opened
-  ino_t ino = 0;
-  time_t mtime = 0;                  ///< its modification time (seconds)
 };
 TrustedRead read_trusted(int dirfd, const std::string& name, const TrustPolicy& policy);
 
@@ -103,13 +107,8 @@ class MappedFile {
 /// read_trusted's checks, the file then mapped (MAP_PRIVATE, PROT_READ)
 /// rather than read: no copy of a 100-200 KB shared library into the heap
 /// before it is checksummed and loaded.
-struct TrustedMap {
+struct TrustedMap : TrustedOpen {
   std::shared_ptr<const MappedFile> file;  ///< the mapping, when mapped and trusted
-  std::string refused;                     ///< why it was refused ("" when not refused)
-  int err = 0;                             ///< errno of a failed open/map (ENOENT: absent)
-  dev_t dev = 0;                           ///< identity of the file that was opened
-  ino_t ino = 0;
-  time_t mtime = 0;  ///< its modification time (seconds)
 };
 TrustedMap map_trusted(int dirfd, const std::string& name, const TrustPolicy& policy);
 

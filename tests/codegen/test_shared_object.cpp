@@ -60,6 +60,19 @@ bool runs_right(const LoadedModule& m, double scale) {
          std::abs(z - theano_test::elemwise_reference(x, y, scale)) < 1e-12;
 }
 
+/// A fresh compiledir in a temporary directory, the process's for the scope
+/// (functions then load their code as shared libraries).
+struct TempCompiledir {
+  static Config with(const fs::path& dir) {
+    Config c = config();
+    c.flags["compiledir"] = dir.string();
+    return c;
+  }
+  test::TempDir tmp;
+  const fs::path dir = tmp.path / "cd";
+  ConfigGuard guard{with(dir)};
+};
+
 /// The compiledir key of the shared library of `build()`'s function, which is
 /// compiled, linked, published and loaded (from a memfd), then dropped.
 std::string compile_and_drop(const std::function<Function()>& build) {
@@ -244,11 +257,7 @@ TEST_SUITE("shared libraries") {
       MESSAGE("skipped: OpenBLAS is already open in this process");
       return;
     }
-    // Through a compiledir: the functions load as shared libraries.
-    test::TempDir d;
-    Config c = config();
-    c.flags["compiledir"] = (d.path / "cd").string();
-    ConfigGuard guard(c);
+    const TempCompiledir compiledir;  // the functions load as shared libraries
     Var x = tensor::dmatrix("x");
     Function f = function({x}, {tensor::tanh(x) * 2.0});
     const NDArray a = NDArray::from_vector<double>({0.5, -1, 2, 0}, {2, 2});
@@ -297,11 +306,8 @@ TEST_SUITE("shared libraries") {
   }
 
   TEST_CASE("a function found in the compiledir maps its library's file there, not a copy") {
-    test::TempDir d;
-    const fs::path dir = d.path / "cd";
-    Config c = config();
-    c.flags["compiledir"] = dir.string();
-    ConfigGuard guard(c);
+    const TempCompiledir compiledir;
+    const fs::path& dir = compiledir.dir;
     Var x = tensor::dvector("x");
     auto build = [&] { return function({x}, {tensor::sin(x) * 1.5 - 0.5}); };
     const std::string so_key = compile_and_drop(build);  // loaded from a memfd
@@ -318,11 +324,8 @@ TEST_SUITE("shared libraries") {
   }
 
   TEST_CASE("a cached shared library that cannot be loaded: the function still runs, through ORC") {
-    test::TempDir d;
-    const fs::path dir = d.path / "cd";
-    Config c = config();
-    c.flags["compiledir"] = dir.string();
-    ConfigGuard guard(c);
+    const TempCompiledir compiledir;
+    const fs::path& dir = compiledir.dir;
     Var x = tensor::dvector("x");
     auto build = [&] { return function({x}, {tensor::exp(x) * 3.0 + 0.25}); };
     // Replace the library entry with bytes that pass the cache's checks (its

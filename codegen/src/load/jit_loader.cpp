@@ -5,8 +5,9 @@
 /// (docs/jit-and-cache.md, "Loading").
 ///
 /// Why a dedicated "runtime libs" JITDylib: the executable's as-needed linking
-/// drops libopenblas/libmvec when host code never calls them, so searching only
-/// the process would miss `cblas_dgemm` and `_ZGVdN4v_exp`.
+/// drops libopenblas when host code never calls it (and libmvec where the build
+/// found none to link), so searching only the process could miss `cblas_dgemm`
+/// and `_ZGVdN4v_exp`.
 ///
 /// OpenBLAS is the exception: it opens on its first call
 /// (runtime/blas_library.h), and loading code must not open it. An ORC
@@ -48,6 +49,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#if THEANO_LIBMVEC_LINKED
+// One of libmvec's functions (never called here): the program links libmvec
+// (codegen/CMakeLists.txt), and dlopen_name's reference keeps it under --as-needed.
+extern "C" void _ZGVbN2v_exp();
+#endif
+
 namespace theano::codegen {
 
 namespace {
@@ -80,12 +87,18 @@ class NoIRCompiler final : public llvm::orc::IRCompileLayer::IRCompiler {
 };
 
 /// What to dlopen for the runtime library `name`: libmvec by the absolute
-/// path of its copy beside the process's libm (both are glibc's, and must be
-/// the same glibc's), so the warm start's dlopen neither reads ld.so.cache nor
-/// tries each directory of the search path in turn (a quarter of libmvec's
-/// load, 30-40 us here); any other name, or no libm found, as given.
+/// path of the copy the program linked (found by one of its functions), else
+/// of its copy beside the process's libm (both are glibc's, and must be the
+/// same glibc's), so the dlopen neither reads ld.so.cache nor tries each
+/// directory of the search path in turn (a quarter of libmvec's load, 30-40
+/// us here); any other name, or no libm found, as given.
 std::string dlopen_name(const std::string& name) {
   if (name != "libmvec.so.1") return name;
+#if THEANO_LIBMVEC_LINKED
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&_ZGVbN2v_exp), &info) != 0 && info.dli_fname && info.dli_fname[0] == '/')
+    return info.dli_fname;
+#endif
   std::string dir;
   ::dl_iterate_phdr(
       [](struct dl_phdr_info* info, std::size_t, void* out) -> int {

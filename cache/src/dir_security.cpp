@@ -157,8 +157,11 @@ int make_dirs(const fs::path& dir, const TrustPolicy& policy) {
     if (::chmod(p.c_str(), policy.dir_mode()) != 0) e = errno;
     return e;
   };
-  // Usually it is there already (a warm start opens three compiledirs), or
-  // only it is missing: one mkdir, without walking the path.
+  // Usually it is there already (a warm start opens three compiledirs, and
+  // two of them make their locks/): one stat. Else usually only it is
+  // missing: one mkdir, without walking the path.
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
   if (::mkdir(dir.c_str(), 0700) == 0) return made(dir);
   if (errno != EEXIST) {
     // A part above it is missing (or cannot be made): each part from the top.
@@ -173,7 +176,6 @@ int make_dirs(const fs::path& dir, const TrustPolicy& policy) {
       }
     }
   }
-  struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return errno;
   return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }

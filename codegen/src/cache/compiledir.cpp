@@ -23,18 +23,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The bytes a key hashes, handed to `sink` piece by piece: each field's
-/// length (8 bytes, little-endian), then the field, so no two field lists
-/// frame alike by concatenation. One framing for both kinds of key.
+/// The bytes a key hashes for one field, handed to `sink`: its length (8
+/// bytes, little-endian), then the field, so no two field lists frame alike
+/// by concatenation. One framing for both kinds of key.
 template <class Sink>
-void frame_fields(const std::vector<std::string_view>& fields, Sink&& sink) {
-  for (std::string_view f : fields) {
-    const std::uint64_t n = f.size();
-    char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<char>(n >> (8 * i));
-    sink(std::string_view(len, 8));
-    sink(f);
-  }
+void frame_field(std::string_view f, Sink&& sink) {
+  const std::uint64_t n = f.size();
+  char len[8];
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<char>(n >> (8 * i));
+  sink(std::string_view(len, 8));
+  sink(f);
 }
 
 std::string field_of(const std::string& identity, const std::string& name) {
@@ -66,7 +64,8 @@ std::string clang_short_version() { return CLANG_VERSION_STRING; }
 
 std::string hash_fields(const std::vector<std::string_view>& fields) {
   llvm::BLAKE3 h;
-  frame_fields(fields, [&](std::string_view bytes) { h.update(llvm::StringRef(bytes.data(), bytes.size())); });
+  for (std::string_view f : fields)
+    frame_field(f, [&](std::string_view bytes) { h.update(llvm::StringRef(bytes.data(), bytes.size())); });
   const auto digest = h.final<20>();
   static const char* hex = "0123456789abcdef";
   std::string key;
@@ -78,13 +77,28 @@ std::string hash_fields(const std::vector<std::string_view>& fields) {
 }
 
 std::string local_hash_fields(const std::vector<std::string_view>& fields) {
+  // A long field (a function request's text, 5-15 KB) is framed as its own
+  // digest: its length with the top bit set (no field's length has it), then
+  // its XXH3-128. The framed bytes stay small, and a warm start copies no
+  // request into fresh heap pages to hash it.
+  constexpr std::size_t kDigestAbove = 1024;
+  auto xxh128 = [](std::string_view bytes) {
+    return llvm::xxh3_128bits(
+        llvm::ArrayRef<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  };
   std::string framed;
-  std::size_t total = 0;
-  for (std::string_view f : fields) total += 8 + f.size();
-  framed.reserve(total);
-  frame_fields(fields, [&](std::string_view bytes) { framed += bytes; });
-  const llvm::XXH128_hash_t h =
-      llvm::xxh3_128bits(llvm::ArrayRef<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(framed.data()), framed.size()));
+  framed.reserve(1024);
+  for (std::string_view f : fields) {
+    if (f.size() <= kDigestAbove) {
+      frame_field(f, [&](std::string_view bytes) { framed += bytes; });
+      continue;
+    }
+    const llvm::XXH128_hash_t d = xxh128(f);
+    const std::uint64_t n = static_cast<std::uint64_t>(f.size()) | (std::uint64_t{1} << 63);
+    for (std::uint64_t word : {n, d.high64, d.low64})
+      for (int i = 0; i < 8; ++i) framed += static_cast<char>(word >> (8 * i));
+  }
+  const llvm::XXH128_hash_t h = xxh128(framed);
   static const char* hex = "0123456789abcdef";
   std::string key;
   for (std::uint64_t half : {h.high64, h.low64})

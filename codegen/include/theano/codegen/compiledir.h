@@ -54,7 +54,8 @@ std::string hash_fields(const std::vector<std::string_view>& fields);
 /// The key of an entry only the local compiledir holds, derived from the
 /// request or from an object's key: the function records
 /// (function_record.cpp) and the shared libraries (shared_object.cpp).
-/// XXH3-128 over the same length-prefixed `fields`, as 32 hex digits. Not
+/// XXH3-128 over the same length-prefixed `fields` (a field over 1 KiB
+/// framed as a flagged length and its own XXH3-128), as 32 hex digits. Not
 /// cryptographic: the remote tier never carries these entries, they are read
 /// under the same trust checks as the objects, and they name their object by
 /// its BLAKE3 key. Its first use executes no CPUID; BLAKE3's first use

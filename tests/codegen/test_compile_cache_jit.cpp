@@ -139,6 +139,26 @@ TEST_SUITE("compile cache with the JIT") {
     CHECK(codegen::cache_key(o, src + " ") != k1);
   }
 
+  TEST_CASE("local keys: every byte of a long field counts, and no framing of fields hashes like another") {
+    // A field over 1 KiB is framed as its own digest (compiledir.h).
+    std::string big(5000, 'a');
+    const std::string k = codegen::local_hash_fields({"x", big});
+    CHECK(k.size() == 32);
+    CHECK(codegen::local_hash_fields({"x", big}) == k);
+    for (std::size_t at : {std::size_t{0}, std::size_t{1024}, std::size_t{4999}}) {
+      std::string other = big;
+      other[at] = 'b';
+      CHECK(codegen::local_hash_fields({"x", other}) != k);
+    }
+    CHECK(codegen::local_hash_fields({"x", big + "a"}) != k);
+    CHECK(codegen::local_hash_fields({"x", big, ""}) != k);
+    CHECK(codegen::local_hash_fields({"xa", big.substr(1)}) != k);
+    // At the threshold and just over it, and short fields split differently.
+    const std::string edge(1024, 'c');
+    CHECK(codegen::local_hash_fields({edge}) != codegen::local_hash_fields({edge + "c"}));
+    CHECK(codegen::local_hash_fields({"ab", "c"}) != codegen::local_hash_fields({"a", "bc"}));
+  }
+
   TEST_CASE("a second compile of the same graph is a cache hit and skips the compiler") {
     TempDir d;
     ConfigGuard guard(with_compiledir(d.path / "cd"));

@@ -42,10 +42,15 @@ std::int64_t now_seconds() {
 }
 
 std::int64_t mtime_seconds(const fs::path& p, std::error_code& ec) {
-  const auto mt = fs::last_write_time(p, ec);
-  if (ec) return 0;
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(mt).time_since_epoch())
-      .count();
+  // stat itself: fs::last_write_time's clock conversions and first calls cost
+  // a warm start (three stamp files) more than the system call.
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) {
+    ec = std::error_code(errno, std::generic_category());
+    return 0;
+  }
+  ec.clear();
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec);
 }
 
 std::optional<std::string> read_listing_file(const fs::path& p) {

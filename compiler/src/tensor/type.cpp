@@ -60,24 +60,38 @@ std::string TensorType::str() const {
   // dimension is 1. A known size other than 1, which Theano's types cannot
   // say, prints the static shape instead: `(3, ?)`, so different types never
   // print the same.
-  const std::string head = "TensorType(" + std::string(dtype_name(dtype_)) + ", ";
+  // Written in place: a request's text prints every distinct type of the
+  // graph (request_text.cpp), the warm start's path.
+  std::string r = "TensorType(";
+  r += dtype_name(dtype_);
+  r += ", ";
   const bool pattern_only = std::all_of(shape_.begin(), shape_.end(), [](const Dim& d) { return !d || *d == 1; });
   if (!pattern_only) {
-    std::string r = head + "(";
-    for (std::size_t i = 0; i < shape_.size(); ++i)
-      r += (i ? ", " : "") + (shape_[i] ? std::to_string(*shape_[i]) : std::string("?"));
-    return r + (shape_.size() == 1 ? ",))" : "))");
+    r += '(';
+    for (std::size_t i = 0; i < shape_.size(); ++i) {
+      if (i) r += ", ";
+      r += shape_[i] ? std::to_string(*shape_[i]) : std::string("?");
+    }
+    r += shape_.size() == 1 ? ",))" : "))";
+    return r;
   }
-  const std::vector<bool> b = broadcastable();
-  if (b.empty()) return head + "scalar)";
-  if (b == std::vector<bool>{false}) return head + "vector)";
-  if (b == std::vector<bool>{false, true}) return head + "col)";
-  if (b == std::vector<bool>{true, false}) return head + "row)";
-  if (b == std::vector<bool>{false, false}) return head + "matrix)";
-  if (std::none_of(b.begin(), b.end(), [](bool x) { return x; })) return head + std::to_string(b.size()) + "D)";
-  std::string r = head + "(";
-  for (std::size_t i = 0; i < b.size(); ++i) r += (i ? ", " : "") + std::string(b[i] ? "True" : "False");
-  return r + (b.size() == 1 ? ",))" : "))");
+  // A dimension is broadcastable when its static size is 1.
+  auto ones = [&](std::size_t i) { return shape_[i].has_value(); };
+  const std::size_t n = shape_.size();
+  const bool any_one = std::any_of(shape_.begin(), shape_.end(), [](const Dim& d) { return d.has_value(); });
+  if (n == 0) return r + "scalar)";
+  if (n == 1 && !ones(0)) return r + "vector)";
+  if (n == 2 && !ones(0) && ones(1)) return r + "col)";
+  if (n == 2 && ones(0) && !ones(1)) return r + "row)";
+  if (n == 2 && !any_one) return r + "matrix)";
+  if (!any_one) return r + std::to_string(n) + "D)";
+  r += '(';
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) r += ", ";
+    r += ones(i) ? "True" : "False";
+  }
+  r += n == 1 ? ",))" : "))";
+  return r;
 }
 
 bool TensorType::equals(const Type& other) const {

@@ -37,11 +37,17 @@
 ///   a = (x+y)*2; b = (x+y)*3   ==>   a, b = Elemwise{Composite{mul(add(i0, i1), 2), mul(add(i0, i1), 3)}}(x, y)
 ///
 /// A client joins only when it has the producer's broadcast pattern, its
-/// other inputs are all computed before the producer's first client (so the
-/// fused node fits in the order: no cycle can form), and the input budget
-/// holds; the producer's result becomes an output too when something else
-/// still needs it. Multi-output nodes are not fused further and are not made
-/// in place.
+/// other inputs are all computed before the producer's first client or by
+/// clients that joined (so the fused node fits in the order: no cycle can
+/// form), and the input budget holds. So a client of a client joins too when
+/// it reads the producer's result beside its sibling's, as a gradient does:
+///
+///   t = tanh(x); s = sqr(t); sum(s); g = t * (1 - s)
+///     ==>   s, g = Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(1, *1))}}(x)
+///
+/// A result becomes an output when something outside the fused node reads
+/// it (the producer's too). Multi-output nodes are not fused further and are
+/// not made in place.
 ///
 /// Last, an elementwise result that only a reduction reads is computed inside
 /// the reduction's loop (PyTensor's local_careduce_fusion, here with any
@@ -243,23 +249,40 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   const Var pv = p.output(0);
   const TensorType* pt = tensor::tensor_type(pv);
   if (!pt) return {};
+  // Candidates: p's elementwise clients of its broadcast pattern, and theirs
+  // in turn (a client that reads p's result and another candidate's:
+  // tanh'(x) = t * (1 - sqr(t)) beside sqr(t)); `outside`: p's other clients.
   std::vector<Apply*> members, outside;
+  std::unordered_set<const Apply*> candidate;
   bool needed_outside = false;
+  auto same_pattern = [&](const Apply* n) {
+    const TensorType* nt = plain_elemwise(n) ? tensor::tensor_type(n->output(0)) : nullptr;
+    return nt && nt->broadcastable() == pt->broadcastable();
+  };
   for (const Client& c : fg.clients(pv)) {
     if (c.is_output()) {
       needed_outside = true;
       continue;
     }
     Apply* n = c.node;
-    if (std::find(members.begin(), members.end(), n) != members.end() ||
-        std::find(outside.begin(), outside.end(), n) != outside.end())
-      continue;
-    const TensorType* nt = plain_elemwise(n) ? tensor::tensor_type(n->output(0)) : nullptr;
-    if (nt && nt->broadcastable() == pt->broadcastable()) members.push_back(n);
-    else outside.push_back(n);
+    if (candidate.count(n) || std::find(outside.begin(), outside.end(), n) != outside.end()) continue;
+    if (same_pattern(n)) {
+      members.push_back(n);
+      candidate.insert(n);
+    } else {
+      outside.push_back(n);
+    }
   }
+  for (std::size_t k = 0; k < members.size(); ++k)
+    for (const Client& c : fg.clients(members[k]->output(0)))
+      if (!c.is_output() && !candidate.count(c.node) && same_pattern(c.node)) {
+        members.push_back(c.node);
+        candidate.insert(c.node);
+      }
   // The fused node takes a place before its first client (the earliest member
-  // or other client of p), so every member's other inputs must come before that.
+  // or other client of p; a member's other clients come after the member), so
+  // every member's other inputs must come before that, or be computed in the
+  // fused node.
   double limit = 0;
   for (bool changed = true; changed;) {
     changed = false;
@@ -268,42 +291,52 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
     for (const Apply* n : outside) limit = std::min(limit, pos.at(n));
     for (std::size_t k = 0; k < members.size(); ++k) {
       bool fits = true;
-      for (const Var& in : members[k]->inputs()) fits = fits && (in == pv || position_of(in, pos) < limit);
+      for (const Var& in : members[k]->inputs())
+        fits = fits && (in == pv || candidate.count(in.owner()) || position_of(in, pos) < limit);
       if (fits) continue;
-      outside.push_back(members[k]);
+      candidate.erase(members[k]);
+      if (std::find(members[k]->inputs().begin(), members[k]->inputs().end(), pv) != members[k]->inputs().end())
+        outside.push_back(members[k]);
       members.erase(members.begin() + static_cast<std::ptrdiff_t>(k));
       changed = true;
       break;
     }
   }
   if (!outside.empty()) needed_outside = true;
-  // Input and body budgets: members join in client order while the distinct
-  // tensor inputs (scalar constants are folded in) stay within kMaxInputs and
-  // the scalar nodes within kMaxNodes.
+  // Input and body budgets: members join in the order found (p's clients
+  // first; one that reads a member not joined before it stays out) while the
+  // distinct tensor inputs (scalar constants are folded in) stay within
+  // kMaxInputs and the scalar nodes within kMaxNodes.
+  std::unordered_set<const Apply*> joined = {&p};
   std::unordered_set<const Variable*> budget;
   auto count_inputs = [&](const Apply& n, std::unordered_set<const Variable*>& into) {
     for (const Var& in : n.inputs())
-      if (in != pv && !broadcast_scalar_constant(in)) into.insert(in.get());
+      if (!joined.count(in.owner()) && !broadcast_scalar_constant(in)) into.insert(in.get());
   };
   count_inputs(p, budget);
   std::size_t nodes = body_size(*pe);
   std::vector<Apply*> within;
   for (Apply* m : members) {
+    bool reads_left_out = false;
+    for (const Var& in : m->inputs()) reads_left_out = reads_left_out || (candidate.count(in.owner()) && !joined.count(in.owner()));
     std::unordered_set<const Variable*> more = budget;
     count_inputs(*m, more);
     const std::size_t m_nodes = body_size(*plain_elemwise(m));
-    if (more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
-      needed_outside = true;
+    if (reads_left_out || more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
+      needed_outside = needed_outside || std::find(m->inputs().begin(), m->inputs().end(), pv) != m->inputs().end();
       continue;
     }
     budget = std::move(more);
     nodes += m_nodes;
     within.push_back(m);
+    joined.insert(m);
   }
   members = std::move(within);
   if (members.empty() || (members.size() == 1 && !needed_outside)) return {};
 
-  // The scalar graph: p's expression once, each member's over it.
+  // The scalar graph: p's expression once, each member's over it and the
+  // members before it. The results: every member's that something outside
+  // the fused node reads, and p's when needed.
   ScalarInputs in;
   auto apply_node = [&](const Apply& n) {
     std::vector<Var> args;
@@ -311,10 +344,17 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
     return FusedBuilder::apply_scalar(*plain_elemwise(&n)->scalar_op(), args);
   };
   in.memo.emplace(pv.get(), apply_node(p));
+  std::vector<Apply*> in_order = members;  // each after the members it reads
+  std::sort(in_order.begin(), in_order.end(), [&](const Apply* x, const Apply* y) { return pos.at(x) < pos.at(y); });
+  for (const Apply* m : in_order) in.memo.emplace(m->output(0).get(), apply_node(*m));
   std::vector<Var> replaced, inner;
   for (Apply* m : members) {
-    replaced.push_back(m->output(0));
-    inner.push_back(apply_node(*m));
+    const Var mv = m->output(0);
+    bool read_outside = false;
+    for (const Client& c : fg.clients(mv)) read_outside = read_outside || c.is_output() || !joined.count(c.node);
+    if (!read_outside) continue;
+    replaced.push_back(mv);
+    inner.push_back(in.memo.at(mv.get()));
   }
   if (needed_outside) {
     replaced.push_back(pv);

@@ -90,6 +90,32 @@ TEST_SUITE("rewrite_tests") {
     CHECK(count_elemwise(g.fgraph()) == 3);
   }
 
+  TEST_CASE("fusion: a client reading the shared result and a sibling's joins them (tanh, its square, its gradient)") {
+    // W13's pattern: t = tanh(x); s = t^2 goes to a sum; the gradient
+    // t * (1 - s) reads both. One loop writes s and the gradient; t stays
+    // inside it.
+    Var x = T::dvector("x");
+    Var t = T::tanh(x);
+    Var s = T::sqr(t);
+    Var g = t * (1.0 - s);
+    Function f = check_same({x}, {T::sum(s), g}, {vec({0.3, -1.2, 2.5, -0.01})});
+    CHECK(debugprint(f) == lines({"Sum{axes=(0,)} [id A] ''   1",
+                                  " |Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(Constant{1.0}, *1))},no_inplace}.0 [id B] ''   0",
+                                  "   |x [id C]",
+                                  "Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(Constant{1.0}, *1))},no_inplace}.1 [id B] ''   0"}));
+    // A gradient that also reads sum(s) cannot join: the sum needs s first.
+    Var h = t * (1.0 - s) * T::sum(s);
+    Function two = check_same({x}, {T::sum(s), h}, {vec({0.3, -1.2, 2.5})});
+    const Apply* sum_node = two.fgraph().outputs()[0].owner();
+    const Apply* h_node = two.fgraph().outputs()[1].owner();
+    REQUIRE(sum_node);
+    REQUIRE(h_node);
+    const Apply* s_node = sum_node->input(0).owner();
+    REQUIRE(s_node);
+    CHECK(s_node != h_node);
+    CHECK(s_node->nout() == 2);  // s, and t for h
+  }
+
   TEST_CASE("fusion: a client that depends on the shared result another way is not fused with it (no cycle)") {
     Var x = T::dvector("x"), y = T::dvector("y");
     Var s = x + y;

@@ -316,13 +316,16 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   count_inputs(p, budget);
   std::size_t nodes = body_size(*pe);
   std::vector<Apply*> within;
+  auto reads_left_out = [&](const Apply& m) {
+    for (const Var& in : m.inputs())
+      if (candidate.count(in.owner()) && !joined.count(in.owner())) return true;
+    return false;
+  };
   for (Apply* m : members) {
-    bool reads_left_out = false;
-    for (const Var& in : m->inputs()) reads_left_out = reads_left_out || (candidate.count(in.owner()) && !joined.count(in.owner()));
     std::unordered_set<const Variable*> more = budget;
     count_inputs(*m, more);
     const std::size_t m_nodes = body_size(*plain_elemwise(m));
-    if (reads_left_out || more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
+    if (reads_left_out(*m) || more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
       needed_outside = needed_outside || std::find(m->inputs().begin(), m->inputs().end(), pv) != m->inputs().end();
       continue;
     }

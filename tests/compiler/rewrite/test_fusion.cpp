@@ -99,10 +99,10 @@ TEST_SUITE("rewrite_tests") {
     Var s = T::sqr(t);
     Var g = t * (1.0 - s);
     Function f = check_same({x}, {T::sum(s), g}, {vec({0.3, -1.2, 2.5, -0.01})});
-    CHECK(debugprint(f) == lines({"Sum{axes=(0,)} [id A] ''   1",
-                                  " |Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(Constant{1.0}, *1))},no_inplace}.0 [id B] ''   0",
-                                  "   |x [id C]",
-                                  "Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(Constant{1.0}, *1))},no_inplace}.1 [id B] ''   0"}));
+#define THEANO_TEST_FUSED "Elemwise{Composite{*1 -> sqr(*2 -> tanh(i0)), mul(*2, sub(Constant{1.0}, *1))},no_inplace}"
+    CHECK(debugprint(f) == lines({"Sum{axes=(0,)} [id A] ''   1", " |" THEANO_TEST_FUSED ".0 [id B] ''   0",
+                                  "   |x [id C]", THEANO_TEST_FUSED ".1 [id B] ''   0"}));
+#undef THEANO_TEST_FUSED
     // A gradient that also reads sum(s) cannot join: the sum needs s first.
     Var h = t * (1.0 - s) * T::sum(s);
     Function two = check_same({x}, {T::sum(s), h}, {vec({0.3, -1.2, 2.5})});

@@ -240,8 +240,9 @@ struct JitLoader::Impl {
   // (the bytes of the library about to be loaded), libmvec is opened only
   // when they name one of its vector functions (_ZGV...; .dynstr holds every
   // undefined symbol's name, so a module needing libmvec always has that
-  // text): loading it cost a warm start 0.2-0.3 ms, and most functions
-  // without exp, log, tanh, ... in a loop never call it.
+  // text). Where the program links libmvec (THEANO_LIBMVEC_LINKED) that open
+  // finds it loaded; where it does not, loading it here cost the warm start
+  // of the first such function 0.1-0.3 ms.
   // OpenBLAS waits for `everything` (below), which load_shared_object asks
   // for when a library's dlopen finds a symbol undefined: theano-cpp's units
   // call no BLAS function, and opening OpenBLAS starts its threads.

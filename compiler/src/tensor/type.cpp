@@ -75,7 +75,7 @@ std::string TensorType::str() const {
     r += shape_.size() == 1 ? ",))" : "))";
     return r;
   }
-  // A dimension is broadcastable when its static size is 1.
+  // Here every known size is 1: a known dimension is a broadcastable one.
   auto ones = [&](std::size_t i) { return shape_[i].has_value(); };
   const std::size_t n = shape_.size();
   const bool any_one = std::any_of(shape_.begin(), shape_.end(), [](const Dim& d) { return d.has_value(); });

@@ -255,6 +255,9 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
   std::vector<Apply*> members, outside;
   std::unordered_set<const Apply*> candidate;
   bool needed_outside = false;
+  auto reads_pv = [&](const Apply& n) {
+    return std::find(n.inputs().begin(), n.inputs().end(), pv) != n.inputs().end();
+  };
   auto same_pattern = [&](const Apply* n) {
     const TensorType* nt = plain_elemwise(n) ? tensor::tensor_type(n->output(0)) : nullptr;
     return nt && nt->broadcastable() == pt->broadcastable();
@@ -295,8 +298,7 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
         fits = fits && (in == pv || candidate.count(in.owner()) || position_of(in, pos) < limit);
       if (fits) continue;
       candidate.erase(members[k]);
-      if (std::find(members[k]->inputs().begin(), members[k]->inputs().end(), pv) != members[k]->inputs().end())
-        outside.push_back(members[k]);
+      if (reads_pv(*members[k])) outside.push_back(members[k]);
       members.erase(members.begin() + static_cast<std::ptrdiff_t>(k));
       changed = true;
       break;
@@ -326,7 +328,7 @@ ApplyPtr fuse_siblings(FunctionGraph& fg, Apply& p, Positions& pos) {
     count_inputs(*m, more);
     const std::size_t m_nodes = body_size(*plain_elemwise(m));
     if (reads_left_out(*m) || more.size() > kMaxInputs || nodes + m_nodes > kMaxNodes) {
-      needed_outside = needed_outside || std::find(m->inputs().begin(), m->inputs().end(), pv) != m->inputs().end();
+      needed_outside = needed_outside || reads_pv(*m);
       continue;
     }
     budget = std::move(more);

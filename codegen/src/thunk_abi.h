@@ -58,10 +58,9 @@ struct TheanoContext {
   struct TheanoArray* vars; /* OpWise linker only: the storage of every node output */
   /* Runs body(closure, begin, end, part) over consecutive parts of [0, n) on
    * up to `threads` threads (the caller included) and returns the number of
-   * parts; the cut depends only on n, min_part, threads and balanced (several
-   * parts a thread, for parts that are contiguous ranges: runtime/thread_pool.h). */
+   * parts; the cut depends only on n, min_part and threads (runtime/thread_pool.h). */
   int64_t (*parallel_for)(int64_t threads, int64_t n, int64_t min_part,
-                          void (*body)(void*, int64_t, int64_t, int64_t), void* closure, int64_t balanced);
+                          void (*body)(void*, int64_t, int64_t, int64_t), void* closure);
   int64_t threads; /* THEANO_FLAGS threads: 1 runs every loop on the caller */
   /* The GPU side (functions with GPU nodes; null otherwise). Device arrays are
    * TheanoArrays whose data is a device address, never dereferenced here.

@@ -41,37 +41,25 @@ inline void cpu_relax() {
 #endif
 }
 
-// Ticket layout: generation << 32 | threads << 24 | parts << 16 | next
-// (threads, parts, next <= kMaxParallelParts). `threads`: the job's threads,
-// the caller included; worker w (1, 2, ...) claims parts of a job only when
-// w < threads, so a balanced job of more parts than threads still runs on at
-// most the threads it asked for when the pool has more workers (started by
-// a job that asked for more).
-constexpr std::uint64_t pack(std::uint64_t gen, std::uint64_t threads, std::uint64_t parts, std::uint64_t next) {
-  return gen << 32 | threads << 24 | parts << 16 | next;
+// Ticket layout: generation << 32 | parts << 16 | next.
+constexpr std::uint64_t pack(std::uint64_t gen, std::uint64_t parts, std::uint64_t next) {
+  return gen << 32 | parts << 16 | next;
 }
 constexpr std::uint64_t gen_of(std::uint64_t t) { return t >> 32; }
-constexpr std::int64_t threads_of(std::uint64_t t) { return static_cast<std::int64_t>((t >> 24) & 0xff); }
-constexpr std::int64_t parts_of(std::uint64_t t) { return static_cast<std::int64_t>((t >> 16) & 0xff); }
+constexpr std::int64_t parts_of(std::uint64_t t) { return static_cast<std::int64_t>((t >> 16) & 0xffff); }
 constexpr std::int64_t next_of(std::uint64_t t) { return static_cast<std::int64_t>(t & 0xffff); }
-// Whether thread `self` (0: the caller) has a part of `t` to claim.
-constexpr bool claimable(std::uint64_t t, int self) { return next_of(t) < parts_of(t) && self < threads_of(t); }
-static_assert(kMaxParallelParts < 0xff);
 
 struct Split {
   std::int64_t parts = 1, chunk = 0;
-  std::int64_t threads = 1;  // the threads that run the parts (the caller included)
 };
 
-Split split(std::int64_t n, std::int64_t min_part, std::int64_t threads, bool balanced) {
+Split split(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
   threads = std::clamp<std::int64_t>(threads, 1, kMaxParallelParts);
   min_part = std::max<std::int64_t>(min_part, 1);
-  const std::int64_t most = balanced ? std::min<std::int64_t>(threads * kBalancedPartsPerThread, kMaxParallelParts)
-                                     : threads;
-  const std::int64_t p = std::min(most, n / min_part);
-  if (threads < 2 || p < 2) return {1, n};
+  const std::int64_t p = std::min(threads, n / min_part);
+  if (p < 2) return {1, n};
   const std::int64_t chunk = ((n + p - 1) / p + kAlign - 1) / kAlign * kAlign;
-  return {(n + chunk - 1) / chunk, chunk, threads};
+  return {(n + chunk - 1) / chunk, chunk};
 }
 
 // Runs the parts of `s` one after the other on the caller: the same cut, so a
@@ -109,8 +97,8 @@ struct Pool {
 
   // Claims and runs unclaimed parts of the job `t` belongs to (or of a newer
   // one the failed claims reload); returns when none is left.
-  void run_parts(std::uint64_t t, int self) {
-    while (claimable(t, self)) {
+  void run_parts(std::uint64_t t) {
+    while (next_of(t) < parts_of(t)) {
       if (!ticket.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       run_part(next_of(t));
       done.fetch_add(1, std::memory_order_release);
@@ -118,15 +106,14 @@ struct Pool {
     }
   }
 
-  [[noreturn]] void worker_main(int self);
+  [[noreturn]] void worker_main();
 
   void ensure_workers(int wanted) {
     if (workers.load(std::memory_order_acquire) >= wanted) return;
     std::lock_guard<std::mutex> lock(start_mu);
     while (workers.load(std::memory_order_relaxed) < wanted) {
       try {
-        const int self = workers.load(std::memory_order_relaxed) + 1;
-        std::thread([this, self] { worker_main(self); }).detach();
+        std::thread([this] { worker_main(); }).detach();
       } catch (...) {
         return;  // no more threads: the caller runs the parts nobody claims
       }
@@ -141,13 +128,13 @@ std::atomic<Pool*> g_pool{nullptr};
 // parallel_for from inside a part runs inline (and never re-locks job_mu).
 thread_local bool t_in_job = false;
 
-void Pool::worker_main(int self) {
+void Pool::worker_main() {
   t_in_job = true;
   awake.fetch_add(1, std::memory_order_relaxed);
   for (;;) {
     std::uint64_t t = ticket.load(std::memory_order_acquire);
     auto spin_until = std::chrono::steady_clock::time_point::max();  // set at the first clock reading
-    for (int k = 0; !claimable(t, self); ++k) {
+    for (int k = 0; next_of(t) >= parts_of(t); ++k) {
       // The clock is read once every 64 polls (a reading costs more than a
       // poll), when the core also goes to a runnable BLAS thread if any.
       bool spin = true;
@@ -166,7 +153,7 @@ void Pool::worker_main(int self) {
       }
       t = ticket.load(std::memory_order_acquire);
     }
-    run_parts(t, self);
+    run_parts(t);
   }
 }
 
@@ -198,13 +185,13 @@ int hardware_threads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t threads, bool balanced) {
-  return split(n, min_part, threads, balanced).parts;
+std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t threads) {
+  return split(n, min_part, threads).parts;
 }
 
 std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
-                          void* closure, std::int64_t balanced) noexcept {
-  const Split s = split(n, min_part, threads, balanced != 0);
+                          void* closure) noexcept {
+  const Split s = split(n, min_part, threads);
   if (s.parts <= 1) {
     body(closure, 0, n, 0);
     return 1;
@@ -219,9 +206,7 @@ std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min
   if (n < kSmallJobParts * min_part && !stream && p.awake.load(std::memory_order_relaxed) == 0)
     return run_serially(s, n, body, closure);
   t_in_job = true;
-  // One worker a thread besides the caller, however many parts: the parts
-  // of a balanced job are claimed in turn.
-  p.ensure_workers(static_cast<int>(std::min(s.parts, s.threads)) - 1);
+  p.ensure_workers(static_cast<int>(s.parts) - 1);
   p.body = body;
   p.closure = closure;
   p.n = n;
@@ -230,12 +215,12 @@ std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min
   // Published with part 0 claimed: the caller runs it without a claim on the
   // ticket's cache line, which a worker is taking at that moment.
   const std::uint64_t t = pack(gen_of(p.ticket.load(std::memory_order_relaxed)) + 1,
-                               static_cast<std::uint64_t>(s.threads), static_cast<std::uint64_t>(s.parts), 1);
+                               static_cast<std::uint64_t>(s.parts), 1);
   p.ticket.store(t, std::memory_order_release);
   p.ticket.notify_all();
   p.run_part(0);
   p.done.fetch_add(1, std::memory_order_release);
-  p.run_parts(p.ticket.load(std::memory_order_acquire), 0);
+  p.run_parts(p.ticket.load(std::memory_order_acquire));
   for (int k = 0; p.done.load(std::memory_order_acquire) < s.parts; ++k) {
     cpu_relax();
     if (k % 256 == 255) std::this_thread::yield();

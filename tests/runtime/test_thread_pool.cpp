@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -135,107 +134,67 @@ TEST_SUITE("thread pool") {
   }
 
   TEST_CASE("a float reduction gives the same bits whatever the pool is doing (busy, nested, idle)") {
-    for (const std::int64_t balanced : {0, 1}) {  // 2 parts, and 8
-      CAPTURE(balanced);
-      // Partial sums of values of very different magnitudes: the result depends
-      // on how the range is cut, so any change of cut changes the bits.
-      constexpr std::int64_t n = 12288;
-      std::vector<double> v(static_cast<std::size_t>(n));
-      for (std::int64_t i = 0; i < n; ++i)
-        v[static_cast<std::size_t>(i)] = (i % 7 ? 1.0 : 1e13) * (1.0 + static_cast<double>(i) * 1e-7);
-      struct Fold {
-        const double* v;
-        double partial[kMaxParallelParts];
-      };
-      auto body = [](void* c, std::int64_t b, std::int64_t e, std::int64_t part) {
-        auto* f = static_cast<Fold*>(c);
-        double a = 0;
-        for (std::int64_t i = b; i < e; ++i) a += f->v[i];
-        f->partial[part] = a;
-      };
-      auto reduce = [&] {
-        Fold f{v.data(), {}};
-        const std::int64_t parts = parallel_for(2, n, 1024, body, &f, balanced);
-        double total = 0;
-        for (std::int64_t p = 0; p < parts; ++p) total += f.partial[p];
-        return total;
-      };
-      const double want = reduce();
-      {  // The check can fail: one part over the whole range gives other bits.
-        Fold whole{v.data(), {}};
-        body(&whole, 0, n, 0);
-        REQUIRE(whole.partial[0] != want);
-      }
-      std::atomic<bool> stop{false};
+    // Partial sums of values of very different magnitudes: the result depends
+    // on how the range is cut, so any change of cut changes the bits.
+    constexpr std::int64_t n = 12288;
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = (i % 7 ? 1.0 : 1e13) * (1.0 + static_cast<double>(i) * 1e-7);
+    struct Fold {
+      const double* v;
+      double partial[kMaxParallelParts];
+    };
+    auto body = [](void* c, std::int64_t b, std::int64_t e, std::int64_t part) {
+      auto* f = static_cast<Fold*>(c);
+      double a = 0;
+      for (std::int64_t i = b; i < e; ++i) a += f->v[i];
+      f->partial[part] = a;
+    };
+    auto reduce = [&] {
+      Fold f{v.data(), {}};
+      const std::int64_t parts = parallel_for(2, n, 1024, body, &f);
+      double total = 0;
+      for (std::int64_t p = 0; p < parts; ++p) total += f.partial[p];
+      return total;
+    };
+    const double want = reduce();
+    {  // The check can fail: one part over the whole range gives other bits.
+      Fold whole{v.data(), {}};
+      body(&whole, 0, n, 0);
+      REQUIRE(whole.partial[0] != want);
+    }
+    std::atomic<bool> stop{false};
+    std::atomic<int> differ{0};
+    // Contention: other callers keep the pool busy, and one nests.
+    std::vector<std::thread> others;
+    for (int t = 0; t < 3; ++t)
+      others.emplace_back([&] {
+        while (!stop.load()) {
+          if (reduce() != want) differ.fetch_add(1);
+          parallel_for(
+              2, 4096, 64, [](void*, std::int64_t, std::int64_t, std::int64_t) {}, nullptr);
+        }
+      });
+    for (int k = 0; k < 40; ++k) {
+      if (reduce() != want) differ.fetch_add(1);
+      if (k % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // idle: a lone job
+    }
+    stop = true;
+    for (auto& t : others) t.join();
+    struct Nest {
+      decltype(reduce)* r;
+      double want;
       std::atomic<int> differ{0};
-      // Contention: other callers keep the pool busy, and one nests.
-      std::vector<std::thread> others;
-      for (int t = 0; t < 3; ++t)
-        others.emplace_back([&] {
-          while (!stop.load()) {
-            if (reduce() != want) differ.fetch_add(1);
-            parallel_for(
-                2, 4096, 64, [](void*, std::int64_t, std::int64_t, std::int64_t) {}, nullptr);
-          }
-        });
-      for (int k = 0; k < 40; ++k) {
-        if (reduce() != want) differ.fetch_add(1);
-        if (k % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // idle: a lone job
-      }
-      stop = true;
-      for (auto& t : others) t.join();
-      struct Nest {
-        decltype(reduce)* r;
-        double want;
-        std::atomic<int> differ{0};
-      } nest{&reduce, want};
-      parallel_for(
-          2, 4096, 64,
-          [](void* c, std::int64_t, std::int64_t, std::int64_t) {
-            auto* self = static_cast<Nest*>(c);
-            if ((*self->r)() != self->want) self->differ.fetch_add(1);
-          },
-          &nest);
-      CHECK(differ.load() == 0);
-      CHECK(nest.differ.load() == 0);
-    }
-  }
-
-  TEST_CASE("a balanced job: several parts a thread, claimed by no more threads than it asked for") {
-    CHECK(parallel_parts(1 << 20, 64, 2, true) == 2 * kBalancedPartsPerThread);
-    CHECK(parallel_parts(1 << 20, 64, 1, true) == 1);
-    CHECK(parallel_parts(1000, 100, 2, true) == 8);  // 8 parts of 128
-    CHECK(parallel_parts(300, 100, 2, true) == 3);   // at least min_part each
-    CHECK(parallel_parts(1 << 20, 1, 1000, true) == kMaxParallelParts);
-    REQUIRE(parallel_sum(5, 1 << 16, 64) > 0);  // 4 workers started
-    REQUIRE(thread_pool_workers() >= 4);
-    struct Threads {
-      std::thread::id id[kMaxParallelParts];
-      std::atomic<std::int64_t> sum{0};
-    };
-    auto body = [](void* c, std::int64_t begin, std::int64_t end, std::int64_t part) {
-      auto* t = static_cast<Threads*>(c);
-      t->id[part] = std::this_thread::get_id();
-      std::int64_t a = 0;
-      for (std::int64_t i = begin; i < end; ++i) a += i;
-      t->sum.fetch_add(a);
-    };
-    for (const std::int64_t threads : {2, 3}) {
-      CAPTURE(threads);
-      const std::int64_t n = 1 << 16, parts = parallel_parts(n, 64, threads, true);
-      REQUIRE(parts == threads * kBalancedPartsPerThread);
-      std::size_t most = 0;
-      for (int k = 0; k < 300; ++k) {  // back to back: every worker is awake and would claim a part if it could
-        Threads t;
-        REQUIRE(parallel_for(threads, n, 64, body, &t, 1) == parts);
-        REQUIRE(t.sum.load() == n * (n - 1) / 2);
-        std::vector<std::thread::id> seen(t.id, t.id + parts);
-        std::sort(seen.begin(), seen.end());
-        const auto distinct = static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
-        most = std::max(most, distinct);
-      }
-      CHECK(most <= static_cast<std::size_t>(threads));
-    }
+    } nest{&reduce, want};
+    parallel_for(
+        2, 4096, 64,
+        [](void* c, std::int64_t, std::int64_t, std::int64_t) {
+          auto* self = static_cast<Nest*>(c);
+          if ((*self->r)() != self->want) self->differ.fetch_add(1);
+        },
+        &nest);
+    CHECK(differ.load() == 0);
+    CHECK(nest.differ.load() == 0);
   }
 
   TEST_CASE("concurrent callers all get correct results (a busy pool runs a caller's parts on the caller)") {

@@ -301,7 +301,6 @@ void lower_elemwise(NodeLowering& L) {
   auto part = [&](const std::string& name) {
     ParallelPart pp{L.fn + "_" + name, args_t};
     pp.noinline = true;
-    pp.balanced = true;  // ranges of elements, or of rows of the output
     return pp;
   };
   auto open_part = [&](const ParallelPart& pp) {

@@ -173,9 +173,7 @@ void emit_elemwise_blocked(NodeLowering& L, const ElemwiseExprs& ex) {
   // dimension), run in parallel or called once.
   const std::string args_t = L.fn + "_args";
   const std::string init = emit_loop_args(f, args_t, nin, nout);
-  ParallelPart flat{L.fn + "_flat", args_t};
-  flat.balanced = true;  // ranges of elements
-  const ParallelPart strided{L.fn + "_strided", args_t};
+  const ParallelPart flat{L.fn + "_flat", args_t}, strided{L.fn + "_strided", args_t};
   flat.open(f);
   std::string flat_call = L.fn + "_block(hi - lo";
   for (int i = 0; i < nin; ++i) flat_call += ", (const " + L.in_ctype(i) + "*)args->x" + str(i) + "->data + lo";

@@ -10,8 +10,7 @@ void ParallelPart::open(CodeWriter& f) const {
 }
 
 std::string ParallelPart::run(const std::string& n, const std::string& min_part, const std::string& args_value) const {
-  return "theano_parallel(ctx, " + n + ", " + min_part + ", &" + name + ", &" + args_value + ", " +
-         (balanced ? "1" : "0") + ")";
+  return "theano_parallel(ctx, " + n + ", " + min_part + ", &" + name + ", &" + args_value + ")";
 }
 
 std::string ParallelPart::call(const std::string& n, const std::string& args_value) const {

@@ -23,10 +23,6 @@ struct ParallelPart {
   std::string args = "args";  ///< the local `const <args_t>*` the body reads
   std::string index;          ///< the part index parameter's name ("" when unused)
   bool noinline = false;      ///< keep it out of line (its loop stays one function)
-  /// Each part is a contiguous range of memory (a flat loop, a range of
-  /// rows): the pool may cut several a thread (runtime/thread_pool.h). Not
-  /// for a band of columns read down every row.
-  bool balanced = false;
 
   /// Opens the function in `f` (file scope) and declares `args`; the caller
   /// writes the loop over [lo, hi) and closes it (f.close()).

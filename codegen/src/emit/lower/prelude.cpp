@@ -139,13 +139,12 @@ constexpr std::string_view kPreludeTail = R"PRELUDE(// Error reporting runs at m
 typedef void (*TheanoPart)(void*, int64_t, int64_t, int64_t);
 // Runs part(args, begin, end, k) over [0, n): split across the loop threads
 // when there are at least two parts of min_part indices, else part(args, 0,
-// n, 0) here. Returns the number of parts. balanced (1): the parts are
-// contiguous ranges of memory, cut several a thread (runtime/thread_pool.h).
+// n, 0) here. Returns the number of parts.
 // Out of line, as the allocation below and the larger shape rules: one copy
 // per unit instead of one per call site (node functions call it up to three
 // times); the call costs nanoseconds, the inlined copies -O2 time.
-static __attribute__((noinline)) int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, TheanoPart part, void* args, int64_t balanced) {
-  if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, part, args, balanced);
+static __attribute__((noinline)) int64_t theano_parallel(TheanoContext* ctx, int64_t n, int64_t min_part, TheanoPart part, void* args) {
+  if (ctx->threads > 1 && n >= 2 * min_part) return ctx->parallel_for(ctx->threads, n, min_part, part, args);
   part(args, 0, n, 0);
   return 1;
 }

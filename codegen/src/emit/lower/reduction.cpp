@@ -376,9 +376,7 @@ void lower_careduce(NodeLowering& L) {
       pp.noinline = true;
       return pp;
     };
-    ParallelPart all = part("all"), rows = part("rows");
-    const ParallelPart columns = part("columns");  // one band of columns a thread: narrower bands stream worse
-    all.balanced = rows.balanced = true;           // ranges of elements, of rows
+    const ParallelPart all = part("all"), rows = part("rows"), columns = part("columns");
     auto open_part = [&](const ParallelPart& pp) {
       pp.open(f);
       f.line("const int64_t outer = args->outer, group = args->group, inner = args->inner;");

@@ -337,8 +337,7 @@ void lower_advanced_subtensor1(NodeLowering& L) {
   f.line("char* o;");
   f.line("int64_t n, xs, is, bytes;");
   f.close(";");
-  ParallelPart part{L.fn + "_rows", args_t};
-  part.balanced = true;  // ranges of output rows
+  const ParallelPart part{L.fn + "_rows", args_t};
   part.open(f);
   f.line("const int64_t n = args->n, xs = args->xs, is = args->is, bytes = args->bytes;");
   f.line("const int64_t ahead = bytes < 512 ? bytes : 512;");

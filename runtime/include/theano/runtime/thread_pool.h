@@ -9,16 +9,10 @@
 ///
 /// How it behaves:
 ///  * Static partition: [0, n) is cut into `parts` ranges that depend only on
-///    n, `min_part`, the thread count and whether the job is balanced, and
-///    those parts always run (in parallel, or one after the other on the
-///    caller), so a reduction that combines one partial result per part in
-///    part order gives the same bits on every call, whatever the pool is doing.
-///  * Balanced jobs: a job whose parts are contiguous ranges of memory (a flat
-///    loop, a range of rows) is cut into up to kBalancedPartsPerThread parts a
-///    thread, claimed in turn, so a thread that a neighbouring process slows
-///    delays the job by one small part instead of half of it. Other jobs (a
-///    band of columns read down every row, which streams worse the narrower
-///    it is) get one part a thread.
+///    n, `min_part` and the thread count, and those parts always run (in
+///    parallel, or one after the other on the caller), so a reduction that
+///    combines one partial result per part in part order gives the same bits
+///    on every call, whatever the pool is doing.
 ///  * The caller runs parts too, so `threads` = N uses N - 1 pool workers. It
 ///    publishes a job with part 0 already its own and runs it at once; the
 ///    workers claim the others (a hand-off of a 2-part job costs about 0.2 us,
@@ -47,27 +41,21 @@ using ParallelBody = void (*)(void* closure, std::int64_t begin, std::int64_t en
 /// per-part partial results with it).
 inline constexpr int kMaxParallelParts = 64;
 
-/// Parts a thread of a balanced job (see above). Measured on the 2-core VM
-/// with neighbours, 4 against 1 (bench/README.md, "Balanced jobs"): flat
-/// loops and row reductions 0.72-0.97 of the time.
-inline constexpr int kBalancedPartsPerThread = 4;
-
 /// Number of hardware threads (at least 1).
 int hardware_threads();
 
-/// How many parts parallel_for cuts [0, n) into: at most `threads` (times
-/// kBalancedPartsPerThread when `balanced`; at most kMaxParallelParts), each
-/// of at least `min_part` indices; 1 means inline. One thread: always 1.
-std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t threads, bool balanced = false);
+/// How many parts parallel_for cuts [0, n) into: at most `threads` (and
+/// kMaxParallelParts), each of at least `min_part` indices; 1 means inline.
+std::int64_t parallel_parts(std::int64_t n, std::int64_t min_part, std::int64_t threads);
 
-/// Runs `body` over parallel_parts(n, min_part, threads, balanced) consecutive
-/// ranges covering [0, n) (range boundaries are multiples of 64 except the
-/// last) on up to `threads` threads, part 0 on the calling thread, and
-/// returns when all are done; for a small lone job, a busy pool or a nested
-/// call, the same ranges run one after the other on the caller. Returns the
-/// number of parts (the same either way). `body` must not throw.
+/// Runs `body` over parallel_parts(n, min_part, threads) consecutive ranges
+/// covering [0, n) (range boundaries are multiples of 64 except the last),
+/// part 0 on the calling thread, and returns when all are done; for a small
+/// lone job, a busy pool or a nested call, the same ranges run one after the
+/// other on the caller. Returns the number of parts (the same either way).
+/// `body` must not throw.
 std::int64_t parallel_for(std::int64_t threads, std::int64_t n, std::int64_t min_part, ParallelBody body,
-                          void* closure, std::int64_t balanced = 0) noexcept;
+                          void* closure) noexcept;
 
 /// Pool workers started so far (for tests and diagnostics).
 int thread_pool_workers();

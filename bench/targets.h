@@ -132,7 +132,7 @@ inline constexpr Why kWhy[] = {
     {"W1s", "float64",
      "W1's per-element cost (~4 ns per element per core) on 1000 elements, split in two parts across both cores, plus ~0.3 us of call overhead and ~0.3 us to hand a part to the other core"},
     {"W2", "float64",
-     "two OpenBLAS gemv passes over X (25 MB, in this EPYC's L3) and a few fused loops over 4000 rows"},
+     "one pass over X (25 MB; RowStreamGemv: X.w and X^T (p - y) row by row, split over both cores) and a few fused loops over 4000 rows; memory-bound"},
     {"W3", "float64",
      "Dot22/Gemm (OpenBLAS, 2 threads) take ~75 % of the step (perf); the fused tanh(X W1 + b1) takes the row loop (b1 broadcast by its type), the softmax and gradient loops run split across both cores"},
     {"W4a", "float64",

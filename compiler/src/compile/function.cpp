@@ -361,7 +361,8 @@ void make_fgraph(Build& b) { b.fg = request_fgraph(b.fg_inputs, b.exprs, b.input
 rewrite::Query rewrite_query(const FunctionImpl& f, const FunctionOptions& options) {
   rewrite::check_known(options.optimizer_including, "FunctionOptions::optimizer_including");
   rewrite::Query query = rewrite::mode_query(f.mode.name).including(options.optimizer_including);
-  if (f.gpu_context) query = query.including({"gpu"});  // the GPU transfer stage
+  // The GPU transfer stage, and no stage making ops that have no GPU form.
+  if (f.gpu_context) query = query.including({"gpu"}).excluding({"host_only"});
   return query.excluding(options.optimizer_excluding);
 }
 

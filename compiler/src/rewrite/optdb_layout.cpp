@@ -59,6 +59,10 @@ SequenceDB build_optdb() {
   db.register_stage("specialize_device", 48.6, specialize_device, {"fast_run", "fast_compile"});
   auto conv_check = std::make_shared<EquilibriumDB>("AbstractConvCheck");
   db.register_stage("AbstractConvCheck", 48.7, conv_check, {"fast_run", "fast_compile"});
+  // Before the fusion: a fused node may join a value computed from the Dot's result with one that is
+  // not (a cost and 1 / N), which would make the joined node's input depend on its output. host_only:
+  // a function with a GPU context leaves it out (its op has no GPU form; the transfer comes later).
+  db.register_stage("stream_gemv", 48.8, stream_gemv(), {"fast_run", "blas", "stream_gemv", "host_only"});
   db.register_stage("elemwise_fusion", 49, elemwise_fusion(), {"fast_run", "fusion"});
   db.register_stage("merge2", 49, merge_optimizer(), {"fast_run", "merge"});
   // Only with a GPU context selected (THEANO_FLAGS device): function() includes the tag gpu then.

@@ -97,6 +97,9 @@ NodeRewriterPtr local_abstractconv_check();
 GraphRewriterPtr add_destroy_handler();
 GraphRewriterPtr inplace_setsubtensor();
 GraphRewriterPtr blas_opt_inplace();
+// stream_gemv.cpp: a Dot and a Gemv of the same matrix's transpose, joined by
+// elementwise ops, into one RowStreamGemv (one pass over the matrix).
+GraphRewriterPtr stream_gemv();
 GraphRewriterPtr inplace_elemwise();
 GraphRewriterPtr inplace_random();
 

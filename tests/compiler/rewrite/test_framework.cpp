@@ -87,7 +87,8 @@ TEST_SUITE("rewrite_tests") {
   TEST_CASE("optdb: stage layout and position cut-off") {
     const auto names = R::optdb().stage_names();
     CHECK(names == std::vector<std::string>{"merge1", "sparse_expand", "canonicalize", "stabilize", "blas_opt", "specialize",
-                                            "uncanonicalize", "specialize_device", "AbstractConvCheck", "elemwise_fusion", "merge2", "gpu_transfer", "add_destroy_handler",
+                                            "uncanonicalize", "specialize_device", "AbstractConvCheck", "stream_gemv",
+                                            "elemwise_fusion", "merge2", "gpu_transfer", "add_destroy_handler",
                                             "inplace_setsubtensor", "blas_opt_inplace", "inplace_elemwise",
                                             "inplace_random", "merge3"});
     const std::string stab = R::print_summary("stabilize");

@@ -367,6 +367,7 @@ const LoweringTable& lowering_table() {
     add_nnet_lowerings(t);
     add_conv_lowerings(t);
     add_blas_lowerings(t);
+    add_row_stream_gemv_lowering(t);
     add_random_lowerings(t);
     add_sparse_lowerings(t);
     add_control_lowerings(t);

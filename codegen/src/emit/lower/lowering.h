@@ -383,6 +383,7 @@ void add_reduction_lowerings(LoweringTable& t);
 void add_nnet_lowerings(LoweringTable& t);
 void add_conv_lowerings(LoweringTable& t);
 void add_blas_lowerings(LoweringTable& t);
+void add_row_stream_gemv_lowering(LoweringTable& t);  // row_stream_gemv.cpp
 void add_random_lowerings(LoweringTable& t);
 void add_sparse_lowerings(LoweringTable& t);
 void add_control_lowerings(LoweringTable& t);

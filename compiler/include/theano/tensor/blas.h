@@ -27,6 +27,7 @@
 #include "theano/graph/op.h"
 #include "theano/graph/op_props.h"
 #include "theano/tensor/as_tensor.h"
+#include "theano/tensor/scalar.h"
 
 namespace theano::tensor {
 
@@ -103,6 +104,31 @@ class Ger final : public BlasUpdateOp<Ger> {
   bool overwrites() const { return destructive_; }
 
   THEANO_OP_PROPS((bool, destructive))
+};
+
+/// The two matrix-vector products of a linear model's training step in one
+/// pass over the matrix's rows: inputs (X, w, y, alpha, beta, e_1 .. e_k) ->
+/// (z, g) with z = dot(X, w) and g = beta*y + alpha*dot(X^T, fn(z, e_1 ..
+/// e_k)), `fn` an elementwise scalar function (a Composite) of z's element
+/// and the e's (vectors of z's length, or of length 1 broadcast). X a
+/// matrix, w, y vectors, of one float32/float64 dtype, as fn's value; alpha,
+/// beta as for Gemm (beta == 0: y not read).
+///
+/// Why: z's element i is known once row i of X has been read, and fn is
+/// elementwise, so the row serves both products while it is in cache: X is
+/// read once instead of twice (logistic regression's step: X^T (p - y) / N
+/// after p = sigmoid(X w), W2). Made by the stream_gemv rewrite
+/// (compiler/src/rewrite/stream_gemv.cpp) from a Dot and a Gemv of X's
+/// transpose, in functions without a GPU context; perform computes the two
+/// products one after the other, the generated code in one pass.
+class RowStreamGemv final : public Op {
+ public:
+  explicit RowStreamGemv(ScalarOpPtr fn) : fn_(std::move(fn)) {}
+  THEANO_OP_DECLARE("RowStreamGemv")
+  /// As Elemwise: a Composite is identified by its inner graph, not its props.
+  bool keyed_by_props() const override { return fn_->keyed_by_props(); }
+
+  THEANO_OP_PROPS((ScalarOpPtr, fn))
 };
 
 extern template class BlasUpdateOp<Gemm>;

@@ -1,6 +1,7 @@
-// RowStreamGemv's lowering (codegen/src/emit/lower/row_stream_gemv.cpp, one
-// pass over X's rows) against perform (two BLAS products): shapes with and
-// without the four-row groups' tails, split across threads or not, strided
+// RowStreamGemv's lowering (codegen/src/emit/lower/row_stream_gemv.cpp: two
+// BLAS products for a matrix under 16 MB, one pass over its rows above)
+// against perform (two BLAS products): shapes with and without the four-row
+// groups' tails, split across threads or not, strided
 // and transposed X, a broadcast vector of fn, alpha = 0, beta = 0 with NaN
 // in y, float32; the shape rules' errors with perform's words
 // (row_stream_gemv_rules.h); infer_shape.
@@ -64,9 +65,10 @@ TEST_SUITE("lower row stream gemv") {
       CAPTURE(dtype_name(dt));
       const Graph g = row_stream_graph(dt);
       std::vector<std::vector<NDArray>> sets;
-      // Empty, one row, tails of the four-row groups, one part, split across the threads (2000 x 40).
+      // Under 16 MB (THEANO_RSG_STREAM_MIN_BYTES: two BLAS passes): empty, one row, a few shapes. Over
+      // it (one pass over the rows): a tail after the four-row groups, split across the threads.
       for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
-               {0, 3}, {3, 0}, {1, 1}, {5, 7}, {67, 130}, {301, 33}, {2000, 40}, {2003, 17}})
+               {0, 3}, {3, 0}, {1, 1}, {5, 7}, {67, 130}, {2003, 17}, {4203, 1000}, {4201, 1003}})
         sets.push_back(values(rng, dt, m, n, 0.7, 0.3));
       sets.push_back(values(rng, dt, 40, 9, 0.0, 2.0));  // alpha = 0: beta * y
       {

@@ -135,8 +135,12 @@ void lower_row_stream_gemv(NodeLowering& L) {
   // One accumulator of n values a part.
   w.line("const int64_t nparts = ctx->threads > 1 ? (ctx->threads < THEANO_MAX_PARTS ? ctx->threads : "
          "THEANO_MAX_PARTS) : 1;");
-  w.line("int64_t nall = 0;");
-  w.line("if (theano_checked_mul(n, nparts, &nall) != THEANO_RULE_OK) " +
+  // A matrix the cache keeps between two passes: the two BLAS products
+  // (row_stream_gemv_rules.h, THEANO_RSG_STREAM_MIN_BYTES); their buffer
+  // holds fn's m values.
+  w.line("const int two_pass = (double)m * (double)n * (double)sizeof(" + T + ") < THEANO_RSG_STREAM_MIN_BYTES;");
+  w.line("int64_t nall = m;");
+  w.line("if (!two_pass && theano_checked_mul(n, nparts, &nall) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the accumulators' size does not fit in int64"));
   w.line("TheanoArray scratch;");
   w.line("scratch.ndim = 1;");
@@ -145,6 +149,39 @@ void lower_row_stream_gemv(NodeLowering& L) {
   w.line("scratch.shape[0] = nall;");
   w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate the accumulators"));
   w.line(T + "* acc = (" + T + "*)scratch.data;");
+  w.open("if (two_pass)");
+  const std::string t = dt == DType::Float64 ? "f64" : "f32";
+  need_blas_layout(L);
+  w.line("ctx->kernels->blas_gemv_" + t + "(m, n, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, "
+         "x1->strides[0], 0.0, o0->data, o0->strides[0]);");
+  {
+    // fn over z (a fresh, contiguous output): a vectorizable loop when the
+    // vectors of fn are contiguous; one a type broadcasts is read once.
+    w.line("const " + T + "* __restrict zc = (const " + T + "*)o0->data;");
+    std::string unit = "1", fast = fn + "_fn((" + ex.arg_types[0] + ")zc[i]", slow = fast;
+    for (int j = 0; j < ne; ++j) {
+      const std::string xe = L.x(kFixed + j), js = str(j), ct = L.in_ctype(kFixed + j);
+      const std::string& at = ex.arg_types[static_cast<std::size_t>(j + 1)];
+      if (L.in(kFixed + j).broadcastable()[0]) {
+        w.line("const " + at + " b" + js + " = (" + at + ")*(const " + ct + "*)" + xe + "->data;");
+        fast += ", b" + js;
+        slow += ", b" + js;
+      } else {
+        w.line("const " + ct + "* __restrict p" + js + " = (const " + ct + "*)" + xe + "->data;");
+        unit += " && " + xe + "->strides[0] == (int64_t)sizeof(" + ct + ")";
+        fast += ", (" + at + ")p" + js + "[i]";
+        slow += ", (" + at + ")*(const " + ct + "*)(" + xe + "->data + i * " + xe + "->strides[0])";
+      }
+    }
+    w.line("if (" + unit + ") for (int64_t i = 0; i < m; ++i) acc[i] = " + fast + ");");
+    w.line("else for (int64_t i = 0; i < m; ++i) acc[i] = " + slow + ");");
+  }
+  w.line("if (beta != 0) for (int64_t k = 0; k < n; ++k) *(" + T + "*)(o1->data + k * o1->strides[0]) = *(const " +
+         T + "*)(x2->data + k * x2->strides[0]);");
+  w.line("ctx->kernels->blas_gemv_" + t + "(n, m, alpha, x0->data, x0->strides[1], x0->strides[0], (const char*)acc, "
+         "(int64_t)sizeof(" + T + "), beta, o1->data, o1->strides[0]);");
+  w.line("return 0;");
+  w.close();
   std::string e_ptrs, e_strides;
   for (int j = 0; j < ne; ++j) {
     const std::string xe = L.x(kFixed + j);

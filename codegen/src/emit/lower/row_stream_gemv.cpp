@@ -1,7 +1,10 @@
 // The C++ lowering of RowStreamGemv (theano/tensor/blas.h): z = dot(X, w)
-// and g = beta*y + alpha*dot(X^T, fn(z, e...)) in one pass over X's rows.
+// and g = beta*y + alpha*dot(X^T, fn(z, e...)) in one pass over X's rows,
+// or, for an X under THEANO_RSG_STREAM_MIN_BYTES (row_stream_gemv_rules.h:
+// the cache keeps it between two passes), by the host's gemv twice with
+// fn's values computed between them.
 //
-// The rows are split across the loop threads (theano_parallel); a part
+// The one pass: the rows are split across the loop threads (theano_parallel); a part
 // computes, row by row, the row's dot product with w (16 lanes), z's
 // element, fn's value r, and adds r times the row (still in L1) to the
 // part's own accumulator of n values. The accumulators are added up in part

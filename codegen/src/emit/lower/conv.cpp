@@ -155,12 +155,7 @@ void lower_conv(NodeLowering& L) {
          "theano_checked_add(wn, dwn, &nscratch) != THEANO_RULE_OK || "
          "theano_checked_mul(nscratch, nparts, &nall) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the scratch buffer's size does not fit in int64"));
-  w.line("TheanoArray scratch;");
-  w.line("scratch.ndim = 1;");
-  w.line("scratch.dtype = o0->dtype;");
-  w.line("scratch.owner = -1;");
-  w.line("scratch.shape[0] = nall;");
-  w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate the column buffer"));
+  emit_scratch_buffer(L, "o0->dtype", "nall", "the column buffer");
   w.line(T + "* work = (" + T + "*)scratch.data;");
   w.line(T + "* po = (" + T + "*)o0->data;");
   w.line(T + "* sums = work + nparts * wn;  // the weights' gradient: one partial sum a part");

@@ -61,12 +61,7 @@ void lower_lapack(NodeLowering& L) {
   w.line("int64_t wbytes = 0;");
   w.line("rc = ctx->kernels->la_work_" + S + "(&c, &wbytes);");
   w.line("if (rc != THEANO_LA_OK) " + fail);
-  w.line("TheanoArray scratch;");
-  w.line("scratch.ndim = 1;");
-  w.line("scratch.dtype = " + str(static_cast<std::int64_t>(dt)) + ";");
-  w.line("scratch.owner = -1;");
-  w.line("scratch.shape[0] = wbytes / " + item_of(dt) + " + 4;");
-  w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate LAPACK's workspace"));
+  emit_scratch_buffer(L, str(static_cast<std::int64_t>(dt)), "wbytes / " + item_of(dt) + " + 4", "LAPACK's workspace");
   w.line("c.work = scratch.data;");
   w.line("rc = ctx->kernels->la_run_" + S + "(&c);");
   w.line("if (rc != THEANO_LA_OK) " + fail);

@@ -307,6 +307,16 @@ struct EmbeddedKernel {
 extern const EmbeddedKernel kEmbeddedKernels[];
 extern const int kEmbeddedKernelCount;
 
+void emit_scratch_buffer(NodeLowering& L, const std::string& dtype, const std::string& count, const std::string& what) {
+  CodeWriter& w = L.body;
+  w.line("TheanoArray scratch;");
+  w.line("scratch.ndim = 1;");
+  w.line("scratch.dtype = " + dtype + ";");
+  w.line("scratch.owner = -1;");
+  w.line("scratch.shape[0] = " + count + ";");
+  w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate " + what));
+}
+
 std::string_view kernel_text(std::string_view file) {
   for (int i = 0; i < kEmbeddedKernelCount; ++i)
     if (file == kEmbeddedKernels[i].file) return kEmbeddedKernels[i].text;

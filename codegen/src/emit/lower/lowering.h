@@ -312,6 +312,10 @@ void emit_gpu_copy(NodeLowering& L, DType dt, int nd, const std::string& dst, co
 /// a C-contiguous copy of `src` (elements of `item` bytes) in it by the
 /// host's theano_scratch_copy, with `ptr` (declared by the caller) pointed at
 /// it; a ValueError "could not allocate <what>" when the allocation fails.
+/// Emits `TheanoArray scratch;`, a 1-d buffer of `count` (a C expression)
+/// elements of dtype `dtype` (a C expression) from the host's allocator for
+/// this call, failing with "could not allocate <what>".
+void emit_scratch_buffer(NodeLowering& L, const std::string& dtype, const std::string& count, const std::string& what);
 void emit_scratch_copy_if(NodeLowering& L, const std::string& cond, const std::string& ptr, const std::string& copy,
                           const std::string& src, const std::string& item, const std::string& what);
 

@@ -145,12 +145,7 @@ void lower_row_stream_gemv(NodeLowering& L) {
   w.line("int64_t nall = m;");
   w.line("if (!two_pass && theano_checked_mul(n, nparts, &nall) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the accumulators' size does not fit in int64"));
-  w.line("TheanoArray scratch;");
-  w.line("scratch.ndim = 1;");
-  w.line("scratch.dtype = o1->dtype;");
-  w.line("scratch.owner = -1;");
-  w.line("scratch.shape[0] = nall;");
-  w.line("if (ctx->alloc(ctx->host, &scratch, -1) != 0) " + L.fail(kErrValue, "could not allocate the accumulators"));
+  emit_scratch_buffer(L, "o1->dtype", "nall", "the accumulators");
   w.line(T + "* acc = (" + T + "*)scratch.data;");
   w.open("if (two_pass)");
   const std::string t = dt == DType::Float64 ? "f64" : "f32";

@@ -23,8 +23,8 @@ namespace T = theano::tensor;
 
 namespace {
 
-// The scalar nodes r's function may have: far above logistic regression's
-// (about 20), small enough that a graph of thousands of ops stays cheap.
+// The elementwise nodes between z and r the walk takes (also its depth): far
+// above logistic regression's (a handful), small enough to stay cheap.
 constexpr std::size_t kMaxScalarNodes = 256;
 
 const T::Elemwise* plain_elemwise(const Apply* node) {
@@ -53,7 +53,7 @@ std::unordered_set<const Variable*> descendants(const FunctionGraph& fg, const V
 class ScalarOfZ {
  public:
   ScalarOfZ(const Var& z, std::unordered_set<const Variable*> from_z)
-      : z_(z), from_z_(std::move(from_z)), z_scalar_(T::ScalarType::make(T::tensor_type(z)->dtype())->make_variable()) {
+      : from_z_(std::move(from_z)), z_scalar_(T::ScalarType::make(T::tensor_type(z)->dtype())->make_variable()) {
     memo_.emplace(z.get(), z_scalar_);
   }
 
@@ -100,7 +100,6 @@ class ScalarOfZ {
     return s;
   }
 
-  Var z_;
   std::unordered_set<const Variable*> from_z_;
   Var z_scalar_;
   std::unordered_map<const Variable*, Var> memo_;

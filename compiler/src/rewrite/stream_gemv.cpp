@@ -35,14 +35,14 @@ const T::Elemwise* plain_elemwise(const Apply* node) {
 // Every variable computed from `z` in `fg`.
 std::unordered_set<const Variable*> descendants(const FunctionGraph& fg, const Var& z) {
   std::unordered_set<const Variable*> seen{z.get()};
-  std::vector<Var> todo{z};
-  while (!todo.empty()) {
-    const Var v = todo.back();
-    todo.pop_back();
+  std::vector<Var> frontier{z};  // reached, clients not yet visited
+  while (!frontier.empty()) {
+    const Var v = frontier.back();
+    frontier.pop_back();
     for (const Client& c : fg.clients(v)) {
       if (c.is_output()) continue;
       for (const Var& o : c.node->outputs())
-        if (seen.insert(o.get()).second) todo.push_back(o);
+        if (seen.insert(o.get()).second) frontier.push_back(o);
     }
   }
   return seen;

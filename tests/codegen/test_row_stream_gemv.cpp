@@ -1,6 +1,7 @@
 // RowStreamGemv's lowering (codegen/src/emit/lower/row_stream_gemv.cpp: two
-// BLAS products for a matrix under 16 MB, one pass over its rows above)
-// against perform (two BLAS products): shapes with and without the four-row
+// BLAS products for a matrix under THEANO_FLAGS stream_gemv_two_pass_bytes,
+// one pass over its rows above) against perform (two BLAS products), both
+// paths, all three outputs: shapes with and without the four-row
 // groups' tails, split across threads or not, strided
 // and transposed X, a broadcast vector of fn, alpha = 0, beta = 0 with NaN
 // in y, float32; the shape rules' errors with perform's words
@@ -8,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <theano/codegen/c_linker.h>
+#include <theano/config.h>
 #include <theano/fgraph/function_graph.h>
 #include <theano/runtime/error.h>
 #include <theano/tensor/blas.h>
@@ -46,7 +48,7 @@ Graph row_stream_graph(DType dt) {
   Var alpha = tensor::scalar("alpha", DType::Float64), beta = tensor::scalar("beta", DType::Float64);
   Var e = any_tensor(dt, 1, "e"), c = tensor::tensor(dt, StaticShape{1}, "c");
   ApplyPtr node = OpPtr(new RowStreamGemv(tanh_times_plus(dt)))->make_node({X, w, y, alpha, beta, e, c});
-  return {{X, w, y, alpha, beta, e, c}, {node->output(0), node->output(1)}};
+  return {{X, w, y, alpha, beta, e, c}, {node->output(0), node->output(1), node->output(2)}};
 }
 
 std::vector<NDArray> values(std::mt19937_64& rng, DType dt, std::int64_t m, std::int64_t n, double alpha,
@@ -61,29 +63,39 @@ std::vector<NDArray> values(std::mt19937_64& rng, DType dt, std::int64_t m, std:
 TEST_SUITE("lower row stream gemv") {
   TEST_CASE("RowStreamGemv: generated code against perform, shapes, layouts, alpha and beta, both dtypes") {
     std::mt19937_64 rng(71);
-    for (DType dt : {DType::Float64, DType::Float32}) {
-      CAPTURE(dtype_name(dt));
-      const Graph g = row_stream_graph(dt);
-      std::vector<std::vector<NDArray>> sets;
-      // Under 16 MB (THEANO_RSG_STREAM_MIN_BYTES: two BLAS passes): empty, one row, a few shapes. Over
-      // it (one pass over the rows): a tail after the four-row groups, split across the threads.
-      for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
-               {0, 3}, {3, 0}, {1, 1}, {5, 7}, {67, 130}, {2003, 17}, {4203, 1000}, {4201, 1003}})
-        sets.push_back(values(rng, dt, m, n, 0.7, 0.3));
-      sets.push_back(values(rng, dt, 40, 9, 0.0, 2.0));  // alpha = 0: beta * y
-      {
-        // beta = 0: y is not read (NaN there changes nothing).
-        std::vector<NDArray> v = values(rng, dt, 41, 10, 1.5, 0.0);
-        v[2] = NDArray::full({10}, std::numeric_limits<double>::quiet_NaN()).astype(dt);
-        sets.push_back(v);
+    // Both code paths on any CPU: two BLAS products under 16 MB (the default on AMD CPUs), one pass
+    // over the rows above; then the one pass for every matrix (the default elsewhere).
+    for (std::string two_pass_bytes : {"16777216", "0"}) {
+      for (DType dt : {DType::Float64, DType::Float32}) {
+        CAPTURE(two_pass_bytes);
+        CAPTURE(dtype_name(dt));
+        Config c = config();
+        c.flags["stream_gemv_two_pass_bytes"] = two_pass_bytes;
+        ConfigGuard guard(c);
+        const Graph g = row_stream_graph(dt);
+        std::vector<std::vector<NDArray>> sets;
+        // Empty, one row, a few shapes, a tail after the four-row groups, split across the threads or not.
+        for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                 {0, 3}, {3, 0}, {1, 1}, {5, 7}, {67, 130}, {2003, 17}, {4203, 1000}, {4201, 1003}})
+          sets.push_back(values(rng, dt, m, n, 0.7, 0.3));
+        sets.push_back(values(rng, dt, 40, 9, 0.0, 2.0));  // alpha = 0: beta * y
+        {
+          // beta = 0: y is not read (NaN there changes nothing).
+          std::vector<NDArray> v = values(rng, dt, 41, 10, 1.5, 0.0);
+          v[2] = NDArray::full({10}, std::numeric_limits<double>::quiet_NaN()).astype(dt);
+          sets.push_back(v);
+        }
+        {
+          // X a transposed view (its rows strided).
+          std::vector<NDArray> v = values(rng, dt, 50, 12, 0.5, 1.0);
+          v[0] = random_array(rng, {12, 50}, dt, -1, 1).transpose();
+          sets.push_back(v);
+        }
+        check_sets(g.ins, g.outs, sets, {.rtol = dt == DType::Float32 ? 1e-4 : 1e-10, .atol32 = 1e-4});
+        // The flag decides which paths the unit holds: the BLAS products only under a positive size.
+        const std::string src = codegen::CLinker::generate_source(FunctionGraph(g.ins, g.outs), {}, false);
+        CHECK((src.find("ctx->kernels->blas_gemv_") != std::string::npos) == (two_pass_bytes != "0"));
       }
-      {
-        // X a transposed view (its rows strided).
-        std::vector<NDArray> v = values(rng, dt, 50, 12, 0.5, 1.0);
-        v[0] = random_array(rng, {12, 50}, dt, -1, 1).transpose();
-        sets.push_back(v);
-      }
-      check_sets(g.ins, g.outs, sets, {.rtol = dt == DType::Float32 ? 1e-4 : 1e-10, .atol32 = 1e-4});
     }
   }
 
@@ -99,7 +111,7 @@ TEST_SUITE("lower row stream gemv") {
     };
     auto same_words = [&](const std::vector<NDArray>& vals, const std::string& what) {
       check_error<ShapeError>(fg, *cpp, vals, "RowStreamGemv", what);
-      std::vector<NDArray> out(2);
+      std::vector<NDArray> out(3);
       const std::string msg = error_of([&] { make_perform_linker()->make_thunk(fg)->run(vals, out); });
       INFO(msg);
       CHECK(msg.find("RowStreamGemv: " + what) != std::string::npos);

@@ -59,6 +59,11 @@ constexpr FlagSpec kFlags[] = {
      .doc = "loop threads of generated code (0 or absent: every core, 1: no splitting); a value given also sets "
             "BLAS's threads",
      .lo = 0, .hi = kMaxParallelParts, .expected = "a whole number of threads (0: every core)"},
+    {.name = "stream_gemv_two_pass_bytes", .kind = Kind::Number, .default_value = "auto",
+     .doc = "RowStreamGemv (rewrite stream_gemv): a matrix under this many bytes is read by two BLAS products, a "
+            "larger one in one pass over its rows (auto: 16777216 on AMD CPUs, whose L3 serves the second pass "
+            "fast; 0, always one pass, elsewhere)",
+     .lo = 0, .hi = 1e18, .words = "auto", .expected = "a number of bytes", .empty_is_default = true},
     {.name = "codegen_threads", .kind = Kind::Int, .default_value = "0",
      .doc = "threads compiling one function, as that many translation units (0: automatic)", .lo = 0, .hi = 64,
      .expected = "a whole number of threads (0: automatic)"},

@@ -3,9 +3,11 @@
 // on z) become one RowStreamGemv (theano/tensor/blas.h), which reads X once:
 //
 //   z = Dot(X, w); r = Elemwise{f}(z, e); g = Gemv(y, alpha, DimShuffle{1,0}(X), r, beta)
-//   ==>  z, g = RowStreamGemv{f}(X, w, y, alpha, beta, e)
+//   ==>  z, g, r = RowStreamGemv{f}(X, w, y, alpha, beta, e)
 //
-// The Elemwise nodes stay for their other clients (they now read the new z).
+// r's other clients read the new r (logistic regression's bias gradient
+// sums it); the Elemwise nodes between z and r stay for theirs (they now
+// read the new z).
 // It runs before the elementwise fusion and, with a GPU context, not at all
 // (optdb_layout.cpp: tag host_only).
 #include <unordered_map>
@@ -159,10 +161,13 @@ GraphRewriterPtr stream_gemv() {
       ++entry.tried;
       auto [z, fused] = match(fg, *node);
       if (!fused) continue;
-      const Var &g = node->output(0), &new_z = fused->output(0), &new_g = fused->output(1);
-      if (!z.name().empty()) new_z->set_name(z.name());
-      if (!g.name().empty()) new_g->set_name(g.name());
-      fg.replace_all_validate({{z, new_z}, {g, new_g}}, "stream_gemv");
+      const Var &g = node->output(0), &r = node->input(3);
+      const Var &new_z = fused->output(0), &new_g = fused->output(1), &new_r = fused->output(2);
+      std::vector<std::pair<Var, Var>> repl{{z, new_z}, {g, new_g}};
+      if (r.get() != z.get()) repl.emplace_back(r, new_r);  // r = z: the Gemv's vector is z itself
+      for (const auto& [old, now] : repl)
+        if (!old.name().empty()) now->set_name(old.name());
+      fg.replace_all_validate(repl, "stream_gemv");
       ++entry.applied;
       changed = true;
     }

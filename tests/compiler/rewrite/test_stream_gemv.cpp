@@ -43,11 +43,25 @@ TEST_SUITE("rewrite_tests") {
     ApplyPtr want = OpPtr(new T::RowStreamGemv(sigmoid_minus()))->make_node({X, w, w, s(1), s(1), y});
     check_rewrite({X, w, y}, {g}, {want->output(1)});
     check_rewrite({X, w, y}, {z, g}, {want->output(0), want->output(1)});
+    // The Gemv's vector has another client: it reads the node's third output (fn is not computed twice).
+    check_rewrite({X, w, y}, {g, T::sum(T::sigmoid(z) - y)}, {want->output(1), T::sum(want->output(2))});
+    // ... and the nodes between z and it stay for theirs, on the new z.
+    check_rewrite({X, w, y}, {g, T::sigmoid(z) - y, T::sigmoid(z)},
+                  {want->output(1), want->output(2), T::sigmoid(want->output(0))});
     CHECK(count_ops({X, w, y}, {z, g}, "Dot") == 0);
     CHECK(count_ops({X, w, y}, {z, g}, "Gemv") == 0);
     // Left out on request.
     CHECK(count_ops({X, w, y}, {z, g}, "RowStreamGemv", {"fusion", "inplace", "stream_gemv"}) == 0);
     CHECK(count_ops({X, w, y}, {z, g}, "Gemv", {"fusion", "inplace", "stream_gemv"}) == 1);
+  }
+
+  TEST_CASE("stream_gemv: the Gemv's vector z itself (fn the identity)") {
+    Var X = T::dmatrix("X"), w = T::dvector("w");
+    Var z = T::dot(X, w);
+    Var zs = T::ScalarType::make(DType::Float64)->make_variable();
+    T::ScalarOpPtr identity(new T::Composite({zs}, std::vector<Var>{zs}));
+    ApplyPtr want = OpPtr(new T::RowStreamGemv(identity))->make_node({X, w, w, s(1), s(1)});
+    check_rewrite({X, w}, {z, w + T::dot(X.T(), z)}, {want->output(0), want->output(1)});
   }
 
   TEST_CASE("stream_gemv: logistic regression's step (W2) with every fused node, float32 too") {
@@ -62,6 +76,12 @@ TEST_SUITE("rewrite_tests") {
       const std::vector<Var> outs{cost, w - k(0.1) * grads[0], b - k(0.1) * grads[1]};
       CHECK(count_ops({X, y, w, b}, outs, "RowStreamGemv", {}) == 1);
       CHECK(count_ops({X, y, w, b}, outs, "Gemv", {}) == 0);
+      // The bias gradient sums the node's r: no elementwise node computes the sigmoid again.
+      FunctionGraph fg({X, y, w, b}, outs);
+      rewrite::optimize(fg, rewrite::mode_query("fast_run"));
+      for (Apply* node : fg.apply_nodes())
+        if (node->op()->type_name() == "Elemwise")
+          CHECK_MESSAGE(node->op()->name().find("sigmoid") == std::string::npos, node->op()->name());
     }
   }
 

@@ -1,8 +1,7 @@
-// The C++ lowering of RowStreamGemv (theano/tensor/blas.h): z = dot(X, w)
-// and g = beta*y + alpha*dot(X^T, fn(z, e...)) in one pass over X's rows,
-// or, for an X under THEANO_RSG_STREAM_MIN_BYTES (row_stream_gemv_rules.h:
-// the cache keeps it between two passes), by the host's gemv twice with
-// fn's values computed between them.
+// The C++ lowering of RowStreamGemv (theano/tensor/blas.h): z = dot(X, w),
+// r = fn(z, e...) and g = beta*y + alpha*dot(X^T, r) in one pass over X's
+// rows, or, for an X the last-level cache serves fast a second time, by the
+// host's gemv twice with r computed between them (two_pass_max_bytes).
 //
 // The one pass: the rows are split across the loop threads (theano_parallel); a part
 // computes, row by row, the row's dot product with w (16 lanes), z's
@@ -19,8 +18,10 @@
 #include <theano/tensor/elemwise.h>
 #include <theano/tensor/type.h>
 
+#include <theano/config_flags.h>
 #include <theano/runtime/kernels/row_stream_gemv_rules.h>
 
+#include <cstdio>
 #include <string>
 
 namespace theano::codegen::lower {
@@ -28,6 +29,69 @@ namespace theano::codegen::lower {
 namespace {
 
 constexpr int kFixed = 5;  // X, w, y, alpha, beta; then fn's vectors
+
+// The bytes of X under which the two BLAS products beat the one pass: THEANO_FLAGS
+// stream_gemv_two_pass_bytes, else by the CPU. The one pass reads each row
+// twice (from memory or L3, then from L1); the two products read X twice
+// from where it is, the second time from the L3 when it fits. Measured with
+// W2's step (X of m x 784, the same X every call, as W2, or 16 in turn):
+// - 2-core Zen 4 VM (2026-12-03): m = 4000, float32 (12.5 MB) 0.24-0.34 ms
+//   in two products against 0.30-0.44 in one pass; float64 (25 MB)
+//   0.98-1.20 against 0.55-0.70: Zen's L3 serves the second read fast;
+// - 2-core Intel Xeon VM, 2 MB L2 a core (2026-12-03): the one pass ahead at
+//   every size from 0.8 MB (m = 250, float32: 16-17 against 18.5 us) to
+//   100 MB, by 1.7-2.5 x from 3 MB up (W2 float32 0.28-0.29 against
+//   0.51-0.58 ms): its mesh L3 serves a core no faster than memory.
+// Other CPUs were not measured; they take the one pass.
+constexpr double kTwoPassMaxBytesAmd = 16777216.0;
+
+double two_pass_max_bytes() {
+  if (const std::optional<double> v = flag_number("stream_gemv_two_pass_bytes")) return *v;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("amd")) return kTwoPassMaxBytesAmd;
+#endif
+  return 0;
+}
+
+// The two BLAS products with r computed between them, then `return 0`.
+void emit_two_products(NodeLowering& L, const ElemwiseExprs& ex, const std::string& T) {
+  CodeWriter& w = L.body;
+  const std::string& fn = L.fn;
+  const int ne = L.nin() - kFixed;
+  const std::string t = T == "double" ? "f64" : "f32";
+  need_blas_layout(L);
+  w.line("ctx->kernels->blas_gemv_" + t + "(m, n, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, "
+         "x1->strides[0], 0.0, o0->data, o0->strides[0]);");
+  {
+    // fn over z into r (fresh, contiguous outputs): a vectorizable loop when
+    // the vectors of fn are contiguous; one a type broadcasts is read once.
+    w.line("const " + T + "* __restrict zc = (const " + T + "*)o0->data;");
+    w.line(T + "* __restrict rc = (" + T + "*)o2->data;");
+    std::string unit = "1", fast = fn + "_fn((" + ex.arg_types[0] + ")zc[i]", slow = fast;
+    for (int j = 0; j < ne; ++j) {
+      const std::string xe = L.x(kFixed + j), js = str(j), ct = L.in_ctype(kFixed + j);
+      const std::string& at = ex.arg_types[static_cast<std::size_t>(j + 1)];
+      if (L.in(kFixed + j).broadcastable()[0]) {
+        w.line("const " + at + " b" + js + " = (" + at + ")*(const " + ct + "*)" + xe + "->data;");
+        fast += ", b" + js;
+        slow += ", b" + js;
+      } else {
+        w.line("const " + ct + "* __restrict p" + js + " = (const " + ct + "*)" + xe + "->data;");
+        unit += " && " + xe + "->strides[0] == (int64_t)sizeof(" + ct + ")";
+        fast += ", (" + at + ")p" + js + "[i]";
+        slow += ", (" + at + ")*(const " + ct + "*)(" + xe + "->data + i * " + xe + "->strides[0])";
+      }
+    }
+    w.line("if (" + unit + ") for (int64_t i = 0; i < m; ++i) rc[i] = " + fast + ");");
+    w.line("else for (int64_t i = 0; i < m; ++i) rc[i] = " + slow + ");");
+  }
+  w.line("if (beta != 0) for (int64_t k = 0; k < n; ++k) *(" + T + "*)(o1->data + k * o1->strides[0]) = *(const " +
+         T + "*)(x2->data + k * x2->strides[0]);");
+  w.line("ctx->kernels->blas_gemv_" + t + "(n, m, alpha, x0->data, x0->strides[1], x0->strides[0], o2->data, "
+         "(int64_t)sizeof(" + T + "), beta, o1->data, o1->strides[0]);");
+  w.line("return 0;");
+}
 
 void lower_row_stream_gemv(NodeLowering& L) {
   const auto& op = static_cast<const tensor::RowStreamGemv&>(L.op);
@@ -63,6 +127,8 @@ void lower_row_stream_gemv(NodeLowering& L) {
   f.line("int64_t ws;");
   f.line("char* z;");
   f.line("int64_t zs;");
+  f.line("char* r;");
+  f.line("int64_t rs;");
   f.line(T + "* acc;");
   f.line("int64_t n;");
   f.line("const char* e[" + str(ne > 0 ? ne : 1) + "];");
@@ -85,6 +151,7 @@ void lower_row_stream_gemv(NodeLowering& L) {
       call += ", (" + ex.arg_types[static_cast<std::size_t>(j + 1)] + ")*(const " + L.in_ctype(kFixed + j) +
               "*)(args->e[" + str(j) + "] + " + i + " * args->es[" + str(j) + "])";
     f.line("const " + T + " " + v + " = " + call + ");");
+    f.line("*(" + T + "*)(args->r + " + i + " * args->rs) = " + v + ";");
   };
   // Four rows at a time (unit strides): four independent dot products that
   // share w's loads, then one pass over the accumulator for the four rows.
@@ -135,51 +202,25 @@ void lower_row_stream_gemv(NodeLowering& L) {
   w.line(L.alloc(0));
   w.line("o1->shape[0] = n;");
   w.line(L.alloc(1));
+  w.line("o2->shape[0] = m;");
+  w.line(L.alloc(2));
+  // A matrix the cache serves fast a second time: the two BLAS products, r
+  // computed between them (none when the threshold is 0).
+  if (const double limit = two_pass_max_bytes(); limit > 0) {
+    char bytes[32];
+    std::snprintf(bytes, sizeof bytes, "%.17g", limit);
+    w.open("if ((double)m * (double)n * (double)sizeof(" + T + ") < " + bytes + ")");
+    emit_two_products(L, ex, T);
+    w.close();
+  }
   // One accumulator of n values a part.
   w.line("const int64_t nparts = ctx->threads > 1 ? (ctx->threads < THEANO_MAX_PARTS ? ctx->threads : "
          "THEANO_MAX_PARTS) : 1;");
-  // A matrix the cache keeps between two passes: the two BLAS products
-  // (row_stream_gemv_rules.h, THEANO_RSG_STREAM_MIN_BYTES); their buffer
-  // holds fn's m values.
-  w.line("const int two_pass = (double)m * (double)n * (double)sizeof(" + T + ") < THEANO_RSG_STREAM_MIN_BYTES;");
-  w.line("int64_t nall = m;");
-  w.line("if (!two_pass && theano_checked_mul(n, nparts, &nall) != THEANO_RULE_OK) " +
+  w.line("int64_t nall = 0;");
+  w.line("if (theano_checked_mul(n, nparts, &nall) != THEANO_RULE_OK) " +
          L.fail(kErrValue, "the accumulators' size does not fit in int64"));
   emit_scratch_buffer(L, "o1->dtype", "nall", "the accumulators");
   w.line(T + "* acc = (" + T + "*)scratch.data;");
-  w.open("if (two_pass)");
-  const std::string t = dt == DType::Float64 ? "f64" : "f32";
-  need_blas_layout(L);
-  w.line("ctx->kernels->blas_gemv_" + t + "(m, n, 1.0, x0->data, x0->strides[0], x0->strides[1], x1->data, "
-         "x1->strides[0], 0.0, o0->data, o0->strides[0]);");
-  {
-    // fn over z (a fresh, contiguous output): a vectorizable loop when the
-    // vectors of fn are contiguous; one a type broadcasts is read once.
-    w.line("const " + T + "* __restrict zc = (const " + T + "*)o0->data;");
-    std::string unit = "1", fast = fn + "_fn((" + ex.arg_types[0] + ")zc[i]", slow = fast;
-    for (int j = 0; j < ne; ++j) {
-      const std::string xe = L.x(kFixed + j), js = str(j), ct = L.in_ctype(kFixed + j);
-      const std::string& at = ex.arg_types[static_cast<std::size_t>(j + 1)];
-      if (L.in(kFixed + j).broadcastable()[0]) {
-        w.line("const " + at + " b" + js + " = (" + at + ")*(const " + ct + "*)" + xe + "->data;");
-        fast += ", b" + js;
-        slow += ", b" + js;
-      } else {
-        w.line("const " + ct + "* __restrict p" + js + " = (const " + ct + "*)" + xe + "->data;");
-        unit += " && " + xe + "->strides[0] == (int64_t)sizeof(" + ct + ")";
-        fast += ", (" + at + ")p" + js + "[i]";
-        slow += ", (" + at + ")*(const " + ct + "*)(" + xe + "->data + i * " + xe + "->strides[0])";
-      }
-    }
-    w.line("if (" + unit + ") for (int64_t i = 0; i < m; ++i) acc[i] = " + fast + ");");
-    w.line("else for (int64_t i = 0; i < m; ++i) acc[i] = " + slow + ");");
-  }
-  w.line("if (beta != 0) for (int64_t k = 0; k < n; ++k) *(" + T + "*)(o1->data + k * o1->strides[0]) = *(const " +
-         T + "*)(x2->data + k * x2->strides[0]);");
-  w.line("ctx->kernels->blas_gemv_" + t + "(n, m, alpha, x0->data, x0->strides[1], x0->strides[0], (const char*)acc, "
-         "(int64_t)sizeof(" + T + "), beta, o1->data, o1->strides[0]);");
-  w.line("return 0;");
-  w.close();
   std::string e_ptrs, e_strides;
   for (int j = 0; j < ne; ++j) {
     const std::string xe = L.x(kFixed + j);
@@ -188,7 +229,7 @@ void lower_row_stream_gemv(NodeLowering& L) {
   }
   if (ne == 0) e_ptrs = "0", e_strides = "0";
   w.line(args_t + " args = {x0->data, x0->strides[0], x0->strides[1], x1->data, x1->strides[0], o0->data, "
-                  "o0->strides[0], acc, n, {" + e_ptrs + "}, {" + e_strides + "}};");
+                  "o0->strides[0], o2->data, o2->strides[0], acc, n, {" + e_ptrs + "}, {" + e_strides + "}};");
   // At least about 32768 multiply-adds a part (two a column of a row).
   w.line("const int64_t used = " + part.run("m", "(16384 + n) / (n + 1)", "args") + ";");
   w.line(T + "* __restrict g = (" + T + "*)o1->data;");

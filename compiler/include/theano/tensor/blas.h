@@ -108,9 +108,11 @@ class Ger final : public BlasUpdateOp<Ger> {
 
 /// The two matrix-vector products of a linear model's training step in one
 /// pass over the matrix's rows: inputs (X, w, y, alpha, beta, e_1 .. e_k) ->
-/// (z, g) with z = dot(X, w) and g = beta*y + alpha*dot(X^T, fn(z, e_1 ..
-/// e_k)), `fn` an elementwise scalar function (a Composite) of z's element
-/// and the e's (vectors of z's length, or of length 1 broadcast). X a
+/// (z, g, r) with z = dot(X, w), r = fn(z, e_1 .. e_k) and g = beta*y +
+/// alpha*dot(X^T, r), `fn` an elementwise scalar function (a Composite) of
+/// z's element and the e's (vectors of z's length, or of length 1
+/// broadcast); r is an output for r's other clients (logistic regression's
+/// bias gradient sums it), which would otherwise compute fn again. X a
 /// matrix, w, y vectors, of one float32/float64 dtype, as fn's value; alpha,
 /// beta as for Gemm (beta == 0: y not read).
 ///
@@ -120,7 +122,8 @@ class Ger final : public BlasUpdateOp<Ger> {
 /// after p = sigmoid(X w), W2). Made by the stream_gemv rewrite
 /// (compiler/src/rewrite/stream_gemv.cpp) from a Dot and a Gemv of X's
 /// transpose, in functions without a GPU context; perform computes the two
-/// products one after the other, the generated code in one pass.
+/// products one after the other, the generated code in one pass where X
+/// is larger than the cache keeps (row_stream_gemv_rules.h).
 class RowStreamGemv final : public Op {
  public:
   explicit RowStreamGemv(ScalarOpPtr fn) : fn_(std::move(fn)) {}

@@ -1,7 +1,8 @@
-// RowStreamGemv: z = dot(X, w) and g = beta*y + alpha*dot(X^T, fn(z, e...)),
-// the two products of a linear model's step, for one pass over X's rows in
-// generated code (codegen/src/emit/lower/row_stream_gemv.cpp). perform is
-// the reference: the two BLAS products one after the other, fn by Elemwise.
+// RowStreamGemv: z = dot(X, w), r = fn(z, e...) and g = beta*y +
+// alpha*dot(X^T, r), the two products of a linear model's step, for one
+// pass over X's rows in generated code (codegen/src/emit/lower/
+// row_stream_gemv.cpp). perform is the reference: the two BLAS products one
+// after the other, fn by Elemwise.
 #include "blas_kernels.h"
 #include "theano/graph/op_registry.h"
 #include "theano/runtime/error.h"
@@ -61,7 +62,8 @@ ApplyPtr RowStreamGemv::make_node(std::vector<Var> inputs) const {
   Var g = TensorType::make(tx.dtype(), {blas_detail::merge_dim(blas_detail::merge_dim(tx.shape()[1], tw.shape()[0]),
                                                                ty.shape()[0])})
               ->make_variable();
-  return Apply::create(OpPtr(this), std::move(inputs), {z, g});
+  Var r = TensorType::make(tx.dtype(), {tx.shape()[0]})->make_variable();
+  return Apply::create(OpPtr(this), std::move(inputs), {z, g, r});
 }
 
 void RowStreamGemv::perform(const Apply& node, std::span<const NDArray> inputs, std::span<NDArray> outputs) const {
@@ -93,11 +95,12 @@ void RowStreamGemv::perform(const Apply& node, std::span<const NDArray> inputs, 
   blas_detail::gemv(x.transpose(), f_out[0], g, alpha, beta);
   outputs[0] = z;
   outputs[1] = g;
+  outputs[2] = f_out[0];
 }
 
 std::vector<std::vector<Var>> RowStreamGemv::infer_shape(const Apply&,
                                                          const std::vector<std::vector<Var>>& input_shapes) const {
-  return {{input_shapes[0][0]}, {input_shapes[0][1]}};
+  return {{input_shapes[0][0]}, {input_shapes[0][1]}, {input_shapes[0][0]}};
 }
 
 }  // namespace theano::tensor

@@ -19,15 +19,6 @@
 #include <stdint.h>
 #endif
 
-/* Below this many bytes of X, the generated code computes the two products
- * one after the other (BLAS), X staying in the cache between them; above,
- * in one pass over X's rows. Measured on a 2-core Zen 4 VM (W2, 4000 x 784):
- * X of 12.5 MB (float32), two passes 0.24-0.34 ms against one 0.30-0.44 ms
- * (the pass is load-bound: it reads each row twice, from memory then from
- * L1); X of 25 MB (float64), two passes 0.98-1.20 ms against one
- * 0.55-0.70 ms. */
-#define THEANO_RSG_STREAM_MIN_BYTES 16777216.0
-
 /* w's and y's length against X's n columns. */
 static inline int theano_rsg_length_ok(int64_t n, int64_t length) { return length == n; }
 /* A vector of fn against X's m rows: m entries, or 1 when its type declares

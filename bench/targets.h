@@ -148,8 +148,8 @@ inline constexpr Why kWhy[] = {
     {"W6t", "",
      "call overhead without the argument filter"},
     {"W7", "",
-     "one OpenBLAS dgemm into a copy of Z (the copy: 3-5 % beside the in-place direct gemm, as in a direct "
-     "OpenBLAS program that copies)"},
+     "0.25 * Z into a new matrix (one parallel loop, gemm_scaled_copy), then one in-place OpenBLAS dgemm with beta 1: "
+     "the loop stands for the direct gemm's own pass of beta over C, and writes a matrix the direct call does not"},
     {"W7s", "",
      "one in-place OpenBLAS dgemm on Z"},
     {"W8", "float64",

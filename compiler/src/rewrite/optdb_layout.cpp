@@ -72,6 +72,9 @@ SequenceDB build_optdb() {
   db.register_stage("inplace_setsubtensor", 60, inplace_setsubtensor(),
                     {"fast_run", "inplace", "inplace_setsubtensor"});
   db.register_stage("blas_opt_inplace", 70, blas_opt_inplace(), {"fast_run", "inplace", "blas_opt_inplace"});
+  // After it: the Gemms still out of place. host_only: cuBLAS has no beta pass to save.
+  db.register_stage("gemm_scaled_copy", 70.5, gemm_scaled_copy(),
+                    {"fast_run", "inplace", "blas", "gemm_scaled_copy", "host_only"});
   db.register_stage("inplace_elemwise", 75, inplace_elemwise(), {"fast_run", "inplace", "inplace_elemwise"});
   db.register_stage("inplace_random", 99, inplace_random(), {"fast_run", "inplace", "inplace_random"});
   db.register_stage("merge3", 100, merge_optimizer(), {"fast_run", "merge"});

@@ -97,6 +97,9 @@ NodeRewriterPtr local_abstractconv_check();
 GraphRewriterPtr add_destroy_handler();
 GraphRewriterPtr inplace_setsubtensor();
 GraphRewriterPtr blas_opt_inplace();
+// gemm_scaled_copy.cpp: a Gemm left out of place with a constant beta (not 0
+// or 1) scales Z into a fresh buffer and accumulates there in place.
+GraphRewriterPtr gemm_scaled_copy();
 // stream_gemv.cpp: a Dot and a Gemv of the same matrix's transpose, joined by
 // elementwise ops, into one RowStreamGemv (one pass over the matrix).
 GraphRewriterPtr stream_gemv();

@@ -86,11 +86,11 @@ TEST_SUITE("rewrite_tests") {
 
   TEST_CASE("optdb: stage layout and position cut-off") {
     const auto names = R::optdb().stage_names();
-    CHECK(names == std::vector<std::string>{"merge1", "sparse_expand", "canonicalize", "stabilize", "blas_opt", "specialize",
-                                            "uncanonicalize", "specialize_device", "AbstractConvCheck", "stream_gemv",
-                                            "elemwise_fusion", "merge2", "gpu_transfer", "add_destroy_handler",
-                                            "inplace_setsubtensor", "blas_opt_inplace", "inplace_elemwise",
-                                            "inplace_random", "merge3"});
+    CHECK(names == std::vector<std::string>{"merge1", "sparse_expand", "canonicalize", "stabilize", "blas_opt",
+                                            "specialize", "uncanonicalize", "specialize_device", "AbstractConvCheck",
+                                            "stream_gemv", "elemwise_fusion", "merge2", "gpu_transfer",
+                                            "add_destroy_handler", "inplace_setsubtensor", "blas_opt_inplace",
+                                            "gemm_scaled_copy", "inplace_elemwise", "inplace_random", "merge3"});
     const std::string stab = R::print_summary("stabilize");
     CHECK(stab.find("stabilize [fast_compile, fast_run]") != std::string::npos);
     CHECK(stab.find("specialize") == std::string::npos);

@@ -29,6 +29,7 @@ struct StringMaker<std::vector<T>> {
 };
 }  // namespace doctest
 
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 
@@ -65,6 +66,13 @@ inline NDArray strided_copy(const NDArray& a) {
   NDArray v = NDArray::from_strided(b.owner(), static_cast<char*>(b.data()) + offset, a.dtype(), a.shape(), strides);
   v.assign(a);
   return v;
+}
+
+/// Whether `a` and `b` hold the same bits in the same shape and dtype (any layouts).
+inline bool same_bits(const NDArray& a, const NDArray& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  const NDArray x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.size()) * dtype_size(x.dtype())) == 0;
 }
 
 /// The lines joined, each ending in a newline: expected printouts.

@@ -8,7 +8,6 @@
 
 #include <theano/theano.hpp>
 
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,12 +20,6 @@ using namespace theano::test;
 namespace T = theano::tensor;
 
 namespace {
-
-bool same_bits(const NDArray& a, const NDArray& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
-  const NDArray x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.size()) * dtype_size(x.dtype())) == 0;
-}
 
 int count(const FunctionGraph& fg, const std::string& name) {
   int n = 0;

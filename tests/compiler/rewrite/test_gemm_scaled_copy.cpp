@@ -1,7 +1,8 @@
 // gemm_scaled_copy (rewrite/gemm_scaled_copy.cpp): a Gemm left out of place
 // with a constant beta other than 0 and 1 becomes an in-place Gemm on beta * Z,
-// as graph text before and after; the compiled function gives the bits the
-// out-of-place form gives and leaves Z alone; and the Gemms it must leave.
+// as graph text before and after; the function (perform in this suite; the
+// generated code in tests/codegen/test_gemm_scaled_copy.cpp) gives the bits
+// the out-of-place form gives and leaves Z alone; and the Gemms it must leave.
 #include <cmath>
 #include <limits>
 
@@ -60,7 +61,7 @@ TEST_SUITE("rewrite_tests") {
       check_graph({x, y, z}, {out}, {plain}, {"fusion", "gemm_scaled_copy"});
       check_graph({x, y, z}, {out}, {plain}, {"fusion", "inplace"});
 
-      // Compiled: the bits of the out-of-place Gemm (BLAS scales by beta first too), z untouched,
+      // Run (perform): the bits of the out-of-place Gemm (BLAS scales by beta first too), z untouched,
       // for a z that is a transposed view as well.
       const NDArray xv = values(7, 5, 1, dt), yv = values(5, 9, 2, dt);
       for (const NDArray& zv : {values(7, 9, 3, dt), values(9, 7, 3, dt).transpose()}) {

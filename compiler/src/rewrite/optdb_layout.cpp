@@ -234,6 +234,8 @@ SequenceDB build_optdb() {
   specialize->register_rewrite(local_useless_comparison(), spec);
   specialize->register_rewrite(local_cast_cast(), spec);
   specialize->register_rewrite(local_useless_assert(), spec);
+  //   blas.cpp: an outer product left after blas_opt's gers -> an elementwise product
+  specialize->register_rewrite(local_outer_dot_to_mul(), {"fast_run", "specialize", "blas"});
   const Tags spec_ifelse{"fast_run", "specialize", "ifelse"};
   specialize->register_rewrite(ifelse_lift(), spec_ifelse);
   specialize->register_global(ifelse_merge(), spec_ifelse);

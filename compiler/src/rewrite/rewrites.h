@@ -83,11 +83,13 @@ NodeRewriterPtr local_useless_subtensor();
 NodeRewriterPtr local_subtensor_make_vector();
 NodeRewriterPtr local_subtensor_of_arange();
 NodeRewriterPtr local_IncSubtensor_serialize();
-// blas.cpp: dot22, gemm / gemv / ger, usmm, and transposes lifted through dot.
+// blas.cpp: dot22, gemm / gemv / ger, usmm, transposes lifted through dot, outer products as
+// elementwise products.
 NodeRewriterPtr local_dot_to_dot22();
 NodeRewriterPtr local_gemm();
 NodeRewriterPtr local_usmm();
 NodeRewriterPtr local_lift_transpose_through_dot();
+NodeRewriterPtr local_outer_dot_to_mul();
 // batched_dot.cpp: a BatchedDot whose b is one matrix -> a reshaped Dot22.
 NodeRewriterPtr local_batched_dot_to_dot22();
 // conv.cpp: abstract convolutions -> CorrMM, and the check that none is left.

@@ -2,8 +2,12 @@
 // cases): sums of two products, scaled forms with any constants, subtraction,
 // transposed operands and the transpose of a product, and the gemv / ger
 // equivalents. Each: the optimized graph is exactly the expected Gemm / Gemv /
-// Ger nodes (no Dot left) and computes what the unoptimized graph does.
+// Ger nodes (no Dot left) and computes what the unoptimized graph does. An
+// outer product left over is an elementwise product (local_outer_dot_to_mul).
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "rewrite_test_util.h"
 #include "test_util.h"
@@ -60,6 +64,41 @@ TEST_SUITE("rewrite_tests") {
     check_rewrite({Z, x, v}, {Z + T::outer(x, v)}, {T::ger(Z, s(1), x, v)});
     check_rewrite({Z, x, v}, {Z + s(2) * T::outer(x, v)}, {T::ger(Z, s(2), x, v)});
     for (const Var& out : {y + T::dot(A, x), s(3) * y - T::dot(A, x)}) CHECK(count_ops({y, A, x}, {out}, "Dot") == 0);
+  }
+
+  TEST_CASE("local_outer_dot_to_mul: an outer product left after the gers is an elementwise product") {
+    for (DType dt : {DType::Float64, DType::Float32}) {
+      CAPTURE(dtype_name(dt));
+      Var x = T::vector("x", dt), v = T::vector("v", dt), Z = T::matrix("Z", dt), M = T::matrix("M", dt);
+      Var c = T::col("c", dt), r = T::row("r", dt);
+      const Var xc = T::dimshuffle(x, {0, T::kNewAxis}), vr = T::dimshuffle(v, {T::kNewAxis, 0});
+      check_rewrite({x, v}, {T::outer(x, v)}, {T::mul(xc, vr)});
+      check_rewrite({c, r}, {T::dot(c, r)}, {T::mul(c, r)});
+      // Masked or scaled, not added to a matrix of its type: no ger, no gemm with k = 1 (W11's gradient).
+      check_rewrite({x, v, M}, {M - T::outer(x, v) * M}, {M - T::mul(xc, vr) * M});
+      // z + outer(x, v) is still blas_opt's ger; an inner dimension 1 on one side only is still a product.
+      check_rewrite({Z, x, v}, {Z + T::outer(x, v)}, {T::ger(Z, T::constant(NDArray::scalar<double>(1).astype(dt)), x, v)});
+      check_rewrite({M, c}, {T::dot(M, c)}, {T::dot22(M, c)});
+      // The elementwise product gives the gemm's values (one product per element, no sum; NaN and
+      // infinity too); a zero product keeps its sign, as numpy.outer's (gemm's sum from 0 gave +0).
+      NDArray xv = NDArray::empty({37}, DType::Float64), vv = NDArray::empty({29}, DType::Float64);
+      for (std::int64_t i = 0; i < 37; ++i) xv.data_as<double>()[i] = 0.37 * static_cast<double>((i * 13) % 17) - 2.9;
+      for (std::int64_t i = 0; i < 29; ++i) vv.data_as<double>()[i] = 1e-3 * static_cast<double>((i * 7) % 11) - 4e-3;
+      xv.data_as<double>()[3] = std::numeric_limits<double>::quiet_NaN();
+      vv.data_as<double>()[5] = std::numeric_limits<double>::infinity();
+      vv.data_as<double>()[7] = 0.0;
+      xv = xv.astype(dt);
+      vv = vv.astype(dt);
+      FunctionOptions off;
+      off.optimizer_excluding = {"local_outer_dot_to_mul"};
+      const NDArray got = function({x, v}, {T::outer(x, v)})({xv, vv})[0];
+      const NDArray want = function({x, v}, {T::outer(x, v)}, off)({xv, vv})[0];
+      CHECK(allclose(got, want, 0, 0, true));
+      const NDArray g64 = got.astype(DType::Float64);
+      CHECK(std::signbit(g64.data_as<double>()[0 * 29 + 7]));  // x[0] = -2.9 times +0
+      CHECK(std::isnan(g64.data_as<double>()[3 * 29 + 0]));
+      CHECK(std::isinf(g64.data_as<double>()[0 * 29 + 5]));
+    }
   }
 
   TEST_CASE("local_gemm: terms with one core are summed first (z + 2*dot, z + z + dot, a dot used twice)") {

@@ -151,6 +151,7 @@ const char* const kPipeline = R"(
          local_useless_comparison [fast_run, specialize]
          local_cast_cast [fast_run, specialize]
          local_useless_assert [fast_run, specialize]
+         local_outer_dot_to_mul [blas, fast_run, specialize]
          ifelse_lift [fast_run, ifelse, specialize]
          ifelse_merge [fast_run, ifelse, specialize]
          scan_prune [fast_run, scan, specialize]

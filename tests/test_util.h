@@ -6,6 +6,7 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace doctest {
@@ -33,6 +34,7 @@ struct StringMaker<std::vector<T>> {
 #include <functional>
 #include <initializer_list>
 
+#include "theano/fgraph/function_graph.h"
 #include "theano/runtime/ndarray.h"
 
 // Small value builders and an error catcher shared by the suites.
@@ -69,6 +71,18 @@ inline NDArray strided_copy(const NDArray& a) {
 }
 
 /// Whether `a` and `b` hold the same bits in the same shape and dtype (any layouts).
+/// How many nodes of `fg` have op name `name` ("Gemm{inplace}") or op type `type_name` ("Elemwise").
+inline int nodes_named(const FunctionGraph& fg, std::string_view name) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += node->op()->name() == name;
+  return n;
+}
+inline int nodes_of_type(const FunctionGraph& fg, std::string_view type_name) {
+  int n = 0;
+  for (Apply* node : fg.apply_nodes()) n += node->op()->type_name() == type_name;
+  return n;
+}
+
 inline bool same_bits(const NDArray& a, const NDArray& b) {
   if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
   const NDArray x = a.contiguous(), y = b.contiguous();

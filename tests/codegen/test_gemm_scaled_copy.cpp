@@ -19,16 +19,6 @@ using namespace theano;
 using namespace theano::test;
 namespace T = theano::tensor;
 
-namespace {
-
-int count(const FunctionGraph& fg, const std::string& name) {
-  int n = 0;
-  for (Apply* node : fg.apply_nodes()) n += node->op()->name() == name;
-  return n;
-}
-
-}  // namespace
-
 TEST_SUITE("lower blas") {
   TEST_CASE("gemm_scaled_copy compiled: W7's product on a scaled copy of z, the out-of-place Gemm's bits") {
     std::mt19937_64 rng(11);
@@ -41,9 +31,9 @@ TEST_SUITE("lower blas") {
       FunctionOptions off;
       off.optimizer_excluding = {"gemm_scaled_copy"};
       Function g = function({x, y, z}, {out}, off);
-      CHECK(count(f.fgraph(), "Gemm{inplace}") == 1);
-      CHECK(count(f.fgraph(), "Gemm{no_inplace}") == 0);
-      CHECK(count(g.fgraph(), "Gemm{no_inplace}") == 1);
+      CHECK(nodes_named(f.fgraph(), "Gemm{inplace}") == 1);
+      CHECK(nodes_named(f.fgraph(), "Gemm{no_inplace}") == 0);
+      CHECK(nodes_named(g.fgraph(), "Gemm{no_inplace}") == 1);
       // 23 x 17 by 17 x 31: whole; 150 x 130 by 130 x 160 (3.1e6 multiply-adds): in parts on the loop threads.
       for (const auto& s : std::vector<std::vector<std::int64_t>>{{23, 17, 31}, {150, 130, 160}}) {
         CAPTURE(s[0]);

@@ -246,11 +246,11 @@ NodeRewriterPtr local_dot_to_dot22() {
 
 // dot(x, y) -> x * y for matrices whose inner dimension is 1 by type (x's columns, y's rows
 // broadcastable): an outer product has no sum, so each element is the product of one pair, the
-// value BLAS's gemm gives (alpha 1, beta 0; a zero product keeps its sign, as numpy.outer's, where
-// gemm's sum from 0 gave +0); as an elementwise product it joins the fused loop
-// around it instead of a gemm call with k = 1 (W11's gradient: a 500 x 500 outer product, 139 us
-// in OpenBLAS, then masked in a loop of its own). PyTensor's local_dot_to_mul. In specialize,
-// after blas_opt has made its gers (z + a*outer(x, y)).
+// value BLAS's gemm gives (alpha 1, beta 0; a zero product keeps its sign, as numpy.outer's,
+// where gemm's sum from 0 gave +0). As an elementwise product it joins the fused loop around it
+// instead of a gemm call with k = 1 (W11's gradient: a 500 x 500 outer product, 139 us in
+// OpenBLAS, then masked in a loop of its own). PyTensor's local_dot_to_mul. In specialize, after
+// blas_opt has made its gers (z + a*outer(x, y)).
 NodeRewriterPtr local_outer_dot_to_mul() {
   static const NodeRewriterPtr r = make_node_rewriter(
       "local_outer_dot_to_mul", {"Dot", "Dot22"}, "dot(x, y) -> x * y (matrices, inner dimension 1 by type)",

@@ -166,9 +166,9 @@ inline constexpr Why kWhy[] = {
      "across both cores, each part's gemms on one OpenBLAS thread) of layer 2 take about two thirds, then "
      "MaxPoolGrad and the hidden layer's Dot22 / Gemm (each in two parts across both cores)"},
     {"W11", "",
-     "the CholeskyGrad node (Murray 2016: one trmm L^T dL and two trsm with 500 right-hand sides, about 60 %), "
-     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix, the kernel matrix's dot and exp, the triangular "
-     "solves of y"},
+     "the CholeskyGrad node (the blocked reverse of Cholesky: 64-wide panels, their trsm and gemms; about 40 %), "
+     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix (about 30 %), the kernel matrix's dot and exp, the "
+     "triangular solves of y"},
     {"W12", "",
      "SortOp's radix sort of each 2000-element row (8 passes of one byte for float64, 4 for float32; "
      "kernels/sort.h), rows split across both cores, then CumOp's running sums (about a fifth)"},

@@ -25,7 +25,7 @@
   X(openblas_get_corename) X(spotrf_) X(dpotrf_) X(spotrs_) X(dpotrs_) X(strtrs_) X(dtrtrs_) X(sgetrf_)     \
   X(dgetrf_) X(sgetrs_) X(dgetrs_) X(ssyevd_) X(dsyevd_) X(sgesdd_) X(dgesdd_) X(sgeqrf_) X(dgeqrf_)        \
   X(sorgqr_) X(dorgqr_) X(sgeev_) X(dgeev_) X(strmm_) X(dtrmm_) X(strsm_) X(dtrsm_)     \
-  X(strtri_) X(dtrtri_)
+  X(strtri_) X(dtrtri_) X(sgemm_) X(dgemm_)
 
 namespace theano::runtime {
 namespace {
@@ -272,6 +272,11 @@ char* openblas_get_corename(void) { return THEANO_BLAS_FN(openblas_get_corename)
   void P##trtri_(const char* u, const char* d, const int* n, T* a, const int* lda, int* info, unsigned long lu,     \
                  unsigned long ld) {                                                                                \
     THEANO_BLAS_FN(P##trtri_)(u, d, n, a, lda, info, lu, ld);                                                      \
+  }                                                                                                                 \
+  void P##gemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const T* alpha,           \
+                const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c, const int* ldc,       \
+                unsigned long lta, unsigned long ltb) {                                                            \
+    THEANO_BLAS_FN(P##gemm_)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, lta, ltb);                      \
   }
 THEANO_BLAS_LAPACK(float, s)
 THEANO_BLAS_LAPACK(double, d)

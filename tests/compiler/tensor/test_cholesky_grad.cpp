@@ -157,6 +157,56 @@ TEST_SUITE("linalg grad") {
     CHECK_FALSE(finite);
   }
 
+  TEST_CASE("CholeskyGrad: many blocks (sizes 33-300, a short last block), lower, upper, batched, a late zero pivot") {
+    // The kernel runs the blocked reverse (blocks 32 wide at these sizes):
+    // every block's panel solve and gemms against the plain loops.
+    std::mt19937_64 rng(35);
+    for (std::int64_t n : {33, 70, 150, 300}) {
+      CAPTURE(n);
+      const Mat L = lower_factor(rng, n);
+      const Mat G = rows(uniform(rng, {n, n}));
+      const Mat want = murray(L, G, n);
+      double scale = 0;
+      for (double v : want) scale = std::max(scale, std::abs(v));
+      const Var f = matrix("f"), g = matrix("g");
+      const Var lo = OpPtr(new LA::CholeskyGrad(true))->apply1({f, g});
+      CHECK(max_abs_diff(rows(lo.eval({{f, as_array(L, n)}, {g, as_array(G, n)}})), want) < 1e-12 * scale);
+      const Var up = OpPtr(new LA::CholeskyGrad(false))->apply1({f, g});
+      const Mat got = rows(up.eval({{f, as_array(transposed(L, n, n), n)}, {g, as_array(transposed(G, n, n), n)}}));
+      CHECK(max_abs_diff(got, transposed(want, n, n)) < 1e-12 * scale);
+    }
+    // Two batch entries of 100 x 100, the gradient transposed (strided).
+    const std::int64_t n = 100;
+    const Mat L0 = lower_factor(rng, n), L1 = lower_factor(rng, n);
+    const Mat G = rows(uniform(rng, {n, n}));
+    Mat both = L0;
+    both.insert(both.end(), L1.begin(), L1.end());
+    const Var f = tensor::tensor(DType::Float64, StaticShape(3), "f"), gt = matrix("gt");
+    const NDArray got = OpPtr(new LA::CholeskyGrad(true))
+                            ->apply1({f, gt.T()})
+                            .eval({{f, NDArray::from_vector(both, {2, n, n})}, {gt, as_array(G, n)}});
+    const Mat Gt = transposed(G, n, n);
+    CHECK(max_abs_diff(rows(entry(got, 0)), murray(L0, Gt, n)) < 1e-10);
+    CHECK(max_abs_diff(rows(entry(got, 1)), murray(L1, Gt, n)) < 1e-10);
+    // float32 over several blocks: within float32 rounding of the double result.
+    const Var f32 = tensor::tensor(DType::Float32, StaticShape(2), "f32"), g32 = tensor::tensor(DType::Float32, StaticShape(2), "g32");
+    const NDArray r32 = OpPtr(new LA::CholeskyGrad(true))
+                            ->apply1({f32, g32})
+                            .eval({{f32, as_array(L0, n).astype(DType::Float32)}, {g32, as_array(G, n).astype(DType::Float32)}});
+    const Mat want0 = murray(L0, G, n);
+    double scale = 0;
+    for (double v : want0) scale = std::max(scale, std::abs(v));
+    CHECK(max_abs_diff(rows(r32), want0) < 1e-4 * scale);
+    // A zero pivot in the last block but one: the result is not finite.
+    Mat Lz = L0;
+    at(Lz, n, 70, 70) = 0;
+    bool finite = true;
+    const Var l = matrix("l"), g = matrix("g");
+    for (double v : rows(OpPtr(new LA::CholeskyGrad(true))->apply1({l, g}).eval({{l, as_array(Lz, n)}, {g, as_array(G, n)}})))
+      finite = finite && std::isfinite(v);
+    CHECK_FALSE(finite);
+  }
+
   TEST_CASE("CholeskyGrad: verify_grad of both inputs (second derivatives through cholesky), lower, upper, batched") {
     std::mt19937_64 rng(33);
     for (bool lower : {true, false})

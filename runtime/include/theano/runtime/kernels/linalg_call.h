@@ -37,7 +37,9 @@ extern "C" {
                 const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);              \
   void P##trsm_(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,       \
                 const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);              \
-  void P##trtri_(const char*, const char*, const int*, T*, const int*, int*, unsigned long, unsigned long);
+  void P##trtri_(const char*, const char*, const int*, T*, const int*, int*, unsigned long, unsigned long);         \
+  void P##gemm_(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,       \
+                const T*, const int*, const T*, T*, const int*, unsigned long, unsigned long);
 THEANO_LA_LAPACK_DECL(double, d)
 THEANO_LA_LAPACK_DECL(float, s)
 #undef THEANO_LA_LAPACK_DECL

@@ -25,7 +25,7 @@
   X(openblas_get_corename) X(spotrf_) X(dpotrf_) X(spotrs_) X(dpotrs_) X(strtrs_) X(dtrtrs_) X(sgetrf_)     \
   X(dgetrf_) X(sgetrs_) X(dgetrs_) X(ssyevd_) X(dsyevd_) X(sgesdd_) X(dgesdd_) X(sgeqrf_) X(dgeqrf_)        \
   X(sorgqr_) X(dorgqr_) X(sgeev_) X(dgeev_) X(strmm_) X(dtrmm_) X(strsm_) X(dtrsm_)     \
-  X(strtri_) X(dtrtri_) X(sgemm_) X(dgemm_)
+  X(strtri_) X(dtrtri_) X(sgemm_) X(dgemm_) X(ssyrk_) X(dsyrk_)
 
 namespace theano::runtime {
 namespace {
@@ -277,6 +277,10 @@ char* openblas_get_corename(void) { return THEANO_BLAS_FN(openblas_get_corename)
                 const T* a, const int* lda, const T* b, const int* ldb, const T* beta, T* c, const int* ldc,       \
                 unsigned long lta, unsigned long ltb) {                                                            \
     THEANO_BLAS_FN(P##gemm_)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, lta, ltb);                      \
+  }                                                                                                                 \
+  void P##syrk_(const char* u, const char* t, const int* n, const int* k, const T* alpha, const T* a,              \
+                const int* lda, const T* beta, T* c, const int* ldc, unsigned long lu, unsigned long lt) {        \
+    THEANO_BLAS_FN(P##syrk_)(u, t, n, k, alpha, a, lda, beta, c, ldc, lu, lt);                                     \
   }
 THEANO_BLAS_LAPACK(float, s)
 THEANO_BLAS_LAPACK(double, d)

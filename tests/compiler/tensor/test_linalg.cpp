@@ -6,6 +6,7 @@
 // not positive definite, NaN) naming the op.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -64,6 +65,43 @@ TEST_SUITE("linalg") {
       CHECK(Lf.dtype() == DType::Float32);
       CHECK(max_abs_diff(rows(Lf), rows(L)) < 1e-4);
     }
+  }
+
+  TEST_CASE("cholesky: several blocks (33-300, a short last block), lower and upper, a late leading minor") {
+    // Past one block (32 wide at these sizes) the kernel factors block column
+    // by block column (potrf, trsm, syrk): L L^T = A, the upper factor is the
+    // lower's transpose, the unread triangle stays unread, and a minor that is
+    // not positive is named by its place in the whole matrix.
+    std::mt19937_64 rng(7);
+    const Var a = matrix("a");
+    for (std::int64_t n : {33, 150, 300}) {
+      CAPTURE(n);
+      NDArray A = spd(rng, {n, n});
+      const std::vector<double> want = rows(A);
+      double scale = 0;
+      for (double v : want) scale = std::max(scale, std::abs(v));
+      std::vector<double> garbled = want;
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) garbled[static_cast<std::size_t>(i * n + j)] = 1e3;
+      const std::vector<double> l = rows(LA::cholesky(a).eval({{a, NDArray::from_vector(garbled, {n, n})}}));
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) CHECK(l[static_cast<std::size_t>(i * n + j)] == 0.0);
+      CHECK(max_abs_diff(mm(l, transposed(l, n, n), n, n, n), want) < 1e-13 * scale);
+      const std::vector<double> u =
+          rows(LA::cholesky(a, false).eval({{a, NDArray::from_vector(transposed(garbled, n, n), {n, n})}}));
+      CHECK(max_abs_diff(u, transposed(l, n, n)) < 1e-13 * scale);
+      const NDArray Lf = LA::cholesky(a.astype(DType::Float32)).eval({{a, A}});
+      CHECK(max_abs_diff(rows(Lf), l) < 1e-4 * scale);
+    }
+    const std::int64_t n = 150;
+    std::vector<double> bad = rows(spd(rng, {n, n}));
+    bad[static_cast<std::size_t>(99 * n + 99)] = -1e3;  // leading minors 1-99 stay positive
+    CHECK_THROWS_WITH_AS(LA::cholesky(a).eval({{a, NDArray::from_vector(bad, {n, n})}}),
+                         doctest::Contains("not positive definite: leading minor 100"), ValueError);
+    CHECK_THROWS_WITH_AS(LA::cholesky(a, false).eval({{a, NDArray::from_vector(bad, {n, n})}}),
+                         doctest::Contains("not positive definite: leading minor 100"), ValueError);
+    for (double v : rows(LA::cholesky(a, true, "nan").eval({{a, NDArray::from_vector(bad, {n, n})}})))
+      CHECK(std::isnan(v));
   }
 
   TEST_CASE("cholesky: not positive definite raises naming the leading minor, or gives NaNs") {

@@ -39,7 +39,9 @@ extern "C" {
                 const int*, T*, const int*, unsigned long, unsigned long, unsigned long, unsigned long);              \
   void P##trtri_(const char*, const char*, const int*, T*, const int*, int*, unsigned long, unsigned long);         \
   void P##gemm_(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,       \
-                const T*, const int*, const T*, T*, const int*, unsigned long, unsigned long);
+                const T*, const int*, const T*, T*, const int*, unsigned long, unsigned long);             \
+  void P##syrk_(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*, T*,     \
+                const int*, unsigned long, unsigned long);
 THEANO_LA_LAPACK_DECL(double, d)
 THEANO_LA_LAPACK_DECL(float, s)
 #undef THEANO_LA_LAPACK_DECL

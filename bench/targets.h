@@ -167,8 +167,8 @@ inline constexpr Why kWhy[] = {
      "MaxPoolGrad and the hidden layer's Dot22 / Gemm (each in two parts across both cores)"},
     {"W11", "",
      "the CholeskyGrad node (the blocked reverse of Cholesky: 64-wide panels, their trsm and gemms; about 40 %), "
-     "LAPACK's Cholesky (potrf) of the 500x500 kernel matrix (about 30 %), the kernel matrix's dot and exp, the "
-     "triangular solves of y"},
+     "the Cholesky of the 500x500 kernel matrix (64-wide blocks: potrf, trsm, syrk; about 30 %), the kernel "
+     "matrix's dot and exp, the triangular solves of y"},
     {"W12", "",
      "SortOp's radix sort of each 2000-element row (8 passes of one byte for float64, 4 for float32; "
      "kernels/sort.h), rows split across both cores, then CumOp's running sums (about a fifth)"},

@@ -169,7 +169,7 @@ static inline int64_t theano_la_block_width(int64_t n) {
    * looking in block columns bk wide: the diagonal block by LAPACK's potrf, the panel beside it by one trsm, the    \
    * trailing matrix by one syrk. info as potrf's (the leading minor that is not positive, 1-based). OpenBLAS        \
    * 0.3.21's own potrf, on both cores: n = 500 1.01 ms in double, 0.64 in float, this 0.79 and 0.55; n = 1000 5.0 \
-   * and 2.7 ms, this 4.0 and 2.4. */                                                                              \
+   * and 2.7 ms, this 4.0 and 2.3. */                                                                              \
   static inline void theano_la_potrf_##S(int lower, int ni, T* a, int ld, int* info) {                               \
     const int bk = (int)theano_la_block_width(ni);                                                               \
     const T one = 1, minus_one = -1;                                                                                 \

@@ -163,6 +163,19 @@ TEST_SUITE("linalg") {
     const Var y = LA::solve_triangular(LA::cholesky(A), B, true);
     const NDArray X = LA::solve_triangular(LA::cholesky(A), y, true, 1).eval({{A, Av}, {B, Bv}});
     for (std::int64_t e = 0; e < 3; ++e) CHECK(max_abs_diff(mm(rows(entry(Av, e)), rows(entry(X, e)), n, n, 2), b) < 1e-12);
+    // A contiguous factor is read where it lies, a transposed one copied: the same bits.
+    const Var l = matrix("l"), lt = matrix("lt");
+    const NDArray L0 = entry(Lv, 0);
+    const NDArray L0t = NDArray::from_vector(transposed(rows(L0), n, n), {n, n});
+    for (bool lower : {true, false}) {
+      CAPTURE(lower);
+      const NDArray F = lower ? L0 : L0t, Ft = lower ? L0t : L0;  // Ft^T = F
+      const NDArray direct = LA::solve_triangular(l, B, lower).eval({{l, F}, {B, Bv}});
+      CHECK(max_abs_diff(rows(LA::solve_triangular(lt.T(), B, lower).eval({{lt, Ft}, {B, Bv}})), rows(direct)) == 0.0);
+      const NDArray cho = LA::cho_solve({l, lower}, B).eval({{l, F}, {B, Bv}});
+      CHECK(max_abs_diff(rows(LA::cho_solve({lt.T(), lower}, B).eval({{lt, Ft}, {B, Bv}})), rows(cho)) == 0.0);
+      CHECK(max_abs_diff(mm(rows(entry(Av, 0)), rows(cho), n, n, 2), b) < 1e-12);
+    }
     // sym reads only its triangle: garbage in the other one changes nothing.
     NDArray G = Av.copy();
     G.index(0, 0).index(0, 0).index(0, n - 1).fill(1e6);  // A[0][0][n-1], above the diagonal
@@ -456,6 +469,10 @@ TEST_SUITE("linalg") {
                          doctest::Contains("Cholesky{True,False}: the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
                          ValueError);
     CHECK_THROWS_WITH_AS(LA::solve_triangular(a, b, false).eval({{a, nan}, {b, NDArray::ones({3, 1})}}),
+                         doctest::Contains("the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
+                         ValueError);
+    // cho_solve reads its factor in place when it is contiguous; a NaN is still found where it lies.
+    CHECK_THROWS_WITH_AS(LA::cho_solve({a, true}, b).eval({{a, nan}, {b, NDArray::ones({3, 1})}}),
                          doctest::Contains("the matrix (input 0) contains a NaN or an infinity, at row 1, column 2"),
                          ValueError);
     CHECK_THROWS_WITH_AS(LA::solve(a, b).eval({{a, eye3()}, {b, NDArray::full({3, 1}, INFINITY)}}),

@@ -112,7 +112,8 @@ static inline int64_t theano_la_block_width(int64_t n) {
     if (theano_la_int(c, m, &dummy_i) || theano_la_int(c, n, &dummy_i)) return THEANO_LA_VALUE;                        \
     if (theano_checked_mul(m, n, &nn) != THEANO_RULE_OK)                                                               \
       return theano_la_fail(c, THEANO_LA_VALUE, 0, "the matrix's size overflows int64", 0, "", 0, "");                 \
-    if ((rc = theano_la_work_add(c, bytes, nn, ts)) != THEANO_LA_OK) return rc; /* the matrix */                      \
+    /* the matrix (cholesky factors in its output) */                                                                 \
+    if (c->kind != THEANO_LA_CHOLESKY && (rc = theano_la_work_add(c, bytes, nn, ts)) != THEANO_LA_OK) return rc;       \
     switch (c->kind) {                                                                                                 \
       case THEANO_LA_SOLVE_TRIANGULAR:                                                                                 \
       case THEANO_LA_CHO_SOLVE:                                                                                        \
@@ -327,7 +328,7 @@ static inline int64_t theano_la_block_width(int64_t n) {
     const int ld = mi > 1 ? mi : 1;                                                                                    \
     const int64_t kk = m < n ? m : n;                                                                                  \
     ki = (int)kk;                                                                                                      \
-    a = (T*)theano_la_take(&at, m * n, (int64_t)sizeof(T));                                                                     \
+    a = c->kind == THEANO_LA_CHOLESKY ? (T*)0 : (T*)theano_la_take(&at, m * n, (int64_t)sizeof(T));                  \
     switch (c->kind) {                                                                                                 \
       case THEANO_LA_SOLVE_TRIANGULAR:                                                                                 \
       case THEANO_LA_CHO_SOLVE:                                                                                        \
@@ -389,29 +390,36 @@ static inline int64_t theano_la_block_width(int64_t n) {
       info = 0;                                                                                                        \
       switch (c->kind) {                                                                                               \
         case THEANO_LA_CHOLESKY: {                                                                                     \
+          /* Factored in the output: o0 (row-major, contiguous) read column-major with ld n is A^T as it lies, whose \
+           * other triangle is the one read; the triangle LAPACK leaves untouched is zeroed after. */                 \
           const int lower = (int)c->opt[0];                                                                            \
           if (c->opt[1]) {                                                                                             \
-            int64_t bad = theano_la_load_##S(n, n, theano_la_in_at(c, 0, b), cs, rs, a, ld);                          \
+            int64_t bad = theano_la_load_##S(n, n, theano_la_in_at(c, 0, b), cs, rs, o0, n);                          \
             if (bad) {                                                                                                 \
-              theano_la_fill_##S(o0, n * n, (T)__builtin_nan(""));                                                           \
+              theano_la_fill_##S(o0, n * n, (T)__builtin_nan(""));                                                     \
               break;                                                                                                   \
             }                                                                                                          \
-          } else if ((rc = theano_la_get_t_##S(c, 0, b, a, ld)) != THEANO_LA_OK) {                                    \
+          } else if ((rc = theano_la_get_t_##S(c, 0, b, o0, n)) != THEANO_LA_OK) {                                    \
             return rc;                                                                                                 \
           }                                                                                                            \
           if (n == 0) break;                                                                                           \
-          /* a holds A^T as it lies (the triangle read is its other one): factor that */                              \
-          theano_la_potrf_##S(!lower, ni, a, ld, &info);                                                               \
+          theano_la_potrf_##S(!lower, ni, o0, ni, &info);                                                              \
           if (info < 0) return theano_la_arg_error(c, #P "potrf", info);                                               \
           if (info > 0) {                                                                                              \
             if (c->opt[1]) {                                                                                           \
-              theano_la_fill_##S(o0, n * n, (T)__builtin_nan(""));                                                           \
+              theano_la_fill_##S(o0, n * n, (T)__builtin_nan(""));                                                     \
               break;                                                                                                   \
             }                                                                                                          \
             return theano_la_fail(c, THEANO_LA_VALUE, 1, "the matrix (input 0) is not positive definite: leading minor ", \
                                   info, " is not positive", 0, "");                                                    \
           }                                                                                                            \
-          theano_la_store_t_##S(n, a, ld, o0, lower ? 1 : 2);                                                         \
+          for (i = 0; i < n; ++i) {                                                                                    \
+            int64_t lo, hi;                                                                                            \
+            T* o = o0 + i * n;                                                                                         \
+            theano_la_tri_span(i, n, lower ? 1 : 2, &lo, &hi);                                                         \
+            for (j = 0; j < lo; ++j) o[j] = (T)0;                                                                      \
+            for (j = hi; j < n; ++j) o[j] = (T)0;                                                                      \
+          }                                                                                                            \
           break;                                                                                                       \
         }                                                                                                              \
         case THEANO_LA_SOLVE_TRIANGULAR:                                                                               \

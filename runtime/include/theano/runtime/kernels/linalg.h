@@ -12,7 +12,9 @@
  *                         column-major work buffers (the one place the row-major
  *                         / column-major question is answered, and where
  *                         strided inputs become contiguous; non-finite values
- *                         are found there), the LAPACK routine called, its
+ *                         are found there; the solves that only read a
+ *                         contiguous matrix check it in place, cholesky loads
+ *                         into its output), the LAPACK routine called, its
  *                         result copied out row-major.
  * Each returns THEANO_LA_OK or a THEANO_LA_* code with the message in c->msg
  * (LAPACK's `info` turned into words naming the matrix, e.g. "the matrix

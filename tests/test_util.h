@@ -70,7 +70,6 @@ inline NDArray strided_copy(const NDArray& a) {
   return v;
 }
 
-/// Whether `a` and `b` hold the same bits in the same shape and dtype (any layouts).
 /// How many nodes of `fg` have op name `name` ("Gemm{inplace}") or op type `type_name` ("Elemwise").
 inline int nodes_named(const FunctionGraph& fg, std::string_view name) {
   int n = 0;
@@ -83,6 +82,7 @@ inline int nodes_of_type(const FunctionGraph& fg, std::string_view type_name) {
   return n;
 }
 
+/// Whether `a` and `b` hold the same bits in the same shape and dtype (any layouts).
 inline bool same_bits(const NDArray& a, const NDArray& b) {
   if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
   const NDArray x = a.contiguous(), y = b.contiguous();

@@ -126,12 +126,10 @@
       case THEANO_LA_LU_FACTOR:                                                                                        \
         if ((rc = theano_la_work_add(c, bytes, n, 4)) != THEANO_LA_OK) return rc;                                      \
         break;                                                                                                         \
-      case THEANO_LA_CHOLESKY_GRAD: {                                                                                  \
-        const int64_t bk = n < theano_la_block_width(n) ? n : theano_la_block_width(n);                                \
-        if ((rc = theano_la_work_add(c, bytes, nn, ts)) != THEANO_LA_OK) return rc;          /* the gradient */        \
-        if ((rc = theano_la_work_add(c, bytes, 2 * bk * bk, ts)) != THEANO_LA_OK) return rc; /* a block's u, x */      \
-        break;                                                                                                        \
-      }                                                                                                                \
+      case THEANO_LA_CHOLESKY_GRAD:                                                                                    \
+        if ((rc = theano_la_work_add(c, bytes, nn, ts)) != THEANO_LA_OK) return rc; /* the gradient */                 \
+        if ((rc = theano_la_work_add(c, bytes, theano_la_chol_grad_scratch(n), ts)) != THEANO_LA_OK) return rc;        \
+        break;                                                                                                         \
       case THEANO_LA_PIV_TO_PERM:                                                                                      \
         if ((rc = theano_la_work_add(c, bytes, m, 8)) != THEANO_LA_OK) return rc;                                      \
         break;                                                                                                         \
@@ -212,12 +210,10 @@
       case THEANO_LA_LU_FACTOR:                                                                                        \
         piv = (int*)theano_la_take(&at, n, 4);                                                                         \
         break;                                                                                                         \
-      case THEANO_LA_CHOLESKY_GRAD: {                                                                                  \
-        const int64_t bk = n < theano_la_block_width(n) ? n : theano_la_block_width(n);                                \
-        x = (T*)theano_la_take(&at, n * n, (int64_t)sizeof(T));                                                       \
-        w = (T*)theano_la_take(&at, 2 * bk * bk, (int64_t)sizeof(T));                                                  \
-        break;                                                                                                        \
-      }                                                                                                                \
+      case THEANO_LA_CHOLESKY_GRAD:                                                                                    \
+        x = (T*)theano_la_take(&at, n * n, (int64_t)sizeof(T));                                                        \
+        w = (T*)theano_la_take(&at, theano_la_chol_grad_scratch(n), (int64_t)sizeof(T));                               \
+        break;                                                                                                         \
       case THEANO_LA_PIV_TO_PERM:                                                                                      \
         perm = (int64_t*)theano_la_take(&at, m, 8);                                                                    \
         break;                                                                                                         \

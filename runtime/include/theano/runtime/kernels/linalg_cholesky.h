@@ -20,6 +20,12 @@ static inline int64_t theano_la_block_width(int64_t n) {
   return b < 32 ? 32 : b > 128 ? 128 : b;
 }
 
+/* CHOLESKY_GRAD's scratch in elements beside its two n x n buffers: one diagonal block's u and x. */
+static inline int64_t theano_la_chol_grad_scratch(int64_t n) {
+  const int64_t bk = n < theano_la_block_width(n) ? n : theano_la_block_width(n);
+  return 2 * bk * bk;
+}
+
 /* T the element type, S the suffix (f64 / f32), P LAPACK's prefix (d / s). */
 #define THEANO_LA_CHOLESKY_KERNELS(T, S, P)                                                                           \
   /* Cholesky of the ni x ni column-major a (ld), the triangle `lower` names (A = L L^T, or A = U^T U), right-         \

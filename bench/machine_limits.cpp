@@ -144,6 +144,45 @@ std::function<void()> direct_gemm_call(DType dtype) {
   };
 }
 
+namespace {
+
+template <typename T>
+void scaled_copy(const T* z, T* o, std::int64_t n, T s, int parts) {
+  auto part = [=](int k) {
+    const std::int64_t b = n * k / parts, e = n * (k + 1) / parts;
+    for (std::int64_t i = b; i < e; ++i) o[i] = s * z[i];
+  };
+  std::vector<std::thread> others;
+  for (int k = 1; k < parts; ++k) others.emplace_back(part, k);
+  part(0);
+  for (std::thread& t : others) t.join();
+}
+
+}  // namespace
+
+std::function<void()> hand_written_w7_call(DType dtype) {
+  constexpr int N = 2000;
+  auto m = std::make_shared<std::vector<NDArray>>();
+  m->push_back(uniform(701, -1, 1, {N, N}, dtype));
+  m->push_back(uniform(702, -1, 1, {N, N}, dtype));
+  m->push_back(uniform(703, -1, 1, {N, N}, dtype));
+  m->push_back(NDArray::zeros({N, N}, dtype));
+  const int parts = static_cast<int>(affinity_cpus().size());
+  if (dtype == DType::Float32)
+    return [m, parts] {
+      std::vector<NDArray>& x = *m;
+      scaled_copy(x[2].data_as<float>(), x[3].data_as<float>(), std::int64_t{N} * N, 0.25f, parts);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5f, x[0].data_as<float>(), N,
+                  x[1].data_as<float>(), N, 1.0f, x[3].data_as<float>(), N);
+    };
+  return [m, parts] {
+    std::vector<NDArray>& x = *m;
+    scaled_copy(x[2].data_as<double>(), x[3].data_as<double>(), std::int64_t{N} * N, 0.25, parts);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5, x[0].data_as<double>(), N,
+                x[1].data_as<double>(), N, 1.0, x[3].data_as<double>(), N);
+  };
+}
+
 GemmResult direct_gemm(DType dtype, int reps) {
   constexpr int N = 2000;
   const std::function<void()> call = direct_gemm_call(dtype);

@@ -65,6 +65,14 @@ GemmResult direct_gemm(DType dtype, int reps);
 /// That direct call as a callable, owning its three matrices.
 std::function<void()> direct_gemm_call(DType dtype);
 
+/// W7 as a C programmer writes it with the same library: 0.25 * Z copied into
+/// a matrix of its own (one part per CPU of the affinity mask, std::thread
+/// for all but the first), then that gemm (alpha 0.5) into it with beta 1.
+/// Owns A, B, Z and the result. A new matrix costs this much more than the
+/// in-place direct call whatever computes it: bench/run times it beside W7 as
+/// the row's floor (bench/README.md).
+std::function<void()> hand_written_w7_call(DType dtype);
+
 /// Facts about the machine and the software for the report.
 struct MachineInfo {
   int cores = 0;             ///< CPUs in the affinity mask

@@ -1406,7 +1406,8 @@ def run_report(args):
                 entry["ours"] = {k: o.get(k) for k in ("call_median_ms", "call_min_ms", "call_max_ms",
                                                        "compile_cold_ms", "compile_warm_ms", "checksum",
                                                        "checksum_ok", "ratio_to_limit", "target", "target_met",
-                                                       "call_1thread_median_ms", "round_medians_ms")}
+                                                       "call_1thread_median_ms", "round_medians_ms",
+                                                       "paired_floor_ratio")}
                 c = fmt_compile(o.get("compile_cold_ms"))
                 txt = fmt_time(o["call_median_ms"]) + (" (%s)" % c if c else "")
                 if o.get("call_1thread_median_ms") is not None:
@@ -1567,6 +1568,13 @@ def run_report(args):
                                                                         BUSY_CORES), file=out)
     for i, n in enumerate(notes, 1):
         print("[%d] %s" % (i, n), file=out)
+    floors = ["%s %.2f" % (dt, o["paired_floor_ratio"]) for (row, dt), o in sorted(ours_rows.items())
+              if row == "W7" and o.get("paired_floor_ratio") is not None]
+    if floors:
+        print("", file=out)
+        print("W7 against a hand-written copy of 0.25*Z into a new matrix and the same gemm, timed beside it (the "
+              "floor of any program returning a new matrix; 1.00 = no cost of ours): %s" % ", ".join(floors),
+              file=out)
     if peers_doc:
         run = peers_doc.get("run", {})
         setup = peers_doc.get("setup", {})
@@ -1631,7 +1639,7 @@ def merge_rounds(docs, kind):
         r["call_max_ms"] = max(x.get("call_max_ms", x["call_median_ms"]) for x in rounds)
         r["checksum_ok"] = all(x.get("checksum_ok") for x in rounds)
         if kind == "ours":
-            for k in ("ratio_to_limit", "achieved_gbs"):
+            for k in ("ratio_to_limit", "achieved_gbs", "paired_floor_ratio"):
                 vals = [x.get(k) for x in rounds]
                 r[k] = statistics.median(vals) if all(v is not None for v in vals) else None
             r["target_met"] = None

@@ -53,6 +53,11 @@ struct Row {
   /// its median and the median of the samples' call / gemm ratios (the row's
   /// ratio_to_limit); unset for the other rows.
   std::optional<double> paired_gemm_median_ms, paired_gemm_min_ms, paired_ratio;
+  /// W7: the hand-written copy and gemm (machine_limits.h, the floor for a
+  /// new matrix) timed beside each sample the same way, its median and min,
+  /// and the median of call / it. Not judged: it says how much of the row's
+  /// ratio any program making a new matrix pays.
+  std::optional<double> paired_floor_median_ms, paired_floor_min_ms, paired_floor_ratio;
 
   // Judged by evaluate().
   std::optional<double> ratio_to_limit, achieved_gbs;

@@ -287,6 +287,12 @@ void measure_calls(bench::Row& r, const fs::path& compiledir, const Options& o) 
     r.paired_gemm_median_ms = p.b.median * 1e3;
     r.paired_gemm_min_ms = p.b.min * 1e3;
     r.paired_ratio = p.ratio;
+    if (r.workload == "W7") {
+      const bench::PairedTiming q = bench::time_paired(call, bench::hand_written_w7_call(dtype), r.samples, warmup);
+      r.paired_floor_median_ms = q.b.median * 1e3;
+      r.paired_floor_min_ms = q.b.min * 1e3;
+      r.paired_floor_ratio = q.ratio;
+    }
   } else {
     t = bench::time_calls(call, r.samples, r.calls_per_sample, warmup);
   }

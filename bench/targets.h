@@ -148,10 +148,10 @@ inline constexpr Why kWhy[] = {
     {"W6t", "",
      "call overhead without the argument filter"},
     {"W7", "",
-     "0.25 * Z into a new matrix (one parallel loop, gemm_scaled_copy), then one in-place OpenBLAS dgemm with beta 1: "
+     "0.25 * Z into a new matrix (one parallel loop, gemm_scaled_copy), then one in-place OpenBLAS gemm (dgemm or sgemm) with beta 1: "
      "the loop stands for the direct gemm's own pass of beta over C, and writes a matrix the direct call does not"},
     {"W7s", "",
-     "one in-place OpenBLAS dgemm on Z"},
+     "one in-place OpenBLAS gemm (dgemm or sgemm) on Z"},
     {"W8", "float64",
      "CSR x dense kernel (theano_csr_product), output rows split across both cores; each of the 10^6 stored values "
      "reads a random 512-byte row of D, and D (51 MB) does not fit the 32 MB L3: bound by those random row reads, "

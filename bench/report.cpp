@@ -221,7 +221,9 @@ void print_table(std::FILE* out, const MachineInfo& m, const Limits& limits, con
                    ("  direct " + r.limit).c_str(), "", "", format_time_ms(*r.paired_gemm_median_ms).c_str(),
                    format_time_ms(*r.paired_gemm_min_ms).c_str(), "", "", r.limit.c_str());
     if (r.timed && r.paired_floor_median_ms)
-      std::fprintf(out, "%-4s %-7s %-21s %8s %7s  %10s %10s %10s  %5.2f  (the call / a hand-written copy + %s timed beside each sample: a new matrix's floor)\n",
+      std::fprintf(out,
+                   "%-4s %-7s %-21s %8s %7s  %10s %10s %10s  %5.2f  (the call / a hand-written copy + %s timed "
+                   "beside each sample: a new matrix's floor)\n",
                    "", "", "  C copy + gemm", "", "", format_time_ms(*r.paired_floor_median_ms).c_str(),
                    format_time_ms(*r.paired_floor_min_ms).c_str(), "", *r.paired_floor_ratio, r.limit.c_str());
     if (!r.compile_error.empty())

@@ -125,26 +125,15 @@ TriadResult triad_all_cores(std::int64_t n, int reps) {
   return r;
 }
 
-std::function<void()> direct_gemm_call(DType dtype) {
+namespace {
+
+// W7's A, B and Z (docs/workloads.md), owned by the callables below.
+std::shared_ptr<std::vector<NDArray>> w7_matrices(DType dtype) {
   constexpr int N = 2000;
   auto m = std::make_shared<std::vector<NDArray>>();
-  m->push_back(uniform(701, -1, 1, {N, N}, dtype));
-  m->push_back(uniform(702, -1, 1, {N, N}, dtype));
-  m->push_back(uniform(703, -1, 1, {N, N}, dtype));
-  if (dtype == DType::Float32)
-    return [m] {
-      std::vector<NDArray>& x = *m;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5f, x[0].data_as<float>(), N,
-                  x[1].data_as<float>(), N, 0.25f, x[2].data_as<float>(), N);
-    };
-  return [m] {
-    std::vector<NDArray>& x = *m;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5, x[0].data_as<double>(), N,
-                x[1].data_as<double>(), N, 0.25, x[2].data_as<double>(), N);
-  };
+  for (std::uint64_t seed : {701, 702, 703}) m->push_back(uniform(seed, -1, 1, {N, N}, dtype));
+  return m;
 }
-
-namespace {
 
 template <typename T>
 void scaled_copy(const T* z, T* o, std::int64_t n, T s, int parts) {
@@ -160,12 +149,25 @@ void scaled_copy(const T* z, T* o, std::int64_t n, T s, int parts) {
 
 }  // namespace
 
+std::function<void()> direct_gemm_call(DType dtype) {
+  constexpr int N = 2000;
+  auto m = w7_matrices(dtype);
+  if (dtype == DType::Float32)
+    return [m] {
+      std::vector<NDArray>& x = *m;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5f, x[0].data_as<float>(), N,
+                  x[1].data_as<float>(), N, 0.25f, x[2].data_as<float>(), N);
+    };
+  return [m] {
+    std::vector<NDArray>& x = *m;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 0.5, x[0].data_as<double>(), N,
+                x[1].data_as<double>(), N, 0.25, x[2].data_as<double>(), N);
+  };
+}
+
 std::function<void()> hand_written_w7_call(DType dtype) {
   constexpr int N = 2000;
-  auto m = std::make_shared<std::vector<NDArray>>();
-  m->push_back(uniform(701, -1, 1, {N, N}, dtype));
-  m->push_back(uniform(702, -1, 1, {N, N}, dtype));
-  m->push_back(uniform(703, -1, 1, {N, N}, dtype));
+  auto m = w7_matrices(dtype);
   m->push_back(NDArray::zeros({N, N}, dtype));
   const int parts = static_cast<int>(affinity_cpus().size());
   if (dtype == DType::Float32)

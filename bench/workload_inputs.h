@@ -67,41 +67,44 @@ inline Timing time_calls(const std::function<void()>& f, int reps, int inner = 1
   return timing_of(std::move(t));
 }
 
-/// `reps` samples of `a` and `b` side by side (after `warmup` calls of
-/// each): each sample times one call of each, in turn a first and b first,
-/// so a neighbour's load in that moment falls on both. `ratio`: the median
-/// over samples of a's time / b's (more robust on a shared machine than the
-/// ratio of two medians taken minutes apart).
-struct PairedTiming {
-  Timing a, b;
-  double ratio = 0;
+/// `reps` samples of `a` beside each of `others` (after `warmup` calls of
+/// each): each sample times one call of every callable, in turn a first and
+/// a last, so a neighbour's load in that moment falls on all of them.
+/// `ratios[k]`: the median over samples of a's time / others[k]'s (more
+/// robust on a shared machine than the ratio of two medians taken minutes
+/// apart).
+struct BesideTiming {
+  Timing a;
+  std::vector<Timing> others;
+  std::vector<double> ratios;
 };
-inline PairedTiming time_paired(const std::function<void()>& a, const std::function<void()>& b, int reps,
-                                int warmup = 2) {
+inline BesideTiming time_beside(const std::function<void()>& a, const std::vector<std::function<void()>>& others,
+                                int reps, int warmup = 2) {
   for (int i = 0; i < warmup; ++i) {
     a();
-    b();
+    for (const auto& b : others) b();
   }
   auto seconds = [](const std::function<void()>& f) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  std::vector<double> ta, tb, ratios;
+  std::vector<double> ta;
+  std::vector<std::vector<double>> tb(others.size()), ratios(others.size());
   for (int r = 0; r < reps; ++r) {
-    double sa = 0, sb = 0;
-    if (r % 2 == 0) {
-      sa = seconds(a);
-      sb = seconds(b);
-    } else {
-      sb = seconds(b);
-      sa = seconds(a);
-    }
+    double sa = 0;
+    if (r % 2 == 0) sa = seconds(a);
+    for (std::size_t k = 0; k < others.size(); ++k) tb[k].push_back(seconds(others[k]));
+    if (r % 2 == 1) sa = seconds(a);
     ta.push_back(sa);
-    tb.push_back(sb);
-    ratios.push_back(sa / sb);
+    for (std::size_t k = 0; k < others.size(); ++k) ratios[k].push_back(sa / tb[k].back());
   }
-  return {timing_of(std::move(ta)), timing_of(std::move(tb)), timing_of(std::move(ratios)).median};
+  BesideTiming out{timing_of(std::move(ta)), {}, {}};
+  for (std::size_t k = 0; k < others.size(); ++k) {
+    out.others.push_back(timing_of(std::move(tb[k])));
+    out.ratios.push_back(timing_of(std::move(ratios[k])).median);
+  }
+  return out;
 }
 
 /// Single-thread STREAM triad a = b + s*c over n doubles: GB/s counting 24
